@@ -1,0 +1,93 @@
+/**
+ * The port through which the agent loop and the judge talk to a model. Shapes follow the
+ * Anthropic Messages API wire format, so the real client is a thin adapter
+ * (`anthropic-client.ts`, the only module importing `@anthropic-ai/sdk`) and tests can use the
+ * real client against a scripted server on 127.0.0.1.
+ */
+
+export interface TextBlock {
+  type: "text";
+  text: string;
+  cache_control?: { type: "ephemeral" };
+}
+export interface ToolUseBlock {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: unknown;
+}
+export interface ToolResultBlock {
+  type: "tool_result";
+  tool_use_id: string;
+  content: string;
+  is_error?: boolean;
+  cache_control?: { type: "ephemeral" };
+}
+export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock;
+
+export interface ChatMessage {
+  role: "user" | "assistant";
+  content: string | ContentBlock[];
+}
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+  cache_control?: { type: "ephemeral" };
+}
+
+export interface CreateMessageParams {
+  model: string;
+  max_tokens: number;
+  system?: string | TextBlock[];
+  messages: ChatMessage[];
+  tools?: ToolDefinition[];
+  tool_choice?: { type: "auto" } | { type: "any" } | { type: "tool"; name: string };
+  temperature?: number;
+}
+
+export interface ModelUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
+}
+
+export interface ModelResponse {
+  id: string;
+  model: string;
+  stop_reason: string | null;
+  content: (TextBlock | ToolUseBlock)[];
+  usage: ModelUsage;
+}
+
+/** Told about each failed attempt (so it lands in the events) before the client retries or gives up. */
+export interface RetryNotice {
+  attempt: number;
+  status: number | null;
+  message: string;
+  willRetry: boolean;
+  retryAfterMs: number | null;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  onRetry?: (notice: RetryNotice) => void;
+}
+
+/** Thrown when a call failed for good (retries exhausted, or a non-retryable API error). */
+export class ModelCallError extends Error {
+  override readonly name = "ModelCallError";
+  constructor(
+    message: string,
+    readonly status: number | null,
+    readonly attempts: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface ModelClient {
+  createMessage(params: CreateMessageParams, options?: CallOptions): Promise<ModelResponse>;
+}

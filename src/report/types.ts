@@ -1,0 +1,216 @@
+/**
+ * The report contract (`report.json`). Versioned by REPORT_SCHEMA_VERSION; its JSON Schema is
+ * `schema/report.schema.json`. Field names are snake_case, as in the seed specs.
+ */
+import type { EndReason } from "../transcript/events.js";
+
+export const REPORT_SCHEMA_VERSION = 1;
+
+export type Outcome = "pass" | "fail" | "error" | "skipped";
+/** Where the target invocations of layer 1 came from, best first. */
+export type InvocationSource = "shim" | "tool_events" | "transcript_regex" | "none";
+
+/** Layer 1 (DESIGN §3). Rates are null when there is nothing to divide by. */
+export interface InteractionMetrics {
+  total_commands: number;
+  unique_commands: number;
+  error_count: number;
+  error_rate: number | null;
+  retry_count: number;
+  retry_rate: number | null;
+  help_invocations: number;
+  first_try_success_rate: number | null;
+  iteration_ratio: number | null;
+  completed: boolean;
+}
+
+/** bashkit-eval's execution figures for one trial. */
+export interface ExecutionMetrics {
+  turns: number;
+  tool_calls: number;
+  tool_calls_ok: number;
+  tool_calls_error: number;
+  tool_call_success_rate: number | null;
+  natural_stop: boolean;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  duration_ms: number;
+  /** Time spent waiting on rate limits / retries, included in duration_ms. */
+  rate_limit_wait_ms: number;
+  cost_usd: number | null;
+}
+
+export interface GateResult {
+  gate_type: string;
+  passed: boolean;
+  message: string;
+  weight: number;
+  /** Label: the scenario's description, or the bashkit check string. */
+  description?: string;
+  /** Extra metrics a `script` gate returned. */
+  metrics?: Record<string, number>;
+}
+
+export interface JudgeResponse {
+  scores: Record<string, number>;
+  weighted_score: number;
+  confidence: number;
+  issues: string[];
+  highlights: string[];
+}
+
+export interface JudgeUsage {
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number | null;
+}
+
+export interface TrialReport {
+  trial: number;
+  outcome: Outcome;
+  /** Why it failed / errored / was skipped; null on pass. */
+  reason: string | null;
+  end_reason: EndReason | null;
+  invocation_source: InvocationSource;
+  interaction: InteractionMetrics;
+  /** Layer 1 per subcommand ("(none)" when there is no subcommand). */
+  by_subcommand: Record<string, InteractionMetrics>;
+  execution: ExecutionMetrics;
+  gates: GateResult[];
+  gates_passed: number;
+  gates_total: number;
+  score: number;
+  max_score: number;
+  judge_score: number | null;
+  judge_response: JudgeResponse | null;
+  judge_usage: JudgeUsage | null;
+  composite_score: number | null;
+  /** Relative to the report's folder. */
+  events_path: string | null;
+  transcript_path: string | null;
+}
+
+export type Flakiness = "stable_pass" | "stable_fail" | "flaky" | "no_data";
+
+export interface MetricSummary {
+  n: number;
+  mean: number | null;
+  median: number | null;
+  ci_low: number | null;
+  ci_high: number | null;
+}
+
+export interface ScenarioSummary {
+  trials: number;
+  passed: number;
+  failed: number;
+  errors: number;
+  skipped: number;
+  /** passed / (passed + failed): errors and skips excluded. */
+  pass_rate: number | null;
+  pass_rate_ci_low: number | null;
+  pass_rate_ci_high: number | null;
+  pass_at_k: number | null;
+  pass_hat_k: number | null;
+  flakiness: Flakiness;
+  score: number;
+  max_score: number;
+  cost_usd: number;
+  /** Per metric (interaction + execution numeric fields): mean, median, 95% interval. */
+  metrics: Record<string, MetricSummary>;
+}
+
+export interface ScenarioReport {
+  id: string;
+  /** Guidance/binary variant name; null when the scenario has no variants. */
+  variant: string | null;
+  category: string;
+  description: string | null;
+  tags: string[];
+  source: { file: string; line: number; format: string };
+  content_hash: string;
+  trials: TrialReport[];
+  summary: ScenarioSummary;
+}
+
+export interface CategorySummary {
+  tasks: number;
+  passed: number;
+  score: number;
+  max_score: number;
+  rate: number | null;
+  /** passed / (tasks - errors - skipped). */
+  pass_rate: number | null;
+  errors: number;
+}
+
+export interface RunSummary {
+  outcome: "pass" | "fail" | "error";
+  scenarios: number;
+  scenarios_passed: number;
+  trials: number;
+  passed: number;
+  failed: number;
+  errors: number;
+  skipped: number;
+  /** passed / (passed + failed). */
+  pass_rate: number | null;
+  // bashkit-eval's EvalSummary, counted over trials ("tasks" = evaluated trials).
+  total_tasks: number;
+  total_passed: number;
+  total_score: number;
+  total_max_score: number;
+  overall_rate: number | null;
+  total_tool_calls: number;
+  tool_calls_ok: number;
+  tool_calls_error: number;
+  tool_call_success_rate: number | null;
+  total_turns: number;
+  avg_turns_per_task: number | null;
+  avg_tool_calls_per_task: number | null;
+  total_input_tokens: number;
+  total_output_tokens: number;
+  total_cache_read_tokens: number;
+  total_cache_write_tokens: number;
+  total_duration_ms: number;
+  avg_duration_ms: number | null;
+  total_cost_usd: number;
+  judge_cost_usd: number;
+  by_category: Record<string, CategorySummary>;
+}
+
+export interface RunInfo {
+  id: string;
+  started_at: string;
+  ended_at: string;
+  harness_version: string;
+  agent: string;
+  model: string | null;
+  judge_model: string | null;
+  git_sha: string | null;
+  git_ref: string | null;
+  /** Hash of the settings that change results (agent, model, limits, scenario hashes). */
+  settings_hash: string;
+  /** Prices used for cost_usd, USD per million tokens. */
+  price_table: Record<string, ModelPrice>;
+  /** True when the run was interrupted or cut by a budget. */
+  incomplete: boolean;
+  shard: { index: number; count: number } | null;
+}
+
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+}
+
+export interface Report {
+  schema_version: number;
+  run: RunInfo;
+  scenarios: ScenarioReport[];
+  summary: RunSummary;
+}

@@ -1,0 +1,52 @@
+/** One real invocation of the target binary, as the PATH shim recorded it. */
+export interface TargetInvocationRecord {
+  argv: string[];
+  exit_code: number;
+  duration_ms: number;
+  cwd: string | null;
+  started_at_ms: number;
+}
+
+export interface ExecOptions {
+  /** Run with `bash -c`. */
+  command: string;
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  /** Cap for each of stdout and stderr; head and tail are kept, the middle marked as cut. */
+  outputCapBytes: number;
+  stdin?: string;
+  signal?: AbortSignal;
+}
+
+export interface ExecResult {
+  stdout: string;
+  stderr: string;
+  /** Exit code; 124 when timed out, 128+n when killed by signal n. */
+  exit_code: number;
+  duration_ms: number;
+  timed_out: boolean;
+  truncated: boolean;
+}
+
+/** A fresh work dir for one trial, its environment, and the commands run in it. */
+export interface TrialSandbox {
+  mode: "local" | "bwrap";
+  /** Host path that the sandbox sees as `/` (bwrap) or the work dir itself (local). */
+  root: string;
+  /** Host path of the agent's working directory. */
+  workDir: string;
+  /** The working directory as the agent sees it (same as workDir in local mode). */
+  visibleWorkDir: string;
+  /** Environment of the agent's commands: scrubbed, HOME inside the work dir, shim first on PATH. */
+  agentEnv: Record<string, string>;
+  /** An agent's bash call: shim active, recorded by the shim. */
+  runAgentCommand(command: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<ExecResult>;
+  /** A gate's command: same env minus the shim, never recorded. */
+  runGateCommand(command: string, options: { timeoutMs: number }): Promise<ExecResult>;
+  /** A file gate's path: relative to the work dir; absolute paths resolve inside the root. */
+  resolvePath(path: string): string;
+  /** Invocations recorded by the shim so far, in start order. */
+  readTargetInvocations(): Promise<TargetInvocationRecord[]>;
+  dispose(): Promise<void>;
+}

@@ -1,0 +1,148 @@
+/** A scenario after loading and validation: paths absolute, durations in ms, defaults not yet applied
+ * for agent settings (those come from the run options; see `resolveAgentSettings`). */
+
+export type GuidanceMode = "workdir" | "system" | "both";
+export type SandboxMode = "local" | "bwrap";
+export type ScenarioFormat = "yaml" | "bashkit-jsonl";
+
+export interface ScenarioSource {
+  /** Absolute path of the file the scenario came from. */
+  file: string;
+  /** 1-based line (JSONL datasets: the task's line; YAML: 1). */
+  line: number;
+  format: ScenarioFormat;
+}
+
+export interface Guidance {
+  /** Absolute path of the guidance file (AGENTS.md, a skill...). */
+  file: string;
+  mode: GuidanceMode;
+}
+
+/** One named variant of a scenario: a different guidance file and/or target env/binary. */
+export interface Variant {
+  name: string;
+  guidance?: Guidance;
+  /** Extra env for the target (merged over target.env), e.g. a path to another build of the tool. */
+  env?: Record<string, string>;
+}
+
+export interface Target {
+  /** Binary intercepted by the PATH shim (a bare name looked up on PATH, or a path). */
+  binary?: string;
+  /** Transcript regex fallback; group 1 is the subcommand. */
+  commandPattern?: string;
+  env: Record<string, string>;
+}
+
+export interface AgentOverrides {
+  model?: string;
+  maxTurns?: number;
+  timeoutMs?: number;
+  commandTimeoutMs?: number;
+}
+
+// ---- Gates (layer 2). Field names as written in scenario files. ----
+interface GateBase {
+  /** Weight in the partial score; default 1. */
+  weight: number;
+  /** Optional label shown in reports. */
+  description?: string;
+}
+export type JsonPathAssertion =
+  | { kind: "exists" }
+  | { kind: "equals"; value: unknown }
+  | { kind: "contains"; substring: string }
+  | { kind: "len"; op: ">=" | "==" | ">" | "<=" | "<"; n: number };
+
+export type GateSpec = GateBase &
+  (
+    | { type: "command_succeeds"; command: string }
+    | { type: "command_output_contains"; command: string; substring: string }
+    | { type: "command_output_matches"; command: string; pattern: string }
+    | {
+        type: "command_json_path";
+        command: string;
+        path: string;
+        assertion: string;
+        parsed: JsonPathAssertion;
+      }
+    | { type: "file_exists"; path: string }
+    | { type: "file_contains"; path: string; substring: string }
+    | { type: "file_matches"; path: string; pattern: string }
+    | { type: "no_transcript_errors" }
+    | { type: "script"; command: string }
+    // bashkit-eval checks
+    | { type: "exit_code"; code: number }
+    | { type: "stdout_contains"; substring: string }
+    | { type: "stdout_regex"; pattern: string }
+    | { type: "stderr_empty" }
+    | { type: "dir_exists"; path: string }
+    | { type: "file_line_regex"; path: string; pattern: string }
+    | { type: "tool_calls_min"; count: number }
+    | { type: "tool_calls_max"; count: number }
+    | { type: "llm_judge"; prompt: string }
+  );
+export type GateType = GateSpec["type"];
+
+export interface RubricCriterion {
+  id: string;
+  weight: number;
+  description: string;
+}
+export interface Rubric {
+  /** Absolute path of the rubric file. */
+  file: string;
+  criteria: RubricCriterion[];
+}
+
+export interface JudgeSpec {
+  enabled: boolean;
+  rubric: Rubric;
+  passThreshold: number;
+  model?: string;
+}
+
+export interface CompositeWeights {
+  gateWeight: number;
+  judgeWeight: number;
+  interactionWeight: number;
+}
+
+export interface Evaluation {
+  gates: GateSpec[];
+  judge?: JudgeSpec;
+  composite?: CompositeWeights;
+}
+
+export interface Scenario {
+  /** Unique id (`name` in YAML, `id` in bashkit JSONL). */
+  id: string;
+  description?: string;
+  category: string;
+  tags: string[];
+  tier: number;
+  /** The user message given to the agent. */
+  task: string;
+  /** Extra system prompt (bashkit `system`). */
+  system?: string;
+  /** Absolute path of a directory copied into the work dir. */
+  fixture?: string;
+  /** Inline files: path (relative to the work dir, or absolute = inside the sandbox root) -> content. */
+  files: Record<string, string>;
+  setup: string[];
+  guidance?: Guidance;
+  variants: Variant[];
+  target: Target;
+  agent: AgentOverrides;
+  /** Oracle solution: one entry = one bash call. */
+  solution?: string[];
+  evaluation: Evaluation;
+  trials?: number;
+  sandbox?: SandboxMode;
+  /** Network access inside the bwrap sandbox (default false). */
+  network?: boolean;
+  source: ScenarioSource;
+  /** sha256 over the normalised scenario and the contents of every file it refers to. */
+  contentHash: string;
+}

@@ -1,0 +1,111 @@
+/**
+ * The trial event log (`events.jsonl`): one JSON object a line. Versioned; documented in
+ * docs/events.md. Field names are snake_case because the file is a public contract.
+ */
+export const EVENTS_SCHEMA_VERSION = 1;
+
+export type EndReason =
+  | "natural_stop" // the model ended its turn / the external agent exited 0 with success
+  | "turn_limit"
+  | "timeout"
+  | "agent_crash" // the agent itself failed (external agent non-zero exit, malformed stream)
+  | "infra_error" // setup failed, sandbox failed, API exhausted its retries
+  | "cancelled"; // the run was interrupted (SIGINT/SIGTERM, budget)
+
+export interface TokenUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+}
+
+interface EventBase {
+  /** ISO timestamp. */
+  ts: string;
+  /** Milliseconds since the trial started. */
+  t_ms: number;
+}
+
+export type TrialEvent = EventBase &
+  (
+    | {
+        type: "trial_start";
+        schema_version: number;
+        scenario_id: string;
+        variant: string | null;
+        trial: number;
+        agent: string;
+        model: string | null;
+        work_dir: string;
+        sandbox: "local" | "bwrap";
+      }
+    | {
+        type: "setup";
+        command: string;
+        exit_code: number;
+        stdout: string;
+        stderr: string;
+        duration_ms: number;
+      }
+    | { type: "model_request"; turn: number; model: string; message_count: number }
+    | {
+        type: "model_response";
+        turn: number;
+        stop_reason: string | null;
+        usage: TokenUsage;
+        /** Concatenated text blocks of the response. */
+        text: string;
+        tool_uses: { id: string; name: string; input: unknown }[];
+        duration_ms: number;
+        /** Cost reported by an external agent (claude-code), when it reports one. */
+        cost_usd?: number;
+      }
+    | {
+        type: "model_error";
+        turn: number;
+        attempt: number;
+        status: number | null;
+        message: string;
+        will_retry: boolean;
+        retry_after_ms: number | null;
+      }
+    | { type: "tool_call"; call_id: string; turn: number; command: string }
+    | {
+        type: "tool_result";
+        call_id: string;
+        stdout: string;
+        stderr: string;
+        exit_code: number;
+        duration_ms: number;
+        truncated: boolean;
+        timed_out: boolean;
+      }
+    | {
+        type: "target_invocation";
+        argv: string[];
+        exit_code: number;
+        duration_ms: number;
+        cwd: string | null;
+        /** Epoch ms when the invocation started (from the shim). */
+        started_at_ms: number;
+      }
+    /** Free text from an external agent (its stdout) kept as the transcript. */
+    | { type: "agent_output"; text: string }
+    | {
+        type: "trial_end";
+        reason: EndReason;
+        error: string | null;
+        turns: number;
+        duration_ms: number;
+      }
+  );
+
+export type TrialEventType = TrialEvent["type"];
+export type EventOf<T extends TrialEventType> = Extract<TrialEvent, { type: T }>;
+/** What an emitter passes: the writer stamps ts and t_ms. */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+export type EventInput = DistributiveOmit<TrialEvent, "ts" | "t_ms">;
+
+export interface EventSink {
+  emit(event: EventInput): void;
+}
