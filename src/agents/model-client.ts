@@ -60,6 +60,10 @@ export interface ModelResponse {
   stop_reason: string | null;
   content: (TextBlock | ToolUseBlock)[];
   usage: ModelUsage;
+  /** Milliseconds this call spent waiting rather than working: for a limiter slot and in backoff between attempts. */
+  waited_ms?: number;
+  /** Attempts the call took (1 when the first one succeeded). */
+  attempts?: number;
 }
 
 /** Told about each failed attempt (so it lands in the events) before the client retries or gives up. */
@@ -69,6 +73,8 @@ export interface RetryNotice {
   message: string;
   willRetry: boolean;
   retryAfterMs: number | null;
+  /** The sleep the client will take before the next attempt (null when it gives up). */
+  delayMs?: number | null;
 }
 
 export interface CallOptions {
@@ -86,6 +92,21 @@ export class ModelCallError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * Shared by every model call of a run, so concurrent trials adapt together to rate limits
+ * (issue 7): a call holds a slot while its request is in flight; 429/529 answers shrink the
+ * number of slots and pause new calls for the server's retry-after; successes grow it again.
+ */
+export interface CallLimiter {
+  /** Waits for a slot; rejects when the signal aborts while waiting. */
+  acquire(signal?: AbortSignal): Promise<void>;
+  release(): void;
+  onRateLimited(retryAfterMs: number | null): void;
+  onSuccess(): void;
+  /** Total milliseconds callers have spent waiting in `acquire` (time lost to rate limits, reported apart). */
+  waitedMs(): number;
 }
 
 export interface ModelClient {

@@ -57,6 +57,8 @@ export type TrialEvent = EventBase &
         text: string;
         tool_uses: { id: string; name: string; input: unknown }[];
         duration_ms: number;
+        /** Part of duration_ms spent waiting (rate-limit slot, backoff between retries), not working. */
+        waited_ms?: number;
         /** Cost reported by an external agent (claude-code), when it reports one. */
         cost_usd?: number;
       }
