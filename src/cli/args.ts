@@ -1,0 +1,105 @@
+import { parseArgs } from "node:util";
+import { ConfigError } from "../errors.js";
+import { closestMatch } from "./closest-match.js";
+
+export type OptionSpec = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
+
+export interface ParsedArgs {
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+}
+
+/** Strict parsing with errors that name the flag and suggest the nearest known one. */
+export function parseCommandArgs(command: string, argv: string[], options: OptionSpec): ParsedArgs {
+  try {
+    const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    return { values: values as ParsedArgs["values"], positionals };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(message);
+    if (unknown?.[1]) {
+      const flag = unknown[1].replace(/^-+/, "");
+      const suggestion = closestMatch(flag, Object.keys(options));
+      throw new ConfigError(
+        `unknown option ${unknown[1]}${suggestion ? ` (did you mean --${suggestion}?)` : ""}; see \`llm-tool-test ${command} --help\``,
+      );
+    }
+    throw new ConfigError(
+      `${message.replace(/\. To specify.*$/s, "")}; see \`llm-tool-test ${command} --help\``,
+    );
+  }
+}
+
+export function readString(values: ParsedArgs["values"], name: string): string | undefined {
+  const value = values[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+export function readList(values: ParsedArgs["values"], name: string): string[] {
+  const value = values[name];
+  const raw = Array.isArray(value) ? value : typeof value === "string" ? [value] : [];
+  return raw
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter(Boolean);
+}
+
+export function readInteger(values: ParsedArgs["values"], name: string, min: number): number | undefined {
+  const raw = readString(values, name);
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min) {
+    throw new ConfigError(`--${name} must be a whole number >= ${min}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+export function readNumber(values: ParsedArgs["values"], name: string, min: number): number | undefined {
+  const raw = readString(values, name);
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (raw.trim() === "" || !Number.isFinite(value) || value < min) {
+    throw new ConfigError(`--${name} must be a number >= ${min}, got "${raw}"`);
+  }
+  return value;
+}
+
+/** "300s", "5m", "1500ms", "1h" or a number of seconds. */
+export function readDurationMs(values: ParsedArgs["values"], name: string): number | undefined {
+  const raw = readString(values, name);
+  if (raw === undefined) return undefined;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(raw);
+  if (!match) throw new ConfigError(`--${name} must be a duration such as 90s, 5m or 1500ms, got "${raw}"`);
+  const unit = match[2] ?? "s";
+  const factor = unit === "ms" ? 1 : unit === "s" ? 1000 : unit === "m" ? 60_000 : 3_600_000;
+  return Math.round(Number(match[1]) * factor);
+}
+
+export function readChoice<T extends string>(
+  values: ParsedArgs["values"],
+  name: string,
+  choices: readonly T[],
+): T | undefined {
+  const raw = readString(values, name);
+  if (raw === undefined) return undefined;
+  if ((choices as readonly string[]).includes(raw)) return raw as T;
+  const suggestion = closestMatch(raw, choices);
+  throw new ConfigError(
+    `--${name} must be one of ${choices.join(", ")}; got "${raw}"${suggestion ? ` (did you mean ${suggestion}?)` : ""}`,
+  );
+}
+
+/** "i/n" with 1 <= i <= n. */
+export function readShard(
+  values: ParsedArgs["values"],
+  name: string,
+): { index: number; count: number } | undefined {
+  const raw = readString(values, name);
+  if (raw === undefined) return undefined;
+  const match = /^(\d+)\/(\d+)$/.exec(raw.trim());
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (!match || count < 1 || index < 1 || index > count) {
+    throw new ConfigError(`--${name} must look like i/n with 1 <= i <= n (e.g. 2/4), got "${raw}"`);
+  }
+  return { index, count };
+}

@@ -1,0 +1,452 @@
+import { execFileSync } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { createAnthropicClient } from "../agents/anthropic-client.js";
+import { createAgent } from "../agents/create-agent.js";
+import type { ModelClient } from "../agents/model-client.js";
+import type { AgentName } from "../agents/types.js";
+import { compareReports } from "../compare/compare.js";
+import { renderComparisonMarkdown, renderComparisonTerminal } from "../compare/render-markdown.js";
+import { ConfigError, describeError, isConfigError } from "../errors.js";
+import { resolveJudgeModel } from "../evaluate/judge.js";
+import { loadPriceTable } from "../evaluate/pricing.js";
+import { renderReportMarkdown } from "../report/markdown.js";
+import { readReportFile } from "../report/read-report.js";
+import { renderTerminalSummary } from "../report/terminal.js";
+import type { Report } from "../report/types.js";
+import { defaultRunOptions, type RunOptions } from "../run-options.js";
+import { filterScenarios } from "../scenario/filter.js";
+import { loadScenarios } from "../scenario/load.js";
+import type { Scenario } from "../scenario/types.js";
+import { runSuite } from "../suite.js";
+import { validateWithOracle } from "../validate-oracle.js";
+import { HARNESS_VERSION } from "../version.js";
+import {
+  type OptionSpec,
+  parseCommandArgs,
+  readChoice,
+  readDurationMs,
+  readInteger,
+  readList,
+  readNumber,
+  readShard,
+  readString,
+} from "./args.js";
+import { closestMatch } from "./closest-match.js";
+import { createProgressReporter } from "./progress.js";
+
+export const EXIT = { ok: 0, failed: 1, usage: 2, incomplete: 3 } as const;
+
+const AGENTS = ["anthropic", "oracle", "null", "claude-code", "command"] as const;
+const SANDBOXES = ["local", "bwrap"] as const;
+
+export interface CliIo {
+  stdout: { write(text: string): unknown; isTTY?: boolean; columns?: number };
+  stderr: { write(text: string): unknown; isTTY?: boolean; columns?: number };
+  env: Record<string, string | undefined>;
+  cwd: string;
+}
+
+const defaultIo = (): CliIo => ({
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  cwd: process.cwd(),
+});
+
+const HELP = `llm-tool-test ${HARNESS_VERSION} — measure how well LLM agents use a command-line tool
+
+Usage:
+  llm-tool-test run [paths...]        run scenarios (YAML files, folders, .jsonl datasets) and evaluate them
+  llm-tool-test validate [paths...]   check scenario files; --oracle also proves the gates can pass and can fail
+  llm-tool-test list [paths...]       list the scenarios that would run
+  llm-tool-test report REPORT.json    re-render a saved report (--format md|terminal|json)
+  llm-tool-test compare BASE.json HEAD.json   compare two reports with significance tests
+
+Run 'llm-tool-test <command> --help' for a command's options.
+Exit status: 0 all passed, 1 a scenario failed, 2 configuration or usage error, 3 infrastructure errors left the result incomplete.
+`;
+
+const FILTER_OPTIONS: OptionSpec = {
+  tags: { type: "string", multiple: true },
+  tier: { type: "string" },
+  help: { type: "boolean", short: "h" },
+  debug: { type: "boolean" },
+};
+
+const RUN_OPTIONS: OptionSpec = {
+  ...FILTER_OPTIONS,
+  agent: { type: "string" },
+  model: { type: "string" },
+  "judge-model": { type: "string" },
+  "force-judge": { type: "boolean" },
+  "max-turns": { type: "string" },
+  trials: { type: "string" },
+  timeout: { type: "string" },
+  "command-timeout": { type: "string" },
+  "gate-timeout": { type: "string" },
+  out: { type: "string", short: "o" },
+  "base-url": { type: "string" },
+  concurrency: { type: "string", short: "j" },
+  sandbox: { type: "string" },
+  "keep-workdirs": { type: "boolean" },
+  prices: { type: "string" },
+  shard: { type: "string" },
+  "max-cost-usd": { type: "string" },
+  quiet: { type: "boolean", short: "q" },
+};
+
+const RUN_HELP = `Usage: llm-tool-test run [paths...] [options]
+
+Paths are scenario YAML files, folders of them, or bashkit-eval .jsonl datasets (default: ./scenarios).
+
+  --agent NAME           anthropic | oracle | null | claude-code | command (default: anthropic when
+                         ANTHROPIC_API_KEY is set, else oracle)
+  --model ID             model under test (default claude-haiku-4-5; a scenario's agent.model wins)
+  --judge-model ID       judge model for scenarios with a judge (or LLM_TOOL_TEST_JUDGE)
+  --force-judge          allow the judge to be the tested model
+  --trials K             trials per scenario (default 1; a scenario's trials wins)
+  --max-turns N          model turns per trial (default 20)
+  --timeout D            whole-trial timeout, e.g. 300s, 5m (default 300s)
+  --command-timeout D    one bash call (default 60s)
+  --gate-timeout D       one gate command (default 60s)
+  --tags a,b             only scenarios with any of these tags
+  --tier N               only scenarios with tier <= N
+  -j, --concurrency N    trials in flight at once (default 1)
+  --sandbox MODE         local | bwrap (default: the scenario's, else local)
+  --out DIR              output folder (default .llm-tool-test/run-<timestamp>)
+  --base-url URL         Messages API base URL (or ANTHROPIC_BASE_URL), for gateways and proxies
+  --prices FILE          price table (JSON/YAML, USD per million tokens) merged over the defaults
+  --shard i/n            run only shard i of n (stable split)
+  --max-cost-usd X       stop starting trials once the estimated spend would pass X
+  --keep-workdirs        keep each trial's work dir for inspection
+  -q, --quiet            no progress output
+  --debug                stack traces on errors
+`;
+
+function parseTier(values: Record<string, unknown>): number | undefined {
+  return readInteger(values as never, "tier", 0);
+}
+
+async function loadSelected(
+  paths: string[],
+  values: Record<string, unknown>,
+  io: CliIo,
+): Promise<{ all: Scenario[]; selected: Scenario[] }> {
+  const inputs = paths.length > 0 ? paths : ["scenarios"];
+  const all = await loadScenarios(
+    inputs.map((p) => path.resolve(io.cwd, p)),
+    { cwd: io.cwd },
+  );
+  const tags = readList(values as never, "tags");
+  const tier = parseTier(values);
+  const selected = filterScenarios(all, {
+    ...(tags.length ? { tags } : {}),
+    ...(tier !== undefined ? { tier } : {}),
+  });
+  return { all, selected };
+}
+
+function timestampFolder(now: Date): string {
+  return `.llm-tool-test/run-${now.toISOString().replace(/[:.]/g, "-").replace(/Z$/, "")}`;
+}
+
+function readGit(
+  cwd: string,
+  env: Record<string, string | undefined>,
+): { sha: string | null; ref: string | null } {
+  const run = (args: string[]) => {
+    try {
+      return (
+        execFileSync("git", args, { cwd, stdio: ["ignore", "pipe", "ignore"] })
+          .toString()
+          .trim() || null
+      );
+    } catch {
+      return null;
+    }
+  };
+  return {
+    sha: env.GITHUB_SHA ?? run(["rev-parse", "HEAD"]),
+    ref: env.GITHUB_REF ?? run(["rev-parse", "--abbrev-ref", "HEAD"]),
+  };
+}
+
+export interface ModelAccess {
+  apiKey: string | undefined;
+  baseURL: string | undefined;
+}
+
+function createModelClient(access: ModelAccess): ModelClient | null {
+  if (!access.apiKey) return null;
+  return createAnthropicClient({
+    apiKey: access.apiKey,
+    ...(access.baseURL ? { baseURL: access.baseURL } : {}),
+  });
+}
+
+async function commandRun(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs("run", argv, RUN_OPTIONS);
+  if (values.help) {
+    io.stdout.write(RUN_HELP);
+    return EXIT.ok;
+  }
+  const apiKey = io.env.ANTHROPIC_API_KEY || undefined;
+  const baseURL = readString(values, "base-url") ?? (io.env.ANTHROPIC_BASE_URL || undefined);
+  const agentName: AgentName = readChoice(values, "agent", AGENTS) ?? (apiKey ? "anthropic" : "oracle");
+  if ((agentName === "anthropic" || agentName === "claude-code") && !apiKey) {
+    throw new ConfigError(
+      `the ${agentName} agent needs an API key: set ANTHROPIC_API_KEY in the environment (never in a scenario file), or run with --agent oracle to try the scenarios without a model`,
+    );
+  }
+  const { selected } = await loadSelected(positionals, values, io);
+  if (selected.length === 0) throw new ConfigError("no scenario matches the given paths and filters");
+
+  const model = readString(values, "model") ?? defaultRunOptions({ outDir: "" }).model;
+  const judgeWanted = selected.some((s) => s.evaluation.judge?.enabled);
+  const judgeModel = judgeWanted
+    ? resolveJudgeModel({
+        flag: readString(values, "judge-model"),
+        scenario: selected.find((s) => s.evaluation.judge?.model)?.evaluation.judge?.model,
+        env: io.env.LLM_TOOL_TEST_JUDGE,
+        testedModel: model,
+        force: Boolean(values["force-judge"]),
+      })
+    : (readString(values, "judge-model") ?? null);
+  const pricesFile = readString(values, "prices");
+  const outDir = path.resolve(io.cwd, readString(values, "out") ?? timestampFolder(new Date()));
+
+  const options: RunOptions = defaultRunOptions({
+    agent: agentName,
+    model,
+    judgeModel: judgeModel ?? null,
+    forceJudge: Boolean(values["force-judge"]),
+    outDir,
+    ...definedEntries({
+      maxTurns: readInteger(values, "max-turns", 1),
+      trials: readInteger(values, "trials", 1),
+      trialTimeoutMs: readDurationMs(values, "timeout"),
+      commandTimeoutMs: readDurationMs(values, "command-timeout"),
+      gateTimeoutMs: readDurationMs(values, "gate-timeout"),
+      concurrency: readInteger(values, "concurrency", 1),
+      sandbox: readChoice(values, "sandbox", SANDBOXES),
+      shard: readShard(values, "shard"),
+      maxCostUsd: readNumber(values, "max-cost-usd", 0),
+      prices: pricesFile ? await loadPriceTable(path.resolve(io.cwd, pricesFile)) : undefined,
+    }),
+    keepWorkDirs: Boolean(values["keep-workdirs"]),
+  });
+
+  const modelClient = createModelClient({ apiKey, baseURL });
+  const agent = createAgent(agentName, modelClient ? { modelClient } : {});
+  const quiet = Boolean(values.quiet);
+  const progress = createProgressReporter(io.stderr);
+  const abort = new AbortController();
+  const onSignal = () => abort.abort("cancelled");
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  let report: Report;
+  try {
+    report = await runSuite(selected, options, {
+      agent,
+      judgeClient: modelClient,
+      env: io.env,
+      signal: abort.signal,
+      git: readGit(io.cwd, io.env),
+      ...(quiet ? {} : { onProgress: progress.onProgress }),
+    });
+  } finally {
+    progress.finish();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+  io.stdout.write(`${renderTerminalSummary(report, { color: Boolean(io.stdout.isTTY) })}\n`);
+  io.stdout.write(`Report: ${path.relative(io.cwd, path.join(outDir, "report.md")) || "report.md"}\n`);
+  return exitCodeFor(report);
+}
+
+export function exitCodeFor(report: Report): number {
+  if (report.summary.failed > 0) return EXIT.failed;
+  if (report.summary.errors > 0 || report.run.incomplete) return EXIT.incomplete;
+  return EXIT.ok;
+}
+
+function definedEntries<T extends Record<string, unknown>>(
+  object: T,
+): Partial<{ [K in keyof T]: Exclude<T[K], undefined> }> {
+  return Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined)) as never;
+}
+
+async function commandValidate(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs("validate", argv, {
+    ...FILTER_OPTIONS,
+    oracle: { type: "boolean" },
+    sandbox: { type: "string" },
+  });
+  if (values.help) {
+    io.stdout.write(
+      "Usage: llm-tool-test validate [paths...] [--oracle] [--tags a,b] [--tier N] [--sandbox local|bwrap]\n\n" +
+        "Checks every scenario file. With --oracle, runs each scenario's solution (all gates must pass)\n" +
+        "and the null agent (at least one gate must fail), and names unsatisfiable or vacuous scenarios.\n",
+    );
+    return EXIT.ok;
+  }
+  const { all, selected } = await loadSelected(positionals, values, io);
+  io.stdout.write(`${all.length} scenario(s) valid.\n`);
+  if (!values.oracle) return EXIT.ok;
+  const sandbox = readChoice(values, "sandbox", SANDBOXES) ?? null;
+  const findings = await validateWithOracle(selected, { env: io.env, sandbox });
+  let problems = 0;
+  for (const finding of findings) {
+    const mark = finding.status === "ok" ? "ok  " : finding.status === "no_solution" ? "skip" : "FAIL";
+    if (finding.status !== "ok" && finding.status !== "no_solution") problems += 1;
+    io.stdout.write(`${mark} ${finding.id}: ${finding.message}\n`);
+  }
+  io.stdout.write(
+    problems === 0 ? "All checked scenarios are satisfiable and not vacuous.\n" : `${problems} problem(s).\n`,
+  );
+  return problems === 0 ? EXIT.ok : EXIT.failed;
+}
+
+async function commandList(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs("list", argv, {
+    ...FILTER_OPTIONS,
+    json: { type: "boolean" },
+  });
+  if (values.help) {
+    io.stdout.write("Usage: llm-tool-test list [paths...] [--tags a,b] [--tier N] [--json]\n");
+    return EXIT.ok;
+  }
+  const { selected } = await loadSelected(positionals, values, io);
+  if (values.json) {
+    const rows = selected.map((s) => ({
+      id: s.id,
+      category: s.category,
+      tags: s.tags,
+      tier: s.tier,
+      variants: s.variants.map((v) => v.name),
+      gates: s.evaluation.gates.length,
+      judge: Boolean(s.evaluation.judge?.enabled),
+      file: path.relative(io.cwd, s.source.file),
+    }));
+    io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  for (const s of selected) {
+    const extras = [
+      `tier ${s.tier}`,
+      s.tags.length ? `tags ${s.tags.join(",")}` : "",
+      `${s.evaluation.gates.length} gate(s)`,
+      s.evaluation.judge?.enabled ? "judge" : "",
+      s.variants.length ? `variants ${s.variants.map((v) => v.name).join(",")}` : "",
+    ].filter(Boolean);
+    io.stdout.write(
+      `${s.id}  [${s.category}]  ${extras.join(" · ")}  (${path.relative(io.cwd, s.source.file)}:${s.source.line})\n`,
+    );
+  }
+  io.stdout.write(`${selected.length} scenario(s)\n`);
+  return EXIT.ok;
+}
+
+async function commandReport(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs("report", argv, {
+    format: { type: "string", short: "f" },
+    out: { type: "string", short: "o" },
+    help: { type: "boolean", short: "h" },
+    debug: { type: "boolean" },
+  });
+  if (values.help || positionals.length !== 1) {
+    io.stdout.write("Usage: llm-tool-test report REPORT.json [--format md|terminal|json] [--out FILE]\n");
+    return values.help ? EXIT.ok : EXIT.usage;
+  }
+  const file = path.resolve(io.cwd, positionals[0] as string);
+  const report = await readReportFile(file);
+  const format = readChoice(values, "format", ["md", "terminal", "json"] as const) ?? "md";
+  const text =
+    format === "md"
+      ? renderReportMarkdown(report)
+      : format === "json"
+        ? `${JSON.stringify(report, null, 2)}\n`
+        : `${renderTerminalSummary(report, { color: Boolean(io.stdout.isTTY) })}\n`;
+  const out = readString(values, "out");
+  if (out) {
+    await mkdir(path.dirname(path.resolve(io.cwd, out)), { recursive: true });
+    await writeFile(path.resolve(io.cwd, out), text);
+  } else {
+    io.stdout.write(text);
+  }
+  return EXIT.ok;
+}
+
+async function commandCompare(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs("compare", argv, {
+    format: { type: "string", short: "f" },
+    alpha: { type: "string" },
+    help: { type: "boolean", short: "h" },
+    debug: { type: "boolean" },
+  });
+  if (values.help || positionals.length !== 2) {
+    io.stdout.write(
+      "Usage: llm-tool-test compare BASE.json HEAD.json [--format md|terminal|json] [--alpha 0.05]\n",
+    );
+    return values.help ? EXIT.ok : EXIT.usage;
+  }
+  const [base, head] = await Promise.all(positionals.map((p) => readReportFile(path.resolve(io.cwd, p))));
+  const alpha = readNumber(values, "alpha", 0);
+  const comparison = compareReports(base as Report, head as Report, alpha !== undefined ? { alpha } : {});
+  const format = readChoice(values, "format", ["md", "terminal", "json"] as const) ?? "terminal";
+  io.stdout.write(
+    format === "md"
+      ? renderComparisonMarkdown(comparison)
+      : format === "json"
+        ? `${JSON.stringify(comparison, null, 2)}\n`
+        : `${renderComparisonTerminal(comparison)}\n`,
+  );
+  return EXIT.ok;
+}
+
+const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = {
+  run: commandRun,
+  validate: commandValidate,
+  list: commandList,
+  report: commandReport,
+  compare: commandCompare,
+};
+
+/** The CLI's entry: returns the exit status; never throws. */
+export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
+  const debug = argv.includes("--debug");
+  const [command, ...rest] = argv;
+  if (!command || command === "--help" || command === "-h" || command === "help") {
+    io.stdout.write(HELP);
+    return command ? EXIT.ok : EXIT.usage;
+  }
+  if (command === "--version" || command === "-v") {
+    io.stdout.write(`${HARNESS_VERSION}\n`);
+    return EXIT.ok;
+  }
+  const handler = COMMANDS[command];
+  if (!handler) {
+    const suggestion = closestMatch(command, Object.keys(COMMANDS));
+    io.stderr.write(
+      `llm-tool-test: unknown command "${command}"${suggestion ? ` (did you mean "${suggestion}"?)` : ""}. Run 'llm-tool-test --help'.\n`,
+    );
+    return EXIT.usage;
+  }
+  try {
+    return await handler(rest, io);
+  } catch (error) {
+    if (isConfigError(error)) {
+      io.stderr.write(`llm-tool-test: ${error.message}\n`);
+      if (debug && error.stack) io.stderr.write(`${error.stack}\n`);
+      return EXIT.usage;
+    }
+    io.stderr.write(`llm-tool-test: unexpected error: ${describeError(error)}\n`);
+    io.stderr.write(
+      debug && error instanceof Error && error.stack
+        ? `${error.stack}\n`
+        : "Run again with --debug for the stack trace, and please report it.\n",
+    );
+    return EXIT.incomplete;
+  }
+}

@@ -1,0 +1,64 @@
+import type { ProgressEvent } from "../suite.js";
+
+export interface ProgressStream {
+  isTTY?: boolean;
+  columns?: number;
+  write(text: string): unknown;
+}
+
+/**
+ * Progress while a run goes: on a terminal, one live status line (trials done, running trials
+ * with their turn, elapsed); elsewhere (CI logs) one quiet line per finished trial.
+ */
+export function createProgressReporter(stream: ProgressStream, now: () => number = Date.now) {
+  const startedAt = now();
+  const running = new Map<string, number>();
+  let total = 0;
+  let done = 0;
+  let lastLength = 0;
+  const elapsed = () => `${Math.round((now() - startedAt) / 1000)}s`;
+
+  const redraw = () => {
+    if (!stream.isTTY) return;
+    const active = [...running.entries()].map(([key, turn]) => (turn > 0 ? `${key} (turn ${turn})` : key));
+    let line = `[${done}/${total}] ${elapsed()}  ${active.join(", ")}`;
+    const width = (stream.columns ?? 100) - 1;
+    if (line.length > width) line = `${line.slice(0, width - 1)}…`;
+    stream.write(`\r${line}${" ".repeat(Math.max(0, lastLength - line.length))}`);
+    lastLength = line.length;
+  };
+
+  return {
+    onProgress(event: ProgressEvent) {
+      switch (event.type) {
+        case "plan":
+          total = event.trials;
+          if (!stream.isTTY)
+            stream.write(`Running ${event.trials} trial(s) of ${event.scenarios} scenario(s)\n`);
+          break;
+        case "trial_start":
+          running.set(event.key, 0);
+          break;
+        case "turn":
+          running.set(event.key, event.turn);
+          break;
+        case "trial_end": {
+          running.delete(event.key);
+          done = event.done;
+          const line = `${event.report.outcome.toUpperCase().padEnd(7)} ${event.key} (${event.done}/${event.total}, ${elapsed()})`;
+          if (stream.isTTY) {
+            stream.write(`\r${line}${" ".repeat(Math.max(0, lastLength - line.length))}\n`);
+            lastLength = 0;
+          } else {
+            stream.write(`${line}\n`);
+          }
+          break;
+        }
+      }
+      redraw();
+    },
+    finish() {
+      if (stream.isTTY && lastLength > 0) stream.write(`\r${" ".repeat(lastLength)}\r`);
+    },
+  };
+}

@@ -1,0 +1,20 @@
+/** The library's public API: run suites, evaluate, compare, render. */
+export { createAnthropicClient } from "./agents/anthropic-client.js";
+export { createAgent } from "./agents/create-agent.js";
+export type { ModelClient } from "./agents/model-client.js";
+export type { Agent, AgentContext, AgentName, AgentOutcome } from "./agents/types.js";
+export { compareReports } from "./compare/compare.js";
+export { renderComparisonMarkdown } from "./compare/render-markdown.js";
+export { ConfigError, InfraError } from "./errors.js";
+export { renderReportMarkdown } from "./report/markdown.js";
+export { readReportFile } from "./report/read-report.js";
+export { renderTerminalSummary } from "./report/terminal.js";
+export type * from "./report/types.js";
+export { defaultRunOptions, type RunOptions } from "./run-options.js";
+export { filterScenarios } from "./scenario/filter.js";
+export { loadScenarios } from "./scenario/load.js";
+export type * from "./scenario/types.js";
+export { type ProgressEvent, runSuite, type SuitePorts } from "./suite.js";
+export type * from "./transcript/events.js";
+export { readEvents } from "./transcript/reader.js";
+export { validateWithOracle } from "./validate-oracle.js";

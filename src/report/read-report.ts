@@ -1,0 +1,38 @@
+import { readFile } from "node:fs/promises";
+import { ConfigError } from "../errors.js";
+import { REPORT_SCHEMA_VERSION, type Report } from "./types.js";
+
+/** Reads a saved report.json, refusing files that are not reports or are from a newer schema. */
+export async function readReportFile(file: string): Promise<Report> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch {
+    throw new ConfigError("cannot read the report file: check the path", file);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`not valid JSON (${(error as Error).message})`, file);
+  }
+  const report = data as Partial<Report>;
+  if (
+    typeof report !== "object" ||
+    report === null ||
+    typeof report.schema_version !== "number" ||
+    !report.run
+  ) {
+    throw new ConfigError(
+      "not an llm-tool-test report (no schema_version/run): pass a report.json written by `run`",
+      file,
+    );
+  }
+  if (report.schema_version > REPORT_SCHEMA_VERSION) {
+    throw new ConfigError(
+      `report schema_version ${report.schema_version} is newer than this llm-tool-test understands (${REPORT_SCHEMA_VERSION}): upgrade llm-tool-test`,
+      file,
+    );
+  }
+  return report as Report;
+}

@@ -1,0 +1,254 @@
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { ModelClient } from "./agents/model-client.js";
+import type { Agent, AgentOutcome } from "./agents/types.js";
+import { describeError, InfraError } from "./errors.js";
+import { evaluateTrial } from "./evaluate/evaluate-trial.js";
+import { computeExecution, computeInteraction } from "./evaluate/metrics.js";
+import { folderNameFor, type PlannedTrial } from "./plan.js";
+import type { TrialReport } from "./report/types.js";
+import type { RunOptions } from "./run-options.js";
+import { createTrialSandbox } from "./sandbox/trial-sandbox.js";
+import type { TrialSandbox } from "./sandbox/types.js";
+import type { Scenario, Variant } from "./scenario/types.js";
+import type { EndReason } from "./transcript/events.js";
+import { renderTranscriptMarkdown } from "./transcript/markdown.js";
+import { createEventWriter } from "./transcript/writer.js";
+
+export interface TrialPorts {
+  agent: Agent;
+  /** Client for the judge; null when no judge can run. */
+  judgeClient: ModelClient | null;
+  parentEnv: Record<string, string | undefined>;
+  redact: (text: string) => string;
+  now: () => number;
+  /** Aborted with reason "cancelled" when the run is interrupted. */
+  signal: AbortSignal;
+  onTurn?: (turn: number) => void;
+}
+
+export interface TrialOutput {
+  report: TrialReport;
+  /** Folder of this trial's files, relative to the run's output folder. */
+  folder: string;
+}
+
+/** Paths of one trial's files inside the run's output folder. */
+export function trialFolderOf(planned: Pick<PlannedTrial, "scenarioKey" | "trial">): string {
+  return path.join("trials", folderNameFor(planned.scenarioKey), `trial-${planned.trial}`);
+}
+
+function modelFor(scenario: Scenario, options: RunOptions): string {
+  return scenario.agent.model ?? options.model;
+}
+
+async function composeSystemPrompt(
+  scenario: Scenario,
+  variant: Variant | null,
+  workDir: string,
+): Promise<string> {
+  const parts = [
+    `You are working in a sandboxed directory: ${workDir}. Use the bash tool to run commands there; it is non-interactive, and each call starts a fresh shell in that directory.`,
+    "When the task is complete, say so briefly and stop calling tools.",
+  ];
+  const guidance = variant?.guidance ?? scenario.guidance;
+  if (guidance && (guidance.mode === "system" || guidance.mode === "both")) {
+    const text = await readFile(guidance.file, "utf8");
+    parts.push(`The following documentation is available for the tools you will use:\n\n${text.trim()}`);
+  }
+  if (scenario.system) parts.push(scenario.system.trim());
+  return parts.join("\n\n");
+}
+
+function reasonFromAbort(signal: AbortSignal): EndReason {
+  return signal.reason === "cancelled" ? "cancelled" : "timeout";
+}
+
+/**
+ * Runs one trial start to finish: work dir, agent, events, evaluation, files. Never throws for a
+ * failing or broken trial: that is data (`fail` / `error`) in the returned report.
+ */
+export async function runTrial(
+  planned: PlannedTrial,
+  options: RunOptions,
+  ports: TrialPorts,
+): Promise<TrialOutput> {
+  const { scenario, variant } = planned;
+  const folder = trialFolderOf(planned);
+  const trialDir = path.join(options.outDir, folder);
+  await mkdir(trialDir, { recursive: true });
+  const startedAtMs = ports.now();
+  const writer = createEventWriter(path.join(trialDir, "events.jsonl"), {
+    startedAtMs,
+    now: ports.now,
+    redact: ports.redact,
+  });
+  const model = modelFor(scenario, options);
+  const mode = options.sandbox ?? scenario.sandbox ?? "local";
+  const maxTurns = scenario.agent.maxTurns ?? options.maxTurns;
+  const timeoutMs = scenario.agent.timeoutMs ?? options.trialTimeoutMs;
+  const commandTimeoutMs = scenario.agent.commandTimeoutMs ?? options.commandTimeoutMs;
+
+  const trialAbort = new AbortController();
+  const onCancel = () => trialAbort.abort("cancelled");
+  if (ports.signal.aborted) onCancel();
+  ports.signal.addEventListener("abort", onCancel, { once: true });
+  const timer = setTimeout(() => trialAbort.abort("timeout"), timeoutMs);
+
+  let sandbox: TrialSandbox | null = null;
+  let outcome: AgentOutcome;
+  try {
+    writer.emit({
+      type: "trial_start",
+      schema_version: 1,
+      scenario_id: scenario.id,
+      variant: variant?.name ?? null,
+      trial: planned.trial,
+      agent: ports.agent.name,
+      model: ports.agent.name === "anthropic" || ports.agent.name === "claude-code" ? model : null,
+      work_dir: "",
+      sandbox: mode,
+    });
+    sandbox = await createTrialSandbox({
+      scenario,
+      ...(variant ? { variant } : {}),
+      mode,
+      trialDir,
+      parentEnv: ports.parentEnv,
+      events: writer,
+      outputCapBytes: options.outputCapBytes,
+      keepWorkDir: options.keepWorkDirs,
+    });
+    const activeSandbox = sandbox;
+    const systemPrompt = await composeSystemPrompt(scenario, variant, sandbox.visibleWorkDir);
+    let callCounter = 0;
+    outcome = await ports.agent.run({
+      scenario,
+      task: scenario.task,
+      systemPrompt,
+      model,
+      maxTurns,
+      commandTimeoutMs,
+      signal: trialAbort.signal,
+      workDir: sandbox.visibleWorkDir,
+      events: writer,
+      bash: async (command, turn) => {
+        callCounter += 1;
+        const callId = `call_${callCounter}`;
+        ports.onTurn?.(turn);
+        writer.emit({ type: "tool_call", call_id: callId, turn, command });
+        const result = await activeSandbox.runAgentCommand(command, {
+          timeoutMs: commandTimeoutMs,
+          signal: trialAbort.signal,
+        });
+        writer.emit({ type: "tool_result", call_id: callId, ...result });
+        return result;
+      },
+    });
+    if (trialAbort.signal.aborted && outcome.reason === "natural_stop") {
+      outcome = { ...outcome, reason: reasonFromAbort(trialAbort.signal) };
+    }
+  } catch (error) {
+    const infra = error instanceof InfraError;
+    outcome = {
+      reason: infra ? "infra_error" : "agent_crash",
+      error: infra && error.detail ? `${error.message}\n${error.detail}` : describeError(error),
+      turns: 0,
+    };
+    if (!infra && !sandbox) outcome = { ...outcome, reason: "infra_error" };
+  } finally {
+    clearTimeout(timer);
+    ports.signal.removeEventListener("abort", onCancel);
+  }
+
+  try {
+    if (sandbox) {
+      for (const record of await sandbox.readTargetInvocations()) {
+        writer.emit({ type: "target_invocation", ...record });
+      }
+    }
+    writer.emit({
+      type: "trial_end",
+      reason: outcome.reason,
+      error: outcome.error ?? null,
+      turns: outcome.turns,
+      duration_ms: ports.now() - startedAtMs,
+    });
+    const transcript = renderTranscriptMarkdown(writer.events);
+    await writeFile(path.join(trialDir, "transcript.md"), ports.redact(transcript));
+
+    let evaluated: Omit<TrialReport, "trial" | "events_path" | "transcript_path">;
+    if (sandbox && outcome.reason !== "cancelled") {
+      evaluated = await evaluateTrial({
+        scenario,
+        events: writer.events,
+        sandbox,
+        model,
+        prices: options.prices,
+        judge:
+          ports.judgeClient && options.judgeModel
+            ? { client: ports.judgeClient, model: options.judgeModel }
+            : null,
+        transcript,
+        gateTimeoutMs: options.gateTimeoutMs,
+        scriptEnv: {
+          LLM_TOOL_TEST_WORK_DIR: sandbox.workDir,
+          LLM_TOOL_TEST_EVENTS: path.resolve(trialDir, "events.jsonl"),
+          LLM_TOOL_TEST_SCENARIO: scenario.id,
+          LLM_TOOL_TEST_MODEL: model,
+          LLM_TOOL_TEST_TRIAL: String(planned.trial),
+        },
+      });
+    } else {
+      evaluated = unevaluatedTrial(
+        writer.events,
+        outcome,
+        model,
+        options,
+        outcome.reason === "cancelled" ? "skipped" : "error",
+      );
+    }
+    const report: TrialReport = {
+      trial: planned.trial,
+      ...evaluated,
+      events_path: path.join(folder, "events.jsonl"),
+      transcript_path: path.join(folder, "transcript.md"),
+    };
+    await writeFile(path.join(trialDir, "result.json"), ports.redact(`${JSON.stringify(report, null, 2)}\n`));
+    return { report, folder };
+  } finally {
+    writer.close();
+    await sandbox?.dispose();
+  }
+}
+
+/** A trial that never reached evaluation (setup or sandbox failed, or the run was cancelled). */
+function unevaluatedTrial(
+  events: Parameters<typeof computeExecution>[0],
+  outcome: AgentOutcome,
+  model: string,
+  options: RunOptions,
+  verdict: "error" | "skipped",
+): Omit<TrialReport, "trial" | "events_path" | "transcript_path"> {
+  return {
+    outcome: verdict,
+    reason:
+      verdict === "skipped"
+        ? "the run was cancelled before this trial finished"
+        : (outcome.error ?? outcome.reason),
+    end_reason: outcome.reason,
+    invocation_source: "none",
+    interaction: computeInteraction([], false),
+    by_subcommand: {},
+    execution: computeExecution(events, { prices: options.prices, model }),
+    gates: [],
+    gates_passed: 0,
+    gates_total: 0,
+    score: 0,
+    max_score: 0,
+    judge_score: null,
+    judge_response: null,
+    judge_usage: null,
+    composite_score: null,
+  };
+}
