@@ -1,0 +1,446 @@
+/**
+ * Layer 2 (DESIGN §4): every gate runs, in declaration order, after the agent stopped; none
+ * short-circuits, and a gate that throws becomes a failed result carrying the error. Gate commands
+ * run through the sandbox (work dir, scenario env, no shim: not counted in layer 1) with a timeout.
+ * Messages say why a gate failed: the command, its exit code and the head of its output; what a
+ * file gate found; the JSON parse error or the values a JSONPath selected.
+ *
+ * bashkit-eval checks behave as in bashkit-eval: `exit_code:N` looks at the agent's last tool call
+ * (none: fails), `stdout_*` at any tool call's stdout, `stderr_empty` at every call (none: passes),
+ * `file_exists` accepts a file or a directory, `llm_judge` is a stub that passes (use
+ * `evaluation.judge` for a real judge).
+ */
+import { readFile, stat } from "node:fs/promises";
+import type { GateResult } from "../report/types.js";
+import type { ExecResult, TrialSandbox } from "../sandbox/types.js";
+import { compilePattern } from "../scenario/regex.js";
+import type { GateSpec } from "../scenario/types.js";
+import type { EventOf, TrialEvent } from "../transcript/events.js";
+import type { Invocation } from "./invocations.js";
+import { quoteShellWord } from "./invocations.js";
+import { applyJsonPathAssertion, queryJsonPath } from "./json-path.js";
+
+/**
+ * Variables a `script` gate sees (besides the scenario env):
+ * - LLM_TOOL_TEST_WORK_DIR: the trial's work dir, as the gate command sees it;
+ * - LLM_TOOL_TEST_EVENTS: path of the trial's events.jsonl (docs/events.md);
+ * - LLM_TOOL_TEST_SCENARIO: the scenario id; LLM_TOOL_TEST_SCENARIO_DIR: the folder of its file
+ *   (for scripts shipped next to the scenario);
+ * - LLM_TOOL_TEST_MODEL: the tested model ("" when the agent has none);
+ * - LLM_TOOL_TEST_TRIAL: the trial number (1-based).
+ */
+export const SCRIPT_ENV_NAMES = [
+  "LLM_TOOL_TEST_WORK_DIR",
+  "LLM_TOOL_TEST_EVENTS",
+  "LLM_TOOL_TEST_SCENARIO",
+  "LLM_TOOL_TEST_SCENARIO_DIR",
+  "LLM_TOOL_TEST_MODEL",
+  "LLM_TOOL_TEST_TRIAL",
+] as const;
+
+export function buildScriptEnv(input: {
+  workDir: string;
+  eventsPath: string;
+  scenarioId: string;
+  scenarioDir: string;
+  model: string | null;
+  trial: number;
+}): Record<string, string> {
+  return {
+    LLM_TOOL_TEST_WORK_DIR: input.workDir,
+    LLM_TOOL_TEST_EVENTS: input.eventsPath,
+    LLM_TOOL_TEST_SCENARIO: input.scenarioId,
+    LLM_TOOL_TEST_SCENARIO_DIR: input.scenarioDir,
+    LLM_TOOL_TEST_MODEL: input.model ?? "",
+    LLM_TOOL_TEST_TRIAL: String(input.trial),
+  };
+}
+
+export interface GateContext {
+  sandbox: Pick<TrialSandbox, "runGateCommand" | "resolvePath">;
+  events: readonly TrialEvent[];
+  /** Layer 1 invocations (for `no_transcript_errors`). */
+  invocations: readonly Invocation[];
+  /** Extra env of `script` gates; see SCRIPT_ENV_NAMES. */
+  scriptEnv: Record<string, string>;
+  gateTimeoutMs: number;
+}
+
+/** How much of a command's output or a file a message quotes. */
+const HEAD_CHARS = 300;
+/** Files above this size are not read into memory by file gates. */
+const MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+export async function evaluateGates(gates: readonly GateSpec[], context: GateContext): Promise<GateResult[]> {
+  const toolCalls = collectToolCalls(context.events);
+  const results: GateResult[] = [];
+  for (const gate of gates) {
+    let outcome: GateOutcome;
+    try {
+      outcome = await evaluateGate(gate, context, toolCalls);
+    } catch (error) {
+      outcome = {
+        passed: false,
+        message: `gate error: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+    const result: GateResult = {
+      gate_type: gate.type,
+      passed: outcome.passed,
+      message: outcome.message,
+      weight: gate.weight,
+    };
+    if (gate.description !== undefined) result.description = gate.description;
+    if (outcome.metrics) result.metrics = outcome.metrics;
+    results.push(result);
+  }
+  return results;
+}
+
+/** Partial score: the weights of the passed gates over the weights of all gates. */
+export function scoreGates(results: readonly GateResult[]): {
+  score: number;
+  max_score: number;
+  gates_passed: number;
+  gates_total: number;
+} {
+  let score = 0;
+  let maxScore = 0;
+  let passed = 0;
+  for (const result of results) {
+    maxScore += result.weight;
+    if (result.passed) {
+      score += result.weight;
+      passed += 1;
+    }
+  }
+  return { score, max_score: maxScore, gates_passed: passed, gates_total: results.length };
+}
+
+interface GateOutcome {
+  passed: boolean;
+  message: string;
+  metrics?: Record<string, number>;
+}
+
+interface ToolCall {
+  command: string;
+  result: EventOf<"tool_result"> | null;
+}
+
+function collectToolCalls(events: readonly TrialEvent[]): ToolCall[] {
+  const results = new Map<string, EventOf<"tool_result">>();
+  for (const event of events) if (event.type === "tool_result") results.set(event.call_id, event);
+  const calls: ToolCall[] = [];
+  for (const event of events) {
+    if (event.type === "tool_call")
+      calls.push({ command: event.command, result: results.get(event.call_id) ?? null });
+  }
+  return calls;
+}
+
+async function evaluateGate(
+  gate: GateSpec,
+  context: GateContext,
+  toolCalls: ToolCall[],
+): Promise<GateOutcome> {
+  switch (gate.type) {
+    case "command_succeeds": {
+      const run = await runCommand(context, gate.command);
+      return { passed: run.exit_code === 0, message: describeRun(gate.command, run) };
+    }
+    case "command_output_contains": {
+      const run = await runCommand(context, gate.command);
+      const passed = run.stdout.includes(gate.substring);
+      return {
+        passed,
+        message: `stdout ${passed ? "contains" : "does not contain"} ${JSON.stringify(gate.substring)}; ${describeRun(gate.command, run)}`,
+      };
+    }
+    case "command_output_matches": {
+      const regex = compilePattern(gate.pattern);
+      const run = await runCommand(context, gate.command);
+      const passed = regex.test(run.stdout);
+      return {
+        passed,
+        message: `stdout ${passed ? "matches" : "does not match"} /${gate.pattern}/; ${describeRun(gate.command, run)}`,
+      };
+    }
+    case "command_json_path":
+      return evaluateJsonPathGate(gate, context);
+    case "file_exists": {
+      const found = await statPath(context, gate.path);
+      if (!found) return { passed: false, message: `${gate.path}: not found` };
+      return {
+        passed: true,
+        message: `${gate.path}: found ${found.isDirectory() ? "a directory" : `a file (${found.size} bytes)`}`,
+      };
+    }
+    case "dir_exists": {
+      const found = await statPath(context, gate.path);
+      if (!found) return { passed: false, message: `${gate.path}: not found` };
+      if (!found.isDirectory())
+        return { passed: false, message: `${gate.path}: found a file, not a directory` };
+      return { passed: true, message: `${gate.path}: found a directory` };
+    }
+    case "file_contains": {
+      const file = await readGateFile(context, gate.path);
+      if (typeof file === "string") return { passed: false, message: file };
+      const passed = file.text.includes(gate.substring);
+      return {
+        passed,
+        message: `${gate.path} (${file.size} bytes) ${passed ? "contains" : "does not contain"} ${JSON.stringify(gate.substring)}${passed ? "" : `; head: ${quoteHead(file.text)}`}`,
+      };
+    }
+    case "file_matches": {
+      const regex = compilePattern(gate.pattern);
+      const file = await readGateFile(context, gate.path);
+      if (typeof file === "string") return { passed: false, message: file };
+      const passed = regex.test(file.text);
+      return {
+        passed,
+        message: `${gate.path} (${file.size} bytes) ${passed ? "matches" : "does not match"} /${gate.pattern}/${passed ? "" : `; head: ${quoteHead(file.text)}`}`,
+      };
+    }
+    case "file_line_regex": {
+      const regex = compilePattern(gate.pattern);
+      const file = await readGateFile(context, gate.path);
+      if (typeof file === "string") return { passed: false, message: file };
+      const lines = file.text.split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
+      const index = lines.findIndex((line) => regex.test(line));
+      if (index !== -1)
+        return { passed: true, message: `${gate.path} line ${index + 1} matches /${gate.pattern}/` };
+      return {
+        passed: false,
+        message: `no line of ${gate.path} (${lines.length} lines) matches /${gate.pattern}/; head: ${quoteHead(file.text)}`,
+      };
+    }
+    case "no_transcript_errors":
+      return evaluateNoTranscriptErrors(context.invocations);
+    case "script":
+      return evaluateScriptGate(gate.command, context);
+    case "exit_code": {
+      const last = toolCalls.at(-1);
+      if (!last)
+        return {
+          passed: false,
+          message: `expected exit code ${gate.code}, but the agent made no tool calls`,
+        };
+      if (!last.result) {
+        return {
+          passed: false,
+          message: `the last tool call (${quoteHead(last.command, 120)}) has no result`,
+        };
+      }
+      const passed = last.result.exit_code === gate.code;
+      return {
+        passed,
+        message: `last tool call exited ${last.result.exit_code}${passed ? "" : ` (expected ${gate.code})`}: ${quoteHead(last.command, 120)}`,
+      };
+    }
+    case "stdout_contains": {
+      const index = toolCalls.findIndex((call) => call.result?.stdout.includes(gate.substring));
+      return describeAnyCall(toolCalls, index, `contains ${JSON.stringify(gate.substring)}`);
+    }
+    case "stdout_regex": {
+      const regex = compilePattern(gate.pattern);
+      const index = toolCalls.findIndex((call) => call.result !== null && regex.test(call.result.stdout));
+      return describeAnyCall(toolCalls, index, `matches /${gate.pattern}/`);
+    }
+    case "stderr_empty": {
+      const offenders = toolCalls.filter((call) => call.result !== null && call.result.stderr !== "");
+      if (offenders.length === 0) {
+        return { passed: true, message: `stderr empty in all ${toolCalls.length} tool calls` };
+      }
+      const first = offenders[0] as ToolCall;
+      return {
+        passed: false,
+        message: `${offenders.length} of ${toolCalls.length} tool calls wrote to stderr; first: ${quoteHead(first.command, 120)} → stderr ${quoteHead(first.result?.stderr ?? "")}`,
+      };
+    }
+    case "tool_calls_min": {
+      const count = countToolCalls(toolCalls);
+      return {
+        passed: count >= gate.count,
+        message: `${count} tool calls (expected at least ${gate.count})`,
+      };
+    }
+    case "tool_calls_max": {
+      const count = countToolCalls(toolCalls);
+      return { passed: count <= gate.count, message: `${count} tool calls (expected at most ${gate.count})` };
+    }
+    case "llm_judge":
+      return {
+        passed: true,
+        message:
+          "not evaluated: llm_judge checks are a stub, as in bashkit-eval; configure evaluation.judge with a rubric for a real judge",
+      };
+    default: {
+      const unknown: { type: string } = gate;
+      return { passed: false, message: `unknown gate type ${JSON.stringify(unknown.type)}` };
+    }
+  }
+}
+
+/** Tool calls that completed, as bashkit-eval counts them (and execution.tool_calls). */
+function countToolCalls(toolCalls: readonly ToolCall[]): number {
+  return toolCalls.filter((call) => call.result !== null).length;
+}
+
+function describeAnyCall(toolCalls: readonly ToolCall[], index: number, what: string): GateOutcome {
+  if (index !== -1) {
+    const call = toolCalls[index] as ToolCall;
+    return {
+      passed: true,
+      message: `stdout of tool call ${index + 1} ${what}: ${quoteHead(call.command, 120)}`,
+    };
+  }
+  if (toolCalls.length === 0) return { passed: false, message: `no tool calls, so no stdout that ${what}` };
+  const last = toolCalls.at(-1) as ToolCall;
+  return {
+    passed: false,
+    message: `no stdout of ${toolCalls.length} tool calls ${what}; last stdout: ${quoteHead(last.result?.stdout ?? "")}`,
+  };
+}
+
+async function evaluateJsonPathGate(
+  gate: Extract<GateSpec, { type: "command_json_path" }>,
+  context: GateContext,
+): Promise<GateOutcome> {
+  const run = await runCommand(context, gate.command);
+  let json: unknown;
+  try {
+    json = JSON.parse(run.stdout);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { passed: false, message: `stdout is not JSON (${reason}); ${describeRun(gate.command, run)}` };
+  }
+  const values = queryJsonPath(json, gate.path);
+  const verdict = applyJsonPathAssertion(values, gate.parsed, gate.path);
+  const exit = run.exit_code === 0 ? "" : ` (the command exited ${run.exit_code})`;
+  return {
+    passed: verdict.passed,
+    message: `${gate.path} ${gate.assertion}: ${verdict.message}${exit}; command: ${quoteHead(gate.command, 120)}`,
+  };
+}
+
+function evaluateNoTranscriptErrors(invocations: readonly Invocation[]): GateOutcome {
+  if (invocations.length === 0) return { passed: true, message: "no target invocations to check" };
+  const failed = invocations.filter(
+    (invocation) => invocation.exit_code !== null && invocation.exit_code !== 0,
+  );
+  if (failed.length === 0) {
+    const unknown = invocations.filter((invocation) => invocation.exit_code === null).length;
+    const note = unknown > 0 ? ` (${unknown} with unknown exit code)` : "";
+    return { passed: true, message: `none of ${invocations.length} target invocations failed${note}` };
+  }
+  const listed = failed
+    .slice(0, 3)
+    .map((invocation) => `${quoteHead(invocation.command, 80)} → ${invocation.exit_code}`)
+    .join("; ");
+  const more = failed.length > 3 ? `; and ${failed.length - 3} more` : "";
+  return {
+    passed: false,
+    message: `${failed.length} of ${invocations.length} target invocations failed: ${listed}${more}`,
+  };
+}
+
+/** Exit 0 passes, unless stdout (or its last line) is JSON `{passed, message?, metrics?}`, which wins. */
+async function evaluateScriptGate(command: string, context: GateContext): Promise<GateOutcome> {
+  const exports = Object.entries(context.scriptEnv)
+    .filter(([name]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    .map(([name, value]) => `${name}=${quoteShellWord(value)}`);
+  // runGateCommand takes no env; exporting in the same shell gives the script the variables.
+  const wrapped = exports.length > 0 ? `export ${exports.join(" ")}\n${command}` : command;
+  const run = await runCommand(context, wrapped);
+  const report = parseScriptReport(run.stdout);
+  if (report) {
+    const outcome: GateOutcome = {
+      passed: report.passed,
+      message:
+        report.message ?? `script reported ${report.passed ? "pass" : "fail"}; ${describeRun(command, run)}`,
+    };
+    if (report.metrics) outcome.metrics = report.metrics;
+    return outcome;
+  }
+  return { passed: run.exit_code === 0, message: describeRun(command, run) };
+}
+
+function parseScriptReport(
+  stdout: string,
+): { passed: boolean; message?: string; metrics?: Record<string, number> } | null {
+  const trimmed = stdout.trim();
+  if (trimmed === "") return null;
+  const lastLine = trimmed.slice(trimmed.lastIndexOf("\n") + 1).trim();
+  for (const candidate of lastLine === trimmed ? [trimmed] : [trimmed, lastLine]) {
+    if (!candidate.startsWith("{")) continue;
+    let data: unknown;
+    try {
+      data = JSON.parse(candidate);
+    } catch {
+      continue;
+    }
+    if (data === null || typeof data !== "object" || Array.isArray(data)) continue;
+    const record = data as Record<string, unknown>;
+    if (typeof record.passed !== "boolean") continue;
+    const report: { passed: boolean; message?: string; metrics?: Record<string, number> } = {
+      passed: record.passed,
+    };
+    if (typeof record.message === "string") report.message = record.message;
+    if (record.metrics !== null && typeof record.metrics === "object" && !Array.isArray(record.metrics)) {
+      const metrics: Record<string, number> = {};
+      for (const [name, value] of Object.entries(record.metrics as Record<string, unknown>)) {
+        if (typeof value === "number" && Number.isFinite(value)) metrics[name] = value;
+      }
+      if (Object.keys(metrics).length > 0) report.metrics = metrics;
+    }
+    return report;
+  }
+  return null;
+}
+
+function runCommand(context: GateContext, command: string): Promise<ExecResult> {
+  return context.sandbox.runGateCommand(command, { timeoutMs: context.gateTimeoutMs });
+}
+
+/** `cmd` exited N (timed out) — stdout "…" stderr "…" */
+export function describeRun(command: string, run: ExecResult): string {
+  const timedOut = run.timed_out ? ` (timed out after ${run.duration_ms} ms)` : "";
+  const parts = [`\`${truncate(command, 200)}\` exited ${run.exit_code}${timedOut}`];
+  parts.push(run.stdout === "" ? "stdout empty" : `stdout ${quoteHead(run.stdout)}`);
+  if (run.stderr !== "") parts.push(`stderr ${quoteHead(run.stderr)}`);
+  return parts.join("; ");
+}
+
+/** The head of a text as a JSON string (newlines visible), marked when cut. */
+function quoteHead(text: string, max = HEAD_CHARS): string {
+  if (text.length <= max) return JSON.stringify(text);
+  return `${JSON.stringify(text.slice(0, max))}… (${text.length} chars)`;
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+async function statPath(context: GateContext, path: string) {
+  try {
+    return await stat(context.sandbox.resolvePath(path));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    throw error;
+  }
+}
+
+/** The file's text, or a message saying why it could not be read. */
+async function readGateFile(
+  context: GateContext,
+  path: string,
+): Promise<{ text: string; size: number } | string> {
+  const found = await statPath(context, path);
+  if (!found) return `${path}: not found`;
+  if (found.isDirectory()) return `${path}: is a directory, not a file`;
+  if (found.size > MAX_FILE_BYTES) return `${path}: too large to check (${found.size} bytes)`;
+  const text = await readFile(context.sandbox.resolvePath(path), "utf8");
+  return { text, size: found.size };
+}
