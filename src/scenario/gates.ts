@@ -1,0 +1,213 @@
+/** Gate specs from YAML (`{type, ...params}` or bashkit-style `{check: "type:value"}`) and bashkit check strings. */
+import { jsonPathSyntaxError, parseJsonPathAssertion } from "../evaluate/json-path.js";
+import {
+  BASHKIT_CHECK_TYPES,
+  CHECK_GATE_KEYS,
+  GATE_COMMON_KEYS,
+  GATE_PARAMS,
+  GATE_TYPES,
+  type GateParamKind,
+} from "./keys.js";
+import type { NodeReader } from "./node-reader.js";
+import { joinField } from "./problems.js";
+import { patternSyntaxError } from "./regex.js";
+import { suggestKey } from "./suggest.js";
+import type { GateSpec, GateType } from "./types.js";
+import type { YamlNode } from "./yaml-node.js";
+
+const DEFAULT_WEIGHT = 1;
+
+/** Reads one entry of `evaluation.gates`; records problems on the reader and returns undefined when invalid. */
+export function readGate(reader: NodeReader, node: YamlNode, field: string): GateSpec | undefined {
+  if (node.kind !== "map") return reader.expected(node, field, "a gate mapping with a `type` (or a `check`)");
+  const hasType = node.entries.some((entry) => entry.key === "type");
+  const hasCheck = node.entries.some((entry) => entry.key === "check");
+  if (hasType && hasCheck) {
+    reader.report(node.line, field, "a gate has either `type` (with its parameters) or `check`, not both");
+    return undefined;
+  }
+  if (hasCheck) return readCheckGate(reader, node, field);
+  if (!hasType) {
+    reader.report(node.line, field, `missing required key \`type\` (one of: ${GATE_TYPES.join(", ")})`);
+    return undefined;
+  }
+  const typeEntry = node.entries.find((entry) => entry.key === "type");
+  const typeField = joinField(field, "type");
+  const typeName = typeEntry ? reader.readString(typeEntry.value, typeField) : undefined;
+  if (typeName === undefined || !typeEntry) return undefined;
+  if (!(GATE_TYPES as string[]).includes(typeName)) {
+    const suggestion = suggestKey(typeName, GATE_TYPES);
+    const detail = suggestion
+      ? `did you mean \`${suggestion}\`?`
+      : `expected one of: ${GATE_TYPES.join(", ")}`;
+    reader.report(typeEntry.value.line, typeField, `unknown gate type \`${typeName}\` (${detail})`);
+    return undefined;
+  }
+  const type = typeName as GateType;
+  const params = GATE_PARAMS[type];
+  const entries = reader.readMap(node, field, [...GATE_COMMON_KEYS, ...Object.keys(params)], {
+    owner: `a \`${type}\` gate`,
+  });
+  if (!entries) return undefined;
+  const before = reader.problems.length;
+  const gate: Record<string, unknown> = { type };
+  for (const [name, kind] of Object.entries(params)) {
+    const entry = entries.get(name);
+    if (!entry) {
+      reader.report(
+        node.line,
+        joinField(field, name),
+        `missing required key \`${name}\` for a \`${type}\` gate`,
+      );
+      continue;
+    }
+    const value = readGateParam(reader, entry.value, joinField(field, name), kind);
+    if (value === undefined) continue;
+    gate[name] = value;
+    if (kind === "assertion") gate.parsed = parseJsonPathAssertion(value as string);
+  }
+  const weight = readWeight(reader, entries.get("weight")?.value, joinField(field, "weight"));
+  if (type === "llm_judge" && weight !== undefined && weight !== 0) {
+    const line = entries.get("weight")?.value.line;
+    reader.report(
+      line,
+      joinField(field, "weight"),
+      "an `llm_judge` gate is bashkit-eval's stub (it always passes) and has weight 0; use `evaluation.judge` for a real judge",
+    );
+  }
+  gate.weight = type === "llm_judge" ? 0 : (weight ?? DEFAULT_WEIGHT);
+  const descriptionNode = entries.get("description")?.value;
+  if (descriptionNode) {
+    const description = reader.readString(descriptionNode, joinField(field, "description"));
+    if (description !== undefined) gate.description = description;
+  }
+  return reader.problems.length === before ? (gate as unknown as GateSpec) : undefined;
+}
+
+function readCheckGate(reader: NodeReader, node: YamlNode, field: string): GateSpec | undefined {
+  const entries = reader.readMap(node, field, CHECK_GATE_KEYS, { owner: "a `check` gate" });
+  const checkNode = entries?.get("check")?.value;
+  if (!entries || !checkNode) return undefined;
+  const before = reader.problems.length;
+  const check = reader.readString(checkNode, joinField(field, "check"));
+  const weight = readWeight(reader, entries.get("weight")?.value, joinField(field, "weight"));
+  const descriptionNode = entries.get("description")?.value;
+  const description = descriptionNode
+    ? reader.readString(descriptionNode, joinField(field, "description"))
+    : undefined;
+  if (check === undefined || reader.problems.length !== before) return undefined;
+  try {
+    const gate = createCheckGate(check, weight ?? DEFAULT_WEIGHT);
+    return description === undefined ? gate : { ...gate, description };
+  } catch (error) {
+    reader.report(checkNode.line, joinField(field, "check"), (error as Error).message);
+    return undefined;
+  }
+}
+
+function readWeight(reader: NodeReader, node: YamlNode | undefined, field: string): number | undefined {
+  if (!node) return undefined;
+  return reader.readNumber(node, field, 0);
+}
+
+function readGateParam(reader: NodeReader, node: YamlNode, field: string, kind: GateParamKind): unknown {
+  if (kind === "exit_code") return reader.readInteger(node, field, 0, 255);
+  if (kind === "count") return reader.readInteger(node, field, 0);
+  const text = reader.readString(node, field);
+  if (text === undefined) return undefined;
+  const problem = checkGateText(kind, text);
+  if (problem) {
+    reader.report(node.line, field, problem);
+    return undefined;
+  }
+  return text;
+}
+
+/** Load-time checks of a text parameter: regexes compile, JSONPaths and assertions parse. */
+function checkGateText(kind: GateParamKind, text: string): string | null {
+  if (kind === "regex") return patternSyntaxError(text);
+  if (kind === "jsonpath") {
+    const error = jsonPathSyntaxError(text);
+    return error ? `invalid JSONPath ${JSON.stringify(text)}: ${error}` : null;
+  }
+  if (kind === "assertion") {
+    try {
+      parseJsonPathAssertion(text);
+      return null;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  }
+  return null;
+}
+
+/**
+ * A bashkit-eval check string as a gate, with bashkit-eval's meaning: `file_contains:/path:text` and
+ * `file_line_regex:/path:pattern` split at the first `:` after the path; `llm_judge` is a stub of
+ * weight 0. The original string becomes the gate's description. Throws an Error on a malformed check.
+ */
+export function createCheckGate(check: string, weight: number): GateSpec {
+  const colon = check.indexOf(":");
+  const type = colon === -1 ? check : check.slice(0, colon);
+  const value = colon === -1 ? "" : check.slice(colon + 1);
+  const base = { weight, description: check };
+  const need = (what: string): string => {
+    if (value === "")
+      throw new Error(`\`${type}\` needs ${what}, e.g. \`${type}:${what.replace(/^an? /, "")}\``);
+    return value;
+  };
+  const splitPath = (second: string): [string, string] => {
+    const at = value.indexOf(":");
+    if (at <= 0 || at === value.length - 1) {
+      throw new Error(`expected \`${type}:/path:${second}\`, found ${JSON.stringify(check)}`);
+    }
+    return [value.slice(0, at), value.slice(at + 1)];
+  };
+  const regex = (pattern: string): string => {
+    const problem = patternSyntaxError(pattern);
+    if (problem) throw new Error(problem);
+    return pattern;
+  };
+  const integer = (min: number, max: number, what: string): number => {
+    if (!/^-?\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      throw new Error(`\`${type}\` needs ${what}, found ${JSON.stringify(value)}`);
+    }
+    return Number(value);
+  };
+  switch (type) {
+    case "exit_code":
+      return { ...base, type, code: integer(0, 255, "an exit code (an integer from 0 to 255)") };
+    case "stdout_contains":
+      return { ...base, type, substring: need("a text") };
+    case "stdout_regex":
+      return { ...base, type, pattern: regex(need("a pattern")) };
+    case "stderr_empty":
+      if (value !== "") throw new Error(`\`stderr_empty\` takes no value, found ${JSON.stringify(value)}`);
+      return { ...base, type };
+    case "file_exists":
+      return { ...base, type, path: need("a path") };
+    case "dir_exists":
+      return { ...base, type, path: need("a path") };
+    case "file_contains": {
+      const [path, substring] = splitPath("text");
+      return { ...base, type, path, substring };
+    }
+    case "file_line_regex": {
+      const [path, pattern] = splitPath("pattern");
+      return { ...base, type, path, pattern: regex(pattern) };
+    }
+    case "tool_calls_min":
+      return { ...base, type, count: integer(0, Number.MAX_SAFE_INTEGER, "a non-negative integer") };
+    case "tool_calls_max":
+      return { ...base, type, count: integer(0, Number.MAX_SAFE_INTEGER, "a non-negative integer") };
+    case "llm_judge":
+      return { ...base, weight: 0, type, prompt: value };
+    default: {
+      const suggestion = suggestKey(type, BASHKIT_CHECK_TYPES);
+      const detail = suggestion
+        ? `did you mean \`${suggestion}\`?`
+        : `expected one of: ${BASHKIT_CHECK_TYPES.join(", ")}`;
+      throw new Error(`unknown check type \`${type}\` in ${JSON.stringify(check)} (${detail})`);
+    }
+  }
+}

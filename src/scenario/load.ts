@@ -1,0 +1,291 @@
+/**
+ * Loading scenarios from paths: YAML scenario files, directories of them, and bashkit-eval JSONL
+ * datasets. The only module that imports `yaml`; others parse YAML through `parseYamlText` /
+ * `parseYamlFile`. Every problem found is reported together in one ConfigError.
+ */
+import { readdir, readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
+import { ConfigError } from "../errors.js";
+import { readBashkitDataset } from "./bashkit-dataset.js";
+import { computeContentHash } from "./content-hash.js";
+import { NodeReader } from "./node-reader.js";
+import { createProblemsError, displayPath, type Problem } from "./problems.js";
+import { buildRubric } from "./rubric.js";
+import type { Rubric, Scenario } from "./types.js";
+import { convertYamlNode, type YamlNode, type YamlScalar } from "./yaml-node.js";
+import { buildYamlScenario } from "./yaml-scenario.js";
+
+export interface LoadOptions {
+  /** Base for relative paths and for file names in messages; default process.cwd(). */
+  cwd?: string;
+}
+
+const SKIPPED_DIRS = new Set(["fixtures", "node_modules"]);
+const MAX_DEPTH = 200;
+
+/** Loads every scenario the paths name, sorted by id. Throws one ConfigError listing all problems. */
+export async function loadScenarios(paths: string[], options: LoadOptions = {}): Promise<Scenario[]> {
+  const cwd = options.cwd ?? process.cwd();
+  const problems: Problem[] = [];
+  const sources = new Map<string, "yaml" | "yaml-found" | "jsonl">();
+  for (const given of paths) {
+    const found = await expandPath(path.resolve(cwd, given), given, problems);
+    for (const [file, kind] of found) {
+      // A file named directly wins over the same file found in a directory.
+      if (!sources.has(file) || kind === "yaml") sources.set(file, kind);
+    }
+  }
+  const loaded: Omit<Scenario, "contentHash">[] = [];
+  for (const [file, kind] of [...sources].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (kind === "jsonl") {
+      const dataset = await readBashkitDataset(file);
+      problems.push(...dataset.problems);
+      loaded.push(...dataset.scenarios);
+      continue;
+    }
+    const scenario = await loadYamlScenario(file, kind === "yaml-found", problems);
+    if (scenario) loaded.push(scenario);
+  }
+  for (const given of paths) {
+    const root = path.resolve(cwd, given);
+    const isDir = await stat(root).then(
+      (info) => info.isDirectory(),
+      () => false,
+    );
+    if (isDir && !loaded.some((scenario) => isWithin(root, scenario.source.file))) {
+      if (!problems.some((problem) => isWithin(root, problem.file))) {
+        problems.push({
+          file: root,
+          message:
+            "no scenarios found: no .yaml/.yml file with a top-level `task` or `name` key (folders named fixtures, node_modules and hidden folders are skipped)",
+        });
+      }
+    }
+  }
+  checkDuplicateIds(loaded, problems, cwd);
+  if (problems.length > 0) throw createProblemsError(problems, cwd);
+  const scenarios: Scenario[] = [];
+  for (const scenario of loaded)
+    scenarios.push({ ...scenario, contentHash: await computeContentHash(scenario) });
+  return scenarios.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Loads and validates a rubric file; throws a ConfigError naming the rubric file. */
+export async function loadRubric(file: string, options: LoadOptions = {}): Promise<Rubric> {
+  const cwd = options.cwd ?? process.cwd();
+  const result = await readRubricFile(path.resolve(cwd, file));
+  if (!result.rubric) throw createProblemsError(result.problems, cwd);
+  return result.rubric;
+}
+
+/** Parses YAML text to plain data; a syntax error is a ConfigError with the file and line. */
+export function parseYamlText(text: string, file = "<yaml>", options: LoadOptions = {}): unknown {
+  const parsed = parseYamlTree(text, file);
+  if (!parsed.tree) throw createProblemsError(parsed.problems, options.cwd ?? process.cwd());
+  return convertYamlNode(parsed.tree);
+}
+
+/** Reads and parses a YAML file to plain data (ConfigError when unreadable or malformed). */
+export async function parseYamlFile(file: string, options: LoadOptions = {}): Promise<unknown> {
+  const cwd = options.cwd ?? process.cwd();
+  const absolute = path.resolve(cwd, file);
+  const text = await readFile(absolute, "utf8").catch((error: NodeJS.ErrnoException) => {
+    throw new ConfigError(
+      `cannot read the file (${error.code ?? error.message})`,
+      displayPath(absolute, cwd),
+    );
+  });
+  return parseYamlText(text, absolute, options);
+}
+
+/** Parses YAML into a tree that keeps the line of every value; syntax errors become problems. */
+export function parseYamlTree(text: string, file: string): { tree?: YamlNode; problems: Problem[] } {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const lineAt = (offset: number | undefined): number =>
+    offset === undefined ? 1 : lineCounter.linePos(offset).line;
+  if (doc.errors.length > 0) {
+    return {
+      problems: doc.errors.map((error) => ({
+        file,
+        line: lineAt(error.pos[0]),
+        message: `YAML syntax error: ${error.code === "DUPLICATE_KEY" ? "a key is written twice in the same mapping" : error.message}`,
+      })),
+    };
+  }
+  const problems: Problem[] = [];
+  const tree = convertNode(doc.contents, { doc, lineAt, file, problems }, 1, 0);
+  return problems.length > 0 ? { problems } : { tree, problems };
+}
+
+interface ConvertContext {
+  doc: Document;
+  lineAt: (offset: number | undefined) => number;
+  file: string;
+  problems: Problem[];
+}
+
+function convertNode(node: unknown, context: ConvertContext, fallbackLine: number, depth: number): YamlNode {
+  const range = (node as { range?: [number, number, number] } | null)?.range;
+  const line = range ? context.lineAt(range[0]) : fallbackLine;
+  if (depth > MAX_DEPTH) {
+    context.problems.push({
+      file: context.file,
+      line,
+      message: "the document nests too deeply (a recursive alias?)",
+    });
+    return { kind: "scalar", line, value: null };
+  }
+  if (isAlias(node)) {
+    const target = node.resolve(context.doc);
+    if (!target) {
+      context.problems.push({ file: context.file, line, message: `unknown alias \`*${node.source}\`` });
+      return { kind: "scalar", line, value: null };
+    }
+    return { ...convertNode(target, context, line, depth + 1), line };
+  }
+  if (isMap(node)) {
+    return {
+      kind: "map",
+      line,
+      entries: node.items.map((pair) => {
+        const keyRange = (pair.key as { range?: [number, number, number] } | null)?.range;
+        const keyLine = keyRange ? context.lineAt(keyRange[0]) : line;
+        const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
+        if (key === undefined) {
+          context.problems.push({
+            file: context.file,
+            line: keyLine,
+            message: "mapping keys must be plain strings",
+          });
+        }
+        return { key: key ?? "", keyLine, value: convertNode(pair.value, context, keyLine, depth + 1) };
+      }),
+    };
+  }
+  if (isSeq(node)) {
+    return {
+      kind: "seq",
+      line,
+      items: node.items.map((item) => convertNode(item, context, line, depth + 1)),
+    };
+  }
+  if (isScalar(node)) return { kind: "scalar", line, value: toScalar(node.value) };
+  return { kind: "scalar", line, value: null };
+}
+
+function toScalar(value: unknown): YamlScalar {
+  if (value === null || value === undefined) return null;
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return value;
+  return String(value);
+}
+
+async function readRubricFile(file: string): Promise<{ rubric?: Rubric; problems: Problem[] }> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    return {
+      problems: [{ file, message: `cannot read the rubric (${(error as NodeJS.ErrnoException).code})` }],
+    };
+  }
+  const parsed = parseYamlTree(text, file);
+  if (!parsed.tree) return { problems: parsed.problems };
+  return buildRubric(parsed.tree, file);
+}
+
+async function loadYamlScenario(
+  file: string,
+  onlyIfScenario: boolean,
+  problems: Problem[],
+): Promise<Omit<Scenario, "contentHash"> | undefined> {
+  const text = await readFile(file, "utf8");
+  const parsed = parseYamlTree(text, file);
+  if (!parsed.tree) {
+    problems.push(...parsed.problems);
+    return undefined;
+  }
+  const tree = parsed.tree;
+  // In a directory, only YAML with a top-level `task` or `name` is a scenario (rubrics and other YAML are not).
+  if (
+    onlyIfScenario &&
+    !(tree.kind === "map" && tree.entries.some((entry) => entry.key === "task" || entry.key === "name"))
+  ) {
+    return undefined;
+  }
+  const reader = new NodeReader(file);
+  const scenario = await buildYamlScenario(tree, file, reader, { readRubric: readRubricFile });
+  problems.push(...reader.problems);
+  return scenario;
+}
+
+/** The scenario files a path stands for, with how to load each. */
+async function expandPath(
+  absolute: string,
+  given: string,
+  problems: Problem[],
+): Promise<Map<string, "yaml" | "yaml-found" | "jsonl">> {
+  const found = new Map<string, "yaml" | "yaml-found" | "jsonl">();
+  const info = await stat(absolute).catch(() => undefined);
+  if (!info) {
+    problems.push({ file: absolute, message: `${JSON.stringify(given)} matches no file or directory` });
+    return found;
+  }
+  if (info.isDirectory()) {
+    for (const file of await findYamlFiles(absolute)) found.set(file, "yaml-found");
+    return found;
+  }
+  if (/\.ya?ml$/i.test(absolute)) found.set(absolute, "yaml");
+  else if (/\.jsonl$/i.test(absolute)) found.set(absolute, "jsonl");
+  else {
+    problems.push({
+      file: absolute,
+      message:
+        "not a scenario file: expected a .yaml/.yml scenario, a .jsonl bashkit-eval dataset, or a directory",
+    });
+  }
+  return found;
+}
+
+async function findYamlFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const files: string[] = [];
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (entry.name.startsWith(".")) continue;
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (!SKIPPED_DIRS.has(entry.name)) files.push(...(await findYamlFiles(full)));
+    } else if (entry.isFile() && /\.ya?ml$/i.test(entry.name)) {
+      files.push(full);
+    }
+  }
+  return files;
+}
+
+function checkDuplicateIds(
+  scenarios: Omit<Scenario, "contentHash">[],
+  problems: Problem[],
+  cwd: string,
+): void {
+  const first = new Map<string, Omit<Scenario, "contentHash">>();
+  for (const scenario of scenarios) {
+    const earlier = first.get(scenario.id);
+    if (!earlier) {
+      first.set(scenario.id, scenario);
+      continue;
+    }
+    const field = scenario.source.format === "yaml" ? "name" : "id";
+    problems.push({
+      file: scenario.source.file,
+      line: scenario.source.line,
+      field,
+      message: `duplicate scenario id \`${scenario.id}\`, also used by ${displayPath(earlier.source.file, cwd)}:${earlier.source.line}`,
+    });
+  }
+}
+
+function isWithin(dir: string, file: string): boolean {
+  const relative = path.relative(dir, file);
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+}

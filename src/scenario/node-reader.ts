@@ -1,0 +1,139 @@
+/** Typed reads from a located YAML tree that record a problem (with line and field) instead of throwing. */
+import { indexField, joinField, type Problem } from "./problems.js";
+import { suggestKey } from "./suggest.js";
+import { describeYamlNode, type YamlEntry, type YamlNode } from "./yaml-node.js";
+
+export interface ReadMapOptions {
+  /** Keys users write by mistake, with what to say instead of a generic "unknown key". */
+  hints?: Record<string, string>;
+  /** Describes the mapping in unknown-key messages, e.g. "a `file_exists` gate". */
+  owner?: string;
+}
+
+export class NodeReader {
+  readonly problems: Problem[] = [];
+
+  constructor(readonly file: string) {}
+
+  report(line: number | undefined, field: string, message: string, file = this.file): void {
+    this.problems.push({ file, line, field, message });
+  }
+
+  expected(node: YamlNode, field: string, what: string): undefined {
+    this.report(node.line, field, `expected ${what}, found ${describeYamlNode(node)}`);
+    return undefined;
+  }
+
+  /** The mapping's entries by key, after reporting keys not in `known`. */
+  readMap(
+    node: YamlNode,
+    field: string,
+    known: readonly string[],
+    options: ReadMapOptions = {},
+  ): Map<string, YamlEntry> | undefined {
+    if (node.kind !== "map") return this.expected(node, field, "a mapping");
+    const entries = new Map<string, YamlEntry>();
+    for (const entry of node.entries) {
+      if (known.includes(entry.key)) {
+        entries.set(entry.key, entry);
+        continue;
+      }
+      const where = options.owner ? ` for ${options.owner}` : "";
+      const hint = options.hints?.[entry.key];
+      const suggestion = suggestKey(entry.key, known);
+      const detail = hint
+        ? ` (${hint})`
+        : suggestion
+          ? ` (did you mean \`${suggestion}\`?)`
+          : ` (expected one of: ${known.join(", ")})`;
+      this.report(
+        entry.keyLine,
+        joinField(field, entry.key),
+        `unknown key \`${entry.key}\`${where}${detail}`,
+      );
+    }
+    return entries;
+  }
+
+  readString(node: YamlNode, field: string, options: { allowEmpty?: boolean } = {}): string | undefined {
+    if (node.kind !== "scalar" || typeof node.value !== "string")
+      return this.expected(node, field, "a string");
+    if (!options.allowEmpty && node.value.trim() === "") {
+      this.report(node.line, field, "must not be empty");
+      return undefined;
+    }
+    return node.value;
+  }
+
+  readInteger(node: YamlNode, field: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
+    if (node.kind !== "scalar" || typeof node.value !== "number" || !Number.isInteger(node.value)) {
+      return this.expected(node, field, `an integer ${range}`);
+    }
+    if (node.value < min || node.value > max) return this.expected(node, field, `an integer ${range}`);
+    return node.value;
+  }
+
+  readNumber(node: YamlNode, field: string, min: number, max = Number.POSITIVE_INFINITY): number | undefined {
+    const range = max === Number.POSITIVE_INFINITY ? `>= ${min}` : `from ${min} to ${max}`;
+    if (node.kind !== "scalar" || typeof node.value !== "number" || !Number.isFinite(node.value)) {
+      return this.expected(node, field, `a number ${range}`);
+    }
+    if (node.value < min || node.value > max) return this.expected(node, field, `a number ${range}`);
+    return node.value;
+  }
+
+  readBoolean(node: YamlNode, field: string): boolean | undefined {
+    if (node.kind !== "scalar" || typeof node.value !== "boolean") {
+      return this.expected(node, field, "a boolean (true or false)");
+    }
+    return node.value;
+  }
+
+  readEnum<T extends string>(node: YamlNode, field: string, values: readonly T[]): T | undefined {
+    const choices = values.map((value) => `\`${value}\``).join(", ");
+    if (node.kind !== "scalar" || typeof node.value !== "string") {
+      return this.expected(node, field, `one of ${choices}`);
+    }
+    if ((values as readonly string[]).includes(node.value)) return node.value as T;
+    const suggestion = suggestKey(node.value, values);
+    const detail = suggestion ? ` (did you mean \`${suggestion}\`?)` : "";
+    this.report(node.line, field, `expected one of ${choices}, found ${describeYamlNode(node)}${detail}`);
+    return undefined;
+  }
+
+  readStringList(node: YamlNode, field: string): string[] | undefined {
+    if (node.kind !== "seq") return this.expected(node, field, "a list of strings");
+    const result: string[] = [];
+    node.items.forEach((item, index) => {
+      const value = this.readString(item, indexField(field, index));
+      if (value !== undefined) result.push(value);
+    });
+    return result;
+  }
+
+  /** A mapping of names to strings (env vars, inline files). Numbers and booleans must be quoted. */
+  readStringMap(
+    node: YamlNode,
+    field: string,
+    options: { allowEmptyValues?: boolean } = {},
+  ): Record<string, string> | undefined {
+    if (node.kind !== "map") return this.expected(node, field, "a mapping of names to strings");
+    const result: Record<string, string> = {};
+    for (const entry of node.entries) {
+      const entryField = joinField(field, entry.key);
+      const value = entry.value;
+      if (value.kind === "scalar" && (typeof value.value === "number" || typeof value.value === "boolean")) {
+        this.report(
+          value.line,
+          entryField,
+          `expected a string, found ${describeYamlNode(value)}; quote it: "${String(value.value)}"`,
+        );
+        continue;
+      }
+      const text = this.readString(value, entryField, { allowEmpty: options.allowEmptyValues ?? true });
+      if (text !== undefined) result[entry.key] = text;
+    }
+    return result;
+  }
+}

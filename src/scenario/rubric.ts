@@ -1,0 +1,128 @@
+/** Judge rubrics: `criteria: [{id, weight, description}]` with weights summing to 1; `output:` is tolerated. */
+import { CRITERION_KEYS, RUBRIC_KEYS } from "./keys.js";
+import { NodeReader } from "./node-reader.js";
+import { indexField, type Problem } from "./problems.js";
+import type { Rubric, RubricCriterion } from "./types.js";
+import type { YamlNode } from "./yaml-node.js";
+
+/** Criterion ids become property names in the judge's forced tool call, so they must be plain. */
+const CRITERION_ID = /^[A-Za-z0-9_.-]{1,64}$/;
+export const WEIGHT_TOLERANCE = 1e-6;
+
+/** Validates a parsed rubric file; `file` is its absolute path. */
+export function buildRubric(tree: YamlNode, file: string): { rubric?: Rubric; problems: Problem[] } {
+  const reader = new NodeReader(file);
+  const entries = reader.readMap(tree, "", RUBRIC_KEYS, {
+    owner: "a rubric",
+    hints: { rubric: "a rubric file holds `criteria:` at its top level" },
+  });
+  if (!entries) return { problems: reader.problems };
+  const criteriaEntry = entries.get("criteria");
+  if (!criteriaEntry) {
+    reader.report(
+      tree.line,
+      "criteria",
+      "missing required key `criteria` (a list of {id, weight, description})",
+    );
+    return { problems: reader.problems };
+  }
+  const node = criteriaEntry.value;
+  if (node.kind !== "seq" || node.items.length === 0) {
+    reader.expected(node, "criteria", "a non-empty list of {id, weight, description}");
+    return { problems: reader.problems };
+  }
+  const criteria: RubricCriterion[] = [];
+  const seen = new Map<string, number>();
+  let weightsValid = true;
+  node.items.forEach((item, index) => {
+    const field = indexField("criteria", index);
+    const criterion = reader.readMap(item, field, CRITERION_KEYS, { owner: "a rubric criterion" });
+    if (!criterion) {
+      weightsValid = false;
+      return;
+    }
+    const before = reader.problems.length;
+    const id = readRequired(reader, criterion.get("id")?.value, item, `${field}.id`, (value, at) => {
+      const text = reader.readString(value, at);
+      if (text !== undefined && !CRITERION_ID.test(text)) {
+        reader.report(
+          value.line,
+          at,
+          `expected letters, digits, \`_\`, \`.\` or \`-\` (at most 64), found ${JSON.stringify(text)}`,
+        );
+        return undefined;
+      }
+      return text;
+    });
+    const weight = readRequired(
+      reader,
+      criterion.get("weight")?.value,
+      item,
+      `${field}.weight`,
+      (value, at) => {
+        const number = reader.readNumber(value, at, 0, 1);
+        if (number === 0) {
+          reader.report(value.line, at, "expected a weight > 0 (remove the criterion instead)");
+          return undefined;
+        }
+        return number;
+      },
+    );
+    const description = readRequired(
+      reader,
+      criterion.get("description")?.value,
+      item,
+      `${field}.description`,
+      (value, at) => reader.readString(value, at),
+    );
+    if (weight === undefined) weightsValid = false;
+    if (id !== undefined) {
+      const firstLine = seen.get(id);
+      if (firstLine !== undefined) {
+        reader.report(
+          criterion.get("id")?.value.line,
+          `${field}.id`,
+          `duplicate criterion id \`${id}\` (first used on line ${firstLine})`,
+        );
+      } else {
+        seen.set(id, criterion.get("id")?.value.line ?? item.line);
+      }
+    }
+    if (
+      reader.problems.length === before &&
+      id !== undefined &&
+      weight !== undefined &&
+      description !== undefined
+    ) {
+      criteria.push({ id, weight, description });
+    }
+  });
+  if (weightsValid && criteria.length === node.items.length) {
+    const sum = criteria.reduce((total, criterion) => total + criterion.weight, 0);
+    if (Math.abs(sum - 1) > WEIGHT_TOLERANCE) {
+      const parts = criteria.map((criterion) => `${criterion.id} ${criterion.weight}`).join(" + ");
+      reader.report(node.line, "criteria", `weights must sum to 1, found ${formatSum(sum)} (${parts})`);
+    }
+  }
+  if (reader.problems.length > 0) return { problems: reader.problems };
+  return { rubric: { file, criteria }, problems: [] };
+}
+
+function readRequired<T>(
+  reader: NodeReader,
+  value: YamlNode | undefined,
+  owner: YamlNode,
+  field: string,
+  read: (value: YamlNode, field: string) => T | undefined,
+): T | undefined {
+  if (!value) {
+    reader.report(owner.line, field, `missing required key \`${field.slice(field.lastIndexOf(".") + 1)}\``);
+    return undefined;
+  }
+  return read(value, field);
+}
+
+/** Sums shown to users without floating-point noise (0.9, not 0.8999999999999999). */
+export function formatSum(sum: number): string {
+  return String(Number(sum.toFixed(6)));
+}

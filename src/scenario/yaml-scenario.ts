@@ -1,0 +1,564 @@
+/** Builds a Scenario from one parsed scenario YAML file (DESIGN §2), collecting every problem. */
+import { realpath, stat } from "node:fs/promises";
+import path from "node:path";
+import { parseDuration } from "./duration.js";
+import { readGate } from "./gates.js";
+import {
+  AGENT_KEYS,
+  COMPOSITE_KEYS,
+  EVALUATION_KEYS,
+  GUIDANCE_KEYS,
+  GUIDANCE_MODES,
+  JUDGE_KEYS,
+  SANDBOX_MODES,
+  SCENARIO_KEYS,
+  TARGET_KEYS,
+  VARIANT_KEYS,
+} from "./keys.js";
+import type { NodeReader } from "./node-reader.js";
+import { indexField, joinField, type Problem } from "./problems.js";
+import { patternSyntaxError } from "./regex.js";
+import { formatSum, WEIGHT_TOLERANCE } from "./rubric.js";
+import type {
+  AgentOverrides,
+  CompositeWeights,
+  Evaluation,
+  GateSpec,
+  Guidance,
+  JudgeSpec,
+  Rubric,
+  Scenario,
+  Target,
+  Variant,
+} from "./types.js";
+import type { YamlEntry, YamlNode } from "./yaml-node.js";
+
+/** Scenario ids and variant names name output folders, so they stay filesystem-safe. */
+export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const ID_EXPECTED =
+  "letters, digits, `.`, `_` and `-`, starting with a letter or digit (it names the output folder)";
+export const DEFAULT_CATEGORY = "uncategorized";
+export const DEFAULT_TIER = 1;
+export const DEFAULT_PASS_THRESHOLD = 0.7;
+
+export interface YamlScenarioIo {
+  /** Loads and validates a rubric file; its problems name the rubric file. */
+  readRubric(file: string): Promise<{ rubric?: Rubric; problems: Problem[] }>;
+}
+
+const ROOT_HINTS: Record<string, string> = {
+  id: "the scenario id is written `name`",
+  prompt: "the message given to the agent is written `task`",
+  gates: "gates go under `evaluation.gates`",
+  expectations: "gates go under `evaluation.gates`",
+  judge: "the judge goes under `evaluation.judge`",
+  composite: "composite weights go under `evaluation.composite`",
+  model: "the model goes under `agent.model`",
+  max_turns: "write it under `agent`",
+  timeout: "write it under `agent`",
+  command_pattern: "write it under `target`",
+  binary: "write it under `target`",
+  env: "write it under `target` (or a variant)",
+};
+
+type ScenarioWithoutHash = Omit<Scenario, "contentHash">;
+
+/** Returns the scenario, or undefined after recording problems on `reader`. */
+export async function buildYamlScenario(
+  tree: YamlNode,
+  file: string,
+  reader: NodeReader,
+  io: YamlScenarioIo,
+): Promise<ScenarioWithoutHash | undefined> {
+  const dir = path.dirname(file);
+  if (tree.kind !== "map") {
+    reader.expected(tree, "", "a mapping of scenario fields (at least `task`)");
+    return undefined;
+  }
+  const root = reader.readMap(tree, "", SCENARIO_KEYS, { hints: ROOT_HINTS });
+  if (!root) return undefined;
+  const get = (key: string): YamlNode | undefined => root.get(key)?.value;
+  const optional = <T>(
+    key: string,
+    read: (node: YamlNode, field: string) => T | undefined,
+  ): T | undefined => {
+    const node = get(key);
+    return node ? read(node, key) : undefined;
+  };
+
+  const id = readId(reader, root.get("name"), file);
+  const description = optional("description", (node, field) => reader.readString(node, field));
+  const category = optional("category", (node, field) => reader.readString(node, field)) ?? DEFAULT_CATEGORY;
+  const tags = optional("tags", (node, field) => reader.readStringList(node, field)) ?? [];
+  const tier = optional("tier", (node, field) => reader.readInteger(node, field, 0)) ?? DEFAULT_TIER;
+  const taskNode = get("task");
+  const task = taskNode ? reader.readString(taskNode, "task") : undefined;
+  if (!taskNode)
+    reader.report(tree.line, "task", "missing required key `task` (the message given to the agent)");
+  const system = optional("system", (node, field) => reader.readString(node, field));
+  const sandbox = optional("sandbox", (node, field) => reader.readEnum(node, field, SANDBOX_MODES));
+  const network = optional("network", (node, field) => reader.readBoolean(node, field));
+  const fixture = await optionalAsync(get("fixture"), (node) => readFixture(reader, node, "fixture", dir));
+  const files = optional("files", (node, field) => readFiles(reader, node, field, sandbox)) ?? {};
+  const setup = optional("setup", (node, field) => reader.readStringList(node, field)) ?? [];
+  const guidance = await optionalAsync(get("guidance"), (node) =>
+    readGuidance(reader, node, "guidance", dir),
+  );
+  const variants =
+    (await optionalAsync(get("variants"), (node) => readVariants(reader, node, "variants", dir))) ?? [];
+  const target = optional("target", (node, field) => readTarget(reader, node, field, dir)) ?? { env: {} };
+  const agent = optional("agent", (node, field) => readAgent(reader, node, field)) ?? {};
+  const solution = optional("solution", (node, field) => {
+    const list = reader.readStringList(node, field);
+    if (list && list.length === 0)
+      reader.report(node.line, field, "expected at least one command (or remove `solution`)");
+    return list;
+  });
+  const evaluation = (await optionalAsync(get("evaluation"), (node) =>
+    readEvaluation(reader, node, "evaluation", dir, io),
+  )) ?? { gates: [] };
+  const trials = optional("trials", (node, field) => reader.readInteger(node, field, 1));
+
+  if (reader.problems.length > 0 || id === undefined || task === undefined) return undefined;
+  const scenario: ScenarioWithoutHash = {
+    id,
+    category,
+    tags,
+    tier,
+    task,
+    files,
+    setup,
+    variants,
+    target,
+    agent,
+    evaluation,
+    source: { file, line: 1, format: "yaml" },
+  };
+  if (description !== undefined) scenario.description = description;
+  if (system !== undefined) scenario.system = system;
+  if (fixture !== undefined) scenario.fixture = fixture;
+  if (guidance !== undefined) scenario.guidance = guidance;
+  if (solution !== undefined) scenario.solution = solution;
+  if (trials !== undefined) scenario.trials = trials;
+  if (sandbox !== undefined) scenario.sandbox = sandbox;
+  if (network !== undefined) scenario.network = network;
+  return scenario;
+}
+
+async function optionalAsync<T>(
+  node: YamlNode | undefined,
+  read: (node: YamlNode) => Promise<T | undefined>,
+) {
+  return node ? read(node) : undefined;
+}
+
+function readId(reader: NodeReader, entry: YamlEntry | undefined, file: string): string | undefined {
+  if (!entry) {
+    const fromFile = path.basename(file).replace(/\.ya?ml$/i, "");
+    if (ID_PATTERN.test(fromFile)) return fromFile;
+    reader.report(
+      1,
+      "name",
+      `missing \`name\`, and the file name ${JSON.stringify(fromFile)} is not a valid id: add \`name:\` (${ID_EXPECTED})`,
+    );
+    return undefined;
+  }
+  const id = reader.readString(entry.value, "name");
+  if (id !== undefined && !ID_PATTERN.test(id)) {
+    reader.report(entry.value.line, "name", `expected ${ID_EXPECTED}, found ${JSON.stringify(id)}`);
+    return undefined;
+  }
+  return id;
+}
+
+/** The fixture directory: it must exist and stay inside the scenario's folder (symlinks resolved). */
+async function readFixture(
+  reader: NodeReader,
+  node: YamlNode,
+  field: string,
+  dir: string,
+): Promise<string | undefined> {
+  const value = reader.readString(node, field);
+  if (value === undefined) return undefined;
+  const resolved = path.resolve(dir, value);
+  if (!isInside(dir, resolved)) {
+    reader.report(
+      node.line,
+      field,
+      `${JSON.stringify(value)} is outside the scenario's folder; a fixture must be a directory next to the scenario file`,
+    );
+    return undefined;
+  }
+  const info = await stat(resolved).catch(() => undefined);
+  if (!info) {
+    reader.report(
+      node.line,
+      field,
+      `directory ${JSON.stringify(value)} does not exist (looked for ${resolved})`,
+    );
+    return undefined;
+  }
+  if (!info.isDirectory()) {
+    reader.report(
+      node.line,
+      field,
+      `${JSON.stringify(value)} is a file; a fixture must be a directory (its contents are copied into the work dir)`,
+    );
+    return undefined;
+  }
+  const [realDir, realFixture] = await Promise.all([realpath(dir), realpath(resolved)]);
+  if (!isInside(realDir, realFixture)) {
+    reader.report(
+      node.line,
+      field,
+      `${JSON.stringify(value)} leads outside the scenario's folder through a symbolic link`,
+    );
+    return undefined;
+  }
+  return resolved;
+}
+
+function isInside(dir: string, candidate: string): boolean {
+  const relative = path.relative(dir, candidate);
+  return (
+    relative === "" ||
+    (!relative.startsWith(`..${path.sep}`) && relative !== ".." && !path.isAbsolute(relative))
+  );
+}
+
+function readFiles(
+  reader: NodeReader,
+  node: YamlNode,
+  field: string,
+  sandbox: string | undefined,
+): Record<string, string> | undefined {
+  const files = reader.readStringMap(node, field);
+  if (!files || node.kind !== "map") return files;
+  for (const entry of node.entries) {
+    const name = entry.key;
+    const at = joinField(field, name);
+    if (name.trim() === "") {
+      reader.report(entry.keyLine, at, "a file name must not be empty");
+    } else if (path.posix.isAbsolute(name)) {
+      if (sandbox !== "bwrap") {
+        reader.report(
+          entry.keyLine,
+          at,
+          "an absolute path needs `sandbox: bwrap` (only there is the work dir the root); otherwise use a path relative to the work dir",
+        );
+      }
+    } else if (path.posix.resolve("/w", name) === "/w") {
+      reader.report(entry.keyLine, at, "must name a file inside the work dir, not the work dir itself");
+    } else if (!isInside("/w", path.posix.resolve("/w", name))) {
+      reader.report(entry.keyLine, at, "the path leaves the work dir; use a path inside it");
+    }
+  }
+  return files;
+}
+
+async function readGuidance(
+  reader: NodeReader,
+  node: YamlNode,
+  field: string,
+  dir: string,
+): Promise<Guidance | undefined> {
+  let fileNode: YamlNode | undefined = node;
+  let mode: Guidance["mode"] | undefined = "workdir";
+  if (node.kind === "map") {
+    const entries = reader.readMap(node, field, GUIDANCE_KEYS, { owner: "guidance" });
+    if (!entries) return undefined;
+    fileNode = entries.get("file")?.value;
+    const modeNode = entries.get("mode")?.value;
+    if (modeNode) mode = reader.readEnum(modeNode, joinField(field, "mode"), GUIDANCE_MODES);
+    if (!fileNode) {
+      reader.report(
+        node.line,
+        joinField(field, "file"),
+        "missing required key `file` (the guidance document, e.g. AGENTS.md)",
+      );
+      return undefined;
+    }
+  } else if (node.kind !== "scalar" || typeof node.value !== "string") {
+    return reader.expected(node, field, "a file path or a mapping {file, mode}");
+  }
+  const fileField = node.kind === "map" ? joinField(field, "file") : field;
+  const file = await readExistingFile(reader, fileNode, fileField, dir, "guidance file");
+  if (file === undefined || mode === undefined) return undefined;
+  return { file, mode };
+}
+
+async function readExistingFile(
+  reader: NodeReader,
+  node: YamlNode,
+  field: string,
+  dir: string,
+  what: string,
+): Promise<string | undefined> {
+  const value = reader.readString(node, field);
+  if (value === undefined) return undefined;
+  const resolved = path.resolve(dir, value);
+  const info = await stat(resolved).catch(() => undefined);
+  if (!info) {
+    reader.report(
+      node.line,
+      field,
+      `${what} ${JSON.stringify(value)} does not exist (looked for ${resolved})`,
+    );
+    return undefined;
+  }
+  if (!info.isFile()) {
+    reader.report(node.line, field, `${what} ${JSON.stringify(value)} is not a file`);
+    return undefined;
+  }
+  return resolved;
+}
+
+async function readVariants(
+  reader: NodeReader,
+  node: YamlNode,
+  field: string,
+  dir: string,
+): Promise<Variant[] | undefined> {
+  if (node.kind !== "seq") return reader.expected(node, field, "a list of variants {name, guidance?, env?}");
+  const variants: Variant[] = [];
+  const seen = new Map<string, number>();
+  for (const [index, item] of node.items.entries()) {
+    const at = indexField(field, index);
+    const entries = reader.readMap(item, at, VARIANT_KEYS, { owner: "a variant" });
+    if (!entries) continue;
+    const nameEntry = entries.get("name");
+    if (!nameEntry) {
+      reader.report(item.line, joinField(at, "name"), "missing required key `name`");
+      continue;
+    }
+    const name = reader.readString(nameEntry.value, joinField(at, "name"));
+    if (name === undefined) continue;
+    if (!ID_PATTERN.test(name)) {
+      reader.report(
+        nameEntry.value.line,
+        joinField(at, "name"),
+        `expected ${ID_EXPECTED}, found ${JSON.stringify(name)}`,
+      );
+      continue;
+    }
+    const firstLine = seen.get(name);
+    if (firstLine !== undefined) {
+      reader.report(
+        nameEntry.value.line,
+        joinField(at, "name"),
+        `duplicate variant name \`${name}\` (first used on line ${firstLine})`,
+      );
+      continue;
+    }
+    seen.set(name, nameEntry.value.line);
+    const variant: Variant = { name };
+    const guidanceNode = entries.get("guidance")?.value;
+    if (guidanceNode) {
+      const guidance = await readGuidance(reader, guidanceNode, joinField(at, "guidance"), dir);
+      if (guidance) variant.guidance = guidance;
+    }
+    const envNode = entries.get("env")?.value;
+    if (envNode) {
+      const env = reader.readStringMap(envNode, joinField(at, "env"));
+      if (env) variant.env = env;
+    }
+    variants.push(variant);
+  }
+  return variants;
+}
+
+function readTarget(reader: NodeReader, node: YamlNode, field: string, dir: string): Target | undefined {
+  const entries = reader.readMap(node, field, TARGET_KEYS, { owner: "target" });
+  if (!entries) return undefined;
+  const target: Target = { env: {} };
+  const binaryNode = entries.get("binary")?.value;
+  if (binaryNode) {
+    const binary = reader.readString(binaryNode, joinField(field, "binary"));
+    // A bare name is looked up on PATH; anything with a slash is a path relative to the scenario file.
+    if (binary !== undefined) target.binary = binary.includes("/") ? path.resolve(dir, binary) : binary;
+  }
+  const patternNode = entries.get("command_pattern")?.value;
+  if (patternNode) {
+    const pattern = reader.readString(patternNode, joinField(field, "command_pattern"));
+    const problem = pattern === undefined ? null : patternSyntaxError(pattern);
+    if (problem) reader.report(patternNode.line, joinField(field, "command_pattern"), problem);
+    else if (pattern !== undefined) target.commandPattern = pattern;
+  }
+  const envNode = entries.get("env")?.value;
+  if (envNode) target.env = reader.readStringMap(envNode, joinField(field, "env")) ?? {};
+  return target;
+}
+
+function readAgent(reader: NodeReader, node: YamlNode, field: string): AgentOverrides | undefined {
+  const entries = reader.readMap(node, field, AGENT_KEYS, {
+    owner: "agent",
+    hints: { maxTurns: "write `max_turns`", trials: "`trials` is a top-level key" },
+  });
+  if (!entries) return undefined;
+  const agent: AgentOverrides = {};
+  const modelNode = entries.get("model")?.value;
+  if (modelNode) {
+    const model = reader.readString(modelNode, joinField(field, "model"));
+    if (model !== undefined) agent.model = model;
+  }
+  const turnsNode = entries.get("max_turns")?.value;
+  if (turnsNode) {
+    const maxTurns = reader.readInteger(turnsNode, joinField(field, "max_turns"), 1);
+    if (maxTurns !== undefined) agent.maxTurns = maxTurns;
+  }
+  const timeoutNode = entries.get("timeout")?.value;
+  if (timeoutNode) {
+    const timeoutMs = readDuration(reader, timeoutNode, joinField(field, "timeout"));
+    if (timeoutMs !== undefined) agent.timeoutMs = timeoutMs;
+  }
+  const commandTimeoutNode = entries.get("command_timeout")?.value;
+  if (commandTimeoutNode) {
+    const commandTimeoutMs = readDuration(reader, commandTimeoutNode, joinField(field, "command_timeout"));
+    if (commandTimeoutMs !== undefined) agent.commandTimeoutMs = commandTimeoutMs;
+  }
+  return agent;
+}
+
+function readDuration(reader: NodeReader, node: YamlNode, field: string): number | undefined {
+  if (node.kind !== "scalar" || (typeof node.value !== "string" && typeof node.value !== "number")) {
+    return reader.expected(
+      node,
+      field,
+      'a duration like "300s", "5m", "1500ms", "1h" or a number of seconds',
+    );
+  }
+  try {
+    return parseDuration(node.value);
+  } catch (error) {
+    reader.report(node.line, field, (error as Error).message);
+    return undefined;
+  }
+}
+
+async function readEvaluation(
+  reader: NodeReader,
+  node: YamlNode,
+  field: string,
+  dir: string,
+  io: YamlScenarioIo,
+): Promise<Evaluation | undefined> {
+  const entries = reader.readMap(node, field, EVALUATION_KEYS, { owner: "evaluation" });
+  if (!entries) return undefined;
+  const evaluation: Evaluation = { gates: [] };
+  const gatesNode = entries.get("gates")?.value;
+  if (gatesNode) {
+    const gatesField = joinField(field, "gates");
+    if (gatesNode.kind !== "seq") {
+      reader.expected(gatesNode, gatesField, "a list of gates");
+    } else {
+      gatesNode.items.forEach((item, index) => {
+        const gate: GateSpec | undefined = readGate(reader, item, indexField(gatesField, index));
+        if (gate) evaluation.gates.push(gate);
+      });
+    }
+  }
+  const judgeNode = entries.get("judge")?.value;
+  let judgeDeclared = false;
+  if (judgeNode) {
+    judgeDeclared = true;
+    const judge = await readJudge(reader, judgeNode, joinField(field, "judge"), dir, io);
+    if (judge) evaluation.judge = judge;
+    else if (judgeNode.kind === "map") judgeDeclared = readsEnabled(judgeNode);
+  }
+  const compositeNode = entries.get("composite")?.value;
+  if (compositeNode) {
+    const composite = readComposite(reader, compositeNode, joinField(field, "composite"));
+    if (composite) {
+      const judgeOn = evaluation.judge ? evaluation.judge.enabled : judgeDeclared;
+      if (composite.judgeWeight > 0 && !judgeOn) {
+        reader.report(
+          compositeNode.line,
+          joinField(field, "composite.judge_weight"),
+          `is ${composite.judgeWeight} but the scenario has no enabled judge; set it to 0 or configure \`evaluation.judge\``,
+        );
+      }
+      evaluation.composite = composite;
+    }
+  }
+  return evaluation;
+}
+
+/** Whether a judge mapping that failed validation was meant to be enabled (for the composite check). */
+function readsEnabled(node: YamlNode): boolean {
+  if (node.kind !== "map") return false;
+  const enabled = node.entries.find((entry) => entry.key === "enabled")?.value;
+  return !(enabled?.kind === "scalar" && enabled.value === false);
+}
+
+async function readJudge(
+  reader: NodeReader,
+  node: YamlNode,
+  field: string,
+  dir: string,
+  io: YamlScenarioIo,
+): Promise<JudgeSpec | undefined> {
+  const entries = reader.readMap(node, field, JUDGE_KEYS, { owner: "the judge" });
+  if (!entries) return undefined;
+  const enabledNode = entries.get("enabled")?.value;
+  const enabled = enabledNode ? reader.readBoolean(enabledNode, joinField(field, "enabled")) : true;
+  const thresholdNode = entries.get("pass_threshold")?.value;
+  const passThreshold = thresholdNode
+    ? reader.readNumber(thresholdNode, joinField(field, "pass_threshold"), 0, 1)
+    : DEFAULT_PASS_THRESHOLD;
+  const modelNode = entries.get("model")?.value;
+  const model = modelNode ? reader.readString(modelNode, joinField(field, "model")) : undefined;
+  const rubricNode = entries.get("rubric")?.value;
+  if (!rubricNode) {
+    if (enabled !== false) {
+      reader.report(
+        node.line,
+        joinField(field, "rubric"),
+        "missing required key `rubric` (a rubric YAML file with `criteria`)",
+      );
+    }
+    return undefined;
+  }
+  const rubricFile = await readExistingFile(
+    reader,
+    rubricNode,
+    joinField(field, "rubric"),
+    dir,
+    "rubric file",
+  );
+  if (rubricFile === undefined || enabled === undefined || passThreshold === undefined) return undefined;
+  const loaded = await io.readRubric(rubricFile);
+  reader.problems.push(...loaded.problems);
+  if (!loaded.rubric) return undefined;
+  const judge: JudgeSpec = { enabled, rubric: loaded.rubric, passThreshold };
+  if (model !== undefined) judge.model = model;
+  return judge;
+}
+
+function readComposite(reader: NodeReader, node: YamlNode, field: string): CompositeWeights | undefined {
+  const entries = reader.readMap(node, field, COMPOSITE_KEYS, { owner: "composite" });
+  if (!entries) return undefined;
+  if (entries.size === 0) {
+    reader.report(node.line, field, `expected at least one of ${COMPOSITE_KEYS.join(", ")}`);
+    return undefined;
+  }
+  const before = reader.problems.length;
+  const weight = (key: string): number => {
+    const value = entries.get(key)?.value;
+    return value ? (reader.readNumber(value, joinField(field, key), 0) ?? 0) : 0;
+  };
+  const composite: CompositeWeights = {
+    gateWeight: weight("gate_weight"),
+    judgeWeight: weight("judge_weight"),
+    interactionWeight: weight("interaction_weight"),
+  };
+  if (reader.problems.length > before) return undefined;
+  const sum = composite.gateWeight + composite.judgeWeight + composite.interactionWeight;
+  if (Math.abs(sum - 1) > WEIGHT_TOLERANCE) {
+    const parts = COMPOSITE_KEYS.filter((key) => entries.has(key))
+      .map((key) => `${key} ${weight(key)}`)
+      .join(" + ");
+    reader.report(node.line, field, `weights must sum to 1, found ${formatSum(sum)} (${parts})`);
+    return undefined;
+  }
+  return composite;
+}
