@@ -1,0 +1,311 @@
+/**
+ * The real ModelClient: a thin adapter over `@anthropic-ai/sdk` (the only module importing it).
+ * The SDK's own retries are off; this module retries so that every failed attempt is visible to
+ * the run (as `model_error` events) and rate limits feed the shared CallLimiter.
+ */
+import Anthropic, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from "@anthropic-ai/sdk";
+import {
+  type CallLimiter,
+  type CallOptions,
+  type CreateMessageParams,
+  ModelCallError,
+  type ModelClient,
+  type ModelResponse,
+  type TextBlock,
+  type ToolUseBlock,
+} from "./model-client.js";
+
+export const DEFAULT_BASE_URL = "https://api.anthropic.com";
+export const DEFAULT_MAX_ATTEMPTS = 6;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10 * 60_000;
+const BACKOFF_BASE_MS = 500;
+const BACKOFF_CAP_MS = 30_000;
+/** A server asking for a longer wait is clamped to this; the attempt bound still ends a hopeless call. */
+const RETRY_AFTER_CAP_MS = 5 * 60_000;
+
+export interface AnthropicClientOptions {
+  apiKey: string;
+  /** Defaults to the public API; never read from the environment here (the CLI/action do that). */
+  baseURL?: string;
+  /** Attempts per call, the first included. */
+  maxAttempts?: number;
+  requestTimeoutMs?: number;
+  /** Where the key came from, named in the message when the API rejects it. */
+  keySource?: string;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  limiter?: CallLimiter;
+  /** Epoch milliseconds; used for durations and for `retry-after` dates. */
+  now?: () => number;
+  /** In [0, 1); the backoff jitter. */
+  random?: () => number;
+}
+
+interface AttemptFailure {
+  status: number | null;
+  message: string;
+  retryable: boolean;
+  /** What the server asked for, in ms (retry-after-ms, then retry-after). */
+  retryAfterMs: number | null;
+}
+
+export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
+  const apiKey = options.apiKey;
+  if (!apiKey) throw new Error("createAnthropicClient needs a non-empty apiKey");
+  const baseURL = options.baseURL || DEFAULT_BASE_URL;
+  const maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS));
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const keySource = options.keySource ?? "ANTHROPIC_API_KEY (the action's anthropic-api-key input)";
+  const sleep = options.sleep ?? sleepFor;
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+  const limiter = options.limiter;
+
+  const sdk = new Anthropic({
+    // Every option that would otherwise fall back to an ANTHROPIC_* variable or a profile on disk
+    // is given here: an explicit apiKey turns off the SDK's credential chain, baseURL is never
+    // left to ANTHROPIC_BASE_URL, and the headers below win over ANTHROPIC_CUSTOM_HEADERS so no
+    // ambient credential can ride along with (or replace) the key we were given.
+    apiKey,
+    authToken: null,
+    webhookKey: null,
+    baseURL,
+    defaultHeaders: { Authorization: `Bearer ${apiKey}`, "X-Api-Key": null },
+    maxRetries: 0,
+    timeout: requestTimeoutMs,
+    // The events are the record; the SDK must not print request bodies (ANTHROPIC_LOG) or
+    // export message content as traces.
+    logLevel: "off",
+    openTelemetry: false,
+  });
+
+  function redact(message: string): string {
+    // Belt and braces: nothing we build contains the key, but an error body or a proxy might echo it.
+    return apiKey.length >= 8 ? message.split(apiKey).join("[redacted]") : message;
+  }
+
+  function describeFailure(error: unknown, model: string): AttemptFailure {
+    if (error instanceof APIConnectionTimeoutError) {
+      return {
+        status: null,
+        message: `the request timed out after ${formatMs(requestTimeoutMs)} with no answer from ${baseURL}`,
+        retryable: true,
+        retryAfterMs: null,
+      };
+    }
+    if (error instanceof APIConnectionError) {
+      const cause = error.cause instanceof Error ? `: ${causeChain(error.cause)}` : "";
+      return {
+        status: null,
+        message: `could not reach ${baseURL}${cause}`,
+        retryable: true,
+        retryAfterMs: null,
+      };
+    }
+    if (error instanceof APIError && typeof error.status === "number") {
+      const status = error.status;
+      const apiMessage = error.apiMessage ?? error.message;
+      const retryAfterMs = readRetryAfter(error.headers, now());
+      const shouldRetry = error.headers?.get("x-should-retry");
+      const retryable =
+        shouldRetry === "true" ||
+        (shouldRetry !== "false" &&
+          (status === 408 || status === 409 || status === 429 || status === 529 || status >= 500));
+      return {
+        status,
+        message: describeStatus(status, apiMessage, model, keySource),
+        retryable,
+        retryAfterMs,
+      };
+    }
+    return {
+      status: null,
+      message: error instanceof Error ? error.message : String(error),
+      retryable: false,
+      retryAfterMs: null,
+    };
+  }
+
+  async function createMessage(
+    params: CreateMessageParams,
+    callOptions: CallOptions = {},
+  ): Promise<ModelResponse> {
+    const { signal, onRetry } = callOptions;
+    let waited = 0;
+    for (let attempt = 1; ; attempt += 1) {
+      throwIfAborted(signal);
+      let failure: AttemptFailure;
+      if (limiter) {
+        const before = now();
+        try {
+          await limiter.acquire(signal);
+        } catch {
+          throw abortError(signal);
+        }
+        waited += now() - before;
+      }
+      try {
+        const message = await sdk.messages.create(toSdkParams(params), signal ? { signal } : {});
+        limiter?.onSuccess();
+        return { ...fromSdkMessage(message), waited_ms: waited, attempts: attempt };
+      } catch (error) {
+        if (error instanceof APIUserAbortError || signal?.aborted) throw abortError(signal);
+        failure = describeFailure(error, params.model);
+      } finally {
+        limiter?.release();
+      }
+
+      if (failure.status === 429 || failure.status === 529) limiter?.onRateLimited(failure.retryAfterMs);
+      const message = redact(failure.message);
+      const willRetry = failure.retryable && attempt < maxAttempts;
+      const delayMs = willRetry ? planDelay(failure.retryAfterMs, attempt, random) : null;
+      onRetry?.({
+        attempt,
+        status: failure.status,
+        message,
+        willRetry,
+        retryAfterMs: failure.retryAfterMs,
+        delayMs,
+      });
+      if (delayMs === null) {
+        const final = failure.retryable
+          ? `gave up after ${attempt} attempt${attempt === 1 ? "" : "s"}: ${message}`
+          : message;
+        throw new ModelCallError(final, failure.status, attempt);
+      }
+      const before = now();
+      try {
+        await sleep(delayMs, signal);
+      } catch {
+        throw abortError(signal);
+      }
+      waited += now() - before;
+    }
+  }
+
+  return { createMessage };
+}
+
+function describeStatus(status: number, apiMessage: string, model: string, keySource: string): string {
+  if (status === 401 || status === 403) {
+    return `the API rejected the key (${status}: ${apiMessage}); check the key in ${keySource}`;
+  }
+  if (status === 404 && /model/i.test(apiMessage)) {
+    return `unknown model "${model}" (404: ${apiMessage}); check the model name (--model, or agent.model in the scenario)`;
+  }
+  if (status === 400) return `the API refused the request (400): ${apiMessage}`;
+  if (status === 429) return `rate limited (429): ${apiMessage}`;
+  if (status === 529) return `the API is overloaded (529): ${apiMessage}`;
+  return `the API answered ${status}: ${apiMessage}`;
+}
+
+/** The server's wait, in ms: `retry-after-ms`, then `retry-after` as seconds or an HTTP date. */
+export function readRetryAfter(headers: Headers | undefined, nowMs: number): number | null {
+  const millis = headers?.get("retry-after-ms");
+  if (millis) {
+    const value = Number.parseFloat(millis);
+    if (Number.isFinite(value) && value >= 0) return value;
+  }
+  const after = headers?.get("retry-after");
+  if (after) {
+    const seconds = Number.parseFloat(after);
+    if (Number.isFinite(seconds) && /^\s*[\d.]+\s*$/.test(after)) return Math.max(0, seconds * 1000);
+    const date = Date.parse(after);
+    if (Number.isFinite(date)) return Math.max(0, date - nowMs);
+  }
+  return null;
+}
+
+/** Honour the server when it says how long to wait; otherwise exponential backoff with jitter. */
+export function planDelay(retryAfterMs: number | null, attempt: number, random: () => number): number {
+  if (retryAfterMs !== null) return Math.min(retryAfterMs, RETRY_AFTER_CAP_MS);
+  const exponential = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1));
+  // Up to a quarter off, so calls that failed together do not all come back together.
+  return Math.round(exponential * (1 - 0.25 * random()));
+}
+
+function toSdkParams(params: CreateMessageParams): Anthropic.MessageCreateParamsNonStreaming {
+  const body: Record<string, unknown> = {
+    model: params.model,
+    max_tokens: params.max_tokens,
+    messages: params.messages,
+  };
+  if (params.system !== undefined) body.system = params.system;
+  if (params.tools !== undefined) body.tools = params.tools;
+  if (params.tool_choice !== undefined) body.tool_choice = params.tool_choice;
+  if (params.temperature !== undefined) body.temperature = params.temperature;
+  return body as unknown as Anthropic.MessageCreateParamsNonStreaming;
+}
+
+function fromSdkMessage(message: Anthropic.Message): ModelResponse {
+  const content: (TextBlock | ToolUseBlock)[] = [];
+  for (const block of message.content) {
+    if (block.type === "text") content.push({ type: "text", text: block.text });
+    else if (block.type === "tool_use") {
+      content.push({ type: "tool_use", id: block.id, name: block.name, input: block.input });
+    }
+  }
+  const usage = message.usage;
+  return {
+    id: message.id,
+    model: message.model,
+    stop_reason: message.stop_reason ?? null,
+    content,
+    usage: {
+      input_tokens: usage?.input_tokens ?? 0,
+      output_tokens: usage?.output_tokens ?? 0,
+      cache_read_input_tokens: usage?.cache_read_input_tokens ?? 0,
+      cache_creation_input_tokens: usage?.cache_creation_input_tokens ?? 0,
+    },
+  };
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw abortError(signal);
+}
+
+/** What a cancelled call rejects with: the signal's own reason when it is an Error. */
+function abortError(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  if (reason instanceof Error) return reason;
+  const error = new Error(`the model call was aborted${reason === undefined ? "" : ` (${String(reason)})`}`);
+  error.name = "AbortError";
+  return error;
+}
+
+function causeChain(error: Error): string {
+  const parts = [error.message];
+  let cause: unknown = error.cause;
+  while (cause instanceof Error && parts.length < 4) {
+    parts.push(cause.message);
+    cause = cause.cause;
+  }
+  return parts.join(": ");
+}
+
+function formatMs(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
+}
+
+/** A sleep that an abort cuts short (rejecting). */
+export function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
