@@ -1,5 +1,6 @@
 /** One real invocation of the target binary, as the PATH shim recorded it. */
 export interface TargetInvocationRecord {
+  /** argv[0] is the binary's name (the shim's name), then the arguments exactly as passed. */
   argv: string[];
   exit_code: number;
   duration_ms: number;
@@ -17,6 +18,34 @@ export interface ExecOptions {
   outputCapBytes: number;
   stdin?: string;
   signal?: AbortSignal;
+  /** The shell binary; default `bash` looked up on `env.PATH`. */
+  shell?: string;
+  /** Where the spawned process group is tracked (besides the process-wide registry). */
+  processGroups?: ProcessGroupRegistry;
+}
+
+/** A process run with an argv (no shell): bwrap, external agent CLIs. */
+export interface ProcessOptions {
+  file: string;
+  args: string[];
+  cwd: string;
+  /** The complete environment: never merged with the parent's. */
+  env: Record<string, string>;
+  timeoutMs: number;
+  outputCapBytes: number;
+  stdin?: string;
+  signal?: AbortSignal;
+  /** Called with every complete stdout line (without its newline) as it arrives; never capped. */
+  onStdoutLine?: (line: string) => void;
+  processGroups?: ProcessGroupRegistry;
+}
+
+/** Process groups spawned by a trial, so leftovers (background children) can be ended with it. */
+export interface ProcessGroupRegistry {
+  track(pgid: number): void;
+  untrack(pgid: number): void;
+  /** Tracked groups that may still have members. */
+  list(): number[];
 }
 
 export interface ExecResult {
@@ -42,8 +71,12 @@ export interface TrialSandbox {
   agentEnv: Record<string, string>;
   /** An agent's bash call: shim active, recorded by the shim. */
   runAgentCommand(command: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<ExecResult>;
-  /** A gate's command: same env minus the shim, never recorded. */
-  runGateCommand(command: string, options: { timeoutMs: number }): Promise<ExecResult>;
+  /** A gate's command: same env minus the shim, never recorded. `env` adds variables (script gates);
+   * the output cap defaults to a larger one than the agent's, so JSON output stays parseable. */
+  runGateCommand(
+    command: string,
+    options: { timeoutMs: number; env?: Record<string, string>; outputCapBytes?: number },
+  ): Promise<ExecResult>;
   /** A file gate's path: relative to the work dir; absolute paths resolve inside the root. */
   resolvePath(path: string): string;
   /** Invocations recorded by the shim so far, in start order. */

@@ -1,0 +1,217 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { afterAll, describe, expect, it } from "vitest";
+import { InfraError } from "../../src/errors.js";
+import {
+  createOutputCollector,
+  createProcessGroupRegistry,
+  killAllProcessGroups,
+  runProcess,
+  runShell,
+} from "../../src/sandbox/exec.js";
+import { findLiveProcesses, isProcessGone, waitForProcessGone } from "./process-helpers.js";
+
+const cwd = mkdtempSync(path.join(os.tmpdir(), "exec-test-"));
+const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8" };
+const base = { cwd, env, timeoutMs: 10_000, outputCapBytes: 1024 * 1024 };
+
+afterAll(async () => {
+  await killAllProcessGroups();
+  rmSync(cwd, { recursive: true, force: true });
+});
+
+describe("runShell", () => {
+  it("returns stdout, stderr and the exit code", async () => {
+    const result = await runShell({ ...base, command: "echo out; echo err >&2; exit 7" });
+    expect(result).toMatchObject({
+      stdout: "out\n",
+      stderr: "err\n",
+      exit_code: 7,
+      timed_out: false,
+      truncated: false,
+    });
+    expect(result.duration_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it("passes exactly the given environment", async () => {
+    process.env.EXEC_TEST_PARENT_ONLY = "parent-value-123";
+    try {
+      const result = await runShell({ ...base, env: { ...env, ONLY_THIS: "yes" }, command: "env" });
+      expect(result.stdout).toContain("ONLY_THIS=yes");
+      expect(result.stdout).not.toContain("EXEC_TEST_PARENT_ONLY");
+      expect(result.stdout).not.toContain("parent-value-123");
+      const names = result.stdout
+        .trim()
+        .split("\n")
+        .map((line) => line.split("=")[0]);
+      // bash adds PWD, SHLVL and _ itself; nothing else may appear.
+      expect(names.sort()).toEqual(["LANG", "ONLY_THIS", "PATH", "PWD", "SHLVL", "_"]);
+    } finally {
+      delete process.env.EXEC_TEST_PARENT_ONLY;
+    }
+  });
+
+  it("runs in the given cwd and feeds stdin when given, /dev/null otherwise", async () => {
+    const withInput = await runShell({ ...base, command: "pwd; cat", stdin: "from stdin\n" });
+    expect(withInput.stdout).toBe(`${cwd}\nfrom stdin\n`);
+    const without = await runShell({ ...base, command: "cat; echo done" });
+    expect(without.stdout).toBe("done\n");
+  });
+
+  it("kills the whole process group on timeout, well within the limit", async () => {
+    const started = Date.now();
+    const result = await runShell({ ...base, timeoutMs: 500, command: "sleep 100.0101 & echo $!; wait" });
+    const elapsed = Date.now() - started;
+    expect(result.exit_code).toBe(124);
+    expect(result.timed_out).toBe(true);
+    expect(elapsed).toBeLessThan(5_000);
+    const sleepPid = Number(result.stdout.trim());
+    expect(sleepPid).toBeGreaterThan(0);
+    expect(await waitForProcessGone(sleepPid, 3_000)).toBe(true);
+    expect(findLiveProcesses("sleep 100.0101")).toEqual([]);
+  });
+
+  it("kills a child that ignores SIGTERM with SIGKILL after the grace", async () => {
+    const started = Date.now();
+    const result = await runShell({
+      ...base,
+      timeoutMs: 300,
+      command: "bash -c 'trap \"\" TERM; echo $$; sleep 100.0202 & wait' & wait",
+    });
+    expect(result.timed_out).toBe(true);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const innerPid = Number(result.stdout.trim());
+    expect(await waitForProcessGone(innerPid, 3_000)).toBe(true);
+    expect(findLiveProcesses("sleep 100.0202")).toEqual([]);
+  });
+
+  it("returns promptly when a background child keeps stdout open, and tracks it for later", async () => {
+    const registry = createProcessGroupRegistry();
+    const started = Date.now();
+    const result = await runShell({
+      ...base,
+      processGroups: registry,
+      command: "sleep 100.0303 & echo $!; echo bye",
+    });
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(result.exit_code).toBe(0);
+    expect(result.timed_out).toBe(false);
+    expect(result.stdout).toContain("bye\n");
+    const sleepPid = Number(result.stdout.split("\n")[0]);
+    expect(isProcessGone(sleepPid)).toBe(false);
+    expect(registry.list()).toHaveLength(1);
+    await killAllProcessGroups(registry);
+    expect(await waitForProcessGone(sleepPid, 3_000)).toBe(true);
+    expect(registry.list()).toEqual([]);
+  });
+
+  it("forgets a group once it has no members left", async () => {
+    const registry = createProcessGroupRegistry();
+    await runShell({ ...base, processGroups: registry, command: "true" });
+    expect(registry.list()).toEqual([]);
+  });
+
+  it("reports 128+n when bash is killed by signal n", async () => {
+    const result = await runShell({ ...base, command: "kill -TERM $$" });
+    expect(result.exit_code).toBe(143);
+    expect(result.timed_out).toBe(false);
+  });
+
+  it("ends the process group when the abort signal fires", async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    setTimeout(() => controller.abort(), 200);
+    const result = await runShell({ ...base, signal: controller.signal, command: "sleep 100.0404 & wait" });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(result.timed_out).toBe(false);
+    expect(result.exit_code).toBe(143);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(findLiveProcesses("sleep 100.0404")).toEqual([]);
+  });
+
+  it("caps 50 MB of output, keeping head and tail, without holding it in memory", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    gc();
+    const before = process.memoryUsage();
+    const cap = 64 * 1024;
+    const result = await runShell({
+      ...base,
+      timeoutMs: 60_000,
+      outputCapBytes: cap,
+      // 50 MiB: a head marker, 'x' lines, a tail marker.
+      command:
+        "echo HEAD-START; yes xxxxxxxxxxxxxxx | head -c 52428800; echo; echo TAIL-END; echo err-tail >&2",
+    });
+    const retained = result.stdout;
+    gc();
+    const after = process.memoryUsage();
+    expect(result.exit_code).toBe(0);
+    expect(result.truncated).toBe(true);
+    expect(retained.startsWith("HEAD-START\nxxxxxxxxxxxxxxx\n")).toBe(true);
+    expect(retained.endsWith("xxxxxxxxxxxxxxx\n\nTAIL-END\n")).toBe(true);
+    expect(retained).toMatch(/\n\[\.\.\. 49\.\d MB cut by llm-tool-test \.\.\.\]\n/);
+    expect(Buffer.byteLength(retained)).toBeLessThan(cap + 200);
+    expect(result.stderr).toBe("err-tail\n");
+    // Loose: buffering the stream would retain 50+ MB.
+    const growth = after.heapUsed + after.arrayBuffers - (before.heapUsed + before.arrayBuffers);
+    expect(growth).toBeLessThan(20 * 1024 * 1024);
+  });
+
+  it("never splits a multi-byte character at the cut", async () => {
+    const result = await runShell({
+      ...base,
+      outputCapBytes: 1001,
+      command: "for i in $(seq 1 2000); do printf 'é€😀'; done",
+    });
+    expect(result.truncated).toBe(true);
+    expect(result.stdout).not.toContain("\uFFFD");
+    const [head, tail] = result.stdout.split(/\n\[\.\.\. .* cut by llm-tool-test \.\.\.\]\n/);
+    expect(head && /^(é€😀)+(é|é€)?$/u.test(head)).toBe(true);
+    expect(tail && /^(€|😀|€😀)?(é€😀)+$/u.test(tail)).toBe(true);
+  });
+});
+
+describe("runProcess", () => {
+  it("streams stdout lines to onStdoutLine as they arrive, and still returns the output", async () => {
+    const lines: string[] = [];
+    const result = await runProcess({
+      ...base,
+      file: "bash",
+      args: ["-c", 'printf \'{"a":1}\\n{"b":"é"}\\r\\nlast-without-newline\''],
+      onStdoutLine: (line) => lines.push(line),
+    });
+    expect(lines).toEqual(['{"a":1}', '{"b":"é"}', "last-without-newline"]);
+    expect(result.stdout).toContain('{"a":1}');
+  });
+
+  it("throws InfraError when the binary does not exist", async () => {
+    await expect(runProcess({ ...base, file: "/nonexistent/agent-cli", args: [] })).rejects.toBeInstanceOf(
+      InfraError,
+    );
+    await expect(runProcess({ ...base, file: "/nonexistent/agent-cli", args: [] })).rejects.toThrow(
+      /could not start "\/nonexistent\/agent-cli"/,
+    );
+  });
+});
+
+describe("createOutputCollector", () => {
+  it("keeps everything when under the cap", () => {
+    const collector = createOutputCollector(10);
+    collector.push(Buffer.from("abc"));
+    collector.push(Buffer.from("defgh"));
+    expect(collector.finish()).toEqual({ text: "abcdefgh", truncated: false, droppedBytes: 0 });
+  });
+
+  it("keeps the first and last half of the cap and counts the rest", () => {
+    const collector = createOutputCollector(10);
+    for (const chunk of ["0123", "4567", "89ab", "cdef"]) collector.push(Buffer.from(chunk));
+    const output = collector.finish();
+    expect(output.truncated).toBe(true);
+    expect(output.droppedBytes).toBe(6);
+    expect(output.text).toBe("01234\n[... 6 bytes cut by llm-tool-test ...]\nbcdef");
+  });
+});
