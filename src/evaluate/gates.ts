@@ -17,7 +17,6 @@ import { compilePattern } from "../scenario/regex.js";
 import type { GateSpec } from "../scenario/types.js";
 import type { EventOf, TrialEvent } from "../transcript/events.js";
 import type { Invocation } from "./invocations.js";
-import { quoteShellWord } from "./invocations.js";
 import { applyJsonPathAssertion, queryJsonPath } from "./json-path.js";
 
 /**
@@ -347,12 +346,10 @@ function evaluateNoTranscriptErrors(invocations: readonly Invocation[]): GateOut
 
 /** Exit 0 passes, unless stdout (or its last line) is JSON `{passed, message?, metrics?}`, which wins. */
 async function evaluateScriptGate(command: string, context: GateContext): Promise<GateOutcome> {
-  const exports = Object.entries(context.scriptEnv)
-    .filter(([name]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
-    .map(([name, value]) => `${name}=${quoteShellWord(value)}`);
-  // runGateCommand takes no env; exporting in the same shell gives the script the variables.
-  const wrapped = exports.length > 0 ? `export ${exports.join(" ")}\n${command}` : command;
-  const run = await runCommand(context, wrapped);
+  const run = await context.sandbox.runGateCommand(command, {
+    timeoutMs: context.gateTimeoutMs,
+    env: context.scriptEnv,
+  });
   const report = parseScriptReport(run.stdout);
   if (report) {
     const outcome: GateOutcome = {

@@ -111,7 +111,11 @@ export function extractTranscriptInvocations(events: readonly TrialEvent[], targ
         continue;
       }
       const lineEnd = text.indexOf("\n", match.index);
-      const command = text.slice(match.index, lineEnd === -1 ? text.length : lineEnd).trim();
+      // Markdown often wraps commands in backticks; the closing one is not part of the command.
+      const command = text
+        .slice(match.index, lineEnd === -1 ? text.length : lineEnd)
+        .trim()
+        .replace(/`+$/, "");
       const argv = splitShellSegment(text, match.index);
       invocations.push({
         command,

@@ -224,31 +224,29 @@ export function truncateMiddle(text: string, budget: number): string {
 }
 
 /**
- * The judge model: `--judge-model`, else the scenario's `evaluation.judge.model`, else
- * LLM_TOOL_TEST_JUDGE, else claude-haiku-4-5 (claude-sonnet-4-5 when haiku is the tested model).
- * A judge equal to the tested model (dates ignored) is refused unless forced.
+ * The judge model: `--judge-model` (flag), else the scenario's `evaluation.judge.model`, else
+ * LLM_TOOL_TEST_JUDGE (env), else claude-haiku-4-5 (claude-sonnet-4-5 when haiku is the tested
+ * model). A judge equal to the tested model (case, provider prefix and date ignored) is a
+ * ConfigError unless forced (`--force-judge`).
  */
 export function resolveJudgeModel(options: {
   flag?: string | null;
-  scenario?: Scenario | null;
-  env?: Record<string, string | undefined>;
+  scenario?: string | null;
+  env?: string | null;
   testedModel: string | null;
   force?: boolean;
 }): string {
   const candidates: [string | null | undefined, string][] = [
     [options.flag, "--judge-model"],
-    [
-      options.scenario?.evaluation.judge?.model,
-      `${options.scenario?.source.file ?? "scenario"}: evaluation.judge.model`,
-    ],
-    [options.env?.[JUDGE_ENV_VAR], JUDGE_ENV_VAR],
+    [options.scenario, "evaluation.judge.model"],
+    [options.env, JUDGE_ENV_VAR],
   ];
   for (const [value, where] of candidates) {
     const model = value?.trim();
     if (!model) continue;
     if (!options.force && options.testedModel && isSameModel(model, options.testedModel)) {
       throw new ConfigError(
-        `the judge model ${model} is the model under test; a model grading itself is biased. Choose another judge model (--judge-model, evaluation.judge.model or ${JUDGE_ENV_VAR}), or force self-judging explicitly`,
+        `the judge model ${model} is the model under test, and a model grading itself is biased; choose another judge model (--judge-model, evaluation.judge.model or ${JUDGE_ENV_VAR}) or pass --force-judge`,
         where,
       );
     }

@@ -1,11 +1,12 @@
 /**
  * Model prices for cost_usd, in USD per million tokens. A user can override or extend the table
- * with a JSON (or YAML) file: `{ "<model id>": { input, output, cache_read?, cache_write? } }`.
+ * with a JSON or YAML file: `{ "<model id>": { input, output, cache_read?, cache_write? } }`.
  * An unknown model costs null ("not known"), never 0.
  */
 import { readFile } from "node:fs/promises";
 import { ConfigError } from "../errors.js";
 import type { ModelPrice } from "../report/types.js";
+import { parseYamlText } from "../scenario/load.js";
 import type { TokenUsage } from "../transcript/events.js";
 
 export type PriceTable = Record<string, ModelPrice>;
@@ -73,12 +74,12 @@ export function computeCost(usage: TokenUsage, price: ModelPrice): number {
   );
 }
 
-/** A YAML parser that returns plain data; passed in because only the scenario loader imports `yaml`. */
+/** A YAML parser returning plain data; default: the scenario loader's (the only `yaml` import). */
 export type ParseYaml = (text: string) => unknown;
 
 /**
- * Reads a price file and merges it over the defaults. JSON always; YAML (`.yaml`/`.yml`) when a
- * parser is given. Errors are ConfigErrors naming the file and the field.
+ * Reads a price file (JSON, or YAML for `.yaml`/`.yml`) and merges it over the defaults.
+ * Errors are ConfigErrors naming the file and the field.
  */
 export async function loadPriceTable(
   file: string,
@@ -92,15 +93,13 @@ export async function loadPriceTable(
     const why = code === "ENOENT" ? "the file does not exist" : `cannot read it (${String(code ?? error)})`;
     throw new ConfigError(`${why}; pass a JSON file mapping model ids to prices`, file);
   }
-  const isYaml = /\.ya?ml$/i.test(file);
   let data: unknown;
-  if (isYaml) {
-    if (!options.parseYaml) {
-      throw new ConfigError("YAML price tables are not supported here; write the table as JSON", file);
-    }
+  if (/\.ya?ml$/i.test(file)) {
+    const parseYaml = options.parseYaml ?? ((yaml: string) => parseYamlText(yaml, file));
     try {
-      data = options.parseYaml(text);
+      data = parseYaml(text);
     } catch (error) {
+      if (error instanceof ConfigError) throw error;
       throw new ConfigError(
         `not valid YAML: ${error instanceof Error ? error.message : String(error)}`,
         file,
