@@ -1,0 +1,207 @@
+/**
+ * The target shim: an executable named like the target binary, first on the agent's PATH. It
+ * records every real invocation (argv, exit code, start, duration, cwd) as one line of a log that
+ * lives outside the work dir, then runs the real binary transparently: stdin, stdout and stderr
+ * pass through, the exit code is preserved, SIGTERM/SIGINT/SIGHUP are forwarded.
+ *
+ * Log line (tab-separated, ASCII): `v1 start_us end_us exit_code argc cwd_b64 argv_b64`, where
+ * argv_b64 is base64 of the binary's name and the arguments, each followed by a NUL byte (so any
+ * bytes survive), argc counts them (a torn line decodes to fewer), and the
+ * times come from bash's $EPOCHREALTIME (no fork of `date`). A line short enough to be written by
+ * one write(2) is appended to the log; a longer one (its arguments are huge) goes to a file of its
+ * own next to the log, so concurrent invocations (a pipe) never interleave.
+ */
+import { constants as fsConstants } from "node:fs";
+import { access, chmod, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { InfraError } from "../errors.js";
+import type { TargetInvocationRecord } from "./types.js";
+
+/** Below bash's stdio buffer (4 KiB), so printf writes the line with a single write(2). */
+const MAX_APPENDED_LINE = 3800;
+
+export interface ShimOptions {
+  /** Name of the target binary (a path's basename is used). */
+  binary: string;
+  /** Absolute path of the real binary, as seen where the shim runs. */
+  realPath: string;
+  shimDir: string;
+  /** Log path, as seen where the shim runs. */
+  logFile: string;
+  /** Platform whose base64 flavour to use; default this process's. */
+  platform?: NodeJS.Platform;
+}
+
+/** Write the shim script `<shimDir>/<name>` and return its path. */
+export async function writeShim(options: ShimOptions): Promise<string> {
+  const name = path.basename(options.binary);
+  await mkdir(options.shimDir, { recursive: true });
+  const shimPath = path.join(options.shimDir, name);
+  await writeFile(shimPath, renderShimScript({ ...options, binary: name }), { mode: 0o755 });
+  await chmod(shimPath, 0o755);
+  return shimPath;
+}
+
+export function renderShimScript(options: ShimOptions): string {
+  const base64 = (options.platform ?? process.platform) === "darwin" ? "base64 | tr -d '\\n'" : "base64 -w 0";
+  return `#!/usr/bin/env bash
+# Written by llm-tool-test: records each invocation of ${options.binary}, then runs the real one.
+__ltt_name=${quoteShell(options.binary)}
+__ltt_real=${quoteShell(options.realPath)}
+__ltt_log=${quoteShell(options.logFile)}
+__ltt_now() {
+  if [[ -n \${EPOCHREALTIME:-} ]]; then __ltt_t=\${EPOCHREALTIME//[!0-9]/}
+  else printf -v __ltt_t '%(%s)T000000' -1; fi
+}
+__ltt_now; __ltt_start=$__ltt_t
+__ltt_child=
+__ltt_trapped=
+__ltt_forward() { __ltt_trapped=1; [[ -n $__ltt_child ]] && kill -s "$1" "$__ltt_child" 2>/dev/null; }
+trap '__ltt_forward TERM' TERM
+trap '__ltt_forward INT' INT
+trap '__ltt_forward HUP' HUP
+# In the background so the traps run while it works. <&0 keeps stdin (bash would give it /dev/null);
+# trap - restores SIGINT/SIGQUIT, which bash ignores in background jobs (unless ignored on entry).
+( trap - INT QUIT; exec "$__ltt_real" "$@" ) <&0 &
+__ltt_child=$!
+__ltt_code=
+while :; do
+  __ltt_trapped=
+  wait "$__ltt_child"
+  __ltt_status=$?
+  # A re-wait after the child was already collected says 127: keep the status we had.
+  if [[ $__ltt_status == 127 && -n $__ltt_code ]]; then break; fi
+  __ltt_code=$__ltt_status
+  # wait returns early when a trapped signal arrives; the child may still be running.
+  [[ -n $__ltt_trapped ]] || break
+done
+__ltt_now; __ltt_end=$__ltt_t
+{
+  __ltt_line="v1	$__ltt_start	$__ltt_end	$__ltt_code	$(($# + 1))	$(printf '%s' "$PWD" | ${base64})	$(printf '%s\\0' "$__ltt_name" "$@" | ${base64})"
+  if (( \${#__ltt_line} <= ${MAX_APPENDED_LINE} )); then
+    printf '%s\\n' "$__ltt_line" >> "$__ltt_log"
+  else
+    printf '%s\\n' "$__ltt_line" > "$__ltt_log.$__ltt_start.$BASHPID"
+  fi
+} 2>/dev/null
+exit "$__ltt_code"
+`;
+}
+
+function quoteShell(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * Absolute path of the real target binary: a bare name is looked up on `searchPath` (which must
+ * not contain the shim's directory); a path is checked as given (resolved against `cwd`).
+ */
+export async function resolveRealBinary(binary: string, searchPath: string, cwd?: string): Promise<string> {
+  if (binary.includes("/")) {
+    const candidate = path.resolve(cwd ?? process.cwd(), binary);
+    if (await isExecutableFile(candidate)) return candidate;
+    throw new InfraError(
+      `target binary "${binary}" was not found or is not executable (${candidate}): install it or fix target.binary`,
+    );
+  }
+  const dirs = searchPath.split(":").filter((dir) => dir.length > 0);
+  for (const dir of dirs) {
+    const candidate = path.resolve(cwd ?? process.cwd(), dir, binary);
+    if (await isExecutableFile(candidate)) return candidate;
+  }
+  throw new InfraError(
+    `target binary "${binary}" was not found on PATH (${searchPath}): install it or fix target.binary`,
+  );
+}
+
+async function isExecutableFile(file: string): Promise<boolean> {
+  try {
+    const info = await stat(file);
+    if (!info.isFile()) return false;
+    await access(file, fsConstants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Invocations in the log (and its side files), in start order; torn or foreign lines are skipped. */
+export async function readShimLog(logFile: string): Promise<TargetInvocationRecord[]> {
+  const texts: string[] = [];
+  const main = await readTextIfExists(logFile);
+  if (main !== null) texts.push(main);
+  const dir = path.dirname(logFile);
+  const prefix = `${path.basename(logFile)}.`;
+  let names: string[] = [];
+  try {
+    names = await readdir(dir);
+  } catch {
+    names = [];
+  }
+  for (const name of names.filter((entry) => entry.startsWith(prefix)).sort()) {
+    const text = await readTextIfExists(path.join(dir, name));
+    if (text !== null) texts.push(text);
+  }
+  const records: { record: TargetInvocationRecord; startUs: bigint }[] = [];
+  for (const text of texts) {
+    for (const line of text.split("\n")) {
+      const parsed = parseShimLine(line);
+      if (parsed) records.push(parsed);
+    }
+  }
+  records.sort((a, b) => (a.startUs < b.startUs ? -1 : a.startUs > b.startUs ? 1 : 0));
+  return records.map((entry) => entry.record);
+}
+
+const SHIM_LINE = /^v1\t(\d+)\t(\d+)\t(\d+)\t(\d+)\t([A-Za-z0-9+/=]*)\t([A-Za-z0-9+/=]*)$/;
+
+function parseShimLine(line: string): { record: TargetInvocationRecord; startUs: bigint } | null {
+  const match = SHIM_LINE.exec(line);
+  if (!match) return null;
+  const [, start, end, code, argc, cwd, args] = match as unknown as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  const count = Number(argc);
+  const parts = splitNulTerminated(Buffer.from(args, "base64"));
+  // A torn line decodes to fewer arguments than announced.
+  if (count < 1 || parts.length !== count) return null;
+  const startUs = BigInt(start);
+  const endUs = BigInt(end);
+  return {
+    startUs,
+    record: {
+      argv: parts,
+      exit_code: Number(code),
+      duration_ms: Number(endUs - startUs) / 1000,
+      cwd: cwd.length > 0 ? Buffer.from(cwd, "base64").toString("utf8") : null,
+      started_at_ms: Number(startUs / 1000n),
+    },
+  };
+}
+
+function splitNulTerminated(buffer: Buffer): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  for (let index = 0; index < buffer.length; index += 1) {
+    if (buffer[index] === 0) {
+      parts.push(buffer.subarray(start, index).toString("utf8"));
+      start = index + 1;
+    }
+  }
+  return parts;
+}
+
+async function readTextIfExists(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
