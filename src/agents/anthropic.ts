@@ -1,0 +1,252 @@
+/**
+ * The built-in agent loop: one `bash` tool, one model call per turn, tool results fed back
+ * until the model stops on its own, the turn limit, the trial's signal or a failed API call.
+ */
+import type { ExecResult } from "../sandbox/types.js";
+import { classifyAbort } from "./abort-reason.js";
+import {
+  type ChatMessage,
+  type ContentBlock,
+  type CreateMessageParams,
+  ModelCallError,
+  type ModelClient,
+  type ModelResponse,
+  type TextBlock,
+  type ToolDefinition,
+  type ToolResultBlock,
+  type ToolUseBlock,
+} from "./model-client.js";
+import type { Agent, AgentContext, AgentOutcome } from "./types.js";
+
+export const DEFAULT_MAX_TOKENS = 4096;
+export const BASH_TOOL_NAME = "bash";
+export const CONTINUE_MESSAGE =
+  "Your last reply was cut off at the output limit. Continue exactly where you left off.";
+
+export interface AnthropicAgentOptions {
+  maxTokens?: number;
+  temperature?: number;
+  /** Milliseconds, for turn durations. */
+  now?: () => number;
+}
+
+const EPHEMERAL = { type: "ephemeral" } as const;
+
+export function createAnthropicAgent(client: ModelClient, options: AnthropicAgentOptions = {}): Agent {
+  const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
+  const now = options.now ?? (() => performance.now());
+
+  async function run(context: AgentContext): Promise<AgentOutcome> {
+    const { signal, events } = context;
+    const { tools, system } = buildStablePrefix(
+      context.systemPrompt,
+      describeBashTool(context.commandTimeoutMs),
+    );
+    const history: ChatMessage[] = [{ role: "user", content: [{ type: "text", text: context.task }] }];
+    let turns = 0;
+
+    while (true) {
+      if (signal.aborted) return { reason: classifyAbort(signal), turns };
+      if (turns >= context.maxTurns) return { reason: "turn_limit", turns };
+      turns += 1;
+      const turn = turns;
+
+      const params: CreateMessageParams = {
+        model: context.model,
+        max_tokens: maxTokens,
+        tools,
+        messages: withMovingBreakpoint(history),
+        ...(system ? { system } : {}),
+        ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+      };
+      events.emit({ type: "model_request", turn, model: context.model, message_count: history.length });
+      const started = now();
+      let response: ModelResponse;
+      try {
+        response = await client.createMessage(params, {
+          signal,
+          onRetry: (notice) =>
+            events.emit({
+              type: "model_error",
+              turn,
+              attempt: notice.attempt,
+              status: notice.status,
+              message: notice.message,
+              will_retry: notice.willRetry,
+              // When retrying: the wait actually planned before the next attempt (the server's
+              // retry-after, capped, else the backoff). When giving up: what the server asked for, if anything.
+              retry_after_ms: notice.delayMs ?? notice.retryAfterMs,
+            }),
+        });
+      } catch (error) {
+        if (signal.aborted) return { reason: classifyAbort(signal), turns };
+        if (error instanceof ModelCallError) return { reason: "infra_error", error: error.message, turns };
+        return { reason: "infra_error", error: `model call failed: ${describe(error)}`, turns };
+      }
+
+      const toolUses = response.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
+      events.emit({
+        type: "model_response",
+        turn,
+        stop_reason: response.stop_reason,
+        usage: {
+          input_tokens: response.usage.input_tokens,
+          output_tokens: response.usage.output_tokens,
+          cache_read_tokens: response.usage.cache_read_input_tokens,
+          cache_write_tokens: response.usage.cache_creation_input_tokens,
+        },
+        text: response.content
+          .filter((block): block is TextBlock => block.type === "text")
+          .map((block) => block.text)
+          .join("\n"),
+        tool_uses: toolUses.map(({ id, name, input }) => ({ id, name, input })),
+        duration_ms: Math.round(now() - started),
+        ...(response.waited_ms !== undefined ? { waited_ms: Math.round(response.waited_ms) } : {}),
+      });
+      // The API rejects an assistant message with no content; an empty reply adds nothing to keep.
+      if (response.content.length > 0) history.push({ role: "assistant", content: response.content });
+
+      if (toolUses.length === 0) {
+        if (response.stop_reason === "max_tokens") {
+          history.push({ role: "user", content: [{ type: "text", text: CONTINUE_MESSAGE }] });
+          continue;
+        }
+        return { reason: "natural_stop", turns };
+      }
+
+      const results: ToolResultBlock[] = [];
+      for (const toolUse of toolUses) {
+        if (signal.aborted) return { reason: classifyAbort(signal), turns };
+        const command = commandOf(toolUse);
+        if (typeof command !== "string") {
+          results.push({
+            type: "tool_result",
+            tool_use_id: toolUse.id,
+            content: command.error,
+            is_error: true,
+          });
+          continue;
+        }
+        let result: ExecResult;
+        try {
+          result = await context.bash(command, turn);
+        } catch (error) {
+          if (signal.aborted) return { reason: classifyAbort(signal), turns };
+          return {
+            reason: "infra_error",
+            error: `the sandbox failed to run a command: ${describe(error)}`,
+            turns,
+          };
+        }
+        results.push({
+          type: "tool_result",
+          tool_use_id: toolUse.id,
+          content: formatToolResult(result, context.commandTimeoutMs),
+          ...(result.exit_code !== 0 ? { is_error: true } : {}),
+        });
+      }
+      // Every tool_use must be answered, all in the one user message that follows it.
+      history.push({ role: "user", content: results });
+    }
+  }
+
+  return { name: "anthropic", run };
+}
+
+export function describeBashTool(commandTimeoutMs: number): ToolDefinition {
+  const seconds = Math.max(1, Math.round(commandTimeoutMs / 1000));
+  return {
+    name: BASH_TOOL_NAME,
+    description: [
+      "Run a command with bash in the work dir (the current directory) and see its exit code, stdout and stderr.",
+      "Each call is a fresh non-interactive `bash -c`: files persist between calls, but `cd` and variables do not, and nothing can be typed into a prompt (commands waiting for input hang until the timeout).",
+      `Each call is killed after ${seconds} s. Very long output is cut in the middle (the head and tail are kept).`,
+    ].join(" "),
+    input_schema: {
+      type: "object",
+      properties: { command: { type: "string", description: "The bash command to run." } },
+      required: ["command"],
+    },
+  };
+}
+
+/**
+ * Prompt caching. The API caches the prefix up to each `cache_control` breakpoint, in the order
+ * tools -> system -> messages, and allows at most 4 breakpoints per request. Two are used:
+ * - the end of the system prompt: caches tools + system, identical on every turn (and across
+ *   trials of a scenario);
+ * - the last block of the newest user message (moved every turn): writes the conversation so far,
+ *   and the next turn's lookup finds the previous turn's entry a few blocks back, so each turn pays
+ *   full price only for what it added. The old moving breakpoint is dropped, not accumulated,
+ *   which keeps a long trial under the limit.
+ */
+function buildStablePrefix(
+  systemPrompt: string,
+  tool: ToolDefinition,
+): { tools: ToolDefinition[]; system: TextBlock[] | undefined } {
+  if (systemPrompt.length > 0) {
+    return { tools: [tool], system: [{ type: "text", text: systemPrompt, cache_control: EPHEMERAL }] };
+  }
+  // An empty text block cannot carry a breakpoint; the tool is then the whole stable prefix.
+  return { tools: [{ ...tool, cache_control: EPHEMERAL }], system: undefined };
+}
+
+/** The history as sent: copies, with the one moving breakpoint on the newest user message's last block. */
+function withMovingBreakpoint(history: ChatMessage[]): ChatMessage[] {
+  const lastUser = history.findLastIndex((message) => message.role === "user");
+  return history.map((message, index) => {
+    if (index !== lastUser) return message;
+    const blocks: ContentBlock[] =
+      typeof message.content === "string" ? [{ type: "text", text: message.content }] : [...message.content];
+    const last = blocks[blocks.length - 1];
+    if (last && last.type !== "tool_use") blocks[blocks.length - 1] = { ...last, cache_control: EPHEMERAL };
+    return { role: message.role, content: blocks };
+  });
+}
+
+function commandOf(toolUse: ToolUseBlock): string | { error: string } {
+  if (toolUse.name !== BASH_TOOL_NAME) {
+    return {
+      error: `There is no tool named "${toolUse.name}". The only tool is "bash", with input {"command": "..."}.`,
+    };
+  }
+  const input = toolUse.input as { command?: unknown } | null;
+  if (input && typeof input === "object" && typeof input.command === "string") return input.command;
+  return {
+    error: `The bash tool needs an input like {"command": "ls -la"} with "command" a string; it got ${truncateJson(toolUse.input)}. Nothing was run.`,
+  };
+}
+
+/** What the model sees of a command: exit code first, then each non-empty stream in labelled tags. */
+export function formatToolResult(result: ExecResult, commandTimeoutMs: number): string {
+  const lines = [`exit code: ${result.exit_code}`];
+  if (result.timed_out) {
+    lines.push(`The command timed out after ${formatSeconds(commandTimeoutMs)} and was killed.`);
+  }
+  if (result.truncated) {
+    lines.push("The output was too long and was truncated: the middle was cut, the head and tail are kept.");
+  }
+  if (result.stdout.length > 0) lines.push(`<stdout>\n${trimNewline(result.stdout)}\n</stdout>`);
+  if (result.stderr.length > 0) lines.push(`<stderr>\n${trimNewline(result.stderr)}\n</stderr>`);
+  if (result.stdout.length === 0 && result.stderr.length === 0)
+    lines.push("(no output: stdout and stderr were empty)");
+  return lines.join("\n");
+}
+
+function trimNewline(text: string): string {
+  return text.endsWith("\n") ? text.slice(0, -1) : text;
+}
+
+function formatSeconds(ms: number): string {
+  const seconds = ms / 1000;
+  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+}
+
+function truncateJson(value: unknown): string {
+  const json = JSON.stringify(value) ?? String(value);
+  return json.length > 200 ? `${json.slice(0, 200)}...` : json;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
