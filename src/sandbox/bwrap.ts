@@ -1,0 +1,264 @@
+/**
+ * The bubblewrap sandbox: a host temp dir becomes `/`, system directories are bound read-only,
+ * /proc and /dev are fresh, /tmp and /home/eval live in the root, the network is off unless the
+ * scenario allows it, and every namespace (pid included) dies with the bwrap process: a command's
+ * background children do not outlive its bash call.
+ */
+import { lstat, readdir, readlink, realpath } from "node:fs/promises";
+import path from "node:path";
+import { ConfigError } from "../errors.js";
+import { runProcess } from "./exec.js";
+
+export const SANDBOX_HOME = "/home/eval";
+export const SANDBOX_USER = "eval";
+/** Where the shim's directory and its log are bound inside the sandbox. */
+export const SANDBOX_SHIM_DIR = "/run/llm-tool-test/bin";
+export const SANDBOX_LOG_DIR = "/run/llm-tool-test/log";
+export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+const SANDBOX_UID = 1000;
+const SANDBOX_GID = 1000;
+
+/** Host directories bound read-only at the same place (symlinks, as on merged-/usr systems, are
+ * recreated as symlinks). */
+const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+/** What of /etc programs need: the dynamic loader, alternatives (awk, python...), name service,
+ * TLS roots, time zone, MIME/magic data, interpreters' config. passwd/group are written fresh. */
+const ETC_ENTRIES = [
+  "alternatives",
+  "ld.so.cache",
+  "ld.so.conf",
+  "ld.so.conf.d",
+  "nsswitch.conf",
+  "host.conf",
+  "hosts",
+  "resolv.conf",
+  "gai.conf",
+  "services",
+  "protocols",
+  "ssl",
+  "ca-certificates",
+  "ca-certificates.conf",
+  "pki",
+  "crypto-policies",
+  "localtime",
+  "timezone",
+  "mime.types",
+  "magic",
+  "magic.mime",
+  "os-release",
+  "lsb-release",
+  "debian_version",
+  "inputrc",
+  "perl",
+  "python3",
+  "gitconfig",
+  "shells",
+  "locale.alias",
+];
+
+export interface HostSystem {
+  /** Bind or symlink instructions for the system directories. */
+  systemArgs: string[];
+  /** /etc entries that exist on this host. */
+  etcEntries: string[];
+  /** The shell inside the sandbox. */
+  bash: string;
+}
+
+let hostSystem: Promise<HostSystem> | undefined;
+
+/** What this host has of the system directories (computed once). */
+export function inspectHostSystem(): Promise<HostSystem> {
+  hostSystem ??= (async () => {
+    const systemArgs: string[] = [];
+    for (const dir of SYSTEM_DIRS) {
+      const info = await lstat(dir).catch(() => null);
+      if (!info) continue;
+      if (info.isSymbolicLink()) systemArgs.push("--symlink", await readlink(dir), dir);
+      else if (info.isDirectory()) systemArgs.push("--ro-bind", dir, dir);
+    }
+    const etcEntries: string[] = [];
+    const etcNames = new Set(await readdir("/etc").catch(() => [] as string[]));
+    for (const name of etcNames) {
+      // Versioned interpreter config such as /etc/python3.11.
+      if (ETC_ENTRIES.includes(name) || /^python3\.\d+$/.test(name)) etcEntries.push(`/etc/${name}`);
+    }
+    const bashInfo = await lstat("/bin/bash").catch(() => null);
+    return { systemArgs, etcEntries: etcEntries.sort(), bash: bashInfo ? "/bin/bash" : "/usr/bin/bash" };
+  })();
+  return hostSystem;
+}
+
+export interface BwrapProbe {
+  /** Whether bwrap can map the sandbox user to uid 1000 (a user namespace). */
+  mapsUser: boolean;
+}
+
+const probes = new Map<string, Promise<BwrapProbe>>();
+
+/**
+ * Check once per bwrap binary that it runs here: first `bwrap --ro-bind / / true`, then with the
+ * namespaces the sandbox uses. Missing or blocked bwrap is a ConfigError saying how to fix it.
+ */
+export function probeBwrap(bwrapPath: string | null, searchPath: string): Promise<BwrapProbe> {
+  const key = bwrapPath ?? "";
+  let probe = probes.get(key);
+  if (!probe) {
+    probe = runProbe(bwrapPath, searchPath);
+    probes.set(key, probe);
+    // A failed probe may be fixed (apt-get install) while a long-lived process runs: retry then.
+    probe.catch(() => probes.delete(key));
+  }
+  return probe;
+}
+
+const INSTALL_HINT = "install it (sudo apt-get install -y bubblewrap) or use the local sandbox";
+const USERNS_HINT =
+  "unprivileged user namespaces are probably blocked: on Ubuntu 24.04 (GitHub-hosted runners) run " +
+  "`sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`; in a container, allow user " +
+  "namespaces (e.g. docker run --security-opt seccomp=unconfined --security-opt apparmor=unconfined) " +
+  "or use the local sandbox";
+
+async function runProbe(bwrapPath: string | null, searchPath: string): Promise<BwrapProbe> {
+  if (bwrapPath === null) {
+    throw new ConfigError(
+      `sandbox "bwrap" needs bubblewrap, but "bwrap" was not found on PATH (${searchPath}): ${INSTALL_HINT}`,
+    );
+  }
+  const run = (args: string[]) =>
+    runProcess({
+      file: bwrapPath,
+      args,
+      cwd: "/",
+      env: { PATH: SANDBOX_PATH },
+      timeoutMs: 20_000,
+      outputCapBytes: 4096,
+    }).catch((error: unknown) => {
+      throw new ConfigError(
+        `sandbox "bwrap" needs bubblewrap, but ${bwrapPath} could not be started (${describe(error)}): ${INSTALL_HINT}`,
+      );
+    });
+  const basic = await run(["--ro-bind", "/", "/", "true"]);
+  if (basic.exit_code !== 0) {
+    throw new ConfigError(
+      `sandbox "bwrap" cannot run here: \`bwrap --ro-bind / / true\` failed (exit ${basic.exit_code}: ${firstLine(basic.stderr)}); ${USERNS_HINT}`,
+    );
+  }
+  const namespaces = [
+    "--unshare-all",
+    "--die-with-parent",
+    "--new-session",
+    "--ro-bind",
+    "/",
+    "/",
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+  ];
+  const mapped = await run([
+    "--unshare-user",
+    "--uid",
+    String(SANDBOX_UID),
+    "--gid",
+    String(SANDBOX_GID),
+    ...namespaces,
+    "true",
+  ]);
+  if (mapped.exit_code === 0) return { mapsUser: true };
+  const unmapped = await run([...namespaces, "true"]);
+  if (unmapped.exit_code === 0) return { mapsUser: false };
+  throw new ConfigError(
+    `sandbox "bwrap" cannot run here: bwrap cannot create its namespaces (exit ${unmapped.exit_code}: ${firstLine(unmapped.stderr)}); ${USERNS_HINT}`,
+  );
+}
+
+export interface BwrapLayout {
+  /** Host dir that becomes `/`. */
+  root: string;
+  network: boolean;
+  mapsUser: boolean;
+  host: HostSystem;
+  /** Host paths bound read-only at the same place (the target binary and what it needs). */
+  readOnlyPaths: string[];
+  /** Host dir of the shim scripts, bound read-only at SANDBOX_SHIM_DIR. */
+  shimDir?: string;
+  /** Host dir of the shim log, bound writable at SANDBOX_LOG_DIR. */
+  logDir?: string;
+}
+
+/** Arguments to bwrap up to (not including) the command. */
+export function buildBwrapArgs(layout: BwrapLayout): string[] {
+  const args = ["--unshare-all"];
+  if (layout.network) args.push("--share-net");
+  if (layout.mapsUser)
+    args.push("--unshare-user", "--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_GID));
+  args.push("--hostname", "sandbox", "--die-with-parent", "--new-session");
+  args.push("--bind", layout.root, "/");
+  args.push(...layout.host.systemArgs);
+  args.push("--proc", "/proc", "--dev", "/dev");
+  for (const entry of layout.host.etcEntries) args.push("--ro-bind", entry, entry);
+  for (const entry of layout.readOnlyPaths) args.push("--ro-bind", entry, entry);
+  if (layout.shimDir) args.push("--ro-bind", layout.shimDir, SANDBOX_SHIM_DIR);
+  if (layout.logDir) args.push("--bind", layout.logDir, SANDBOX_LOG_DIR);
+  args.push("--chdir", SANDBOX_HOME);
+  return args;
+}
+
+/** /etc/passwd and /etc/group of the sandbox: the agent is `eval`, home /home/eval. */
+export function renderIdentityFiles(mapsUser: boolean): { passwd: string; group: string } {
+  const uid = mapsUser ? SANDBOX_UID : (process.getuid?.() ?? SANDBOX_UID);
+  const gid = mapsUser ? SANDBOX_GID : (process.getgid?.() ?? SANDBOX_GID);
+  const rootLine = uid === 0 ? [] : ["root:x:0:0:root:/root:/bin/bash"];
+  const rootGroup = gid === 0 ? [] : ["root:x:0:"];
+  return {
+    passwd: [
+      ...rootLine,
+      `${SANDBOX_USER}:x:${uid}:${gid}:eval:${SANDBOX_HOME}:/bin/bash`,
+      "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin",
+      "",
+    ].join("\n"),
+    group: [...rootGroup, `${SANDBOX_USER}:x:${gid}:`, "nogroup:x:65534:", ""].join("\n"),
+  };
+}
+
+/**
+ * Host paths to bind read-only so the target binary runs inside: its directory and, through
+ * symlinks, the real file's directory (for an npm package, its whole node_modules folder).
+ * Directories that contain the sandbox itself are replaced by the single file.
+ */
+export async function collectTargetBinds(binaryPath: string, sandboxBase: string): Promise<string[]> {
+  const real = await realpath(binaryPath).catch(() => binaryPath);
+  const wanted = new Set<string>([path.dirname(binaryPath), path.dirname(real)]);
+  const nodeModules = real.indexOf(`${path.sep}node_modules${path.sep}`);
+  if (nodeModules !== -1) wanted.add(real.slice(0, nodeModules + "/node_modules".length));
+  const binds: string[] = [];
+  for (const dir of wanted) {
+    if (isUnderSystemDir(dir)) continue;
+    if (isInside(sandboxBase, dir) || dir === "/") {
+      for (const file of new Set([binaryPath, real])) if (path.dirname(file) === dir) binds.push(file);
+      continue;
+    }
+    binds.push(dir);
+  }
+  return [...new Set(binds)];
+}
+
+export function isUnderSystemDir(target: string): boolean {
+  return SYSTEM_DIRS.some((dir) => target === dir || target.startsWith(`${dir}/`));
+}
+
+/** True when `child` is `parent` or inside it. */
+function isInside(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+}
+
+function firstLine(text: string): string {
+  const line = text.trim().split("\n")[0] ?? "";
+  return line.length > 0 ? line : "no error output";
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
