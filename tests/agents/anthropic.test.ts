@@ -236,7 +236,11 @@ describe("anthropic agent over HTTP", () => {
       expect.objectContaining({ turn: 2, attempt: 1, status: 500, will_retry: true, retry_after_ms: 1 }),
     ]);
     expect(run.test.bashCalls.map((c) => c.command)).toEqual(["echo one"]);
-    expect(run.test.eventsOf("model_response")).toHaveLength(2);
+    const responses = run.test.eventsOf("model_response");
+    expect(responses).toHaveLength(2);
+    // The backoff sleeps are reported apart from the working time of the turn.
+    expect(responses[0]?.waited_ms).toBeGreaterThanOrEqual(1);
+    expect(responses[0]?.duration_ms).toBeGreaterThanOrEqual(responses[0]?.waited_ms ?? 0);
     expect(run.requests).toHaveLength(5);
   });
 
