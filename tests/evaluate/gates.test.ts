@@ -1,0 +1,415 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { evaluateGates, type GateContext, scoreGates } from "../../src/evaluate/gates.js";
+import type { Invocation } from "../../src/evaluate/invocations.js";
+import { parseJsonPathAssertion } from "../../src/evaluate/json-path.js";
+import type { GateResult } from "../../src/report/types.js";
+import type { GateSpec } from "../../src/scenario/types.js";
+import type { TrialEvent } from "../../src/transcript/events.js";
+import { type BashSandbox, createBashSandbox } from "./bash-sandbox.js";
+import { createEventLog } from "./event-builder.js";
+
+let sandbox: BashSandbox;
+
+beforeAll(async () => {
+  sandbox = await createBashSandbox();
+  await writeFile(path.join(sandbox.workDir, "notes.md"), "# Notes\nCAP theorem: pick two\nPaxos\n");
+  await mkdir(path.join(sandbox.workDir, "store"));
+  await mkdir(path.join(sandbox.root, "data"), { recursive: true });
+  await writeFile(path.join(sandbox.root, "data", "people.csv"), "name,dept\r\nAlice,Eng\r\nBob,Ops\r\n");
+});
+
+afterAll(async () => {
+  await sandbox.dispose();
+});
+
+function context(overrides: Partial<GateContext> = {}): GateContext {
+  return {
+    sandbox,
+    events: [],
+    invocations: [],
+    scriptEnv: {},
+    gateTimeoutMs: 10_000,
+    ...overrides,
+  };
+}
+
+async function runOne(gate: GateSpec, overrides: Partial<GateContext> = {}): Promise<GateResult> {
+  const [result] = await evaluateGates([gate], context(overrides));
+  if (!result) throw new Error("no result");
+  return result;
+}
+
+const w = { weight: 1 };
+
+describe("command gates", () => {
+  it("command_succeeds passes on exit 0 and fails with the command, exit code and output head", async () => {
+    expect((await runOne({ ...w, type: "command_succeeds", command: "true" })).passed).toBe(true);
+    const failed = await runOne({
+      ...w,
+      type: "command_succeeds",
+      command: "echo out; echo err >&2; exit 3",
+    });
+    expect(failed.passed).toBe(false);
+    expect(failed.gate_type).toBe("command_succeeds");
+    expect(failed.message).toBe(
+      '`echo out; echo err >&2; exit 3` exited 3; stdout "out\\n"; stderr "err\\n"',
+    );
+  });
+
+  it("command_output_contains checks stdout and quotes the head of the output when it fails", async () => {
+    const passed = await runOne({
+      ...w,
+      type: "command_output_contains",
+      command: "cat notes.md",
+      substring: "Paxos",
+    });
+    expect(passed.passed).toBe(true);
+    const failed = await runOne({
+      ...w,
+      type: "command_output_contains",
+      command: "printf 'x%.0s' $(seq 1 500); echo missing >&2; exit 1",
+      substring: "Raft",
+    });
+    expect(failed.passed).toBe(false);
+    expect(failed.message).toContain('stdout does not contain "Raft"');
+    expect(failed.message).toContain("exited 1");
+    expect(failed.message).toContain(`stdout "${"x".repeat(300)}"… (500 chars)`);
+    expect(failed.message).toContain('stderr "missing\\n"');
+  });
+
+  it("command_output_contains looks at stdout only", async () => {
+    const result = await runOne({
+      ...w,
+      type: "command_output_contains",
+      command: "echo Raft >&2",
+      substring: "Raft",
+    });
+    expect(result.passed).toBe(false);
+    expect(result.message).toContain("stdout empty");
+  });
+
+  it("command_output_matches applies the regex to stdout", async () => {
+    const gate = (pattern: string): GateSpec => ({
+      ...w,
+      type: "command_output_matches",
+      command: "cat notes.md",
+      pattern,
+    });
+    expect((await runOne(gate("^CAP \\w+:"))).passed).toBe(false); // no multiline flag
+    expect((await runOne(gate("(?m)^CAP \\w+:"))).passed).toBe(true);
+    const failed = await runOne(gate("Raft|Zab"));
+    expect(failed.message).toContain("stdout does not match /Raft|Zab/");
+  });
+
+  it("command_json_path passes, fails with the values found, and reports malformed JSON", async () => {
+    const gate = (command: string, jsonPath: string, assertion: string): GateSpec => ({
+      ...w,
+      type: "command_json_path",
+      command,
+      path: jsonPath,
+      assertion,
+      parsed: parseJsonPathAssertion(assertion),
+    });
+    const passed = await runOne(gate(`echo '[{"t":"a"},{"t":"b"},{"t":"c"}]'`, "$", "len >= 3"));
+    expect(passed.passed).toBe(true);
+    const equals = await runOne(gate(`echo '{"links":[{"from":1}]}'`, "$.links[0].from", "equals 1"));
+    expect(equals.passed).toBe(true);
+    const short = await runOne(gate(`echo '[1,2,3]'`, "$", "len >= 5"));
+    expect(short.passed).toBe(false);
+    expect(short.message).toContain("len is 3");
+    expect(short.message).toContain("$ len >= 5");
+    const malformed = await runOne(gate(`echo '{"oops": '`, "$", "exists"));
+    expect(malformed.passed).toBe(false);
+    expect(malformed.message).toMatch(
+      /^stdout is not JSON \(.+\); `echo '\{"oops": '` exited 0; stdout "\{\\"oops\\": \\n"$/,
+    );
+    const missing = await runOne(gate(`echo '{"a":1}'`, "$.b", "exists"));
+    expect(missing.passed).toBe(false);
+    expect(missing.message).toContain("matched nothing");
+  });
+
+  it("fails a command that runs past the gate timeout and says so", async () => {
+    const result = await runOne(
+      { ...w, type: "command_succeeds", command: "sleep 5" },
+      { gateTimeoutMs: 200 },
+    );
+    expect(result.passed).toBe(false);
+    expect(result.message).toMatch(/`sleep 5` exited 124 \(timed out after \d+ ms\)/);
+  });
+});
+
+describe("file gates", () => {
+  it("file_exists accepts a file or a directory and names what it found", async () => {
+    const file = await runOne({ ...w, type: "file_exists", path: "notes.md" });
+    expect(file).toMatchObject({ passed: true, message: "notes.md: found a file (36 bytes)" });
+    expect((await runOne({ ...w, type: "file_exists", path: "store" })).message).toBe(
+      "store: found a directory",
+    );
+    expect(await runOne({ ...w, type: "file_exists", path: "missing.md" })).toMatchObject({
+      passed: false,
+      message: "missing.md: not found",
+    });
+  });
+
+  it("resolves absolute paths inside the sandbox root", async () => {
+    expect((await runOne({ ...w, type: "file_exists", path: "/data/people.csv" })).passed).toBe(true);
+  });
+
+  it("file_contains reads the file, and fails on a missing file or a directory", async () => {
+    expect((await runOne({ ...w, type: "file_contains", path: "notes.md", substring: "CAP" })).passed).toBe(
+      true,
+    );
+    const absent = await runOne({ ...w, type: "file_contains", path: "notes.md", substring: "Raft" });
+    expect(absent.passed).toBe(false);
+    expect(absent.message).toBe(
+      'notes.md (36 bytes) does not contain "Raft"; head: "# Notes\\nCAP theorem: pick two\\nPaxos\\n"',
+    );
+    expect((await runOne({ ...w, type: "file_contains", path: "gone.md", substring: "x" })).message).toBe(
+      "gone.md: not found",
+    );
+    expect((await runOne({ ...w, type: "file_contains", path: "store", substring: "x" })).message).toBe(
+      "store: is a directory, not a file",
+    );
+  });
+
+  it("file_matches applies the regex to the whole content", async () => {
+    expect(
+      (await runOne({ ...w, type: "file_matches", path: "notes.md", pattern: "theorem:\\s+pick" })).passed,
+    ).toBe(true);
+    const failed = await runOne({ ...w, type: "file_matches", path: "notes.md", pattern: "^Paxos$" });
+    expect(failed.passed).toBe(false);
+    expect(failed.message).toContain("does not match /^Paxos$/");
+    expect((await runOne({ ...w, type: "file_matches", path: "nope", pattern: "x" })).message).toBe(
+      "nope: not found",
+    );
+  });
+});
+
+describe("no_transcript_errors", () => {
+  const invocation = (command: string, exit: number | null): Invocation => ({
+    command,
+    argv: command.split(" "),
+    subcommand: command.split(" ")[1] ?? null,
+    exit_code: exit,
+    duration_ms: 1,
+  });
+
+  it("passes when no target invocation failed (unknown codes do not fail)", async () => {
+    const result = await runOne(
+      { ...w, type: "no_transcript_errors" },
+      { invocations: [invocation("t list", 0), invocation("t show", null)] },
+    );
+    expect(result).toMatchObject({
+      passed: true,
+      message: "none of 2 target invocations failed (1 with unknown exit code)",
+    });
+  });
+
+  it("fails listing the failed invocations", async () => {
+    const result = await runOne(
+      { ...w, type: "no_transcript_errors" },
+      { invocations: [invocation("t create x", 2), invocation("t list", 0)] },
+    );
+    expect(result).toMatchObject({
+      passed: false,
+      message: '1 of 2 target invocations failed: "t create x" → 2',
+    });
+  });
+});
+
+describe("script gates", () => {
+  it("passes on exit 0 and fails otherwise", async () => {
+    expect((await runOne({ ...w, type: "script", command: "test -f notes.md" })).passed).toBe(true);
+    const failed = await runOne({
+      ...w,
+      type: "script",
+      command: "echo checking; exit 4",
+      description: "store sane",
+    });
+    expect(failed).toMatchObject({ passed: false, description: "store sane" });
+    expect(failed.message).toContain("exited 4");
+  });
+
+  it("lets stdout JSON win over the exit code, with message and numeric metrics", async () => {
+    const passing = await runOne({
+      ...w,
+      type: "script",
+      command: `echo 'some log line'; echo '{"passed": true, "message": "3 notes linked"}'; exit 1`,
+    });
+    expect(passing).toMatchObject({ passed: true, message: "3 notes linked" });
+    const failing = await runOne({
+      ...w,
+      type: "script",
+      command: `echo '{"passed": false, "message": "orphans found", "metrics": {"orphans": 2, "ratio": 0.5, "note": "x"}}'`,
+    });
+    expect(failing).toEqual({
+      gate_type: "script",
+      passed: false,
+      message: "orphans found",
+      weight: 1,
+      metrics: { orphans: 2, ratio: 0.5 },
+    });
+  });
+
+  it("ignores JSON without a boolean passed", async () => {
+    const result = await runOne({ ...w, type: "script", command: `echo '{"passed": "yes"}'; exit 2` });
+    expect(result.passed).toBe(false);
+  });
+
+  it("gets the LLM_TOOL_TEST_* variables", async () => {
+    const result = await runOne(
+      {
+        ...w,
+        type: "script",
+        command: `echo "{\\"passed\\": true, \\"message\\": \\"$LLM_TOOL_TEST_SCENARIO/$LLM_TOOL_TEST_TRIAL/$LLM_TOOL_TEST_MODEL\\"}"`,
+      },
+      {
+        scriptEnv: {
+          LLM_TOOL_TEST_SCENARIO: "create_and_link",
+          LLM_TOOL_TEST_TRIAL: "2",
+          LLM_TOOL_TEST_MODEL: "m 1",
+        },
+      },
+    );
+    expect(result.message).toBe("create_and_link/2/m 1");
+  });
+});
+
+describe("bashkit-eval checks", () => {
+  let events: TrialEvent[];
+  beforeAll(() => {
+    const log = createEventLog();
+    log.call("mkdir -p /out && echo hello > /out/a.txt", 0, { stdout: "" });
+    log.call("cat /out/a.txt", 0, { stdout: "hello\nworld 42\n" });
+    log.call("grep nope /out/a.txt", 1, { stderr: "" });
+    events = log.events;
+  });
+
+  it("exit_code:N looks at the last tool call", async () => {
+    expect((await runOne({ ...w, type: "exit_code", code: 1 }, { events })).passed).toBe(true);
+    const failed = await runOne({ ...w, type: "exit_code", code: 0 }, { events });
+    expect(failed).toMatchObject({
+      passed: false,
+      message: 'last tool call exited 1 (expected 0): "grep nope /out/a.txt"',
+    });
+    const none = await runOne({ ...w, type: "exit_code", code: 0 });
+    expect(none).toMatchObject({
+      passed: false,
+      message: "expected exit code 0, but the agent made no tool calls",
+    });
+  });
+
+  it("stdout_contains and stdout_regex look at any tool call's stdout", async () => {
+    expect((await runOne({ ...w, type: "stdout_contains", substring: "world" }, { events })).passed).toBe(
+      true,
+    );
+    expect((await runOne({ ...w, type: "stdout_regex", pattern: "world \\d+" }, { events })).passed).toBe(
+      true,
+    );
+    const failed = await runOne({ ...w, type: "stdout_contains", substring: "World" }, { events });
+    expect(failed.passed).toBe(false);
+    expect(failed.message).toContain('no stdout of 3 tool calls contains "World"');
+    expect((await runOne({ ...w, type: "stdout_regex", pattern: "^world" }, { events })).passed).toBe(false);
+  });
+
+  it("stderr_empty requires every call's stderr to be empty", async () => {
+    expect((await runOne({ ...w, type: "stderr_empty" }, { events })).passed).toBe(true);
+    const log = createEventLog();
+    log.call("ls", 0);
+    log.call("cat nope", 1, { stderr: "cat: nope: No such file or directory\n" });
+    const failed = await runOne({ ...w, type: "stderr_empty" }, { events: log.events });
+    expect(failed.passed).toBe(false);
+    expect(failed.message).toContain("1 of 2 tool calls wrote to stderr");
+  });
+
+  it("dir_exists needs a directory", async () => {
+    expect((await runOne({ ...w, type: "dir_exists", path: "/data" })).passed).toBe(true);
+    expect(await runOne({ ...w, type: "dir_exists", path: "/data/people.csv" })).toMatchObject({
+      passed: false,
+      message: "/data/people.csv: found a file, not a directory",
+    });
+    expect((await runOne({ ...w, type: "dir_exists", path: "/nope" })).passed).toBe(false);
+  });
+
+  it("file_line_regex needs one single line to match (CRLF tolerated)", async () => {
+    const gate = (pattern: string): GateSpec => ({
+      ...w,
+      type: "file_line_regex",
+      path: "/data/people.csv",
+      pattern,
+    });
+    expect(await runOne(gate("^Bob,Ops$"))).toMatchObject({
+      passed: true,
+      message: "/data/people.csv line 3 matches /^Bob,Ops$/",
+    });
+    const failed = await runOne(gate("^Alice,Ops$"));
+    expect(failed.passed).toBe(false);
+    expect(failed.message).toContain("no line of /data/people.csv");
+  });
+
+  it("tool_calls_min and tool_calls_max count the agent's calls", async () => {
+    expect((await runOne({ ...w, type: "tool_calls_min", count: 3 }, { events })).passed).toBe(true);
+    expect(await runOne({ ...w, type: "tool_calls_min", count: 4 }, { events })).toMatchObject({
+      passed: false,
+      message: "3 tool calls (expected at least 4)",
+    });
+    expect((await runOne({ ...w, type: "tool_calls_max", count: 3 }, { events })).passed).toBe(true);
+    expect((await runOne({ ...w, type: "tool_calls_max", count: 2 }, { events })).passed).toBe(false);
+  });
+
+  it("llm_judge is a stub that passes and says so", async () => {
+    const result = await runOne({ weight: 0, type: "llm_judge", prompt: "is it good?" });
+    expect(result).toMatchObject({ passed: true, weight: 0 });
+    expect(result.message).toMatch(/^not evaluated/);
+  });
+});
+
+describe("evaluateGates as a whole", () => {
+  it("runs every gate in declaration order without short-circuit, and scores by weight", async () => {
+    const before = sandbox.commands.length;
+    const gates: GateSpec[] = [
+      { weight: 2, type: "command_succeeds", command: "echo first" },
+      { weight: 1, type: "command_succeeds", command: "exit 1" },
+      { weight: 3, type: "file_exists", path: "missing" },
+      { weight: 0.5, type: "command_succeeds", command: "echo last" },
+    ];
+    const results = await evaluateGates(gates, context());
+    expect(sandbox.commands.slice(before)).toEqual(["echo first", "exit 1", "echo last"]);
+    expect(results.map((r) => [r.gate_type, r.passed, r.weight])).toEqual([
+      ["command_succeeds", true, 2],
+      ["command_succeeds", false, 1],
+      ["file_exists", false, 3],
+      ["command_succeeds", true, 0.5],
+    ]);
+    expect(scoreGates(results)).toEqual({ score: 2.5, max_score: 6.5, gates_passed: 2, gates_total: 4 });
+  });
+
+  it("turns a gate that throws into a failed result and goes on", async () => {
+    let calls = 0;
+    const flaky: GateContext["sandbox"] = {
+      resolvePath: sandbox.resolvePath,
+      runGateCommand: async (command, options) => {
+        calls += 1;
+        if (calls === 1) throw new Error("sandbox exploded");
+        return sandbox.runGateCommand(command, options);
+      },
+    };
+    const results = await evaluateGates(
+      [
+        { ...w, type: "command_succeeds", command: "true" },
+        { ...w, type: "command_succeeds", command: "true" },
+      ],
+      context({ sandbox: flaky }),
+    );
+    expect(results.map((r) => [r.passed, r.message])).toEqual([
+      [false, "gate error: sandbox exploded"],
+      [true, "`true` exited 0; stdout empty"],
+    ]);
+  });
+
+  it("scores an empty gate list as zero of zero", () => {
+    expect(scoreGates([])).toEqual({ score: 0, max_score: 0, gates_passed: 0, gates_total: 0 });
+  });
+});
