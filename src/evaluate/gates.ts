@@ -403,7 +403,8 @@ function runCommand(context: GateContext, command: string): Promise<ExecResult> 
 /** `cmd` exited N (timed out) — stdout "…" stderr "…" */
 export function describeRun(command: string, run: ExecResult): string {
   const timedOut = run.timed_out ? ` (timed out after ${run.duration_ms} ms)` : "";
-  const parts = [`\`${truncate(command, 200)}\` exited ${run.exit_code}${timedOut}`];
+  const cut = run.truncated ? " (output cut at the cap)" : "";
+  const parts = [`\`${truncate(command, 200)}\` exited ${run.exit_code}${timedOut}${cut}`];
   parts.push(run.stdout === "" ? "stdout empty" : `stdout ${quoteHead(run.stdout)}`);
   if (run.stderr !== "") parts.push(`stderr ${quoteHead(run.stderr)}`);
   return parts.join("; ");
