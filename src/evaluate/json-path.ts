@@ -212,7 +212,9 @@ function checkScriptSyntax(expr: string, where: string): void {
   try {
     new safeVm.Script(script);
   } catch (error) {
-    throw new JsonPathSyntaxError(`invalid expression in ${where}: ${errorText(error)}`);
+    // jsep counts characters in the rewritten script, which would mislead: drop its position.
+    const reason = errorText(error).replace(/ at character \d+$/, "");
+    throw new JsonPathSyntaxError(`invalid expression in ${where}: ${reason}`);
   }
 }
 
@@ -297,7 +299,7 @@ const ASSERTION_FORMS =
 export function parseJsonPathAssertion(text: string): JsonPathAssertion {
   const trimmed = text.trim();
   if (trimmed === "") throw new Error(`the assertion is empty: expected one of ${ASSERTION_FORMS}`);
-  const keyword = (/^\S+/.exec(trimmed)?.[0] ?? "").toLowerCase();
+  const keyword = /^\S+/.exec(trimmed)?.[0] ?? "";
   const rest = trimmed.slice(keyword.length).trim();
   switch (keyword) {
     case "exists":

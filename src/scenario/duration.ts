@@ -11,7 +11,7 @@ export function parseDuration(value: string | number): number {
       throw new Error(`expected a positive duration, found ${value}`);
     return Math.round(value * 1000);
   }
-  const text = value.trim().toLowerCase();
+  const text = value.trim();
   if (/^\d+(?:\.\d+)?$/.test(text)) return parseDuration(Number(text));
   if (!DURATION.test(text)) {
     throw new Error(

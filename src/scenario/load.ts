@@ -105,14 +105,12 @@ export function parseYamlTree(text: string, file: string): { tree?: YamlNode; pr
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const lineAt = (offset: number | undefined): number =>
     offset === undefined ? 1 : lineCounter.linePos(offset).line;
-  if (doc.errors.length > 0) {
-    return {
-      problems: doc.errors.map((error) => ({
-        file,
-        line: lineAt(error.pos[0]),
-        message: `YAML syntax error: ${error.code === "DUPLICATE_KEY" ? "a key is written twice in the same mapping" : error.message}`,
-      })),
-    };
+  const error = doc.errors[0];
+  if (error) {
+    // Only the first: after a syntax error the parser's follow-up complaints are noise.
+    const message =
+      error.code === "DUPLICATE_KEY" ? "a key is written twice in the same mapping" : error.message;
+    return { problems: [{ file, line: lineAt(error.pos[0]), message: `YAML syntax error: ${message}` }] };
   }
   const problems: Problem[] = [];
   const tree = convertNode(doc.contents, { doc, lineAt, file, problems }, 1, 0);

@@ -17,6 +17,7 @@ export interface Problem {
 
 /** A file path as the user should see it: relative to `cwd` when inside it. */
 export function displayPath(file: string, cwd: string): string {
+  if (!path.isAbsolute(file)) return file;
   const relative = path.relative(cwd, file);
   if (relative === "") return ".";
   return relative.startsWith("..") || path.isAbsolute(relative) ? file : relative;

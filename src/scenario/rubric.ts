@@ -101,7 +101,11 @@ export function buildRubric(tree: YamlNode, file: string): { rubric?: Rubric; pr
     const sum = criteria.reduce((total, criterion) => total + criterion.weight, 0);
     if (Math.abs(sum - 1) > WEIGHT_TOLERANCE) {
       const parts = criteria.map((criterion) => `${criterion.id} ${criterion.weight}`).join(" + ");
-      reader.report(node.line, "criteria", `weights must sum to 1, found ${formatSum(sum)} (${parts})`);
+      reader.report(
+        criteriaEntry.keyLine,
+        "criteria",
+        `weights must sum to 1, found ${formatSum(sum)} (${parts})`,
+      );
     }
   }
   if (reader.problems.length > 0) return { problems: reader.problems };

@@ -465,16 +465,26 @@ async function readEvaluation(
     if (judge) evaluation.judge = judge;
     else if (judgeNode.kind === "map") judgeDeclared = readsEnabled(judgeNode);
   }
-  const compositeNode = entries.get("composite")?.value;
-  if (compositeNode) {
-    const composite = readComposite(reader, compositeNode, joinField(field, "composite"));
+  const compositeEntry = entries.get("composite");
+  const compositeNode = compositeEntry?.value;
+  if (compositeEntry && compositeNode) {
+    const composite = readComposite(
+      reader,
+      compositeNode,
+      joinField(field, "composite"),
+      compositeEntry.keyLine,
+    );
     if (composite) {
       const judgeOn = evaluation.judge ? evaluation.judge.enabled : judgeDeclared;
       if (composite.judgeWeight > 0 && !judgeOn) {
+        const judgeWeightLine =
+          compositeNode.kind === "map"
+            ? compositeNode.entries.find((entry) => entry.key === "judge_weight")?.keyLine
+            : undefined;
         reader.report(
-          compositeNode.line,
-          joinField(field, "composite.judge_weight"),
-          `is ${composite.judgeWeight} but the scenario has no enabled judge; set it to 0 or configure \`evaluation.judge\``,
+          judgeWeightLine ?? compositeEntry.keyLine,
+          joinField(joinField(field, "composite"), "judge_weight"),
+          `a judge weight of ${composite.judgeWeight} needs an enabled judge: configure \`evaluation.judge\` or set it to 0`,
         );
       }
       evaluation.composite = composite;
@@ -534,7 +544,12 @@ async function readJudge(
   return judge;
 }
 
-function readComposite(reader: NodeReader, node: YamlNode, field: string): CompositeWeights | undefined {
+function readComposite(
+  reader: NodeReader,
+  node: YamlNode,
+  field: string,
+  keyLine: number,
+): CompositeWeights | undefined {
   const entries = reader.readMap(node, field, COMPOSITE_KEYS, { owner: "composite" });
   if (!entries) return undefined;
   if (entries.size === 0) {
@@ -557,7 +572,7 @@ function readComposite(reader: NodeReader, node: YamlNode, field: string): Compo
     const parts = COMPOSITE_KEYS.filter((key) => entries.has(key))
       .map((key) => `${key} ${weight(key)}`)
       .join(" + ");
-    reader.report(node.line, field, `weights must sum to 1, found ${formatSum(sum)} (${parts})`);
+    reader.report(keyLine, field, `weights must sum to 1, found ${formatSum(sum)} (${parts})`);
     return undefined;
   }
   return composite;

@@ -1,0 +1,79 @@
+import { describe, expect, test } from "vitest";
+import { parseDuration } from "../../src/scenario/duration.js";
+import { compilePattern, patternSyntaxError } from "../../src/scenario/regex.js";
+import { measureEditDistance, suggestKey } from "../../src/scenario/suggest.js";
+
+describe("parseDuration", () => {
+  test.each([
+    ["300s", 300_000],
+    ["5m", 300_000],
+    ["1500ms", 1500],
+    ["1h", 3_600_000],
+    ["1m30s", 90_000],
+    ["2.5s", 2500],
+    [" 10s ", 10_000],
+    ["45", 45_000],
+    [45, 45_000],
+    [0.5, 500],
+  ] as const)("%j -> %i ms", (input, ms) => {
+    expect(parseDuration(input)).toBe(ms);
+  });
+
+  test.each([
+    [
+      "5 minutes",
+      'expected a duration like "300s", "5m", "1500ms", "1h" or a number of seconds, found "5 minutes"',
+    ],
+    ["", 'expected a duration like "300s", "5m", "1500ms", "1h" or a number of seconds, found ""'],
+    ["-5s", 'expected a duration like "300s", "5m", "1500ms", "1h" or a number of seconds, found "-5s"'],
+    ["0s", 'expected a positive duration, found "0s"'],
+    ["10S", 'expected a duration like "300s", "5m", "1500ms", "1h" or a number of seconds, found "10S"'],
+    [-1, "expected a positive duration, found -1"],
+  ] as const)("rejects %j", (input, message) => {
+    expect(() => parseDuration(input)).toThrowError(new Error(message));
+  });
+});
+
+describe("compilePattern", () => {
+  test("plain JavaScript regexes", () => {
+    expect(compilePattern("a+b").test("xaab")).toBe(true);
+    expect(compilePattern("^x$").test("a\nx")).toBe(false);
+  });
+  test("leading inline flags as in bashkit-eval datasets", () => {
+    expect(compilePattern("(?i)files? modified.*3").test("3 FILES MODIFIED... 3")).toBe(true);
+    expect(compilePattern("(?m)^x$").test("a\nx")).toBe(true);
+    expect(compilePattern("(?s)a.b").test("a\nb")).toBe(true);
+    expect(compilePattern("(?is)A.B").flags).toBe("is");
+    expect(compilePattern("x", "g").flags).toBe("g");
+  });
+  test("errors", () => {
+    expect(patternSyntaxError("a(")).toBe('invalid regex "a(": Unterminated group');
+    expect(patternSyntaxError("(?x)a")).toBe(
+      "inline flag `x` in `(?x)` is not supported (only i, m and s are)",
+    );
+    expect(patternSyntaxError("ok")).toBeNull();
+  });
+});
+
+describe("suggestKey", () => {
+  const keys = ["task", "tags", "tier", "command_pattern", "max_turns", "description"];
+  test.each([
+    ["tsk", "task"],
+    ["maxTurns", "max_turns"],
+    ["MAX-TURNS", "max_turns"],
+    ["comand_patern", "command_pattern"],
+    ["descripiton", "description"],
+    ["tear", "tier"],
+  ])("%s -> %s", (input, expected) => {
+    expect(suggestKey(input, keys)).toBe(expected);
+  });
+  test("nothing close", () => {
+    expect(suggestKey("zzz", keys)).toBeUndefined();
+    expect(suggestKey("fixture", keys)).toBeUndefined();
+  });
+  test("edit distance counts a transposition as one edit", () => {
+    expect(measureEditDistance("pattren", "pattern")).toBe(1);
+    expect(measureEditDistance("", "abc")).toBe(3);
+    expect(measureEditDistance("kitten", "sitting")).toBe(3);
+  });
+});
