@@ -4,7 +4,7 @@
  * scenario allows it, and every namespace (pid included) dies with the bwrap process: a command's
  * background children do not outlive its bash call.
  */
-import { lstat, readdir, readlink, realpath } from "node:fs/promises";
+import { lstat, readdir, readlink, realpath, symlink } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError } from "../errors.js";
 import { runProcess } from "./exec.js";
@@ -19,7 +19,7 @@ const SANDBOX_UID = 1000;
 const SANDBOX_GID = 1000;
 
 /** Host directories bound read-only at the same place (symlinks, as on merged-/usr systems, are
- * recreated as symlinks). */
+ * recreated as symlinks in the root). */
 const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 /** What of /etc programs need: the dynamic loader, alternatives (awk, python...), name service,
  * TLS roots, time zone, MIME/magic data, interpreters' config. passwd/group are written fresh. */
@@ -57,8 +57,10 @@ const ETC_ENTRIES = [
 ];
 
 export interface HostSystem {
-  /** Bind or symlink instructions for the system directories. */
-  systemArgs: string[];
+  /** System directories bound read-only. */
+  systemDirs: string[];
+  /** System directories that are symlinks on the host (`/bin -> usr/bin`), made in the root. */
+  systemLinks: { path: string; target: string }[];
   /** /etc entries that exist on this host. */
   etcEntries: string[];
   /** The shell inside the sandbox. */
@@ -70,12 +72,13 @@ let hostSystem: Promise<HostSystem> | undefined;
 /** What this host has of the system directories (computed once). */
 export function inspectHostSystem(): Promise<HostSystem> {
   hostSystem ??= (async () => {
-    const systemArgs: string[] = [];
+    const systemDirs: string[] = [];
+    const systemLinks: { path: string; target: string }[] = [];
     for (const dir of SYSTEM_DIRS) {
       const info = await lstat(dir).catch(() => null);
       if (!info) continue;
-      if (info.isSymbolicLink()) systemArgs.push("--symlink", await readlink(dir), dir);
-      else if (info.isDirectory()) systemArgs.push("--ro-bind", dir, dir);
+      if (info.isSymbolicLink()) systemLinks.push({ path: dir, target: await readlink(dir) });
+      else if (info.isDirectory()) systemDirs.push(dir);
     }
     const etcEntries: string[] = [];
     const etcNames = new Set(await readdir("/etc").catch(() => [] as string[]));
@@ -84,7 +87,12 @@ export function inspectHostSystem(): Promise<HostSystem> {
       if (ETC_ENTRIES.includes(name) || /^python3\.\d+$/.test(name)) etcEntries.push(`/etc/${name}`);
     }
     const bashInfo = await lstat("/bin/bash").catch(() => null);
-    return { systemArgs, etcEntries: etcEntries.sort(), bash: bashInfo ? "/bin/bash" : "/usr/bin/bash" };
+    return {
+      systemDirs,
+      systemLinks,
+      etcEntries: etcEntries.sort(),
+      bash: bashInfo ? "/bin/bash" : "/usr/bin/bash",
+    };
   })();
   return hostSystem;
 }
@@ -195,7 +203,8 @@ export function buildBwrapArgs(layout: BwrapLayout): string[] {
     args.push("--unshare-user", "--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_GID));
   args.push("--hostname", "sandbox", "--die-with-parent", "--new-session");
   args.push("--bind", layout.root, "/");
-  args.push(...layout.host.systemArgs);
+  // Symlinks are made in the root by ensureRootLinks: bwrap's --symlink fails once one exists.
+  for (const dir of layout.host.systemDirs) args.push("--ro-bind", dir, dir);
   args.push("--proc", "/proc", "--dev", "/dev");
   for (const entry of layout.host.etcEntries) args.push("--ro-bind", entry, entry);
   for (const entry of layout.readOnlyPaths) args.push("--ro-bind", entry, entry);
@@ -203,6 +212,15 @@ export function buildBwrapArgs(layout: BwrapLayout): string[] {
   if (layout.logDir) args.push("--bind", layout.logDir, SANDBOX_LOG_DIR);
   args.push("--chdir", SANDBOX_HOME);
   return args;
+}
+
+/** Make (again, if the agent removed them) the system symlinks such as `/bin -> usr/bin` in the root. */
+export async function ensureRootLinks(root: string, host: HostSystem): Promise<void> {
+  for (const link of host.systemLinks) {
+    const where = path.join(root, link.path);
+    if (await lstat(where).catch(() => null)) continue;
+    await symlink(link.target, where).catch(() => undefined);
+  }
 }
 
 /** /etc/passwd and /etc/group of the sandbox: the agent is `eval`, home /home/eval. */

@@ -21,6 +21,7 @@ import type { EventSink } from "../transcript/events.js";
 import {
   buildBwrapArgs,
   collectTargetBinds,
+  ensureRootLinks,
   inspectHostSystem,
   isUnderSystemDir,
   probeBwrap,
@@ -168,8 +169,9 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
         ...(binary ? { shimDir, logDir } : {}),
       });
       const bwrapPath = options.bwrapPath ?? (await resolveRealBinary("bwrap", parentPath));
-      runInside = (command, run) =>
-        runProcess({
+      runInside = async (command, run) => {
+        await ensureRootLinks(root, host);
+        return runProcess({
           file: bwrapPath,
           args: [...bwrapArgs, "--", host.bash, "-c", command],
           cwd: base,
@@ -179,6 +181,7 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
           ...(run.signal ? { signal: run.signal } : {}),
           processGroups,
         });
+      };
     } else {
       const bash = await resolveRealBinary("bash", parentPath).catch(() => "/bin/bash");
       runInside = (command, run) =>

@@ -1,0 +1,296 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ConfigError } from "../../src/errors.js";
+import { buildBwrapArgs, type HostSystem } from "../../src/sandbox/bwrap.js";
+import { createTrialSandbox, type TrialSandboxOptions } from "../../src/sandbox/trial-sandbox.js";
+import type { TrialSandbox } from "../../src/sandbox/types.js";
+import { FAKE_TOOL } from "./fake-tool.js";
+import { createEventRecorder, makeScenario } from "./make-scenario.js";
+import { findLiveProcesses } from "./process-helpers.js";
+
+/** bwrap tests are skipped only when bwrap cannot run on this machine at all. */
+function checkBwrap(): string | null {
+  try {
+    execFileSync("bwrap", ["--ro-bind", "/", "/", "true"], { stdio: "pipe" });
+    return null;
+  } catch (error) {
+    return `bwrap cannot run here (${(error as Error).message.split("\n")[0]})`;
+  }
+}
+const bwrapProblem = checkBwrap();
+if (bwrapProblem) console.warn(`skipping bwrap sandbox tests: ${bwrapProblem}`);
+
+const dir = mkdtempSync(path.join(os.tmpdir(), "bwrap-test-"));
+const toolDir = path.join(dir, "tools");
+const tmpRoot = path.join(dir, "tmp-root");
+mkdirSync(toolDir, { recursive: true });
+writeFileSync(path.join(toolDir, "fake-tool"), FAKE_TOOL, { mode: 0o755 });
+const CANARY = "sk-ant-BWRAP-CANARY-77e1";
+const parentEnv = {
+  PATH: `${toolDir}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+  LANG: "C.UTF-8",
+  ANTHROPIC_API_KEY: CANARY,
+};
+const open: TrialSandbox[] = [];
+let counter = 0;
+
+async function createSandbox(options: Partial<TrialSandboxOptions> = {}) {
+  counter += 1;
+  const trialDir = path.join(dir, "out", `trial-${counter}`);
+  const sandbox = await createTrialSandbox({
+    scenario: makeScenario(),
+    mode: "bwrap",
+    trialDir,
+    parentEnv,
+    events: createEventRecorder(),
+    tmpRoot,
+    ...options,
+  });
+  open.push(sandbox);
+  return sandbox;
+}
+
+const run = (sandbox: TrialSandbox, command: string, timeoutMs = 20_000) =>
+  sandbox.runAgentCommand(command, { timeoutMs });
+
+afterEach(async () => {
+  for (const sandbox of open.splice(0)) await sandbox.dispose();
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe.skipIf(bwrapProblem !== null)("createTrialSandbox (bwrap)", () => {
+  let server: Server;
+  let port = 0;
+  beforeAll(async () => {
+    server = createServer((socket) => socket.end("hello from the host\n"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    port = (server.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it("runs in /home/eval as user eval, with a fresh /tmp inside the root", async () => {
+    const sandbox = await createSandbox();
+    expect(sandbox.mode).toBe("bwrap");
+    expect(sandbox.visibleWorkDir).toBe("/home/eval");
+    expect(sandbox.workDir).toBe(path.join(sandbox.root, "home", "eval"));
+    const result = await run(
+      sandbox,
+      'pwd; echo "$HOME"; whoami; echo "$TMPDIR"; echo tmpfile > /tmp/t.txt; ls /',
+    );
+    expect(result.exit_code).toBe(0);
+    const [pwd, home, user, tmpdir] = result.stdout.split("\n");
+    expect([pwd, home, user, tmpdir]).toEqual(["/home/eval", "/home/eval", "eval", "/tmp"]);
+    expect(readFileSync(path.join(sandbox.root, "tmp", "t.txt"), "utf8")).toBe("tmpfile\n");
+    // The host's own directories (this test's folder, the repo) are not there.
+    expect(result.stdout).not.toMatch(/^work$/m);
+  });
+
+  it("runs command after command in one sandbox, even after the agent removes /bin", async () => {
+    const sandbox = await createSandbox();
+    expect((await run(sandbox, "echo one > one.txt")).exit_code).toBe(0);
+    await run(sandbox, "rm -f /bin 2>/dev/null; true");
+    const again = await run(sandbox, "cat one.txt; ls /bin/bash");
+    expect(again.stderr).toBe("");
+    expect(again.stdout).toBe("one\n/bin/bash\n");
+  });
+
+  it("refuses writes outside the work dir: the host's /usr and host paths not in the root", async () => {
+    const sandbox = await createSandbox();
+    const hostFile = path.join(dir, "written-from-sandbox.txt");
+    const usr = await run(sandbox, "echo x > /usr/llm-tool-test-escape");
+    expect(usr.exit_code).not.toBe(0);
+    expect(usr.stderr).toMatch(/Read-only file system/);
+    expect(existsSync("/usr/llm-tool-test-escape")).toBe(false);
+    const outside = await run(sandbox, `echo x > ${hostFile}`);
+    expect(outside.exit_code).not.toBe(0);
+    expect(existsSync(hostFile)).toBe(false);
+    const etc = await run(sandbox, "echo x >> /etc/hosts");
+    expect(etc.exit_code).not.toBe(0);
+  });
+
+  it("writes absolute-path files at their paths inside the root, and file gates find them", async () => {
+    const sandbox = await createSandbox({
+      scenario: makeScenario({
+        files: {
+          "/var/log/test.log": "INFO: ok\nERROR: failed\nerror: bad\n",
+          "/data/in.json": '{"n": 3}',
+          "rel.txt": "relative",
+        },
+      }),
+    });
+    const result = await run(
+      sandbox,
+      "grep -ci error /var/log/test.log; jq .n /data/in.json; cat rel.txt; mkdir -p /output && echo done > /output/result.txt",
+    );
+    expect(result.stdout).toBe("2\n3\nrelative");
+    expect(readFileSync(sandbox.resolvePath("/output/result.txt"), "utf8")).toBe("done\n");
+    expect(sandbox.resolvePath("/var/log/test.log")).toBe(path.join(sandbox.root, "var", "log", "test.log"));
+    expect(sandbox.resolvePath("rel.txt")).toBe(path.join(sandbox.root, "home", "eval", "rel.txt"));
+    expect(() => sandbox.resolvePath("/../outside")).toThrow(ConfigError);
+  });
+
+  it("has bash, coreutils, jq and python3", async () => {
+    const sandbox = await createSandbox();
+    const result = await run(
+      sandbox,
+      "echo '[1,2]' | jq length; python3 -c 'print(6*7)'; printf 'b\\na\\n' | sort | head -1; awk 'BEGIN{print \"awk\"}'",
+    );
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toBe("2\n42\na\nawk\n");
+  });
+
+  it("has no network unless the scenario allows it", async () => {
+    const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3`;
+    const offline = await createSandbox();
+    const blocked = await run(offline, probe);
+    expect(blocked.exit_code).not.toBe(0);
+    expect(blocked.stdout).not.toContain("hello from the host");
+    const online = await createSandbox({ scenario: makeScenario({ network: true }) });
+    const allowed = await run(online, probe);
+    expect(allowed.stdout).toBe("hello from the host\n");
+  });
+
+  it("records target invocations through the shim inside, but not gates", async () => {
+    const sandbox = await createSandbox({
+      scenario: makeScenario({ target: { binary: "fake-tool", env: {} } }),
+    });
+    const result = await run(
+      sandbox,
+      "mkdir -p sub && cd sub && fake-tool echo 'in sandbox' && printf 'q\\n' | fake-tool upper; fake-tool fail 5",
+    );
+    expect(result.stdout).toBe("in sandbox\nQ\n");
+    expect(result.exit_code).toBe(5);
+    const gate = await sandbox.runGateCommand("fake-tool echo gate", { timeoutMs: 20_000 });
+    expect(gate.stdout).toBe("gate\n");
+    const invocations = await sandbox.readTargetInvocations();
+    expect(invocations.map((record) => [record.argv, record.exit_code, record.cwd])).toEqual([
+      [["fake-tool", "echo", "in sandbox"], 0, "/home/eval/sub"],
+      [["fake-tool", "upper"], 0, "/home/eval/sub"],
+      [["fake-tool", "fail", "5"], 5, "/home/eval/sub"],
+    ]);
+  });
+
+  it("keeps secrets out of the sandbox's environment", async () => {
+    const sandbox = await createSandbox();
+    const result = await run(sandbox, "env; cat /proc/1/environ 2>/dev/null | tr '\\0' '\\n'");
+    expect(result.stdout).toContain("HOME=/home/eval");
+    expect(result.stdout).not.toContain(CANARY);
+  });
+
+  it("kills the tree on timeout and leaves no background child behind after a call", async () => {
+    const sandbox = await createSandbox();
+    const started = Date.now();
+    const timedOut = await run(sandbox, "sleep 100.0707 & wait", 500);
+    expect(timedOut.timed_out).toBe(true);
+    expect(timedOut.exit_code).toBe(124);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const background = await run(sandbox, "sleep 100.0808 & echo started");
+    expect(background.stdout).toBe("started\n");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(findLiveProcesses("sleep 100.0707")).toEqual([]);
+    expect(findLiveProcesses("sleep 100.0808")).toEqual([]);
+  });
+
+  it("runs setup inside the sandbox", async () => {
+    const sandbox = await createSandbox({
+      scenario: makeScenario({ setup: ["mkdir -p /data && pwd > /data/setup-cwd"] }),
+    });
+    expect(readFileSync(path.join(sandbox.root, "data", "setup-cwd"), "utf8")).toBe("/home/eval\n");
+  });
+});
+
+describe("bwrap availability", () => {
+  it("says how to fix a missing bwrap", async () => {
+    const attempt = createTrialSandbox({
+      scenario: makeScenario(),
+      mode: "bwrap",
+      trialDir: path.join(dir, "out", "missing"),
+      parentEnv: { PATH: "/nonexistent" },
+      events: createEventRecorder(),
+      tmpRoot,
+    });
+    await expect(attempt).rejects.toBeInstanceOf(ConfigError);
+    await expect(
+      createTrialSandbox({
+        scenario: makeScenario(),
+        mode: "bwrap",
+        trialDir: path.join(dir, "out", "missing"),
+        parentEnv: { PATH: "/nonexistent" },
+        events: createEventRecorder(),
+        tmpRoot,
+      }),
+    ).rejects.toThrow(
+      /"bwrap" was not found on PATH \(\/nonexistent\): install it \(sudo apt-get install -y bubblewrap\)/,
+    );
+  });
+
+  it("says how to fix blocked user namespaces when bwrap fails", async () => {
+    const fakeBwrap = path.join(dir, "fake-bwrap");
+    writeFileSync(fakeBwrap, "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n", {
+      mode: 0o755,
+    });
+    const attempt = createTrialSandbox({
+      scenario: makeScenario(),
+      mode: "bwrap",
+      trialDir: path.join(dir, "out", "blocked"),
+      parentEnv,
+      events: createEventRecorder(),
+      tmpRoot,
+      bwrapPath: fakeBwrap,
+    });
+    await expect(attempt).rejects.toThrow(ConfigError);
+    await expect(attempt).rejects.toThrow(
+      /setting up uid map: Permission denied.*kernel\.apparmor_restrict_unprivileged_userns=0/,
+    );
+  });
+});
+
+describe("buildBwrapArgs", () => {
+  const host: HostSystem = {
+    systemDirs: ["/usr"],
+    systemLinks: [{ path: "/bin", target: "usr/bin" }],
+    etcEntries: ["/etc/hosts"],
+    bash: "/bin/bash",
+  };
+
+  it("unshares the network unless allowed, maps the user, and binds the shim", () => {
+    const args = buildBwrapArgs({
+      root: "/tmp/r",
+      network: false,
+      mapsUser: true,
+      host,
+      readOnlyPaths: ["/opt/tool/bin"],
+      shimDir: "/tmp/shim",
+      logDir: "/out/log",
+    });
+    expect(args).toContain("--unshare-all");
+    expect(args).not.toContain("--share-net");
+    expect(args.join(" ")).toContain("--unshare-user --uid 1000 --gid 1000");
+    expect(args.join(" ")).toContain("--die-with-parent --new-session --bind /tmp/r /");
+    expect(args.join(" ")).toContain("--ro-bind /usr /usr");
+    expect(args).not.toContain("--symlink");
+    expect(args.join(" ")).toContain("--ro-bind /opt/tool/bin /opt/tool/bin");
+    expect(args.join(" ")).toContain(
+      "--ro-bind /tmp/shim /run/llm-tool-test/bin --bind /out/log /run/llm-tool-test/log",
+    );
+    expect(args.slice(-2)).toEqual(["--chdir", "/home/eval"]);
+    const online = buildBwrapArgs({
+      root: "/tmp/r",
+      network: true,
+      mapsUser: false,
+      host,
+      readOnlyPaths: [],
+    });
+    expect(online).toContain("--share-net");
+    expect(online).not.toContain("--uid");
+  });
+});
