@@ -54,7 +54,14 @@ export function parseBashkitDataset(
 export async function readBashkitDataset(
   file: string,
 ): Promise<{ scenarios: ScenarioWithoutHash[]; problems: Problem[] }> {
-  return parseBashkitDataset(await readFile(file, "utf8"), file);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    return { scenarios: [], problems: [{ file, message: `cannot read the dataset (${reason})` }] };
+  }
+  return parseBashkitDataset(text, file);
 }
 
 function buildTask(

@@ -198,7 +198,11 @@ async function loadYamlScenario(
   onlyIfScenario: boolean,
   problems: Problem[],
 ): Promise<Omit<Scenario, "contentHash"> | undefined> {
-  const text = await readFile(file, "utf8");
+  const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+    problems.push({ file, message: `cannot read the file (${error.code ?? error.message})` });
+    return undefined;
+  });
+  if (text === undefined) return undefined;
   const parsed = parseYamlTree(text, file);
   if (!parsed.tree) {
     problems.push(...parsed.problems);
