@@ -71,13 +71,11 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
   const { scenario, variant, mode } = options;
   const parentPath = options.parentEnv.PATH ?? SANDBOX_PATH;
   // Probe before creating anything: an unusable bwrap is the user's configuration to fix.
-  const probe =
+  const bwrapPath =
     mode === "bwrap"
-      ? await probeBwrap(
-          options.bwrapPath ?? (await resolveRealBinary("bwrap", parentPath).catch(() => null)),
-          parentPath,
-        )
+      ? (options.bwrapPath ?? (await resolveRealBinary("bwrap", parentPath).catch(() => null)))
       : null;
+  const probe = mode === "bwrap" ? await probeBwrap(bwrapPath, parentPath) : null;
 
   const tmpRoot = options.tmpRoot ?? os.tmpdir();
   await mkdir(tmpRoot, { recursive: true });
@@ -149,7 +147,7 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
     const agentEnv = buildEnv(shimPathPrefix);
 
     let runInside: (command: string, run: RunSettings) => Promise<ExecResult>;
-    if (mode === "bwrap" && probe) {
+    if (mode === "bwrap" && probe && bwrapPath) {
       const host = await inspectHostSystem();
       const identity = renderIdentityFiles(probe.mapsUser);
       await mkdir(path.join(root, "etc"), { recursive: true });
@@ -168,7 +166,6 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
         readOnlyPaths: [...new Set(readOnlyPaths)],
         ...(binary ? { shimDir, logDir } : {}),
       });
-      const bwrapPath = options.bwrapPath ?? (await resolveRealBinary("bwrap", parentPath));
       runInside = async (command, run) => {
         await ensureRootLinks(root, host);
         return runProcess({

@@ -1,5 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -176,6 +184,40 @@ describe.skipIf(bwrapProblem !== null)("createTrialSandbox (bwrap)", () => {
       [["fake-tool", "echo", "in sandbox"], 0, "/home/eval/sub"],
       [["fake-tool", "upper"], 0, "/home/eval/sub"],
       [["fake-tool", "fail", "5"], 5, "/home/eval/sub"],
+    ]);
+  });
+
+  it("makes an npm-installed target (a .bin symlink into node_modules) usable inside", async () => {
+    const project = path.join(dir, "project");
+    const pkg = path.join(project, "node_modules", "npm-tool");
+    mkdirSync(path.join(pkg, "bin"), { recursive: true });
+    mkdirSync(path.join(project, "node_modules", "dep"), { recursive: true });
+    mkdirSync(path.join(project, "node_modules", ".bin"), { recursive: true });
+    writeFileSync(
+      path.join(project, "node_modules", "dep", "index.js"),
+      "module.exports = (s) => s.toUpperCase();\n",
+    );
+    writeFileSync(
+      path.join(pkg, "bin", "cli.js"),
+      "#!/usr/bin/env node\nconst up = require('../../dep');\nconsole.log(up(process.argv.slice(2).join(' ')));\n",
+      { mode: 0o755 },
+    );
+    symlinkSync("../npm-tool/bin/cli.js", path.join(project, "node_modules", ".bin", "npm-tool"));
+    const nodeDir = path.dirname(process.execPath);
+    const sandbox = await createSandbox({
+      scenario: makeScenario({ target: { binary: "npm-tool", env: {} } }),
+      parentEnv: {
+        ...parentEnv,
+        PATH: `${path.join(project, "node_modules", ".bin")}:${nodeDir}:${parentEnv.PATH}`,
+      },
+      readOnlyPaths: nodeDir.startsWith("/usr/") ? [] : [nodeDir],
+    });
+    const result = await run(sandbox, `PATH="$PATH:${nodeDir}"; npm-tool hello sandbox`);
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toBe("HELLO SANDBOX\n");
+    const invocations = await sandbox.readTargetInvocations();
+    expect(invocations.map((record) => [record.argv, record.exit_code])).toEqual([
+      [["npm-tool", "hello", "sandbox"], 0],
     ]);
   });
 

@@ -61,6 +61,11 @@ describe("runShell", () => {
     expect(without.stdout).toBe("done\n");
   });
 
+  it("copes with a command that does not read the stdin it was given", async () => {
+    const result = await runShell({ ...base, command: "exit 0", stdin: "x".repeat(4 * 1024 * 1024) });
+    expect(result.exit_code).toBe(0);
+  });
+
   it("kills the whole process group on timeout, well within the limit", async () => {
     const started = Date.now();
     const result = await runShell({ ...base, timeoutMs: 500, command: "sleep 100.0101 & echo $!; wait" });
