@@ -74,7 +74,6 @@ import {
 /** A suite-level verdict needs at least this many scenarios with data on both sides. */
 export const MIN_SUITE_SCENARIOS = 5;
 const COUNT_TOLERANCE_FLOOR = 0.5;
-const PERMUTATION_RESAMPLES = 10_000;
 
 export function compareReports(base: Report, head: Report, options: CompareOptions = {}): Comparison {
   const baseLabel = options.sources?.base ?? "base report";
@@ -174,13 +173,8 @@ function resolveSettings(options: CompareOptions): ComparisonSettings {
     findMetric(name, `tolerances.${name}`);
     tolerances[name] = checkTolerance(value, `tolerances.${name}`);
   }
-  const resamples = options.bootstrapResamples ?? 2000;
-  if (!Number.isInteger(resamples) || resamples < 100) {
-    throw new ConfigError(
-      `bootstrapResamples must be an integer >= 100, got ${resamples}`,
-      "bootstrapResamples",
-    );
-  }
+  const resamples = checkResamples(options.bootstrapResamples ?? 2000, "bootstrapResamples");
+  const permutations = checkResamples(options.permutationResamples ?? 10_000, "permutationResamples");
   return {
     alpha,
     correction,
@@ -191,8 +185,15 @@ function resolveSettings(options: CompareOptions): ComparisonSettings {
     relative_tolerance: relativeTolerance,
     tolerances,
     bootstrap_resamples: resamples,
+    permutation_resamples: permutations,
     family_size: 0,
   };
+}
+
+function checkResamples(value: number, where: string): number {
+  if (!Number.isInteger(value) || value < 100)
+    throw new ConfigError(`must be an integer >= 100, got ${value}`, where);
+  return value;
 }
 
 function checkTolerance(value: number, where: string): number {
@@ -433,7 +434,7 @@ function compareContinuous(
   const p = testable
     ? permutationTest(head, base, {
         rng: createRng(deriveSeed(settings.seed, label)),
-        resamples: PERMUTATION_RESAMPLES,
+        resamples: settings.permutation_resamples,
       }).p_value
     : null;
   return {
@@ -531,7 +532,7 @@ function compareSuite(
     if (enough) {
       p = mcnemar
         ? mcnemarExactTest(diffs.filter((x) => x < 0).length, diffs.filter((x) => x > 0).length)
-        : signFlipTest(diffs, { rng, resamples: PERMUTATION_RESAMPLES }).p_value;
+        : signFlipTest(diffs, { rng, resamples: settings.permutation_resamples }).p_value;
     }
     const baseMean = computeMean(baseMeans);
     return {

@@ -77,7 +77,10 @@ export function decideRegressionFailure(
   });
   for (const s of comparison.scenarios) {
     if (s.status !== "newly_failing") continue;
-    const note = s.content_changed ? "; the scenario's content changed too" : "";
+    const notes: string[] = [];
+    if (s.base.passed === 1 && s.head.failed === 1) notes.push("one trial each, which may be noise");
+    if (s.content_changed) notes.push("the scenario's content changed too");
+    const note = notes.length ? ` (${notes.join("; ")})` : "";
     reasons.push(
       `\`${s.key}\`: newly failing: passed ${s.base.passed}/${s.base.passed} baseline trials, failed ${s.head.failed}/${s.head.failed} head trials${note}`,
     );

@@ -57,6 +57,8 @@ export interface CompareOptions {
   tolerances?: Record<string, number>;
   /** Bootstrap resamples for the suite-level intervals; default 2000. */
   bootstrapResamples?: number;
+  /** Monte Carlo permutations when exact enumeration is too large; default 10,000 (smallest p ≈ 1e-4). */
+  permutationResamples?: number;
   /** Names for the two reports in error messages (e.g. their file paths); default "base report" / "head report". */
   sources?: { base?: string; head?: string };
 }
@@ -83,6 +85,7 @@ export interface ComparisonSettings {
   relative_tolerance: number;
   tolerances: Record<string, number>;
   bootstrap_resamples: number;
+  permutation_resamples: number;
   /** Number of per-scenario tests the correction ran over. */
   family_size: number;
 }
