@@ -33,6 +33,8 @@ export interface RunOptions {
   prices: Record<string, ModelPrice>;
   shard: { index: number; count: number } | null;
   maxCostUsd: number | null;
+  /** Finish the interrupted run in `outDir` instead of starting afresh. */
+  resume: boolean;
 }
 
 export function defaultRunOptions(overrides: Partial<RunOptions> & { outDir: string }): RunOptions {
@@ -53,6 +55,7 @@ export function defaultRunOptions(overrides: Partial<RunOptions> & { outDir: str
     prices: {},
     shard: null,
     maxCostUsd: null,
+    resume: false,
     ...overrides,
   };
 }

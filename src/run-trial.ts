@@ -222,12 +222,24 @@ export async function runTrial(
   }
 }
 
+/** A trial that never started (the run stopped, or the budget ran out). */
+export function skippedTrial(planned: Pick<PlannedTrial, "trial">, reason: string): TrialReport {
+  return {
+    trial: planned.trial,
+    ...unevaluatedTrial([], { reason: "cancelled", turns: 0 }, "", { prices: {} }, "skipped"),
+    reason,
+    end_reason: null,
+    events_path: null,
+    transcript_path: null,
+  };
+}
+
 /** A trial that never reached evaluation (setup or sandbox failed, or the run was cancelled). */
 function unevaluatedTrial(
   events: Parameters<typeof computeExecution>[0],
   outcome: AgentOutcome,
   model: string,
-  options: RunOptions,
+  options: Pick<RunOptions, "prices">,
   verdict: "error" | "skipped",
 ): Omit<TrialReport, "trial" | "events_path" | "transcript_path"> {
   return {

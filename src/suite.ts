@@ -3,21 +3,24 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ModelClient } from "./agents/model-client.js";
 import type { Agent } from "./agents/types.js";
+import { createBudget } from "./budget.js";
 import { type PlannedTrial, planTrials } from "./plan.js";
-import { assembleReport, buildScenarioReport } from "./report/aggregate.js";
+import { assembleReport, buildScenarioReport, scenarioMetaOf } from "./report/aggregate.js";
 import { renderReportMarkdown } from "./report/markdown.js";
 import type { Report, RunInfo, TrialReport } from "./report/types.js";
 import type { RunOptions } from "./run-options.js";
-import { runTrial } from "./run-trial.js";
-import { collectSecretValues, redactSecrets } from "./sandbox/secrets.js";
+import { checkResumable, loadFinishedTrials, readManifest, writeManifest } from "./run-state.js";
+import { runTrial, skippedTrial } from "./run-trial.js";
+import { collectSecretValues, createSecretRedactor } from "./sandbox/secrets.js";
 import type { Scenario } from "./scenario/types.js";
 import { HARNESS_VERSION } from "./version.js";
 
 export type ProgressEvent =
-  | { type: "plan"; trials: number; scenarios: number }
+  | { type: "plan"; trials: number; scenarios: number; resumed: number; estimatedCostUsd: number | null }
   | { type: "trial_start"; key: string; scenarioKey: string; trial: number }
   | { type: "turn"; key: string; turn: number }
-  | { type: "trial_end"; key: string; report: TrialReport; done: number; total: number };
+  | { type: "trial_end"; key: string; report: TrialReport; done: number; total: number }
+  | { type: "stopping"; reason: string };
 
 export interface SuitePorts {
   agent: Agent;
@@ -25,13 +28,17 @@ export interface SuitePorts {
   /** The parent process environment: the sandbox builds the agent's env from it, minus secrets. */
   env: Record<string, string | undefined>;
   now?: () => number;
+  /** Abort with reason "cancelled" to stop: no new trials start, running ones are killed. */
   signal?: AbortSignal;
   onProgress?: (event: ProgressEvent) => void;
   /** Git facts for the report, when known. */
   git?: { sha: string | null; ref: string | null };
+  /** A baseline report: its per-trial costs estimate this run's spend for the budget. */
+  baseline?: Report | null;
 }
 
-function hashSettings(options: RunOptions, scenarios: Scenario[]): string {
+/** What changes results; a resumed run must match it. */
+export function hashSettings(options: RunOptions, scenarios: Scenario[]): string {
   const hash = createHash("sha256");
   hash.update(
     JSON.stringify({
@@ -42,27 +49,22 @@ function hashSettings(options: RunOptions, scenarios: Scenario[]): string {
       trials: options.trials,
       timeouts: [options.trialTimeoutMs, options.commandTimeoutMs, options.gateTimeoutMs],
       sandbox: options.sandbox,
+      shard: options.shard,
       scenarios: scenarios.map((s) => [s.id, s.contentHash]),
     }),
   );
   return hash.digest("hex").slice(0, 16);
 }
 
-/** Runs up to `limit` tasks at once, in order of the list. */
-async function runPool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await work(item);
-    }
-  });
-  await Promise.all(workers);
+/** Consecutive infrastructure errors after which the run stops instead of failing for hours. */
+function breakerThreshold(concurrency: number): number {
+  return Math.max(3, Math.min(concurrency, 10));
 }
 
 /**
  * The front door of the core: scenarios in, a report out (also written to `options.outDir`).
- * A failing or broken trial is data in the report; only configuration errors throw.
+ * Each trial's result is written as it finishes; the report is built from them. A failing or
+ * broken trial is data in the report; only configuration errors throw.
  */
 export async function runSuite(
   scenarios: Scenario[],
@@ -71,39 +73,117 @@ export async function runSuite(
 ): Promise<Report> {
   const now = ports.now ?? Date.now;
   const signal = ports.signal ?? new AbortController().signal;
-  const startedAt = new Date(now()).toISOString();
-  const secrets = collectSecretValues(ports.env);
-  const redact = (text: string) => redactSecrets(text, secrets);
+  const redact = createSecretRedactor(collectSecretValues(ports.env));
   await mkdir(options.outDir, { recursive: true });
 
   const plan = planTrials(scenarios, options);
-  ports.onProgress?.({ type: "plan", trials: plan.length, scenarios: scenarios.length });
-  const results = new Map<string, TrialReport>();
-  let done = 0;
+  const settingsHash = hashSettings(options, scenarios);
+  let runId: string = randomUUID();
+  let startedAt = new Date(now()).toISOString();
+  let results = new Map<string, TrialReport>();
+  if (options.resume) {
+    const manifest = await readManifest(options.outDir);
+    checkResumable(manifest, settingsHash, plan, options.outDir);
+    runId = manifest.run_id;
+    startedAt = manifest.started_at;
+    results = await loadFinishedTrials(options.outDir, plan);
+  } else {
+    await writeManifest(options.outDir, {
+      manifest_version: 1,
+      run_id: runId,
+      started_at: startedAt,
+      harness_version: HARNESS_VERSION,
+      settings_hash: settingsHash,
+      shard: options.shard,
+      trial_keys: plan.map((t) => t.key),
+    });
+  }
 
-  await runPool(plan, options.concurrency, async (planned: PlannedTrial) => {
-    ports.onProgress?.({
-      type: "trial_start",
-      key: planned.key,
-      scenarioKey: planned.scenarioKey,
-      trial: planned.trial,
-    });
-    const { report } = await runTrial(planned, options, {
-      agent: ports.agent,
-      judgeClient: ports.judgeClient ?? null,
-      parentEnv: ports.env,
-      redact,
-      now,
-      signal,
-      onTurn: (turn) => ports.onProgress?.({ type: "turn", key: planned.key, turn }),
-    });
-    results.set(planned.key, report);
-    done += 1;
-    ports.onProgress?.({ type: "trial_end", key: planned.key, report, done, total: plan.length });
+  const pending = plan.filter((t) => !results.has(t.key));
+  const budget = createBudget(options.maxCostUsd, ports.baseline ?? null, [...results.values()]);
+  ports.onProgress?.({
+    type: "plan",
+    trials: plan.length,
+    scenarios: scenarios.length,
+    resumed: results.size,
+    estimatedCostUsd: budget.estimateTotal(pending),
   });
 
+  let stopReason: string | null = null;
+  const stop = (reason: string) => {
+    if (stopReason) return;
+    stopReason = reason;
+    ports.onProgress?.({ type: "stopping", reason });
+  };
+  signal.addEventListener("abort", () => stop("the run was cancelled"), { once: true });
+  let consecutiveInfraErrors = 0;
+  let done = results.size;
+  const queue = [...pending];
+  let inFlight = 0;
+
+  const worker = async () => {
+    for (;;) {
+      if (signal.aborted) stop("the run was cancelled");
+      if (stopReason) return;
+      const planned = queue[0];
+      if (!planned) return;
+      const admission = budget.admit(planned, inFlight);
+      if (admission === "wait") {
+        await budget.waitForChange();
+        continue;
+      }
+      if (admission === "over") {
+        stop(`the cost budget of $${options.maxCostUsd} would be exceeded`);
+        return;
+      }
+      queue.shift();
+      inFlight += 1;
+      budget.start(planned);
+      ports.onProgress?.({
+        type: "trial_start",
+        key: planned.key,
+        scenarioKey: planned.scenarioKey,
+        trial: planned.trial,
+      });
+      try {
+        const { report } = await runTrial(planned, options, {
+          agent: ports.agent,
+          judgeClient: ports.judgeClient ?? null,
+          parentEnv: ports.env,
+          redact,
+          now,
+          signal,
+          onTurn: (turn) => ports.onProgress?.({ type: "turn", key: planned.key, turn }),
+        });
+        results.set(planned.key, report);
+        budget.finish(planned, report);
+        consecutiveInfraErrors = report.end_reason === "infra_error" ? consecutiveInfraErrors + 1 : 0;
+        if (consecutiveInfraErrors >= breakerThreshold(options.concurrency)) {
+          stop(
+            `${consecutiveInfraErrors} trials in a row ended in infrastructure errors (last: ${report.reason ?? "unknown"})`,
+          );
+        }
+        done += 1;
+        ports.onProgress?.({ type: "trial_end", key: planned.key, report, done, total: plan.length });
+      } finally {
+        inFlight -= 1;
+        budget.notify();
+      }
+    }
+  };
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(options.concurrency, pending.length)) }, worker),
+  );
+
+  // Trials that never started are reported as skipped, with the reason the run stopped.
+  for (const planned of plan) {
+    if (!results.has(planned.key)) {
+      results.set(planned.key, skippedTrial(planned, `not run: ${stopReason ?? "the run stopped"}`));
+    }
+  }
+  const incomplete = stopReason !== null || [...results.values()].some((t) => t.outcome === "skipped");
   const run: RunInfo = {
-    id: randomUUID(),
+    id: runId,
     started_at: startedAt,
     ended_at: new Date(now()).toISOString(),
     harness_version: HARNESS_VERSION,
@@ -112,26 +192,28 @@ export async function runSuite(
     judge_model: options.judgeModel,
     git_sha: ports.git?.sha ?? null,
     git_ref: ports.git?.ref ?? null,
-    settings_hash: hashSettings(options, scenarios),
+    settings_hash: settingsHash,
     price_table: options.prices,
-    incomplete: signal.aborted,
+    incomplete,
     shard: options.shard,
   };
-  const scenarioReports = [];
+  const report = assembleReport(run, groupByScenario(plan, results));
+  await writeReportFiles(report, options.outDir, redact);
+  return report;
+}
+
+function groupByScenario(plan: PlannedTrial[], results: Map<string, TrialReport>) {
   const byScenario = new Map<string, PlannedTrial[]>();
   for (const planned of plan) {
     const list = byScenario.get(planned.scenarioKey) ?? [];
     list.push(planned);
     byScenario.set(planned.scenarioKey, list);
   }
-  for (const trials of byScenario.values()) {
+  return [...byScenario.values()].map((trials) => {
     const first = trials[0] as PlannedTrial;
     const reports = trials.map((t) => results.get(t.key)).filter((r): r is TrialReport => r !== undefined);
-    scenarioReports.push(buildScenarioReport(first.scenario, first.variant?.name ?? null, reports));
-  }
-  const report = assembleReport(run, scenarioReports);
-  await writeReportFiles(report, options.outDir, redact);
-  return report;
+    return buildScenarioReport(scenarioMetaOf(first.scenario, first.variant?.name ?? null), reports);
+  });
 }
 
 export async function writeReportFiles(report: Report, outDir: string, redact: (text: string) => string) {

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createAnthropicClient } from "../agents/anthropic-client.js";
+import { createAimdLimiter } from "../agents/call-limiter.js";
 import { createAgent } from "../agents/create-agent.js";
 import type { ModelClient } from "../agents/model-client.js";
 import type { AgentName } from "../agents/types.js";
@@ -10,6 +11,7 @@ import { renderComparisonMarkdown, renderComparisonTerminal } from "../compare/r
 import { ConfigError, describeError, isConfigError } from "../errors.js";
 import { resolveJudgeModel } from "../evaluate/judge.js";
 import { loadPriceTable } from "../evaluate/pricing.js";
+import { mergeShardReports } from "../merge.js";
 import { renderReportMarkdown } from "../report/markdown.js";
 import { readReportFile } from "../report/read-report.js";
 import { renderTerminalSummary } from "../report/terminal.js";
@@ -18,7 +20,7 @@ import { defaultRunOptions, type RunOptions } from "../run-options.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
 import type { Scenario } from "../scenario/types.js";
-import { runSuite } from "../suite.js";
+import { runSuite, writeReportFiles } from "../suite.js";
 import { validateWithOracle } from "../validate-oracle.js";
 import { HARNESS_VERSION } from "../version.js";
 import {
@@ -62,6 +64,7 @@ Usage:
   llm-tool-test list [paths...]       list the scenarios that would run
   llm-tool-test report REPORT.json    re-render a saved report (--format md|terminal|json)
   llm-tool-test compare BASE.json HEAD.json   compare two reports with significance tests
+  llm-tool-test merge REPORT.json... --out DIR   combine the shard reports of one run
 
 Run 'llm-tool-test <command> --help' for a command's options.
 Exit status: 0 all passed, 1 a scenario failed, 2 configuration or usage error, 3 infrastructure errors left the result incomplete.
@@ -93,6 +96,8 @@ const RUN_OPTIONS: OptionSpec = {
   prices: { type: "string" },
   shard: { type: "string" },
   "max-cost-usd": { type: "string" },
+  baseline: { type: "string" },
+  resume: { type: "string" },
   quiet: { type: "boolean", short: "q" },
 };
 
@@ -118,7 +123,9 @@ Paths are scenario YAML files, folders of them, or bashkit-eval .jsonl datasets 
   --base-url URL         Messages API base URL (or ANTHROPIC_BASE_URL), for gateways and proxies
   --prices FILE          price table (JSON/YAML, USD per million tokens) merged over the defaults
   --shard i/n            run only shard i of n (stable split)
-  --max-cost-usd X       stop starting trials once the estimated spend would pass X
+  --max-cost-usd X       start no trial once spend plus the in-flight estimate would pass X
+  --baseline FILE        a report to compare against at the end (and to estimate cost from)
+  --resume DIR           finish the interrupted run in DIR (same scenarios and flags)
   --keep-workdirs        keep each trial's work dir for inspection
   -q, --quiet            no progress output
   --debug                stack traces on errors
@@ -177,10 +184,14 @@ export interface ModelAccess {
   baseURL: string | undefined;
 }
 
-function createModelClient(access: ModelAccess): ModelClient | null {
+function createModelClient(access: ModelAccess, concurrency: number): ModelClient | null {
   if (!access.apiKey) return null;
+  // Calls in flight adapt to rate limits: halved on 429/529, raised again on success.
+  const limiter = createAimdLimiter({ initial: concurrency, max: concurrency });
   return createAnthropicClient({
     apiKey: access.apiKey,
+    keySource: "ANTHROPIC_API_KEY",
+    limiter,
     ...(access.baseURL ? { baseURL: access.baseURL } : {}),
   });
 }
@@ -214,7 +225,10 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
       })
     : (readString(values, "judge-model") ?? null);
   const pricesFile = readString(values, "prices");
-  const outDir = path.resolve(io.cwd, readString(values, "out") ?? timestampFolder(new Date()));
+  const resumeDir = readString(values, "resume");
+  const outDir = path.resolve(io.cwd, resumeDir ?? readString(values, "out") ?? timestampFolder(new Date()));
+  const baselineFile = readString(values, "baseline");
+  const baseline = baselineFile ? await readReportFile(path.resolve(io.cwd, baselineFile)) : null;
 
   const options: RunOptions = defaultRunOptions({
     agent: agentName,
@@ -235,9 +249,10 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
       prices: pricesFile ? await loadPriceTable(path.resolve(io.cwd, pricesFile)) : undefined,
     }),
     keepWorkDirs: Boolean(values["keep-workdirs"]),
+    resume: resumeDir !== undefined,
   });
 
-  const modelClient = createModelClient({ apiKey, baseURL });
+  const modelClient = createModelClient({ apiKey, baseURL }, options.concurrency);
   const agent = createAgent(agentName, modelClient ? { modelClient } : {});
   const quiet = Boolean(values.quiet);
   const progress = createProgressReporter(io.stderr);
@@ -253,6 +268,7 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
       env: io.env,
       signal: abort.signal,
       git: readGit(io.cwd, io.env),
+      baseline,
       ...(quiet ? {} : { onProgress: progress.onProgress }),
     });
   } finally {
@@ -261,8 +277,18 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
     process.off("SIGTERM", onSignal);
   }
   io.stdout.write(`${renderTerminalSummary(report, { color: Boolean(io.stdout.isTTY) })}\n`);
-  io.stdout.write(`Report: ${path.relative(io.cwd, path.join(outDir, "report.md")) || "report.md"}\n`);
+  if (baseline) {
+    const comparison = compareReports(baseline, report);
+    await writeFile(path.join(outDir, "comparison.md"), renderComparisonMarkdown(comparison));
+    io.stdout.write(`\n${renderComparisonTerminal(comparison)}\n`);
+  }
+  io.stdout.write(`Report: ${displayPath(io.cwd, path.join(outDir, "report.md"))}\n`);
   return exitCodeFor(report);
+}
+
+function displayPath(cwd: string, file: string): string {
+  const relative = path.relative(cwd, file);
+  return relative.startsWith("..") ? file : relative;
 }
 
 export function exitCodeFor(report: Report): number {
@@ -405,7 +431,35 @@ async function commandCompare(argv: string[], io: CliIo): Promise<number> {
   return EXIT.ok;
 }
 
+async function commandMerge(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs("merge", argv, {
+    out: { type: "string", short: "o" },
+    help: { type: "boolean", short: "h" },
+    debug: { type: "boolean" },
+  });
+  const out = readString(values, "out");
+  if (values.help || positionals.length === 0 || !out) {
+    io.stdout.write(
+      "Usage: llm-tool-test merge REPORT.json... --out DIR\n\nCombines the shard reports of one run (--shard i/n) into one report.\n",
+    );
+    return values.help ? EXIT.ok : EXIT.usage;
+  }
+  const inputs = await Promise.all(
+    positionals.map(async (p) => ({ file: p, report: await readReportFile(path.resolve(io.cwd, p)) })),
+  );
+  const merged = mergeShardReports(inputs);
+  const outDir = path.resolve(io.cwd, out);
+  await mkdir(outDir, { recursive: true });
+  await writeReportFiles(merged, outDir, (text) => text);
+  io.stdout.write(`${renderTerminalSummary(merged, { color: Boolean(io.stdout.isTTY) })}\n`);
+  io.stdout.write(
+    `Merged ${inputs.length} report(s) into ${displayPath(io.cwd, path.join(outDir, "report.json"))}\n`,
+  );
+  return exitCodeFor(merged);
+}
+
 const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = {
+  merge: commandMerge,
   run: commandRun,
   validate: commandValidate,
   list: commandList,

@@ -77,12 +77,10 @@ export function summarizeScenario(trials: TrialReport[]): ScenarioSummary {
   };
 }
 
-export function buildScenarioReport(
-  scenario: Scenario,
-  variant: string | null,
-  trials: TrialReport[],
-): ScenarioReport {
-  const sorted = [...trials].sort((a, b) => a.trial - b.trial);
+/** What a scenario report says about its scenario, apart from its trials. */
+export type ScenarioMeta = Omit<ScenarioReport, "trials" | "summary">;
+
+export function scenarioMetaOf(scenario: Scenario, variant: string | null): ScenarioMeta {
   return {
     id: scenario.id,
     variant,
@@ -91,9 +89,12 @@ export function buildScenarioReport(
     tags: scenario.tags,
     source: { file: scenario.source.file, line: scenario.source.line, format: scenario.source.format },
     content_hash: scenario.contentHash,
-    trials: sorted,
-    summary: summarizeScenario(sorted),
   };
+}
+
+export function buildScenarioReport(meta: ScenarioMeta, trials: TrialReport[]): ScenarioReport {
+  const sorted = [...trials].sort((a, b) => a.trial - b.trial);
+  return { ...meta, trials: sorted, summary: summarizeScenario(sorted) };
 }
 
 function sum(values: number[]): number {

@@ -22,7 +22,7 @@ export interface EventWriterOptions {
 export function createEventWriter(file: string, options: EventWriterOptions): EventWriter {
   const now = options.now ?? Date.now;
   const redact = options.redact ?? ((text: string) => text);
-  const fd = openSync(file, "a");
+  const fd = openSync(file, "w");
   const events: TrialEvent[] = [];
   let closed = false;
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildScenarioReport, summarizeRun } from "../../src/report/aggregate.js";
+import { buildScenarioReport, scenarioMetaOf, summarizeRun } from "../../src/report/aggregate.js";
 import { makeScenario } from "../scenario-factory.js";
 import { makeInteraction, makeTrial } from "./trial-factory.js";
 
@@ -31,7 +31,7 @@ function execution(
 
 describe("aggregation", () => {
   // Scenario A (category "files"): 3 trials pass, fail, error. Scenario B ("text"): 2 passes.
-  const a = buildScenarioReport(makeScenario({ id: "a", category: "files" }), null, [
+  const a = buildScenarioReport(scenarioMetaOf(makeScenario({ id: "a", category: "files" }), null), [
     makeTrial({
       trial: 2,
       outcome: "fail",
@@ -50,7 +50,7 @@ describe("aggregation", () => {
     }),
     makeTrial({ trial: 3, outcome: "error", execution: execution(0, 0, 0, 10, 0, 50, 0.001) }),
   ]);
-  const b = buildScenarioReport(makeScenario({ id: "b", category: "text" }), null, [
+  const b = buildScenarioReport(scenarioMetaOf(makeScenario({ id: "b", category: "text" }), null), [
     makeTrial({
       trial: 1,
       outcome: "pass",
@@ -114,7 +114,7 @@ describe("aggregation", () => {
   });
 
   it("reports an all-error run as error, not pass", () => {
-    const broken = buildScenarioReport(makeScenario({ id: "c" }), null, [
+    const broken = buildScenarioReport(scenarioMetaOf(makeScenario({ id: "c" }), null), [
       makeTrial({ trial: 1, outcome: "error" }),
     ]);
     const run = summarizeRun([broken]);
