@@ -144,6 +144,15 @@ export async function runTrial(
         writer.emit({ type: "tool_result", call_id: callId, ...result });
         return result;
       },
+      // An external agent CLI; the trial's signal ends it, the timeout is only a backstop.
+      runProcess: (file, args, processOptions = {}) =>
+        activeSandbox.runAgentProcess(file, args, {
+          timeoutMs,
+          signal: trialAbort.signal,
+          ...(processOptions.extraEnv ? { env: processOptions.extraEnv } : {}),
+          ...(processOptions.onStdoutLine ? { onStdoutLine: processOptions.onStdoutLine } : {}),
+          ...(processOptions.stdin !== undefined ? { stdin: processOptions.stdin } : {}),
+        }),
     });
     if (trialAbort.signal.aborted && outcome.reason === "natural_stop") {
       outcome = { ...outcome, reason: reasonFromAbort(trialAbort.signal) };

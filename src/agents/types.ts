@@ -20,7 +20,23 @@ export interface AgentContext {
   workDir: string;
   /** One bash call in the sandbox. The harness records `tool_call`/`tool_result` events itself. */
   bash(command: string, turn: number): Promise<ExecResult>;
+  /**
+   * Run an external agent process (an agent CLI) in the sandbox: the agent environment plus
+   * `extraEnv`, cwd the work dir, the target shim first on PATH, killed with its process group on
+   * the trial's signal or timeout. Records no events. Optional so that stand-in contexts built by
+   * tests need not provide it; the harness always does.
+   */
+  runProcess?(file: string, args: string[], options?: AgentProcessOptions): Promise<ExecResult>;
   events: EventSink;
+}
+
+export interface AgentProcessOptions {
+  /** Called with every complete stdout line as it arrives (never capped). */
+  onStdoutLine?: (line: string) => void;
+  /** Added over the agent environment (values holding a parent secret are dropped). */
+  extraEnv?: Record<string, string>;
+  /** Written to the process's stdin, which is then closed; default: no stdin. */
+  stdin?: string;
 }
 
 export interface AgentOutcome {

@@ -147,6 +147,7 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
     const agentEnv = buildEnv(shimPathPrefix);
 
     let runInside: (command: string, run: RunSettings) => Promise<ExecResult>;
+    let runProcessInside: (file: string, args: string[], run: ProcessSettings) => Promise<ExecResult>;
     if (mode === "bwrap" && probe && bwrapPath) {
       const host = await inspectHostSystem();
       const identity = renderIdentityFiles(probe.mapsUser);
@@ -179,6 +180,27 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
           processGroups,
         });
       };
+      // An external agent (a CLI) must reach its model API through the harness's loopback proxy,
+      // so it shares the host's network; its binary's directories are bound read-only.
+      runProcessInside = async (file, args, run) => {
+        await ensureRootLinks(root, host);
+        const binds = path.isAbsolute(file) ? await collectTargetBinds(file, base) : [];
+        const agentArgs = buildBwrapArgs({
+          root,
+          network: true,
+          mapsUser: probe.mapsUser,
+          host,
+          readOnlyPaths: [...new Set([...readOnlyPaths, ...binds])],
+          ...(binary ? { shimDir, logDir } : {}),
+        });
+        return runProcess({
+          file: bwrapPath,
+          args: [...agentArgs, "--", file, ...args],
+          cwd: base,
+          ...toProcessOptions(run),
+          processGroups,
+        });
+      };
     } else {
       const bash = await resolveRealBinary("bash", parentPath).catch(() => "/bin/bash");
       runInside = (command, run) =>
@@ -192,6 +214,8 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
           ...(run.signal ? { signal: run.signal } : {}),
           processGroups,
         });
+      runProcessInside = (file, args, run) =>
+        runProcess({ file, args, cwd: workDir, ...toProcessOptions(run), processGroups });
     }
 
     const agentCap = options.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES;
@@ -250,6 +274,15 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
           outputCapBytes: agentCap,
           ...(run.signal ? { signal: run.signal } : {}),
         }),
+      runAgentProcess: (file, args, run) =>
+        runProcessInside(file, args, {
+          env: run.env ? buildEnv(shimPathPrefix, run.env) : agentEnv,
+          timeoutMs: run.timeoutMs,
+          outputCapBytes: agentCap,
+          ...(run.signal ? { signal: run.signal } : {}),
+          ...(run.onStdoutLine ? { onStdoutLine: run.onStdoutLine } : {}),
+          ...(run.stdin !== undefined ? { stdin: run.stdin } : {}),
+        }),
       runGateCommand: (command, run) =>
         runInside(command, {
           env: run.env ? buildEnv([], run.env) : gateEnv,
@@ -273,6 +306,22 @@ interface RunSettings {
   timeoutMs: number;
   outputCapBytes: number;
   signal?: AbortSignal;
+}
+
+interface ProcessSettings extends RunSettings {
+  onStdoutLine?: (line: string) => void;
+  stdin?: string;
+}
+
+function toProcessOptions(run: ProcessSettings) {
+  return {
+    env: run.env,
+    timeoutMs: run.timeoutMs,
+    outputCapBytes: run.outputCapBytes,
+    ...(run.signal ? { signal: run.signal } : {}),
+    ...(run.onStdoutLine ? { onStdoutLine: run.onStdoutLine } : {}),
+    ...(run.stdin !== undefined ? { stdin: run.stdin } : {}),
+  };
 }
 
 /** Relative → the work dir; absolute → inside the root. Refuses paths that leave the root. */

@@ -71,6 +71,22 @@ export interface TrialSandbox {
   agentEnv: Record<string, string>;
   /** An agent's bash call: shim active, recorded by the shim. */
   runAgentCommand(command: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<ExecResult>;
+  /**
+   * An external agent's process (an agent CLI) with an argv: agent env plus `env` (values holding a
+   * parent secret are dropped), cwd the work dir, shim active. bwrap: run inside, with the host
+   * network (the agent must reach its model API) and the binary's directories bound read-only.
+   */
+  runAgentProcess(
+    file: string,
+    args: string[],
+    options: {
+      timeoutMs: number;
+      signal?: AbortSignal;
+      env?: Record<string, string>;
+      onStdoutLine?: (line: string) => void;
+      stdin?: string;
+    },
+  ): Promise<ExecResult>;
   /** A gate's command: same env minus the shim, never recorded. `env` adds variables (script gates);
    * the output cap defaults to a larger one than the agent's, so JSON output stays parseable. */
   runGateCommand(
