@@ -85,7 +85,13 @@ describe("renderReportHtml", () => {
     const command = failing.timeline?.find((s) => s.kind === "command");
     expect(command).toMatchObject({ stdout: `created note cap\n${SCRIPT_PAYLOAD}\n${CDATA_END}\n` });
     expect(failing.gates[1]?.message).toContain(IMG_PAYLOAD);
-    expect(failing.gates[2]?.message).toContain(CONTROL_PAYLOAD);
+    // Colour codes and NULs read as control pictures rather than blank boxes.
+    expect(CONTROL_PAYLOAD).toContain("\u001b[31m");
+    expect(failing.gates[2]?.message).toContain("␛[31mred␛[0m and a NUL ␀ here");
+    expect(failing.timeline?.[3]).toMatchObject({
+      kind: "command",
+      stderr: expect.stringContaining("␛[31mred"),
+    });
   });
 
   it("embedJson survives a closing script tag, a comment opener and line separators", () => {
@@ -211,7 +217,7 @@ describe("renderReportHtml", () => {
     expect(clipped.endsWith("xTAIL")).toBe(true);
     expect(clipped).toContain("characters not shown here");
     expect(clipped.length).toBeLessThan(1200);
-    expect(clipText("short", 1000)).toBe("short");
+    expect(clipText("short\ttabs\r\nand lines", 1000)).toBe("short\ttabs\r\nand lines");
   });
 
   it("parses as a script (the browser test runs it)", () => {

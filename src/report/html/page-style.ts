@@ -29,12 +29,12 @@ pre { white-space: pre-wrap; word-break: break-word; margin: 0; }
 .meta { color: var(--muted); margin: 0 0 14px; }
 .banner { border: 1px solid var(--error); background: var(--error-bg); padding: 8px 12px; border-radius: 6px; margin: 10px 0; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; font-weight: 600;
-  text-transform: uppercase; letter-spacing: .02em; vertical-align: middle; }
+  text-transform: uppercase; letter-spacing: .02em; vertical-align: middle; white-space: nowrap; }
 .badge.pass { color: var(--pass); background: var(--pass-bg); }
 .badge.fail, .badge.flaky { color: var(--fail); background: var(--fail-bg); }
 .badge.error { color: var(--error); background: var(--error-bg); }
 .badge.skipped { color: var(--skip); background: var(--skip-bg); }
-.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(190px, 1fr)); gap: 10px; margin: 12px 0; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(175px, 1fr)); gap: 10px; margin: 12px 0; }
 .card { border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; background: var(--panel); }
 .card .label { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .03em; }
 .card .value { font-size: 22px; font-weight: 600; margin: 2px 0; }
@@ -44,7 +44,7 @@ pre { white-space: pre-wrap; word-break: break-word; margin: 0; }
 .card.warn .value { color: var(--error); }
 .table-wrap { overflow-x: auto; border: 1px solid var(--line); border-radius: 8px; }
 table { border-collapse: collapse; width: 100%; }
-th, td { padding: 5px 8px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
+th, td { padding: 5px 7px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 thead th { background: var(--panel); position: sticky; top: 0; z-index: 1; font-size: 12.5px; white-space: nowrap; }
 th[data-type] { cursor: pointer; user-select: none; }
@@ -53,10 +53,11 @@ th[aria-sort="ascending"]::after { content: " ▲"; font-size: 10px; }
 th[aria-sort="descending"]::after { content: " ▼"; font-size: 10px; }
 tbody tr:hover { background: var(--panel); }
 tr[hidden] { display: none; }
-.scenario-id { font-weight: 600; }
+.scenario-id { font-weight: 600; word-break: break-word; }
+td:first-child { min-width: 160px; max-width: 320px; }
 .description { color: var(--muted); font-size: 12px; }
 .ci { color: var(--muted); font-size: 12px; }
-.chips { display: flex; flex-wrap: wrap; gap: 3px; }
+.chips { display: flex; flex-wrap: wrap; gap: 3px; min-width: 90px; max-width: 190px; }
 button.chip { border: 1px solid transparent; border-radius: 4px; min-width: 26px; padding: 0 5px; font: inherit;
   font-size: 12px; cursor: pointer; }
 button.chip.pass { color: var(--pass); background: var(--pass-bg); }

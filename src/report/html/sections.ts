@@ -187,13 +187,20 @@ export function renderScenarioTable(
       .join(" ")
       .toLowerCase();
     const failing = s.failed > 0 || s.errors > 0 ? "1" : "0";
+    const counts = [
+      `${s.passed} of ${s.passed + s.failed} passed`,
+      s.errors ? `${s.errors} error${s.errors === 1 ? "" : "s"}` : "",
+      s.skipped ? `${s.skipped} skipped` : "",
+    ]
+      .filter(Boolean)
+      .join(" · ");
     let deltaCells = "";
     if (comparison) {
       const c = compared.get(label);
       const m = passRateDelta(c);
       deltaCells =
         m && c
-          ? `<td class="num" data-v="${sortKey(m.delta)}" title="${esc(`${STATUS_LABEL[c.status]} · ${VERDICT_LABEL[m.verdict]}`)}">${esc(formatDelta(m, m.delta))} <span class="verdict-${m.verdict}">${esc(VERDICT_LABEL[m.verdict])}</span></td>`
+          ? `<td class="num" data-v="${sortKey(m.delta)}" title="${esc(`${STATUS_LABEL[c.status]} · ${VERDICT_LABEL[m.verdict]}`)}">${esc(formatDelta(m, m.delta))}<div class="ci verdict-${m.verdict}">${esc(VERDICT_LABEL[m.verdict])}</div></td>`
           : `<td class="num" data-v="">new</td>`;
     }
     return (
@@ -202,12 +209,9 @@ export function renderScenarioTable(
       (scenario.description ? `<div class="description">${esc(scenario.description)}</div>` : "") +
       `</td><td>${esc(scenario.category)}</td>` +
       `<td data-v="${outcome.rank}"><span class="badge ${outcome.cls}">${esc(outcome.label)}</span></td>` +
-      numCell(formatRate(s.pass_rate), s.pass_rate, ci) +
+      `<td class="trials">${renderTrialChips(scenario, firstIndex)}</td>` +
+      numCell(formatRate(s.pass_rate), s.pass_rate, `${ci}<div class="ci">${esc(counts)}</div>`) +
       deltaCells +
-      numCell(
-        `${s.passed}/${s.passed + s.failed}${s.errors ? ` <span class="ci">+${s.errors} err</span>` : ""}`,
-        s.passed + s.failed,
-      ) +
       metricCell(scenario, "total_commands", "number") +
       metricCell(scenario, "error_rate", "rate") +
       metricCell(scenario, "retry_rate", "rate") +
@@ -216,7 +220,7 @@ export function renderScenarioTable(
       metricCell(scenario, "iteration_ratio", "rate") +
       metricCell(scenario, "turns", "number") +
       numCell(formatUsd(s.cost_usd), s.cost_usd) +
-      `<td>${renderTrialChips(scenario, firstIndex)}</td></tr>`
+      "</tr>"
     );
   });
   return (
@@ -228,11 +232,11 @@ export function renderScenarioTable(
     header("Scenario", "text") +
     header("Category", "text") +
     header("Outcome", "num", "Sorted worst first") +
+    `<th scope="col">Trials</th>` +
     header("Pass rate [95% CI]", "num", "passed / (passed + failed), Wilson interval; errors excluded") +
     (comparison
       ? header("Δ vs base", "num", "Change of the pass rate against the baseline, in points")
       : "") +
-    header("Passed", "num") +
     header("Commands", "num", "Target invocations per trial (mean)") +
     header("Error rate", "num", "Target invocations with a non-zero exit") +
     header("Retry rate", "num", "Invocations retrying a failed subcommand") +
@@ -241,7 +245,7 @@ export function renderScenarioTable(
     header("Iteration", "num", "unique commands / commands") +
     header("Turns", "num") +
     header("Cost", "num") +
-    `<th scope="col">Trials</th></tr></thead><tbody>${rows.join("")}</tbody></table></div>` +
+    `</tr></thead><tbody>${rows.join("")}</tbody></table></div>` +
     `<p class="legend">Click a column to sort; click a trial number to open its transcript. Metrics are means over evaluated trials; – means there was nothing to measure.</p></section>`
   );
 }

@@ -90,8 +90,22 @@ export function labelScenario(scenario: Pick<ScenarioReport, "id" | "variant">):
   return scenario.variant ? `${scenario.id}@${scenario.variant}` : scenario.id;
 }
 
-/** Keeps the head and the tail of a long output; the events file keeps all of it. */
+/**
+ * Text for the page: control characters a terminal would act on (ESC of colour codes, NUL...) are
+ * shown as their Unicode control pictures (␛, ␀) instead of blank boxes; tab and line breaks stay.
+ */
+export function showControls(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, (c) =>
+    String.fromCharCode(c === "\u007F" ? 0x2421 : 0x2400 + c.charCodeAt(0)),
+  );
+}
+
+/** Keeps the head and the tail of a long output (the events file keeps all of it); controls made visible. */
 export function clipText(text: string, max: number): string {
+  return showControls(clipHead(text, max));
+}
+
+function clipHead(text: string, max: number): string {
   if (text.length <= max) return text;
   const half = Math.floor(max / 2);
   return `${text.slice(0, half)}\n[… ${text.length - 2 * half} characters not shown here; the events file has them all …]\n${text.slice(-half)}`;
