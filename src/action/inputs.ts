@@ -1,0 +1,200 @@
+/**
+ * Every action input is read here, once, and validated into one typed object. Nothing else in the
+ * action reads inputs. A bad value is a ConfigError that names the input and shows what was given.
+ */
+import { AGENT_NAMES } from "../agents/create-agent.js";
+import type { AgentName } from "../agents/types.js";
+import { ConfigError } from "../errors.js";
+import { DEFAULT_MODEL } from "../run-options.js";
+import type { SandboxMode } from "../scenario/types.js";
+
+export type FailOn = "outcome" | "regression" | "never";
+export type ActionMode = "run" | "merge";
+export type BaselineSetting = { kind: "auto" } | { kind: "none" } | { kind: "path"; path: string };
+
+export interface ActionSettings {
+  mode: ActionMode;
+  /** Paths or globs, relative to workingDirectory. */
+  scenarios: string[];
+  /** Empty when not given (a fork's pull request has no secrets). */
+  apiKey: string;
+  model: string;
+  judgeModel: string | null;
+  agent: AgentName;
+  trials: number;
+  concurrency: number;
+  tags: string[];
+  tier: number | null;
+  baseline: BaselineSetting;
+  comment: boolean;
+  commentKey: string;
+  failOn: FailOn;
+  maxCostUsd: number | null;
+  /** Explicit or derived from commentKey. */
+  artifactName: string;
+  workingDirectory: string;
+  githubToken: string;
+  sandbox: SandboxMode | null;
+  shard: { index: number; count: number } | null;
+  alpha: number;
+}
+
+/** The `core.getInput` shape: the raw value, "" when unset. */
+export type ReadInput = (name: string) => string;
+
+export const DEFAULT_COMMENT_KEY = "llm-tool-test";
+const AGENTS_AVAILABLE: readonly AgentName[] = ["anthropic", "oracle", "null"];
+const COMMENT_KEY_PATTERN = /^[A-Za-z0-9._-]{1,100}$/;
+/** Characters the artifact service refuses in names. */
+const ARTIFACT_NAME_FORBIDDEN = /["':<>|*?\r\n\\/]/;
+
+function fail(name: string, expectation: string, value: string): never {
+  throw new ConfigError(`input "${name}" ${expectation}, got ${JSON.stringify(value)}`);
+}
+
+function readWholeNumber(read: ReadInput, name: string, min: number): number | null {
+  const raw = read(name).trim();
+  if (raw === "") return null;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
+    fail(name, `must be a whole number >= ${min}`, raw);
+  }
+  return Number(raw);
+}
+
+function readChoice<T extends string>(read: ReadInput, name: string, choices: readonly T[], fallback: T): T {
+  const raw = read(name).trim();
+  if (raw === "") return fallback;
+  const lowered = raw.toLowerCase();
+  const match = choices.find((choice) => choice === lowered);
+  if (!match) fail(name, `must be one of ${choices.map((c) => `"${c}"`).join(", ")}`, raw);
+  return match;
+}
+
+/** YAML 1.2 booleans, as `core.getBooleanInput` accepts them. */
+function readBoolean(read: ReadInput, name: string, fallback: boolean): boolean {
+  const raw = read(name).trim();
+  if (raw === "") return fallback;
+  if (["true", "True", "TRUE"].includes(raw)) return true;
+  if (["false", "False", "FALSE"].includes(raw)) return false;
+  return fail(name, "must be true or false", raw);
+}
+
+/** Lines or commas; blank entries dropped. */
+function readList(read: ReadInput, name: string, separator: RegExp): string[] {
+  return read(name)
+    .split(separator)
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
+}
+
+function readShard(read: ReadInput): { index: number; count: number } | null {
+  const raw = read("shard").trim();
+  if (raw === "") return null;
+  const match = /^(\d+)\s*\/\s*(\d+)$/.exec(raw);
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (!match || count < 1 || index < 1 || index > count) {
+    fail("shard", 'must be "i/n" with 1 <= i <= n (e.g. "2/4")', raw);
+  }
+  return { index, count };
+}
+
+function readBaseline(read: ReadInput): BaselineSetting {
+  const raw = read("baseline").trim();
+  if (raw === "" || raw.toLowerCase() === "auto") return { kind: "auto" };
+  if (raw.toLowerCase() === "none") return { kind: "none" };
+  // Anything else is a path; whether it exists is checked when it is read.
+  return { kind: "path", path: raw };
+}
+
+function readPositiveNumber(read: ReadInput, name: string): number | null {
+  const raw = read(name).trim();
+  if (raw === "") return null;
+  const value = Number(raw);
+  if (!/^\d*\.?\d+$/.test(raw) || !(value > 0) || !Number.isFinite(value)) {
+    fail(name, "must be a number of US dollars > 0 (or empty for no cap)", raw);
+  }
+  return value;
+}
+
+function readAlpha(read: ReadInput): number {
+  const raw = read("alpha").trim();
+  if (raw === "") return 0.05;
+  const value = Number(raw);
+  if (!/^\d*\.?\d+(e-?\d+)?$/i.test(raw) || !(value > 0 && value < 1)) {
+    fail("alpha", "must be a number between 0 and 1 (exclusive)", raw);
+  }
+  return value;
+}
+
+function readCommentKey(read: ReadInput): string {
+  const raw = read("comment-key").trim();
+  if (raw === "") return DEFAULT_COMMENT_KEY;
+  if (!COMMENT_KEY_PATTERN.test(raw)) {
+    fail("comment-key", "must be 1-100 letters, digits, '.', '_' or '-'", raw);
+  }
+  return raw;
+}
+
+/** `llm-tool-test-report` for the default key, `llm-tool-test-report-<key>` for another. */
+export function deriveArtifactName(commentKey: string): string {
+  return commentKey === DEFAULT_COMMENT_KEY ? "llm-tool-test-report" : `llm-tool-test-report-${commentKey}`;
+}
+
+function readArtifactName(read: ReadInput, commentKey: string): string {
+  const raw = read("artifact-name").trim();
+  if (raw === "") return deriveArtifactName(commentKey);
+  if (ARTIFACT_NAME_FORBIDDEN.test(raw) || raw.length > 200) {
+    fail(
+      "artifact-name",
+      `must not contain any of " ' : < > | * ? \\ / or a newline (at most 200 characters)`,
+      raw,
+    );
+  }
+  return raw;
+}
+
+function readAgent(read: ReadInput): AgentName {
+  const raw = read("agent").trim();
+  if (raw === "") return "anthropic";
+  const lowered = raw.toLowerCase();
+  if (AGENTS_AVAILABLE.includes(lowered as AgentName)) return lowered as AgentName;
+  if (AGENT_NAMES.includes(lowered as AgentName)) {
+    fail("agent", `is not available in the action yet; use one of ${AGENTS_AVAILABLE.join(", ")}`, raw);
+  }
+  return fail("agent", `must be one of ${AGENTS_AVAILABLE.join(", ")}`, raw);
+}
+
+/** Reads and validates every input. Throws a ConfigError naming the first bad input. */
+export function readActionSettings(read: ReadInput): ActionSettings {
+  const commentKey = readCommentKey(read);
+  const scenarios = readList(read, "scenarios", /[\n,]/);
+  const model = read("model").trim();
+  const judgeModel = read("judge-model").trim();
+  return {
+    mode: readChoice(read, "mode", ["run", "merge"] as const, "run"),
+    scenarios: scenarios.length > 0 ? scenarios : ["scenarios"],
+    apiKey: read("anthropic-api-key").trim(),
+    model: model === "" ? DEFAULT_MODEL : model,
+    judgeModel: judgeModel === "" ? null : judgeModel,
+    agent: readAgent(read),
+    trials: readWholeNumber(read, "trials", 1) ?? 1,
+    concurrency: readWholeNumber(read, "concurrency", 1) ?? 4,
+    tags: readList(read, "tags", /[\s,]+/),
+    tier: readWholeNumber(read, "tier", 0),
+    baseline: readBaseline(read),
+    comment: readBoolean(read, "comment", true),
+    commentKey,
+    failOn: readChoice(read, "fail-on", ["outcome", "regression", "never"] as const, "outcome"),
+    maxCostUsd: readPositiveNumber(read, "max-cost-usd"),
+    artifactName: readArtifactName(read, commentKey),
+    workingDirectory: read("working-directory").trim() || ".",
+    githubToken: read("github-token").trim(),
+    sandbox:
+      read("sandbox").trim() === ""
+        ? null
+        : readChoice(read, "sandbox", ["local", "bwrap"] as const, "local"),
+    shard: readShard(read),
+    alpha: readAlpha(read),
+  };
+}

@@ -1,0 +1,475 @@
+/**
+ * The GitHub Action: read the inputs, run the suite with the core, publish (artifact, job summary,
+ * PR comment, outputs), then decide the check's status from `fail-on`. Publishing comes before
+ * failing, and a publishing step that fails is a warning: the run's result is what matters.
+ *
+ * `run(deps)` takes its side effects as arguments; called without them (as the bundle's entry and
+ * `@github/local-action` do) it wires the real `@actions/core`, Octokit and artifact client.
+ */
+import { mkdir, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { DefaultArtifactClient } from "@actions/artifact";
+import * as actionsCore from "@actions/core";
+import { getOctokit } from "@actions/github";
+import { createAnthropicClient } from "../agents/anthropic-client.js";
+import { createAgent } from "../agents/create-agent.js";
+import type { ModelClient } from "../agents/model-client.js";
+import { compareReports } from "../compare/compare.js";
+import { decideRegressionFailure } from "../compare/gate.js";
+import type { Comparison } from "../compare/types.js";
+import { ConfigError, describeError, isConfigError } from "../errors.js";
+import { resolveJudgeModel } from "../evaluate/judge.js";
+import { formatArtifactUrl, formatRunUrl, uploadReportArtifact } from "../github/artifact.js";
+import { formatCommentMarker, upsertComment } from "../github/comment.js";
+import { describeHttpError } from "../github/describe-http-error.js";
+import { type BaselineSource, findBaseline } from "../github/find-baseline.js";
+import { type BaselineNote, renderComment } from "../github/render-comment.js";
+import { renderJobSummary, renderSkippedSummary } from "../github/summary.js";
+import type { ArtifactClient, GitHubClient } from "../github/types.js";
+import { readReportFile } from "../report/read-report.js";
+import type { Report, TrialReport } from "../report/types.js";
+import { defaultRunOptions } from "../run-options.js";
+import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
+import { filterScenarios } from "../scenario/filter.js";
+import { loadScenarios } from "../scenario/load.js";
+import { runSuite } from "../suite.js";
+import { type RunContext, readRunContext } from "./context.js";
+import { expandPatterns } from "./expand-patterns.js";
+import { type ActionSettings, readActionSettings } from "./inputs.js";
+import { type ActionOutputs, buildOutputs, buildSkippedOutputs } from "./outputs.js";
+
+/** The slice of `@actions/core` the action uses. */
+export interface ActionCore {
+  getInput(name: string): string;
+  setSecret(secret: string): void;
+  setOutput(name: string, value: string): void;
+  setFailed(message: string): void;
+  info(message: string): void;
+  warning(message: string): void;
+  debug(message: string): void;
+}
+
+export interface ActionDeps {
+  core: ActionCore;
+  /** Appends Markdown to the job summary. */
+  writeSummary(markdown: string): Promise<void>;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  now: () => number;
+  createGitHubClient(token: string): GitHubClient;
+  artifacts: ArtifactClient;
+  createModelClient(apiKey: string): ModelClient;
+  signal?: AbortSignal;
+}
+
+/** What happened, for tests and logs; the runner sees the outputs and the exit status. */
+export interface ActionResult {
+  status: "passed" | "failed" | "skipped" | "config_error" | "crashed";
+  outputs: ActionOutputs | null;
+  message: string | null;
+}
+
+function createDefaultDeps(overrides: Partial<ActionDeps>): ActionDeps {
+  const env = overrides.env ?? process.env;
+  return {
+    core: actionsCore,
+    writeSummary: async (markdown) => {
+      await actionsCore.summary.addRaw(markdown, true).write();
+    },
+    env,
+    cwd: process.cwd(),
+    now: Date.now,
+    createGitHubClient: (token) =>
+      getOctokit(token, env.GITHUB_API_URL ? { baseUrl: env.GITHUB_API_URL } : {}),
+    artifacts: new DefaultArtifactClient(),
+    createModelClient: (apiKey) =>
+      createAnthropicClient({
+        apiKey,
+        keySource: 'the action\'s "anthropic-api-key" input',
+        ...(env.ANTHROPIC_BASE_URL ? { baseURL: env.ANTHROPIC_BASE_URL } : {}),
+      }),
+    ...overrides,
+  };
+}
+
+/** The action's entry. Never throws: every failure ends in `core.setFailed` with a clear message. */
+export async function run(overrides: Partial<ActionDeps> = {}): Promise<ActionResult> {
+  const deps = createDefaultDeps(overrides);
+  const { core } = deps;
+  const ambient = dropInputs(deps.env);
+  let redact = createSecretRedactor(collectSecretValues(ambient));
+  try {
+    const settings = readActionSettings((name) => core.getInput(name));
+    for (const secret of [settings.apiKey, settings.githubToken]) if (secret) core.setSecret(secret);
+    // The secrets under names the redaction recognises; the other inputs are not secrets (the
+    // value of `comment-key` must not be redacted just because the input's name ends in KEY).
+    const env = {
+      ...ambient,
+      ...(settings.apiKey ? { ANTHROPIC_API_KEY: settings.apiKey } : {}),
+      ...(settings.githubToken ? { GITHUB_TOKEN: settings.githubToken } : {}),
+    };
+    redact = createSecretRedactor(collectSecretValues(env));
+    const context = readRunContext(deps.env, deps.cwd);
+    return await runAction(settings, context, { ...deps, env }, redact);
+  } catch (error) {
+    if (isConfigError(error)) {
+      const message = redact(error.message);
+      core.setFailed(message);
+      return { status: "config_error", outputs: null, message };
+    }
+    const message = redact(`llm-tool-test failed unexpectedly: ${describeError(error)}`);
+    if (error instanceof Error && error.stack) core.debug(redact(error.stack));
+    core.setFailed(message);
+    return { status: "crashed", outputs: null, message };
+  }
+}
+
+async function runAction(
+  settings: ActionSettings,
+  context: RunContext,
+  deps: ActionDeps,
+  redact: (text: string) => string,
+): Promise<ActionResult> {
+  const { core } = deps;
+  const info = (message: string) => core.info(redact(message));
+  const warn = (message: string) => core.warning(redact(message));
+
+  if (settings.mode === "merge") {
+    throw new ConfigError('input "mode": "merge" is not available in this version yet; use "run"');
+  }
+
+  const needsKey = settings.agent === "anthropic";
+  if (needsKey && !settings.apiKey) {
+    const pr = context.pullRequest;
+    const noSecrets = pr && (pr.fromFork || context.actor === "dependabot[bot]");
+    if (noSecrets) {
+      const who = pr.fromFork ? `a fork (${pr.headRepo ?? "a deleted repository"})` : "Dependabot";
+      const reason =
+        `This pull request comes from ${who}, and GitHub gives such workflow runs no secrets, so there is no ` +
+        "Anthropic API key: the scenarios were not run, and the check passes. They run on pull requests from " +
+        "branches of this repository, and on the push to the base branch after merging.";
+      info(reason);
+      await writeSummarySafely(deps, renderSkippedSummary(reason), warn);
+      const outputs = buildSkippedOutputs(reason);
+      setOutputs(core, outputs);
+      return { status: "skipped", outputs, message: reason };
+    }
+    throw new ConfigError(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a workflow expression for the user to copy.
+      'input "anthropic-api-key" is empty, and the anthropic agent needs it: add "anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}" to the step (or use "agent: oracle" to try the scenarios without a model)',
+    );
+  }
+
+  const workDir = path.resolve(context.workspace, settings.workingDirectory);
+  if (!(await isDirectory(workDir))) {
+    throw new ConfigError(
+      `input "working-directory": the folder ${JSON.stringify(settings.workingDirectory)} does not exist (resolved to ${workDir})`,
+    );
+  }
+  const paths = await expandPatterns(settings.scenarios, workDir);
+  const all = await loadScenarios(paths, { cwd: workDir });
+  const scenarios = filterScenarios(all, {
+    ...(settings.tags.length > 0 ? { tags: settings.tags } : {}),
+    ...(settings.tier !== null ? { tier: settings.tier } : {}),
+  });
+  if (scenarios.length === 0) {
+    throw new ConfigError(
+      `no scenario left to run: ${all.length} loaded from input "scenarios", none matching` +
+        `${settings.tags.length ? ` tags ${settings.tags.join(", ")}` : ""}${settings.tier !== null ? ` tier <= ${settings.tier}` : ""}`,
+    );
+  }
+  const judgeWanted = scenarios.some((s) => s.evaluation.judge?.enabled);
+  const judgeModel = judgeWanted
+    ? resolveJudgeModel({
+        flag: settings.judgeModel,
+        scenario: scenarios.find((s) => s.evaluation.judge?.model)?.evaluation.judge?.model ?? null,
+        env: deps.env.LLM_TOOL_TEST_JUDGE ?? null,
+        testedModel: settings.model,
+      })
+    : settings.judgeModel;
+
+  const sharded = settings.shard !== null;
+  const artifactName = sharded
+    ? `${settings.artifactName}-shard-${settings.shard?.index}-of-${settings.shard?.count}`
+    : settings.artifactName;
+  const outDir = path.join(context.tempDir, "llm-tool-test", artifactName);
+  await rm(outDir, { recursive: true, force: true });
+  await mkdir(outDir, { recursive: true });
+
+  // The baseline comes first: a budget estimate can use its figures, and a broken lookup shows early.
+  const pr = context.pullRequest;
+  const baseline = sharded
+    ? ({ status: "missing", reason: "a shard is compared after its merge" } as const)
+    : await resolveBaseline(settings, context, deps, workDir, outDir, info);
+  if (baseline.status === "found") {
+    info(
+      `Baseline: ${baseline.source.kind === "path" ? baseline.source.file : `run ${baseline.source.runId} (${baseline.source.sha})`}`,
+    );
+  } else if (baseline.status === "missing") {
+    info(`No baseline: ${baseline.reason}.`);
+  }
+
+  const modelClient = settings.apiKey ? deps.createModelClient(settings.apiKey) : null;
+  const agent = createAgent(settings.agent, modelClient ? { modelClient } : {});
+  const options = defaultRunOptions({
+    agent: settings.agent,
+    model: settings.model,
+    judgeModel: judgeModel ?? null,
+    outDir,
+    trials: settings.trials,
+    concurrency: settings.concurrency,
+    sandbox: settings.sandbox,
+    shard: settings.shard,
+    maxCostUsd: settings.maxCostUsd,
+  });
+  info(
+    `Running ${scenarios.length} scenario(s) with the ${settings.agent} agent (${settings.trials} trial(s) each unless a scenario says otherwise, ${settings.concurrency} at once).`,
+  );
+  const report = await runSuite(scenarios, options, {
+    agent,
+    judgeClient: modelClient,
+    // Holds the key and token under secret names: the sandbox keeps them out, redaction covers them.
+    env: deps.env,
+    now: deps.now,
+    ...(deps.signal ? { signal: deps.signal } : {}),
+    git: { sha: context.sha, ref: context.ref },
+    onProgress: (event) => {
+      if (event.type === "plan")
+        info(`Planned ${event.trials} trial(s) over ${event.scenarios} scenario(s).`);
+      if (event.type === "trial_end")
+        info(describeTrialEnd(event.key, event.report, event.done, event.total));
+    },
+  });
+  const reportPath = path.join(outDir, "report.json");
+
+  let comparison: Comparison | null = null;
+  let baselineNote: BaselineNote;
+  if (baseline.status !== "found") {
+    baselineNote = baseline;
+  } else {
+    try {
+      comparison = compareReports(baseline.report, report, {
+        alpha: settings.alpha,
+        sources: { base: "the baseline report", head: "this run's report" },
+      });
+      await writeFile(
+        path.join(outDir, "comparison.json"),
+        redact(`${JSON.stringify(comparison, null, 2)}\n`),
+      );
+      baselineNote = {
+        status: "found",
+        source: baseline.source,
+        baseRef: pr?.baseRef ?? null,
+        baseSha: pr?.baseSha ?? null,
+      };
+    } catch (error) {
+      baselineNote = {
+        status: "missing",
+        reason: `the baseline report could not be compared (${describeError(error)})`,
+      };
+      warn(`The baseline report could not be compared: ${describeError(error)}`);
+    }
+  }
+
+  // Publish: artifact, job summary, comment. Each failure is a warning.
+  let artifactId: number | null = null;
+  try {
+    const uploaded = await uploadReportArtifact(deps.artifacts, artifactName, outDir);
+    artifactId = uploaded.id;
+    info(
+      `Uploaded ${uploaded.files} file(s) as the artifact "${artifactName}" (id ${artifactId ?? "unknown"}).`,
+    );
+  } catch (error) {
+    warn(`The report artifact "${artifactName}" could not be uploaded: ${describeError(error)}`);
+  }
+  const runUrl =
+    context.repo && context.runId ? formatRunUrl(context.serverUrl, context.repo, context.runId) : null;
+  const artifactUrl =
+    context.repo && context.runId && artifactId !== null
+      ? formatArtifactUrl(context.serverUrl, context.repo, context.runId, artifactId)
+      : null;
+  const view = {
+    report,
+    comparison,
+    baseline: baselineNote,
+    runUrl,
+    artifactUrl,
+    headSha: pr?.headSha ?? context.sha,
+    now: deps.now(),
+  };
+  await writeSummarySafely(deps, redact(renderJobSummary(view)), warn);
+
+  let commentUrl: string | null = null;
+  if (pr && settings.comment && !sharded) {
+    if (!context.repo) {
+      warn("GITHUB_REPOSITORY is not set: the pull request comment was skipped.");
+    } else {
+      try {
+        const body = redact(renderComment({ ...view, key: settings.commentKey }));
+        const github = deps.createGitHubClient(settings.githubToken);
+        const result = await upsertComment(
+          github,
+          context.repo,
+          pr.number,
+          formatCommentMarker(settings.commentKey),
+          body,
+        );
+        commentUrl = result.url;
+        info(
+          `${result.action === "created" ? "Created" : "Updated"} the pull request comment: ${result.url}`,
+        );
+      } catch (error) {
+        warn(
+          `The pull request comment could not be posted (${describeHttpError(error)}). The workflow needs "permissions: pull-requests: write" for it.`,
+        );
+      }
+    }
+  }
+
+  const outputs = buildOutputs({
+    report,
+    reportPath,
+    comparison,
+    baseline: baselineNote,
+    artifactId,
+    artifactUrl,
+    commentUrl,
+  });
+  setOutputs(core, outputs);
+  return decideExit(settings, report, comparison, core, info, redact, outputs);
+}
+
+async function resolveBaseline(
+  settings: ActionSettings,
+  context: RunContext,
+  deps: ActionDeps,
+  workDir: string,
+  outDir: string,
+  info: (message: string) => void,
+): Promise<
+  | { status: "found"; report: Report; source: BaselineSource }
+  | { status: "missing"; reason: string }
+  | { status: "disabled" }
+> {
+  const baseline = settings.baseline;
+  if (baseline.kind === "none") return { status: "disabled" };
+  if (baseline.kind === "path") {
+    let file = path.resolve(workDir, baseline.path);
+    if (await isDirectory(file)) file = path.join(file, "report.json");
+    let report: Report;
+    try {
+      report = await readReportFile(file);
+    } catch (error) {
+      throw new ConfigError(
+        `input "baseline": ${describeError(error)} (expected "auto", "none" or the path of a report.json)`,
+      );
+    }
+    return {
+      status: "found",
+      report,
+      source: {
+        kind: "path",
+        sha: report.run.git_sha,
+        createdAt: report.run.started_at,
+        runId: null,
+        runNumber: null,
+        runUrl: null,
+        artifactId: null,
+        matchesBaseSha: false,
+        file: baseline.path,
+      },
+    };
+  }
+  const pr = context.pullRequest;
+  if (!pr) {
+    return {
+      status: "missing",
+      reason: `this is a \`${context.eventName || "unknown"}\` run, not a pull request; a push run's report is the baseline of later pull requests`,
+    };
+  }
+  if (!context.repo || !context.runId) {
+    return {
+      status: "missing",
+      reason: "GITHUB_REPOSITORY or GITHUB_RUN_ID is not set, so the base branch's runs cannot be searched",
+    };
+  }
+  info(
+    `Looking for a baseline: the latest successful push run of this workflow on ${pr.baseRef} (base commit ${pr.baseSha.slice(0, 7)}).`,
+  );
+  return findBaseline(deps.createGitHubClient(settings.githubToken), deps.artifacts, {
+    repo: context.repo,
+    runId: context.runId,
+    baseBranch: pr.baseRef,
+    baseSha: pr.baseSha,
+    artifactName: settings.artifactName,
+    token: settings.githubToken,
+    downloadDir: path.join(path.dirname(outDir), `${path.basename(outDir)}-baseline`),
+  });
+}
+
+function decideExit(
+  settings: ActionSettings,
+  report: Report,
+  comparison: Comparison | null,
+  core: ActionCore,
+  info: (message: string) => void,
+  redact: (text: string) => string,
+  outputs: ActionOutputs,
+): ActionResult {
+  const s = report.summary;
+  let failure: string | null = null;
+  if (settings.failOn === "outcome" && (s.outcome === "fail" || s.outcome === "error")) {
+    const parts = [`${s.failed} of ${s.passed + s.failed} trial(s) failed`];
+    if (s.errors > 0) parts.push(`${s.errors} errored (infrastructure)`);
+    failure = `llm-tool-test: ${parts.join(", ")} (fail-on: outcome). See the job summary and the report artifact.`;
+  } else if (settings.failOn === "regression") {
+    if (!comparison) {
+      info("fail-on: regression, but there is no baseline to regress from: the check passes.");
+    } else {
+      const decision = decideRegressionFailure(comparison, { alpha: settings.alpha });
+      if (decision.failed) {
+        failure = `llm-tool-test: regressions against the baseline (fail-on: regression):\n- ${decision.reasons.join("\n- ")}`;
+      }
+    }
+  }
+  if (failure) {
+    const message = redact(failure);
+    core.setFailed(message);
+    return { status: "failed", outputs, message };
+  }
+  info(
+    `llm-tool-test: ${s.outcome} (${s.passed}/${s.passed + s.failed} trials passed); fail-on: ${settings.failOn}.`,
+  );
+  return { status: "passed", outputs, message: null };
+}
+
+function describeTrialEnd(key: string, trial: TrialReport, done: number, total: number): string {
+  const mark =
+    trial.outcome === "pass" ? "✓" : trial.outcome === "fail" ? "✗" : trial.outcome === "error" ? "!" : "-";
+  const why = trial.reason ? `: ${trial.reason.split("\n")[0]}` : "";
+  return `[${done}/${total}] ${mark} ${key} ${trial.outcome}${why}`;
+}
+
+function setOutputs(core: ActionCore, outputs: ActionOutputs): void {
+  for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value);
+}
+
+async function writeSummarySafely(deps: ActionDeps, markdown: string, warn: (message: string) => void) {
+  try {
+    await deps.writeSummary(markdown);
+  } catch (error) {
+    warn(`The job summary could not be written: ${describeError(error)}`);
+  }
+}
+
+/** The environment without the runner's INPUT_* variables (the inputs are read into settings). */
+function dropInputs(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith("INPUT_")));
+}
+
+async function isDirectory(file: string): Promise<boolean> {
+  return stat(file).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
+}

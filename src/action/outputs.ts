@@ -1,0 +1,99 @@
+/** The action's outputs, computed from what the run produced. Pure. */
+import type { Comparison } from "../compare/types.js";
+import type { BaselineNote } from "../github/render-comment.js";
+import type { Report } from "../report/types.js";
+
+export interface PublishFacts {
+  report: Report;
+  reportPath: string;
+  comparison: Comparison | null;
+  baseline: BaselineNote;
+  artifactId: number | null;
+  artifactUrl: string | null;
+  commentUrl: string | null;
+}
+
+export type ActionOutputs = Record<
+  "outcome" | "pass-rate" | "report-path" | "artifact-id" | "comment-url" | "cost-usd" | "summary",
+  string
+>;
+
+/** Rounded so that floating-point noise does not reach the outputs. */
+function roundTo(value: number, digits: number): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+export function buildOutputs(facts: PublishFacts): ActionOutputs {
+  const s = facts.report.summary;
+  const passRate = s.pass_rate === null ? null : roundTo(s.pass_rate, 4);
+  const cost = roundTo(s.total_cost_usd, 6);
+  const summary = {
+    outcome: s.outcome,
+    pass_rate: passRate,
+    scenarios: s.scenarios,
+    scenarios_passed: s.scenarios_passed,
+    trials: s.trials,
+    passed: s.passed,
+    failed: s.failed,
+    errors: s.errors,
+    skipped: s.skipped,
+    cost_usd: cost,
+    incomplete: facts.report.run.incomplete,
+    report_path: facts.reportPath,
+    artifact_id: facts.artifactId,
+    artifact_url: facts.artifactUrl,
+    comment_url: facts.commentUrl,
+    baseline: describeBaseline(facts.baseline),
+    comparison: facts.comparison ? describeComparison(facts.comparison) : null,
+  };
+  return {
+    outcome: s.outcome,
+    "pass-rate": passRate === null ? "" : String(passRate),
+    "report-path": facts.reportPath,
+    "artifact-id": facts.artifactId === null ? "" : String(facts.artifactId),
+    "comment-url": facts.commentUrl ?? "",
+    "cost-usd": String(cost),
+    summary: JSON.stringify(summary),
+  };
+}
+
+/** The outputs of a run that did not happen (a fork's pull request without the key). */
+export function buildSkippedOutputs(reason: string): ActionOutputs {
+  return {
+    outcome: "skipped",
+    "pass-rate": "",
+    "report-path": "",
+    "artifact-id": "",
+    "comment-url": "",
+    "cost-usd": "0",
+    summary: JSON.stringify({ outcome: "skipped", reason }),
+  };
+}
+
+function describeBaseline(baseline: BaselineNote) {
+  if (baseline.status === "disabled") return { status: "disabled" };
+  if (baseline.status === "missing") return { status: "missing", reason: baseline.reason };
+  const { source } = baseline;
+  return {
+    status: "found",
+    kind: source.kind,
+    sha: source.sha,
+    run_id: source.runId,
+    run_url: source.runUrl,
+    artifact_id: source.artifactId,
+    created_at: source.createdAt,
+    matches_base_sha: source.matchesBaseSha,
+  };
+}
+
+function describeComparison(comparison: Comparison) {
+  return {
+    newly_failing: comparison.scenarios.filter((s) => s.status === "newly_failing").map((s) => s.key),
+    newly_passing: comparison.scenarios.filter((s) => s.status === "newly_passing").map((s) => s.key),
+    regressed: comparison.scenarios.filter((s) => s.regressed.length > 0).map((s) => s.key),
+    improved: comparison.scenarios.filter((s) => s.improved.length > 0).map((s) => s.key),
+    added: comparison.added.map((s) => s.key),
+    removed: comparison.removed.map((s) => s.key),
+  };
+}

@@ -1,0 +1,187 @@
+/**
+ * Baseline `auto`: the report artifact of the most recent successful push run of the same workflow
+ * on the pull request's base branch. A missing baseline is not an error: the caller gets the reason
+ * and says it in the comment.
+ */
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { describeError } from "../errors.js";
+import { readReportFile } from "../report/read-report.js";
+import type { Report } from "../report/types.js";
+import { describeHttpError } from "./describe-http-error.js";
+import type { ArtifactClient, ArtifactData, GitHubClient, RepoRef, WorkflowRunData } from "./types.js";
+
+export interface BaselineQuery {
+  repo: RepoRef;
+  /** This run: its workflow is the one searched. */
+  runId: number;
+  baseBranch: string;
+  /** The pull request's base commit: a run of exactly this commit is preferred. */
+  baseSha: string;
+  artifactName: string;
+  /** For the cross-run artifact download. */
+  token: string;
+  /** Where artifacts are extracted (one sub-folder per run). */
+  downloadDir: string;
+}
+
+/** Where a baseline report came from, for the comment's headline. */
+export interface BaselineSource {
+  kind: "auto" | "path";
+  /** Commit the baseline ran on (the run's head sha, else the report's git_sha). */
+  sha: string | null;
+  /** When the baseline run started (ISO), for "N hours old". */
+  createdAt: string | null;
+  runId: number | null;
+  runNumber: number | null;
+  runUrl: string | null;
+  artifactId: number | null;
+  /** True when the baseline ran on the pull request's base commit itself. */
+  matchesBaseSha: boolean;
+  /** The report file read. */
+  file: string;
+}
+
+export type BaselineLookup =
+  | { status: "found"; report: Report; source: BaselineSource }
+  | { status: "missing"; reason: string };
+
+/** How many runs are tried before giving up (the newest ones without an artifact are skipped). */
+const MAX_CANDIDATES = 5;
+
+export async function findBaseline(
+  github: GitHubClient,
+  artifacts: ArtifactClient,
+  query: BaselineQuery,
+): Promise<BaselineLookup> {
+  const { owner, repo } = query.repo;
+  let runs: WorkflowRunData[];
+  try {
+    const current = await github.rest.actions.getWorkflowRun({ owner, repo, run_id: query.runId });
+    const listed = await github.rest.actions.listWorkflowRuns({
+      owner,
+      repo,
+      workflow_id: current.data.workflow_id,
+      branch: query.baseBranch,
+      event: "push",
+      status: "success",
+      per_page: 30,
+    });
+    runs = listed.data.workflow_runs.filter((run) => run.id !== query.runId && run.conclusion === "success");
+  } catch (error) {
+    return {
+      status: "missing",
+      reason: `the workflow runs could not be listed (${describeHttpError(error)})`,
+    };
+  }
+  if (runs.length === 0) {
+    return {
+      status: "missing",
+      reason: `no successful push run of this workflow on \`${query.baseBranch}\` yet (the workflow must also run on push to \`${query.baseBranch}\` to produce the baseline)`,
+    };
+  }
+
+  const reasons: string[] = [];
+  for (const run of orderCandidates(runs, query.baseSha).slice(0, MAX_CANDIDATES)) {
+    const attempt = await tryRun(github, artifacts, query, run);
+    if (attempt.status === "found") return attempt;
+    reasons.push(attempt.reason);
+    if (attempt.final) break;
+  }
+  return { status: "missing", reason: reasons[0] ?? "no baseline found" };
+}
+
+/** The run of the base commit first, then newest first. */
+export function orderCandidates(runs: WorkflowRunData[], baseSha: string): WorkflowRunData[] {
+  const newestFirst = [...runs].sort(
+    (a, b) => Date.parse(b.created_at) - Date.parse(a.created_at) || b.id - a.id,
+  );
+  const exact = newestFirst.filter((run) => run.head_sha === baseSha);
+  return [...exact, ...newestFirst.filter((run) => run.head_sha !== baseSha)];
+}
+
+type Attempt =
+  | { status: "found"; report: Report; source: BaselineSource }
+  | { status: "missing"; reason: string; final: boolean };
+
+async function tryRun(
+  github: GitHubClient,
+  artifacts: ArtifactClient,
+  query: BaselineQuery,
+  run: WorkflowRunData,
+): Promise<Attempt> {
+  const { owner, repo } = query.repo;
+  const label = `run #${run.run_number} (\`${run.head_sha.slice(0, 7)}\`)`;
+  let found: ArtifactData | undefined;
+  try {
+    const listed = await github.rest.actions.listWorkflowRunArtifacts({
+      owner,
+      repo,
+      run_id: run.id,
+      name: query.artifactName,
+      per_page: 100,
+    });
+    found = listed.data.artifacts.find((artifact) => artifact.name === query.artifactName);
+  } catch (error) {
+    return {
+      status: "missing",
+      reason: `the artifacts of ${label} could not be listed (${describeHttpError(error)})`,
+      final: true,
+    };
+  }
+  if (!found) {
+    return {
+      status: "missing",
+      reason: `${label} on \`${query.baseBranch}\` has no artifact \`${query.artifactName}\``,
+      final: false,
+    };
+  }
+  // Older runs' artifacts expire before newer ones: no point looking further.
+  if (found.expired) {
+    return { status: "missing", reason: `the baseline artifact of ${label} has expired`, final: true };
+  }
+  const dir = path.join(query.downloadDir, `run-${run.id}`);
+  try {
+    await mkdir(dir, { recursive: true });
+    await artifacts.downloadArtifact(found.id, {
+      path: dir,
+      findBy: { token: query.token, workflowRunId: run.id, repositoryOwner: owner, repositoryName: repo },
+    });
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    if (status === 410 || /\b410\b|expired/i.test(describeError(error))) {
+      return { status: "missing", reason: `the baseline artifact of ${label} has expired`, final: true };
+    }
+    return {
+      status: "missing",
+      reason: `the baseline artifact of ${label} could not be downloaded (${describeHttpError(error)})`,
+      final: true,
+    };
+  }
+  const file = path.join(dir, "report.json");
+  let report: Report;
+  try {
+    report = await readReportFile(file);
+  } catch (error) {
+    return {
+      status: "missing",
+      reason: `the baseline artifact of ${label} holds no usable report.json (${describeError(error)})`,
+      final: false,
+    };
+  }
+  return {
+    status: "found",
+    report,
+    source: {
+      kind: "auto",
+      sha: run.head_sha,
+      createdAt: run.created_at,
+      runId: run.id,
+      runNumber: run.run_number,
+      runUrl: run.html_url,
+      artifactId: found.id,
+      matchesBaseSha: run.head_sha === query.baseSha,
+      file,
+    },
+  };
+}
