@@ -1,0 +1,447 @@
+/**
+ * The bundled action end to end: `node dist/index.js` in a subprocess with the runner's
+ * environment, against the fake GitHub services (REST API, artifact service, blob storage) and,
+ * for the canary, the scripted Messages-API server. The oracle agent runs the fixture suites in
+ * tests/fixtures/action/ (`head`: one passing, one failing scenario; `base`: both passing).
+ */
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type GitHubFake, readZipEntries, startGitHubFake } from "../fakes/github-server.js";
+import {
+  bashCall,
+  finalText,
+  type ModelServer,
+  scriptByTurn,
+  startModelServer,
+} from "../fakes/model-server.js";
+import { buildPullRequestEvent, buildPushEvent, DIST_ENTRY, FAKE_GITHUB_TOKEN, runDist } from "./run-dist.js";
+
+const BASE_SHA = "b".repeat(39) + "1";
+const HEAD_SHA = "c".repeat(39) + "2";
+const PR_NUMBER = 42;
+const MARKER = "<!-- llm-tool-test:llm-tool-test -->";
+
+let fake: GitHubFake;
+
+beforeAll(() => {
+  if (!existsSync(DIST_ENTRY)) throw new Error(`${DIST_ENTRY} is missing: run "npm run bundle" first`);
+});
+
+beforeEach(async () => {
+  fake = await startGitHubFake();
+});
+
+afterEach(async () => {
+  await fake.close();
+});
+
+function prEvent(overrides: Partial<Parameters<typeof buildPullRequestEvent>[0]> = {}) {
+  return buildPullRequestEvent({
+    number: PR_NUMBER,
+    owner: fake.owner,
+    repo: fake.repo,
+    baseSha: BASE_SHA,
+    headSha: HEAD_SHA,
+    ...overrides,
+  });
+}
+
+/** A pull request run of the head suite with the oracle agent. */
+async function runPullRequest(runId: number, inputs: Record<string, string> = {}) {
+  fake.addRun({
+    id: runId,
+    event: "pull_request",
+    head_branch: "feature",
+    head_sha: HEAD_SHA,
+    status: "in_progress",
+    conclusion: null,
+  });
+  return runDist({
+    fake,
+    runId,
+    eventName: "pull_request",
+    payload: prEvent(),
+    sha: "e".repeat(40),
+    ref: `refs/pull/${PR_NUMBER}/merge`,
+    inputs: { agent: "oracle", "working-directory": "head", scenarios: "*.yaml", ...inputs },
+  });
+}
+
+/** A push run of the base suite on main: it produces the baseline artifact. */
+async function runPushOnMain(runId: number, createdAt: string) {
+  fake.addRun({
+    id: runId,
+    event: "push",
+    head_branch: "main",
+    head_sha: BASE_SHA,
+    status: "in_progress",
+    conclusion: null,
+    created_at: createdAt,
+  });
+  const result = await runDist({
+    fake,
+    runId,
+    eventName: "push",
+    payload: buildPushEvent({ owner: fake.owner, repo: fake.repo, ref: "refs/heads/main", sha: BASE_SHA }),
+    sha: BASE_SHA,
+    ref: "refs/heads/main",
+    inputs: { agent: "oracle", "working-directory": "base", scenarios: "." },
+  });
+  // The runner marks the run finished once its jobs are done.
+  const run = fake.runs.find((r) => r.id === runId)!;
+  run.status = "completed";
+  run.conclusion = result.exitCode === 0 ? "success" : "failure";
+  return result;
+}
+
+function artifactFiles(runId: number): Map<string, Buffer> {
+  const artifact = fake.artifacts.find((a) => a.runId === runId);
+  if (!artifact) throw new Error(`run ${runId} uploaded no artifact`);
+  return readZipEntries(artifact.data);
+}
+
+function commentsOnPr() {
+  return fake.comments.filter((c) => c.issueNumber === PR_NUMBER);
+}
+
+describe("the bundled action on a pull request", () => {
+  it("creates the comment on the first run and updates the same comment on the next", async () => {
+    // Someone else's comments come first, over more than one page.
+    for (let i = 0; i < 120; i += 1) fake.addComment(PR_NUMBER, `unrelated comment ${i}`);
+
+    const first = await runPullRequest(301, { "fail-on": "never" });
+    expect(first.stderr).toBe("");
+    expect(first.exitCode).toBe(0);
+    const mine = commentsOnPr().filter((c) => c.body.includes(MARKER));
+    expect(mine).toHaveLength(1);
+    const body = mine[0]!.body;
+    expect(body.startsWith(MARKER)).toBe(true);
+    expect(body).toContain("## ❌ llm-tool-test: FAIL · 1/2 trials passed (50%)");
+    expect(body).toContain("**No baseline to compare with:**");
+    expect(body).toContain("no successful push run of this workflow on `main` yet");
+    expect(body).toContain(`[Workflow run](${fake.serverUrl}/${fake.owner}/${fake.repo}/actions/runs/301)`);
+    const artifact = fake.artifacts.find((a) => a.runId === 301)!;
+    expect(artifact.name).toBe("llm-tool-test-report");
+    expect(body).toContain(
+      `[Report artifact](${fake.serverUrl}/${fake.owner}/${fake.repo}/actions/runs/301/artifacts/${artifact.id})`,
+    );
+    expect(body).toContain("count_items");
+
+    // Outputs, as the runner would read them.
+    expect(first.outputs.outcome).toBe("fail");
+    expect(first.outputs["pass-rate"]).toBe("0.5");
+    expect(first.outputs["artifact-id"]).toBe(String(artifact.id));
+    expect(first.outputs["comment-url"]).toBe(
+      `${fake.serverUrl}/${fake.owner}/${fake.repo}/pull/${PR_NUMBER}#issuecomment-${mine[0]!.id}`,
+    );
+    expect(first.outputs["cost-usd"]).toBe("0");
+    const summary = JSON.parse(first.outputs.summary!);
+    expect(summary).toMatchObject({ outcome: "fail", passed: 1, failed: 1, baseline: { status: "missing" } });
+    expect(first.outputs["report-path"]).toBe(
+      path.join(first.tempDir, "llm-tool-test", "llm-tool-test-report", "report.json"),
+    );
+    const report = JSON.parse(await readFile(first.outputs["report-path"]!, "utf8"));
+    expect(report.summary.outcome).toBe("fail");
+
+    // The artifact holds the report files; the job summary the same headline.
+    const files = artifactFiles(301);
+    expect([...files.keys()]).toEqual(expect.arrayContaining(["report.json", "report.md"]));
+    expect(JSON.parse(files.get("report.json")!.toString("utf8")).summary.failed).toBe(1);
+    expect(first.summary).toContain("## ❌ llm-tool-test: FAIL · 1/2 trials passed (50%)");
+    expect(first.summary).toContain("## Full report");
+
+    const second = await runPullRequest(302, { "fail-on": "never" });
+    expect(second.exitCode).toBe(0);
+    const after = commentsOnPr().filter((c) => c.body.includes(MARKER));
+    expect(after).toHaveLength(1);
+    expect(after[0]!.id).toBe(mine[0]!.id);
+    expect(after[0]!.body).toContain("/actions/runs/302");
+    expect(commentsOnPr()).toHaveLength(121);
+    const patches = fake.requests.filter((r) => r.method === "PATCH");
+    expect(patches.map((r) => r.path)).toEqual([
+      `/repos/${fake.owner}/${fake.repo}/issues/comments/${mine[0]!.id}`,
+    ]);
+    // The search walked the pages with the workflow token.
+    const listings = fake.requests.filter(
+      (r) => r.method === "GET" && r.path.endsWith(`/issues/${PR_NUMBER}/comments`),
+    );
+    expect(listings.map((r) => r.query.page)).toEqual(["1", "2", "1", "2"]);
+    expect(listings.every((r) => r.headers.authorization === `token ${FAKE_GITHUB_TOKEN}`)).toBe(true);
+  });
+
+  it("finds the base branch's baseline, downloads it and comments the comparison", async () => {
+    const push = await runPushOnMain(100, new Date(Date.now() - 3 * 3600_000).toISOString());
+    expect(push.stderr).toBe("");
+    expect(push.exitCode).toBe(0);
+    expect(push.outputs.outcome).toBe("pass");
+    expect(commentsOnPr()).toHaveLength(0);
+    const baseArtifact = fake.artifacts.find((a) => a.runId === 100)!;
+    expect(baseArtifact.name).toBe("llm-tool-test-report");
+
+    const pr = await runPullRequest(200, { "fail-on": "regression" });
+    // count_items passed on main and fails here: a newly failing scenario fails the check.
+    expect(pr.exitCode).toBe(1);
+    expect(pr.stdout).toMatch(/::error::llm-tool-test: regressions against the baseline/);
+    expect(pr.stdout).toContain("`count_items`: newly failing");
+
+    const [comment] = commentsOnPr();
+    expect(comment).toBeDefined();
+    expect(comment!.body).toContain(`Compared with \`${BASE_SHA.slice(0, 7)}\` on \`main\``);
+    expect(comment!.body).toContain("3 hours old");
+    expect(comment!.body).toMatch(/Newly failing \(1\):\*\* `count_items`/);
+    expect(JSON.parse(pr.outputs.summary!)).toMatchObject({
+      baseline: { status: "found", sha: BASE_SHA, run_id: 100, matches_base_sha: true },
+      comparison: { newly_failing: ["count_items"] },
+    });
+    expect([...artifactFiles(200).keys()]).toContain("comparison.json");
+
+    // The lookup: this run's workflow, the base branch's successful push runs, the run's artifact,
+    // then the cross-run download (302 to blob storage).
+    const paths = fake.requests.map((r) => `${r.method} ${r.path}`);
+    const repo = `/repos/${fake.owner}/${fake.repo}`;
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        `GET ${repo}/actions/runs/200`,
+        `GET ${repo}/actions/workflows/77/runs`,
+        `GET ${repo}/actions/runs/100/artifacts`,
+        `GET ${repo}/actions/artifacts/${baseArtifact.id}/zip`,
+        `GET /devstoreaccount1/actions-results/artifact-${baseArtifact.id}.zip`,
+      ]),
+    );
+    const runsQuery = fake.requests.find((r) => r.path === `${repo}/actions/workflows/77/runs`)!.query;
+    expect(runsQuery).toMatchObject({ branch: "main", event: "push", status: "success" });
+  });
+});
+
+describe("the bundled action without a baseline or a key", () => {
+  it("says when the base branch's artifact has expired, and stays neutral", async () => {
+    fake.addRun({ id: 90, event: "push", head_branch: "main", head_sha: BASE_SHA });
+    fake.addArtifact({ name: "llm-tool-test-report", runId: 90, expired: true });
+    const result = await runPullRequest(310, { "fail-on": "regression" });
+    expect(result.exitCode).toBe(0);
+    const [comment] = commentsOnPr();
+    expect(comment!.body).toContain(
+      "**No baseline to compare with:** the baseline artifact of run #90 (`bbbbbbb`) has expired",
+    );
+    expect(comment!.body).toContain("This is neutral");
+    expect(result.stdout).toContain(
+      "fail-on: regression, but there is no baseline to regress from: the check passes.",
+    );
+    // An expired artifact is never downloaded.
+    expect(fake.requests.some((r) => r.path.endsWith("/zip"))).toBe(false);
+  });
+
+  it("skips a fork's pull request without the API key, successfully and saying why", async () => {
+    fake.addRun({ id: 320, event: "pull_request", head_branch: "feature" });
+    const result = await runDist({
+      fake,
+      runId: 320,
+      eventName: "pull_request",
+      payload: prEvent({ headRepo: "outsider/octo-tool" }),
+      // The default agent (anthropic) needs the key, which forks do not get.
+      inputs: { "working-directory": "head", "anthropic-api-key": "" },
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain("This pull request comes from a fork (outsider/octo-tool)");
+    expect(result.summary).toContain("## ⏭️ llm-tool-test: skipped");
+    expect(result.summary).toContain("a fork (outsider/octo-tool)");
+    expect(result.outputs.outcome).toBe("skipped");
+    expect(JSON.parse(result.outputs.summary!)).toMatchObject({ outcome: "skipped" });
+    expect(fake.requests).toHaveLength(0);
+    expect(fake.artifacts).toHaveLength(0);
+  });
+
+  it("fails on a missing key outside a fork, naming the input", async () => {
+    fake.addRun({ id: 321, event: "pull_request", head_branch: "feature" });
+    const result = await runDist({
+      fake,
+      runId: 321,
+      eventName: "pull_request",
+      payload: prEvent(),
+      inputs: { "working-directory": "head" },
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toMatch(
+      /^::error::input "anthropic-api-key" is empty, and the anthropic agent needs it/m,
+    );
+    expect(result.stdout).not.toMatch(/\n\s+at /);
+  });
+
+  it("fails on a bad input with the input's name and no stack trace", async () => {
+    fake.addRun({ id: 322, event: "pull_request", head_branch: "feature" });
+    const result = await runPullRequest(322, { trials: "three" });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toContain('::error::input "trials" must be a whole number >= 1, got "three"');
+    expect(result.stdout).not.toMatch(/\n\s+at /);
+    expect(fake.requests).toHaveLength(0);
+  });
+});
+
+describe("fail-on", () => {
+  it("outcome: publishes everything, then fails the check because a scenario failed", async () => {
+    const result = await runPullRequest(330, { "fail-on": "outcome" });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toContain("::error::llm-tool-test: 1 of 2 trial(s) failed (fail-on: outcome)");
+    // Published before failing.
+    expect(commentsOnPr()).toHaveLength(1);
+    expect(fake.artifacts.filter((a) => a.runId === 330)).toHaveLength(1);
+    expect(result.outputs.outcome).toBe("fail");
+    expect(result.summary).toContain("llm-tool-test: FAIL");
+  });
+
+  it("outcome: passes when every scenario passes", async () => {
+    const result = await runPullRequest(331, {
+      "fail-on": "outcome",
+      "working-directory": "base",
+      scenarios: ".",
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.outputs.outcome).toBe("pass");
+    expect(result.outputs["pass-rate"]).toBe("1");
+  });
+
+  it("never: a failing scenario does not fail the check", async () => {
+    const result = await runPullRequest(332, { "fail-on": "never" });
+    expect(result.exitCode).toBe(0);
+    expect(result.outputs.outcome).toBe("fail");
+    expect(result.stdout).not.toContain("::error::");
+  });
+
+  it("regression: a failing scenario with no baseline to regress from passes", async () => {
+    const result = await runPullRequest(333, { "fail-on": "regression" });
+    expect(result.exitCode).toBe(0);
+    expect(result.outputs.outcome).toBe("fail");
+  });
+});
+
+describe("publishing problems", () => {
+  it("a comment that cannot be posted is a warning, not a failure", async () => {
+    fake.failures.createComment = 403;
+    const result = await runPullRequest(340, { "fail-on": "never" });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/::warning::The pull request comment could not be posted \(.*403/);
+    expect(result.outputs["comment-url"]).toBe("");
+    expect(fake.artifacts.filter((a) => a.runId === 340)).toHaveLength(1);
+  });
+
+  it("trims a comment that would be too long, keeping the headline and the links", async () => {
+    const workspace = await mkdtemp(path.join(os.tmpdir(), "llm-tool-test-big-suite-"));
+    await mkdir(path.join(workspace, "suite"));
+    const count = 160;
+    const padding = "an unusually long explanation of what this gate checks and why it matters ".repeat(3);
+    for (let i = 0; i < count; i += 1) {
+      const id = `scenario_with_a_rather_long_name_${String(i).padStart(3, "0")}`;
+      await writeFile(
+        path.join(workspace, "suite", `${id}.yaml`),
+        [
+          `name: ${id}`,
+          "task: Write the word done to out.txt.",
+          "target:",
+          "  binary: ls",
+          "solution:",
+          "  - ls > /dev/null",
+          "evaluation:",
+          "  gates:",
+          "    - type: file_contains",
+          "      path: out.txt",
+          "      substring: done",
+          `      description: ${padding.trim()}`,
+          "",
+        ].join("\n"),
+      );
+    }
+    fake.addRun({ id: 350, event: "pull_request", head_branch: "feature" });
+    const result = await runDist({
+      fake,
+      runId: 350,
+      eventName: "pull_request",
+      payload: prEvent(),
+      workspace,
+      inputs: { agent: "oracle", scenarios: "suite", concurrency: "8", "fail-on": "never" },
+    });
+    expect(result.exitCode).toBe(0);
+    const [comment] = commentsOnPr();
+    expect(comment).toBeDefined();
+    expect(comment!.body.length).toBeLessThanOrEqual(65_000);
+    expect(comment!.body).toContain(`## ❌ llm-tool-test: FAIL · 0/${count} trials passed (0%)`);
+    expect(comment!.body).toContain("cut to fit; the full report is `report.md` in the report artifact");
+    expect(comment!.body).toMatch(
+      /\[Report artifact\]\(.*\/actions\/runs\/350\/artifacts\/\d+\)\n\n<sub>llm-tool-test /,
+    );
+    // The report itself is whole: the artifact has every failure.
+    const reportMd = artifactFiles(350).get("report.md")!.toString("utf8");
+    expect(reportMd.length).toBeGreaterThan(65_000);
+    expect(result.summary.length).toBeGreaterThan(comment!.body.length);
+  }, 120_000);
+});
+
+describe("the API key", () => {
+  let model: ModelServer;
+  const CANARY = "sk-ant-canary-0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c";
+
+  beforeEach(async () => {
+    model = await startModelServer(
+      scriptByTurn([
+        bashCall('env | sort; echo "key=$ANTHROPIC_API_KEY"'),
+        bashCall("ls -1 alpha.txt beta.txt > listing.txt"),
+        // A model that repeats a secret must not get it into the report either.
+        finalText(`Done. (Your key was ${CANARY}.)`),
+      ]),
+    );
+  });
+
+  afterEach(async () => {
+    await model.close();
+  });
+
+  it("is used for the model but reaches no comment, summary, output, artifact or log", async () => {
+    fake.addRun({ id: 360, event: "pull_request", head_branch: "feature" });
+    const result = await runDist({
+      fake,
+      runId: 360,
+      eventName: "pull_request",
+      payload: prEvent(),
+      inputs: {
+        agent: "anthropic",
+        "anthropic-api-key": CANARY,
+        "working-directory": "head",
+        scenarios: "list-files.yaml",
+      },
+      env: { ANTHROPIC_BASE_URL: model.url },
+    });
+    expect(result.stderr).toBe("");
+    expect(result.exitCode).toBe(0);
+    expect(result.outputs.outcome).toBe("pass");
+    // The key did reach the model API, so its absence below means something.
+    const messages = model.messageRequests();
+    expect(messages.length).toBe(3);
+    expect(JSON.stringify(messages[0]!.headers)).toContain(CANARY);
+
+    // The runner hides `::add-mask::` commands; everything else in the log is visible.
+    const log = `${result.stdout}\n${result.stderr}`
+      .split("\n")
+      .filter((line) => !line.startsWith("::add-mask::"))
+      .join("\n");
+    expect(result.stdout).toContain(`::add-mask::${CANARY}`);
+    expect(log).not.toContain(CANARY);
+    for (const comment of fake.comments) expect(comment.body).not.toContain(CANARY);
+    expect(fake.comments).toHaveLength(1);
+    expect(result.summary).not.toContain(CANARY);
+    expect(JSON.stringify(result.outputs)).not.toContain(CANARY);
+    const files = artifactFiles(360);
+    expect(files.size).toBeGreaterThan(3);
+    for (const [name, content] of files) {
+      expect(content.toString("utf8"), name).not.toContain(CANARY);
+    }
+    // Nothing sent to GitHub carried it either.
+    for (const request of fake.requests) expect(request.body.toString("utf8")).not.toContain(CANARY);
+    // The agent's `env` showed no key, and the model's echo of it was redacted.
+    const events = [...files.entries()].find(([name]) => name.endsWith("events.jsonl"))![1].toString("utf8");
+    expect(events).toContain("key=");
+    expect(events).not.toMatch(/key=sk-/);
+    expect(events).toContain("[REDACTED]");
+  });
+});
