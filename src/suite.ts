@@ -37,7 +37,7 @@ export interface SuitePorts {
   baseline?: Report | null;
 }
 
-/** What changes results; a resumed run must match it. */
+/** What changes results; the shards of one run share it, and a resumed run must match it. */
 export function hashSettings(options: RunOptions, scenarios: Scenario[]): string {
   const hash = createHash("sha256");
   hash.update(
@@ -49,7 +49,6 @@ export function hashSettings(options: RunOptions, scenarios: Scenario[]): string
       trials: options.trials,
       timeouts: [options.trialTimeoutMs, options.commandTimeoutMs, options.gateTimeoutMs],
       sandbox: options.sandbox,
-      shard: options.shard,
       scenarios: scenarios.map((s) => [s.id, s.contentHash]),
     }),
   );

@@ -31,10 +31,19 @@ export function createProgressReporter(stream: ProgressStream, now: () => number
   return {
     onProgress(event: ProgressEvent) {
       switch (event.type) {
-        case "plan":
+        case "plan": {
           total = event.trials;
-          if (!stream.isTTY)
-            stream.write(`Running ${event.trials} trial(s) of ${event.scenarios} scenario(s)\n`);
+          done = event.resumed;
+          const resumed = event.resumed > 0 ? ` (${event.resumed} already finished, resuming)` : "";
+          const cost =
+            event.estimatedCostUsd !== null ? `, estimated cost $${event.estimatedCostUsd.toFixed(2)}` : "";
+          stream.write(
+            `Running ${event.trials} trial(s) of ${event.scenarios} scenario(s)${resumed}${cost}\n`,
+          );
+          break;
+        }
+        case "stopping":
+          stream.write(`${stream.isTTY ? "\r" : ""}Stopping: ${event.reason}; no new trials start.\n`);
           break;
         case "trial_start":
           running.set(event.key, 0);
