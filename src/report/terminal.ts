@@ -60,11 +60,13 @@ export function renderTerminalSummary(report: Report, options: TerminalOptions =
   }
   const s = report.summary;
   const headline =
-    s.outcome === "pass"
-      ? green("PASSED")
-      : s.outcome === "fail"
-        ? red("FAILED")
-        : yellow("INCOMPLETE (errors)");
+    s.outcome === "fail"
+      ? red("FAILED")
+      : s.outcome === "error"
+        ? yellow("INCOMPLETE (errors)")
+        : report.run.incomplete
+          ? yellow("INCOMPLETE")
+          : green("PASSED");
   lines.push(
     "",
     `${headline}  ${s.passed}/${s.passed + s.failed} trials passed (${formatRate(s.pass_rate)}), ` +
