@@ -14,6 +14,10 @@
  * but at least 0.5 (half a command or turn); amounts (tokens, cost, time) ±relativeTolerance of the
  * baseline mean. Each can be set per metric.
  *
+ * Intervals of the change: Newcombe's hybrid score interval for pass rates; Welch's t interval for
+ * trial means, except that a side whose values are all equal gets a boundary-aware interval (see
+ * differenceInterval), so "unchanged" is never claimed from a handful of identical zeros.
+ *
  * Tests: pass rate by Fisher's exact test on pass/fail counts (errors and skips excluded);
  * continuous metrics by a two-sample permutation test on the trial values (trials that errored or
  * were skipped excluded); Holm or Benjamini–Hochberg over the whole family of per-scenario tests.
@@ -32,11 +36,15 @@ import {
   fisherExactTest,
   type Interval,
   mcnemarExactTest,
+  meanInterval,
+  moverInterval,
   newcombeInterval,
   permutationTest,
+  poissonMeanInterval,
   signFlipTest,
   welchInterval,
   wilsonInterval,
+  wilsonIntervalForRate,
 } from "../report/stats.js";
 import {
   REPORT_SCHEMA_VERSION,
@@ -60,6 +68,7 @@ import {
   type ComparisonWarning,
   type Direction,
   type MetricComparison,
+  type MetricKind,
   type RenamedScenario,
   type RunRef,
   type ScenarioComparison,
@@ -430,7 +439,7 @@ function compareContinuous(
   const baseMean = computeMean(base);
   const headMean = computeMean(head);
   const testable = base.length > 0 && head.length > 0;
-  const interval = welchInterval(head, base);
+  const interval = differenceInterval(head, base, definition.kind);
   const p = testable
     ? permutationTest(head, base, {
         rng: createRng(deriveSeed(settings.seed, label)),
@@ -464,6 +473,41 @@ interface SampleSizes {
   baseN: number;
   headN: number;
   min: number;
+}
+
+/**
+ * 95% interval of mean(head) − mean(base). Welch's t interval when both sides vary. A side whose
+ * values all came out equal proves less than its zero-width t interval claims (five trials without a
+ * help call do not show the rate is zero), so such a side gets a boundary-aware interval instead:
+ * Wilson for rates (values in [0, 1]), Poisson score for counts, and the two sides are combined
+ * with MOVER. Amounts (tokens, cost, time) keep the t interval. null when a side has < 2 values.
+ */
+function differenceInterval(
+  head: readonly number[],
+  base: readonly number[],
+  kind: MetricKind,
+): Interval | null {
+  if (head.length < 2 || base.length < 2) return null;
+  if (hasSpread(head) && hasSpread(base)) return welchInterval(head, base);
+  return moverInterval(
+    computeMean(head)!,
+    sideInterval(head, kind),
+    computeMean(base)!,
+    sideInterval(base, kind),
+  );
+}
+
+function hasSpread(values: readonly number[]): boolean {
+  return values.some((v) => v !== values[0]);
+}
+
+function sideInterval(values: readonly number[], kind: MetricKind): Interval {
+  const mean = computeMean(values)!;
+  if (!hasSpread(values)) {
+    if (kind === "rate" && mean >= 0 && mean <= 1) return wilsonIntervalForRate(mean, values.length);
+    if (kind === "count" && mean >= 0) return poissonMeanInterval(mean * values.length, values.length);
+  }
+  return meanInterval(values) ?? { low: mean, high: mean };
 }
 
 /** Adjusts the p-values of the tests that have enough samples to count, then sets every verdict. */

@@ -115,7 +115,8 @@ export interface MetricComparison {
   head_mean: number | null;
   /** head − base. */
   delta: number | null;
-  /** 95% interval of delta: Newcombe hybrid score (rates of passes), Welch t (trial means). */
+  /** 95% interval of delta: Newcombe hybrid score (pass rate); Welch t for trial means, or MOVER with
+   * Wilson / Poisson side intervals when a side shows no spread (see compare.ts). */
   ci_low: number | null;
   ci_high: number | null;
   p_value: number | null;

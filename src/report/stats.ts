@@ -299,15 +299,57 @@ function checkCounts(successes: number, n: number, what: string): void {
 export function wilsonInterval(successes: number, n: number, confidence = 0.95): Interval | null {
   checkCounts(successes, n, "wilsonInterval");
   if (n === 0) return null;
+  return wilsonIntervalForRate(successes / n, n, confidence);
+}
+
+/**
+ * The Wilson score interval around an observed share `rate` of n. Also a conservative interval for
+ * the mean of n values bounded in [0, 1] that all came out equal, where a t interval would have zero
+ * width: a variable on [0, 1] with mean p has variance at most p(1 − p), the Bernoulli case.
+ */
+export function wilsonIntervalForRate(rate: number, n: number, confidence = 0.95): Interval {
+  if (!(rate >= 0 && rate <= 1) || !(n > 0)) {
+    throw new RangeError(`wilsonIntervalForRate: need 0 <= rate <= 1 and n > 0, got ${rate} of ${n}`);
+  }
   const z = zFor(confidence);
-  const p = successes / n;
   const z2 = z * z;
   const denom = 1 + z2 / n;
-  const centre = (p + z2 / (2 * n)) / denom;
-  const half = (z / denom) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+  const centre = (rate + z2 / (2 * n)) / denom;
+  const half = (z / denom) * Math.sqrt((rate * (1 - rate)) / n + z2 / (4 * n * n));
   return {
-    low: successes === 0 ? 0 : Math.max(0, centre - half),
-    high: successes === n ? 1 : Math.min(1, centre + half),
+    low: rate === 0 ? 0 : Math.max(0, centre - half),
+    high: rate === 1 ? 1 : Math.min(1, centre + half),
+  };
+}
+
+/**
+ * Score interval for a Poisson mean per trial, from `total` events over n trials:
+ * (total + z²/2 ± z·√(total + z²/4)) / n. With no events it is [0, z²/n], close to the exact
+ * 3.69/n: n trials without a single help call still allow a rate of about 3.8/n.
+ */
+export function poissonMeanInterval(total: number, n: number, confidence = 0.95): Interval {
+  if (!(total >= 0) || !(n > 0)) throw new RangeError(`poissonMeanInterval: need total >= 0 and n > 0`);
+  const z = zFor(confidence);
+  const centre = total + (z * z) / 2;
+  const half = z * Math.sqrt(total + (z * z) / 4);
+  return { low: Math.max(0, (centre - half) / n), high: (centre + half) / n };
+}
+
+/**
+ * MOVER (Zou & Donner 2008, "Construction of confidence limits about effect measures: a general
+ * approach"): an interval for θ1 − θ2 from separate intervals for θ1 and θ2. With Wilson intervals
+ * for two proportions this is exactly Newcombe's method 10.
+ */
+export function moverInterval(
+  estimate1: number,
+  interval1: Interval,
+  estimate2: number,
+  interval2: Interval,
+): Interval {
+  const d = estimate1 - estimate2;
+  return {
+    low: d - Math.hypot(estimate1 - interval1.low, interval2.high - estimate2),
+    high: d + Math.hypot(interval1.high - estimate1, estimate2 - interval2.low),
   };
 }
 

@@ -205,19 +205,37 @@ describe("verdicts", () => {
 
   it("calls a metric unchanged only when enough trials pin it within the tolerance", () => {
     const many = (n: number) =>
-      buildReport([buildScenario("s", repeat(n, { outcome: "pass", total_commands: 4, cost_usd: 0.05 }))]);
-    const few = compareReports(many(5), many(5), { metrics: ["total_commands"] });
+      buildReport([
+        buildScenario(
+          "s",
+          repeat(n, { outcome: "pass", total_commands: 4, help_invocations: 0, cost_usd: 0.05 }),
+        ),
+      ]);
+    const metrics = ["total_commands", "help_invocations", "error_rate"];
+    const few = compareReports(many(5), many(5), { metrics });
     // 5/5 vs 5/5 cannot rule out a 10-point drop: the Newcombe interval is ±43 points.
     expect(metricOf(few, "s", "pass_rate").verdict).toBe("inconclusive");
-    expect(metricOf(few, "s", "total_commands").verdict).toBe("unchanged");
-    const lots = compareReports(many(200), many(200), { metrics: ["total_commands"] });
+    // Five identical zeros a side do not prove the help rate is zero: Poisson bound 3.84/5 a side.
+    const help = metricOf(few, "s", "help_invocations");
+    expect(help.ci_high).toBeCloseTo(3.8415 / 5, 3);
+    expect(help.verdict).toBe("inconclusive");
+    expect(metricOf(few, "s", "error_rate").verdict).toBe("inconclusive");
+    const lots = compareReports(many(200), many(200), { metrics });
     expect(metricOf(lots, "s", "pass_rate").ci_high!).toBeLessThan(0.1);
-    expect(metricOf(lots, "s", "pass_rate").verdict).toBe("unchanged");
+    for (const m of ["pass_rate", ...metrics]) expect(metricOf(lots, "s", m).verdict).toBe("unchanged");
+    // Values that vary get Welch's t interval, and with little spread a few trials suffice.
+    const varied = (n: number) =>
+      buildReport([
+        buildScenario(
+          "s",
+          Array.from({ length: n }, (_, i) => ({ total_commands: 4 + (i % 2) })),
+        ),
+      ]);
+    expect(metricOf(compareReports(varied(10), varied(10), { metrics }), "s", "total_commands").verdict).toBe(
+      "unchanged",
+    );
     // A wider tolerance may be set per metric.
-    const loose = compareReports(many(5), many(5), {
-      metrics: ["total_commands"],
-      tolerances: { pass_rate: 0.5 },
-    });
+    const loose = compareReports(many(5), many(5), { metrics, tolerances: { pass_rate: 0.5 } });
     expect(metricOf(loose, "s", "pass_rate").verdict).toBe("unchanged");
   });
 

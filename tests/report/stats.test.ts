@@ -13,12 +13,14 @@ import {
   logGamma,
   mcnemarExactTest,
   meanInterval,
+  moverInterval,
   newcombeInterval,
   normalCdf,
   normalQuantile,
   passAtK,
   passHatK,
   permutationTest,
+  poissonMeanInterval,
   signFlipTest,
   studentTCdf,
   studentTQuantile,
@@ -27,6 +29,7 @@ import {
   trialsNeededForRate,
   welchInterval,
   wilsonInterval,
+  wilsonIntervalForRate,
 } from "../../src/report/stats.js";
 
 function expectInterval(actual: { low: number; high: number } | null, low: number, high: number, digits = 4) {
@@ -86,6 +89,31 @@ describe("newcombeInterval (difference of proportions)", () => {
 
   it("is null when a side has no trials", () => {
     expect(newcombeInterval(0, 0, 1, 2)).toBeNull();
+  });
+
+  it("equals MOVER built from the two Wilson intervals (Zou & Donner 2008 show method 10 is MOVER)", () => {
+    const mover = moverInterval(56 / 70, wilsonInterval(56, 70)!, 48 / 80, wilsonInterval(48, 80)!);
+    expectInterval(mover, newcombeInterval(56, 70, 48, 80)!.low, newcombeInterval(56, 70, 48, 80)!.high, 12);
+  });
+});
+
+describe("boundary-aware intervals for samples without spread", () => {
+  it("Wilson for a real-valued share matches the count version", () => {
+    expectInterval(
+      wilsonIntervalForRate(0.3, 10),
+      wilsonInterval(3, 10)!.low,
+      wilsonInterval(3, 10)!.high,
+      12,
+    );
+    expect(() => wilsonIntervalForRate(1.2, 10)).toThrow(RangeError);
+  });
+
+  it("Poisson score interval matches hand computation", () => {
+    // No events in 5 trials: [0, z²/5] = [0, 3.8415/5].
+    const z = normalQuantile(0.975);
+    expectInterval(poissonMeanInterval(0, 5), 0, (z * z) / 5, 12);
+    // 20 events in 5 trials: (20 + z²/2 ± z·√(20 + z²/4)) / 5 = (21.921 ± 8.973) / 5.
+    expectInterval(poissonMeanInterval(20, 5), 2.5896, 6.1787, 3);
   });
 });
 
