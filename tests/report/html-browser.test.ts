@@ -139,6 +139,13 @@ describe.skipIf(!available)(title, () => {
     expect(await passRateHeader.getAttribute("aria-sort")).toBe("descending");
     expect(await scenarioIds(page)).toEqual(["search_notes@terse", "create_and_link"]);
 
+    // The keyboard sorts too.
+    await page.locator("#scenario-table th", { hasText: "Scenario" }).first().focus();
+    await page.keyboard.press("Enter");
+    expect(await scenarioIds(page)).toEqual(["create_and_link", "search_notes@terse"]);
+    await page.keyboard.press(" ");
+    expect(await scenarioIds(page)).toEqual(["search_notes@terse", "create_and_link"]);
+
     // Filtering.
     await page.fill("#scenario-filter", "capture");
     expect(await scenarioIds(page)).toEqual(["create_and_link"]);
@@ -189,7 +196,7 @@ describe.skipIf(!available)(title, () => {
     await expect.poll(() => viewer.evaluate((d) => (d as unknown as Openable).open)).toBe(false);
 
     // The failures list opens the errored trial, which has no events in this file.
-    await page.click(`#failures button.trial-link[data-trial="2"]`);
+    await page.click(`#failures button.chip[data-trial="2"]`);
     expect(await viewer.locator("h2").textContent()).toBe("create_and_link — trial #3 error");
     expect(await viewer.locator(".missing-events").textContent()).toContain(
       "trials/create_and_link/3/events.jsonl was not found",

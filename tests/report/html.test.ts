@@ -117,7 +117,13 @@ describe("renderReportHtml", () => {
     // create_and_link: 1 of 2 evaluated passed; Wilson 95% interval [9%, 91%].
     expect(page).toMatch(/data-v="0.5">50% <span class="ci">\[9%–91%\]<\/span>/);
     expect(page).toContain(`<span class="badge flaky">flaky 1/2</span>`);
-    expect(page).toContain("Failures and errors (2)");
+    expect(page).toContain("Failures and errors (2 trials in 1 scenario)");
+    const failures = /<section id="failures">[\s\S]*?<\/section>/.exec(page)?.[0] ?? "";
+    expect([...failures.matchAll(/data-trial="(\d+)"/g)].map((m) => m[1])).toEqual(["1", "2"]);
+    expect(failures).toContain("2 of 3 gates failed; judge score 0.4 &lt; 0.7 · setup failed");
+    expect(failures).toContain(
+      "failed gates: command_json_path (the two notes are linked) · file_contains · 2 judge issue(s)",
+    );
   });
 
   it("numbers the trial chips in the order of the data blob", () => {
@@ -204,7 +210,12 @@ describe("renderReportHtml", () => {
     const page = renderReportHtml({ report: large });
     const visible = staticPart(page);
     expect(visible.match(/<tr data-search=/g)).toHaveLength(1000);
-    expect(visible.match(/class="chip /g)).toHaveLength(5000);
+    const table = /<table class="sortable" id="scenario-table">[\s\S]*?<\/table>/.exec(visible)?.[0] ?? "";
+    expect(table.match(/class="chip /g)).toHaveLength(5000);
+    // The failures list: one entry per scenario with failures (every fifth), its two failing trials.
+    const failures = /<section id="failures">[\s\S]*?<\/section>/.exec(visible)?.[0] ?? "";
+    expect(failures.match(/<li>/g)).toHaveLength(200);
+    expect(failures.match(/class="chip fail"/g)).toHaveLength(400);
     expect(visible).not.toContain("<details");
     expect(readBlob(page).trials).toHaveLength(5000);
     expect(page.length).toBeLessThan(6_000_000);

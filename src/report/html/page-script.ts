@@ -338,6 +338,15 @@ export const PAGE_SCRIPT = String.raw`(function () {
     var header = target.closest("table.sortable th[data-type]");
     if (header) sortTable(header.closest("table"), header);
   });
+  // Sortable headers are focusable: Enter or Space sorts, as a click does.
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Enter" && event.key !== " ") return;
+    var target = event.target instanceof Element ? event.target : null;
+    var header = target && target.matches("table.sortable th[data-type]") ? target : null;
+    if (!header) return;
+    event.preventDefault();
+    sortTable(header.closest("table"), header);
+  });
   var closeButton = document.getElementById("viewer-close");
   if (closeButton) closeButton.addEventListener("click", closeTrial);
   var dialog = document.getElementById("trial-viewer");

@@ -58,6 +58,7 @@ td:first-child { min-width: 160px; max-width: 320px; }
 .description { color: var(--muted); font-size: 12px; }
 .ci { color: var(--muted); font-size: 12px; }
 .chips { display: flex; flex-wrap: wrap; gap: 3px; min-width: 90px; max-width: 190px; }
+.chips.inline { display: inline-flex; max-width: none; vertical-align: middle; margin-left: 6px; }
 button.chip { border: 1px solid transparent; border-radius: 4px; min-width: 26px; padding: 0 5px; font: inherit;
   font-size: 12px; cursor: pointer; }
 button.chip.pass { color: var(--pass); background: var(--pass-bg); }
@@ -95,8 +96,6 @@ ul.failures { list-style: none; padding: 0; margin: 0; }
 ul.failures li { padding: 6px 0; border-bottom: 1px solid var(--line); }
 ul.failures .why { color: var(--fg); }
 ul.failures .gate-names { color: var(--muted); font-size: 12.5px; }
-button.trial-link { background: none; border: none; color: var(--accent); cursor: pointer; font: inherit;
-  font-weight: 600; padding: 0; text-decoration: underline; }
 dialog#trial-viewer { width: min(1100px, 96vw); max-height: 92vh; padding: 0; border: 1px solid var(--line);
   border-radius: 10px; background: var(--bg); color: var(--fg); }
 dialog#trial-viewer::backdrop { background: rgba(0, 0, 0, .45); }

@@ -27,7 +27,7 @@ function numCell(text: string, value: number | null | undefined, extra = ""): st
 function header(label: string, type: "num" | "text", title?: string): string {
   const cls = type === "num" ? ` class="num"` : "";
   const tip = title ? ` title="${esc(title)}"` : "";
-  return `<th${cls} data-type="${type}" scope="col"${tip}>${esc(label)}</th>`;
+  return `<th${cls} data-type="${type}" scope="col" tabindex="0"${tip}>${esc(label)}</th>`;
 }
 
 export function describeScenarioOutcome(scenario: ScenarioReport): {
@@ -259,29 +259,66 @@ export function renderPassRateSection(report: Report): string {
   );
 }
 
+/** Distinct values with how often each occurs, most frequent first. */
+function tally(values: string[]): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return [...counts.entries()].sort((a, b) => b[1] - a[1]);
+}
+
+function describeTally(values: string[], max: number): string {
+  const entries = tally(values);
+  const shown = entries.slice(0, max).map(([v, n]) => (n > 1 ? `${v} ×${n}` : v));
+  if (entries.length > max) shown.push(`${entries.length - max} more`);
+  return shown.join(" · ");
+}
+
+/** One entry per scenario with failing or erroring trials: their trial numbers, distinct reasons, failed gates. */
 export function renderFailureList(report: Report, trialIndex: Map<TrialReport, number>): string {
   const items: string[] = [];
+  let trialCount = 0;
   for (const scenario of report.scenarios) {
-    for (const trial of scenario.trials) {
-      if (trial.outcome !== "fail" && trial.outcome !== "error") continue;
-      const failed = trial.gates.filter((g) => !g.passed);
-      const gateNames = failed.map((g) =>
-        g.description ? `${g.gate_type} (${g.description})` : g.gate_type,
-      );
-      const judgeIssues = trial.judge_response?.issues.length ?? 0;
-      items.push(
-        `<li><button type="button" class="trial-link" data-trial="${trialIndex.get(trial) ?? 0}">${esc(labelScenario(scenario))} #${trial.trial}</button> ` +
-          `<span class="badge ${trial.outcome}">${trial.outcome}</span> ` +
-          `<span class="why">${esc(trial.reason ?? "")}</span>` +
-          (gateNames.length || judgeIssues
-            ? `<div class="gate-names">${esc([gateNames.length ? `failed gates: ${gateNames.join(", ")}` : "", judgeIssues ? `${judgeIssues} judge issue(s)` : ""].filter(Boolean).join(" · "))}</div>`
-            : "") +
-          "</li>",
-      );
-    }
+    const bad = scenario.trials.filter((t) => t.outcome === "fail" || t.outcome === "error");
+    if (bad.length === 0) continue;
+    trialCount += bad.length;
+    const s = scenario.summary;
+    const badges = [
+      s.failed ? `<span class="badge fail">${s.failed} of ${s.passed + s.failed} failed</span>` : "",
+      s.errors ? `<span class="badge error">${s.errors} error${s.errors === 1 ? "" : "s"}</span>` : "",
+    ].join(" ");
+    const gates = bad.flatMap((t) =>
+      t.gates
+        .filter((g) => !g.passed)
+        .map((g) => (g.description ? `${g.gate_type} (${g.description})` : g.gate_type)),
+    );
+    const judgeIssues = bad.reduce((n, t) => n + (t.judge_response?.issues.length ?? 0), 0);
+    const details = [
+      gates.length ? `failed gates: ${describeTally(gates, 6)}` : "",
+      judgeIssues ? `${judgeIssues} judge issue(s)` : "",
+    ].filter(Boolean);
+    items.push(
+      `<li><span class="scenario-id">${esc(labelScenario(scenario))}</span> ${badges} ` +
+        `<span class="chips inline">${bad
+          .map(
+            (t) =>
+              `<button type="button" class="chip ${t.outcome}" data-trial="${trialIndex.get(t) ?? 0}" title="${esc(`open trial #${t.trial}`)}">#${t.trial}</button>`,
+          )
+          .join("")}</span>` +
+        `<div class="why">${esc(
+          describeTally(
+            bad.map((t) => t.reason ?? t.outcome),
+            4,
+          ),
+        )}</div>` +
+        (details.length ? `<div class="gate-names">${esc(details.join(" · "))}</div>` : "") +
+        "</li>",
+    );
   }
   if (items.length === 0) return "";
-  return `<section id="failures"><h2>Failures and errors (${items.length})</h2><ul class="failures">${items.join("")}</ul></section>`;
+  return (
+    `<section id="failures"><h2>Failures and errors (${trialCount} trial${trialCount === 1 ? "" : "s"} in ${items.length} scenario${items.length === 1 ? "" : "s"})</h2>` +
+    `<p class="legend">Click a trial to open its transcript.</p><ul class="failures">${items.join("")}</ul></section>`
+  );
 }
 
 const STATUS_TONE: Partial<Record<ScenarioStatus, string>> = {
