@@ -1,0 +1,213 @@
+import { once } from "node:events";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { type CredentialProxy, startCredentialProxy } from "../../src/agents/credential-proxy.js";
+import {
+  apiError,
+  bashCall,
+  finalText,
+  type Responder,
+  type ScriptedReply,
+  startModelServer,
+} from "../fakes/model-server.js";
+
+const CANARY_KEY = "sk-ant-canary-proxy-5f4e3d2c1b0a";
+const CLIENT_KEY = "sk-ant-what-the-agent-holds";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
+});
+
+/** Answers the scripted replies in order, then the last one forever. */
+function inOrderReplies(...replies: ScriptedReply[]): Responder {
+  let index = 0;
+  return () => replies[Math.min(index++, replies.length - 1)] ?? finalText("(none)");
+}
+
+async function startProxy(upstream: string): Promise<CredentialProxy> {
+  const proxy = await startCredentialProxy({ apiKey: CANARY_KEY, upstream });
+  cleanups.push(() => proxy.close());
+  return proxy;
+}
+
+/** A bare HTTP server on 127.0.0.1 whose handler the test writes. */
+async function startUpstream(handler: http.RequestListener): Promise<{ url: string; server: http.Server }> {
+  const server = http.createServer(handler);
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+describe("credential proxy", () => {
+  it("forwards /v1/* with the real key in place of the client's, and the answer back", async () => {
+    const server = await startModelServer(inOrderReplies(bashCall("ls"), finalText("done")));
+    cleanups.push(() => server.close());
+    const proxy = await startProxy(server.url);
+    expect(new URL(proxy.url).hostname).toBe("127.0.0.1");
+
+    const response = await fetch(`${proxy.url}/v1/messages?beta=true`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-api-key": CLIENT_KEY,
+        authorization: `Bearer ${CLIENT_KEY}`,
+        "anthropic-version": "2023-06-01",
+        "anthropic-beta": "claude-code-20250219",
+      },
+      body: JSON.stringify({
+        model: "claude-test",
+        max_tokens: 10,
+        messages: [{ role: "user", content: "hi" }],
+      }),
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { content: { type: string; name?: string }[] };
+    expect(body.content[0]).toMatchObject({ type: "tool_use", name: "bash" });
+
+    expect(server.requests).toHaveLength(1);
+    const received = server.requests[0]!;
+    expect(received.path).toBe("/v1/messages");
+    expect(received.headers["x-api-key"]).toBe(CANARY_KEY);
+    expect(received.headers.authorization).toBe(`Bearer ${CANARY_KEY}`);
+    expect(received.headers["anthropic-version"]).toBe("2023-06-01");
+    expect(received.headers["anthropic-beta"]).toBe("claude-code-20250219");
+    expect(received.headers.host).toBe(new URL(server.url).host);
+    expect(JSON.stringify(received.headers)).not.toContain(CLIENT_KEY);
+    expect(received.body.model).toBe("claude-test");
+    expect(proxy.forwarded()).toBe(1);
+  });
+
+  it("passes errors through with their status and retry headers", async () => {
+    const server = await startModelServer(inOrderReplies(apiError(429, 1500)));
+    cleanups.push(() => server.close());
+    const proxy = await startProxy(server.url);
+    const response = await fetch(`${proxy.url}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": CLIENT_KEY },
+      body: JSON.stringify({ model: "m", max_tokens: 1, messages: [] }),
+    });
+    expect(response.status).toBe(429);
+    expect(response.headers.get("retry-after-ms")).toBe("1500");
+    expect(((await response.json()) as { error: { type: string } }).error.type).toBe("rate_limit_error");
+  });
+
+  it("streams server-sent events through as they come, not when the upstream finishes", async () => {
+    let releaseRest: () => void = () => undefined;
+    const rest = new Promise<void>((resolve) => {
+      releaseRest = resolve;
+    });
+    const upstream = await startUpstream(async (req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write('event: message_start\ndata: {"type":"message_start"}\n\n');
+      // The rest is sent only once the client has seen the first event: a buffering proxy hangs here.
+      await rest;
+      res.end('event: message_stop\ndata: {"type":"message_stop"}\n\n');
+    });
+    const proxy = await startProxy(upstream.url);
+    const response = await fetch(`${proxy.url}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    const first = await reader.read();
+    expect(decoder.decode(first.value)).toContain("message_start");
+    releaseRest();
+    let tail = "";
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      tail += decoder.decode(chunk.value);
+    }
+    expect(tail).toContain("message_stop");
+  }, 10_000);
+
+  it("keeps the upstream's path prefix and the query string", async () => {
+    const seen: { url: string | undefined; key: string | string[] | undefined }[] = [];
+    const upstream = await startUpstream((req, res) => {
+      seen.push({ url: req.url, key: req.headers["x-api-key"] });
+      req.resume();
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+    const proxy = await startProxy(`${upstream.url}/gateway/anthropic/`);
+    const response = await fetch(`${proxy.url}/v1/messages/count_tokens?beta=true`, {
+      method: "POST",
+      body: "{}",
+    });
+    expect(response.status).toBe(200);
+    expect(seen).toEqual([{ url: "/gateway/anthropic/v1/messages/count_tokens?beta=true", key: CANARY_KEY }]);
+  });
+
+  it("answers a connectivity probe itself and forwards nothing outside /v1/", async () => {
+    const upstream = await startUpstream((req, res) => {
+      req.resume();
+      res.writeHead(500).end();
+    });
+    const proxy = await startProxy(upstream.url);
+    const probe = await fetch(`${proxy.url}/`, { method: "HEAD" });
+    expect(probe.status).toBe(200);
+    const other = await fetch(`${proxy.url}/api/oauth/profile`);
+    expect(other.status).toBe(404);
+    expect(((await other.json()) as { error: { message: string } }).error.message).toContain("only /v1/*");
+    expect(proxy.forwarded()).toBe(0);
+  });
+
+  it("answers 502 in the API's error format when the upstream cannot be reached, without the key", async () => {
+    const upstream = await startUpstream(() => undefined);
+    const deadUrl = upstream.url;
+    await new Promise<void>((resolve) => {
+      upstream.server.closeAllConnections();
+      upstream.server.close(() => resolve());
+    });
+    const proxy = await startProxy(deadUrl);
+    const response = await fetch(`${proxy.url}/v1/messages`, { method: "POST", body: "{}" });
+    expect(response.status).toBe(502);
+    const text = await response.text();
+    expect(JSON.parse(text)).toMatchObject({ type: "error", error: { type: "api_error" } });
+    expect(text).toContain("could not reach");
+    expect(text).not.toContain(CANARY_KEY);
+  });
+
+  it("ends the upstream request when the client goes away mid-stream", async () => {
+    let upstreamClosed: () => void = () => undefined;
+    const closed = new Promise<void>((resolve) => {
+      upstreamClosed = resolve;
+    });
+    const upstream = await startUpstream((req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write("event: ping\ndata: {}\n\n");
+      res.on("close", () => upstreamClosed());
+    });
+    const proxy = await startProxy(upstream.url);
+    const controller = new AbortController();
+    const response = await fetch(`${proxy.url}/v1/messages`, {
+      method: "POST",
+      body: "{}",
+      signal: controller.signal,
+    });
+    const reader = response.body!.getReader();
+    await reader.read();
+    controller.abort();
+    await closed;
+  }, 10_000);
+
+  it("refuses an empty key and a non-HTTP base URL", async () => {
+    await expect(startCredentialProxy({ apiKey: "", upstream: "http://127.0.0.1:1" })).rejects.toThrow(
+      /apiKey/,
+    );
+    await expect(
+      startCredentialProxy({ apiKey: CANARY_KEY, upstream: "ftp://example.test" }),
+    ).rejects.toThrow(/http\(s\)/);
+  });
+});
