@@ -1,6 +1,13 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { apiError, bashCall, finalText, type ModelServer, scriptByTurn, startModelServer } from "./model-server.js";
+import {
+  apiError,
+  bashCall,
+  finalText,
+  type ModelServer,
+  scriptByTurn,
+  startModelServer,
+} from "./model-server.js";
 
 // The fake must speak the wire format the real SDK parses; these tests hold it to that.
 describe("scripted Messages-API server", () => {
@@ -20,7 +27,11 @@ describe("scripted Messages-API server", () => {
       messages: [{ role: "user", content: "list files" }],
     });
     expect(message.stop_reason).toBe("tool_use");
-    expect(message.content[0]).toMatchObject({ type: "tool_use", name: "bash", input: { command: "ls -la" } });
+    expect(message.content[0]).toMatchObject({
+      type: "tool_use",
+      name: "bash",
+      input: { command: "ls -la" },
+    });
     expect(server.messageRequests()).toHaveLength(2);
     const headers = server.requests[0]?.headers ?? {};
     expect(headers["x-api-key"] ?? headers.authorization).toMatch(/test-key/);
@@ -48,5 +59,47 @@ describe("scripted Messages-API server", () => {
     ]);
     expect(message.usage).toMatchObject({ input_tokens: 50, output_tokens: 7, cache_read_input_tokens: 40 });
     expect(message.stop_reason).toBe("tool_use");
+  });
+});
+
+describe("prompt cache simulation", () => {
+  let server: ModelServer | undefined;
+  afterEach(async () => server?.close());
+
+  it("writes the prefix up to the last breakpoint, then reads the longest cached prefix", async () => {
+    server = await startModelServer(() => finalText("ok"), { simulatePromptCache: true });
+    const client = new Anthropic({ apiKey: "test-key", baseURL: server.url, maxRetries: 0 });
+    const system = [
+      { type: "text" as const, text: "s".repeat(400), cache_control: { type: "ephemeral" as const } },
+    ];
+    const first = await client.messages.create({
+      model: "m",
+      max_tokens: 10,
+      system,
+      messages: [{ role: "user", content: "hello there" }],
+    });
+    expect(first.usage.cache_creation_input_tokens).toBeGreaterThan(100);
+    expect(first.usage.cache_read_input_tokens).toBe(0);
+    const second = await client.messages.create({
+      model: "m",
+      max_tokens: 10,
+      system,
+      messages: [
+        {
+          role: "user",
+          content: [{ type: "text", text: "a longer question", cache_control: { type: "ephemeral" } }],
+        },
+      ],
+    });
+    expect(second.usage.cache_read_input_tokens).toBe(first.usage.cache_creation_input_tokens);
+    expect(second.usage.cache_creation_input_tokens).toBeGreaterThan(0);
+    expect(second.usage.input_tokens).toBe(0);
+    const uncached = await client.messages.create({
+      model: "m",
+      max_tokens: 10,
+      messages: [{ role: "user", content: "x" }],
+    });
+    expect(uncached.usage.cache_read_input_tokens).toBe(0);
+    expect(uncached.usage.cache_creation_input_tokens).toBe(0);
   });
 });

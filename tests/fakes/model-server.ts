@@ -4,6 +4,7 @@
  * CLI does), error bodies with `retry-after-ms` / `retry-after` headers, and requests that hang.
  * Tests point the real `@anthropic-ai/sdk` (or the real `claude` binary) at it.
  */
+import { createHash } from "node:crypto";
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -31,7 +32,14 @@ export type ScriptedBlock =
 
 export type ScriptedReply =
   | { kind: "message"; content: ScriptedBlock[]; stop_reason?: string; usage?: ScriptedUsage; model?: string }
-  | { kind: "error"; status: number; type?: string; message?: string; retryAfterMs?: number; retryAfterSeconds?: number }
+  | {
+      kind: "error";
+      status: number;
+      type?: string;
+      message?: string;
+      retryAfterMs?: number;
+      retryAfterSeconds?: number;
+    }
   /** Never answers; the connection stays open until the client gives up or the server closes. */
   | { kind: "hang" };
 
@@ -42,6 +50,13 @@ export interface ModelServerOptions {
   latencyMs?: number;
   /** Default usage when a reply gives none; `input_tokens` defaults to a rough count of the request. */
   usage?: ScriptedUsage;
+  /**
+   * Report input usage the way the API's prompt cache does: the prompt (tools, system, messages)
+   * up to the last `cache_control` breakpoint is written to the cache, the longest prefix cached
+   * by an earlier request is read from it, and only what follows the breakpoint is plain input.
+   * Tokens are approximated as JSON characters / 4.
+   */
+  simulatePromptCache?: boolean;
 }
 
 export interface ModelServer {
@@ -61,7 +76,10 @@ export function toolUse(input: unknown, name = "bash", id?: string): ScriptedBlo
 }
 
 /** A reply whose content is a bash tool call. */
-export function bashCall(command: string, options: { name?: string; usage?: ScriptedUsage } = {}): ScriptedReply {
+export function bashCall(
+  command: string,
+  options: { name?: string; usage?: ScriptedUsage } = {},
+): ScriptedReply {
   return {
     kind: "message",
     content: [toolUse({ command }, options.name ?? "bash")],
@@ -136,7 +154,12 @@ async function readBody(req: http.IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+function sendJson(
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
   const payload = JSON.stringify(body);
   res.writeHead(status, {
     "content-type": "application/json",
@@ -147,14 +170,73 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown, heade
   res.end(payload);
 }
 
-function buildMessage(reply: Extract<ScriptedReply, { kind: "message" }>, body: any, defaults: ScriptedUsage) {
+/** The prompt as the cache sees it: a flat list of blocks, each with its tokens and breakpoint. */
+function promptBlocks(body: any): { key: string; tokens: number; breakpoint: boolean }[] {
+  const blocks: unknown[] = [];
+  for (const tool of body?.tools ?? []) blocks.push(tool);
+  const system = body?.system;
+  if (typeof system === "string") blocks.push({ type: "text", text: system });
+  else for (const block of system ?? []) blocks.push(block);
+  for (const message of body?.messages ?? []) {
+    if (typeof message.content === "string") blocks.push({ role: message.role, text: message.content });
+    else for (const block of message.content) blocks.push({ role: message.role, ...block });
+  }
+  return blocks.map((block) => {
+    const { cache_control, ...rest } = block as { cache_control?: unknown };
+    const key = JSON.stringify(rest);
+    return { key, tokens: Math.max(1, Math.ceil(key.length / 4)), breakpoint: cache_control !== undefined };
+  });
+}
+
+function createPromptCache() {
+  const cached = new Set<string>();
+  return (body: any): ScriptedUsage => {
+    const blocks = promptBlocks(body);
+    const prefixes: string[] = [];
+    let running = "";
+    for (const block of blocks) {
+      running = createHash("sha256").update(running).update(block.key).digest("hex");
+      prefixes.push(running);
+    }
+    const last = blocks.map((b) => b.breakpoint).lastIndexOf(true);
+    const total = blocks.reduce((sum, b) => sum + b.tokens, 0);
+    if (last < 0) return { input_tokens: total, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+    let hit = -1;
+    for (let i = last; i >= 0; i--) {
+      if (cached.has(prefixes[i] as string)) {
+        hit = i;
+        break;
+      }
+    }
+    const upTo = (end: number) => blocks.slice(0, end + 1).reduce((sum, b) => sum + b.tokens, 0);
+    const read = hit >= 0 ? upTo(hit) : 0;
+    const written = upTo(last) - read;
+    blocks.forEach((block, i) => {
+      if (block.breakpoint) cached.add(prefixes[i] as string);
+    });
+    return {
+      input_tokens: total - read - written,
+      cache_read_input_tokens: read,
+      cache_creation_input_tokens: written,
+    };
+  };
+}
+
+function buildMessage(
+  reply: Extract<ScriptedReply, { kind: "message" }>,
+  body: any,
+  defaults: ScriptedUsage,
+) {
   const content = reply.content.map((block) =>
-    block.type === "tool_use" ? { type: "tool_use", id: block.id ?? nextId("toolu"), name: block.name, input: block.input } : block,
+    block.type === "tool_use"
+      ? { type: "tool_use", id: block.id ?? nextId("toolu"), name: block.name, input: block.input }
+      : block,
   );
   const usage = {
     input_tokens: reply.usage?.input_tokens ?? defaults.input_tokens ?? estimateInputTokens(body),
     output_tokens: reply.usage?.output_tokens ?? defaults.output_tokens ?? 20,
-    cache_creation_input_tokens: reply.usage?.cache_creation_input_tokens ?? defaults.cache_creation_input_tokens ?? 0,
+    cache_creation_input_tokens:
+      reply.usage?.cache_creation_input_tokens ?? defaults.cache_creation_input_tokens ?? 0,
     cache_read_input_tokens: reply.usage?.cache_read_input_tokens ?? defaults.cache_read_input_tokens ?? 0,
   };
   return {
@@ -188,7 +270,11 @@ function streamMessage(res: http.ServerResponse, message: ReturnType<typeof buil
   writeSse(res, "ping", { type: "ping" });
   message.content.forEach((block, index) => {
     if (block.type === "text") {
-      writeSse(res, "content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } });
+      writeSse(res, "content_block_start", {
+        type: "content_block_start",
+        index,
+        content_block: { type: "text", text: "" },
+      });
       writeSse(res, "content_block_delta", {
         type: "content_block_delta",
         index,
@@ -222,10 +308,14 @@ function streamMessage(res: http.ServerResponse, message: ReturnType<typeof buil
   res.end();
 }
 
-export async function startModelServer(respond: Responder, options: ModelServerOptions = {}): Promise<ModelServer> {
+export async function startModelServer(
+  respond: Responder,
+  options: ModelServerOptions = {},
+): Promise<ModelServer> {
   const requests: RecordedRequest[] = [];
   const hanging = new Set<http.ServerResponse>();
   let messageIndex = 0;
+  const promptCache = options.simulatePromptCache ? createPromptCache() : null;
 
   const server = http.createServer(async (req, res) => {
     const raw = await readBody(req);
@@ -233,7 +323,10 @@ export async function startModelServer(respond: Responder, options: ModelServerO
     try {
       body = raw ? JSON.parse(raw) : null;
     } catch {
-      sendJson(res, 400, { type: "error", error: { type: "invalid_request_error", message: "body is not JSON" } });
+      sendJson(res, 400, {
+        type: "error",
+        error: { type: "invalid_request_error", message: "body is not JSON" },
+      });
       return;
     }
     const path = (req.url ?? "/").split("?")[0] ?? "/";
@@ -273,13 +366,17 @@ export async function startModelServer(respond: Responder, options: ModelServerO
         reply.status,
         {
           type: "error",
-          error: { type: reply.type ?? errorTypeFor(reply.status), message: reply.message ?? `scripted ${reply.status}` },
+          error: {
+            type: reply.type ?? errorTypeFor(reply.status),
+            message: reply.message ?? `scripted ${reply.status}`,
+          },
         },
         headers,
       );
       return;
     }
-    const message = buildMessage(reply, body, options.usage ?? {});
+    const cacheUsage = promptCache ? promptCache(body) : {};
+    const message = buildMessage(reply, body, { ...options.usage, ...cacheUsage });
     if ((body as { stream?: boolean } | null)?.stream) streamMessage(res, message);
     else sendJson(res, 200, message);
   });

@@ -1,0 +1,295 @@
+/**
+ * Benchmarks of issue 7, measured side by side in one run (these machines are noisy; ratios
+ * mean more than absolute times). Prints a table and writes BENCHMARKS.md.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { expect, it } from "vitest";
+import { createAnthropicAgent } from "../src/agents/anthropic.js";
+import { createAnthropicClient } from "../src/agents/anthropic-client.js";
+import { createAimdLimiter } from "../src/agents/call-limiter.js";
+import { evaluateGates } from "../src/evaluate/gates.js";
+import { extractInvocations } from "../src/evaluate/invocations.js";
+import { computeExecution, computeInteraction } from "../src/evaluate/metrics.js";
+import { buildScenarioReport, scenarioMetaOf, summarizeRun } from "../src/report/aggregate.js";
+import { renderReportMarkdown } from "../src/report/markdown.js";
+import type { Report, TrialReport } from "../src/report/types.js";
+import { defaultRunOptions } from "../src/run-options.js";
+import type { Scenario } from "../src/scenario/types.js";
+import { runSuite } from "../src/suite.js";
+import type { TrialEvent } from "../src/transcript/events.js";
+import { readEvents } from "../src/transcript/reader.js";
+import { bashCall, finalText, scriptByTurn, startModelServer } from "../tests/fakes/model-server.js";
+import { makeInteraction, makeTrial } from "../tests/report/trial-factory.js";
+import { makeScenario } from "../tests/scenario-factory.js";
+
+const rows: { name: string; value: string; target: string; ok: boolean }[] = [];
+function record(name: string, value: string, target: string, ok: boolean) {
+  rows.push({ name, value, target, ok });
+  process.stdout.write(`${ok ? "ok  " : "MISS"} ${name}: ${value} (target ${target})\n`);
+}
+
+const LATENCY_MS = 100;
+const TURNS = 5;
+const TRIALS = 64;
+
+async function timeSuite(concurrency: number): Promise<number> {
+  const script = scriptByTurn([
+    ...Array.from({ length: TURNS - 1 }, (_, i) => bashCall(`echo ${i}`)),
+    finalText("done"),
+  ]);
+  const server = await startModelServer(script, { latencyMs: LATENCY_MS });
+  const outDir = await mkdtemp(path.join(os.tmpdir(), "ltt-bench-"));
+  try {
+    const client = createAnthropicClient({
+      apiKey: "sk-bench",
+      baseURL: server.url,
+      limiter: createAimdLimiter({ initial: concurrency, max: concurrency }),
+    });
+    const scenarios: Scenario[] = Array.from({ length: TRIALS }, (_, i) =>
+      makeScenario({ id: `bench_${i}`, task: `task ${i}` }),
+    );
+    const started = performance.now();
+    const report = await runSuite(
+      scenarios,
+      defaultRunOptions({ agent: "anthropic", model: "claude-bench", outDir, concurrency }),
+      { agent: createAnthropicAgent(client), env: { PATH: process.env.PATH } },
+    );
+    const elapsed = performance.now() - started;
+    expect(report.summary.passed).toBe(TRIALS);
+    return elapsed;
+  } finally {
+    await server.close();
+    await rm(outDir, { recursive: true, force: true });
+  }
+}
+
+it("harness efficiency and sequential vs concurrent", async () => {
+  const walls: Record<number, number> = {};
+  for (const concurrency of [1, 8, 32]) {
+    walls[concurrency] = await timeSuite(concurrency);
+    const ideal = Math.ceil(TRIALS / concurrency) * TURNS * LATENCY_MS;
+    const ratio = (walls[concurrency] as number) / ideal;
+    record(
+      `harness efficiency at concurrency ${concurrency} (${TRIALS} trials × ${TURNS} turns, ${LATENCY_MS} ms/response): wall ÷ ideal`,
+      `${ratio.toFixed(3)} (${(walls[concurrency] as number).toFixed(0)} ms vs ${ideal} ms)`,
+      concurrency === 8 ? "≤ 1.10" : "report",
+      concurrency === 8 ? ratio <= 1.1 : true,
+    );
+  }
+  const speedup = (walls[1] as number) / (walls[8] as number);
+  record("sequential ÷ concurrent (1 vs 8)", `${speedup.toFixed(2)}×`, "≥ 7×", speedup >= 7);
+});
+
+function syntheticEvents(count: number): TrialEvent[] {
+  const events: TrialEvent[] = [];
+  const base = { ts: "2026-01-01T00:00:00.000Z", t_ms: 0 };
+  let i = 0;
+  while (events.length < count) {
+    const turn = Math.floor(i / 2) + 1;
+    events.push({
+      ...base,
+      type: "model_response",
+      turn,
+      stop_reason: "tool_use",
+      usage: { input_tokens: 100, output_tokens: 20, cache_read_tokens: 80, cache_write_tokens: 10 },
+      text: "",
+      tool_uses: [],
+      duration_ms: 5,
+    });
+    events.push({
+      ...base,
+      type: "tool_call",
+      call_id: `c${i}`,
+      turn,
+      command: `tool sub${i % 7} --flag ${i % 13}`,
+    });
+    events.push({
+      ...base,
+      type: "tool_result",
+      call_id: `c${i}`,
+      stdout: `output ${i}\n`,
+      stderr: i % 5 === 0 ? "warning\n" : "",
+      exit_code: i % 9 === 0 ? 1 : 0,
+      duration_ms: 3,
+      truncated: false,
+      timed_out: false,
+    });
+    events.push({
+      ...base,
+      type: "target_invocation",
+      argv: ["tool", `sub${i % 7}`, "--flag", String(i % 13)],
+      exit_code: i % 9 === 0 ? 1 : 0,
+      duration_ms: 2,
+      cwd: "/w",
+      started_at_ms: i,
+    });
+    i += 1;
+  }
+  return events.slice(0, count);
+}
+
+it("analysis: layer 1 and gates over 100,000 events", async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-bench-events-"));
+  const file = path.join(dir, "events.jsonl");
+  await writeFile(
+    file,
+    `${syntheticEvents(100_000)
+      .map((e) => JSON.stringify(e))
+      .join("\n")}\n`,
+  );
+  const heapBefore = process.memoryUsage().heapUsed;
+  const rawStart = performance.now();
+  const { readFile } = await import("node:fs/promises");
+  const raw = (await readFile(file, "utf8"))
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+  const rawMs = performance.now() - rawStart;
+  expect(raw).toHaveLength(100_000);
+
+  const started = performance.now();
+  const events = await readEvents(file);
+  const target = { binary: "tool", env: {} };
+  const { invocations } = extractInvocations(events, target);
+  const interaction = computeInteraction(invocations, true);
+  computeExecution(events, { prices: {}, model: "claude-haiku-4-5" });
+  const gates = await evaluateGates(
+    [
+      { type: "no_transcript_errors", weight: 1 },
+      { type: "stdout_contains", substring: "output 99999", weight: 1 },
+      { type: "stdout_regex", pattern: "output 4\\d{4}$", weight: 1 },
+      { type: "stderr_empty", weight: 1 },
+      { type: "tool_calls_min", count: 10, weight: 1 },
+    ],
+    {
+      sandbox: {
+        runGateCommand: async () => {
+          throw new Error("not used");
+        },
+        resolvePath: (p) => p,
+      },
+      events,
+      invocations,
+      scriptEnv: {},
+      gateTimeoutMs: 1000,
+    },
+  );
+  const elapsed = performance.now() - started;
+  const heapGrowth = (process.memoryUsage().heapUsed - heapBefore) / 1024 / 1024;
+  expect(interaction.total_commands).toBe(25_000);
+  expect(gates).toHaveLength(5);
+  record("layer 1 + gates over 100,000 events", `${elapsed.toFixed(0)} ms`, "< 1000 ms", elapsed < 1000);
+  record(
+    "  … ÷ plain read + JSON.parse of the same file",
+    `${(elapsed / rawMs).toFixed(2)}×`,
+    "report",
+    true,
+  );
+  record(
+    "  heap growth (events held in memory)",
+    `${heapGrowth.toFixed(0)} MB`,
+    "bounded (< 300 MB)",
+    heapGrowth < 300,
+  );
+  await rm(dir, { recursive: true, force: true });
+});
+
+it("report.json → Markdown for 1,000 scenarios × 5 trials", () => {
+  const scenarios = Array.from({ length: 1000 }, (_, i) => {
+    const trials: TrialReport[] = Array.from({ length: 5 }, (_, t) =>
+      makeTrial({
+        trial: t + 1,
+        outcome: (i + t) % 7 === 0 ? "fail" : "pass",
+        score: 1,
+        max_score: 2,
+        interaction: makeInteraction({ total_commands: 5, error_rate: 0.2, first_try_success_rate: 0.8 }),
+        gates: [{ gate_type: "file_exists", passed: (i + t) % 7 !== 0, message: "x.txt missing", weight: 1 }],
+      }),
+    );
+    return buildScenarioReport(
+      scenarioMetaOf(makeScenario({ id: `s${i}`, category: `c${i % 10}` }), null),
+      trials,
+    );
+  });
+  const report = {
+    schema_version: 1,
+    run: {
+      id: "bench",
+      started_at: "",
+      ended_at: "",
+      harness_version: "0",
+      agent: "anthropic",
+      model: "m",
+      judge_model: null,
+      git_sha: null,
+      git_ref: null,
+      settings_hash: "",
+      price_table: {},
+      incomplete: false,
+      shard: null,
+    },
+    scenarios,
+    summary: summarizeRun(scenarios),
+  } as Report;
+  const jsonStart = performance.now();
+  const json = JSON.stringify(report);
+  const jsonMs = performance.now() - jsonStart;
+  const started = performance.now();
+  const markdown = renderReportMarkdown(JSON.parse(json) as Report);
+  const elapsed = performance.now() - started;
+  expect(markdown).toContain("s999");
+  record("report.json → Markdown, 1,000 × 5", `${elapsed.toFixed(0)} ms`, "report", true);
+  record("  … ÷ JSON.stringify of the same report", `${(elapsed / jsonMs).toFixed(2)}×`, "report", true);
+});
+
+it("prompt caching: billed-equivalent input tokens of a 10-turn trial", async () => {
+  const script = scriptByTurn([
+    ...Array.from({ length: 9 }, (_, i) => bashCall(`seq 1 ${20 + i}`)),
+    finalText("done"),
+  ]);
+  const server = await startModelServer(script, { simulatePromptCache: true });
+  const outDir = await mkdtemp(path.join(os.tmpdir(), "ltt-bench-cache-"));
+  try {
+    const client = createAnthropicClient({ apiKey: "sk-bench", baseURL: server.url });
+    const report = await runSuite(
+      [makeScenario({ id: "cache", task: "count", system: "Guidance. ".repeat(400) })],
+      defaultRunOptions({ agent: "anthropic", model: "claude-haiku-4-5", outDir, maxTurns: 10 }),
+      { agent: createAnthropicAgent(client), env: { PATH: process.env.PATH } },
+    );
+    const execution = report.scenarios[0]?.trials[0]?.execution;
+    expect(execution?.turns).toBe(10);
+    const input = execution?.input_tokens ?? 0;
+    const read = execution?.cache_read_tokens ?? 0;
+    const write = execution?.cache_write_tokens ?? 0;
+    // Published price ratios: cache reads bill at 0.1× input, 5-minute cache writes at 1.25×.
+    const cached = input + 0.1 * read + 1.25 * write;
+    const uncached = input + read + write;
+    record(
+      "prompt caching: billed-equivalent input tokens, cached ÷ uncached (10 turns)",
+      `${(cached / uncached).toFixed(3)} (${Math.round(cached)} vs ${uncached})`,
+      "< 0.5",
+      cached / uncached < 0.5,
+    );
+  } finally {
+    await server.close();
+    await rm(outDir, { recursive: true, force: true });
+  }
+});
+
+it("writes BENCHMARKS.md", async () => {
+  const lines = [
+    "# Benchmarks",
+    "",
+    "Produced by `npm run bench` (bench/harness.bench-run.ts) on the project's reference machine",
+    `(2 cores, Node ${process.version}), ${new Date().toISOString().slice(0, 10)}. Ratios are measured side by side in one run;`,
+    "absolute times on these shared machines are noisy.",
+    "",
+    "| Measure | Result | Target | Met |",
+    "|---|---|---|---|",
+    ...rows.map((r) => `| ${r.name} | ${r.value} | ${r.target} | ${r.ok ? "yes" : "no"} |`),
+    "",
+  ];
+  await writeFile(path.resolve(import.meta.dirname, "../BENCHMARKS.md"), lines.join("\n"));
+});
