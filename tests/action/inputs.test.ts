@@ -1,0 +1,175 @@
+import { describe, expect, it } from "vitest";
+import { deriveArtifactName, readActionSettings } from "../../src/action/inputs.js";
+import { ConfigError } from "../../src/errors.js";
+import { readActionDefaults } from "./run-dist.js";
+
+/** A `core.getInput` over a map, with action.yml's defaults underneath as the runner provides them. */
+async function readWith(inputs: Record<string, string>) {
+  const defaults = await readActionDefaults();
+  const values: Record<string, string> = { ...defaults, "github-token": "ghs_token", ...inputs };
+  return readActionSettings((name) => {
+    if (!(name in defaults)) throw new Error(`the action read "${name}", which action.yml does not declare`);
+    return values[name] ?? "";
+  });
+}
+
+async function errorFor(inputs: Record<string, string>): Promise<ConfigError> {
+  const error = await readWith(inputs).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof ConfigError)) throw new Error(`expected a ConfigError, got ${String(error)}`);
+  return error;
+}
+
+describe("readActionSettings", () => {
+  it("turns action.yml's defaults into the documented settings", async () => {
+    expect(await readWith({})).toEqual({
+      mode: "run",
+      scenarios: ["scenarios"],
+      apiKey: "",
+      model: "claude-haiku-4-5",
+      judgeModel: null,
+      agent: "anthropic",
+      trials: 1,
+      concurrency: 4,
+      tags: [],
+      tier: null,
+      baseline: { kind: "auto" },
+      comment: true,
+      commentKey: "llm-tool-test",
+      failOn: "outcome",
+      maxCostUsd: null,
+      artifactName: "llm-tool-test-report",
+      workingDirectory: ".",
+      githubToken: "ghs_token",
+      sandbox: null,
+      shard: null,
+      alpha: 0.05,
+    });
+  });
+
+  it("reads every input's valid forms", async () => {
+    const settings = await readWith({
+      scenarios: "suite/a.yaml\n  suite/b/**/*.yaml , data.jsonl\n",
+      "anthropic-api-key": "  sk-ant-x  ",
+      model: "claude-sonnet-4-5",
+      "judge-model": "claude-haiku-4-5",
+      agent: "Oracle",
+      trials: "5",
+      concurrency: "16",
+      tags: "smoke, json  files",
+      tier: "0",
+      baseline: "NONE",
+      comment: "False",
+      "comment-key": "nightly.v2",
+      "fail-on": "regression",
+      "max-cost-usd": "2.50",
+      "working-directory": "tools/cli",
+      sandbox: "bwrap",
+      shard: "2 / 4",
+      mode: "merge",
+      alpha: "0.01",
+    });
+    expect(settings).toMatchObject({
+      scenarios: ["suite/a.yaml", "suite/b/**/*.yaml", "data.jsonl"],
+      apiKey: "sk-ant-x",
+      model: "claude-sonnet-4-5",
+      judgeModel: "claude-haiku-4-5",
+      agent: "oracle",
+      trials: 5,
+      concurrency: 16,
+      tags: ["smoke", "json", "files"],
+      tier: 0,
+      baseline: { kind: "none" },
+      comment: false,
+      commentKey: "nightly.v2",
+      failOn: "regression",
+      maxCostUsd: 2.5,
+      artifactName: "llm-tool-test-report-nightly.v2",
+      workingDirectory: "tools/cli",
+      sandbox: "bwrap",
+      shard: { index: 2, count: 4 },
+      mode: "merge",
+      alpha: 0.01,
+    });
+    expect((await readWith({ baseline: "reports/main/report.json" })).baseline).toEqual({
+      kind: "path",
+      path: "reports/main/report.json",
+    });
+    expect((await readWith({ comment: "TRUE" })).comment).toBe(true);
+    expect((await readWith({ "artifact-name": "my report" })).artifactName).toBe("my report");
+    expect((await readWith({ scenarios: " \n , " })).scenarios).toEqual(["scenarios"]);
+  });
+
+  it.each([
+    [{ trials: "x" }, 'input "trials" must be a whole number >= 1, got "x"'],
+    [{ trials: "0" }, 'input "trials" must be a whole number >= 1, got "0"'],
+    [{ trials: "1.5" }, 'input "trials" must be a whole number >= 1, got "1.5"'],
+    [{ trials: "-2" }, 'input "trials" must be a whole number >= 1, got "-2"'],
+    [
+      { trials: "99999999999999999999" },
+      'input "trials" must be a whole number >= 1, got "99999999999999999999"',
+    ],
+    [{ concurrency: "0" }, 'input "concurrency" must be a whole number >= 1, got "0"'],
+    [{ concurrency: "four" }, 'input "concurrency" must be a whole number >= 1, got "four"'],
+    [{ tier: "-1" }, 'input "tier" must be a whole number >= 0, got "-1"'],
+    [{ tier: "high" }, 'input "tier" must be a whole number >= 0, got "high"'],
+    [{ agent: "gpt" }, 'input "agent" must be one of anthropic, oracle, null, got "gpt"'],
+    [
+      { agent: "claude-code" },
+      'input "agent" is not available in the action yet; use one of anthropic, oracle, null, got "claude-code"',
+    ],
+    [{ comment: "yes" }, 'input "comment" must be true or false, got "yes"'],
+    [{ comment: "1" }, 'input "comment" must be true or false, got "1"'],
+    [
+      { "fail-on": "always" },
+      'input "fail-on" must be one of "outcome", "regression", "never", got "always"',
+    ],
+    [
+      { "max-cost-usd": "$5" },
+      'input "max-cost-usd" must be a number of US dollars > 0 (or empty for no cap), got "$5"',
+    ],
+    [
+      { "max-cost-usd": "0" },
+      'input "max-cost-usd" must be a number of US dollars > 0 (or empty for no cap), got "0"',
+    ],
+    [
+      { "max-cost-usd": "-1" },
+      'input "max-cost-usd" must be a number of US dollars > 0 (or empty for no cap), got "-1"',
+    ],
+    [
+      { "comment-key": "my key" },
+      `input "comment-key" must be 1-100 letters, digits, '.', '_' or '-', got "my key"`,
+    ],
+    [
+      { "comment-key": "x-->" },
+      `input "comment-key" must be 1-100 letters, digits, '.', '_' or '-', got "x-->"`,
+    ],
+    [
+      { "artifact-name": "a/b" },
+      'input "artifact-name" must not contain any of " \' : < > | * ? \\ / or a newline (at most 200 characters), got "a/b"',
+    ],
+    [
+      { "artifact-name": "what?" },
+      'input "artifact-name" must not contain any of " \' : < > | * ? \\ / or a newline (at most 200 characters), got "what?"',
+    ],
+    [{ sandbox: "docker" }, 'input "sandbox" must be one of "local", "bwrap", got "docker"'],
+    [{ shard: "3" }, 'input "shard" must be "i/n" with 1 <= i <= n (e.g. "2/4"), got "3"'],
+    [{ shard: "0/4" }, 'input "shard" must be "i/n" with 1 <= i <= n (e.g. "2/4"), got "0/4"'],
+    [{ shard: "5/4" }, 'input "shard" must be "i/n" with 1 <= i <= n (e.g. "2/4"), got "5/4"'],
+    [{ shard: "1/0" }, 'input "shard" must be "i/n" with 1 <= i <= n (e.g. "2/4"), got "1/0"'],
+    [{ mode: "report" }, 'input "mode" must be one of "run", "merge", got "report"'],
+    [{ alpha: "0" }, 'input "alpha" must be a number between 0 and 1 (exclusive), got "0"'],
+    [{ alpha: "1" }, 'input "alpha" must be a number between 0 and 1 (exclusive), got "1"'],
+    [{ alpha: "5%" }, 'input "alpha" must be a number between 0 and 1 (exclusive), got "5%"'],
+  ])("rejects %o", async (inputs, message) => {
+    const error = await errorFor(inputs);
+    expect(error.message).toBe(message);
+  });
+
+  it("derives the artifact name from the comment key", () => {
+    expect(deriveArtifactName("llm-tool-test")).toBe("llm-tool-test-report");
+    expect(deriveArtifactName("docs")).toBe("llm-tool-test-report-docs");
+  });
+});

@@ -1,0 +1,251 @@
+/**
+ * `run(deps)` in process, with a recording core, a recording artifact client, the real Octokit
+ * against the fake GitHub API, and the oracle agent on the fixture suites: the paths the bundled
+ * end-to-end tests do not take.
+ */
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { getOctokit } from "@actions/github";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type ActionCore, type ActionDeps, run } from "../../src/action/main.js";
+import type { ArtifactClient } from "../../src/github/types.js";
+import { type GitHubFake, startGitHubFake } from "../fakes/github-server.js";
+import { buildPullRequestEvent, FIXTURES, readActionDefaults } from "./run-dist.js";
+
+interface Recorded {
+  log: { level: "info" | "warning" | "debug"; message: string }[];
+  outputs: Record<string, string>;
+  secrets: string[];
+  failed: string[];
+  summaries: string[];
+  uploads: { name: string; files: string[] }[];
+}
+
+let fake: GitHubFake;
+let recorded: Recorded;
+let tempDir: string;
+
+beforeEach(async () => {
+  fake = await startGitHubFake();
+  recorded = { log: [], outputs: {}, secrets: [], failed: [], summaries: [], uploads: [] };
+  tempDir = await mkdtemp(path.join(os.tmpdir(), "action-main-"));
+});
+
+afterEach(async () => {
+  await fake.close();
+});
+
+async function createDeps(
+  inputs: Record<string, string>,
+  options: {
+    event?: "push" | "pull_request";
+    artifacts?: Partial<ArtifactClient>;
+    env?: Record<string, string>;
+  } = {},
+): Promise<Partial<ActionDeps>> {
+  const values: Record<string, string> = {
+    ...(await readActionDefaults()),
+    "github-token": "ghs_token",
+    ...inputs,
+  };
+  const core: ActionCore = {
+    getInput: (name) => values[name] ?? "",
+    setSecret: (secret) => recorded.secrets.push(secret),
+    setOutput: (name, value) => {
+      recorded.outputs[name] = value;
+    },
+    setFailed: (message) => recorded.failed.push(message),
+    info: (message) => recorded.log.push({ level: "info", message }),
+    warning: (message) => recorded.log.push({ level: "warning", message }),
+    debug: (message) => recorded.log.push({ level: "debug", message }),
+  };
+  const event = options.event ?? "push";
+  const eventPath = path.join(tempDir, "event.json");
+  fake.addRun({
+    id: 700,
+    event,
+    head_branch: event === "push" ? "main" : "feature",
+    conclusion: null,
+    status: "in_progress",
+  });
+  await writeFile(
+    eventPath,
+    JSON.stringify(
+      event === "pull_request"
+        ? buildPullRequestEvent({
+            number: 3,
+            owner: fake.owner,
+            repo: fake.repo,
+            baseSha: "a".repeat(40),
+            headSha: "b".repeat(40),
+          })
+        : { ref: "refs/heads/main" },
+    ),
+  );
+  let nextId = 1;
+  const artifacts: ArtifactClient = {
+    uploadArtifact: async (name, files, root) => {
+      recorded.uploads.push({ name, files: files.map((f) => path.relative(root, f)) });
+      return { id: nextId++, size: 1 };
+    },
+    downloadArtifact: async () => {
+      throw new Error("no download expected");
+    },
+    ...options.artifacts,
+  };
+  return {
+    core,
+    writeSummary: async (markdown) => {
+      recorded.summaries.push(markdown);
+    },
+    env: {
+      PATH: process.env.PATH,
+      GITHUB_EVENT_NAME: event,
+      GITHUB_EVENT_PATH: eventPath,
+      GITHUB_REPOSITORY: `${fake.owner}/${fake.repo}`,
+      GITHUB_RUN_ID: "700",
+      GITHUB_SERVER_URL: "https://github.com",
+      GITHUB_SHA: "c".repeat(40),
+      GITHUB_WORKSPACE: FIXTURES,
+      RUNNER_TEMP: tempDir,
+      ...options.env,
+    },
+    cwd: FIXTURES,
+    createGitHubClient: (token) => getOctokit(token, { baseUrl: fake.url }),
+    artifacts,
+  };
+}
+
+describe("run", () => {
+  it("compares with a baseline file on a push, and publishes the comparison", async () => {
+    const result = await run(
+      await createDeps({
+        agent: "oracle",
+        "working-directory": "head",
+        scenarios: ".",
+        baseline: "../reports/base.json",
+      }),
+    );
+    expect(result.status).toBe("failed");
+    expect(recorded.failed).toEqual([
+      "llm-tool-test: 1 of 2 trial(s) failed (fail-on: outcome). See the job summary and the report artifact.",
+    ]);
+    expect(recorded.summaries).toHaveLength(1);
+    expect(recorded.summaries[0]).toContain(
+      "Compared with the report `../reports/base.json` (commit `0123456`",
+    );
+    expect(JSON.parse(recorded.outputs.summary!).baseline).toMatchObject({ status: "found", kind: "path" });
+    expect(recorded.uploads).toEqual([
+      {
+        name: "llm-tool-test-report",
+        files: expect.arrayContaining(["report.json", "report.md", "comparison.json"]),
+      },
+    ]);
+    expect(recorded.outputs["artifact-id"]).toBe("1");
+    expect(recorded.outputs["comment-url"]).toBe("");
+    // Not a pull request: no comment, no lookup.
+    expect(fake.requests).toHaveLength(0);
+    expect(recorded.secrets).toEqual(["ghs_token"]);
+  });
+
+  it("does not comment when comment is false", async () => {
+    const result = await run(
+      await createDeps(
+        { agent: "oracle", "working-directory": "base", scenarios: ".", comment: "false" },
+        { event: "pull_request" },
+      ),
+    );
+    expect(result.status).toBe("passed");
+    expect(fake.comments).toHaveLength(0);
+    expect(fake.requests.some((r) => r.path.includes("/comments"))).toBe(false);
+  });
+
+  it("runs a shard: its own artifact name, no baseline lookup, no comment", async () => {
+    const result = await run(
+      await createDeps(
+        { agent: "oracle", "working-directory": "base", scenarios: ".", shard: "1/2" },
+        { event: "pull_request" },
+      ),
+    );
+    expect(result.status).toBe("passed");
+    expect(recorded.uploads.map((u) => u.name)).toEqual(["llm-tool-test-report-shard-1-of-2"]);
+    const report = JSON.parse(await readFile(recorded.outputs["report-path"]!, "utf8"));
+    expect(report.run.shard).toEqual({ index: 1, count: 2 });
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it("turns failed uploads and summaries into warnings, and still decides the status", async () => {
+    const result = await run(
+      await createDeps(
+        { agent: "oracle", "working-directory": "base", scenarios: "." },
+        {
+          artifacts: {
+            uploadArtifact: async () => {
+              throw new Error("Unable to get the ACTIONS_RUNTIME_TOKEN env variable");
+            },
+          },
+        },
+      ).then((deps) => ({
+        ...deps,
+        writeSummary: async () => {
+          throw new Error("Unable to find environment variable for $GITHUB_STEP_SUMMARY");
+        },
+      })),
+    );
+    expect(result.status).toBe("passed");
+    const warnings = recorded.log.filter((l) => l.level === "warning").map((l) => l.message);
+    expect(warnings).toEqual([
+      'The report artifact "llm-tool-test-report" could not be uploaded: Unable to get the ACTIONS_RUNTIME_TOKEN env variable',
+      "The job summary could not be written: Unable to find environment variable for $GITHUB_STEP_SUMMARY",
+    ]);
+    expect(recorded.outputs["artifact-id"]).toBe("");
+    expect(recorded.outputs.outcome).toBe("pass");
+  });
+
+  it.each([
+    [
+      { "working-directory": "nowhere" },
+      /^input "working-directory": the folder "nowhere" does not exist \(resolved to .*nowhere\)$/,
+    ],
+    [
+      { "working-directory": "head", scenarios: "*.json" },
+      /^input "scenarios": the pattern "\*\.json" matches no file under /,
+    ],
+    [
+      { "working-directory": "head", scenarios: ".", tags: "nightly" },
+      /^no scenario left to run: 2 loaded from input "scenarios", none matching tags nightly$/,
+    ],
+    [
+      { "working-directory": "head", scenarios: ".", baseline: "atuo" },
+      /^input "baseline": .*cannot read the report file.*\(expected "auto", "none" or the path of a report.json\)$/,
+    ],
+    [{ mode: "merge" }, /^input "mode": "merge" is not available/],
+  ])("fails on %o with a clear message", async (inputs, message) => {
+    const result = await run(await createDeps({ agent: "oracle", ...inputs }));
+    expect(result.status).toBe("config_error");
+    expect(recorded.failed).toHaveLength(1);
+    expect(recorded.failed[0]).toMatch(message);
+    expect(recorded.uploads).toHaveLength(0);
+  });
+
+  it("reports an unexpected error without leaking the key", async () => {
+    const key = "sk-ant-secret-value-123456";
+    const deps = await createDeps({
+      agent: "anthropic",
+      "anthropic-api-key": key,
+      "working-directory": "head",
+      scenarios: ".",
+    });
+    const result = await run({
+      ...deps,
+      createModelClient: () => {
+        throw new Error(`client refused key ${key}`);
+      },
+    });
+    expect(result.status).toBe("crashed");
+    expect(recorded.failed).toEqual(["llm-tool-test failed unexpectedly: client refused key [REDACTED]"]);
+    expect(recorded.secrets).toContain(key);
+    expect(JSON.stringify(recorded.log)).not.toContain(key);
+  });
+});

@@ -1,0 +1,202 @@
+/**
+ * The baseline lookup against the fake GitHub REST API with the real Octokit; the artifact
+ * download goes through a small recording client that extracts a given report.
+ */
+import { copyFile, mkdtemp, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { getOctokit } from "@actions/github";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { findBaseline, orderCandidates } from "../../src/github/find-baseline.js";
+import type { ArtifactClient, FindBy, GitHubClient, WorkflowRunData } from "../../src/github/types.js";
+import { type GitHubFake, startGitHubFake } from "../fakes/github-server.js";
+
+const REPORT = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "../fixtures/action/reports/base.json",
+);
+const BASE_SHA = "a".repeat(40);
+const ARTIFACT = "llm-tool-test-report";
+
+let fake: GitHubFake;
+let github: GitHubClient;
+let downloads: { id: number; path?: string; findBy?: FindBy }[];
+
+/** Extracts `report.json` (or `content`) into the requested folder, like the real client would. */
+function createArtifactClient(content: string | null = null, failure: Error | null = null): ArtifactClient {
+  return {
+    uploadArtifact: async () => {
+      throw new Error("not used");
+    },
+    downloadArtifact: async (id, options) => {
+      downloads.push({ id, ...options });
+      if (failure) throw failure;
+      const target = path.join(options?.path ?? ".", "report.json");
+      if (content === null) await copyFile(REPORT, target);
+      else await writeFile(target, content);
+      return { downloadPath: options?.path };
+    },
+  };
+}
+
+async function query(runId = 500) {
+  return {
+    repo: { owner: fake.owner, repo: fake.repo },
+    runId,
+    baseBranch: "main",
+    baseSha: BASE_SHA,
+    artifactName: ARTIFACT,
+    token: "ghs_token",
+    downloadDir: await mkdtemp(path.join(os.tmpdir(), "baseline-")),
+  };
+}
+
+beforeEach(async () => {
+  fake = await startGitHubFake();
+  github = getOctokit("ghs_token", { baseUrl: fake.url });
+  downloads = [];
+  fake.addRun({
+    id: 500,
+    event: "pull_request",
+    head_branch: "feature",
+    status: "in_progress",
+    conclusion: null,
+  });
+});
+
+afterEach(async () => {
+  await fake.close();
+});
+
+describe("findBaseline", () => {
+  it("prefers the run of the PR's base commit over a newer one, and downloads its artifact cross-run", async () => {
+    fake.addRun({ id: 11, run_number: 11, head_sha: BASE_SHA, created_at: "2025-01-01T10:00:00Z" });
+    fake.addRun({ id: 12, run_number: 12, head_sha: "b".repeat(40), created_at: "2025-01-01T12:00:00Z" });
+    const exact = fake.addArtifact({ name: ARTIFACT, runId: 11 });
+    fake.addArtifact({ name: ARTIFACT, runId: 12 });
+    const result = await findBaseline(github, createArtifactClient(), await query());
+    expect(result.status).toBe("found");
+    if (result.status !== "found") return;
+    expect(result.source).toMatchObject({
+      kind: "auto",
+      sha: BASE_SHA,
+      runId: 11,
+      runNumber: 11,
+      artifactId: exact.id,
+      matchesBaseSha: true,
+      createdAt: "2025-01-01T10:00:00Z",
+      runUrl: `${fake.serverUrl}/${fake.owner}/${fake.repo}/actions/runs/11`,
+    });
+    expect(result.report.run.id).toBe("run-base");
+    expect(downloads).toEqual([
+      {
+        id: exact.id,
+        path: expect.stringMatching(/run-11$/),
+        findBy: {
+          token: "ghs_token",
+          workflowRunId: 11,
+          repositoryOwner: fake.owner,
+          repositoryName: fake.repo,
+        },
+      },
+    ]);
+  });
+
+  it("takes the newest run when the base commit has none, skipping runs without the artifact", async () => {
+    fake.addRun({ id: 21, run_number: 21, head_sha: "c".repeat(40), created_at: "2025-01-01T10:00:00Z" });
+    fake.addRun({ id: 22, run_number: 22, head_sha: "d".repeat(40), created_at: "2025-01-01T12:00:00Z" });
+    fake.addArtifact({ name: ARTIFACT, runId: 21 });
+    fake.addArtifact({ name: "some-other-artifact", runId: 22 });
+    const result = await findBaseline(github, createArtifactClient(), await query());
+    expect(result.status === "found" && result.source).toMatchObject({ runId: 21, matchesBaseSha: false });
+  });
+
+  it("only searches successful push runs of this workflow on the base branch", async () => {
+    fake.addRun({ id: 31, head_sha: BASE_SHA, event: "pull_request" });
+    fake.addRun({ id: 32, head_sha: BASE_SHA, conclusion: "failure" });
+    fake.addRun({ id: 33, head_sha: BASE_SHA, head_branch: "release" });
+    fake.addRun({ id: 34, head_sha: BASE_SHA, workflow_id: 99 });
+    for (const runId of [31, 32, 33, 34]) fake.addArtifact({ name: ARTIFACT, runId });
+    const result = await findBaseline(github, createArtifactClient(), await query());
+    expect(result).toEqual({
+      status: "missing",
+      reason:
+        "no successful push run of this workflow on `main` yet (the workflow must also run on push to `main` to produce the baseline)",
+    });
+    expect(downloads).toHaveLength(0);
+  });
+
+  it("reports an expired artifact without downloading it", async () => {
+    fake.addRun({ id: 41, run_number: 41, head_sha: BASE_SHA });
+    fake.addArtifact({ name: ARTIFACT, runId: 41, expired: true });
+    const result = await findBaseline(github, createArtifactClient(), await query());
+    expect(result).toEqual({
+      status: "missing",
+      reason: "the baseline artifact of run #41 (`aaaaaaa`) has expired",
+    });
+    expect(downloads).toHaveLength(0);
+  });
+
+  it("treats a 410 on download as expired", async () => {
+    fake.addRun({ id: 42, run_number: 42, head_sha: BASE_SHA });
+    fake.addArtifact({ name: ARTIFACT, runId: 42 });
+    const gone = Object.assign(new Error("Artifact has expired"), { status: 410 });
+    const result = await findBaseline(github, createArtifactClient(null, gone), await query());
+    expect(result).toEqual({
+      status: "missing",
+      reason: "the baseline artifact of run #42 (`aaaaaaa`) has expired",
+    });
+  });
+
+  it("says when no run has the artifact, and when the artifact holds no report", async () => {
+    fake.addRun({ id: 51, run_number: 51, head_sha: BASE_SHA });
+    const none = await findBaseline(github, createArtifactClient(), await query());
+    expect(none).toEqual({
+      status: "missing",
+      reason: `run #51 (\`aaaaaaa\`) on \`main\` has no artifact \`${ARTIFACT}\``,
+    });
+    fake.addArtifact({ name: ARTIFACT, runId: 51 });
+    const broken = await findBaseline(github, createArtifactClient("{ not json"), await query());
+    expect(broken.status).toBe("missing");
+    expect(broken.status === "missing" && broken.reason).toMatch(
+      /^the baseline artifact of run #51 \(`aaaaaaa`\) holds no usable report.json \(.*not valid JSON/,
+    );
+  });
+
+  it("turns an API failure into a reason with the HTTP status", async () => {
+    fake.failures.listWorkflowRuns = 403;
+    const result = await findBaseline(github, createArtifactClient(), await query());
+    expect(result.status === "missing" && result.reason).toMatch(
+      /^the workflow runs could not be listed \(HTTP 403: forced failure of listWorkflowRuns/,
+    );
+  });
+});
+
+describe("orderCandidates", () => {
+  const run = (id: number, sha: string, created: string): WorkflowRunData => ({
+    id,
+    run_number: id,
+    workflow_id: 1,
+    head_sha: sha,
+    head_branch: "main",
+    event: "push",
+    status: "completed",
+    conclusion: "success",
+    created_at: created,
+    html_url: "",
+  });
+
+  it("puts the base commit's runs first, then newest first", () => {
+    const ordered = orderCandidates(
+      [
+        run(1, "x", "2025-01-01T00:00:00Z"),
+        run(2, "base", "2025-01-02T00:00:00Z"),
+        run(3, "y", "2025-01-03T00:00:00Z"),
+        run(4, "base", "2025-01-01T12:00:00Z"),
+      ],
+      "base",
+    );
+    expect(ordered.map((r) => r.id)).toEqual([2, 4, 3, 1]);
+  });
+});
