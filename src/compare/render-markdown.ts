@@ -81,7 +81,7 @@ export function renderComparisonMarkdown(comparison: Comparison, options: Markdo
     }
     if (shown > 0) {
       table = shown < rows.length ? body + omission(rows.length - shown) : body;
-      take(table);
+      if (!take(table)) table = "";
     }
   }
   const keepSuite = take(suite);

@@ -563,8 +563,27 @@ export interface ResamplingOptions {
   rng: Rng;
   /** Monte Carlo resamples when exact enumeration is too large; default 10,000. */
   resamples?: number;
-  /** Enumerate exactly when the number of arrangements is at most this; default 20,000. */
+  /** Enumerate exactly when the number of arrangements is at most this; default 5,000 (7 vs 7 trials). */
   maxExact?: number;
+  /** Monte Carlo stops early after this many resamples at least as extreme as the data (Besag &
+   * Clifford 1991): a clearly unremarkable difference needs a few hundred draws, not 10,000. Default 50. */
+  stopAfterHits?: number;
+}
+
+/**
+ * Sequential Monte Carlo p-value (Besag & Clifford 1991, "Sequential Monte Carlo p-values",
+ * Biometrika 78:301–304): draw until `h` draws are at least as extreme as the data, p = h/draws; if
+ * that never happens within `resamples` draws, p = (1 + hits)/(1 + resamples). Both are valid p-values.
+ */
+function sequentialMonteCarlo(isExtreme: () => boolean, options: ResamplingOptions): number {
+  const resamples = options.resamples ?? 10_000;
+  const h = options.stopAfterHits ?? 50;
+  let hits = 0;
+  for (let r = 1; r <= resamples; r++) {
+    if (isExtreme()) hits++;
+    if (hits >= h) return hits / r;
+  }
+  return (1 + hits) / (1 + resamples);
 }
 
 export interface PermutationResult {
@@ -575,8 +594,8 @@ export interface PermutationResult {
 /**
  * Two-sample permutation test for a difference in means, two-sided: the share of relabellings of the
  * pooled values whose |mean(x) − mean(y)| is at least the observed one. Exact enumeration of all
- * C(n, nx) splits when that is small, else Monte Carlo with p = (1 + hits)/(1 + resamples), which is
- * a valid p-value (Phipson & Smyth 2010). Smallest possible p with 5 vs 5 trials: 2/252.
+ * C(n, nx) splits when that is small, else sequential Monte Carlo (see sequentialMonteCarlo), whose
+ * p-values are valid too (Phipson & Smyth 2010 on the +1). Smallest possible p with 5 vs 5 trials: 2/252.
  */
 export function permutationTest(
   x: readonly number[],
@@ -596,7 +615,7 @@ export function permutationTest(
   if (pooled.every((v) => v === pooled[0])) return { p_value: 1, exact: true };
 
   const arrangements = Math.round(Math.exp(logChoose(n, nx)));
-  if (arrangements <= (options.maxExact ?? 20_000)) {
+  if (arrangements <= (options.maxExact ?? 5000)) {
     let hits = 0;
     let count = 0;
     const pick = Array.from({ length: nx }, (_, i) => i);
@@ -614,22 +633,20 @@ export function permutationTest(
     }
     return { p_value: hits / count, exact: true };
   }
-  const resamples = options.resamples ?? 10_000;
   const work = [...pooled];
-  let hits = 0;
-  for (let r = 0; r < resamples; r++) {
-    let s = 0;
+  const isExtreme = () => {
+    let sum = 0;
     // Partial Fisher–Yates: the first nx slots are a uniform random subset.
     for (let i = 0; i < nx; i++) {
       const j = i + drawInt(options.rng, n - i);
       const tmp = work[i]!;
       work[i] = work[j]!;
       work[j] = tmp;
-      s += work[i]!;
+      sum += work[i]!;
     }
-    if (statistic(s) >= bar) hits++;
-  }
-  return { p_value: (1 + hits) / (1 + resamples), exact: false };
+    return statistic(sum) >= bar;
+  };
+  return { p_value: sequentialMonteCarlo(isExtreme, options), exact: false };
 }
 
 /**
@@ -653,14 +670,12 @@ export function signFlipTest(differences: readonly number[], options: Resampling
     }
     return { p_value: hits / patterns, exact: true };
   }
-  const resamples = options.resamples ?? 10_000;
-  let hits = 0;
-  for (let r = 0; r < resamples; r++) {
-    let s = 0;
-    for (const v of d) s += options.rng() < 0.5 ? -v : v;
-    if (Math.abs(s) >= bar) hits++;
-  }
-  return { p_value: (1 + hits) / (1 + resamples), exact: false };
+  const isExtreme = () => {
+    let sum = 0;
+    for (const v of d) sum += options.rng() < 0.5 ? -v : v;
+    return Math.abs(sum) >= bar;
+  };
+  return { p_value: sequentialMonteCarlo(isExtreme, options), exact: false };
 }
 
 export interface BootstrapOptions {

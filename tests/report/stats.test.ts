@@ -254,7 +254,7 @@ describe("permutationTest", () => {
   it("agrees between exact enumeration and Monte Carlo, and is reproducible with a seed", () => {
     const x = [3, 5, 4, 6, 7, 5, 6, 4];
     const y = [6, 8, 7, 9, 6, 8, 9, 7];
-    const exact = permutationTest(x, y, { rng: createRng(1) });
+    const exact = permutationTest(x, y, { rng: createRng(1), maxExact: 20_000 });
     const mc1 = permutationTest(x, y, { rng: createRng(7), maxExact: 10, resamples: 20_000 });
     const mc2 = permutationTest(x, y, { rng: createRng(7), maxExact: 10, resamples: 20_000 });
     expect(exact.exact).toBe(true);
@@ -262,6 +262,37 @@ describe("permutationTest", () => {
     expect(mc1.p_value).toBe(mc2.p_value);
     expect(Math.abs(mc1.p_value - exact.p_value)).toBeLessThan(0.003);
     expect(exact.p_value).toBeLessThan(0.01);
+  });
+
+  it("stops Monte Carlo early when the difference is unremarkable (Besag & Clifford 1991)", () => {
+    const x = [3, 5, 4, 6, 7, 5, 6, 4, 5, 6];
+    const y = [4, 6, 5, 5, 6, 4, 7, 5, 6, 5];
+    let draws = 0;
+    const counting = createRng(3);
+    const rng = () => {
+      draws++;
+      return counting();
+    };
+    const r = permutationTest(x, y, { rng, maxExact: 10, stopAfterHits: 20 });
+    expect(r.p_value).toBeGreaterThan(0.3);
+    // 10 random indices per draw; 20 hits at p ≈ 0.5 take about 40 draws, far below 10,000.
+    expect(draws).toBeLessThan(200 * 10);
+  });
+
+  it("gives valid Monte Carlo p-values: under the null, p ≤ 0.05 in at most about 5% of samples", () => {
+    const data = createRng(8);
+    const normal = () => Math.sqrt(-2 * Math.log(1 - data())) * Math.cos(2 * Math.PI * data());
+    let rejections = 0;
+    const sims = 1000;
+    for (let i = 0; i < sims; i++) {
+      const x = Array.from({ length: 10 }, normal);
+      const y = Array.from({ length: 10 }, normal);
+      if (permutationTest(x, y, { rng: createRng(i), maxExact: 10, resamples: 1000 }).p_value <= 0.05)
+        rejections++;
+    }
+    // 3 binomial standard deviations above 5%: √(0.05 · 0.95 / 1000) ≈ 0.0069.
+    expect(rejections / sims).toBeLessThanOrEqual(0.05 + 3 * 0.0069);
+    expect(rejections / sims).toBeGreaterThan(0.02);
   });
 });
 
