@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { Ajv } from "ajv";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../src/errors.js";
 import { ACTION_REF, SCHEMA_BASE_URL, WORKFLOW_INPUTS } from "../src/init/templates.js";
@@ -50,6 +51,18 @@ describe("scaffoldScenarios", () => {
       `# yaml-language-server: $schema=${SCHEMA_BASE_URL}/scenario.schema.json`,
     );
     expect(await readFile(path.join(dir, "AGENTS.md"), "utf8")).toContain("`git --help`");
+
+    // The files validate against the schemas their `$schema` comments name.
+    const ajv = new Ajv({ allErrors: true, strict: true });
+    const schema = async (name: string) =>
+      JSON.parse(await readFile(path.join(ROOT, "schema", name), "utf8"));
+    const validateScenario = ajv.compile(await schema("scenario.schema.json"));
+    const validateRubric = ajv.compile(await schema("rubric.schema.json"));
+    expect(validateScenario(await parseYamlFile(path.join(dir, "git-version.yaml")))).toBe(true);
+    expect(validateRubric(await parseYamlFile(path.join(dir, "rubrics/quality.yaml")))).toBe(true);
+    expect(await readFile(path.join(dir, "rubrics/quality.yaml"), "utf8")).toContain(
+      `$schema=${SCHEMA_BASE_URL}/rubric.schema.json`,
+    );
   });
 
   it("writes a scenario that loads at once, with the binary, solution, gates, fixture, guidance and rubric", async () => {
@@ -93,6 +106,7 @@ describe("scaffoldScenarios", () => {
     const tool = path.join(repo, "bin/greet");
     await writeFile(
       tool,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: bash parameter expansion
       '#!/usr/bin/env bash\ncase "${1:-}" in --help) echo "usage: greet NAME";; *) echo "unknown option" >&2; exit 2;; esac\n',
     );
     await chmod(tool, 0o755);
@@ -206,6 +220,7 @@ describe("scaffoldScenarios", () => {
     const step = steps.find((s) => s.uses === ACTION_REF);
     expect(step?.with).toMatchObject({
       scenarios: "checks/agents",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression
       "anthropic-api-key": "${{ secrets.ANTHROPIC_API_KEY }}",
     });
     expect(Object.keys(step?.with ?? {})).toEqual([...WORKFLOW_INPUTS]);
