@@ -1,11 +1,17 @@
 /** The library's public API: run suites, evaluate, compare, render. */
 export { createAnthropicClient } from "./agents/anthropic-client.js";
+export { createAimdLimiter } from "./agents/call-limiter.js";
 export { createAgent } from "./agents/create-agent.js";
 export type { ModelClient } from "./agents/model-client.js";
 export type { Agent, AgentContext, AgentName, AgentOutcome } from "./agents/types.js";
 export { compareReports } from "./compare/compare.js";
-export { renderComparisonMarkdown } from "./compare/render-markdown.js";
+export { decideRegressionFailure } from "./compare/gate.js";
+export { renderComparisonMarkdown, renderComparisonTerminal } from "./compare/render-markdown.js";
+export type * from "./compare/types.js";
 export { ConfigError, InfraError } from "./errors.js";
+export { mergeShardReports } from "./merge.js";
+export { loadTrialEvents, renderReportHtml } from "./report/html.js";
+export { renderJunitXml } from "./report/junit.js";
 export { renderReportMarkdown } from "./report/markdown.js";
 export { readReportFile } from "./report/read-report.js";
 export { renderTerminalSummary } from "./report/terminal.js";
@@ -14,7 +20,7 @@ export { defaultRunOptions, type RunOptions } from "./run-options.js";
 export { filterScenarios } from "./scenario/filter.js";
 export { loadScenarios } from "./scenario/load.js";
 export type * from "./scenario/types.js";
-export { type ProgressEvent, runSuite, type SuitePorts } from "./suite.js";
+export { type ProgressEvent, runSuite, type SuitePorts, writeReportFiles } from "./suite.js";
 export type * from "./transcript/events.js";
 export { readEvents } from "./transcript/reader.js";
 export { validateWithOracle } from "./validate-oracle.js";

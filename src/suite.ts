@@ -4,8 +4,11 @@ import path from "node:path";
 import type { ModelClient } from "./agents/model-client.js";
 import type { Agent } from "./agents/types.js";
 import { createBudget } from "./budget.js";
+import type { Comparison } from "./compare/types.js";
 import { type PlannedTrial, planTrials } from "./plan.js";
 import { assembleReport, buildScenarioReport, scenarioMetaOf } from "./report/aggregate.js";
+import { loadTrialEvents, renderReportHtml } from "./report/html.js";
+import { renderJunitXml } from "./report/junit.js";
 import { renderReportMarkdown } from "./report/markdown.js";
 import type { Report, RunInfo, TrialReport } from "./report/types.js";
 import type { RunOptions } from "./run-options.js";
@@ -215,7 +218,21 @@ function groupByScenario(plan: PlannedTrial[], results: Map<string, TrialReport>
   });
 }
 
-export async function writeReportFiles(report: Report, outDir: string, redact: (text: string) => string) {
+/** Writes report.json, report.md, report.html (with transcripts) and junit.xml into `outDir`. */
+export async function writeReportFiles(
+  report: Report,
+  outDir: string,
+  redact: (text: string) => string,
+  options: { comparison?: Comparison | null } = {},
+) {
   await writeFile(path.join(outDir, "report.json"), redact(`${JSON.stringify(report, null, 2)}\n`));
   await writeFile(path.join(outDir, "report.md"), redact(renderReportMarkdown(report)));
+  await writeFile(path.join(outDir, "junit.xml"), redact(renderJunitXml(report)));
+  const events = await loadTrialEvents(report, outDir);
+  const html = renderReportHtml({
+    report,
+    events,
+    ...(options.comparison !== undefined ? { comparison: options.comparison } : {}),
+  });
+  await writeFile(path.join(outDir, "report.html"), redact(html));
 }

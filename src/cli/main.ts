@@ -8,15 +8,19 @@ import type { ModelClient } from "../agents/model-client.js";
 import type { AgentName } from "../agents/types.js";
 import { compareReports } from "../compare/compare.js";
 import { renderComparisonMarkdown, renderComparisonTerminal } from "../compare/render-markdown.js";
+import type { Comparison } from "../compare/types.js";
 import { ConfigError, describeError, isConfigError } from "../errors.js";
 import { resolveJudgeModel } from "../evaluate/judge.js";
 import { loadPriceTable } from "../evaluate/pricing.js";
 import { mergeShardReports } from "../merge.js";
+import { loadTrialEvents, renderReportHtml } from "../report/html.js";
+import { renderJunitXml } from "../report/junit.js";
 import { renderReportMarkdown } from "../report/markdown.js";
 import { readReportFile } from "../report/read-report.js";
 import { renderTerminalSummary } from "../report/terminal.js";
 import type { Report } from "../report/types.js";
 import { defaultRunOptions, type RunOptions } from "../run-options.js";
+import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
 import type { Scenario } from "../scenario/types.js";
@@ -62,7 +66,7 @@ Usage:
   llm-tool-test run [paths...]        run scenarios (YAML files, folders, .jsonl datasets) and evaluate them
   llm-tool-test validate [paths...]   check scenario files; --oracle also proves the gates can pass and can fail
   llm-tool-test list [paths...]       list the scenarios that would run
-  llm-tool-test report REPORT.json    re-render a saved report (--format md|terminal|json)
+  llm-tool-test report REPORT.json    re-render a saved report (--format md|terminal|json|html|junit)
   llm-tool-test compare BASE.json HEAD.json   compare two reports with significance tests
   llm-tool-test merge REPORT.json... --out DIR   combine the shard reports of one run
 
@@ -280,6 +284,7 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   if (baseline) {
     const comparison = compareReports(baseline, report);
     await writeFile(path.join(outDir, "comparison.md"), renderComparisonMarkdown(comparison));
+    await writeReportFiles(report, outDir, createSecretRedactor(collectSecretValues(io.env)), { comparison });
     io.stdout.write(`\n${renderComparisonTerminal(comparison)}\n`);
   }
   io.stdout.write(`Report: ${displayPath(io.cwd, path.join(outDir, "report.md"))}\n`);
@@ -374,26 +379,57 @@ async function commandList(argv: string[], io: CliIo): Promise<number> {
   return EXIT.ok;
 }
 
+const REPORT_FORMATS = ["md", "terminal", "json", "html", "junit"] as const;
+
+async function renderReportAs(
+  format: (typeof REPORT_FORMATS)[number],
+  report: Report,
+  context: { file: string; comparison: Comparison | undefined; color: boolean },
+): Promise<string> {
+  switch (format) {
+    case "md":
+      return renderReportMarkdown(report);
+    case "json":
+      return `${JSON.stringify(report, null, 2)}\n`;
+    case "junit":
+      return renderJunitXml(report);
+    case "html": {
+      const events = await loadTrialEvents(report, path.dirname(context.file));
+      return renderReportHtml({
+        report,
+        events,
+        ...(context.comparison ? { comparison: context.comparison } : {}),
+      });
+    }
+    case "terminal":
+      return `${renderTerminalSummary(report, { color: context.color })}\n`;
+  }
+}
+
 async function commandReport(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs("report", argv, {
     format: { type: "string", short: "f" },
     out: { type: "string", short: "o" },
+    baseline: { type: "string" },
     help: { type: "boolean", short: "h" },
     debug: { type: "boolean" },
   });
   if (values.help || positionals.length !== 1) {
-    io.stdout.write("Usage: llm-tool-test report REPORT.json [--format md|terminal|json] [--out FILE]\n");
+    io.stdout.write(
+      "Usage: llm-tool-test report REPORT.json [--format md|terminal|json|html|junit] [--out FILE] [--baseline BASE.json]\n\n" +
+        "Re-renders a saved report. html is one self-contained file with charts and a transcript viewer\n" +
+        "(run it from the report's folder so the transcripts are found); junit is JUnit XML for CI dashboards.\n",
+    );
     return values.help ? EXIT.ok : EXIT.usage;
   }
   const file = path.resolve(io.cwd, positionals[0] as string);
   const report = await readReportFile(file);
-  const format = readChoice(values, "format", ["md", "terminal", "json"] as const) ?? "md";
-  const text =
-    format === "md"
-      ? renderReportMarkdown(report)
-      : format === "json"
-        ? `${JSON.stringify(report, null, 2)}\n`
-        : `${renderTerminalSummary(report, { color: Boolean(io.stdout.isTTY) })}\n`;
+  const format = readChoice(values, "format", REPORT_FORMATS) ?? "md";
+  const baselineFile = readString(values, "baseline");
+  const comparison = baselineFile
+    ? compareReports(await readReportFile(path.resolve(io.cwd, baselineFile)), report)
+    : undefined;
+  const text = await renderReportAs(format, report, { file, comparison, color: Boolean(io.stdout.isTTY) });
   const out = readString(values, "out");
   if (out) {
     await mkdir(path.dirname(path.resolve(io.cwd, out)), { recursive: true });

@@ -42,7 +42,14 @@ describe("llm-tool-test run with the oracle agent (the real CLI, end to end)", (
   it("writes a report.json valid against the published schema", () => {
     expect(reportSchemaErrors(report)).toEqual([]);
     expect(report.run.agent).toBe("oracle");
-    expect(report.summary).toMatchObject({ outcome: "fail", scenarios: 2, trials: 2, passed: 1, failed: 1, errors: 0 });
+    expect(report.summary).toMatchObject({
+      outcome: "fail",
+      scenarios: 2,
+      trials: 2,
+      passed: 1,
+      failed: 1,
+      errors: 0,
+    });
   });
 
   it("computes layer-1 metrics from the shim that match the hand-computed figures", () => {
@@ -61,7 +68,12 @@ describe("llm-tool-test run with the oracle agent (the real CLI, end to end)", (
       iteration_ratio: 1,
       completed: true,
     });
-    expect(passing?.execution).toMatchObject({ turns: 0, tool_calls: 4, tool_calls_ok: 4, tool_calls_error: 0 });
+    expect(passing?.execution).toMatchObject({
+      turns: 0,
+      tool_calls: 4,
+      tool_calls_ok: 4,
+      tool_calls_error: 0,
+    });
     expect(passing?.gates.map((g) => g.passed)).toEqual([true, true, true]);
 
     const failing = report.scenarios.find((s) => s.id === "count_adults")?.trials[0];
@@ -115,10 +127,27 @@ describe("llm-tool-test run with the oracle agent (the real CLI, end to end)", (
     }
   });
 
-  it("re-renders a saved report", async () => {
+  it("re-renders a saved report in every format, and writes HTML and JUnit beside it", async () => {
     const rendered = await runCli(["report", path.join(out, "report.json"), "--format", "md"]);
     expect(rendered.code).toBe(0);
     expect(rendered.stdout).toBe(await readFile(path.join(out, "report.md"), "utf8"));
+    const junit = await runCli(["report", path.join(out, "report.json"), "--format", "junit"]);
+    expect(junit.stdout).toBe(await readFile(path.join(out, "junit.xml"), "utf8"));
+    expect(junit.stdout).toMatch(/<testsuites[^>]* tests="2"[^>]* failures="1"/);
+    const htmlFile = path.join(out, "again.html");
+    const html = await runCli([
+      "report",
+      path.join(out, "report.json"),
+      "--format",
+      "html",
+      "--out",
+      htmlFile,
+    ]);
+    expect(html.code).toBe(0);
+    const page = await readFile(htmlFile, "utf8");
+    expect(page).toMatch(/^<!DOCTYPE html>/i);
+    expect(page).toContain("lenght"); // the failing trial's transcript is embedded
+    expect(await readFile(path.join(out, "report.html"), "utf8")).toContain("count_adults");
   });
 });
 
