@@ -158,7 +158,7 @@ function renderLegend(c: Comparison): string {
   return (
     `<sub>🔴 regressed / 🟢 improved: change significant at adjusted p ≤ ${alpha} (${method}; Fisher exact for pass rate, ` +
     `permutation test for other metrics) · ⚪ unchanged: not significant and the 95% CI of the change lies within the ` +
-    `tolerance (±${trimNumber(c.settings.rate_tolerance * 100)} pts for rates, ±${trimNumber(c.settings.relative_tolerance * 100)}% for counts) · ` +
+    `tolerance (±${trimNumber(c.settings.rate_tolerance * 100)} pts for rates, ±${trimNumber(c.settings.relative_tolerance * 100)}% of the baseline for counts, at least 0.5, and for tokens, cost, time) · ` +
     `❔ inconclusive: neither, more trials needed · ➖ too few samples: fewer than ${c.settings.min_trials} trials on a side. ` +
     `Intervals are 95% CIs of head − base.</sub>`
   );
