@@ -4,6 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import type { RepoRef } from "../github/types.js";
 
 export interface PullRequestInfo {
@@ -65,8 +66,8 @@ export function readRunContext(
     sha: env.GITHUB_SHA || null,
     ref: env.GITHUB_REF || null,
     actor: env.GITHUB_ACTOR || null,
-    workspace: env.GITHUB_WORKSPACE || cwd,
-    tempDir: env.RUNNER_TEMP || os.tmpdir(),
+    workspace: path.resolve(cwd, env.GITHUB_WORKSPACE || "."),
+    tempDir: path.resolve(cwd, env.RUNNER_TEMP || os.tmpdir()),
     pullRequest: PULL_REQUEST_EVENTS.has(eventName) ? readPullRequest(payload.pull_request) : null,
   };
 }

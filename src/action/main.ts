@@ -6,7 +6,7 @@
  * `run(deps)` takes its side effects as arguments; called without them (as the bundle's entry and
  * `@github/local-action` do) it wires the real `@actions/core`, Octokit and artifact client.
  */
-import { mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
 import * as actionsCore from "@actions/core";
@@ -74,6 +74,12 @@ function createDefaultDeps(overrides: Partial<ActionDeps>): ActionDeps {
   return {
     core: actionsCore,
     writeSummary: async (markdown) => {
+      // The runner creates the file; a local run (local-action, .env) may only name it.
+      const file = env.GITHUB_STEP_SUMMARY;
+      if (file) {
+        await mkdir(path.dirname(path.resolve(file)), { recursive: true });
+        await appendFile(file, "");
+      }
       await actionsCore.summary.addRaw(markdown, true).write();
     },
     env,
