@@ -1,7 +1,14 @@
 #!/usr/bin/env node
-// Runs the compiled CLI when present (npm package), else compiles on the fly is not possible:
-// the repository's `prepare` step builds lib/ on `npm ci`.
+// The CLI's entry: lib/ is compiled from src/ by `npm ci` (the `prepare` script) or `npm run build`.
 import { main } from "../lib/cli/main.js";
+
+// A closed pipe (`llm-tool-test list | head`) is not an error worth a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
 
 main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;

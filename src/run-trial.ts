@@ -1,9 +1,10 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ModelClient } from "./agents/model-client.js";
-import type { Agent, AgentOutcome } from "./agents/types.js";
+import type { Agent, AgentName, AgentOutcome } from "./agents/types.js";
 import { describeError, InfraError } from "./errors.js";
 import { evaluateTrial } from "./evaluate/evaluate-trial.js";
+import { buildScriptEnv } from "./evaluate/gates.js";
 import { computeExecution, computeInteraction } from "./evaluate/metrics.js";
 import { folderNameFor, type PlannedTrial } from "./plan.js";
 import type { TrialReport } from "./report/types.js";
@@ -36,6 +37,17 @@ export interface TrialOutput {
 /** Paths of one trial's files inside the run's output folder. */
 export function trialFolderOf(planned: Pick<PlannedTrial, "scenarioKey" | "trial">): string {
   return path.join("trials", folderNameFor(planned.scenarioKey), `trial-${planned.trial}`);
+}
+
+/** The judge of a trial: the scenario's judge model wins over the run's. */
+function judgeFor(scenario: Scenario, options: RunOptions, client: ModelClient | null) {
+  const model = scenario.evaluation.judge?.model ?? options.judgeModel;
+  return client && model ? { client, model } : null;
+}
+
+/** Agents that talk to a model (and so have a model worth recording). */
+export function agentUsesModel(name: AgentName): boolean {
+  return name === "anthropic" || name === "claude-code" || name === "command";
 }
 
 function modelFor(scenario: Scenario, options: RunOptions): string {
@@ -105,7 +117,7 @@ export async function runTrial(
       variant: variant?.name ?? null,
       trial: planned.trial,
       agent: ports.agent.name,
-      model: ports.agent.name === "anthropic" || ports.agent.name === "claude-code" ? model : null,
+      model: agentUsesModel(ports.agent.name) ? model : null,
       work_dir: "",
       sandbox: mode,
     });
@@ -194,19 +206,17 @@ export async function runTrial(
         sandbox,
         model,
         prices: options.prices,
-        judge:
-          ports.judgeClient && options.judgeModel
-            ? { client: ports.judgeClient, model: options.judgeModel }
-            : null,
+        judge: judgeFor(scenario, options, ports.judgeClient),
         transcript,
         gateTimeoutMs: options.gateTimeoutMs,
-        scriptEnv: {
-          LLM_TOOL_TEST_WORK_DIR: sandbox.workDir,
-          LLM_TOOL_TEST_EVENTS: path.resolve(trialDir, "events.jsonl"),
-          LLM_TOOL_TEST_SCENARIO: scenario.id,
-          LLM_TOOL_TEST_MODEL: model,
-          LLM_TOOL_TEST_TRIAL: String(planned.trial),
-        },
+        scriptEnv: buildScriptEnv({
+          workDir: sandbox.workDir,
+          eventsPath: path.resolve(trialDir, "events.jsonl"),
+          scenarioId: scenario.id,
+          scenarioDir: path.dirname(scenario.source.file),
+          model: agentUsesModel(ports.agent.name) ? model : null,
+          trial: planned.trial,
+        }),
       });
     } else {
       evaluated = unevaluatedTrial(

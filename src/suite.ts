@@ -13,7 +13,7 @@ import { renderReportMarkdown } from "./report/markdown.js";
 import type { Report, RunInfo, TrialReport } from "./report/types.js";
 import type { RunOptions } from "./run-options.js";
 import { checkResumable, loadFinishedTrials, readManifest, writeManifest } from "./run-state.js";
-import { runTrial, skippedTrial } from "./run-trial.js";
+import { agentUsesModel, runTrial, skippedTrial } from "./run-trial.js";
 import { collectSecretValues, createSecretRedactor } from "./sandbox/secrets.js";
 import type { Scenario } from "./scenario/types.js";
 import { HARNESS_VERSION } from "./version.js";
@@ -190,7 +190,7 @@ export async function runSuite(
     ended_at: new Date(now()).toISOString(),
     harness_version: HARNESS_VERSION,
     agent: options.agent,
-    model: options.agent === "anthropic" || options.agent === "claude-code" ? options.model : null,
+    model: agentUsesModel(options.agent) ? options.model : null,
     judge_model: options.judgeModel,
     git_sha: ports.git?.sha ?? null,
     git_ref: ports.git?.ref ?? null,

@@ -7,11 +7,13 @@ import { createAgent } from "../agents/create-agent.js";
 import type { ModelClient } from "../agents/model-client.js";
 import type { AgentName } from "../agents/types.js";
 import { compareReports } from "../compare/compare.js";
+import { planTrialsNeeded, renderTrialPlan } from "../compare/planning.js";
 import { renderComparisonMarkdown, renderComparisonTerminal } from "../compare/render-markdown.js";
 import type { Comparison } from "../compare/types.js";
 import { ConfigError, describeError, isConfigError } from "../errors.js";
 import { resolveJudgeModel } from "../evaluate/judge.js";
 import { loadPriceTable } from "../evaluate/pricing.js";
+import { scaffoldScenarios } from "../init.js";
 import { mergeShardReports } from "../merge.js";
 import { loadTrialEvents, renderReportHtml } from "../report/html.js";
 import { renderJunitXml } from "../report/junit.js";
@@ -69,6 +71,8 @@ Usage:
   llm-tool-test report REPORT.json    re-render a saved report (--format md|terminal|json|html|junit)
   llm-tool-test compare BASE.json HEAD.json   compare two reports with significance tests
   llm-tool-test merge REPORT.json... --out DIR   combine the shard reports of one run
+  llm-tool-test plan REPORT.json --effect 0.1    trials needed to detect a change of that size
+  llm-tool-test init BINARY [--dir DIR]   scaffold a scenario folder (scenario, fixture, rubric, AGENTS.md, workflow)
 
 Run 'llm-tool-test <command> --help' for a command's options.
 Exit status: 0 all passed, 1 a scenario failed, 2 configuration or usage error, 3 infrastructure errors left the result incomplete.
@@ -218,16 +222,32 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   if (selected.length === 0) throw new ConfigError("no scenario matches the given paths and filters");
 
   const model = readString(values, "model") ?? defaultRunOptions({ outDir: "" }).model;
-  const judgeWanted = selected.some((s) => s.evaluation.judge?.enabled);
-  const judgeModel = judgeWanted
-    ? resolveJudgeModel({
-        flag: readString(values, "judge-model"),
-        scenario: selected.find((s) => s.evaluation.judge?.model)?.evaluation.judge?.model,
+  const judged = selected.filter((s) => s.evaluation.judge?.enabled);
+  let scenarios = selected;
+  let judgeModel: string | null = readString(values, "judge-model") ?? null;
+  if (judged.length > 0 && !apiKey) {
+    // Only the oracle and null agents get here without a key: their gates still say everything.
+    io.stderr.write(
+      `note: the judge of ${judged.length} scenario(s) is skipped: it needs ANTHROPIC_API_KEY (the ${agentName} agent needs none)\n`,
+    );
+    scenarios = selected.map((s) =>
+      s.evaluation.judge?.enabled ? { ...s, evaluation: { ...s.evaluation, judge: undefined } } : s,
+    );
+  } else if (judged.length > 0) {
+    const force = Boolean(values["force-judge"]);
+    const flag = readString(values, "judge-model");
+    judgeModel = resolveJudgeModel({ flag, env: io.env.LLM_TOOL_TEST_JUDGE, testedModel: model, force });
+    // A scenario's own judge model is checked against the model that scenario tests.
+    for (const scenario of judged) {
+      resolveJudgeModel({
+        flag,
+        scenario: scenario.evaluation.judge?.model,
         env: io.env.LLM_TOOL_TEST_JUDGE,
-        testedModel: model,
-        force: Boolean(values["force-judge"]),
-      })
-    : (readString(values, "judge-model") ?? null);
+        testedModel: scenario.agent.model ?? model,
+        force,
+      });
+    }
+  }
   const pricesFile = readString(values, "prices");
   const resumeDir = readString(values, "resume");
   const outDir = path.resolve(io.cwd, resumeDir ?? readString(values, "out") ?? timestampFolder(new Date()));
@@ -237,7 +257,7 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   const options: RunOptions = defaultRunOptions({
     agent: agentName,
     model,
-    judgeModel: judgeModel ?? null,
+    judgeModel,
     forceJudge: Boolean(values["force-judge"]),
     outDir,
     ...definedEntries({
@@ -266,7 +286,7 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   process.once("SIGTERM", onSignal);
   let report: Report;
   try {
-    report = await runSuite(selected, options, {
+    report = await runSuite(scenarios, options, {
       agent,
       judgeClient: modelClient,
       env: io.env,
@@ -494,7 +514,76 @@ async function commandMerge(argv: string[], io: CliIo): Promise<number> {
   return exitCodeFor(merged);
 }
 
+async function commandInit(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs("init", argv, {
+    dir: { type: "string" },
+    binary: { type: "string" },
+    force: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+    debug: { type: "boolean" },
+  });
+  const binary = readString(values, "binary") ?? positionals[0];
+  if (values.help || !binary) {
+    io.stdout.write(INIT_HELP);
+    return values.help ? EXIT.ok : EXIT.usage;
+  }
+  const result = await scaffoldScenarios({
+    binary,
+    dir: path.resolve(io.cwd, readString(values, "dir") ?? "scenarios"),
+    force: Boolean(values.force),
+    cwd: io.cwd,
+    ...(io.env.PATH ? { searchPath: io.env.PATH } : {}),
+  });
+  for (const file of result.files) io.stdout.write(`wrote ${displayPath(io.cwd, file)}\n`);
+  for (const warning of result.warnings) io.stderr.write(`warning: ${warning}\n`);
+  io.stdout.write(`Next: llm-tool-test validate --oracle ${readString(values, "dir") ?? "scenarios"}\n`);
+  return EXIT.ok;
+}
+
+const INIT_HELP = `Usage: llm-tool-test init BINARY [--dir scenarios] [--force]
+
+Writes a starter suite for BINARY (a command on PATH, or a path to one) into DIR (default ./scenarios):
+a scenario whose solution runs \`BINARY --version\` (or --help), a fixture folder, a judge rubric, an
+AGENTS.md stub, and .github/workflows/llm-tool-test.yml at the root of the enclosing git repository
+(inside DIR when there is none). Existing files are not overwritten unless --force.
+Next: llm-tool-test validate --oracle DIR
+`;
+
+async function commandPlan(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs("plan", argv, {
+    effect: { type: "string" },
+    metric: { type: "string" },
+    alpha: { type: "string" },
+    power: { type: "string" },
+    help: { type: "boolean", short: "h" },
+    debug: { type: "boolean" },
+  });
+  const effect = readNumber(values, "effect", 0);
+  if (values.help || positionals.length !== 1 || effect === undefined) {
+    io.stdout.write(
+      "Usage: llm-tool-test plan REPORT.json --effect 0.1 [--metric first_try_success_rate] [--alpha 0.05] [--power 0.8]\n\n" +
+        "From the variance observed in a report, how many trials per scenario are needed to detect a change\n" +
+        "of the given size (rates in 0..1: 0.1 = 10 points; other metrics in their own unit).\n",
+    );
+    return values.help ? EXIT.ok : EXIT.usage;
+  }
+  const report = await readReportFile(path.resolve(io.cwd, positionals[0] as string));
+  const metric = readString(values, "metric");
+  const alpha = readNumber(values, "alpha", 0);
+  const power = readNumber(values, "power", 0);
+  const plan = planTrialsNeeded(report, {
+    effect,
+    ...(metric ? { metric } : {}),
+    ...(alpha !== undefined ? { alpha } : {}),
+    ...(power !== undefined ? { power } : {}),
+  });
+  io.stdout.write(`${renderTrialPlan(plan)}\n`);
+  return EXIT.ok;
+}
+
 const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = {
+  init: commandInit,
+  plan: commandPlan,
   merge: commandMerge,
   run: commandRun,
   validate: commandValidate,

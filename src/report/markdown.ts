@@ -1,3 +1,5 @@
+import { renderComparisonMarkdown } from "../compare/render-markdown.js";
+import { compareVariants } from "../compare/variants.js";
 import { escapeCell, formatDuration, formatNumber, formatRate, formatTokens, formatUsd } from "./format.js";
 import type { Report, ScenarioReport, TrialReport } from "./types.js";
 
@@ -129,6 +131,15 @@ function renderTrialFailure(scenario: ScenarioReport, trial: TrialReport): strin
 /** `report.md`: headline, per-category and per-scenario tables, then each failing trial. Pure. */
 export function renderReportMarkdown(report: Report): string {
   const lines = [...renderHeadline(report), ...renderCategories(report), ...renderScenarioTable(report)];
+  const variants = compareVariants(report);
+  for (const { base, head, comparison } of variants) {
+    lines.push(
+      "",
+      `## Guidance variants: \`${head}\` against \`${base}\``,
+      "",
+      renderComparisonMarkdown(comparison, { maxChars: 12_000 }).trim(),
+    );
+  }
   const failing = report.scenarios.flatMap((s) =>
     s.trials.filter((t) => t.outcome === "fail" || t.outcome === "error").map((t) => [s, t] as const),
   );

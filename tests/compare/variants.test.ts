@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { compareVariants } from "../../src/compare/variants.js";
+import { buildScenarioReport, scenarioMetaOf, summarizeRun } from "../../src/report/aggregate.js";
+import { renderReportMarkdown } from "../../src/report/markdown.js";
+import type { Report } from "../../src/report/types.js";
+import { makeInteraction, makeTrial } from "../report/trial-factory.js";
+import { makeScenario } from "../scenario-factory.js";
+
+function trials(count: number, commands: number, errors: number) {
+  return Array.from({ length: count }, (_, i) =>
+    makeTrial({
+      trial: i + 1,
+      outcome: "pass",
+      score: 1,
+      max_score: 1,
+      interaction: makeInteraction({
+        total_commands: commands,
+        error_count: errors,
+        error_rate: errors / commands,
+      }),
+    }),
+  );
+}
+
+function reportWithVariants(): Report {
+  const docs = makeScenario({ id: "docs", variants: [{ name: "terse" }, { name: "detailed" }] });
+  const plain = makeScenario({ id: "plain" });
+  const scenarios = [
+    buildScenarioReport(scenarioMetaOf(docs, "terse"), trials(8, 10, 5)),
+    buildScenarioReport(scenarioMetaOf(docs, "detailed"), trials(8, 3, 0)),
+    buildScenarioReport(scenarioMetaOf(plain, null), trials(2, 1, 0)),
+  ];
+  return {
+    schema_version: 1,
+    run: {
+      model: "m",
+      agent: "anthropic",
+      harness_version: "0",
+      price_table: {},
+    } as unknown as Report["run"],
+    scenarios,
+    summary: summarizeRun(scenarios),
+  };
+}
+
+describe("guidance variants in one run", () => {
+  it("compares each variant with the scenario's first, over the scenarios that ran both", () => {
+    const [pair, ...rest] = compareVariants(reportWithVariants());
+    expect(rest).toEqual([]);
+    expect(pair?.base).toBe("terse");
+    expect(pair?.head).toBe("detailed");
+    const scenario = pair?.comparison.scenarios[0];
+    expect(pair?.comparison.scenarios).toHaveLength(1);
+    const commands = scenario?.metrics.find((m) => m.metric === "total_commands");
+    expect(commands?.base_mean).toBe(10);
+    expect(commands?.head_mean).toBe(3);
+    expect(commands?.verdict).toBe("improved");
+  });
+
+  it("shows the variant comparison in report.md, and nothing when there are no variants", () => {
+    const report = reportWithVariants();
+    expect(renderReportMarkdown(report)).toContain("## Guidance variants: `detailed` against `terse`");
+    const withoutVariants = { ...report, scenarios: report.scenarios.filter((s) => s.variant === null) };
+    expect(renderReportMarkdown(withoutVariants)).not.toContain("Guidance variants");
+  });
+});

@@ -1,0 +1,93 @@
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { loadScenarios } from "../src/scenario/load.js";
+import { ROOT, runCli } from "./e2e/helpers.js";
+
+const readme = await readFile(path.join(ROOT, "README.md"), "utf8");
+const action = parse(await readFile(path.join(ROOT, "action.yml"), "utf8")) as {
+  inputs: Record<string, unknown>;
+};
+
+function codeBlocks(language: string): string[] {
+  return [...readme.matchAll(new RegExp("```" + language + "\\n([\\s\\S]*?)```", "g"))].map(
+    (m) => m[1] as string,
+  );
+}
+
+describe("the README's examples work", () => {
+  it("its workflows use only inputs that action.yml declares, with the permissions the action needs", () => {
+    const workflows = codeBlocks("yaml").filter((block) => block.includes("uses: llm-tool-test/"));
+    expect(workflows.length).toBeGreaterThanOrEqual(2);
+    for (const text of workflows) {
+      const workflow = parse(text) as {
+        jobs: Record<string, { steps: { uses?: string; with?: Record<string, unknown> }[] }>;
+      };
+      for (const job of Object.values(workflow.jobs)) {
+        for (const step of job.steps.filter((s) => s.uses?.startsWith("llm-tool-test/"))) {
+          for (const input of Object.keys(step.with ?? {}))
+            expect(Object.keys(action.inputs)).toContain(input);
+        }
+      }
+    }
+    const main = parse(workflows[0] as string) as {
+      on: Record<string, unknown>;
+      permissions: Record<string, string>;
+    };
+    expect(Object.keys(main.on)).toEqual(["push", "pull_request"]);
+    expect(main.permissions).toEqual({ contents: "read", "pull-requests": "write", actions: "read" });
+  });
+
+  it("its scenario example, with every field, loads", async () => {
+    const example = codeBlocks("yaml").find((block) => block.includes("name: create_and_link")) as string;
+    const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-readme-"));
+    await mkdir(path.join(dir, "fixtures/empty-store"), { recursive: true });
+    await mkdir(path.join(dir, "docs"), { recursive: true });
+    await mkdir(path.join(dir, "rubrics"), { recursive: true });
+    for (const doc of ["AGENTS.md", "AGENTS-terse.md", "AGENTS-detailed.md"]) {
+      await writeFile(path.join(dir, "docs", doc), "# my-tool\n");
+    }
+    await writeFile(
+      path.join(dir, "rubrics/capture.yaml"),
+      "criteria:\n  - {id: complete, weight: 1, description: Did it all}\n",
+    );
+    await writeFile(
+      path.join(dir, "scenario.yaml"),
+      example.replace("gates: [...]", "gates: [{type: no_transcript_errors}]"),
+    );
+    const [scenario] = await loadScenarios([path.join(dir, "scenario.yaml")]);
+    expect(scenario?.id).toBe("create_and_link");
+    expect(scenario?.variants.map((v) => v.name)).toEqual(["terse", "detailed"]);
+    expect(scenario?.evaluation.composite).toEqual({
+      gateWeight: 0.5,
+      judgeWeight: 0.3,
+      interactionWeight: 0.2,
+    });
+    expect(scenario?.agent).toEqual({
+      model: "claude-haiku-4-5",
+      maxTurns: 20,
+      timeoutMs: 300_000,
+      commandTimeoutMs: 60_000,
+    });
+  });
+
+  it("every CLI command it lists answers --help, and the quick start's pieces exist", async () => {
+    const cli = codeBlocks("text").find((block) => block.includes("llm-tool-test run")) as string;
+    const commands = [...cli.matchAll(/^llm-tool-test (\w+)/gm)].map((m) => m[1] as string);
+    expect(commands).toEqual(["run", "validate", "list", "report", "compare", "merge", "init"]);
+    for (const command of commands) {
+      const result = await runCli([command, "--help"]);
+      expect(result.code, command).toBe(0);
+      expect(result.stdout, command).toContain("Usage: llm-tool-test");
+    }
+    const quickStart = codeBlocks("sh")[0] as string;
+    expect(quickStart.trim().split("\n")).toEqual([
+      "npm ci && npx llm-tool-test run scenarios-example --agent oracle",
+      "npm test",
+    ]);
+    const ci = await readFile(path.join(ROOT, ".ci/run"), "utf8");
+    expect(ci).toContain("npm test");
+  }, 60_000);
+});
