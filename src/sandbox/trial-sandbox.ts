@@ -34,6 +34,7 @@ import {
 } from "./bwrap.js";
 import { buildAgentEnvironment } from "./env.js";
 import { createProcessGroupRegistry, killAllProcessGroups, runProcess, runShell } from "./exec.js";
+import { createProcessMarker, killMarkedProcesses, PROCESS_MARKER_ENV } from "./marked-processes.js";
 import { readShimLog, resolveRealBinary, writeShim } from "./shim.js";
 import type { ExecResult, TargetInvocationRecord, TrialSandbox } from "./types.js";
 
@@ -82,11 +83,14 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
   // realpath: on macOS the temp dir is behind a symlink and `pwd` would disagree with workDir.
   const base = await realpath(await mkdtemp(path.join(tmpRoot, "llm-tool-test-")));
   const processGroups = createProcessGroupRegistry();
+  // Agent processes' trees, found by an environment marker (their tools may leave the group).
+  const processMarkers: string[] = [];
   let disposed = false;
   const dispose = async () => {
     if (disposed) return;
     disposed = true;
     await killAllProcessGroups(processGroups);
+    for (const marker of processMarkers) await killMarkedProcesses(marker);
     if (!options.keepWorkDir) await removeTree(base);
   };
 
@@ -274,15 +278,25 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
           outputCapBytes: agentCap,
           ...(run.signal ? { signal: run.signal } : {}),
         }),
-      runAgentProcess: (file, args, run) =>
-        runProcessInside(file, args, {
-          env: run.env ? buildEnv(shimPathPrefix, run.env) : agentEnv,
+      runAgentProcess: async (file, args, run) => {
+        const marker = createProcessMarker();
+        processMarkers.push(marker);
+        const env = {
+          ...(run.env ? buildEnv(shimPathPrefix, run.env) : agentEnv),
+          [PROCESS_MARKER_ENV]: marker,
+        };
+        const result = await runProcessInside(file, args, {
+          env,
           timeoutMs: run.timeoutMs,
           outputCapBytes: agentCap,
           ...(run.signal ? { signal: run.signal } : {}),
           ...(run.onStdoutLine ? { onStdoutLine: run.onStdoutLine } : {}),
           ...(run.stdin !== undefined ? { stdin: run.stdin } : {}),
-        }),
+        });
+        // Killed: its whole tree goes with it, not only its process group.
+        if (result.timed_out || run.signal?.aborted) await killMarkedProcesses(marker);
+        return result;
+      },
       runGateCommand: (command, run) =>
         runInside(command, {
           env: run.env ? buildEnv([], run.env) : gateEnv,

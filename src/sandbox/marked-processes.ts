@@ -1,0 +1,48 @@
+/**
+ * Ending an external agent's whole process tree. Agent CLIs start their tools in new sessions
+ * (Claude Code runs each Bash call under setsid), out of reach of a process-group kill, and
+ * orphans lose their parent chain. Every process the agent starts inherits its environment, so
+ * the agent gets a unique marker variable and the survivors are found by it in /proc (the way CI
+ * servers end a build's leftovers). Linux only; elsewhere nothing is found.
+ */
+import { randomUUID } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+
+export const PROCESS_MARKER_ENV = "LLM_TOOL_TEST_PROCESS_MARK";
+const SWEEP_ROUNDS = 5;
+
+export function createProcessMarker(): string {
+  return randomUUID();
+}
+
+/** Live processes (of this user) whose environment holds PROCESS_MARKER_ENV=marker. */
+export async function findMarkedProcesses(marker: string): Promise<number[]> {
+  const entry = Buffer.from(`${PROCESS_MARKER_ENV}=${marker}\0`);
+  const names = await readdir("/proc").catch(() => [] as string[]);
+  const found: number[] = [];
+  for (const name of names) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    const environ = await readFile(`/proc/${name}/environ`).catch(() => null);
+    if (!environ) continue;
+    const at = environ.indexOf(entry);
+    // A whole entry: at the start, or right after the previous entry's NUL.
+    if (at === 0 || (at > 0 && environ[at - 1] === 0)) found.push(Number(name));
+  }
+  return found;
+}
+
+/** SIGKILL every marked process, again until none is left (a dying shell may still fork). */
+export async function killMarkedProcesses(marker: string): Promise<void> {
+  for (let round = 0; round < SWEEP_ROUNDS; round += 1) {
+    const pids = await findMarkedProcesses(marker);
+    if (pids.length === 0) return;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
