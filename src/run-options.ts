@@ -12,6 +12,8 @@ export const DEFAULT_OUTPUT_CAP_BYTES = 256 * 1024;
 /** Everything that decides what a run does, read once by the CLI or the action. */
 export interface RunOptions {
   agent: AgentName;
+  /** The `command` agent's template (`--agent-command`): {prompt}, {workdir}, {model}, {system}. */
+  agentCommand: string | null;
   /** Default model; a scenario's `agent.model` wins. */
   model: string;
   judgeModel: string | null;
@@ -40,6 +42,7 @@ export interface RunOptions {
 export function defaultRunOptions(overrides: Partial<RunOptions> & { outDir: string }): RunOptions {
   return {
     agent: "oracle",
+    agentCommand: null,
     model: DEFAULT_MODEL,
     judgeModel: null,
     forceJudge: false,

@@ -1,5 +1,7 @@
 import { ConfigError } from "../errors.js";
 import { type AnthropicAgentOptions, createAnthropicAgent } from "./anthropic.js";
+import { type ClaudeCodeAgentOptions, createClaudeCodeAgent } from "./claude-code.js";
+import { createCommandAgent } from "./command.js";
 import type { ModelClient } from "./model-client.js";
 import { createNullAgent } from "./null.js";
 import { createOracleAgent } from "./oracle.js";
@@ -11,6 +13,16 @@ export interface AgentDeps {
   /** Required by `anthropic`; built by the CLI/action from the API key. */
   modelClient?: ModelClient;
   anthropic?: AnthropicAgentOptions;
+  /** The real API key, for `claude-code` (it reaches the CLI only through a loopback proxy). */
+  apiKey?: string;
+  /** The real API base URL for `claude-code`; default https://api.anthropic.com. */
+  baseURL?: string;
+  /** The command template of the `command` agent (`--agent-command`). */
+  agentCommand?: string | null;
+  /** Environment for finding the `claude` binary (LLM_TOOL_TEST_CLAUDE_BIN, PATH); default process.env. */
+  env?: Record<string, string | undefined>;
+  /** More claude-code settings (binary, tools, clock). */
+  claudeCode?: Partial<ClaudeCodeAgentOptions>;
 }
 
 /** The agent for `--agent NAME` (a string, since it comes straight from the user). */
@@ -29,11 +41,26 @@ export function createAgent(name: AgentName | (string & {}), deps: AgentDeps = {
     case "null":
       return createNullAgent();
     case "claude-code":
+      if (!deps.apiKey) {
+        throw new ConfigError(
+          "the claude-code agent needs an API key: set ANTHROPIC_API_KEY (Claude Code gets it only through a local proxy, never in its environment)",
+          "--agent",
+        );
+      }
+      return createClaudeCodeAgent({
+        ...deps.claudeCode,
+        apiKey: deps.apiKey,
+        ...(deps.baseURL ? { baseURL: deps.baseURL } : {}),
+        ...(deps.env ? { env: deps.env } : {}),
+      });
     case "command":
-      throw new ConfigError(
-        `agent "${name}" is not available yet; use one of: anthropic, oracle, null`,
-        "--agent",
-      );
+      if (!deps.agentCommand) {
+        throw new ConfigError(
+          "the command agent needs a command template: pass --agent-command 'my-agent --model {model} --task {prompt}'",
+          "--agent-command",
+        );
+      }
+      return createCommandAgent({ template: deps.agentCommand });
     default: {
       const suggestion = suggestName(name, AGENT_NAMES);
       const hint = suggestion ? ` (did you mean "${suggestion}"?)` : "";

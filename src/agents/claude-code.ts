@@ -1,0 +1,573 @@
+/**
+ * The Claude Code CLI (`claude` of the @anthropic-ai/claude-code package) as the agent under test.
+ *
+ * It runs non-interactively in the trial's work dir with the sandboxed environment (`claude -p`
+ * with the task on stdin, `--output-format stream-json --verbose --include-partial-messages`),
+ * only the Bash tool by default, permissions bypassed (the sandbox is the boundary), the harness's
+ * system prompt appended, the guidance in the work dir as CLAUDE.md (a link to AGENTS.md, removed
+ * afterwards), its configuration in the sandbox's TMPDIR (no user config, nothing left in the work
+ * dir) and non-essential traffic off. The real API key never enters its environment, which its
+ * Bash tool inherits: it talks to a loopback credential proxy with a placeholder key.
+ *
+ * Its stream becomes the trial's events: one `model_response` per API message (lines that share a
+ * message id are one turn; usage from the streamed message_start/message_delta), `tool_call` and
+ * `tool_result` per Bash call, `model_error` per API retry it reports, and the final `result`'s
+ * cost on the last response. The target shim still records every real invocation of the tool.
+ */
+import { accessSync, constants as fsConstants, realpathSync, statSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { ConfigError } from "../errors.js";
+import type { ExecResult } from "../sandbox/types.js";
+import type { EventSink, TokenUsage } from "../transcript/events.js";
+import { classifyAbort } from "./abort-reason.js";
+import { type CredentialProxy, PLACEHOLDER_API_KEY, startCredentialProxy } from "./credential-proxy.js";
+import type { Agent, AgentContext, AgentOutcome } from "./types.js";
+
+export const CLAUDE_BIN_ENV = "LLM_TOOL_TEST_CLAUDE_BIN";
+export const DEFAULT_CLAUDE_TOOLS: readonly string[] = ["Bash"];
+const DEFAULT_BASE_URL = "https://api.anthropic.com";
+export const DEFAULT_CLAUDE_MAX_RETRIES = 4;
+const INSTALL_HINT = `install it (npm install -g @anthropic-ai/claude-code) or set ${CLAUDE_BIN_ENV} to its path`;
+/** The npm package's bin is a small placeholder until its postinstall links the native binary. */
+const PLACEHOLDER_MAX_BYTES = 4096;
+const STDERR_HEAD_CHARS = 800;
+
+export interface ClaudeCodeAgentOptions {
+  /** The real API key; it reaches only the proxy, never the agent's environment. */
+  apiKey: string;
+  /** The real API's base URL; default https://api.anthropic.com. */
+  baseURL?: string;
+  /** Path of the `claude` binary; default: resolved by resolveClaudeBinary. */
+  binary?: string;
+  /** For resolving the binary (LLM_TOOL_TEST_CLAUDE_BIN, PATH); default process.env. */
+  env?: Record<string, string | undefined>;
+  /** Claude Code tools offered to the model; default ["Bash"]. */
+  tools?: readonly string[];
+  /** Claude Code's retries of a failed API call (it would retry even a 401 ten times); default 4. */
+  maxRetries?: number;
+  /** Milliseconds, for turn and tool durations. */
+  now?: () => number;
+}
+
+export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
+  if (!options.apiKey) {
+    throw new ConfigError(
+      "the claude-code agent needs an API key: set ANTHROPIC_API_KEY (it reaches Claude Code only through a local proxy)",
+      "--agent",
+    );
+  }
+  const binary = options.binary ?? resolveClaudeBinary(options.env ?? process.env);
+  const tools = options.tools ?? DEFAULT_CLAUDE_TOOLS;
+  const now = options.now ?? (() => performance.now());
+
+  async function run(context: AgentContext): Promise<AgentOutcome> {
+    const runProcess = context.runProcess;
+    if (!runProcess) {
+      return { reason: "infra_error", error: "the harness cannot run external agents here", turns: 0 };
+    }
+    if (context.signal.aborted) return { reason: classifyAbort(context.signal), turns: 0 };
+
+    const prepared = await runProcess("bash", ["-c", PREPARE_SCRIPT]);
+    const [linked, configDir] = prepared.stdout.split("\n");
+    if (prepared.exit_code !== 0 || !configDir) {
+      return {
+        reason: "infra_error",
+        error: `could not prepare the work dir for Claude Code: ${headOf(prepared.stderr) || `exit code ${prepared.exit_code}`}`,
+        turns: 0,
+      };
+    }
+
+    let proxy: CredentialProxy;
+    try {
+      proxy = await startCredentialProxy({
+        apiKey: options.apiKey,
+        upstream: options.baseURL || DEFAULT_BASE_URL,
+      });
+    } catch (error) {
+      return { reason: "infra_error", error: `could not start the API proxy: ${describe(error)}`, turns: 0 };
+    }
+
+    const mapper = createClaudeStreamMapper(context.events, now);
+    let result: ExecResult;
+    try {
+      result = await runProcess(binary, buildClaudeArgs(context, tools), {
+        stdin: context.task,
+        extraEnv: buildClaudeEnv(context, {
+          proxyUrl: proxy.url,
+          configDir,
+          maxRetries: options.maxRetries ?? DEFAULT_CLAUDE_MAX_RETRIES,
+        }),
+        onStdoutLine: (line) => mapper.push(line),
+      });
+    } catch (error) {
+      return {
+        reason: context.signal.aborted ? classifyAbort(context.signal) : "infra_error",
+        error: `could not run ${binary}: ${describe(error)}`,
+        turns: mapper.turns(),
+      };
+    } finally {
+      await proxy.close();
+      if (linked === "1") await runProcess("bash", ["-c", UNLINK_SCRIPT]).catch(() => undefined);
+    }
+    return mapper.finish(result, context.signal);
+  }
+
+  return { name: "claude-code", run };
+}
+
+/**
+ * Creates CLAUDE.md -> AGENTS.md when the work dir has guidance for agents but no CLAUDE.md (Claude
+ * Code reads only CLAUDE.md), and a config dir in TMPDIR. Prints "1" when it linked, then the
+ * config dir. `command -p` finds the system's tools, never the target shim.
+ */
+const PREPARE_SCRIPT = `set -e
+config="\${TMPDIR:-/tmp}/claude-code-config"
+command -p mkdir -p "$config"
+linked=0
+if [ -f AGENTS.md ] && [ ! -e CLAUDE.md ] && [ ! -L CLAUDE.md ]; then
+  command -p ln -s AGENTS.md CLAUDE.md && linked=1
+fi
+printf '%s\\n%s\\n' "$linked" "$config"`;
+
+const UNLINK_SCRIPT = `if [ -L CLAUDE.md ] && [ "$(command -p readlink CLAUDE.md)" = AGENTS.md ]; then command -p rm -f CLAUDE.md; fi`;
+
+export function buildClaudeArgs(context: AgentContext, tools: readonly string[]): string[] {
+  const args = [
+    "-p",
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--include-partial-messages",
+    "--model",
+    context.model,
+    "--max-turns",
+    String(context.maxTurns),
+    "--permission-mode",
+    "bypassPermissions",
+    "--no-session-persistence",
+    // One comma-separated value: the option is variadic and would swallow what follows.
+    `--tools=${tools.join(",")}`,
+  ];
+  if (context.systemPrompt.length > 0) args.push("--append-system-prompt", context.systemPrompt);
+  return args;
+}
+
+export function buildClaudeEnv(
+  context: AgentContext,
+  settings: { proxyUrl: string; configDir: string; maxRetries: number },
+): Record<string, string> {
+  const commandTimeout = String(Math.max(1000, Math.round(context.commandTimeoutMs)));
+  return {
+    ANTHROPIC_BASE_URL: settings.proxyUrl,
+    ANTHROPIC_API_KEY: PLACEHOLDER_API_KEY,
+    CLAUDE_CONFIG_DIR: settings.configDir,
+    CLAUDE_CODE_MAX_RETRIES: String(Math.max(0, Math.floor(settings.maxRetries))),
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_TELEMETRY: "1",
+    DISABLE_ERROR_REPORTING: "1",
+    DISABLE_BUG_COMMAND: "1",
+    // bypassPermissions is refused under root unless Claude Code is told it is sandboxed (it is).
+    IS_SANDBOX: "1",
+    // Claude Code's own limit for one Bash call, the scenario's command_timeout.
+    BASH_DEFAULT_TIMEOUT_MS: commandTimeout,
+    BASH_MAX_TIMEOUT_MS: commandTimeout,
+  };
+}
+
+/**
+ * The `claude` binary: `LLM_TOOL_TEST_CLAUDE_BIN`, else `claude` on PATH, else this package's
+ * devDependency (@anthropic-ai/claude-code in a node_modules above the module or the cwd).
+ */
+export function resolveClaudeBinary(
+  env: Record<string, string | undefined>,
+  searchFrom: readonly string[] = defaultSearchRoots(),
+): string {
+  const explicit = env[CLAUDE_BIN_ENV];
+  if (explicit) {
+    const resolved = path.resolve(explicit);
+    if (!isExecutableFile(resolved)) {
+      throw new ConfigError(
+        `${explicit} is not an executable file: point it at the claude binary or unset it`,
+        CLAUDE_BIN_ENV,
+      );
+    }
+    return resolved;
+  }
+  for (const dir of (env.PATH ?? "").split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, "claude");
+    if (isExecutableFile(candidate)) return candidate;
+  }
+  for (const start of searchFrom) {
+    const found = findInstalledPackage(start);
+    if (found) return found;
+  }
+  throw new ConfigError(
+    `the claude-code agent needs the Claude Code CLI, but no \`claude\` was found on PATH: ${INSTALL_HINT}`,
+    "--agent",
+  );
+}
+
+function defaultSearchRoots(): string[] {
+  const roots = [process.cwd()];
+  try {
+    roots.unshift(path.dirname(fileURLToPath(import.meta.url)));
+  } catch {
+    // Bundled without a file URL: the cwd alone.
+  }
+  return roots;
+}
+
+/** node_modules/@anthropic-ai/claude-code in `start` or an ancestor: its native binary. */
+function findInstalledPackage(start: string): string | null {
+  const scope = ["node_modules", "@anthropic-ai"];
+  for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
+    const packageDir = path.join(dir, ...scope, "claude-code");
+    const bin = path.join(packageDir, "bin", "claude.exe");
+    if (isExecutableFile(bin) && statSync(bin).size > PLACEHOLDER_MAX_BYTES) return realpathSync(bin);
+    // The postinstall did not run (scripts disabled): the platform package holds the binary.
+    const native = path.join(dir, ...scope, `claude-code-${platformKey()}`, "claude");
+    if (isExecutableFile(native)) return realpathSync(native);
+    if (path.dirname(dir) === dir) return null;
+  }
+}
+
+function platformKey(): string {
+  if (process.platform !== "linux") return `${process.platform}-${process.arch}`;
+  const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
+  const musl = report !== undefined && report.header?.glibcVersionRuntime === undefined;
+  return `linux-${process.arch}${musl ? "-musl" : ""}`;
+}
+
+function isExecutableFile(file: string): boolean {
+  try {
+    accessSync(file, fsConstants.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+// ---- The stream ----
+
+interface PendingMessage {
+  id: string;
+  texts: string[];
+  toolUses: { id: string; name: string; input: unknown }[];
+  usage: TokenUsage;
+  /** Usage came from the raw message_start/message_delta events (exact), not an assistant line. */
+  exactUsage: boolean;
+  stopReason: string | null;
+  startedAt: number;
+  stoppedAt: number | null;
+}
+
+interface ResultLine {
+  subtype: string;
+  is_error: boolean;
+  num_turns: number | null;
+  result: string | null;
+  total_cost_usd: number | null;
+  api_error_status: number | null;
+  errors: string[];
+}
+
+export interface ClaudeStreamMapper {
+  push(line: string): void;
+  /** Model turns so far. */
+  turns(): number;
+  /** The outcome once the process has exited. */
+  finish(exec: Pick<ExecResult, "exit_code" | "stderr" | "timed_out">, signal: AbortSignal): AgentOutcome;
+}
+
+/**
+ * Turns Claude Code's stream-json lines into trial events as they arrive. A response with tool
+ * calls is emitted when its message stops (before the tools run); one without is held until the
+ * next line, so that the final one carries the run's reported cost.
+ */
+export function createClaudeStreamMapper(events: EventSink, now: () => number): ClaudeStreamMapper {
+  let pending: PendingMessage | null = null;
+  let lastFlushedId: string | null = null;
+  let turns = 0;
+  let result: ResultLine | null = null;
+  const openCalls = new Map<string, number>();
+
+  const flush = (cost?: number) => {
+    const message = pending;
+    if (!message) return;
+    pending = null;
+    lastFlushedId = message.id;
+    turns += 1;
+    const finishedAt = message.stoppedAt ?? now();
+    events.emit({
+      type: "model_response",
+      turn: turns,
+      stop_reason: message.stopReason ?? (message.toolUses.length > 0 ? "tool_use" : null),
+      usage: message.usage,
+      text: message.texts.join("\n"),
+      tool_uses: message.toolUses,
+      duration_ms: Math.max(0, Math.round(finishedAt - message.startedAt)),
+      ...(cost !== undefined ? { cost_usd: cost } : {}),
+    });
+    for (const toolUse of message.toolUses) emitToolCall(toolUse);
+  };
+
+  const emitToolCall = (toolUse: { id: string; name: string; input: unknown }) => {
+    if (toolUse.name !== "Bash" || openCalls.has(toolUse.id)) return;
+    const input = toolUse.input as { command?: unknown } | null;
+    const command =
+      input && typeof input.command === "string" ? input.command : JSON.stringify(toolUse.input);
+    openCalls.set(toolUse.id, now());
+    events.emit({ type: "tool_call", call_id: toolUse.id, turn: Math.max(turns, 1), command });
+  };
+
+  const open = (id: string, usage: TokenUsage, exactUsage: boolean): PendingMessage => {
+    if (pending && pending.id !== id) flush();
+    if (!pending) {
+      pending = {
+        id,
+        texts: [],
+        toolUses: [],
+        usage,
+        exactUsage,
+        stopReason: null,
+        startedAt: now(),
+        stoppedAt: null,
+      };
+    }
+    return pending;
+  };
+
+  const handleStreamEvent = (event: Record<string, unknown>) => {
+    switch (event.type) {
+      case "message_start": {
+        const message = asRecord(event.message);
+        const id = typeof message.id === "string" ? message.id : `message-${turns + 1}`;
+        open(id, readUsage(message.usage), true);
+        break;
+      }
+      case "message_delta": {
+        if (!pending) break;
+        const delta = asRecord(event.delta);
+        if (typeof delta.stop_reason === "string") pending.stopReason = delta.stop_reason;
+        if (pending.exactUsage) pending.usage = mergeUsage(pending.usage, asRecord(event.usage));
+        break;
+      }
+      case "message_stop":
+        if (!pending) break;
+        pending.stoppedAt = now();
+        // Its tools run next: the response goes out now. A final answer waits for the cost.
+        if (pending.toolUses.length > 0) flush();
+        break;
+      default:
+        break; // content deltas: the assistant lines carry the complete blocks
+    }
+  };
+
+  const handleAssistant = (line: Record<string, unknown>) => {
+    const message = asRecord(line.message);
+    const content = Array.isArray(message.content) ? (message.content as Record<string, unknown>[]) : [];
+    if (message.model === "<synthetic>") {
+      // Claude Code's own notice (an API error it gave up on), not a model turn.
+      const text = content.map((block) => (typeof block.text === "string" ? block.text : "")).join("\n");
+      if (text) events.emit({ type: "agent_output", text });
+      return;
+    }
+    const id = typeof message.id === "string" ? message.id : `message-${turns + 1}`;
+    const toolUses = content
+      .filter((block) => block.type === "tool_use")
+      .map((block) => ({ id: String(block.id), name: String(block.name), input: block.input }));
+    if (id === lastFlushedId && pending?.id !== id) {
+      // A block that arrived after its message was emitted: still run-able tool calls.
+      for (const toolUse of toolUses) emitToolCall(toolUse);
+      return;
+    }
+    const target = open(id, readUsage(message.usage), false);
+    if (!target.exactUsage) target.usage = readUsage(message.usage);
+    if (typeof message.stop_reason === "string") target.stopReason = message.stop_reason;
+    for (const block of content) {
+      if (block.type === "text" && typeof block.text === "string" && block.text.length > 0) {
+        target.texts.push(block.text);
+      }
+    }
+    target.toolUses.push(...toolUses);
+  };
+
+  const handleUser = (line: Record<string, unknown>) => {
+    flush();
+    const message = asRecord(line.message);
+    const content = Array.isArray(message.content) ? (message.content as Record<string, unknown>[]) : [];
+    const detail = asRecord(line.tool_use_result);
+    for (const block of content) {
+      if (block.type !== "tool_result" || typeof block.tool_use_id !== "string") continue;
+      const startedAt = openCalls.get(block.tool_use_id);
+      if (startedAt === undefined) continue; // not a Bash call
+      openCalls.delete(block.tool_use_id);
+      const text = readToolResultText(block.content);
+      const isError = block.is_error === true;
+      const exitMatch = isError ? /^(?:Error: )?Exit code (\d+)\n?/.exec(text) : null;
+      const separate = typeof detail.stdout === "string" && content.length === 1;
+      events.emit({
+        type: "tool_result",
+        call_id: block.tool_use_id,
+        stdout: separate ? String(detail.stdout) : exitMatch ? text.slice(exitMatch[0].length) : text,
+        stderr: separate && typeof detail.stderr === "string" ? detail.stderr : "",
+        exit_code: exitMatch ? Number(exitMatch[1]) : isError ? 1 : 0,
+        duration_ms: Math.max(0, Math.round(now() - startedAt)),
+        truncated: false,
+        timed_out: detail.interrupted === true || (isError && /timed out/i.test(text.slice(0, 200))),
+      });
+    }
+  };
+
+  const handleSystem = (line: Record<string, unknown>) => {
+    if (line.subtype === "init") {
+      const tools = Array.isArray(line.tools) ? line.tools.join(", ") : "?";
+      events.emit({
+        type: "agent_output",
+        text: `Claude Code ${String(line.claude_code_version ?? "")} started: model ${String(line.model ?? "?")}, tools ${tools}, permission mode ${String(line.permissionMode ?? "?")}`,
+      });
+    } else if (line.subtype === "api_retry") {
+      const delay = Number(line.retry_delay_ms);
+      events.emit({
+        type: "model_error",
+        turn: turns + 1,
+        attempt: Number(line.attempt) || 1,
+        status: typeof line.error_status === "number" ? line.error_status : null,
+        message: typeof line.error === "string" ? line.error : "API error",
+        will_retry: true,
+        retry_after_ms: Number.isFinite(delay) ? Math.round(delay) : null,
+      });
+    }
+  };
+
+  const handleResult = (line: Record<string, unknown>) => {
+    const cost = typeof line.total_cost_usd === "number" ? line.total_cost_usd : null;
+    flush(cost !== null && cost > 0 ? cost : undefined);
+    result = {
+      subtype: typeof line.subtype === "string" ? line.subtype : "unknown",
+      is_error: line.is_error === true,
+      num_turns: typeof line.num_turns === "number" ? line.num_turns : null,
+      result: typeof line.result === "string" ? line.result : null,
+      total_cost_usd: cost,
+      api_error_status: typeof line.api_error_status === "number" ? line.api_error_status : null,
+      errors: Array.isArray(line.errors) ? line.errors.map(String) : [],
+    };
+    const denials = Array.isArray(line.permission_denials) ? line.permission_denials : [];
+    if (denials.length > 0) {
+      events.emit({ type: "agent_output", text: `Claude Code denied tool uses: ${JSON.stringify(denials)}` });
+    }
+  };
+
+  return {
+    push(raw) {
+      const text = raw.trim();
+      if (text.length === 0) return;
+      let line: Record<string, unknown>;
+      try {
+        line = asRecord(JSON.parse(text));
+      } catch {
+        events.emit({ type: "agent_output", text: raw });
+        return;
+      }
+      switch (line.type) {
+        case "stream_event":
+          handleStreamEvent(asRecord(line.event));
+          break;
+        case "assistant":
+          handleAssistant(line);
+          break;
+        case "user":
+          handleUser(line);
+          break;
+        case "system":
+          handleSystem(line);
+          break;
+        case "result":
+          handleResult(line);
+          break;
+        default:
+          // Kept as-is: lines this version adds are still in the transcript.
+          events.emit({ type: "agent_output", text });
+      }
+    },
+    turns: () => turns + (pending ? 1 : 0),
+    finish(exec, signal) {
+      flush();
+      const outcome = (reason: AgentOutcome["reason"], error?: string): AgentOutcome =>
+        error === undefined ? { reason, turns } : { reason, error, turns };
+      if (signal.aborted) return outcome(classifyAbort(signal));
+      if (exec.timed_out) return outcome("timeout");
+      const stderr = headOf(exec.stderr);
+      const stderrPart = stderr ? `; stderr: ${stderr}` : "";
+      const final = result as ResultLine | null;
+      if (!final) {
+        return outcome(
+          "agent_crash",
+          `claude exited with code ${exec.exit_code} without a result line${stderrPart}`,
+        );
+      }
+      if (final.subtype === "error_max_turns") return outcome("turn_limit");
+      if (final.subtype === "success" && !final.is_error && exec.exit_code === 0)
+        return outcome("natural_stop");
+      const message = [final.result, ...final.errors].filter((part) => part).join("; ") || final.subtype;
+      if (final.api_error_status !== null) {
+        return outcome("infra_error", `the model API answered ${final.api_error_status}: ${message}`);
+      }
+      return outcome(
+        "agent_crash",
+        `claude ended with ${final.subtype}${final.is_error ? " (error)" : ""} and exit code ${exec.exit_code}: ${message}${stderrPart}`,
+      );
+    },
+  };
+}
+
+function readUsage(value: unknown): TokenUsage {
+  return mergeUsage(
+    { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
+    asRecord(value),
+  );
+}
+
+/** Fields present in `raw` (API names) replace those in `usage`. */
+function mergeUsage(usage: TokenUsage, raw: Record<string, unknown>): TokenUsage {
+  const pick = (name: string, fallback: number) => {
+    const value = raw[name];
+    return typeof value === "number" && Number.isFinite(value) ? value : fallback;
+  };
+  return {
+    input_tokens: pick("input_tokens", usage.input_tokens),
+    output_tokens: pick("output_tokens", usage.output_tokens),
+    cache_read_tokens: pick("cache_read_input_tokens", usage.cache_read_tokens),
+    cache_write_tokens: pick("cache_creation_input_tokens", usage.cache_write_tokens),
+  };
+}
+
+function readToolResultText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((block) => {
+      const record = asRecord(block);
+      return typeof record.text === "string" ? record.text : "";
+    })
+    .join("\n");
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
+function headOf(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.length > STDERR_HEAD_CHARS ? `${trimmed.slice(0, STDERR_HEAD_CHARS)}…` : trimmed;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,138 @@
+/**
+ * Any other agent CLI as the agent under test, from a command template (`--agent-command`):
+ * `{prompt}` (the task), `{workdir}`, `{model}` and `{system}` (the harness's system prompt) are
+ * replaced, each shell-quoted, and the result runs with bash in the sandbox (agent environment,
+ * work dir, target shim first on PATH). Without `{prompt}` the task goes to its stdin.
+ *
+ * Its stdout is the transcript (`agent_output` events, in chunks as it arrives); layer 1 comes from
+ * the shim, or from `target.command_pattern` over that text. Exit 0 is a natural stop; anything
+ * else an agent crash with the exit code and the head of its stderr.
+ */
+import { ConfigError } from "../errors.js";
+import type { ExecResult } from "../sandbox/types.js";
+import type { EventSink } from "../transcript/events.js";
+import { classifyAbort } from "./abort-reason.js";
+import type { Agent, AgentContext, AgentOutcome } from "./types.js";
+
+export const COMMAND_PLACEHOLDERS = ["prompt", "workdir", "model", "system"] as const;
+type Placeholder = (typeof COMMAND_PLACEHOLDERS)[number];
+/** `{name}` not preceded by `$` (a shell `${VAR}` is left alone). */
+const PLACEHOLDER_PATTERN = /(?<!\$)\{([a-z_]+)\}/g;
+const CHUNK_LINES = 64;
+const CHUNK_CHARS = 16 * 1024;
+const STDERR_HEAD_CHARS = 800;
+
+export interface CommandAgentOptions {
+  /** The command template, e.g. `my-agent --model {model} --task {prompt}`. */
+  template: string;
+}
+
+export function createCommandAgent(options: CommandAgentOptions): Agent {
+  const template = options.template.trim();
+  validateTemplate(template);
+  const usesPrompt = findPlaceholders(template).includes("prompt");
+
+  async function run(context: AgentContext): Promise<AgentOutcome> {
+    const runProcess = context.runProcess;
+    if (!runProcess) {
+      return { reason: "infra_error", error: "the harness cannot run external agents here", turns: 0 };
+    }
+    if (context.signal.aborted) return { reason: classifyAbort(context.signal), turns: 0 };
+    const command = expandCommandTemplate(template, {
+      prompt: context.task,
+      workdir: context.workDir,
+      model: context.model,
+      system: context.systemPrompt,
+    });
+    const output = createOutputChunker(context.events);
+    let result: ExecResult;
+    try {
+      result = await runProcess("bash", ["-c", command], {
+        onStdoutLine: (line) => output.push(line),
+        extraEnv: {
+          LLM_TOOL_TEST_MODEL: context.model,
+          LLM_TOOL_TEST_MAX_TURNS: String(context.maxTurns),
+        },
+        ...(usesPrompt ? {} : { stdin: context.task }),
+      });
+    } catch (error) {
+      output.flush();
+      return {
+        reason: context.signal.aborted ? classifyAbort(context.signal) : "infra_error",
+        error: `could not run the agent command: ${error instanceof Error ? error.message : String(error)}`,
+        turns: 0,
+      };
+    }
+    output.flush();
+    if (context.signal.aborted) return { reason: classifyAbort(context.signal), turns: 0 };
+    if (result.timed_out) return { reason: "timeout", turns: 0 };
+    if (result.exit_code === 0) return { reason: "natural_stop", turns: 0 };
+    const stderr = result.stderr.trim();
+    const head = stderr.length > STDERR_HEAD_CHARS ? `${stderr.slice(0, STDERR_HEAD_CHARS)}…` : stderr;
+    return {
+      reason: "agent_crash",
+      error: `the agent command exited with code ${result.exit_code}${head ? `: ${head}` : " (no stderr)"}`,
+      turns: 0,
+    };
+  }
+
+  return { name: "command", run };
+}
+
+/** Replaces each known placeholder with its value, single-quoted for bash. */
+export function expandCommandTemplate(template: string, values: Record<Placeholder, string>): string {
+  return template.replace(PLACEHOLDER_PATTERN, (whole, name: string) =>
+    isPlaceholder(name) ? quoteForBash(values[name]) : whole,
+  );
+}
+
+/** An empty template or an unknown `{placeholder}` (a typo) is the user's to fix. */
+export function validateTemplate(template: string): void {
+  if (template.length === 0) {
+    throw new ConfigError(
+      "the command agent needs a command: pass --agent-command 'my-agent --task {prompt}'",
+      "--agent-command",
+    );
+  }
+  for (const name of findPlaceholders(template)) {
+    if (!isPlaceholder(name)) {
+      throw new ConfigError(
+        `unknown placeholder {${name}} in the agent command; known: ${COMMAND_PLACEHOLDERS.map((p) => `{${p}}`).join(", ")}`,
+        "--agent-command",
+      );
+    }
+  }
+}
+
+function findPlaceholders(template: string): string[] {
+  return [...template.matchAll(PLACEHOLDER_PATTERN)].map((match) => match[1] as string);
+}
+
+function isPlaceholder(name: string): name is Placeholder {
+  return (COMMAND_PLACEHOLDERS as readonly string[]).includes(name);
+}
+
+/** `'...'` with each `'` as `'\''`: safe anywhere outside double quotes, also inside single ones. */
+export function quoteForBash(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/** Groups stdout lines into agent_output events: fewer events than lines, still streamed. */
+function createOutputChunker(events: EventSink): { push(line: string): void; flush(): void } {
+  let lines: string[] = [];
+  let chars = 0;
+  const flush = () => {
+    if (lines.length === 0) return;
+    events.emit({ type: "agent_output", text: lines.join("\n") });
+    lines = [];
+    chars = 0;
+  };
+  return {
+    push(line) {
+      lines.push(line);
+      chars += line.length + 1;
+      if (lines.length >= CHUNK_LINES || chars >= CHUNK_CHARS) flush();
+    },
+    flush,
+  };
+}

@@ -1,0 +1,586 @@
+/**
+ * The claude-code agent with the real `claude` binary (the devDependency), through the real trial
+ * harness (runTrial: sandbox, shim, events, gates), against the scripted Messages API on
+ * 127.0.0.1 behind the credential proxy. A trap HTTP(S) proxy catches any request meant for
+ * anywhere else.
+ */
+import { execFileSync } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  buildClaudeArgs,
+  CLAUDE_BIN_ENV,
+  createClaudeStreamMapper,
+  resolveClaudeBinary,
+} from "../../src/agents/claude-code.js";
+import { createAgent } from "../../src/agents/create-agent.js";
+import { PLACEHOLDER_API_KEY } from "../../src/agents/credential-proxy.js";
+import { ConfigError } from "../../src/errors.js";
+import type { PlannedTrial } from "../../src/plan.js";
+import { defaultRunOptions } from "../../src/run-options.js";
+import { runTrial, type TrialOutput } from "../../src/run-trial.js";
+import { createSecretRedactor } from "../../src/sandbox/secrets.js";
+import type { Scenario } from "../../src/scenario/types.js";
+import type { EventInput, TrialEvent } from "../../src/transcript/events.js";
+import {
+  bashCall,
+  finalText,
+  type ModelServer,
+  type RecordedRequest,
+  type Responder,
+  type ScriptedReply,
+  type ScriptedUsage,
+  startModelServer,
+  turnOf,
+} from "../fakes/model-server.js";
+import { findLiveProcesses } from "../sandbox/process-helpers.js";
+import { makeScenario } from "../scenario-factory.js";
+import { makeContext } from "./agent-context.js";
+
+const CANARY_KEY = "sk-ant-canary-claude-code-9a8b7c6d5e4f";
+const MODEL = "claude-haiku-4-5";
+const GUIDANCE_MARKER = "GUIDANCE-MARKER-7f3c: prefer jq -r for raw strings.";
+
+let dir: string;
+let guidanceFile: string;
+let trap: { url: string; hits: string[]; close(): Promise<void> };
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "claude-code-test-"));
+  guidanceFile = path.join(dir, "AGENTS.md");
+  await writeFile(guidanceFile, `# Tools\n\n${GUIDANCE_MARKER}\n`);
+  trap = await startTrapProxy();
+});
+
+afterAll(async () => {
+  await trap.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
+});
+
+/** An HTTP(S) proxy that records every request it gets and refuses it: nothing may leave the machine. */
+async function startTrapProxy(): Promise<{ url: string; hits: string[]; close(): Promise<void> }> {
+  const hits: string[] = [];
+  const server = http.createServer((req, res) => {
+    hits.push(`${req.method} ${req.url}`);
+    res.writeHead(403).end();
+  });
+  server.on("connect", (req, socket) => {
+    hits.push(`CONNECT ${req.url}`);
+    socket.end("HTTP/1.1 403 Forbidden\r\n\r\n");
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    hits,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Environment for the tool under test: any outbound HTTP(S) request goes to the trap. */
+function trapEnv(): Record<string, string> {
+  return {
+    HTTPS_PROXY: trap.url,
+    HTTP_PROXY: trap.url,
+    https_proxy: trap.url,
+    http_proxy: trap.url,
+    NO_PROXY: "127.0.0.1,localhost",
+    no_proxy: "127.0.0.1,localhost",
+  };
+}
+
+function offersBash(request: RecordedRequest): boolean {
+  return (request.body?.tools ?? []).some((tool: { name?: string }) => tool.name === "Bash");
+}
+
+/** The script by turn for Claude Code's main loop; any other request (title, warm-up) gets "ok". */
+function claudeScript(replies: ScriptedReply[]): Responder {
+  return (request) => {
+    if (!offersBash(request)) return finalText("ok");
+    return replies[turnOf(request)] ?? finalText("(script exhausted)");
+  };
+}
+
+function bash(command: string, usage?: ScriptedUsage): ScriptedReply {
+  return bashCall(command, { name: "Bash", ...(usage ? { usage } : {}) });
+}
+
+interface ClaudeTrial {
+  output: TrialOutput;
+  events: TrialEvent[];
+  eventsText: string;
+  server: ModelServer;
+}
+
+async function runClaudeTrial(
+  scenario: Scenario,
+  respond: Responder,
+  options: { sandbox?: "local" | "bwrap"; maxTurns?: number; signal?: AbortSignal; maxRetries?: number } = {},
+): Promise<ClaudeTrial> {
+  const server = await startModelServer(respond);
+  cleanups.push(() => server.close());
+  const outDir = await mkdtemp(path.join(dir, "out-"));
+  const agent = createAgent("claude-code", {
+    apiKey: CANARY_KEY,
+    baseURL: server.url,
+    // No claude on this PATH: the devDependency's binary is found.
+    env: { PATH: "/usr/bin:/bin" },
+    ...(options.maxRetries !== undefined ? { claudeCode: { maxRetries: options.maxRetries } } : {}),
+  });
+  const runOptions = defaultRunOptions({
+    outDir,
+    agent: "claude-code",
+    model: MODEL,
+    maxTurns: options.maxTurns ?? 10,
+    trialTimeoutMs: 90_000,
+    commandTimeoutMs: 30_000,
+    sandbox: options.sandbox ?? "local",
+  });
+  const planned: PlannedTrial = {
+    key: `${scenario.id}#1`,
+    scenarioKey: scenario.id,
+    scenario,
+    variant: null,
+    trial: 1,
+  };
+  const output = await runTrial(planned, runOptions, {
+    agent,
+    judgeClient: null,
+    parentEnv: { PATH: process.env.PATH, LANG: "C.UTF-8", ANTHROPIC_API_KEY: CANARY_KEY },
+    redact: createSecretRedactor([CANARY_KEY]),
+    now: () => Date.now(),
+    signal: options.signal ?? new AbortController().signal,
+  });
+  const eventsText = await readFile(path.join(outDir, output.folder, "events.jsonl"), "utf8");
+  const events = eventsText
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as TrialEvent);
+  return { output, events, eventsText, server };
+}
+
+function eventsOf<T extends TrialEvent["type"]>(events: readonly TrialEvent[], type: T) {
+  return events.filter((event): event is Extract<TrialEvent, { type: T }> => event.type === type);
+}
+
+function jqScenario(overrides: Partial<Scenario> = {}): Scenario {
+  return makeScenario({
+    id: "claude-jq",
+    task: "Write the names from data.json to names.txt, one per line.",
+    files: { "data.json": '[{"name":"ada"},{"name":"grace"}]\n' },
+    guidance: { file: guidanceFile, mode: "workdir" },
+    target: { binary: "jq", env: trapEnv() },
+    evaluation: {
+      gates: [
+        { type: "file_contains", path: "names.txt", substring: "ada\ngrace", weight: 1 },
+        // The CLAUDE.md link and Claude Code's own files do not stay in the work dir.
+        {
+          type: "command_succeeds",
+          command: "test ! -e CLAUDE.md && test -f AGENTS.md && test ! -e .claude && test ! -e .claude.json",
+          weight: 1,
+        },
+      ],
+    },
+    ...overrides,
+  });
+}
+
+const USAGE = {
+  input_tokens: 1200,
+  output_tokens: 55,
+  cache_read_input_tokens: 300,
+  cache_creation_input_tokens: 40,
+};
+
+describe("claude-code agent with the real claude binary", () => {
+  it("drives Claude Code through a scenario: turns, Bash calls, shim invocations, gates, no key in its env", async () => {
+    const trial = await runClaudeTrial(
+      jqScenario(),
+      claudeScript([
+        {
+          kind: "message",
+          content: [
+            { type: "text", text: "I will extract the names with jq." },
+            { type: "tool_use", name: "Bash", input: { command: "jq -r '.[].name' data.json > names.txt" } },
+          ],
+          usage: USAGE,
+        },
+        bash("env", USAGE),
+        bash("jq -r '.[' data.json", USAGE),
+        finalText("Done: names.txt lists ada and grace.", USAGE),
+      ]),
+    );
+    const { output, events, server } = trial;
+    const report = output.report;
+
+    expect(eventsOf(events, "trial_end")[0]).toMatchObject({ reason: "natural_stop", error: null, turns: 4 });
+    expect(report.outcome).toBe("pass");
+    expect(report.gates.map((gate) => gate.passed)).toEqual([true, true]);
+
+    // Model turns: one per API message, with the exact usage of the streamed message.
+    const responses = eventsOf(events, "model_response");
+    expect(responses.map((r) => r.turn)).toEqual([1, 2, 3, 4]);
+    expect(responses.map((r) => r.stop_reason)).toEqual(["tool_use", "tool_use", "tool_use", "end_turn"]);
+    expect(responses[0]!.text).toBe("I will extract the names with jq.");
+    expect(responses[3]!.text).toBe("Done: names.txt lists ada and grace.");
+    for (const response of responses) {
+      expect(response.usage).toEqual({
+        input_tokens: 1200,
+        output_tokens: 55,
+        cache_read_tokens: 300,
+        cache_write_tokens: 40,
+      });
+    }
+    // The run's reported cost rides on the last response only.
+    expect(responses.slice(0, 3).every((r) => r.cost_usd === undefined)).toBe(true);
+    expect(responses[3]!.cost_usd).toBeGreaterThan(0);
+    expect(report.execution.cost_usd).toBe(responses[3]!.cost_usd);
+
+    // Bash calls: tool_call/tool_result pairs keyed by the tool_use ids.
+    const calls = eventsOf(events, "tool_call");
+    expect(calls.map((c) => c.command)).toEqual([
+      "jq -r '.[].name' data.json > names.txt",
+      "env",
+      "jq -r '.[' data.json",
+    ]);
+    expect(calls.map((c) => c.turn)).toEqual([1, 2, 3]);
+    expect(calls.map((c) => c.call_id)).toEqual(responses.slice(0, 3).map((r) => r.tool_uses[0]!.id));
+    const results = eventsOf(events, "tool_result");
+    expect(results.map((r) => r.call_id)).toEqual(calls.map((c) => c.call_id));
+    expect(results.map((r) => r.exit_code)).toEqual([0, 0, 3]);
+    expect(results[2]!.stdout + results[2]!.stderr).toMatch(/jq: error/);
+
+    // The shim saw the real invocations of the target, with exit codes.
+    const invocations = eventsOf(events, "target_invocation");
+    expect(invocations.map((i) => i.argv)).toEqual([
+      ["jq", "-r", ".[].name", "data.json"],
+      ["jq", "-r", ".[", "data.json"],
+    ]);
+    expect(invocations.map((i) => i.exit_code)).toEqual([0, 3]);
+    expect(report.invocation_source).toBe("shim");
+    expect(report.interaction).toMatchObject({ total_commands: 2, error_count: 1, completed: true });
+    expect(report.execution).toMatchObject({
+      turns: 4,
+      tool_calls: 3,
+      tool_calls_error: 1,
+      natural_stop: true,
+      output_tokens: 220,
+    });
+
+    // Secrets: Claude Code (and so its Bash tool) holds only the placeholder; the API got the real key.
+    const envOutput = results[1]!.stdout;
+    expect(envOutput).toContain(`ANTHROPIC_API_KEY=${PLACEHOLDER_API_KEY}`);
+    expect(envOutput).toMatch(/ANTHROPIC_BASE_URL=http:\/\/127\.0\.0\.1:\d+/);
+    expect(envOutput).not.toContain(CANARY_KEY);
+    expect(trial.eventsText).not.toContain(CANARY_KEY);
+    expect(trial.eventsText).not.toContain("[REDACTED]");
+    const messageRequests = server.messageRequests();
+    expect(messageRequests.length).toBeGreaterThanOrEqual(4);
+    for (const request of server.requests) {
+      expect(request.headers["x-api-key"]).toBe(CANARY_KEY);
+      expect(JSON.stringify(request.headers)).not.toContain(PLACEHOLDER_API_KEY);
+    }
+    // Nothing tried to reach anywhere but the loopback proxy.
+    expect(trap.hits).toEqual([]);
+
+    // What Claude Code was asked: the model, Bash only, the harness's prompt, the guidance, the task.
+    const main = messageRequests.filter(offersBash);
+    expect(main).toHaveLength(4);
+    for (const request of main) {
+      expect(request.body.model).toBe(MODEL);
+      expect(request.body.tools.map((tool: { name: string }) => tool.name)).toEqual(["Bash"]);
+    }
+    const firstRequest = JSON.stringify(main[0]!.body);
+    expect(JSON.stringify(main[0]!.body.system)).toContain("You are working in a sandboxed directory");
+    expect(firstRequest).toContain(GUIDANCE_MARKER);
+    expect(firstRequest).toContain("Write the names from data.json to names.txt");
+
+    expect(eventsOf(events, "agent_output")[0]!.text).toMatch(
+      /^Claude Code \S+ started: model claude-haiku-4-5, tools Bash/,
+    );
+  }, 120_000);
+
+  it("stops at the turn limit", async () => {
+    const trial = await runClaudeTrial(
+      jqScenario({ evaluation: { gates: [] } }),
+      claudeScript([bash("echo one"), bash("echo two"), bash("echo three"), bash("echo four")]),
+      { maxTurns: 2 },
+    );
+    const end = eventsOf(trial.events, "trial_end")[0]!;
+    expect(end.reason).toBe("turn_limit");
+    expect(eventsOf(trial.events, "model_response")).toHaveLength(2);
+    expect(trial.output.report.interaction.completed).toBe(false);
+  }, 120_000);
+
+  it("reports an API error it gave up on as an infrastructure error, not a model turn", async () => {
+    const trial = await runClaudeTrial(
+      jqScenario({ evaluation: { gates: [] } }),
+      (request) =>
+        offersBash(request)
+          ? { kind: "error", status: 401, type: "authentication_error", message: "invalid x-api-key" }
+          : finalText("ok"),
+      { maxRetries: 1 },
+    );
+    const end = eventsOf(trial.events, "trial_end")[0]!;
+    expect(end.reason).toBe("infra_error");
+    expect(end.error).toContain("401");
+    expect(eventsOf(trial.events, "model_response")).toHaveLength(0);
+    // Its retry is in the events as the API's error, bounded by maxRetries.
+    expect(eventsOf(trial.events, "model_error").map((e) => [e.status, e.attempt])).toEqual([[401, 1]]);
+    expect(trial.output.report.outcome).toBe("error");
+  }, 120_000);
+
+  it("kills Claude Code's process group, Bash children included, when the trial times out", async () => {
+    const marker = "sleep 47.319";
+    const scenario = jqScenario({ agent: { timeoutMs: 6_000 }, evaluation: { gates: [] } });
+    const started = Date.now();
+    const trial = await runClaudeTrial(scenario, claudeScript([bash(`${marker}; echo never`)]));
+    expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("timeout");
+    expect(Date.now() - started).toBeLessThan(45_000);
+    expect(eventsOf(trial.events, "tool_call").map((c) => c.command)).toEqual([`${marker}; echo never`]);
+    expect(findLiveProcesses(marker)).toEqual([]);
+  }, 120_000);
+
+  it("ends as cancelled, its processes killed, when the run is interrupted", async () => {
+    const marker = "sleep 48.117";
+    const controller = new AbortController();
+    const script = claudeScript([bash(marker)]);
+    const trial = await runClaudeTrial(
+      jqScenario({ evaluation: { gates: [] } }),
+      (request) => {
+        // Interrupt once Claude Code has asked for its first turn (its Bash call then starts).
+        if (offersBash(request)) setTimeout(() => controller.abort("cancelled"), 1500);
+        return script(request);
+      },
+      { signal: controller.signal },
+    );
+    expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("cancelled");
+    expect(trial.output.report.outcome).toBe("skipped");
+    expect(findLiveProcesses(marker)).toEqual([]);
+  }, 120_000);
+});
+
+describe("claude-code stream mapping", () => {
+  function mapLines(lines: unknown[], exit = { exit_code: 0, stderr: "", timed_out: false }) {
+    const events: EventInput[] = [];
+    let clock = 0;
+    const mapper = createClaudeStreamMapper({ emit: (event) => events.push(event) }, () => (clock += 10));
+    for (const line of lines) mapper.push(typeof line === "string" ? line : JSON.stringify(line));
+    const outcome = mapper.finish(exit, new AbortController().signal);
+    return { events, outcome };
+  }
+
+  const usage = {
+    input_tokens: 10,
+    output_tokens: 3,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 0,
+  };
+
+  it("counts lines that share a message id as one turn, and takes its usage from the assistant lines without partial messages", () => {
+    const { events, outcome } = mapLines([
+      { type: "system", subtype: "init", model: "m", tools: ["Bash"], claude_code_version: "9.9" },
+      { type: "assistant", message: { id: "msg_a", content: [{ type: "text", text: "Looking." }], usage } },
+      {
+        type: "assistant",
+        message: {
+          id: "msg_a",
+          content: [{ type: "tool_use", id: "tu_1", name: "Bash", input: { command: "ls" } }],
+          usage,
+        },
+      },
+      {
+        type: "user",
+        message: {
+          content: [{ type: "tool_result", tool_use_id: "tu_1", content: "a\nb", is_error: false }],
+        },
+        tool_use_result: { stdout: "a\nb", stderr: "warn", interrupted: false },
+      },
+      { type: "assistant", message: { id: "msg_b", content: [{ type: "text", text: "Done." }], usage } },
+      { type: "result", subtype: "success", is_error: false, num_turns: 2, total_cost_usd: 0.25 },
+    ]);
+    expect(outcome).toEqual({ reason: "natural_stop", turns: 2 });
+    expect(events.map((event) => event.type)).toEqual([
+      "agent_output",
+      "model_response",
+      "tool_call",
+      "tool_result",
+      "model_response",
+    ]);
+    const [first, second] = events.filter((event) => event.type === "model_response") as Extract<
+      EventInput,
+      { type: "model_response" }
+    >[];
+    expect(first).toMatchObject({ turn: 1, text: "Looking.", stop_reason: "tool_use" });
+    expect(first!.tool_uses).toEqual([{ id: "tu_1", name: "Bash", input: { command: "ls" } }]);
+    expect(first!.usage.output_tokens).toBe(3);
+    expect(second).toMatchObject({ turn: 2, text: "Done.", cost_usd: 0.25 });
+    expect(events[3]).toMatchObject({
+      type: "tool_result",
+      call_id: "tu_1",
+      stdout: "a\nb",
+      stderr: "warn",
+      exit_code: 0,
+    });
+  });
+
+  it("reads exit codes from failed Bash results, reports API retries, and leaves other tools out of tool calls", () => {
+    const { events } = mapLines([
+      {
+        type: "assistant",
+        message: {
+          id: "msg_a",
+          content: [
+            { type: "tool_use", id: "tu_1", name: "Bash", input: { command: "false" } },
+            { type: "tool_use", id: "tu_2", name: "Read", input: { file_path: "x" } },
+          ],
+          usage,
+        },
+      },
+      {
+        type: "user",
+        message: {
+          content: [
+            { type: "tool_result", tool_use_id: "tu_1", content: "Exit code 2\nboom", is_error: true },
+            { type: "tool_result", tool_use_id: "tu_2", content: "file text" },
+          ],
+        },
+        tool_use_result: "Error: Exit code 2\nboom",
+      },
+      {
+        type: "system",
+        subtype: "api_retry",
+        attempt: 1,
+        retry_delay_ms: 512.4,
+        error_status: 529,
+        error: "overloaded",
+      },
+      { type: "result", subtype: "success", is_error: false, num_turns: 1 },
+    ]);
+    expect(events.filter((event) => event.type === "tool_call")).toEqual([
+      { type: "tool_call", call_id: "tu_1", turn: 1, command: "false" },
+    ]);
+    expect(events.find((event) => event.type === "tool_result")).toMatchObject({
+      call_id: "tu_1",
+      stdout: "boom",
+      exit_code: 2,
+    });
+    expect(events.find((event) => event.type === "model_error")).toEqual({
+      type: "model_error",
+      turn: 2,
+      attempt: 1,
+      status: 529,
+      message: "overloaded",
+      will_retry: true,
+      retry_after_ms: 512,
+    });
+  });
+
+  it("maps the ways a run ends", () => {
+    const result = (fields: Record<string, unknown>) => ({ type: "result", num_turns: 1, ...fields });
+    expect(
+      mapLines([result({ subtype: "error_max_turns", is_error: true })], {
+        exit_code: 1,
+        stderr: "",
+        timed_out: false,
+      }).outcome.reason,
+    ).toBe("turn_limit");
+    const crashed = mapLines(
+      [result({ subtype: "error_during_execution", is_error: true, errors: ["tool exploded"] })],
+      {
+        exit_code: 1,
+        stderr: "trace",
+        timed_out: false,
+      },
+    ).outcome;
+    expect(crashed.reason).toBe("agent_crash");
+    expect(crashed.error).toContain("tool exploded");
+    expect(crashed.error).toContain("stderr: trace");
+    const noResult = mapLines(["not json at all"], {
+      exit_code: 2,
+      stderr: "Error: bad flag",
+      timed_out: false,
+    });
+    expect(noResult.outcome).toEqual({
+      reason: "agent_crash",
+      error: "claude exited with code 2 without a result line; stderr: Error: bad flag",
+      turns: 0,
+    });
+    expect(noResult.events).toEqual([{ type: "agent_output", text: "not json at all" }]);
+    // success with a non-zero exit is not a natural stop
+    expect(
+      mapLines([result({ subtype: "success", is_error: false })], {
+        exit_code: 1,
+        stderr: "",
+        timed_out: false,
+      }).outcome.reason,
+    ).toBe("agent_crash");
+    expect(mapLines([], { exit_code: 124, stderr: "", timed_out: true }).outcome.reason).toBe("timeout");
+  });
+});
+
+describe("claude-code agent setup", () => {
+  it("finds the devDependency's binary when no claude is on PATH, and honours LLM_TOOL_TEST_CLAUDE_BIN", async () => {
+    const found = resolveClaudeBinary({ PATH: "/usr/bin:/bin" });
+    expect(execFileSync(found, ["--version"], { encoding: "utf8" })).toMatch(/Claude Code/);
+    const fake = path.join(dir, "my-claude");
+    await writeFile(fake, "#!/bin/sh\n", { mode: 0o755 });
+    expect(resolveClaudeBinary({ [CLAUDE_BIN_ENV]: fake, PATH: "/usr/bin:/bin" })).toBe(fake);
+    expect(() => resolveClaudeBinary({ [CLAUDE_BIN_ENV]: path.join(dir, "missing") })).toThrow(ConfigError);
+    expect(() => resolveClaudeBinary({ [CLAUDE_BIN_ENV]: path.join(dir, "missing") })).toThrow(
+      CLAUDE_BIN_ENV,
+    );
+  });
+
+  it("says how to install Claude Code when it is nowhere", () => {
+    const error = (() => {
+      try {
+        resolveClaudeBinary({ PATH: "/nonexistent" }, [dir]);
+      } catch (caught) {
+        return caught;
+      }
+      return null;
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain("npm install -g @anthropic-ai/claude-code");
+  });
+
+  it("needs an API key", () => {
+    expect(() => createAgent("claude-code", { env: { PATH: "/usr/bin:/bin" } })).toThrow(/ANTHROPIC_API_KEY/);
+  });
+
+  it("passes the model, turn limit, tools and the harness's system prompt", async () => {
+    const test = await makeContext({ model: "claude-sonnet-4-5", maxTurns: 7, systemPrompt: "Be brief." });
+    cleanups.push(test.dispose);
+    const args = buildClaudeArgs(test.context, ["Bash", "Read"]);
+    expect(args).toEqual(
+      expect.arrayContaining([
+        "-p",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--include-partial-messages",
+      ]),
+    );
+    expect(args[args.indexOf("--model") + 1]).toBe("claude-sonnet-4-5");
+    expect(args[args.indexOf("--max-turns") + 1]).toBe("7");
+    expect(args).toContain("--tools=Bash,Read");
+    expect(args[args.indexOf("--append-system-prompt") + 1]).toBe("Be brief.");
+    // The task goes on stdin, never as an argument that could be read as an option.
+    expect(args).not.toContain(test.context.task);
+  });
+});
