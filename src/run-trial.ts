@@ -30,6 +30,8 @@ export interface TrialPorts {
 
 export interface TrialOutput {
   report: TrialReport;
+  /** Why every further trial would fail the same way, when that is known. */
+  fatalError: string | null;
   /** Folder of this trial's files, relative to the run's output folder. */
   folder: string;
 }
@@ -234,7 +236,7 @@ export async function runTrial(
       transcript_path: path.join(folder, "transcript.md"),
     };
     await writeFile(path.join(trialDir, "result.json"), ports.redact(`${JSON.stringify(report, null, 2)}\n`));
-    return { report, folder };
+    return { report, folder, fatalError: outcome.fatal ? (outcome.error ?? outcome.reason) : null };
   } finally {
     writer.close();
     await sandbox?.dispose();

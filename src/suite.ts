@@ -148,7 +148,7 @@ export async function runSuite(
         trial: planned.trial,
       });
       try {
-        const { report } = await runTrial(planned, options, {
+        const { report, fatalError } = await runTrial(planned, options, {
           agent: ports.agent,
           judgeClient: ports.judgeClient ?? null,
           parentEnv: ports.env,
@@ -160,6 +160,7 @@ export async function runSuite(
         results.set(planned.key, report);
         budget.finish(planned, report);
         consecutiveInfraErrors = report.end_reason === "infra_error" ? consecutiveInfraErrors + 1 : 0;
+        if (fatalError) stop(fatalError);
         if (consecutiveInfraErrors >= breakerThreshold(options.concurrency)) {
           stop(
             `${consecutiveInfraErrors} trials in a row ended in infrastructure errors (last: ${report.reason ?? "unknown"})`,

@@ -80,7 +80,11 @@ export function createAnthropicAgent(client: ModelClient, options: AnthropicAgen
         });
       } catch (error) {
         if (signal.aborted) return { reason: classifyAbort(signal), turns };
-        if (error instanceof ModelCallError) return { reason: "infra_error", error: error.message, turns };
+        if (error instanceof ModelCallError) {
+          // A rejected key or an unknown model fails every trial alike: the run should stop.
+          const fatal = error.status === 401 || error.status === 403 || error.status === 404;
+          return { reason: "infra_error", error: error.message, turns, ...(fatal ? { fatal } : {}) };
+        }
         return { reason: "infra_error", error: `model call failed: ${describe(error)}`, turns };
       }
 

@@ -43,6 +43,8 @@ export interface AgentOutcome {
   reason: EndReason;
   error?: string;
   turns: number;
+  /** The failure will repeat in every trial (a rejected API key, an unknown model): stop the run. */
+  fatal?: boolean;
 }
 
 export interface Agent {

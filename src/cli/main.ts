@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createAnthropicClient } from "../agents/anthropic-client.js";
 import { createAimdLimiter } from "../agents/call-limiter.js";
@@ -15,6 +16,7 @@ import { resolveJudgeModel } from "../evaluate/judge.js";
 import { loadPriceTable } from "../evaluate/pricing.js";
 import { scaffoldScenarios } from "../init.js";
 import { mergeShardReports } from "../merge.js";
+import { checkTargetBinaries } from "../preflight.js";
 import { loadTrialEvents, renderReportHtml } from "../report/html.js";
 import { renderJunitXml } from "../report/junit.js";
 import { renderReportMarkdown } from "../report/markdown.js";
@@ -106,6 +108,7 @@ const RUN_OPTIONS: OptionSpec = {
   "max-cost-usd": { type: "string" },
   baseline: { type: "string" },
   resume: { type: "string" },
+  variant: { type: "string", multiple: true },
   quiet: { type: "boolean", short: "q" },
 };
 
@@ -133,6 +136,8 @@ Paths are scenario YAML files, folders of them, or bashkit-eval .jsonl datasets 
   --shard i/n            run only shard i of n (stable split)
   --max-cost-usd X       start no trial once spend plus the in-flight estimate would pass X
   --baseline FILE        a report to compare against at the end (and to estimate cost from)
+  --variant NAME=FILE    run every scenario once per guidance file (repeat: --variant v1=AGENTS.md
+                         --variant v2=AGENTS-new.md); report.md compares them side by side
   --resume DIR           finish the interrupted run in DIR (same scenarios and flags)
   --keep-workdirs        keep each trial's work dir for inspection
   -q, --quiet            no progress output
@@ -218,8 +223,9 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
       `the ${agentName} agent needs an API key: set ANTHROPIC_API_KEY in the environment (never in a scenario file), or run with --agent oracle to try the scenarios without a model`,
     );
   }
-  const { selected } = await loadSelected(positionals, values, io);
-  if (selected.length === 0) throw new ConfigError("no scenario matches the given paths and filters");
+  const loaded = await loadSelected(positionals, values, io);
+  if (loaded.selected.length === 0) throw new ConfigError("no scenario matches the given paths and filters");
+  const selected = await applyGuidanceVariants(loaded.selected, readVariantFlags(values, io.cwd));
 
   const model = readString(values, "model") ?? defaultRunOptions({ outDir: "" }).model;
   const judged = selected.filter((s) => s.evaluation.judge?.enabled);
@@ -276,6 +282,7 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
     resume: resumeDir !== undefined,
   });
 
+  await checkTargetBinaries(scenarios, io.env.PATH ?? "");
   const modelClient = createModelClient({ apiKey, baseURL }, options.concurrency);
   const agent = createAgent(agentName, modelClient ? { modelClient } : {});
   const quiet = Boolean(values.quiet);
@@ -309,6 +316,47 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   }
   io.stdout.write(`Report: ${displayPath(io.cwd, path.join(outDir, "report.md"))}\n`);
   return exitCodeFor(report);
+}
+
+/** `--variant name=file`, repeatable. */
+function readVariantFlags(values: Record<string, unknown>, cwd: string): { name: string; file: string }[] {
+  const raw = values.variant;
+  const list = Array.isArray(raw) ? (raw as string[]) : [];
+  return list.map((entry) => {
+    const match = /^([A-Za-z0-9][A-Za-z0-9._-]*)=(.+)$/.exec(entry);
+    if (!match)
+      throw new ConfigError(`--variant must look like NAME=FILE (e.g. v2=docs/AGENTS.md), got "${entry}"`);
+    return { name: match[1] as string, file: path.resolve(cwd, match[2] as string) };
+  });
+}
+
+/**
+ * Command-line guidance variants replace each scenario's own: every scenario runs once per file,
+ * with the scenario's guidance mode (default workdir). The files' contents join the scenario's
+ * content hash, so a resumed run or a comparison notices when they change.
+ */
+async function applyGuidanceVariants(scenarios: Scenario[], variants: { name: string; file: string }[]) {
+  if (variants.length === 0) return scenarios;
+  const names = new Set<string>();
+  const hash = createHash("sha256");
+  for (const variant of variants) {
+    if (names.has(variant.name)) throw new ConfigError(`--variant ${variant.name} is given twice`);
+    names.add(variant.name);
+    try {
+      hash.update(variant.name).update(await readFile(variant.file));
+    } catch {
+      throw new ConfigError(`cannot read the guidance file of --variant ${variant.name}: ${variant.file}`);
+    }
+  }
+  const digest = hash.digest("hex");
+  return scenarios.map((scenario) => ({
+    ...scenario,
+    variants: variants.map((v) => ({
+      name: v.name,
+      guidance: { file: v.file, mode: scenario.guidance?.mode ?? ("workdir" as const) },
+    })),
+    contentHash: createHash("sha256").update(scenario.contentHash).update(digest).digest("hex"),
+  }));
 }
 
 function displayPath(cwd: string, file: string): string {
