@@ -5,7 +5,7 @@ import { createCheckGate } from "../../src/scenario/gates.js";
 import { loadScenarios } from "../../src/scenario/load.js";
 import { configErrorOf, makeTree } from "./helpers.js";
 
-const PEERS = "/work/shared/peers/bashkit-eval";
+const PEERS = path.resolve(import.meta.dirname, "../fixtures/bashkit-eval");
 const EVAL_TASKS = path.join(PEERS, "eval-tasks.jsonl");
 const SMOKE = path.join(PEERS, "smoke-test.jsonl");
 
