@@ -70,6 +70,13 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
 
     const prepared = await runProcess("bash", ["-c", PREPARE_SCRIPT]);
     const [linked, configDir] = prepared.stdout.split("\n");
+    // After an abort no process can run here any more, so the link then stays in the work dir.
+    const unlink = async () => {
+      if (linked === "1" && !context.signal.aborted) {
+        await runProcess("bash", ["-c", UNLINK_SCRIPT]).catch(() => undefined);
+      }
+    };
+    if (context.signal.aborted) return { reason: classifyAbort(context.signal), turns: 0 };
     if (prepared.exit_code !== 0 || !configDir) {
       return {
         reason: "infra_error",
@@ -85,6 +92,7 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
         upstream: options.baseURL || DEFAULT_BASE_URL,
       });
     } catch (error) {
+      await unlink();
       return { reason: "infra_error", error: `could not start the API proxy: ${describe(error)}`, turns: 0 };
     }
 
@@ -108,7 +116,7 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
       };
     } finally {
       await proxy.close();
-      if (linked === "1") await runProcess("bash", ["-c", UNLINK_SCRIPT]).catch(() => undefined);
+      await unlink();
     }
     return mapper.finish(result, context.signal);
   }

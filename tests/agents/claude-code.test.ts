@@ -374,6 +374,46 @@ describe("claude-code agent with the real claude binary", () => {
   }, 120_000);
 });
 
+/** bwrap tests are skipped only when bwrap cannot run on this machine at all. */
+function checkBwrap(): string | null {
+  try {
+    execFileSync("bwrap", ["--ro-bind", "/", "/", "true"], { stdio: "pipe" });
+    return null;
+  } catch (error) {
+    return `bwrap cannot run here (${(error as Error).message.split("\n")[0]})`;
+  }
+}
+const bwrapProblem = checkBwrap();
+if (bwrapProblem) console.warn(`skipping the claude-code bwrap test: ${bwrapProblem}`);
+
+describe.skipIf(bwrapProblem !== null)("claude-code agent in the bwrap sandbox", () => {
+  it("runs Claude Code inside bwrap: /home/eval as the work dir, the shim inside, the API through the proxy", async () => {
+    const trial = await runClaudeTrial(
+      jqScenario({
+        files: { "data.json": '[{"name":"ada"},{"name":"grace"}]\n', "/data/extra.txt": "absolute\n" },
+      }),
+      claudeScript([
+        bash("pwd; echo $HOME; cat /data/extra.txt; jq -r '.[].name' data.json > names.txt"),
+        bash("env"),
+        finalText("Done."),
+      ]),
+      { sandbox: "bwrap" },
+    );
+    const { events, output } = trial;
+    expect(eventsOf(events, "trial_end")[0]).toMatchObject({ reason: "natural_stop", error: null });
+    expect(output.report.outcome).toBe("pass");
+    const results = eventsOf(events, "tool_result");
+    expect(results[0]!.stdout.trimEnd()).toBe("/home/eval\n/home/eval\nabsolute");
+    expect(results[1]!.stdout).not.toContain(CANARY_KEY);
+    expect(results[1]!.stdout).toContain(`ANTHROPIC_API_KEY=${PLACEHOLDER_API_KEY}`);
+    expect(eventsOf(events, "target_invocation").map((i) => [i.argv, i.exit_code, i.cwd])).toEqual([
+      [["jq", "-r", ".[].name", "data.json"], 0, "/home/eval"],
+    ]);
+    expect(trial.server.requests.every((request) => request.headers["x-api-key"] === CANARY_KEY)).toBe(true);
+    expect(trap.hits).toEqual([]);
+  }, 120_000);
+});
+
 describe("claude-code stream mapping", () => {
   function mapLines(lines: unknown[], exit = { exit_code: 0, stderr: "", timed_out: false }) {
     const events: EventInput[] = [];
