@@ -1,7 +1,8 @@
 /**
- * The GitHub Action: read the inputs, run the suite with the core, publish (artifact, job summary,
- * PR comment, outputs), then decide the check's status from `fail-on`. Publishing comes before
- * failing, and a publishing step that fails is a warning: the run's result is what matters.
+ * The GitHub Action: read the inputs, produce a report (run the suite with the core, or merge the
+ * shards of a matrix), publish it (artifact, job summary, PR comment, outputs), then decide the
+ * check's status from `fail-on`. Publishing comes before failing, and a publishing step that fails
+ * is a warning: the run's result is what matters.
  *
  * `run(deps)` takes its side effects as arguments; called without them (as the bundle's entry and
  * `@github/local-action` do) it wires the real `@actions/core`, Octokit and artifact client.
@@ -12,6 +13,7 @@ import { DefaultArtifactClient } from "@actions/artifact";
 import * as actionsCore from "@actions/core";
 import { getOctokit } from "@actions/github";
 import { createAnthropicClient } from "../agents/anthropic-client.js";
+import { createAimdLimiter } from "../agents/call-limiter.js";
 import { createAgent } from "../agents/create-agent.js";
 import type { ModelClient } from "../agents/model-client.js";
 import { compareReports } from "../compare/compare.js";
@@ -22,21 +24,22 @@ import { resolveJudgeModel } from "../evaluate/judge.js";
 import { formatArtifactUrl, formatRunUrl, uploadReportArtifact } from "../github/artifact.js";
 import { formatCommentMarker, upsertComment } from "../github/comment.js";
 import { describeHttpError } from "../github/describe-http-error.js";
-import { type BaselineSource, findBaseline } from "../github/find-baseline.js";
 import { type BaselineNote, renderComment } from "../github/render-comment.js";
 import { renderJobSummary, renderSkippedSummary } from "../github/summary.js";
 import type { ArtifactClient, GitHubClient } from "../github/types.js";
-import { readReportFile } from "../report/read-report.js";
+import { formatUsd } from "../report/format.js";
 import type { Report, TrialReport } from "../report/types.js";
 import { defaultRunOptions } from "../run-options.js";
 import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
-import { runSuite } from "../suite.js";
+import { runSuite, writeReportFiles } from "../suite.js";
 import { type RunContext, readRunContext } from "./context.js";
 import { expandPatterns } from "./expand-patterns.js";
 import { type ActionSettings, readActionSettings } from "./inputs.js";
+import { formatShardArtifactName, mergeShardArtifacts } from "./merge-shards.js";
 import { type ActionOutputs, buildOutputs, buildSkippedOutputs } from "./outputs.js";
+import { type BaselineResolution, resolveBaseline } from "./resolve-baseline.js";
 
 /** The slice of `@actions/core` the action uses. */
 export interface ActionCore {
@@ -58,7 +61,9 @@ export interface ActionDeps {
   now: () => number;
   createGitHubClient(token: string): GitHubClient;
   artifacts: ArtifactClient;
-  createModelClient(apiKey: string): ModelClient;
+  /** `concurrency` bounds the calls in flight (lowered on rate limits). */
+  createModelClient(apiKey: string, concurrency: number): ModelClient;
+  /** Aborted when the workflow is cancelled: the run stops and publishes what it has. */
   signal?: AbortSignal;
 }
 
@@ -88,10 +93,12 @@ function createDefaultDeps(overrides: Partial<ActionDeps>): ActionDeps {
     createGitHubClient: (token) =>
       getOctokit(token, env.GITHUB_API_URL ? { baseUrl: env.GITHUB_API_URL } : {}),
     artifacts: new DefaultArtifactClient(),
-    createModelClient: (apiKey) =>
+    createModelClient: (apiKey, concurrency) =>
       createAnthropicClient({
         apiKey,
         keySource: 'the action\'s "anthropic-api-key" input',
+        // Calls in flight adapt to rate limits: halved on 429/529, raised again on success.
+        limiter: createAimdLimiter({ initial: concurrency, max: concurrency }),
         ...(env.ANTHROPIC_BASE_URL ? { baseURL: env.ANTHROPIC_BASE_URL } : {}),
       }),
     ...overrides,
@@ -130,6 +137,11 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<ActionRe
   }
 }
 
+interface Log {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
 async function runAction(
   settings: ActionSettings,
   context: RunContext,
@@ -137,33 +149,31 @@ async function runAction(
   redact: (text: string) => string,
 ): Promise<ActionResult> {
   const { core } = deps;
-  const info = (message: string) => core.info(redact(message));
-  const warn = (message: string) => core.warning(redact(message));
+  const log: Log = {
+    info: (message) => core.info(redact(message)),
+    warn: (message) => core.warning(redact(message)),
+  };
 
-  if (settings.mode === "merge") {
-    throw new ConfigError('input "mode": "merge" is not available in this version yet; use "run"');
-  }
-
-  const needsKey = settings.agent === "anthropic";
-  if (needsKey && !settings.apiKey) {
-    const pr = context.pullRequest;
-    const noSecrets = pr && (pr.fromFork || context.actor === "dependabot[bot]");
-    if (noSecrets) {
+  const pr = context.pullRequest;
+  if (settings.agent === "anthropic" && !settings.apiKey) {
+    if (pr && (pr.fromFork || context.actor === "dependabot[bot]")) {
       const who = pr.fromFork ? `a fork (${pr.headRepo ?? "a deleted repository"})` : "Dependabot";
       const reason =
         `This pull request comes from ${who}, and GitHub gives such workflow runs no secrets, so there is no ` +
         "Anthropic API key: the scenarios were not run, and the check passes. They run on pull requests from " +
         "branches of this repository, and on the push to the base branch after merging.";
-      info(reason);
-      await writeSummarySafely(deps, renderSkippedSummary(reason), warn);
+      log.info(reason);
+      await writeSummarySafely(deps, renderSkippedSummary(reason), log);
       const outputs = buildSkippedOutputs(reason);
       setOutputs(core, outputs);
       return { status: "skipped", outputs, message: reason };
     }
-    throw new ConfigError(
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: a workflow expression for the user to copy.
-      'input "anthropic-api-key" is empty, and the anthropic agent needs it: add "anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}" to the step (or use "agent: oracle" to try the scenarios without a model)',
-    );
+    if (settings.mode === "run") {
+      throw new ConfigError(
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a workflow expression for the user to copy.
+        'input "anthropic-api-key" is empty, and the anthropic agent needs it: add "anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}" to the step (or use "agent: oracle" to try the scenarios without a model)',
+      );
+    }
   }
 
   const workDir = path.resolve(context.workspace, settings.workingDirectory);
@@ -172,6 +182,137 @@ async function runAction(
       `input "working-directory": the folder ${JSON.stringify(settings.workingDirectory)} does not exist (resolved to ${workDir})`,
     );
   }
+  const sharded = settings.mode === "run" && settings.shard !== null;
+  const artifactName =
+    sharded && settings.shard
+      ? formatShardArtifactName(settings.artifactName, settings.shard)
+      : settings.artifactName;
+  const outDir = path.join(context.tempDir, "llm-tool-test", artifactName);
+  const downloadDir = path.join(context.tempDir, "llm-tool-test", `${artifactName}-downloads`);
+  await rm(outDir, { recursive: true, force: true });
+  await mkdir(outDir, { recursive: true });
+
+  // The baseline comes first: the budget's estimate uses its costs, and a broken lookup shows early.
+  // A shard is compared once merged.
+  const baseline: BaselineResolution = sharded
+    ? { status: "missing", reason: "a shard is compared with the baseline after the merge" }
+    : await resolveBaseline(settings, context, workDir, path.join(downloadDir, "baseline"), {
+        github: () => deps.createGitHubClient(settings.githubToken),
+        artifacts: deps.artifacts,
+        info: log.info,
+      });
+  if (baseline.status === "found") {
+    const { source } = baseline;
+    log.info(
+      `Baseline: ${source.kind === "path" ? source.file : `run ${source.runId} (commit ${source.sha})`}.`,
+    );
+  } else if (baseline.status === "missing") {
+    log.info(`No baseline: ${baseline.reason}.`);
+  }
+
+  const report =
+    settings.mode === "merge"
+      ? await produceMergedReport(settings, deps, downloadDir, outDir, redact, log)
+      : await produceRunReport(settings, context, deps, workDir, outDir, baseline, log);
+  const reportPath = path.join(outDir, "report.json");
+
+  let comparison: Comparison | null = null;
+  let baselineNote: BaselineNote;
+  if (baseline.status !== "found") {
+    baselineNote = baseline;
+  } else {
+    try {
+      comparison = compareReports(baseline.report, report, {
+        alpha: settings.alpha,
+        sources: { base: "the baseline report", head: "this run's report" },
+      });
+      await writeFile(
+        path.join(outDir, "comparison.json"),
+        redact(`${JSON.stringify(comparison, null, 2)}\n`),
+      );
+      // The HTML report shows the comparison too.
+      await writeReportFiles(report, outDir, redact, { comparison });
+      baselineNote = {
+        status: "found",
+        source: baseline.source,
+        baseRef: pr?.baseRef ?? null,
+        baseSha: pr?.baseSha ?? null,
+      };
+    } catch (error) {
+      baselineNote = {
+        status: "missing",
+        reason: `the baseline report could not be compared (${describeError(error)})`,
+      };
+      log.warn(`The baseline report could not be compared: ${describeError(error)}`);
+    }
+  }
+
+  // Publish: artifact, job summary, comment. Each failure is a warning.
+  let artifactId: number | null = null;
+  try {
+    const uploaded = await uploadReportArtifact(deps.artifacts, artifactName, outDir);
+    artifactId = uploaded.id;
+    log.info(
+      `Uploaded ${uploaded.files} file(s) as the artifact "${artifactName}" (id ${artifactId ?? "unknown"}).`,
+    );
+  } catch (error) {
+    log.warn(`The report artifact "${artifactName}" could not be uploaded: ${describeError(error)}`);
+  }
+  const runUrl =
+    context.repo && context.runId ? formatRunUrl(context.serverUrl, context.repo, context.runId) : null;
+  const artifactUrl =
+    context.repo && context.runId && artifactId !== null
+      ? formatArtifactUrl(context.serverUrl, context.repo, context.runId, artifactId)
+      : null;
+  const view = {
+    report,
+    comparison,
+    baseline: baselineNote,
+    runUrl,
+    artifactUrl,
+    headSha: pr?.headSha ?? context.sha,
+    now: deps.now(),
+  };
+  await writeSummarySafely(deps, redact(renderJobSummary(view)), log);
+
+  let commentUrl: string | null = null;
+  if (pr && settings.comment && !sharded) {
+    commentUrl = await postComment(
+      settings,
+      context,
+      deps,
+      redact(renderComment({ ...view, key: settings.commentKey })),
+      log,
+    );
+  }
+
+  const outputs = buildOutputs({
+    report,
+    reportPath,
+    comparison,
+    baseline: baselineNote,
+    artifactId,
+    artifactUrl,
+    commentUrl,
+  });
+  setOutputs(core, outputs);
+  if (sharded) {
+    // A failing shard would keep the merge job (`needs:`) from running: the merge decides.
+    log.info(`Shard done (${report.summary.outcome}); the merge job decides the check's status.`);
+    return { status: "passed", outputs, message: null };
+  }
+  return decideExit(settings, report, comparison, core, log, redact, outputs);
+}
+
+async function produceRunReport(
+  settings: ActionSettings,
+  context: RunContext,
+  deps: ActionDeps,
+  workDir: string,
+  outDir: string,
+  baseline: BaselineResolution,
+  log: Log,
+): Promise<Report> {
   const paths = await expandPatterns(settings.scenarios, workDir);
   const all = await loadScenarios(paths, { cwd: workDir });
   const scenarios = filterScenarios(all, {
@@ -194,28 +335,7 @@ async function runAction(
       })
     : settings.judgeModel;
 
-  const sharded = settings.shard !== null;
-  const artifactName = sharded
-    ? `${settings.artifactName}-shard-${settings.shard?.index}-of-${settings.shard?.count}`
-    : settings.artifactName;
-  const outDir = path.join(context.tempDir, "llm-tool-test", artifactName);
-  await rm(outDir, { recursive: true, force: true });
-  await mkdir(outDir, { recursive: true });
-
-  // The baseline comes first: a budget estimate can use its figures, and a broken lookup shows early.
-  const pr = context.pullRequest;
-  const baseline = sharded
-    ? ({ status: "missing", reason: "a shard is compared after its merge" } as const)
-    : await resolveBaseline(settings, context, deps, workDir, outDir, info);
-  if (baseline.status === "found") {
-    info(
-      `Baseline: ${baseline.source.kind === "path" ? baseline.source.file : `run ${baseline.source.runId} (${baseline.source.sha})`}`,
-    );
-  } else if (baseline.status === "missing") {
-    info(`No baseline: ${baseline.reason}.`);
-  }
-
-  const modelClient = settings.apiKey ? deps.createModelClient(settings.apiKey) : null;
+  const modelClient = settings.apiKey ? deps.createModelClient(settings.apiKey, settings.concurrency) : null;
   const agent = createAgent(settings.agent, modelClient ? { modelClient } : {});
   const options = defaultRunOptions({
     agent: settings.agent,
@@ -228,10 +348,11 @@ async function runAction(
     shard: settings.shard,
     maxCostUsd: settings.maxCostUsd,
   });
-  info(
-    `Running ${scenarios.length} scenario(s) with the ${settings.agent} agent (${settings.trials} trial(s) each unless a scenario says otherwise, ${settings.concurrency} at once).`,
+  const shard = settings.shard ? `, shard ${settings.shard.index}/${settings.shard.count}` : "";
+  log.info(
+    `Running ${scenarios.length} scenario(s) with the ${settings.agent} agent (${settings.trials} trial(s) each unless a scenario says otherwise, ${settings.concurrency} at once${shard}).`,
   );
-  const report = await runSuite(scenarios, options, {
+  return runSuite(scenarios, options, {
     agent,
     judgeClient: modelClient,
     // Holds the key and token under secret names: the sandbox keeps them out, redaction covers them.
@@ -239,178 +360,83 @@ async function runAction(
     now: deps.now,
     ...(deps.signal ? { signal: deps.signal } : {}),
     git: { sha: context.sha, ref: context.ref },
+    baseline: baseline.status === "found" ? baseline.report : null,
     onProgress: (event) => {
-      if (event.type === "plan")
-        info(`Planned ${event.trials} trial(s) over ${event.scenarios} scenario(s).`);
+      if (event.type === "plan") {
+        const estimate =
+          event.estimatedCostUsd === null
+            ? "no cost estimate yet (no baseline costs)"
+            : `estimated cost ${formatUsd(event.estimatedCostUsd)}`;
+        const cap = settings.maxCostUsd === null ? "" : `, budget ${formatUsd(settings.maxCostUsd)}`;
+        log.info(`Planned ${event.trials} trial(s) over ${event.scenarios} scenario(s): ${estimate}${cap}.`);
+      }
       if (event.type === "trial_end")
-        info(describeTrialEnd(event.key, event.report, event.done, event.total));
+        log.info(describeTrialEnd(event.key, event.report, event.done, event.total));
+      if (event.type === "stopping")
+        log.warn(`Stopping early: ${event.reason}. Trials not started are reported as skipped.`);
     },
   });
-  const reportPath = path.join(outDir, "report.json");
-
-  let comparison: Comparison | null = null;
-  let baselineNote: BaselineNote;
-  if (baseline.status !== "found") {
-    baselineNote = baseline;
-  } else {
-    try {
-      comparison = compareReports(baseline.report, report, {
-        alpha: settings.alpha,
-        sources: { base: "the baseline report", head: "this run's report" },
-      });
-      await writeFile(
-        path.join(outDir, "comparison.json"),
-        redact(`${JSON.stringify(comparison, null, 2)}\n`),
-      );
-      baselineNote = {
-        status: "found",
-        source: baseline.source,
-        baseRef: pr?.baseRef ?? null,
-        baseSha: pr?.baseSha ?? null,
-      };
-    } catch (error) {
-      baselineNote = {
-        status: "missing",
-        reason: `the baseline report could not be compared (${describeError(error)})`,
-      };
-      warn(`The baseline report could not be compared: ${describeError(error)}`);
-    }
-  }
-
-  // Publish: artifact, job summary, comment. Each failure is a warning.
-  let artifactId: number | null = null;
-  try {
-    const uploaded = await uploadReportArtifact(deps.artifacts, artifactName, outDir);
-    artifactId = uploaded.id;
-    info(
-      `Uploaded ${uploaded.files} file(s) as the artifact "${artifactName}" (id ${artifactId ?? "unknown"}).`,
-    );
-  } catch (error) {
-    warn(`The report artifact "${artifactName}" could not be uploaded: ${describeError(error)}`);
-  }
-  const runUrl =
-    context.repo && context.runId ? formatRunUrl(context.serverUrl, context.repo, context.runId) : null;
-  const artifactUrl =
-    context.repo && context.runId && artifactId !== null
-      ? formatArtifactUrl(context.serverUrl, context.repo, context.runId, artifactId)
-      : null;
-  const view = {
-    report,
-    comparison,
-    baseline: baselineNote,
-    runUrl,
-    artifactUrl,
-    headSha: pr?.headSha ?? context.sha,
-    now: deps.now(),
-  };
-  await writeSummarySafely(deps, redact(renderJobSummary(view)), warn);
-
-  let commentUrl: string | null = null;
-  if (pr && settings.comment && !sharded) {
-    if (!context.repo) {
-      warn("GITHUB_REPOSITORY is not set: the pull request comment was skipped.");
-    } else {
-      try {
-        const body = redact(renderComment({ ...view, key: settings.commentKey }));
-        const github = deps.createGitHubClient(settings.githubToken);
-        const result = await upsertComment(
-          github,
-          context.repo,
-          pr.number,
-          formatCommentMarker(settings.commentKey),
-          body,
-        );
-        commentUrl = result.url;
-        info(
-          `${result.action === "created" ? "Created" : "Updated"} the pull request comment: ${result.url}`,
-        );
-      } catch (error) {
-        warn(
-          `The pull request comment could not be posted (${describeHttpError(error)}). The workflow needs "permissions: pull-requests: write" for it.`,
-        );
-      }
-    }
-  }
-
-  const outputs = buildOutputs({
-    report,
-    reportPath,
-    comparison,
-    baseline: baselineNote,
-    artifactId,
-    artifactUrl,
-    commentUrl,
-  });
-  setOutputs(core, outputs);
-  return decideExit(settings, report, comparison, core, info, redact, outputs);
 }
 
-async function resolveBaseline(
+async function produceMergedReport(
+  settings: ActionSettings,
+  deps: ActionDeps,
+  downloadDir: string,
+  outDir: string,
+  redact: (text: string) => string,
+  log: Log,
+): Promise<Report> {
+  const merged = await mergeShardArtifacts(
+    deps.artifacts,
+    settings.artifactName,
+    path.join(downloadDir, "shards"),
+    outDir,
+    log.info,
+  );
+  if (merged.missing.length > 0) {
+    log.warn(
+      `The shard artifacts ${merged.missing.map((i) => formatShardArtifactName(settings.artifactName, { index: i, count: merged.found.length + merged.missing.length })).join(", ")} are missing: the merged report is incomplete.`,
+    );
+  }
+  await writeReportFiles(merged.report, outDir, redact);
+  log.info(
+    `Merged ${merged.found.length} shard(s): ${merged.report.summary.trials} trial(s) over ${merged.report.summary.scenarios} scenario(s).`,
+  );
+  return merged.report;
+}
+
+async function postComment(
   settings: ActionSettings,
   context: RunContext,
   deps: ActionDeps,
-  workDir: string,
-  outDir: string,
-  info: (message: string) => void,
-): Promise<
-  | { status: "found"; report: Report; source: BaselineSource }
-  | { status: "missing"; reason: string }
-  | { status: "disabled" }
-> {
-  const baseline = settings.baseline;
-  if (baseline.kind === "none") return { status: "disabled" };
-  if (baseline.kind === "path") {
-    let file = path.resolve(workDir, baseline.path);
-    if (await isDirectory(file)) file = path.join(file, "report.json");
-    let report: Report;
-    try {
-      report = await readReportFile(file);
-    } catch (error) {
-      throw new ConfigError(
-        `input "baseline": ${describeError(error)} (expected "auto", "none" or the path of a report.json)`,
-      );
-    }
-    return {
-      status: "found",
-      report,
-      source: {
-        kind: "path",
-        sha: report.run.git_sha,
-        createdAt: report.run.started_at,
-        runId: null,
-        runNumber: null,
-        runUrl: null,
-        artifactId: null,
-        matchesBaseSha: false,
-        file: baseline.path,
-      },
-    };
-  }
+  body: string,
+  log: Log,
+): Promise<string | null> {
   const pr = context.pullRequest;
-  if (!pr) {
-    return {
-      status: "missing",
-      reason: `this is a \`${context.eventName || "unknown"}\` run, not a pull request; a push run's report is the baseline of later pull requests`,
-    };
+  if (!pr) return null;
+  if (!context.repo) {
+    log.warn("GITHUB_REPOSITORY is not set: the pull request comment was skipped.");
+    return null;
   }
-  if (!context.repo || !context.runId) {
-    return {
-      status: "missing",
-      reason: "GITHUB_REPOSITORY or GITHUB_RUN_ID is not set, so the base branch's runs cannot be searched",
-    };
+  try {
+    const github = deps.createGitHubClient(settings.githubToken);
+    const result = await upsertComment(
+      github,
+      context.repo,
+      pr.number,
+      formatCommentMarker(settings.commentKey),
+      body,
+    );
+    log.info(
+      `${result.action === "created" ? "Created" : "Updated"} the pull request comment: ${result.url}`,
+    );
+    return result.url;
+  } catch (error) {
+    log.warn(
+      `The pull request comment could not be posted (${describeHttpError(error)}). The workflow needs "permissions: pull-requests: write" for it.`,
+    );
+    return null;
   }
-  info(
-    `Looking for a baseline: the latest successful push run of this workflow on ${pr.baseRef} (base commit ${pr.baseSha.slice(0, 7)}).`,
-  );
-  return findBaseline(deps.createGitHubClient(settings.githubToken), deps.artifacts, {
-    repo: context.repo,
-    runId: context.runId,
-    baseBranch: pr.baseRef,
-    baseSha: pr.baseSha,
-    artifactName: settings.artifactName,
-    token: settings.githubToken,
-    downloadDir: path.join(path.dirname(outDir), `${path.basename(outDir)}-baseline`),
-  });
 }
 
 function decideExit(
@@ -418,7 +444,7 @@ function decideExit(
   report: Report,
   comparison: Comparison | null,
   core: ActionCore,
-  info: (message: string) => void,
+  log: Log,
   redact: (text: string) => string,
   outputs: ActionOutputs,
 ): ActionResult {
@@ -430,7 +456,7 @@ function decideExit(
     failure = `llm-tool-test: ${parts.join(", ")} (fail-on: outcome). See the job summary and the report artifact.`;
   } else if (settings.failOn === "regression") {
     if (!comparison) {
-      info("fail-on: regression, but there is no baseline to regress from: the check passes.");
+      log.info("fail-on: regression, but there is no baseline to regress from: the check passes.");
     } else {
       const decision = decideRegressionFailure(comparison, { alpha: settings.alpha });
       if (decision.failed) {
@@ -443,7 +469,7 @@ function decideExit(
     core.setFailed(message);
     return { status: "failed", outputs, message };
   }
-  info(
+  log.info(
     `llm-tool-test: ${s.outcome} (${s.passed}/${s.passed + s.failed} trials passed); fail-on: ${settings.failOn}.`,
   );
   return { status: "passed", outputs, message: null };
@@ -460,11 +486,11 @@ function setOutputs(core: ActionCore, outputs: ActionOutputs): void {
   for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value);
 }
 
-async function writeSummarySafely(deps: ActionDeps, markdown: string, warn: (message: string) => void) {
+async function writeSummarySafely(deps: ActionDeps, markdown: string, log: Log) {
   try {
     await deps.writeSummary(markdown);
   } catch (error) {
-    warn(`The job summary could not be written: ${describeError(error)}`);
+    log.warn(`The job summary could not be written: ${describeError(error)}`);
   }
 }
 

@@ -183,20 +183,28 @@ function demoteHeadings(markdown: string): string {
   return markdown.replace(/^(#{1,5}) /gm, "#$1 ");
 }
 
-/** Whole lines up to `max` characters, then `note`; reopens nothing, closes an open code fence. */
+/** Whole lines up to `max` characters, then `note`; closes a code fence or `<details>` left open. */
 export function cutLines(text: string, max: number, note: string): string {
   if (text.length <= max) return text;
-  const budget = max - note.length - 6;
+  const closingReserve = 64;
+  const budget = max - note.length - closingReserve;
   const kept: string[] = [];
   let length = 0;
   let fenceOpen = false;
+  let detailsOpen = 0;
   for (const line of text.split("\n")) {
     if (length + line.length + 1 > budget) break;
     kept.push(line);
     length += line.length + 1;
     if (line.trimStart().startsWith("```")) fenceOpen = !fenceOpen;
+    if (!fenceOpen) {
+      detailsOpen += (line.match(/<details[\s>]/g) ?? []).length;
+      detailsOpen -= (line.match(/<\/details>/g) ?? []).length;
+    }
   }
   if (fenceOpen) kept.push("```");
+  // Close at most a few nested blocks (the reserve above holds them).
+  for (let i = 0; i < Math.min(detailsOpen, 3); i += 1) kept.push("", "</details>");
   return `${kept.join("\n")}\n\n${note}`;
 }
 

@@ -88,4 +88,8 @@ export interface ArtifactClient {
     artifactId: number,
     options?: { path?: string; findBy?: FindBy },
   ): Promise<{ downloadPath?: string }>;
+  /** This workflow run's artifacts (`latest`: the newest of each name). */
+  listArtifacts(options?: {
+    latest?: boolean;
+  }): Promise<{ artifacts: { id: number; name: string; size: number }[] }>;
 }

@@ -97,8 +97,15 @@ async function runPushOnMain(runId: number, createdAt: string) {
   return result;
 }
 
-function artifactFiles(runId: number): Map<string, Buffer> {
-  const artifact = fake.artifacts.find((a) => a.runId === runId);
+/** unzip-stream (inside @actions/artifact's download) still calls `Buffer()`: Node warns once. */
+function withoutBufferDeprecation(stderr: string): string {
+  return stderr
+    .replace(/^\(node:\d+\) \[DEP0005\] DeprecationWarning: Buffer\(\) is deprecated.*\n/m, "")
+    .replace(/^\(Use `node --trace-deprecation \.\.\.` to show where the warning was created\)\n/m, "");
+}
+
+function artifactFiles(runId: number, name = "llm-tool-test-report"): Map<string, Buffer> {
+  const artifact = fake.artifacts.find((a) => a.runId === runId && a.name === name);
   if (!artifact) throw new Error(`run ${runId} uploaded no artifact`);
   return readZipEntries(artifact.data);
 }
@@ -444,4 +451,121 @@ describe("the API key", () => {
     expect(events).not.toMatch(/key=sk-/);
     expect(events).toContain("[REDACTED]");
   });
+});
+
+describe("a matrix: shards, then the merge", () => {
+  it("uploads one artifact per shard, then merges them into one report, artifact and comment", async () => {
+    fake.addRun({
+      id: 400,
+      event: "pull_request",
+      head_branch: "feature",
+      status: "in_progress",
+      conclusion: null,
+    });
+    const shard = (index: number) =>
+      runDist({
+        fake,
+        runId: 400,
+        eventName: "pull_request",
+        payload: prEvent(),
+        inputs: {
+          agent: "oracle",
+          "working-directory": "head",
+          scenarios: ".",
+          trials: "2",
+          shard: `${index}/2`,
+        },
+      });
+    const [first, second] = [await shard(1), await shard(2)];
+    // A shard never fails the check (the merge job decides) and never comments.
+    expect([first.exitCode, second.exitCode]).toEqual([0, 0]);
+    expect(commentsOnPr()).toHaveLength(0);
+    expect(fake.artifacts.map((a) => a.name).sort()).toEqual([
+      "llm-tool-test-report-shard-1-of-2",
+      "llm-tool-test-report-shard-2-of-2",
+    ]);
+    const shardTrials = [first, second].map((r) => JSON.parse(r.outputs.summary!).trials as number);
+    expect(shardTrials[0]! + shardTrials[1]!).toBe(4);
+    expect(Math.min(...shardTrials)).toBeGreaterThan(0);
+
+    const merged = await runDist({
+      fake,
+      runId: 400,
+      eventName: "pull_request",
+      payload: prEvent(),
+      inputs: { mode: "merge", "anthropic-api-key": "" },
+    });
+    expect(withoutBufferDeprecation(merged.stderr)).toBe("");
+    expect(merged.exitCode).toBe(1);
+    expect(merged.stdout).toContain("Merged 2 shard(s): 4 trial(s) over 2 scenario(s).");
+    expect(merged.outputs.outcome).toBe("fail");
+    expect(JSON.parse(merged.outputs.summary!)).toMatchObject({
+      trials: 4,
+      passed: 2,
+      failed: 2,
+      incomplete: false,
+    });
+    const [comment] = commentsOnPr();
+    expect(comment!.body).toContain("## ❌ llm-tool-test: FAIL · 2/4 trials passed (50%)");
+    const files = artifactFiles(400);
+    const report = JSON.parse(files.get("report.json")!.toString("utf8"));
+    expect(report.run.shard).toBeNull();
+    expect(report.scenarios.map((s: { id: string }) => s.id).sort()).toEqual(["count_items", "list_files"]);
+    // The trials' files came along, so the report's links resolve inside the artifact.
+    for (const scenario of report.scenarios) {
+      for (const trial of scenario.trials) expect(files.has(trial.events_path)).toBe(true);
+    }
+    // The shards were downloaded through the artifact service, not the REST API.
+    expect(fake.requests.filter((r) => r.path.endsWith("/ListArtifacts")).length).toBeGreaterThan(0);
+    expect(fake.requests.filter((r) => r.path.endsWith("/GetSignedArtifactURL"))).toHaveLength(2);
+  });
+
+  it("fails the merge with a clear message when there are no shards", async () => {
+    fake.addRun({ id: 410, event: "pull_request", head_branch: "feature" });
+    const result = await runDist({
+      fake,
+      runId: 410,
+      eventName: "pull_request",
+      payload: prEvent(),
+      inputs: { mode: "merge" },
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toContain(
+      '::error::input "mode": "merge" found no artifact named "llm-tool-test-report-shard-<i>-of-<n>" in this workflow run',
+    );
+  });
+});
+
+describe("a cancelled workflow", () => {
+  it("stops on SIGTERM, then publishes the incomplete report", async () => {
+    const workspace = await mkdtemp(path.join(os.tmpdir(), "llm-tool-test-slow-suite-"));
+    for (const [name, command] of [
+      ["quick", "ls > out.txt"],
+      ["slow", "sleep 60; ls > out.txt"],
+    ]) {
+      await writeFile(
+        path.join(workspace, `${name}.yaml`),
+        `name: ${name}\ntask: List the files into out.txt.\ntarget:\n  binary: ls\nsolution:\n  - ${command}\nevaluation:\n  gates:\n    - type: file_exists\n      path: out.txt\n`,
+      );
+    }
+    fake.addRun({ id: 420, event: "pull_request", head_branch: "feature" });
+    const started = Date.now();
+    const result = await runDist({
+      fake,
+      runId: 420,
+      eventName: "pull_request",
+      payload: prEvent(),
+      workspace,
+      inputs: { agent: "oracle", scenarios: ".", concurrency: "1" },
+      // Cancel once the slow trial has started (the quick one sorts first and finishes).
+      signalWhen: { pattern: /\[1\/2\] ✓ quick/, signal: "SIGTERM" },
+    });
+    expect(Date.now() - started).toBeLessThan(45_000);
+    expect(result.stdout).toContain("Stopping early: the run was cancelled.");
+    const summary = JSON.parse(result.outputs.summary!);
+    expect(summary).toMatchObject({ incomplete: true, passed: 1, skipped: 1 });
+    const [comment] = commentsOnPr();
+    expect(comment!.body).toContain("This run is **incomplete**");
+    expect(fake.artifacts.filter((a) => a.runId === 420)).toHaveLength(1);
+  }, 60_000);
 });

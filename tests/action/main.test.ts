@@ -92,6 +92,7 @@ async function createDeps(
     downloadArtifact: async () => {
       throw new Error("no download expected");
     },
+    listArtifacts: async () => ({ artifacts: [] }),
     ...options.artifacts,
   };
   return {
@@ -220,7 +221,10 @@ describe("run", () => {
       { "working-directory": "head", scenarios: ".", baseline: "atuo" },
       /^input "baseline": .*cannot read the report file.*\(expected "auto", "none" or the path of a report.json\)$/,
     ],
-    [{ mode: "merge" }, /^input "mode": "merge" is not available/],
+    [
+      { mode: "merge" },
+      /^input "mode": "merge" found no artifact named "llm-tool-test-report-shard-<i>-of-<n>" in this workflow run/,
+    ],
   ])("fails on %o with a clear message", async (inputs, message) => {
     const result = await run(await createDeps({ agent: "oracle", ...inputs }));
     expect(result.status).toBe("config_error");

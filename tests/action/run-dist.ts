@@ -38,6 +38,8 @@ export interface DistRunOptions {
   /** Extra environment (e.g. ANTHROPIC_BASE_URL). */
   env?: Record<string, string>;
   timeoutMs?: number;
+  /** Send a signal once stdout matches (as the runner does when a workflow is cancelled). */
+  signalWhen?: { pattern: RegExp; signal: NodeJS.Signals };
 }
 
 let defaults: Record<string, string> | null = null;
@@ -127,8 +129,13 @@ export async function runDist(options: DistRunOptions): Promise<DistRun> {
   });
   let stdout = "";
   let stderr = "";
+  let signalled = false;
   child.stdout.on("data", (chunk: Buffer) => {
     stdout += chunk.toString("utf8");
+    if (options.signalWhen && !signalled && options.signalWhen.pattern.test(stdout)) {
+      signalled = true;
+      child.kill(options.signalWhen.signal);
+    }
   });
   child.stderr.on("data", (chunk: Buffer) => {
     stderr += chunk.toString("utf8");

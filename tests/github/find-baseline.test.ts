@@ -29,6 +29,9 @@ function createArtifactClient(content: string | null = null, failure: Error | nu
     uploadArtifact: async () => {
       throw new Error("not used");
     },
+    listArtifacts: async () => {
+      throw new Error("not used");
+    },
     downloadArtifact: async (id, options) => {
       downloads.push({ id, ...options });
       if (failure) throw failure;

@@ -85,7 +85,8 @@ describe("renderComment", () => {
     expect(body).toContain(
       "**No baseline to compare with:** no successful push run of this workflow on `main` yet. This is neutral: the run is shown on its own.",
     );
-    expect(body).not.toContain("🔴");
+    expect(body).not.toContain("Compared with");
+    expect(body).not.toMatch(/^### [🔴🟢⚪]/mu);
     expect(body).toContain("### Scenarios");
   });
 
@@ -152,11 +153,16 @@ describe("renderComment", () => {
       const headline = full.slice(0, full.indexOf("### "));
       expect(body.startsWith(headline)).toBe(true);
       expect(body).toContain(`[Report artifact](${ARTIFACT_URL})`);
+      // What went: the comparison's collapsed details, or the end of the full report (with a note).
+      const detailBlocks = (text: string) => text.match(/<details/g)?.length ?? 0;
+      const cutReport =
+        /cut to fit; the full report is `report.md` in the report artifact|did not fit here/.test(body);
       if (full.length > maxChars) {
-        expect(body).toMatch(
-          /cut to fit; the full report is `report.md` in the report artifact|did not fit here/,
-        );
+        expect(cutReport || detailBlocks(body) < detailBlocks(full)).toBe(true);
+      } else {
+        expect(body).toBe(full);
       }
+      expect(detailBlocks(body)).toBe(body.match(/<\/details>/g)?.length ?? 0);
     },
   );
 
@@ -177,11 +183,46 @@ describe("renderComment", () => {
 });
 
 describe("cutLines", () => {
-  it("cuts at a line and closes an open code fence", () => {
-    const text = ["intro", "```", "line 1", "line 2", "line 3", "```", "outro"].join("\n");
-    const cut = cutLines(text, 30, "(cut)");
-    expect(cut).toBe(["intro", "```", "line 1", "```", "", "(cut)"].join("\n"));
-    expect(cutLines(text, 1_000, "(cut)")).toBe(text);
+  const line = (label: string) => `${label} ${"x".repeat(40)}`;
+  const balanced = (text: string) => ({
+    fences: (text.match(/^```/gm)?.length ?? 0) % 2,
+    details: (text.match(/<details/g)?.length ?? 0) - (text.match(/<\/details>/g)?.length ?? 0),
+  });
+
+  it("keeps whole lines within the limit and closes an open code fence", () => {
+    const text = [
+      "intro",
+      "```",
+      ...Array.from({ length: 20 }, (_, i) => line(`code ${i}`)),
+      "```",
+      "outro",
+    ].join("\n");
+    const cut = cutLines(text, 400, "(cut)");
+    expect(cut.length).toBeLessThanOrEqual(400);
+    expect(cut.endsWith("```\n\n(cut)")).toBe(true);
+    expect(balanced(cut)).toEqual({ fences: 0, details: 0 });
+    const kept = cut.split("\n").slice(0, -4);
+    expect(text.startsWith(kept.join("\n"))).toBe(true);
+    expect(kept.length).toBeGreaterThan(4);
+    expect(cutLines(text, 10_000, "(cut)")).toBe(text);
+  });
+
+  it("closes the <details> blocks it cuts into", () => {
+    const text = [
+      "<details><summary>outer</summary>",
+      "",
+      ...Array.from({ length: 5 }, (_, i) => line(`a ${i}`)),
+      "<details>",
+      ...Array.from({ length: 20 }, (_, i) => line(`b ${i}`)),
+      "</details>",
+      "</details>",
+    ].join("\n");
+    const cut = cutLines(text, 700, "(cut)");
+    expect(cut.length).toBeLessThanOrEqual(700);
+    expect(cut).toContain("b 3");
+    expect(cut).not.toContain("b 19");
+    expect(balanced(cut)).toEqual({ fences: 0, details: 0 });
+    expect(cut.endsWith("</details>\n\n</details>\n\n(cut)")).toBe(true);
   });
 });
 
