@@ -13,6 +13,8 @@ export default function setup() {
     { cwd: root, encoding: "utf8" },
   );
   if (result.status !== 0) {
-    process.stderr.write(`warning: tsc reported errors while building lib/ for the e2e tests:\n${result.stdout.slice(0, 2000)}\n`);
+    process.stderr.write(
+      `warning: tsc reported errors while building lib/ for the e2e tests:\n${result.stdout.slice(0, 2000)}\n`,
+    );
   }
 }

@@ -11,7 +11,10 @@ export interface CliResult {
 }
 
 /** Runs the real CLI as a user would (`node bin/llm-tool-test.js ...`), with exactly the given env. */
-export function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: options.cwd ?? ROOT,

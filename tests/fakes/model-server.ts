@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: request bodies are whatever JSON the client sent.
 /**
  * A scripted Anthropic Messages-API server on 127.0.0.1, speaking the real wire format:
  * JSON responses, server-sent events when the request asks for `stream: true` (as the Claude Code
@@ -13,7 +14,6 @@ export interface RecordedRequest {
   method: string;
   path: string;
   headers: http.IncomingHttpHeaders;
-  // biome-ignore lint/suspicious/noExplicitAny: request bodies are whatever the client sent.
   body: any;
   /** Index among /v1/messages requests. */
   index: number;
