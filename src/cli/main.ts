@@ -109,6 +109,7 @@ const RUN_OPTIONS: OptionSpec = {
   baseline: { type: "string" },
   resume: { type: "string" },
   variant: { type: "string", multiple: true },
+  "agent-command": { type: "string" },
   quiet: { type: "boolean", short: "q" },
 };
 
@@ -118,6 +119,8 @@ Paths are scenario YAML files, folders of them, or bashkit-eval .jsonl datasets 
 
   --agent NAME           anthropic | oracle | null | claude-code | command (default: anthropic when
                          ANTHROPIC_API_KEY is set, else oracle)
+  --agent-command TPL    the command agent's command, with {prompt}, {workdir}, {model}, {system}
+                         placeholders (shell-quoted), e.g. 'my-agent --model {model} {prompt}'
   --model ID             model under test (default claude-haiku-4-5; a scenario's agent.model wins)
   --judge-model ID       judge model for scenarios with a judge (or LLM_TOOL_TEST_JUDGE)
   --force-judge          allow the judge to be the tested model
@@ -280,11 +283,18 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
     }),
     keepWorkDirs: Boolean(values["keep-workdirs"]),
     resume: resumeDir !== undefined,
+    agentCommand: readString(values, "agent-command") ?? null,
   });
 
   await checkTargetBinaries(scenarios, io.env.PATH ?? "");
   const modelClient = createModelClient({ apiKey, baseURL }, options.concurrency);
-  const agent = createAgent(agentName, modelClient ? { modelClient } : {});
+  const agent = createAgent(agentName, {
+    ...(modelClient ? { modelClient } : {}),
+    ...(apiKey ? { apiKey } : {}),
+    ...(baseURL ? { baseURL } : {}),
+    agentCommand: options.agentCommand,
+    env: io.env,
+  });
   const quiet = Boolean(values.quiet);
   const progress = createProgressReporter(io.stderr);
   const abort = new AbortController();

@@ -44,11 +44,13 @@ describe("createAgent", () => {
     );
   });
 
-  it("says claude-code and command are not available yet", () => {
-    for (const name of ["claude-code", "command"]) {
-      expect(configErrorOf(() => createAgent(name, { modelClient })).message).toBe(
-        `--agent: agent "${name}" is not available yet; use one of: anthropic, oracle, null`,
-      );
-    }
+  it("says what claude-code and command need when it is missing", () => {
+    expect(configErrorOf(() => createAgent("claude-code", { modelClient })).message).toContain(
+      "the claude-code agent needs an API key",
+    );
+    expect(configErrorOf(() => createAgent("command", {})).message).toContain(
+      "the command agent needs a command template: pass --agent-command",
+    );
+    expect(createAgent("command", { agentCommand: "my-agent {prompt}" }).name).toBe("command");
   });
 });

@@ -1,0 +1,94 @@
+import { mkdtemp, readFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Report } from "../../src/report/types.js";
+import type { TrialEvent } from "../../src/transcript/events.js";
+import {
+  bashCall,
+  finalText,
+  type ModelServer,
+  scriptByTurn,
+  startModelServer,
+} from "../fakes/model-server.js";
+import { ROOT, runCli } from "./helpers.js";
+
+const SCENARIO = path.join(ROOT, "tests/fixtures/e2e/suite/extract-names.yaml");
+
+async function readJsonLines(file: string): Promise<TrialEvent[]> {
+  return (await readFile(file, "utf8"))
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as TrialEvent);
+}
+
+describe("external agent CLIs through the real CLI", () => {
+  let server: ModelServer | undefined;
+  afterEach(async () => server?.close());
+
+  it("--agent command runs any agent CLI from a template; the shim still records the tool", async () => {
+    const out = await mkdtemp(path.join(os.tmpdir(), "ltt-command-"));
+    const agent = path.join(ROOT, "tests/fixtures/e2e/agents/fake-agent.sh");
+    const result = await runCli([
+      "run",
+      SCENARIO,
+      "--agent",
+      "command",
+      "--agent-command",
+      `${agent} {prompt}`,
+      "--out",
+      out,
+    ]);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report;
+    const trial = report.scenarios[0]?.trials[0];
+    expect(trial?.outcome).toBe("pass");
+    expect(trial?.invocation_source).toBe("shim");
+    expect(trial?.interaction.total_commands).toBe(1);
+    const events = await readJsonLines(path.join(out, trial?.events_path ?? ""));
+    expect(
+      events.some((e) => e.type === "agent_output" && e.text.includes("task: data.json holds a list")),
+    ).toBe(true);
+  });
+
+  it("--agent claude-code drives the real Claude Code CLI against the scripted API; the key stays outside", async () => {
+    const key = "sk-ant-canary-cli-claude-code-42";
+    // Only Claude's agent requests (those offering the Bash tool) get the scripted tool calls.
+    const script = scriptByTurn([
+      bashCall("jq -r '.[].name' data.json > names.txt", { name: "Bash" }),
+      bashCall("env", { name: "Bash" }),
+      finalText("Names written."),
+    ]);
+    server = await startModelServer((request) =>
+      (request.body?.tools ?? []).some((tool: { name?: string }) => tool.name === "Bash")
+        ? script(request)
+        : finalText("ok"),
+    );
+    const out = await mkdtemp(path.join(os.tmpdir(), "ltt-claude-"));
+    const result = await runCli(
+      ["run", SCENARIO, "--agent", "claude-code", "--model", "claude-haiku-4-5", "--out", out],
+      {
+        env: { ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: server.url },
+      },
+    );
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report;
+    const trial = report.scenarios[0]?.trials[0];
+    expect(trial?.reason).toBeNull();
+    expect(result.code).toBe(0);
+    expect(trial?.end_reason).toBe("natural_stop");
+    expect(trial?.interaction.total_commands).toBe(1);
+    const events = await readJsonLines(path.join(out, trial?.events_path ?? ""));
+    const commands = events
+      .filter((e) => e.type === "tool_call")
+      .map((e) => (e.type === "tool_call" ? e.command : ""));
+    expect(commands).toEqual(["jq -r '.[].name' data.json > names.txt", "env"]);
+    const envOutput = events.find((e) => e.type === "tool_result" && e.stdout.includes("PATH="));
+    expect(envOutput && envOutput.type === "tool_result" ? envOutput.stdout : "").not.toContain("canary");
+    // The server saw the real key, through the loopback proxy.
+    const auth = server
+      .messageRequests()
+      .map((r) => `${r.headers["x-api-key"] ?? ""} ${r.headers.authorization ?? ""}`);
+    expect(auth.every((a) => a.includes(key))).toBe(true);
+  }, 90_000);
+});
