@@ -12,24 +12,23 @@ import path from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
 import * as actionsCore from "@actions/core";
 import { getOctokit } from "@actions/github";
-import { createAnthropicClient } from "../agents/anthropic-client.js";
-import { createAimdLimiter } from "../agents/call-limiter.js";
 import { createAgent } from "../agents/create-agent.js";
 import type { ModelClient } from "../agents/model-client.js";
 import { compareReports } from "../compare/compare.js";
 import { decideRegressionFailure } from "../compare/gate.js";
 import type { Comparison } from "../compare/types.js";
 import { ConfigError, describeError, isConfigError } from "../errors.js";
-import { resolveJudgeModel } from "../evaluate/judge.js";
 import { formatArtifactUrl, formatRunUrl, uploadReportArtifact } from "../github/artifact.js";
 import { formatCommentMarker, upsertComment } from "../github/comment.js";
 import { describeHttpError } from "../github/describe-http-error.js";
 import { type BaselineNote, renderComment } from "../github/render-comment.js";
 import { renderJobSummary, renderSkippedSummary } from "../github/summary.js";
 import type { ArtifactClient, GitHubClient } from "../github/types.js";
+import { checkTargetBinaries } from "../preflight.js";
 import { formatUsd } from "../report/format.js";
 import type { Report, TrialReport } from "../report/types.js";
 import { defaultRunOptions } from "../run-options.js";
+import { createRunModelClient, setUpJudge } from "../run-setup.js";
 import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
@@ -94,12 +93,11 @@ function createDefaultDeps(overrides: Partial<ActionDeps>): ActionDeps {
       getOctokit(token, env.GITHUB_API_URL ? { baseUrl: env.GITHUB_API_URL } : {}),
     artifacts: new DefaultArtifactClient(),
     createModelClient: (apiKey, concurrency) =>
-      createAnthropicClient({
+      createRunModelClient({
         apiKey,
+        baseURL: env.ANTHROPIC_BASE_URL,
+        concurrency,
         keySource: 'the action\'s "anthropic-api-key" input',
-        // Calls in flight adapt to rate limits: halved on 429/529, raised again on success.
-        limiter: createAimdLimiter({ initial: concurrency, max: concurrency }),
-        ...(env.ANTHROPIC_BASE_URL ? { baseURL: env.ANTHROPIC_BASE_URL } : {}),
       }),
     ...overrides,
   };
@@ -315,32 +313,34 @@ async function produceRunReport(
 ): Promise<Report> {
   const paths = await expandPatterns(settings.scenarios, workDir);
   const all = await loadScenarios(paths, { cwd: workDir });
-  const scenarios = filterScenarios(all, {
+  const filtered = filterScenarios(all, {
     ...(settings.tags.length > 0 ? { tags: settings.tags } : {}),
     ...(settings.tier !== null ? { tier: settings.tier } : {}),
   });
-  if (scenarios.length === 0) {
+  if (filtered.length === 0) {
     throw new ConfigError(
       `no scenario left to run: ${all.length} loaded from input "scenarios", none matching` +
         `${settings.tags.length ? ` tags ${settings.tags.join(", ")}` : ""}${settings.tier !== null ? ` tier <= ${settings.tier}` : ""}`,
     );
   }
-  const judgeWanted = scenarios.some((s) => s.evaluation.judge?.enabled);
-  const judgeModel = judgeWanted
-    ? resolveJudgeModel({
-        flag: settings.judgeModel,
-        scenario: scenarios.find((s) => s.evaluation.judge?.model)?.evaluation.judge?.model ?? null,
-        env: deps.env.LLM_TOOL_TEST_JUDGE ?? null,
-        testedModel: settings.model,
-      })
-    : settings.judgeModel;
+  const judge = setUpJudge(filtered, {
+    flag: settings.judgeModel,
+    env: deps.env.LLM_TOOL_TEST_JUDGE,
+    testedModel: settings.model,
+    force: false,
+    hasApiKey: Boolean(settings.apiKey),
+    agent: settings.agent,
+  });
+  if (judge.note) log.info(`Note: ${judge.note}.`);
+  const { scenarios, judgeModel } = judge;
+  await checkTargetBinaries(scenarios, deps.env.PATH ?? "");
 
   const modelClient = settings.apiKey ? deps.createModelClient(settings.apiKey, settings.concurrency) : null;
   const agent = createAgent(settings.agent, modelClient ? { modelClient } : {});
   const options = defaultRunOptions({
     agent: settings.agent,
     model: settings.model,
-    judgeModel: judgeModel ?? null,
+    judgeModel,
     outDir,
     trials: settings.trials,
     concurrency: settings.concurrency,

@@ -2,17 +2,13 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { createAnthropicClient } from "../agents/anthropic-client.js";
-import { createAimdLimiter } from "../agents/call-limiter.js";
 import { createAgent } from "../agents/create-agent.js";
-import type { ModelClient } from "../agents/model-client.js";
 import type { AgentName } from "../agents/types.js";
 import { compareReports } from "../compare/compare.js";
 import { planTrialsNeeded, renderTrialPlan } from "../compare/planning.js";
 import { renderComparisonMarkdown, renderComparisonTerminal } from "../compare/render-markdown.js";
 import type { Comparison } from "../compare/types.js";
 import { ConfigError, describeError, isConfigError } from "../errors.js";
-import { resolveJudgeModel } from "../evaluate/judge.js";
 import { loadPriceTable } from "../evaluate/pricing.js";
 import { scaffoldScenarios } from "../init.js";
 import { mergeShardReports } from "../merge.js";
@@ -24,6 +20,7 @@ import { readReportFile } from "../report/read-report.js";
 import { renderTerminalSummary } from "../report/terminal.js";
 import type { Report } from "../report/types.js";
 import { defaultRunOptions, type RunOptions } from "../run-options.js";
+import { createRunModelClient, setUpJudge } from "../run-setup.js";
 import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
@@ -195,23 +192,6 @@ function readGit(
   };
 }
 
-export interface ModelAccess {
-  apiKey: string | undefined;
-  baseURL: string | undefined;
-}
-
-function createModelClient(access: ModelAccess, concurrency: number): ModelClient | null {
-  if (!access.apiKey) return null;
-  // Calls in flight adapt to rate limits: halved on 429/529, raised again on success.
-  const limiter = createAimdLimiter({ initial: concurrency, max: concurrency });
-  return createAnthropicClient({
-    apiKey: access.apiKey,
-    keySource: "ANTHROPIC_API_KEY",
-    limiter,
-    ...(access.baseURL ? { baseURL: access.baseURL } : {}),
-  });
-}
-
 async function commandRun(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs("run", argv, RUN_OPTIONS);
   if (values.help) {
@@ -231,32 +211,16 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   const selected = await applyGuidanceVariants(loaded.selected, readVariantFlags(values, io.cwd));
 
   const model = readString(values, "model") ?? defaultRunOptions({ outDir: "" }).model;
-  const judged = selected.filter((s) => s.evaluation.judge?.enabled);
-  let scenarios = selected;
-  let judgeModel: string | null = readString(values, "judge-model") ?? null;
-  if (judged.length > 0 && !apiKey) {
-    // Only the oracle and null agents get here without a key: their gates still say everything.
-    io.stderr.write(
-      `note: the judge of ${judged.length} scenario(s) is skipped: it needs ANTHROPIC_API_KEY (the ${agentName} agent needs none)\n`,
-    );
-    scenarios = selected.map((s) =>
-      s.evaluation.judge?.enabled ? { ...s, evaluation: { ...s.evaluation, judge: undefined } } : s,
-    );
-  } else if (judged.length > 0) {
-    const force = Boolean(values["force-judge"]);
-    const flag = readString(values, "judge-model");
-    judgeModel = resolveJudgeModel({ flag, env: io.env.LLM_TOOL_TEST_JUDGE, testedModel: model, force });
-    // A scenario's own judge model is checked against the model that scenario tests.
-    for (const scenario of judged) {
-      resolveJudgeModel({
-        flag,
-        scenario: scenario.evaluation.judge?.model,
-        env: io.env.LLM_TOOL_TEST_JUDGE,
-        testedModel: scenario.agent.model ?? model,
-        force,
-      });
-    }
-  }
+  const judge = setUpJudge(selected, {
+    flag: readString(values, "judge-model"),
+    env: io.env.LLM_TOOL_TEST_JUDGE,
+    testedModel: model,
+    force: Boolean(values["force-judge"]),
+    hasApiKey: Boolean(apiKey),
+    agent: agentName,
+  });
+  if (judge.note) io.stderr.write(`note: ${judge.note}\n`);
+  const { scenarios, judgeModel } = judge;
   const pricesFile = readString(values, "prices");
   const resumeDir = readString(values, "resume");
   const outDir = path.resolve(io.cwd, resumeDir ?? readString(values, "out") ?? timestampFolder(new Date()));
@@ -287,7 +251,14 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   });
 
   await checkTargetBinaries(scenarios, io.env.PATH ?? "");
-  const modelClient = createModelClient({ apiKey, baseURL }, options.concurrency);
+  const modelClient = apiKey
+    ? createRunModelClient({
+        apiKey,
+        baseURL,
+        concurrency: options.concurrency,
+        keySource: "ANTHROPIC_API_KEY",
+      })
+    : null;
   const agent = createAgent(agentName, {
     ...(modelClient ? { modelClient } : {}),
     ...(apiKey ? { apiKey } : {}),
