@@ -1,3 +1,4 @@
+import { suggestKey } from "../did-you-mean.js";
 import { ConfigError } from "../errors.js";
 import { type AnthropicAgentOptions, createAnthropicAgent } from "./anthropic.js";
 import { type ClaudeCodeAgentOptions, createClaudeCodeAgent } from "./claude-code.js";
@@ -62,7 +63,7 @@ export function createAgent(name: AgentName | (string & {}), deps: AgentDeps = {
       }
       return createCommandAgent({ template: deps.agentCommand });
     default: {
-      const suggestion = suggestName(name, AGENT_NAMES);
+      const suggestion = suggestKey(name, AGENT_NAMES);
       const hint = suggestion ? ` (did you mean "${suggestion}"?)` : "";
       throw new ConfigError(
         `unknown agent "${name}"${hint}; expected one of: ${AGENT_NAMES.join(", ")}`,
@@ -70,29 +71,4 @@ export function createAgent(name: AgentName | (string & {}), deps: AgentDeps = {
       );
     }
   }
-}
-
-/** The closest known name, when it is close enough to be a typo. */
-function suggestName(input: string, names: readonly string[]): string | undefined {
-  const lowered = input.toLowerCase();
-  let best: { name: string; distance: number } | undefined;
-  for (const name of names) {
-    const distance = measureEditDistance(lowered, name);
-    if (!best || distance < best.distance) best = { name, distance };
-  }
-  if (!best) return undefined;
-  return best.distance <= Math.max(2, Math.floor(best.name.length / 3)) ? best.name : undefined;
-}
-
-function measureEditDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }

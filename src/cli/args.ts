@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
+import { suggestKey } from "../did-you-mean.js";
 import { ConfigError } from "../errors.js";
-import { closestMatch } from "./closest-match.js";
 
 export type OptionSpec = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
 
@@ -19,7 +19,7 @@ export function parseCommandArgs(command: string, argv: string[], options: Optio
     const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(message);
     if (unknown?.[1]) {
       const flag = unknown[1].replace(/^-+/, "");
-      const suggestion = closestMatch(flag, Object.keys(options));
+      const suggestion = suggestKey(flag, Object.keys(options));
       throw new ConfigError(
         `unknown option ${unknown[1]}${suggestion ? ` (did you mean --${suggestion}?)` : ""}; see \`llm-tool-test ${command} --help\``,
       );
@@ -82,7 +82,7 @@ export function readChoice<T extends string>(
   const raw = readString(values, name);
   if (raw === undefined) return undefined;
   if ((choices as readonly string[]).includes(raw)) return raw as T;
-  const suggestion = closestMatch(raw, choices);
+  const suggestion = suggestKey(raw, choices);
   throw new ConfigError(
     `--${name} must be one of ${choices.join(", ")}; got "${raw}"${suggestion ? ` (did you mean ${suggestion}?)` : ""}`,
   );

@@ -8,6 +8,7 @@ import { compareReports } from "../compare/compare.js";
 import { planTrialsNeeded, renderTrialPlan } from "../compare/planning.js";
 import { renderComparisonMarkdown, renderComparisonTerminal } from "../compare/render-markdown.js";
 import type { Comparison } from "../compare/types.js";
+import { suggestKey } from "../did-you-mean.js";
 import { ConfigError, describeError, isConfigError } from "../errors.js";
 import { loadPriceTable } from "../evaluate/pricing.js";
 import { scaffoldScenarios } from "../init.js";
@@ -39,7 +40,6 @@ import {
   readShard,
   readString,
 } from "./args.js";
-import { closestMatch } from "./closest-match.js";
 import { createProgressReporter } from "./progress.js";
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, incomplete: 3 } as const;
@@ -635,7 +635,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   }
   const handler = COMMANDS[command];
   if (!handler) {
-    const suggestion = closestMatch(command, Object.keys(COMMANDS));
+    const suggestion = suggestKey(command, Object.keys(COMMANDS));
     io.stderr.write(
       `llm-tool-test: unknown command "${command}"${suggestion ? ` (did you mean "${suggestion}"?)` : ""}. Run 'llm-tool-test --help'.\n`,
     );

@@ -1,4 +1,6 @@
 /** Gate specs from YAML (`{type, ...params}` or bashkit-style `{check: "type:value"}`) and bashkit check strings. */
+
+import { suggestKey } from "../did-you-mean.js";
 import { jsonPathSyntaxError, parseJsonPathAssertion } from "../evaluate/json-path.js";
 import {
   BASHKIT_CHECK_TYPES,
@@ -11,7 +13,6 @@ import {
 import type { NodeReader } from "./node-reader.js";
 import { joinField } from "./problems.js";
 import { patternSyntaxError } from "./regex.js";
-import { suggestKey } from "./suggest.js";
 import type { GateSpec, GateType } from "./types.js";
 import type { YamlNode } from "./yaml-node.js";
 

@@ -1,6 +1,7 @@
 /** Typed reads from a located YAML tree that record a problem (with line and field) instead of throwing. */
+
+import { suggestKey } from "../did-you-mean.js";
 import { indexField, joinField, type Problem } from "./problems.js";
-import { suggestKey } from "./suggest.js";
 import { describeYamlNode, type YamlEntry, type YamlNode } from "./yaml-node.js";
 
 export interface ReadMapOptions {

@@ -1,4 +1,4 @@
-/** "Did you mean" for unknown keys and gate types: the closest candidate by edit distance, if close. */
+/** "Did you mean" for unknown keys, gate types, flags, commands and agent names: the closest candidate by edit distance, if close. */
 
 /** Optimal-string-alignment distance: Levenshtein plus adjacent transpositions ("pattren"). */
 export function measureEditDistance(a: string, b: string): number {
