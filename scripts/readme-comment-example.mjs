@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+// Regenerates the PR-comment excerpt at the top of the README from real runs: the example suite
+// with the oracle agent (the baseline), then the same suite with two solutions changed the way a
+// docs change can change an agent's behaviour (the head), 5 trials each, compared and rendered by
+// the action's own comment renderer. Run after `npm run build`.
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const { compareReports } = await import(path.join(root, "lib/compare/compare.js"));
+const { renderComment } = await import(path.join(root, "lib/github/render-comment.js"));
+
+const work = mkdtempSync(path.join(os.tmpdir(), "ltt-readme-"));
+const head = path.join(work, "head-suite");
+cpSync(path.join(root, "scenarios-example"), head, { recursive: true });
+// The head's agent now reaches for --help first and fumbles a flag before succeeding...
+const edit = (file, from, to) => {
+  const text = readFileSync(path.join(head, file), "utf8");
+  if (!text.includes(from)) throw new Error(`${file}: ${from} not found`);
+  writeFileSync(path.join(head, file), text.replace(from, to));
+};
+edit("active-customers.yaml", "solution:\n", "solution:\n  - jq --help > /dev/null\n  - jq --sort customers.json || true\n");
+// ...and no longer writes the file one scenario checks.
+edit("extract-error-lines.yaml", "solution:\n", "solution:\n  - exit 0\n");
+const extract = readFileSync(path.join(head, "extract-error-lines.yaml"), "utf8");
+writeFileSync(path.join(head, "extract-error-lines.yaml"), extract.replace(/solution:\n {2}- exit 0\n(?: {2}- .*\n)+/, "solution:\n  - exit 0\n"));
+
+const run = (suite, out) => {
+  try {
+    execFileSync(process.execPath, [path.join(root, "bin/llm-tool-test.js"), "run", suite, "--agent", "oracle", "--trials", "5", "-j", "4", "--out", out, "-q"], { stdio: "ignore" });
+  } catch {
+    // A failing run exits 1: that is the point of the head.
+  }
+  return JSON.parse(readFileSync(path.join(out, "report.json"), "utf8"));
+};
+const baseReport = run(path.join(root, "scenarios-example"), path.join(work, "base"));
+const headReport = run(head, path.join(work, "head"));
+const comparison = compareReports(baseReport, headReport);
+const now = Date.parse(headReport.run.ended_at);
+const comment = renderComment({
+  key: "llm-tool-test",
+  report: headReport,
+  comparison,
+  baseline: {
+    status: "found",
+    source: {
+      kind: "auto",
+      sha: "4f3c2a1b0e9d8c7f6a5b4c3d2e1f0a9b8c7d6e5f",
+      createdAt: new Date(now - 3 * 3600_000).toISOString(),
+      runId: 1234567890,
+      runNumber: 42,
+      runUrl: "https://github.com/OWNER/REPO/actions/runs/1234567890",
+      artifactId: 987654,
+      matchesBaseSha: true,
+      file: "report.json",
+    },
+    baseRef: "main",
+    baseSha: "4f3c2a1b0e9d8c7f6a5b4c3d2e1f0a9b8c7d6e5f",
+  },
+  runUrl: "https://github.com/OWNER/REPO/actions/runs/1234567891",
+  artifactUrl: "https://github.com/OWNER/REPO/actions/runs/1234567891/artifacts/987655",
+  headSha: "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678",
+  now,
+});
+// The excerpt: the headline and the table, up to the first collapsed section.
+const excerpt = comment
+  .split("\n")
+  .filter((line) => !line.startsWith("<!-- llm-tool-test"))
+  .join("\n")
+  .split("<details>")[0]
+  .trim();
+const readmePath = path.join(root, "README.md");
+const readme = readFileSync(readmePath, "utf8");
+const block = `<!-- comment-example:start -->\n${excerpt
+  .split("\n")
+  .map((line) => `> ${line}`.trimEnd())
+  .join("\n")}\n>\n> *(An excerpt of a comment the action rendered from two runs of \`scenarios-example\`: the baseline, and a head whose agent calls \`--help\`, fumbles a flag in one scenario and stops writing its output in another; 5 trials each. \`scripts/readme-comment-example.mjs\` regenerates it.)*\n<!-- comment-example:end -->`;
+writeFileSync(readmePath, readme.replace(/<!-- comment-example:start -->[\s\S]*?<!-- comment-example:end -->/, block));
+console.log(excerpt);
