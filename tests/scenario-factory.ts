@@ -1,8 +1,10 @@
 import type { Scenario } from "../src/scenario/types.js";
 
 /** A minimal valid Scenario for unit tests that do not go through the loader. */
-export function makeScenario(overrides: Partial<Scenario> & { id: string }): Scenario {
+export function makeScenario(overrides: Partial<Scenario> = {}): Scenario {
+  const id = overrides.id ?? "demo";
   return {
+    id,
     category: "general",
     tags: [],
     tier: 1,
@@ -13,8 +15,8 @@ export function makeScenario(overrides: Partial<Scenario> & { id: string }): Sce
     target: { env: {} },
     agent: {},
     evaluation: { gates: [] },
-    source: { file: `/scenarios/${overrides.id}.yaml`, line: 1, format: "yaml" },
-    contentHash: `hash-${overrides.id}`,
+    source: { file: `/scenarios/${id}.yaml`, line: 1, format: "yaml" },
+    contentHash: `hash-${id}`,
     ...overrides,
   };
 }

@@ -7,24 +7,10 @@ import type { AgentContext } from "../../src/agents/types.js";
 import type { ExecResult } from "../../src/sandbox/types.js";
 import type { Scenario } from "../../src/scenario/types.js";
 import type { EventInput, TrialEventType } from "../../src/transcript/events.js";
+import { makeScenario as makeBaseScenario } from "../scenario-factory.js";
 
 export function makeScenario(overrides: Partial<Scenario> = {}): Scenario {
-  return {
-    id: "demo",
-    category: "general",
-    tags: [],
-    tier: 1,
-    task: "do the thing",
-    files: {},
-    setup: [],
-    variants: [],
-    target: { env: {} },
-    agent: {},
-    evaluation: { gates: [] },
-    source: { file: "/scenarios/demo.yaml", line: 1, format: "yaml" },
-    contentHash: "0".repeat(64),
-    ...overrides,
-  };
+  return makeBaseScenario({ contentHash: "0".repeat(64), ...overrides });
 }
 
 /** Runs a command with real bash in `cwd`, as the sandbox would (minus isolation). */

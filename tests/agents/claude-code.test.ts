@@ -345,7 +345,8 @@ describe("claude-code agent with the real claude binary", () => {
   }, 120_000);
 
   it("kills Claude Code's process group, Bash children included, when the trial times out", async () => {
-    const marker = "sleep 47.319";
+    // Unique per test process: the check looks for the marker machine-wide.
+    const marker = `sleep 47.${process.pid}`;
     const scenario = jqScenario({ agent: { timeoutMs: 6_000 }, evaluation: { gates: [] } });
     const started = Date.now();
     const trial = await runClaudeTrial(scenario, claudeScript([bash(`${marker}; echo never`)]));
@@ -356,7 +357,7 @@ describe("claude-code agent with the real claude binary", () => {
   }, 120_000);
 
   it("ends as cancelled, its processes killed, when the run is interrupted", async () => {
-    const marker = "sleep 48.117";
+    const marker = `sleep 48.${process.pid}`;
     const controller = new AbortController();
     const script = claudeScript([bash(marker)]);
     const trial = await runClaudeTrial(

@@ -197,7 +197,8 @@ describe("command agent with a real agent script", () => {
   }, 60_000);
 
   it("kills the agent's whole tree when the trial times out, even what left its process group", async () => {
-    const marker = "sleep 51.733";
+    // Unique per test process: the check looks for the marker machine-wide.
+    const marker = `sleep 51.${process.pid}`;
     const trial = await runCommandTrial(
       namesScenario({ agent: { timeoutMs: 2_000 }, evaluation: { gates: [] } }),
       `echo started; setsid ${marker} & wait`,
