@@ -14,6 +14,8 @@ const SECRET_PARTS = [
   "PASSWD",
   "CREDENTIAL",
   "AUTH",
+  "AUTHORIZATION",
+  "PASS",
   "COOKIE",
   "SESSION",
   "PRIVATE",
@@ -28,7 +30,13 @@ export function isSecretName(name: string): boolean {
   const upper = name.toUpperCase();
   if (SECRET_NAMES.has(upper)) return true;
   if (SECRET_PREFIXES.some((prefix) => upper.startsWith(prefix))) return true;
-  return SECRET_PARTS.some((part) => upper.includes(part));
+  // By word, so MY_API_KEY and APIKEY count but GIT_AUTHOR_NAME and KEYBOARD_LAYOUT do not.
+  const words = upper.split(/[^A-Z0-9]+/).filter(Boolean);
+  return words.some((word) =>
+    SECRET_PARTS.some(
+      (part) => word === part || word.endsWith(part) || word === `${part}S` || word.endsWith(`${part}S`),
+    ),
+  );
 }
 
 /** Values of secret-named variables (length >= 6), deduplicated, longest first. */

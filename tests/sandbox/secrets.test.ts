@@ -25,16 +25,29 @@ describe("isSecretName", () => {
     "SESSION_COOKIE",
     "SSH_PRIVATE",
     "CLIENT_SECRET",
+    "DB_PASS",
+    "HTTP_AUTHORIZATION",
+    "SERVICE_APIKEY",
+    "DEPLOY_KEYS",
   ])("%s is secret", (name) => {
     expect(isSecretName(name)).toBe(true);
   });
 
-  it.each(["PATH", "HOME", "LANG", "TZ", "GITHUB_REPOSITORY", "MY_TOOL_HOME", "RUNNER_OS"])(
-    "%s is not secret",
-    (name) => {
-      expect(isSecretName(name)).toBe(false);
-    },
-  );
+  it.each([
+    "PATH",
+    "HOME",
+    "LANG",
+    "TZ",
+    "GITHUB_REPOSITORY",
+    "MY_TOOL_HOME",
+    "RUNNER_OS",
+    // Whole words only: these merely contain AUTH or KEY.
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "KEYBOARD_LAYOUT",
+  ])("%s is not secret", (name) => {
+    expect(isSecretName(name)).toBe(false);
+  });
 });
 
 describe("collectSecretValues", () => {
