@@ -22,15 +22,39 @@ const edit = (file, from, to) => {
   if (!text.includes(from)) throw new Error(`${file}: ${from} not found`);
   writeFileSync(path.join(head, file), text.replace(from, to));
 };
-edit("active-customers.yaml", "solution:\n", "solution:\n  - jq --help > /dev/null\n  - jq --sort customers.json || true\n");
+edit(
+  "active-customers.yaml",
+  "solution:\n",
+  "solution:\n  - jq --help > /dev/null\n  - jq --sort customers.json || true\n",
+);
 // ...and no longer writes the file one scenario checks.
 edit("extract-error-lines.yaml", "solution:\n", "solution:\n  - exit 0\n");
 const extract = readFileSync(path.join(head, "extract-error-lines.yaml"), "utf8");
-writeFileSync(path.join(head, "extract-error-lines.yaml"), extract.replace(/solution:\n {2}- exit 0\n(?: {2}- .*\n)+/, "solution:\n  - exit 0\n"));
+writeFileSync(
+  path.join(head, "extract-error-lines.yaml"),
+  extract.replace(/solution:\n {2}- exit 0\n(?: {2}- .*\n)+/, "solution:\n  - exit 0\n"),
+);
 
 const run = (suite, out) => {
   try {
-    execFileSync(process.execPath, [path.join(root, "bin/llm-tool-test.js"), "run", suite, "--agent", "oracle", "--trials", "5", "-j", "4", "--out", out, "-q"], { stdio: "ignore" });
+    execFileSync(
+      process.execPath,
+      [
+        path.join(root, "bin/llm-tool-test.js"),
+        "run",
+        suite,
+        "--agent",
+        "oracle",
+        "--trials",
+        "5",
+        "-j",
+        "4",
+        "--out",
+        out,
+        "-q",
+      ],
+      { stdio: "ignore" },
+    );
   } catch {
     // A failing run exits 1: that is the point of the head.
   }
@@ -77,6 +101,11 @@ const readme = readFileSync(readmePath, "utf8");
 const block = `<!-- comment-example:start -->\n${excerpt
   .split("\n")
   .map((line) => `> ${line}`.trimEnd())
-  .join("\n")}\n>\n> *(An excerpt of a comment the action rendered from two runs of \`scenarios-example\`: the baseline, and a head whose agent calls \`--help\`, fumbles a flag in one scenario and stops writing its output in another; 5 trials each. \`scripts/readme-comment-example.mjs\` regenerates it.)*\n<!-- comment-example:end -->`;
-writeFileSync(readmePath, readme.replace(/<!-- comment-example:start -->[\s\S]*?<!-- comment-example:end -->/, block));
+  .join(
+    "\n",
+  )}\n>\n> *(An excerpt of a comment the action rendered from two runs of \`scenarios-example\`: the baseline, and a head whose agent calls \`--help\`, fumbles a flag in one scenario and stops writing its output in another; 5 trials each. \`scripts/readme-comment-example.mjs\` regenerates it.)*\n<!-- comment-example:end -->`;
+writeFileSync(
+  readmePath,
+  readme.replace(/<!-- comment-example:start -->[\s\S]*?<!-- comment-example:end -->/, block),
+);
 console.log(excerpt);
