@@ -1,6 +1,7 @@
 import { ConfigError } from "./errors.js";
+import { probeBwrap } from "./sandbox/bwrap.js";
 import { resolveRealBinary } from "./sandbox/shim.js";
-import type { Scenario } from "./scenario/types.js";
+import type { SandboxMode, Scenario } from "./scenario/types.js";
 
 /**
  * Before anything runs: every target named by a bare command name must be on PATH, or every trial
@@ -31,4 +32,16 @@ export async function checkTargetBinaries(scenarios: Scenario[], searchPath: str
   throw new ConfigError(
     `${lines.join("; ")}. Install it, put it on PATH, or fix target.binary in the scenario; the shim records the tool's real invocations, so it must exist before the run starts.`,
   );
+}
+
+/** bwrap is probed once before a run that needs it, so an unusable bwrap is one clear error. */
+export async function checkSandbox(
+  scenarios: Scenario[],
+  override: SandboxMode | null,
+  searchPath: string,
+): Promise<void> {
+  const needsBwrap = scenarios.some((s) => (override ?? s.sandbox ?? "local") === "bwrap");
+  if (!needsBwrap) return;
+  const bwrapPath = await resolveRealBinary("bwrap", searchPath).catch(() => null);
+  await probeBwrap(bwrapPath, searchPath);
 }

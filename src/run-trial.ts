@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ModelClient } from "./agents/model-client.js";
 import type { Agent, AgentName, AgentOutcome } from "./agents/types.js";
-import { describeError, InfraError } from "./errors.js";
+import { describeError, InfraError, isConfigError } from "./errors.js";
 import { evaluateTrial } from "./evaluate/evaluate-trial.js";
 import { buildScriptEnv } from "./evaluate/gates.js";
 import { computeExecution, computeInteraction } from "./evaluate/metrics.js";
@@ -120,7 +120,8 @@ export async function runTrial(
       trial: planned.trial,
       agent: ports.agent.name,
       model: agentUsesModel(ports.agent.name) ? model : null,
-      work_dir: "",
+      // Created next, by the sandbox; the setup events and the transcript follow from there.
+      work_dir: null,
       sandbox: mode,
     });
     sandbox = await createTrialSandbox({
@@ -174,11 +175,13 @@ export async function runTrial(
   } catch (error) {
     const infra = error instanceof InfraError;
     outcome = {
-      reason: infra ? "infra_error" : "agent_crash",
+      // Before the agent started, any failure is the environment's; after, the agent's.
+      reason: infra || !sandbox ? "infra_error" : "agent_crash",
       error: infra && error.detail ? `${error.message}\n${error.detail}` : describeError(error),
       turns: 0,
+      // A configuration problem (bwrap unusable, a fixture that cannot be copied) repeats in every trial.
+      ...(isConfigError(error) ? { fatal: true } : {}),
     };
-    if (!infra && !sandbox) outcome = { ...outcome, reason: "infra_error" };
   } finally {
     clearTimeout(timer);
     ports.signal.removeEventListener("abort", onCancel);

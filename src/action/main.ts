@@ -24,7 +24,7 @@ import { describeHttpError } from "../github/describe-http-error.js";
 import { type BaselineNote, renderComment } from "../github/render-comment.js";
 import { renderJobSummary, renderSkippedSummary } from "../github/summary.js";
 import type { ArtifactClient, GitHubClient } from "../github/types.js";
-import { checkTargetBinaries } from "../preflight.js";
+import { checkSandbox, checkTargetBinaries } from "../preflight.js";
 import { formatUsd } from "../report/format.js";
 import type { Report, TrialReport } from "../report/types.js";
 import { defaultRunOptions } from "../run-options.js";
@@ -334,6 +334,7 @@ async function produceRunReport(
   if (judge.note) log.info(`Note: ${judge.note}.`);
   const { scenarios, judgeModel } = judge;
   await checkTargetBinaries(scenarios, deps.env.PATH ?? "");
+  await checkSandbox(scenarios, settings.sandbox, deps.env.PATH ?? "");
 
   const modelClient = settings.apiKey ? deps.createModelClient(settings.apiKey, settings.concurrency) : null;
   const agent = createAgent(settings.agent, modelClient ? { modelClient } : {});

@@ -13,7 +13,7 @@ import { ConfigError, describeError, isConfigError } from "../errors.js";
 import { loadPriceTable } from "../evaluate/pricing.js";
 import { scaffoldScenarios } from "../init.js";
 import { mergeShardReports } from "../merge.js";
-import { checkTargetBinaries } from "../preflight.js";
+import { checkSandbox, checkTargetBinaries } from "../preflight.js";
 import { loadTrialEvents, renderReportHtml } from "../report/html.js";
 import { renderJunitXml } from "../report/junit.js";
 import { renderReportMarkdown } from "../report/markdown.js";
@@ -251,6 +251,7 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   });
 
   await checkTargetBinaries(scenarios, io.env.PATH ?? "");
+  await checkSandbox(scenarios, options.sandbox, io.env.PATH ?? "");
   const modelClient = apiKey
     ? createRunModelClient({
         apiKey,

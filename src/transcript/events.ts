@@ -36,7 +36,8 @@ export type TrialEvent = EventBase &
         trial: number;
         agent: string;
         model: string | null;
-        work_dir: string;
+        /** Not known yet when the trial starts (the sandbox creates it next): null. */
+        work_dir: string | null;
         sandbox: "local" | "bwrap";
       }
     | {

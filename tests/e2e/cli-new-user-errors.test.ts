@@ -52,6 +52,14 @@ describe("errors a new user meets end in one clear paragraph, never a stack trac
     expect(result.stderr).toContain("Install it, put it on PATH, or fix target.binary");
   });
 
+  it("an unusable bwrap is one clear error before anything runs", async () => {
+    const dataset = path.join(ROOT, "tests/fixtures/bashkit-eval/smoke-test.jsonl");
+    const result = await runCli(["run", dataset, "--agent", "oracle"], { env: { PATH: "/nonexistent" } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('sandbox "bwrap" needs bubblewrap, but "bwrap" was not found on PATH');
+    expect(result.stderr).toContain("apt-get install -y bubblewrap");
+  });
+
   it("a typo in a scenario names the file, the line and the field, with a suggestion", async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-typo-"));
     await writeFile(path.join(dir, "typo.yaml"), "name: typo\ntask: do it\nevaluation:\n  gatse: []\n");
