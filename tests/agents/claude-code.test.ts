@@ -6,7 +6,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -21,10 +21,8 @@ import {
 import { createAgent } from "../../src/agents/create-agent.js";
 import { PLACEHOLDER_API_KEY } from "../../src/agents/credential-proxy.js";
 import { ConfigError } from "../../src/errors.js";
-import type { PlannedTrial } from "../../src/plan.js";
 import { defaultRunOptions } from "../../src/run-options.js";
-import { runTrial, type TrialOutput } from "../../src/run-trial.js";
-import { createSecretRedactor } from "../../src/sandbox/secrets.js";
+import type { TrialOutput } from "../../src/run-trial.js";
 import type { Scenario } from "../../src/scenario/types.js";
 import type { EventInput, TrialEvent } from "../../src/transcript/events.js";
 import {
@@ -40,6 +38,7 @@ import {
 } from "../fakes/model-server.js";
 import { findLiveProcesses } from "../sandbox/process-helpers.js";
 import { makeScenario } from "../scenario-factory.js";
+import { eventsOf, runSingleTrial } from "../single-trial.js";
 import { makeContext } from "./agent-context.js";
 
 const CANARY_KEY = "sk-ant-canary-claude-code-9a8b7c6d5e4f";
@@ -150,31 +149,11 @@ async function runClaudeTrial(
     commandTimeoutMs: 30_000,
     sandbox: options.sandbox ?? "local",
   });
-  const planned: PlannedTrial = {
-    key: `${scenario.id}#1`,
-    scenarioKey: scenario.id,
-    scenario,
-    variant: null,
-    trial: 1,
-  };
-  const output = await runTrial(planned, runOptions, {
-    agent,
-    judgeClient: null,
-    parentEnv: { PATH: process.env.PATH, LANG: "C.UTF-8", ANTHROPIC_API_KEY: CANARY_KEY },
-    redact: createSecretRedactor([CANARY_KEY]),
-    now: () => Date.now(),
-    signal: options.signal ?? new AbortController().signal,
+  const { output, events, eventsText } = await runSingleTrial(scenario, runOptions, agent, {
+    canaryKey: CANARY_KEY,
+    ...(options.signal ? { signal: options.signal } : {}),
   });
-  const eventsText = await readFile(path.join(outDir, output.folder, "events.jsonl"), "utf8");
-  const events = eventsText
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as TrialEvent);
   return { output, events, eventsText, server };
-}
-
-function eventsOf<T extends TrialEvent["type"]>(events: readonly TrialEvent[], type: T) {
-  return events.filter((event): event is Extract<TrialEvent, { type: T }> => event.type === type);
 }
 
 function jqScenario(overrides: Partial<Scenario> = {}): Scenario {

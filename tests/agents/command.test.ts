@@ -9,14 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expandCommandTemplate, quoteForBash } from "../../src/agents/command.js";
 import { createAgent } from "../../src/agents/create-agent.js";
 import { ConfigError } from "../../src/errors.js";
-import type { PlannedTrial } from "../../src/plan.js";
 import { defaultRunOptions } from "../../src/run-options.js";
-import { runTrial, type TrialOutput } from "../../src/run-trial.js";
-import { createSecretRedactor } from "../../src/sandbox/secrets.js";
+import type { TrialOutput } from "../../src/run-trial.js";
 import type { Scenario } from "../../src/scenario/types.js";
 import type { TrialEvent } from "../../src/transcript/events.js";
 import { findLiveProcesses } from "../sandbox/process-helpers.js";
 import { makeScenario } from "../scenario-factory.js";
+import { eventsOf, runSingleTrial } from "../single-trial.js";
 
 const CANARY_KEY = "sk-ant-canary-command-agent-3c2b1a";
 
@@ -84,31 +83,11 @@ async function runCommandTrial(
     keepWorkDirs: true,
     sandbox: "local",
   });
-  const planned: PlannedTrial = {
-    key: `${scenario.id}#1`,
-    scenarioKey: scenario.id,
-    scenario,
-    variant: null,
-    trial: 1,
-  };
-  const output = await runTrial(planned, runOptions, {
-    agent,
-    judgeClient: null,
-    parentEnv: { PATH: process.env.PATH, LANG: "C.UTF-8", ANTHROPIC_API_KEY: CANARY_KEY },
-    redact: createSecretRedactor([CANARY_KEY]),
-    now: () => Date.now(),
-    signal: options.signal ?? new AbortController().signal,
+  const { output, events, eventsText } = await runSingleTrial(scenario, runOptions, agent, {
+    canaryKey: CANARY_KEY,
+    ...(options.signal ? { signal: options.signal } : {}),
   });
-  const eventsText = await readFile(path.join(outDir, output.folder, "events.jsonl"), "utf8");
-  const events = eventsText
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as TrialEvent);
   return { output, events, eventsText };
-}
-
-function eventsOf<T extends TrialEvent["type"]>(events: readonly TrialEvent[], type: T) {
-  return events.filter((event): event is Extract<TrialEvent, { type: T }> => event.type === type);
 }
 
 function namesScenario(overrides: Partial<Scenario> = {}): Scenario {

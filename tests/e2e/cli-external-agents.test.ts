@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Report } from "../../src/report/types.js";
-import type { TrialEvent } from "../../src/transcript/events.js";
+import { readEvents } from "../../src/transcript/reader.js";
 import {
   bashCall,
   finalText,
@@ -14,13 +14,6 @@ import {
 import { ROOT, runCli } from "./helpers.js";
 
 const SCENARIO = path.join(ROOT, "tests/fixtures/e2e/suite/extract-names.yaml");
-
-async function readJsonLines(file: string): Promise<TrialEvent[]> {
-  return (await readFile(file, "utf8"))
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as TrialEvent);
-}
 
 describe("external agent CLIs through the real CLI", () => {
   let server: ModelServer | undefined;
@@ -45,7 +38,7 @@ describe("external agent CLIs through the real CLI", () => {
     expect(trial?.outcome).toBe("pass");
     expect(trial?.invocation_source).toBe("shim");
     expect(trial?.interaction.total_commands).toBe(1);
-    const events = await readJsonLines(path.join(out, trial?.events_path ?? ""));
+    const events = await readEvents(path.join(out, trial?.events_path ?? ""));
     expect(
       events.some((e) => e.type === "agent_output" && e.text.includes("task: data.json holds a list")),
     ).toBe(true);
@@ -78,7 +71,7 @@ describe("external agent CLIs through the real CLI", () => {
     expect(result.code).toBe(0);
     expect(trial?.end_reason).toBe("natural_stop");
     expect(trial?.interaction.total_commands).toBe(1);
-    const events = await readJsonLines(path.join(out, trial?.events_path ?? ""));
+    const events = await readEvents(path.join(out, trial?.events_path ?? ""));
     const commands = events
       .filter((e) => e.type === "tool_call")
       .map((e) => (e.type === "tool_call" ? e.command : ""));
