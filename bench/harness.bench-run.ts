@@ -278,7 +278,7 @@ it("prompt caching: billed-equivalent input tokens of a 10-turn trial", async ()
   const outDir = await mkdtemp(path.join(os.tmpdir(), "ltt-bench-cache-"));
   try {
     const client = createAnthropicClient({ apiKey: "sk-bench", baseURL: server.url });
-    const report = await runSuite(
+    const { report } = await runSuite(
       [makeScenario({ id: "cache", task: "count", system: "Guidance. ".repeat(400) })],
       defaultRunOptions({ agent: "anthropic", model: "claude-haiku-4-5", outDir, maxTurns: 10 }),
       { agent: createAnthropicAgent(client), env: { PATH: process.env.PATH } },

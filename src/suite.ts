@@ -4,7 +4,10 @@ import path from "node:path";
 import type { ModelClient } from "./agents/model-client.js";
 import type { Agent } from "./agents/types.js";
 import { createBudget } from "./budget.js";
-import type { Comparison } from "./compare/types.js";
+import { compareReports } from "./compare/compare.js";
+import { renderComparisonMarkdown } from "./compare/render-markdown.js";
+import type { CompareOptions, Comparison } from "./compare/types.js";
+import { describeError } from "./errors.js";
 import { type PlannedTrial, planTrials } from "./plan.js";
 import { assembleReport, buildScenarioReport, scenarioMetaOf } from "./report/aggregate.js";
 import { loadTrialEvents, renderReportHtml } from "./report/html.js";
@@ -36,8 +39,18 @@ export interface SuitePorts {
   onProgress?: (event: ProgressEvent) => void;
   /** Git facts for the report, when known. */
   git?: { sha: string | null; ref: string | null };
-  /** A baseline report: its per-trial costs estimate this run's spend for the budget. */
+  /** A baseline report: its per-trial costs estimate this run's spend for the budget, and the
+   * finished run is compared with it. */
   baseline?: Report | null;
+  compareOptions?: CompareOptions;
+}
+
+export interface SuiteResult {
+  report: Report;
+  /** Against `ports.baseline`; null without one, or when it could not be compared. */
+  comparison: Comparison | null;
+  /** Why the baseline could not be compared (a report of another format, say). */
+  comparisonError: string | null;
 }
 
 /** What changes results; the shards of one run share it, and a resumed run must match it. */
@@ -72,7 +85,7 @@ export async function runSuite(
   scenarios: Scenario[],
   options: RunOptions,
   ports: SuitePorts,
-): Promise<Report> {
+): Promise<SuiteResult> {
   const now = ports.now ?? Date.now;
   const signal = ports.signal ?? new AbortController().signal;
   const redact = createSecretRedactor(collectSecretValues(ports.env));
@@ -201,8 +214,14 @@ export async function runSuite(
     shard: options.shard,
   };
   const report = assembleReport(run, groupByScenario(plan, results));
-  await writeReportFiles(report, options.outDir, redact);
-  return report;
+  const compared = await writeRunOutputs(
+    report,
+    options.outDir,
+    redact,
+    ports.baseline ?? null,
+    ports.compareOptions,
+  );
+  return { report, ...compared };
 }
 
 function groupByScenario(plan: PlannedTrial[], results: Map<string, TrialReport>) {
@@ -217,6 +236,35 @@ function groupByScenario(plan: PlannedTrial[], results: Map<string, TrialReport>
     const reports = trials.map((t) => results.get(t.key)).filter((r): r is TrialReport => r !== undefined);
     return buildScenarioReport(scenarioMetaOf(first.scenario, first.variant?.name ?? null), reports);
   });
+}
+
+/**
+ * Compares a finished report with its baseline (when there is one) and writes every output file
+ * once: the report files below, plus comparison.json and comparison.md. A baseline that cannot be
+ * compared is said, not thrown: the run's own results still get written.
+ */
+export async function writeRunOutputs(
+  report: Report,
+  outDir: string,
+  redact: (text: string) => string,
+  baseline: Report | null,
+  compareOptions: CompareOptions = {},
+): Promise<Omit<SuiteResult, "report">> {
+  let comparison: Comparison | null = null;
+  let comparisonError: string | null = null;
+  if (baseline) {
+    try {
+      comparison = compareReports(baseline, report, compareOptions);
+    } catch (error) {
+      comparisonError = describeError(error);
+    }
+  }
+  await writeReportFiles(report, outDir, redact, comparison ? { comparison } : {});
+  if (comparison) {
+    await writeFile(path.join(outDir, "comparison.json"), redact(`${JSON.stringify(comparison, null, 2)}\n`));
+    await writeFile(path.join(outDir, "comparison.md"), redact(renderComparisonMarkdown(comparison)));
+  }
+  return { comparison, comparisonError };
 }
 
 /** Writes report.json, report.md, report.html (with transcripts) and junit.xml into `outDir`. */

@@ -30,10 +30,15 @@ async function runWith(
       trials: 1,
       evaluation: { ...s.evaluation, judge: undefined },
     }));
-    return await runSuite(gatesOnly, defaultRunOptions({ agent, outDir, sandbox, concurrency: 2 }), {
-      agent: createAgent(agent, {}),
-      env,
-    });
+    const { report } = await runSuite(
+      gatesOnly,
+      defaultRunOptions({ agent, outDir, sandbox, concurrency: 2 }),
+      {
+        agent: createAgent(agent, {}),
+        env,
+      },
+    );
+    return report;
   } finally {
     await rm(outDir, { recursive: true, force: true });
   }

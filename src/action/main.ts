@@ -7,16 +7,15 @@
  * `run(deps)` takes its side effects as arguments; called without them (as the bundle's entry and
  * `@github/local-action` do) it wires the real `@actions/core`, Octokit and artifact client.
  */
-import { appendFile, mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
 import * as actionsCore from "@actions/core";
 import { getOctokit } from "@actions/github";
 import { createAgent } from "../agents/create-agent.js";
 import type { ModelClient } from "../agents/model-client.js";
-import { compareReports } from "../compare/compare.js";
 import { decideRegressionFailure } from "../compare/gate.js";
-import type { Comparison } from "../compare/types.js";
+import type { CompareOptions, Comparison } from "../compare/types.js";
 import { ConfigError, describeError, isConfigError } from "../errors.js";
 import { formatArtifactUrl, formatRunUrl, uploadReportArtifact } from "../github/artifact.js";
 import { formatCommentMarker, upsertComment } from "../github/comment.js";
@@ -32,7 +31,7 @@ import { createRunModelClient, setUpJudge } from "../run-setup.js";
 import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
-import { runSuite, writeReportFiles } from "../suite.js";
+import { runSuite, type SuiteResult, writeRunOutputs } from "../suite.js";
 import { type RunContext, readRunContext } from "./context.js";
 import { expandPatterns } from "./expand-patterns.js";
 import { type ActionSettings, readActionSettings } from "./inputs.js";
@@ -208,41 +207,32 @@ async function runAction(
     log.info(`No baseline: ${baseline.reason}.`);
   }
 
-  const report =
+  const compareOptions = {
+    alpha: settings.alpha,
+    sources: { base: "the baseline report", head: "this run's report" },
+  };
+  const { report, comparison, comparisonError } =
     settings.mode === "merge"
-      ? await produceMergedReport(settings, deps, downloadDir, outDir, redact, log)
-      : await produceRunReport(settings, context, deps, workDir, outDir, baseline, log);
+      ? await produceMergedReport(settings, deps, downloadDir, outDir, redact, log, baseline, compareOptions)
+      : await produceRunReport(settings, context, deps, workDir, outDir, baseline, compareOptions, log);
   const reportPath = path.join(outDir, "report.json");
 
-  let comparison: Comparison | null = null;
   let baselineNote: BaselineNote;
   if (baseline.status !== "found") {
     baselineNote = baseline;
+  } else if (comparison) {
+    baselineNote = {
+      status: "found",
+      source: baseline.source,
+      baseRef: pr?.baseRef ?? null,
+      baseSha: pr?.baseSha ?? null,
+    };
   } else {
-    try {
-      comparison = compareReports(baseline.report, report, {
-        alpha: settings.alpha,
-        sources: { base: "the baseline report", head: "this run's report" },
-      });
-      await writeFile(
-        path.join(outDir, "comparison.json"),
-        redact(`${JSON.stringify(comparison, null, 2)}\n`),
-      );
-      // The HTML report shows the comparison too.
-      await writeReportFiles(report, outDir, redact, { comparison });
-      baselineNote = {
-        status: "found",
-        source: baseline.source,
-        baseRef: pr?.baseRef ?? null,
-        baseSha: pr?.baseSha ?? null,
-      };
-    } catch (error) {
-      baselineNote = {
-        status: "missing",
-        reason: `the baseline report could not be compared (${describeError(error)})`,
-      };
-      log.warn(`The baseline report could not be compared: ${describeError(error)}`);
-    }
+    baselineNote = {
+      status: "missing",
+      reason: `the baseline report could not be compared (${comparisonError})`,
+    };
+    log.warn(`The baseline report could not be compared: ${comparisonError}`);
   }
 
   // Publish: artifact, job summary, comment. Each failure is a warning.
@@ -309,8 +299,9 @@ async function produceRunReport(
   workDir: string,
   outDir: string,
   baseline: BaselineResolution,
+  compareOptions: CompareOptions,
   log: Log,
-): Promise<Report> {
+): Promise<SuiteResult> {
   const paths = await expandPatterns(settings.scenarios, workDir);
   const all = await loadScenarios(paths, { cwd: workDir });
   const filtered = filterScenarios(all, {
@@ -362,6 +353,7 @@ async function produceRunReport(
     ...(deps.signal ? { signal: deps.signal } : {}),
     git: { sha: context.sha, ref: context.ref },
     baseline: baseline.status === "found" ? baseline.report : null,
+    compareOptions,
     onProgress: (event) => {
       if (event.type === "plan") {
         const estimate =
@@ -386,7 +378,9 @@ async function produceMergedReport(
   outDir: string,
   redact: (text: string) => string,
   log: Log,
-): Promise<Report> {
+  baseline: BaselineResolution,
+  compareOptions: CompareOptions,
+): Promise<SuiteResult> {
   const merged = await mergeShardArtifacts(
     deps.artifacts,
     settings.artifactName,
@@ -399,11 +393,17 @@ async function produceMergedReport(
       `The shard artifacts ${merged.missing.map((i) => formatShardArtifactName(settings.artifactName, { index: i, count: merged.found.length + merged.missing.length })).join(", ")} are missing: the merged report is incomplete.`,
     );
   }
-  await writeReportFiles(merged.report, outDir, redact);
+  const compared = await writeRunOutputs(
+    merged.report,
+    outDir,
+    redact,
+    baseline.status === "found" ? baseline.report : null,
+    compareOptions,
+  );
   log.info(
     `Merged ${merged.found.length} shard(s): ${merged.report.summary.trials} trial(s) over ${merged.report.summary.scenarios} scenario(s).`,
   );
-  return merged.report;
+  return { report: merged.report, ...compared };
 }
 
 async function postComment(

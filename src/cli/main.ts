@@ -22,11 +22,10 @@ import { renderTerminalSummary } from "../report/terminal.js";
 import type { Report } from "../report/types.js";
 import { defaultRunOptions, type RunOptions } from "../run-options.js";
 import { createRunModelClient, setUpJudge } from "../run-setup.js";
-import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
 import type { Scenario } from "../scenario/types.js";
-import { runSuite, writeReportFiles } from "../suite.js";
+import { runSuite, type SuiteResult, writeReportFiles } from "../suite.js";
 import { validateWithOracle } from "../validate-oracle.js";
 import { HARNESS_VERSION } from "../version.js";
 import {
@@ -273,9 +272,9 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   const onSignal = () => abort.abort("cancelled");
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
-  let report: Report;
+  let result: SuiteResult;
   try {
-    report = await runSuite(scenarios, options, {
+    result = await runSuite(scenarios, options, {
       agent,
       judgeClient: modelClient,
       env: io.env,
@@ -289,13 +288,10 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
+  const { report, comparison, comparisonError } = result;
   io.stdout.write(`${renderTerminalSummary(report, { color: Boolean(io.stdout.isTTY) })}\n`);
-  if (baseline) {
-    const comparison = compareReports(baseline, report);
-    await writeFile(path.join(outDir, "comparison.md"), renderComparisonMarkdown(comparison));
-    await writeReportFiles(report, outDir, createSecretRedactor(collectSecretValues(io.env)), { comparison });
-    io.stdout.write(`\n${renderComparisonTerminal(comparison)}\n`);
-  }
+  if (comparison) io.stdout.write(`\n${renderComparisonTerminal(comparison)}\n`);
+  if (comparisonError) io.stderr.write(`warning: the baseline could not be compared: ${comparisonError}\n`);
   io.stdout.write(`Report: ${displayPath(io.cwd, path.join(outDir, "report.md"))}\n`);
   return exitCodeFor(report);
 }

@@ -42,6 +42,35 @@ describe("the CLI's other commands, as users run them", () => {
     expect(missing.stderr).toContain("cannot read the report file");
   });
 
+  it("run --baseline compares the finished run with it: comparison files, HTML section, terminal verdicts", async () => {
+    const base = path.join(dir, "base");
+    await runCli(["run", SUITE, "--agent", "oracle", "--trials", "2", "--out", base, "-q"]);
+    const head = path.join(dir, "head");
+    const result = await runCli([
+      "run",
+      SUITE,
+      "--agent",
+      "oracle",
+      "--trials",
+      "2",
+      "--out",
+      head,
+      "--baseline",
+      path.join(base, "report.json"),
+      "-q",
+    ]);
+    expect(result.code).toBe(1);
+    const comparison = JSON.parse(await readFile(path.join(head, "comparison.json"), "utf8")) as Comparison;
+    expect(comparison.scenarios.map((s) => s.key).sort()).toEqual(["count_adults", "extract_names"]);
+    expect(await readFile(path.join(head, "comparison.md"), "utf8")).toContain("extract_names");
+    expect(await readFile(path.join(head, "report.html"), "utf8")).toContain("<h2>Against the baseline</h2>");
+    expect(await readFile(path.join(base, "report.html"), "utf8")).not.toContain(
+      "<h2>Against the baseline</h2>",
+    );
+    expect(result.stdout).toContain("count_adults");
+    expect(result.stderr).not.toContain("could not be compared");
+  });
+
   it("plan says how many trials a given effect needs", async () => {
     const result = await runCli(["plan", HEAD, "--effect", "0.2", "--metric", "pass_rate"]);
     expect(result.code).toBe(0);

@@ -59,11 +59,11 @@ describe("fault injection: 20% of model calls fail or hang", () => {
       }),
     );
     outDir = await mkdtemp(path.join(os.tmpdir(), "ltt-faults-"));
-    report = await runSuite(
+    ({ report } = await runSuite(
       scenarios,
       defaultRunOptions({ agent: "anthropic", model: "claude-test", outDir, trials: 2, concurrency: 8 }),
       { agent: createAnthropicAgent(client), env: { PATH: process.env.PATH } },
-    );
+    ));
   }, 60_000);
 
   afterAll(async () => server?.close());

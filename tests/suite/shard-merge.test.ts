@@ -19,7 +19,7 @@ async function run(shard: { index: number; count: number } | null): Promise<Repo
     path.join(ROOT, "tests/fixtures/scenarios/basic"),
   ]);
   const outDir = await mkdtemp(path.join(os.tmpdir(), "ltt-shard-"));
-  return runSuite(
+  const { report } = await runSuite(
     scenarios,
     defaultRunOptions({ agent: "oracle", outDir, trials: 3, shard, concurrency: 3 }),
     {
@@ -27,6 +27,7 @@ async function run(shard: { index: number; count: number } | null): Promise<Repo
       env: { PATH: process.env.PATH },
     },
   );
+  return report;
 }
 
 /** What identifies a trial's result, apart from timings. */
