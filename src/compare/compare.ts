@@ -25,10 +25,10 @@
  * suite level pairs by scenario.
  */
 import { ConfigError } from "../errors.js";
+import { summarizeScenario } from "../report/aggregate.js";
 import {
   adjustPValues,
   bootstrapMeanInterval,
-  classifyFlakiness,
   computeMean,
   createRng,
   DEFAULT_SEED,
@@ -43,7 +43,6 @@ import {
   poissonMeanInterval,
   signFlipTest,
   welchInterval,
-  wilsonInterval,
   wilsonIntervalForRate,
 } from "../report/stats.js";
 import {
@@ -314,29 +313,29 @@ function indexByKey(list: readonly ScenarioReport[], label: string): Map<string,
   return map;
 }
 
+/** The counts and pass rate of one side, as the report's own scenario summary computes them. */
 function summarizeSide(trials: readonly TrialReport[]): SideSummary {
-  let passed = 0;
-  let failed = 0;
-  let errors = 0;
-  let skipped = 0;
-  for (const t of trials) {
-    if (t.outcome === "pass") passed++;
-    else if (t.outcome === "fail") failed++;
-    else if (t.outcome === "error") errors++;
-    else skipped++;
-  }
-  const n = passed + failed;
-  const ci = wilsonInterval(passed, n);
-  return {
-    trials: trials.length,
+  const {
+    trials: count,
     passed,
     failed,
     errors,
     skipped,
-    pass_rate: n === 0 ? null : passed / n,
-    pass_rate_ci_low: ci?.low ?? null,
-    pass_rate_ci_high: ci?.high ?? null,
-    flakiness: classifyFlakiness(passed, failed),
+    pass_rate,
+    pass_rate_ci_low,
+    pass_rate_ci_high,
+    flakiness,
+  } = summarizeScenario([...trials]);
+  return {
+    trials: count,
+    passed,
+    failed,
+    errors,
+    skipped,
+    pass_rate,
+    pass_rate_ci_low,
+    pass_rate_ci_high,
+    flakiness,
   };
 }
 

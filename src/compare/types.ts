@@ -2,7 +2,7 @@
  * The comparison contract: head report against a baseline report. Serialised into the action's
  * outputs, the PR comment and the HTML report, so field names are snake_case like report.json.
  */
-import type { Flakiness } from "../report/types.js";
+import type { ScenarioSummary } from "../report/types.js";
 
 export const COMPARISON_SCHEMA_VERSION = 1;
 
@@ -14,10 +14,9 @@ export const COMPARISON_SCHEMA_VERSION = 1;
  */
 export type Verdict = "improved" | "regressed" | "unchanged" | "inconclusive" | "too_few_samples";
 
-export type Direction = "higher_is_better" | "lower_is_better";
+import type { Direction, MetricKind } from "../report/trial-metrics.js";
 
-/** rate: a share in [0, 1] (tolerance in points); count / amount: tolerance relative to the baseline. */
-export type MetricKind = "rate" | "count" | "amount";
+export type { Direction, MetricKind };
 
 export type ScenarioStatus =
   /** Passed every baseline trial, fails every head trial. */
@@ -91,17 +90,18 @@ export interface ComparisonSettings {
 }
 
 /** One side of a scenario: counts over its trials (errors and skips excluded from the rate). */
-export interface SideSummary {
-  trials: number;
-  passed: number;
-  failed: number;
-  errors: number;
-  skipped: number;
-  pass_rate: number | null;
-  pass_rate_ci_low: number | null;
-  pass_rate_ci_high: number | null;
-  flakiness: Flakiness;
-}
+export type SideSummary = Pick<
+  ScenarioSummary,
+  | "trials"
+  | "passed"
+  | "failed"
+  | "errors"
+  | "skipped"
+  | "pass_rate"
+  | "pass_rate_ci_low"
+  | "pass_rate_ci_high"
+  | "flakiness"
+>;
 
 export interface MetricComparison {
   metric: string;

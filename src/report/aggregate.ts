@@ -1,5 +1,6 @@
 import type { Scenario } from "../scenario/types.js";
 import { classifyFlakiness, passAtK, passHatK, summarizeMetric, wilsonInterval } from "./stats.js";
+import { METRIC_DEFINITIONS, PASS_RATE, readTrialValues } from "./trial-metrics.js";
 import type {
   CategorySummary,
   MetricSummary,
@@ -10,32 +11,6 @@ import type {
   TrialReport,
 } from "./types.js";
 import { REPORT_SCHEMA_VERSION, type Report } from "./types.js";
-
-/** The numeric per-trial figures summarised per scenario (and compared against a baseline). */
-export const TRIAL_METRICS: Record<string, (trial: TrialReport) => number | null> = {
-  total_commands: (t) => t.interaction.total_commands,
-  unique_commands: (t) => t.interaction.unique_commands,
-  error_count: (t) => t.interaction.error_count,
-  error_rate: (t) => t.interaction.error_rate,
-  retry_count: (t) => t.interaction.retry_count,
-  retry_rate: (t) => t.interaction.retry_rate,
-  help_invocations: (t) => t.interaction.help_invocations,
-  first_try_success_rate: (t) => t.interaction.first_try_success_rate,
-  iteration_ratio: (t) => t.interaction.iteration_ratio,
-  completed: (t) => (t.interaction.completed ? 1 : 0),
-  turns: (t) => t.execution.turns,
-  tool_calls: (t) => t.execution.tool_calls,
-  tool_call_success_rate: (t) => t.execution.tool_call_success_rate,
-  input_tokens: (t) => t.execution.input_tokens,
-  output_tokens: (t) => t.execution.output_tokens,
-  cache_read_tokens: (t) => t.execution.cache_read_tokens,
-  cache_write_tokens: (t) => t.execution.cache_write_tokens,
-  duration_ms: (t) => t.execution.duration_ms,
-  cost_usd: (t) => t.execution.cost_usd,
-  score_rate: (t) => (t.max_score > 0 ? t.score / t.max_score : null),
-  judge_score: (t) => t.judge_score,
-  composite_score: (t) => t.composite_score,
-};
 
 /** Trials that count towards rates: evaluated ones (not errors, not skipped). */
 export function isEvaluated(trial: TrialReport): boolean {
@@ -54,9 +29,10 @@ export function summarizeScenario(trials: TrialReport[]): ScenarioSummary {
   const n = passed + failed;
   const interval = wilsonInterval(passed, n);
   const metrics: Record<string, MetricSummary> = {};
-  for (const [name, read] of Object.entries(TRIAL_METRICS)) {
-    const values = evaluated.map(read).filter((v): v is number => v !== null && Number.isFinite(v));
-    metrics[name] = summarizeMetric(values);
+  for (const definition of METRIC_DEFINITIONS) {
+    // The pass rate has its own fields, with the interval that suits a proportion.
+    if (definition.name === PASS_RATE) continue;
+    metrics[definition.name] = summarizeMetric(readTrialValues(trials, definition));
   }
   return {
     trials: trials.length,
