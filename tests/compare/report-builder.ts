@@ -1,14 +1,8 @@
 /**
  * Builds complete, typed reports for comparison tests and simulations: every field of the
- * report contract is present, summaries computed with the real statistics.
+ * report contract is present, summaries computed by the real aggregation.
  */
-import {
-  classifyFlakiness,
-  passAtK,
-  passHatK,
-  summarizeMetric,
-  wilsonInterval,
-} from "../../src/report/stats.js";
+import { summarizeRun, summarizeScenario } from "../../src/report/aggregate.js";
 import type {
   ExecutionMetrics,
   InteractionMetrics,
@@ -16,7 +10,6 @@ import type {
   Report,
   RunInfo,
   ScenarioReport,
-  ScenarioSummary,
   TrialReport,
 } from "../../src/report/types.js";
 
@@ -85,52 +78,6 @@ export function buildTrial(index: number, spec: TrialSpec = {}): TrialReport {
   };
 }
 
-const SUMMARY_METRICS: Array<keyof InteractionMetrics | keyof ExecutionMetrics> = [
-  "total_commands",
-  "error_rate",
-  "first_try_success_rate",
-  "turns",
-  "cost_usd",
-  "duration_ms",
-];
-
-export function summarizeTrials(trials: readonly TrialReport[]): ScenarioSummary {
-  const passed = trials.filter((t) => t.outcome === "pass").length;
-  const failed = trials.filter((t) => t.outcome === "fail").length;
-  const n = passed + failed;
-  const ci = wilsonInterval(passed, n);
-  const metrics: ScenarioSummary["metrics"] = {};
-  for (const name of SUMMARY_METRICS) {
-    metrics[name] = summarizeMetric(
-      trials
-        .filter((t) => t.outcome === "pass" || t.outcome === "fail")
-        .map((t) => {
-          const v =
-            (t.interaction as unknown as Record<string, unknown>)[name] ??
-            (t.execution as unknown as Record<string, unknown>)[name];
-          return typeof v === "number" ? v : null;
-        }),
-    );
-  }
-  return {
-    trials: trials.length,
-    passed,
-    failed,
-    errors: trials.filter((t) => t.outcome === "error").length,
-    skipped: trials.filter((t) => t.outcome === "skipped").length,
-    pass_rate: n > 0 ? passed / n : null,
-    pass_rate_ci_low: ci?.low ?? null,
-    pass_rate_ci_high: ci?.high ?? null,
-    pass_at_k: n > 0 ? passAtK(n, passed, n) : null,
-    pass_hat_k: n > 0 ? passHatK(n, passed, n) : null,
-    flakiness: classifyFlakiness(passed, failed),
-    score: trials.reduce((s, t) => s + t.score, 0),
-    max_score: trials.reduce((s, t) => s + t.max_score, 0),
-    cost_usd: trials.reduce((s, t) => s + (t.execution.cost_usd ?? 0), 0),
-    metrics,
-  };
-}
-
 export interface ScenarioExtra {
   variant?: string | null;
   contentHash?: string;
@@ -152,41 +99,11 @@ export function buildScenario(
     source: { file: `scenarios/${id}.yaml`, line: 1, format: "yaml" },
     content_hash: extra.contentHash ?? `sha256:${id}`,
     trials,
-    summary: summarizeTrials(trials),
+    summary: summarizeScenario([...trials]),
   };
 }
 
 export function buildReport(scenarios: ScenarioReport[], run: Partial<RunInfo> = {}): Report {
-  const trials = scenarios.flatMap((s) => s.trials);
-  const passed = trials.filter((t) => t.outcome === "pass").length;
-  const failed = trials.filter((t) => t.outcome === "fail").length;
-  const errors = trials.filter((t) => t.outcome === "error").length;
-  const skipped = trials.filter((t) => t.outcome === "skipped").length;
-  const evaluated = passed + failed;
-  const sum = (f: (t: TrialReport) => number) => trials.reduce((s, t) => s + f(t), 0);
-  const toolCalls = sum((t) => t.execution.tool_calls);
-  const toolOk = sum((t) => t.execution.tool_calls_ok);
-  const byCategory: Report["summary"]["by_category"] = {};
-  for (const s of scenarios) {
-    const c = byCategory[s.category] ?? {
-      tasks: 0,
-      passed: 0,
-      score: 0,
-      max_score: 0,
-      rate: null,
-      pass_rate: null,
-      errors: 0,
-    };
-    byCategory[s.category] = c;
-    c.tasks += s.summary.trials;
-    c.passed += s.summary.passed;
-    c.score += s.summary.score;
-    c.max_score += s.summary.max_score;
-    c.errors += s.summary.errors;
-    c.rate = c.max_score > 0 ? c.score / c.max_score : null;
-    const denominator = c.tasks - c.errors;
-    c.pass_rate = denominator > 0 ? c.passed / denominator : null;
-  }
   return {
     schema_version: 1,
     run: {
@@ -208,37 +125,6 @@ export function buildReport(scenarios: ScenarioReport[], run: Partial<RunInfo> =
       ...run,
     },
     scenarios,
-    summary: {
-      outcome: failed > 0 ? "fail" : errors > 0 ? "error" : "pass",
-      scenarios: scenarios.length,
-      scenarios_passed: scenarios.filter((s) => s.summary.flakiness === "stable_pass").length,
-      trials: trials.length,
-      passed,
-      failed,
-      errors,
-      skipped,
-      pass_rate: evaluated > 0 ? passed / evaluated : null,
-      total_tasks: evaluated,
-      total_passed: passed,
-      total_score: sum((t) => t.score),
-      total_max_score: sum((t) => t.max_score),
-      overall_rate: evaluated > 0 ? sum((t) => t.score) / sum((t) => t.max_score) : null,
-      total_tool_calls: toolCalls,
-      tool_calls_ok: toolOk,
-      tool_calls_error: toolCalls - toolOk,
-      tool_call_success_rate: toolCalls > 0 ? toolOk / toolCalls : null,
-      total_turns: sum((t) => t.execution.turns),
-      avg_turns_per_task: trials.length > 0 ? sum((t) => t.execution.turns) / trials.length : null,
-      avg_tool_calls_per_task: trials.length > 0 ? toolCalls / trials.length : null,
-      total_input_tokens: sum((t) => t.execution.input_tokens),
-      total_output_tokens: sum((t) => t.execution.output_tokens),
-      total_cache_read_tokens: sum((t) => t.execution.cache_read_tokens),
-      total_cache_write_tokens: sum((t) => t.execution.cache_write_tokens),
-      total_duration_ms: sum((t) => t.execution.duration_ms),
-      avg_duration_ms: trials.length > 0 ? sum((t) => t.execution.duration_ms) / trials.length : null,
-      total_cost_usd: sum((t) => t.execution.cost_usd ?? 0),
-      judge_cost_usd: 0,
-      by_category: byCategory,
-    },
+    summary: summarizeRun(scenarios),
   };
 }
