@@ -7,7 +7,7 @@ import { evaluateTrial } from "./evaluate/evaluate-trial.js";
 import { buildScriptEnv } from "./evaluate/gates.js";
 import { computeExecution, computeInteraction } from "./evaluate/metrics.js";
 import { folderNameFor, type PlannedTrial } from "./plan.js";
-import type { TrialReport } from "./report/types.js";
+import type { ExecutionMetrics, TrialReport } from "./report/types.js";
 import type { RunOptions } from "./run-options.js";
 import { createTrialSandbox } from "./sandbox/trial-sandbox.js";
 import type { TrialSandbox } from "./sandbox/types.js";
@@ -224,13 +224,15 @@ export async function runTrial(
         }),
       });
     } else {
-      evaluated = unevaluatedTrial(
-        writer.events,
-        outcome,
-        model,
-        options,
-        outcome.reason === "cancelled" ? "skipped" : "error",
-      );
+      const cancelled = outcome.reason === "cancelled";
+      evaluated = unevaluatedTrial({
+        outcome: cancelled ? "skipped" : "error",
+        reason: cancelled
+          ? "the run was cancelled before this trial finished"
+          : (outcome.error ?? outcome.reason),
+        endReason: outcome.reason,
+        execution: computeExecution(writer.events, { prices: options.prices, model }),
+      });
     }
     const report: TrialReport = {
       trial: planned.trial,
@@ -250,33 +252,32 @@ export async function runTrial(
 export function skippedTrial(planned: Pick<PlannedTrial, "trial">, reason: string): TrialReport {
   return {
     trial: planned.trial,
-    ...unevaluatedTrial([], { reason: "cancelled", turns: 0 }, "", { prices: {} }, "skipped"),
-    reason,
-    end_reason: null,
+    ...unevaluatedTrial({
+      outcome: "skipped",
+      reason,
+      endReason: null,
+      execution: computeExecution([], { prices: {}, model: "" }),
+    }),
     events_path: null,
     transcript_path: null,
   };
 }
 
-/** A trial that never reached evaluation (setup or sandbox failed, or the run was cancelled). */
-function unevaluatedTrial(
-  events: Parameters<typeof computeExecution>[0],
-  outcome: AgentOutcome,
-  model: string,
-  options: Pick<RunOptions, "prices">,
-  verdict: "error" | "skipped",
-): Omit<TrialReport, "trial" | "events_path" | "transcript_path"> {
+/** A trial that never reached evaluation: no gates ran, no layer-1 commands to count. */
+function unevaluatedTrial(fields: {
+  outcome: "error" | "skipped";
+  reason: string;
+  endReason: EndReason | null;
+  execution: ExecutionMetrics;
+}): Omit<TrialReport, "trial" | "events_path" | "transcript_path"> {
   return {
-    outcome: verdict,
-    reason:
-      verdict === "skipped"
-        ? "the run was cancelled before this trial finished"
-        : (outcome.error ?? outcome.reason),
-    end_reason: outcome.reason,
+    outcome: fields.outcome,
+    reason: fields.reason,
+    end_reason: fields.endReason,
     invocation_source: "none",
     interaction: computeInteraction([], false),
     by_subcommand: {},
-    execution: computeExecution(events, { prices: options.prices, model }),
+    execution: fields.execution,
     gates: [],
     gates_passed: 0,
     gates_total: 0,
