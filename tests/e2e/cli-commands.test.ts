@@ -2,7 +2,11 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { compareReports } from "../../src/compare/compare.js";
+import { planTrialsNeeded, renderTrialPlan } from "../../src/compare/planning.js";
+import { renderComparisonTerminal } from "../../src/compare/render-markdown.js";
 import type { Comparison } from "../../src/compare/types.js";
+import { readReportFile } from "../../src/report/read-report.js";
 import type { Report } from "../../src/report/types.js";
 import { reportSchemaErrors } from "../report-schema.js";
 import { ROOT, runCli } from "./helpers.js";
@@ -36,7 +40,8 @@ describe("the CLI's other commands, as users run them", () => {
     expect(comparison.warnings.some((w) => /model/i.test(JSON.stringify(w)))).toBe(true);
     const text = await runCli(["compare", BASE, HEAD]);
     expect(text.code).toBe(0);
-    expect(text.stdout.length).toBeGreaterThan(100);
+    const [base, head] = await Promise.all([readReportFile(BASE), readReportFile(HEAD)]);
+    expect(text.stdout).toBe(`${renderComparisonTerminal(compareReports(base, head))}\n`);
     const missing = await runCli(["compare", BASE, path.join(dir, "nope.json")]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("cannot read the report file");
@@ -74,8 +79,10 @@ describe("the CLI's other commands, as users run them", () => {
   it("plan says how many trials a given effect needs", async () => {
     const result = await runCli(["plan", HEAD, "--effect", "0.2", "--metric", "pass_rate"]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/trials/);
-    expect(result.stdout).toMatch(/\d+/);
+    const plan = planTrialsNeeded(await readReportFile(HEAD), { effect: 0.2, metric: "pass_rate" });
+    expect(plan.suite.trials_per_scenario).toBeGreaterThan(1);
+    expect(result.stdout).toBe(`${renderTrialPlan(plan)}\n`);
+    expect(result.stdout).toContain(`≈ ${plan.suite.trials_per_scenario} trials per scenario`);
   });
 
   it("--shard i/n runs a share; merge combines the shards into one report like the unsharded run", async () => {

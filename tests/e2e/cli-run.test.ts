@@ -161,6 +161,7 @@ describe("configuration errors", () => {
     expect(badFlag.stderr).toContain("did you mean --trials?");
     const missing = await runCli(["run", "no/such/dir"]);
     expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no/such/dir" matches no file or directory');
     expect(missing.stderr).not.toMatch(/\n\s+at /);
   });
 });
