@@ -36,7 +36,7 @@ import {
   startModelServer,
   turnOf,
 } from "../fakes/model-server.js";
-import { findLiveProcesses } from "../sandbox/process-helpers.js";
+import { findBwrapProblem, findLiveProcesses } from "../sandbox/process-helpers.js";
 import { makeScenario } from "../scenario-factory.js";
 import { eventsOf, runSingleTrial } from "../single-trial.js";
 import { makeContext } from "./agent-context.js";
@@ -354,16 +354,7 @@ describe("claude-code agent with the real claude binary", () => {
   }, 120_000);
 });
 
-/** bwrap tests are skipped only when bwrap cannot run on this machine at all. */
-function checkBwrap(): string | null {
-  try {
-    execFileSync("bwrap", ["--ro-bind", "/", "/", "true"], { stdio: "pipe" });
-    return null;
-  } catch (error) {
-    return `bwrap cannot run here (${(error as Error).message.split("\n")[0]})`;
-  }
-}
-const bwrapProblem = checkBwrap();
+const bwrapProblem = findBwrapProblem();
 if (bwrapProblem) console.warn(`skipping the claude-code bwrap test: ${bwrapProblem}`);
 
 describe.skipIf(bwrapProblem !== null)("claude-code agent in the bwrap sandbox", () => {

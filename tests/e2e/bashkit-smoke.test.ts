@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { mkdtemp, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -12,18 +11,10 @@ import {
   scriptByTurn,
   startModelServer,
 } from "../fakes/model-server.js";
+import { findBwrapProblem } from "../sandbox/process-helpers.js";
 import { ROOT, runCli } from "./helpers.js";
 
 const SMOKE = path.join(ROOT, "tests/fixtures/bashkit-eval/smoke-test.jsonl");
-
-function bwrapWorks(): boolean {
-  try {
-    execFileSync("bwrap", ["--ro-bind", "/", "/", "true"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** One scripted conversation per task, chosen by the task's prompt. */
 function scriptFor(solutions: Record<string, string>) {
@@ -47,59 +38,62 @@ const WRONG = {
   "/var/log/test.log": "grep -c error /var/log/test.log",
 };
 
-describe.skipIf(!bwrapWorks())("bashkit-eval's smoke dataset, unchanged, in the bwrap sandbox", () => {
-  let server: ModelServer | undefined;
-  afterEach(async () => server?.close());
+describe.skipIf(findBwrapProblem() !== null)(
+  "bashkit-eval's smoke dataset, unchanged, in the bwrap sandbox",
+  () => {
+    let server: ModelServer | undefined;
+    afterEach(async () => server?.close());
 
-  async function run(solutions: Record<string, string>) {
-    server = await startModelServer(scriptFor(solutions));
-    const out = await mkdtemp(path.join(os.tmpdir(), "ltt-bashkit-"));
-    const result = await runCli(
-      ["run", SMOKE, "--agent", "anthropic", "--sandbox", "bwrap", "--out", out, "-j", "3"],
-      {
-        env: { ANTHROPIC_API_KEY: "sk-ant-canary-bashkit-0001", ANTHROPIC_BASE_URL: server.url },
-      },
-    );
-    const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report;
-    return { result, report, markdown: await readFile(path.join(out, "report.md"), "utf8") };
-  }
+    async function run(solutions: Record<string, string>) {
+      server = await startModelServer(scriptFor(solutions));
+      const out = await mkdtemp(path.join(os.tmpdir(), "ltt-bashkit-"));
+      const result = await runCli(
+        ["run", SMOKE, "--agent", "anthropic", "--sandbox", "bwrap", "--out", out, "-j", "3"],
+        {
+          env: { ANTHROPIC_API_KEY: "sk-ant-canary-bashkit-0001", ANTHROPIC_BASE_URL: server.url },
+        },
+      );
+      const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report;
+      return { result, report, markdown: await readFile(path.join(out, "report.md"), "utf8") };
+    }
 
-  it("passes every task with correct solutions", async () => {
-    const { result, report, markdown } = await run(CORRECT);
-    expect(result.stderr).not.toMatch(/\n\s+at /);
-    expect(result.code).toBe(0);
-    expect(report.summary).toMatchObject({
-      total_tasks: 3,
-      total_passed: 3,
-      total_score: 8,
-      total_max_score: 8,
-    });
-    expect(report.summary.by_category).toEqual({
-      basic: { tasks: 3, passed: 3, score: 8, max_score: 8, rate: 1, pass_rate: 1, errors: 0 },
-    });
-    expect(markdown).toContain("| basic | 3 | 3 | 100% | 8/8 | 100% | 0 |");
-  }, 60_000);
+    it("passes every task with correct solutions", async () => {
+      const { result, report, markdown } = await run(CORRECT);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      expect(result.code).toBe(0);
+      expect(report.summary).toMatchObject({
+        total_tasks: 3,
+        total_passed: 3,
+        total_score: 8,
+        total_max_score: 8,
+      });
+      expect(report.summary.by_category).toEqual({
+        basic: { tasks: 3, passed: 3, score: 8, max_score: 8, rate: 1, pass_rate: 1, errors: 0 },
+      });
+      expect(markdown).toContain("| basic | 3 | 3 | 100% | 8/8 | 100% | 0 |");
+    }, 60_000);
 
-  it("fails the right checks of wrong solutions, with bashkit's partial scores", async () => {
-    const { result, report } = await run(WRONG);
-    expect(result.code).toBe(1);
-    const byId = Object.fromEntries(report.scenarios.map((s) => [s.id, s.trials[0]]));
-    const failedChecks = (id: string) => byId[id]?.gates.filter((g) => !g.passed).map((g) => g.description);
-    expect(failedChecks("smoke_echo")).toEqual(["stdout_contains:hello world"]);
-    expect([byId.smoke_echo?.score, byId.smoke_echo?.max_score]).toEqual([1, 2]);
-    expect(failedChecks("smoke_file_create")).toEqual([
-      "file_exists:/tmp/greeting.txt",
-      "file_contains:/tmp/greeting.txt:hi there",
-      "stdout_contains:hi there",
-      "exit_code:0",
-    ]);
-    expect([byId.smoke_file_create?.score, byId.smoke_file_create?.max_score]).toEqual([0, 4]);
-    expect(failedChecks("smoke_grep")).toEqual(["stdout_contains:2"]);
-    expect(report.summary).toMatchObject({
-      total_passed: 0,
-      total_score: 2,
-      total_max_score: 8,
-      overall_rate: 0.25,
-    });
-  }, 60_000);
-});
+    it("fails the right checks of wrong solutions, with bashkit's partial scores", async () => {
+      const { result, report } = await run(WRONG);
+      expect(result.code).toBe(1);
+      const byId = Object.fromEntries(report.scenarios.map((s) => [s.id, s.trials[0]]));
+      const failedChecks = (id: string) => byId[id]?.gates.filter((g) => !g.passed).map((g) => g.description);
+      expect(failedChecks("smoke_echo")).toEqual(["stdout_contains:hello world"]);
+      expect([byId.smoke_echo?.score, byId.smoke_echo?.max_score]).toEqual([1, 2]);
+      expect(failedChecks("smoke_file_create")).toEqual([
+        "file_exists:/tmp/greeting.txt",
+        "file_contains:/tmp/greeting.txt:hi there",
+        "stdout_contains:hi there",
+        "exit_code:0",
+      ]);
+      expect([byId.smoke_file_create?.score, byId.smoke_file_create?.max_score]).toEqual([0, 4]);
+      expect(failedChecks("smoke_grep")).toEqual(["stdout_contains:2"]);
+      expect(report.summary).toMatchObject({
+        total_passed: 0,
+        total_score: 2,
+        total_max_score: 8,
+        overall_rate: 0.25,
+      });
+    }, 60_000);
+  },
+);

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -18,18 +17,9 @@ import { createTrialSandbox, type TrialSandboxOptions } from "../../src/sandbox/
 import type { TrialSandbox } from "../../src/sandbox/types.js";
 import { FAKE_TOOL } from "./fake-tool.js";
 import { createEventRecorder, makeScenario } from "./make-scenario.js";
-import { findLiveProcesses } from "./process-helpers.js";
+import { findBwrapProblem, findLiveProcesses } from "./process-helpers.js";
 
-/** bwrap tests are skipped only when bwrap cannot run on this machine at all. */
-function checkBwrap(): string | null {
-  try {
-    execFileSync("bwrap", ["--ro-bind", "/", "/", "true"], { stdio: "pipe" });
-    return null;
-  } catch (error) {
-    return `bwrap cannot run here (${(error as Error).message.split("\n")[0]})`;
-  }
-}
-const bwrapProblem = checkBwrap();
+const bwrapProblem = findBwrapProblem();
 if (bwrapProblem) console.warn(`skipping bwrap sandbox tests: ${bwrapProblem}`);
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "bwrap-test-"));

@@ -38,3 +38,13 @@ export function findLiveProcesses(needle: string): number[] {
     .filter((match) => !match[2]!.startsWith("Z") && match[3]!.includes(needle))
     .map((match) => Number(match[1]));
 }
+
+/** Why bwrap cannot run on this machine, or null when it can: bwrap tests skip only then. */
+export function findBwrapProblem(): string | null {
+  try {
+    execFileSync("bwrap", ["--ro-bind", "/", "/", "true"], { stdio: "pipe" });
+    return null;
+  } catch (error) {
+    return `bwrap cannot run here (${(error as Error).message.split("\n")[0]})`;
+  }
+}
