@@ -32,8 +32,10 @@ export function createEventWriter(file: string, options: EventWriterOptions): Ev
       // type first, then the stamps, so every line reads the same way.
       const { type, ...rest } = input;
       const stamped = { type, ts: new Date(at).toISOString(), t_ms: at - options.startedAtMs, ...rest };
-      const line = redact(JSON.stringify(stamped));
-      events.push(JSON.parse(line) as TrialEvent);
+      const serialized = JSON.stringify(stamped);
+      const line = redact(serialized);
+      // Parse back only when redaction changed something: the kept copy must match the file.
+      events.push(line === serialized ? (stamped as TrialEvent) : (JSON.parse(line) as TrialEvent));
       if (!closed) writeSync(fd, `${line}\n`);
     },
     close() {
