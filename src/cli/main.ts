@@ -22,6 +22,7 @@ import { renderTerminalSummary } from "../report/terminal.js";
 import type { Report } from "../report/types.js";
 import { defaultRunOptions, type RunOptions } from "../run-options.js";
 import { createRunModelClient, setUpJudge } from "../run-setup.js";
+import { warmProcessRunners } from "../sandbox/exec.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
 import type { Scenario } from "../scenario/types.js";
@@ -197,6 +198,8 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(RUN_HELP);
     return EXIT.ok;
   }
+  // Their start-up overlaps with loading the scenarios instead of delaying the first commands.
+  warmProcessRunners();
   const apiKey = io.env.ANTHROPIC_API_KEY || undefined;
   const baseURL = readString(values, "base-url") ?? (io.env.ANTHROPIC_BASE_URL || undefined);
   const agentName: AgentName = readChoice(values, "agent", AGENTS) ?? (apiKey ? "anthropic" : "oracle");

@@ -1,25 +1,36 @@
 /**
- * Running commands: the only module that imports `execa`.
+ * Running commands. The processes themselves are spawned by process runners, small helper
+ * processes (process-runner.js): a spawn from the harness's own large process stalls its event
+ * loop, and with it every other trial. This module keeps the rest: timeouts, aborts, killing and
+ * the process-group bookkeeping.
  *
  * Every process is spawned detached (leader of its own process group). A timeout or an abort
  * kills the whole group (SIGTERM, then SIGKILL after a short grace): killing only bash would leave
  * a `sleep` child holding the output pipe open. Output is capped while it streams (head and tail
- * kept, the middle dropped), so 50 MB of output never sits in memory. Once the process exits we
- * wait only a short grace for its pipes to close: a background child (`sleep 100 &`) may hold
- * them open forever; it stays alive (tracked) until the trial ends.
+ * kept, the middle dropped), so 50 MB of output never sits in memory. Once the process exits the
+ * runner waits only a short grace for its pipes to close: a background child (`sleep 100 &`) may
+ * hold them open forever; it stays alive (tracked) until the trial ends.
  */
-import { constants as osConstants } from "node:os";
+import { type ChildProcess, spawn } from "node:child_process";
+import { availableParallelism, constants as osConstants } from "node:os";
 import { StringDecoder } from "node:string_decoder";
-import { execa } from "execa";
+import { fileURLToPath } from "node:url";
 import { InfraError } from "../errors.js";
+import {
+  type CappedOutput,
+  createOutputCollector,
+  formatBytes,
+  KILL_GRACE_MS,
+  type KillRequest,
+  PROCESS_RUNNER_ARG,
+  type RunnerMessage,
+  type RunRequest,
+} from "./process-runner.js";
 import type { ExecOptions, ExecResult, ProcessGroupRegistry, ProcessOptions } from "./types.js";
 
-/** Between SIGTERM and SIGKILL when a group is killed. */
-const KILL_GRACE_MS = 500;
-/** How long to keep reading a process's pipes after it exited. */
-const PIPE_CLOSE_GRACE_MS = 200;
+export { type CappedOutput, createOutputCollector, formatBytes };
+
 export const TIMEOUT_EXIT_CODE = 124;
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export function createProcessGroupRegistry(): ProcessGroupRegistry {
   const groups = new Set<number>();
@@ -30,7 +41,7 @@ export function createProcessGroupRegistry(): ProcessGroupRegistry {
   };
 }
 
-/** Every group spawned by this process; killed on process exit as a last resort. */
+/** Groups left behind by finished runs (background children); killed on process exit as a last resort. */
 const processWideGroups = createProcessGroupRegistry();
 let exitHookInstalled = false;
 
@@ -40,6 +51,129 @@ function installExitHook(): void {
   process.once("exit", () => {
     for (const pgid of processWideGroups.list()) signalGroup(pgid, "SIGKILL");
   });
+}
+
+interface RunHandlers {
+  onMessage(message: RunnerMessage): void;
+  onRunnerLost(reason: string): void;
+}
+
+/** Runners at most: spawns are spread over them (two at least, so one slow spawn never holds up
+ * every other; beyond the cores more would only contend). */
+const MAX_RUNNERS = Math.max(2, Math.min(4, availableParallelism()));
+
+/** Where the runner is: ncc copies the file next to the bundle and puts its path (a string) here. */
+function runnerScriptPath(): string {
+  const location: URL | string = new URL("./process-runner.js", import.meta.url);
+  return typeof location === "string" ? location : fileURLToPath(location);
+}
+
+/**
+ * The process runners, started on first use, each kept busy by the runs in flight on it (and
+ * holding the harness open only while it has some). A runner that dies fails its runs with an
+ * infrastructure error; the next run starts a new one. Runners get an empty environment: every
+ * run brings its own, and no secret of the harness's needs to be in theirs.
+ */
+const processRunners = (() => {
+  interface Runner {
+    child: ChildProcess;
+    inFlight: Map<number, RunHandlers>;
+  }
+  const runners: Runner[] = [];
+  let nextId = 1;
+
+  const hold = (runner: Runner, held: boolean) => {
+    const channel = runner.child.channel as { ref(): void; unref(): void } | undefined;
+    if (held) {
+      runner.child.ref();
+      channel?.ref();
+    } else {
+      runner.child.unref();
+      channel?.unref();
+    }
+  };
+
+  const lose = (runner: Runner, reason: string) => {
+    const index = runners.indexOf(runner);
+    if (index === -1) return;
+    runners.splice(index, 1);
+    const handlers = [...runner.inFlight.values()];
+    runner.inFlight.clear();
+    for (const handler of handlers) handler.onRunnerLost(reason);
+  };
+
+  const start = (): Runner => {
+    const child = spawn(process.execPath, [runnerScriptPath(), PROCESS_RUNNER_ARG], {
+      env: {},
+      stdio: ["ignore", "ignore", "inherit", "ipc"],
+      serialization: "advanced",
+      windowsHide: true,
+    });
+    const runner: Runner = { child, inFlight: new Map() };
+    hold(runner, false);
+    child.on("message", (message: RunnerMessage) => {
+      const handlers = runner.inFlight.get(message.id);
+      if (!handlers) return;
+      if (message.type === "finished" || message.type === "spawn_failed") {
+        runner.inFlight.delete(message.id);
+        if (runner.inFlight.size === 0) hold(runner, false);
+      }
+      handlers.onMessage(message);
+    });
+    child.on("error", (error) => lose(runner, `the process runner failed: ${error.message}`));
+    child.on("exit", (code, signal) =>
+      lose(runner, `the process runner exited (${signal ?? `code ${code}`})`),
+    );
+    runners.push(runner);
+    return runner;
+  };
+
+  /** The least busy runner; a new one while there is room and every runner is busy. */
+  const pick = (): Runner => {
+    // A runner can be dead before its exit is reported (killed along with others, say).
+    for (const runner of [...runners]) {
+      if (!runner.child.connected) lose(runner, "the process runner lost its channel");
+    }
+    let best: Runner | undefined;
+    for (const runner of runners) if (!best || runner.inFlight.size < best.inFlight.size) best = runner;
+    if (!best || (best.inFlight.size > 0 && runners.length < MAX_RUNNERS)) return start();
+    return best;
+  };
+
+  return {
+    warm(): void {
+      while (runners.length < MAX_RUNNERS) start();
+    },
+    /** Starts a run; the returned function asks the runner to kill it. */
+    run(request: Omit<RunRequest, "id" | "type">, handlers: RunHandlers): () => void {
+      const runner = pick();
+      const id = nextId++;
+      runner.inFlight.set(id, handlers);
+      hold(runner, true);
+      const unreachable = (error: Error) =>
+        lose(runner, `the process runner cannot be reached: ${error.message}`);
+      const send = (message: RunRequest | KillRequest) => {
+        try {
+          runner.child.send(message, (error) => error && unreachable(error));
+        } catch (error) {
+          // The channel is already closed (the runner never started, or just died).
+          unreachable(error as Error);
+        }
+      };
+      send({ ...request, type: "run", id });
+      return () => {
+        if (runner.inFlight.has(id)) send({ type: "kill", id });
+      };
+    },
+  };
+})();
+
+/**
+ * Start the process runners now, so that a run's first commands do not wait for them (a Node
+ * start-up each). Idle runners do not keep the process alive.
+ */
+export function warmProcessRunners(): void {
+  processRunners.warm();
 }
 
 /** Run `bash -c command` (see runProcess). */
@@ -62,105 +196,76 @@ export function runShell(options: ExecOptions): Promise<ExecResult> {
  * timeout; 128+n when killed by signal n. Throws InfraError only when the process cannot start
  * (missing binary or cwd).
  */
-export async function runProcess(options: ProcessOptions): Promise<ExecResult> {
+export function runProcess(options: ProcessOptions): Promise<ExecResult> {
   const started = performance.now();
-  const stdout = createOutputCollector(options.outputCapBytes);
-  const stderr = createOutputCollector(options.outputCapBytes);
   const lines = options.onStdoutLine ? createLineSplitter(options.onStdoutLine) : null;
-
-  const subprocess = execa(options.file, options.args, {
-    cwd: options.cwd,
-    env: options.env,
-    extendEnv: false,
-    detached: true,
-    cleanup: false,
-    buffer: false,
-    reject: false,
-    stripFinalNewline: false,
-    windowsHide: true,
-    ...(options.stdin !== undefined ? { input: options.stdin } : { stdin: "ignore" as const }),
-    stdout: "pipe",
-    stderr: "pipe",
+  return new Promise<ExecResult>((resolve, reject) => {
+    const onAbort = () => kill();
+    const kill = processRunners.run(
+      {
+        file: options.file,
+        args: options.args,
+        cwd: options.cwd,
+        env: options.env,
+        ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
+        outputCapBytes: options.outputCapBytes,
+        timeoutMs: options.timeoutMs,
+        streamStdout: lines !== null,
+      },
+      {
+        onMessage(message) {
+          switch (message.type) {
+            case "stdout":
+              lines?.push(
+                Buffer.from(message.chunk.buffer, message.chunk.byteOffset, message.chunk.byteLength),
+              );
+              return;
+            case "spawn_failed":
+              options.signal?.removeEventListener("abort", onAbort);
+              reject(
+                new InfraError(`could not start "${options.file}" in ${options.cwd}: ${message.reason}`),
+              );
+              return;
+            case "finished": {
+              options.signal?.removeEventListener("abort", onAbort);
+              if (message.leftover) {
+                installExitHook();
+                pruneEmptyGroups(processWideGroups);
+                processWideGroups.track(message.pid);
+                options.processGroups?.track(message.pid);
+              }
+              lines?.end();
+              const lineError = lines?.error();
+              if (lineError !== undefined) reject(lineError);
+              else resolve(toExecResult(message, performance.now() - started));
+              return;
+            }
+          }
+        },
+        onRunnerLost(reason) {
+          options.signal?.removeEventListener("abort", onAbort);
+          reject(new InfraError(`running "${options.file}" failed: ${reason}`));
+        },
+      },
+    );
+    if (options.signal?.aborted) kill();
+    else options.signal?.addEventListener("abort", onAbort, { once: true });
   });
-  // Settles (never rejects, reject: false) once execa is done; used only to detect spawn failures.
-  const settled = subprocess.then(
-    (result) => result,
-    (error: unknown) => error,
-  );
+}
 
-  const pid = subprocess.pid;
-  if (pid === undefined) {
-    const result = await settled;
-    const reason = result instanceof Error ? result.message : describeSpawnFailure(result);
-    throw new InfraError(`could not start "${options.file}" in ${options.cwd}: ${reason}`);
-  }
-  installExitHook();
-  pruneEmptyGroups(processWideGroups);
-  processWideGroups.track(pid);
-  options.processGroups?.track(pid);
-
-  const stdoutEnded = streamInto(subprocess.stdout, (chunk) => {
-    stdout.push(chunk);
-    lines?.push(chunk);
-  });
-  const stderrEnded = streamInto(subprocess.stderr, (chunk) => stderr.push(chunk));
-
-  let timedOut = false;
-  let killTimer: NodeJS.Timeout | undefined;
-  const killTree = () => {
-    if (killTimer) return;
-    signalGroup(pid, "SIGTERM");
-    killTimer = setTimeout(() => signalGroup(pid, "SIGKILL"), KILL_GRACE_MS);
-  };
-  // setTimeout fires at once for delays beyond 2^31-1 ms; treat those (and Infinity) as no limit.
-  const timeout =
-    options.timeoutMs > 0 && options.timeoutMs <= MAX_TIMER_MS
-      ? setTimeout(() => {
-          timedOut = true;
-          killTree();
-        }, options.timeoutMs)
-      : undefined;
-  const onAbort = () => killTree();
-  if (options.signal?.aborted) killTree();
-  options.signal?.addEventListener("abort", onAbort, { once: true });
-
-  const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    subprocess.once("exit", (code, signal) => resolve({ code, signal }));
-  });
-  clearTimeout(timeout);
-  options.signal?.removeEventListener("abort", onAbort);
-
-  // Read what is left in the pipes, but do not wait for a background child to close them.
-  const pipesClosed = Promise.all([stdoutEnded, stderrEnded]);
-  const grace = new Promise<void>((resolve) => setTimeout(resolve, PIPE_CLOSE_GRACE_MS).unref());
-  await Promise.race([pipesClosed, grace]);
-  subprocess.stdout?.destroy();
-  subprocess.stderr?.destroy();
-  void settled;
-
-  // A kill in flight must still finish off stubborn members; otherwise forget an empty group.
-  if (!killTimer && !isGroupAlive(pid)) {
-    processWideGroups.untrack(pid);
-    options.processGroups?.untrack(pid);
-  }
-  lines?.end();
-
-  const out = stdout.finish();
-  const err = stderr.finish();
-  const exitCode = timedOut
+function toExecResult(finished: Extract<RunnerMessage, { type: "finished" }>, elapsedMs: number): ExecResult {
+  const exitCode = finished.timedOut
     ? TIMEOUT_EXIT_CODE
-    : exit.code !== null
-      ? exit.code
-      : 128 + (exit.signal ? (osConstants.signals[exit.signal] ?? 0) : 0);
-  const lineError = lines?.error();
-  if (lineError !== undefined) throw lineError;
+    : finished.code !== null
+      ? finished.code
+      : 128 + (finished.signal ? (osConstants.signals[finished.signal] ?? 0) : 0);
   return {
-    stdout: out.text,
-    stderr: err.text,
+    stdout: finished.stdout.text,
+    stderr: finished.stderr.text,
     exit_code: exitCode,
-    duration_ms: Math.round(performance.now() - started),
-    timed_out: timedOut,
-    truncated: out.truncated || err.truncated,
+    duration_ms: Math.round(elapsedMs),
+    timed_out: finished.timedOut,
+    truncated: finished.stdout.truncated || finished.stderr.truncated,
   };
 }
 
@@ -203,135 +308,6 @@ function isGroupAlive(pgid: number): boolean {
 /** Forget groups with no members left, so a recycled id is never signalled later. */
 function pruneEmptyGroups(registry: ProcessGroupRegistry): void {
   for (const pgid of registry.list()) if (!isGroupAlive(pgid)) registry.untrack(pgid);
-}
-
-function streamInto(
-  stream: NodeJS.ReadableStream | null | undefined,
-  onChunk: (chunk: Buffer) => void,
-): Promise<void> {
-  if (!stream) return Promise.resolve();
-  return new Promise((resolve) => {
-    stream.on("data", (chunk: Buffer | string) =>
-      onChunk(typeof chunk === "string" ? Buffer.from(chunk) : chunk),
-    );
-    stream.once("end", () => resolve());
-    stream.once("close", () => resolve());
-    stream.once("error", () => resolve());
-  });
-}
-
-function describeSpawnFailure(result: unknown): string {
-  if (result && typeof result === "object") {
-    const record = result as { message?: unknown; code?: unknown };
-    if (typeof record.message === "string") return record.message;
-    if (typeof record.code === "string") return record.code;
-  }
-  return "unknown error";
-}
-
-export interface CappedOutput {
-  text: string;
-  truncated: boolean;
-  /** Bytes dropped from the middle. */
-  droppedBytes: number;
-}
-
-/**
- * Keeps the first half and the last half of `capBytes` of a byte stream, counting what falls in
- * between; memory stays within capBytes plus one chunk.
- */
-export function createOutputCollector(capBytes: number): {
-  push(chunk: Buffer): void;
-  finish(): CappedOutput;
-} {
-  const headCap = Math.max(0, Math.floor(capBytes / 2));
-  const tailCap = Math.max(0, capBytes - headCap);
-  const head: Buffer[] = [];
-  let headBytes = 0;
-  const tail: Buffer[] = [];
-  let tailBytes = 0;
-  let dropped = 0;
-
-  return {
-    push(chunk) {
-      let rest = chunk;
-      if (headBytes < headCap) {
-        const take = Math.min(headCap - headBytes, rest.length);
-        head.push(rest.subarray(0, take));
-        headBytes += take;
-        rest = rest.subarray(take);
-      }
-      if (rest.length === 0) return;
-      // Copy: a subarray would keep the whole (possibly large) chunk alive.
-      tail.push(Buffer.from(rest));
-      tailBytes += rest.length;
-      while (tail.length > 1 && tailBytes - tail[0]!.length >= tailCap) {
-        const first = tail.shift()!;
-        tailBytes -= first.length;
-        dropped += first.length;
-      }
-    },
-    finish() {
-      const headBuffer = Buffer.concat(head);
-      let tailBuffer = Buffer.concat(tail);
-      if (tailBuffer.length > tailCap) {
-        dropped += tailBuffer.length - tailCap;
-        tailBuffer = tailBuffer.subarray(tailBuffer.length - tailCap);
-      }
-      if (dropped === 0) {
-        return {
-          text: decodeUtf8(Buffer.concat([headBuffer, tailBuffer])),
-          truncated: false,
-          droppedBytes: 0,
-        };
-      }
-      // Cut on character boundaries so no multi-byte character is split.
-      const headEnd = findUtf8BoundaryBefore(headBuffer, headBuffer.length);
-      const tailStart = findUtf8BoundaryAfter(tailBuffer, 0);
-      const totalDropped = dropped + (headBuffer.length - headEnd) + tailStart;
-      const text =
-        decodeUtf8(headBuffer.subarray(0, headEnd)) +
-        `\n[... ${formatBytes(totalDropped)} cut by llm-tool-test ...]\n` +
-        decodeUtf8(tailBuffer.subarray(tailStart));
-      return { text, truncated: true, droppedBytes: totalDropped };
-    },
-  };
-}
-
-function decodeUtf8(buffer: Buffer): string {
-  return new TextDecoder("utf-8", { fatal: false }).decode(buffer);
-}
-
-function isContinuationByte(byte: number | undefined): boolean {
-  return byte !== undefined && (byte & 0xc0) === 0x80;
-}
-
-/** Largest index <= end that does not split a UTF-8 sequence. */
-function findUtf8BoundaryBefore(buffer: Buffer, end: number): number {
-  let index = end;
-  // Step back over at most 3 continuation bytes to the lead byte.
-  let back = 0;
-  while (back < 3 && index - back - 1 >= 0 && isContinuationByte(buffer[index - back - 1])) back += 1;
-  const leadIndex = index - back - 1;
-  if (leadIndex < 0) return index;
-  const lead = buffer[leadIndex]!;
-  const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
-  if (length > back + 1) index = leadIndex;
-  return index;
-}
-
-/** Smallest index >= start at a character start (skips at most 3 continuation bytes). */
-function findUtf8BoundaryAfter(buffer: Buffer, start: number): number {
-  let index = start;
-  while (index < start + 3 && index < buffer.length && isContinuationByte(buffer[index])) index += 1;
-  return index;
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  if (bytes < 1024 * 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-  return `${(bytes / (1024 * 1024 * 1024)).toFixed(1)} GB`;
 }
 
 function createLineSplitter(onLine: (line: string) => void): {

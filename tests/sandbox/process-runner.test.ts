@@ -1,0 +1,117 @@
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { InfraError } from "../../src/errors.js";
+import { runShell, warmProcessRunners } from "../../src/sandbox/exec.js";
+import { PROCESS_RUNNER_ARG } from "../../src/sandbox/process-runner.js";
+import { ROOT } from "../e2e/helpers.js";
+import { waitForProcessGone } from "./process-helpers.js";
+
+const dir = mkdtempSync(path.join(os.tmpdir(), "process-runner-test-"));
+const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8" };
+const base = { cwd: dir, env, timeoutMs: 30_000, outputCapBytes: 64 * 1024 };
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** This process's runners, by their argument. */
+function runnerPids(parent: number): number[] {
+  const output = execFileSync("ps", ["-eo", "pid=,ppid=,args="], { encoding: "utf8" });
+  return output
+    .split("\n")
+    .map((line) => line.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/))
+    .filter((match): match is RegExpMatchArray => match !== null)
+    .filter((match) => Number(match[2]) === parent && match[3]!.includes(PROCESS_RUNNER_ARG))
+    .map((match) => Number(match[1]));
+}
+
+async function waitForFile(file: string, withinMs: number): Promise<string> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    try {
+      const text = readFileSync(file, "utf8");
+      if (text.endsWith("\n")) return text.trim();
+    } catch {
+      // Not written yet.
+    }
+    if (Date.now() > deadline) throw new Error(`${file} was not written within ${withinMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("process runners", () => {
+  it("start on warm-up, as children of the harness with none of its environment", () => {
+    warmProcessRunners();
+    const pids = runnerPids(process.pid);
+    expect(pids.length).toBeGreaterThanOrEqual(2);
+    for (const pid of pids) {
+      const names = readFileSync(`/proc/${pid}/environ`, "utf8")
+        .split("\0")
+        .filter(Boolean)
+        .map((entry) => entry.split("=")[0]);
+      // Only what Node itself sets up for the IPC channel.
+      expect(names.sort()).toEqual(["NODE_CHANNEL_FD", "NODE_CHANNEL_SERIALIZATION_MODE"]);
+    }
+  });
+
+  it("a runner that dies fails its runs in flight with an infrastructure error; the next run starts anew", async () => {
+    const pidFile = path.join(dir, "orphan.pid");
+    const running = runShell({ ...base, command: `echo $$ > ${pidFile}; exec sleep 30` });
+    const orphan = Number(await waitForFile(pidFile, 5000));
+    const killed = runnerPids(process.pid);
+    try {
+      for (const pid of killed) process.kill(pid, "SIGKILL");
+      const failure = await running.then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(InfraError);
+      expect((failure as Error).message).toMatch(
+        /^running "bash" failed: the process runner exited \(SIGKILL\)/,
+      );
+    } finally {
+      // Killed with SIGKILL, the runner could not end it: its group is an orphan now.
+      process.kill(-orphan, "SIGKILL");
+    }
+    // Once every killed runner is reaped (its exit seen by the harness), a new run starts a new one.
+    while (runnerPids(process.pid).some((pid) => killed.includes(pid))) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const next = await runShell({ ...base, command: "echo again" });
+    expect(next).toMatchObject({ stdout: "again\n", exit_code: 0 });
+  });
+
+  it("end what they are running when the harness process is killed outright", async () => {
+    const pidFile = path.join(dir, "child.pid");
+    const script = path.join(dir, "harness.mjs");
+    // The compiled library (tests build lib/ first), run by a plain Node process we can kill.
+    writeFileSync(
+      script,
+      `import { runShell } from ${JSON.stringify(path.join(ROOT, "lib/sandbox/exec.js"))};
+await runShell({ command: ${JSON.stringify(`echo $$ > ${pidFile}; exec sleep 300`)}, cwd: ${JSON.stringify(dir)},
+  env: ${JSON.stringify(env)}, timeoutMs: 600000, outputCapBytes: 1024 });
+`,
+    );
+    const harness = spawn(process.execPath, [script], { stdio: "ignore" });
+    const sleeper = Number(await waitForFile(pidFile, 10_000));
+    harness.kill("SIGKILL");
+    expect(await waitForProcessGone(sleeper, 5000)).toBe(true);
+  });
+
+  it("are files Node runs as they are: the runner imports nothing but Node's own modules", () => {
+    for (const file of [
+      "src/sandbox/process-runner.js",
+      "lib/sandbox/process-runner.js",
+      "dist/process-runner.js",
+    ]) {
+      const source = readFileSync(path.join(ROOT, file), "utf8");
+      const specifiers = [
+        ...source.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|\brequire\s*\(\s*)["']([^"']+)["']/g),
+      ].map((match) => match[1]);
+      expect(specifiers.length, file).toBeGreaterThan(0);
+      for (const specifier of specifiers) expect(specifier, file).toMatch(/^node:/);
+    }
+  });
+});
