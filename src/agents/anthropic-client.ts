@@ -19,6 +19,7 @@ import {
   type TextBlock,
   type ToolUseBlock,
 } from "./model-client.js";
+import { loadFetchClasses, nodeHttpFetch } from "./node-http-fetch.js";
 
 export const DEFAULT_BASE_URL = "https://api.anthropic.com";
 export const DEFAULT_MAX_ATTEMPTS = 6;
@@ -81,7 +82,10 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     // export message content as traces.
     logLevel: "off",
     openTelemetry: false,
+    // Lighter than Node's fetch on the main thread, where every trial's calls are made.
+    fetch: nodeHttpFetch,
   });
+  loadFetchClasses();
 
   function redact(message: string): string {
     // Belt and braces: nothing we build contains the key, but an error body or a proxy might echo it.
