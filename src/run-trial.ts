@@ -34,6 +34,11 @@ export interface TrialOutput {
   fatalError: string | null;
   /** Folder of this trial's files, relative to the run's output folder. */
   folder: string;
+  /**
+   * The sandbox's removal (its leftover processes killed, its work dir deleted), still going when
+   * the trial is returned, so the next trial need not wait for it. Never rejects.
+   */
+  cleanedUp: Promise<void>;
 }
 
 /** Paths of one trial's files inside the run's output folder. */
@@ -241,11 +246,23 @@ export async function runTrial(
       transcript_path: path.join(folder, "transcript.md"),
     };
     await writeFile(path.join(trialDir, "result.json"), ports.redact(`${JSON.stringify(report, null, 2)}\n`));
-    return { report, folder, fatalError: outcome.fatal ? (outcome.error ?? outcome.reason) : null };
+    return {
+      report,
+      folder,
+      fatalError: outcome.fatal ? (outcome.error ?? outcome.reason) : null,
+      cleanedUp: disposeInBackground(sandbox),
+    };
+  } catch (error) {
+    await disposeInBackground(sandbox);
+    throw error;
   } finally {
     writer.close();
-    await sandbox?.dispose();
   }
+}
+
+/** Best effort: dispose ends what it can and falls back on its own failures (see trial-sandbox). */
+function disposeInBackground(sandbox: TrialSandbox | null): Promise<void> {
+  return sandbox ? sandbox.dispose().catch(() => undefined) : Promise.resolve();
 }
 
 /** A trial that never started (the run stopped, or the budget ran out). */

@@ -17,6 +17,7 @@ import type { Report, RunInfo, TrialReport } from "./report/types.js";
 import type { RunOptions } from "./run-options.js";
 import { checkResumable, loadFinishedTrials, readManifest, writeManifest } from "./run-state.js";
 import { agentUsesModel, runTrial, skippedTrial } from "./run-trial.js";
+import { warmProcessRunners } from "./sandbox/exec.js";
 import { collectSecretValues, createSecretRedactor } from "./sandbox/secrets.js";
 import type { Scenario } from "./scenario/types.js";
 import { HARNESS_VERSION } from "./version.js";
@@ -131,10 +132,13 @@ export async function runSuite(
     ports.onProgress?.({ type: "stopping", reason });
   };
   signal.addEventListener("abort", () => stop("the run was cancelled"), { once: true });
+  // Ready by the time the first trials' agents run their first commands.
+  if (pending.length > 0) warmProcessRunners();
   let consecutiveInfraErrors = 0;
   let done = results.size;
   const queue = [...pending];
   let inFlight = 0;
+  const cleanups: Promise<void>[] = [];
 
   const worker = async () => {
     for (;;) {
@@ -161,7 +165,7 @@ export async function runSuite(
         trial: planned.trial,
       });
       try {
-        const { report, fatalError } = await runTrial(planned, options, {
+        const { report, fatalError, cleanedUp } = await runTrial(planned, options, {
           agent: ports.agent,
           judgeClient: ports.judgeClient ?? null,
           parentEnv: ports.env,
@@ -170,6 +174,7 @@ export async function runSuite(
           signal,
           onTurn: (turn) => ports.onProgress?.({ type: "turn", key: planned.key, turn }),
         });
+        cleanups.push(cleanedUp);
         results.set(planned.key, report);
         budget.finish(planned, report);
         consecutiveInfraErrors = report.end_reason === "infra_error" ? consecutiveInfraErrors + 1 : 0;
@@ -190,6 +195,7 @@ export async function runSuite(
   await Promise.all(
     Array.from({ length: Math.max(1, Math.min(options.concurrency, pending.length)) }, worker),
   );
+  await Promise.all(cleanups);
 
   // Trials that never started are reported as skipped, with the reason the run stopped.
   for (const planned of plan) {

@@ -33,6 +33,7 @@ export async function runSingleTrial(
     now: () => Date.now(),
     signal: extras.signal ?? new AbortController().signal,
   });
+  await output.cleanedUp;
   const eventsText = await readFile(path.join(options.outDir, output.folder, "events.jsonl"), "utf8");
   const events = eventsText
     .trim()

@@ -100,8 +100,7 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
     const hostTmp = mode === "bwrap" ? path.join(root, "tmp") : path.join(base, "tmp");
     const shimDir = path.join(base, "shim");
     const logDir = path.join(path.resolve(options.trialDir), "target-shim");
-    await mkdir(workDir, { recursive: true });
-    await mkdir(hostTmp, { recursive: true });
+    await Promise.all([mkdir(workDir, { recursive: true }), mkdir(hostTmp, { recursive: true })]);
     await chmod(hostTmp, 0o1777);
 
     if (scenario.fixture) await copyFixture(scenario.fixture, workDir, scenario);
@@ -206,7 +205,7 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
         });
       };
     } else {
-      const bash = await resolveRealBinary("bash", parentPath).catch(() => "/bin/bash");
+      const bash = await resolveShell(parentPath);
       runInside = (command, run) =>
         runShell({
           command,
@@ -313,6 +312,18 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
     await dispose();
     throw error;
   }
+}
+
+/** bash on each PATH, looked up once per run rather than once per trial (a stat per PATH entry). */
+const shellLookups = new Map<string, Promise<string>>();
+
+function resolveShell(searchPath: string): Promise<string> {
+  let lookup = shellLookups.get(searchPath);
+  if (!lookup) {
+    lookup = resolveRealBinary("bash", searchPath).catch(() => "/bin/bash");
+    shellLookups.set(searchPath, lookup);
+  }
+  return lookup;
 }
 
 interface RunSettings {
