@@ -1,4 +1,5 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdirSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ModelClient } from "./agents/model-client.js";
 import type { Agent, AgentName, AgentOutcome } from "./agents/types.js";
@@ -95,7 +96,8 @@ export async function runTrial(
   const { scenario, variant } = planned;
   const folder = trialFolderOf(planned);
   const trialDir = path.join(options.outDir, folder);
-  await mkdir(trialDir, { recursive: true });
+  // Synchronous, like the event writer's file: one local metadata call (see createTrialSandbox).
+  mkdirSync(trialDir, { recursive: true });
   const startedAtMs = ports.now();
   const writer = createEventWriter(path.join(trialDir, "events.jsonl"), {
     startedAtMs,

@@ -12,7 +12,8 @@
  * Output caps (per stream, head and tail kept): 128 KiB for the agent's and setup commands (what a
  * model can usefully read), 8 MiB for gate commands (so JSON output stays parseable).
  */
-import { chmod, copyFile, cp, mkdir, mkdtemp, readdir, realpath, rm, writeFile } from "node:fs/promises";
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync } from "node:fs";
+import { chmod, copyFile, cp, mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { ConfigError, InfraError } from "../errors.js";
@@ -79,9 +80,12 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
   const probe = mode === "bwrap" ? await probeBwrap(bwrapPath, parentPath) : null;
 
   const tmpRoot = options.tmpRoot ?? os.tmpdir();
-  await mkdir(tmpRoot, { recursive: true });
+  // The few metadata calls that make the sandbox's directories are synchronous: microseconds each
+  // on a local disk, where a trip through libuv's thread pool can take milliseconds while trials
+  // keep every core busy.
+  mkdirSync(tmpRoot, { recursive: true });
   // realpath: on macOS the temp dir is behind a symlink and `pwd` would disagree with workDir.
-  const base = await realpath(await mkdtemp(path.join(tmpRoot, "llm-tool-test-")));
+  const base = realpathSync(mkdtempSync(path.join(tmpRoot, "llm-tool-test-")));
   const processGroups = createProcessGroupRegistry();
   // Agent processes' trees, found by an environment marker (their tools may leave the group).
   const processMarkers: string[] = [];
@@ -100,8 +104,9 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
     const hostTmp = mode === "bwrap" ? path.join(root, "tmp") : path.join(base, "tmp");
     const shimDir = path.join(base, "shim");
     const logDir = path.join(path.resolve(options.trialDir), "target-shim");
-    await Promise.all([mkdir(workDir, { recursive: true }), mkdir(hostTmp, { recursive: true })]);
-    await chmod(hostTmp, 0o1777);
+    mkdirSync(workDir, { recursive: true });
+    mkdirSync(hostTmp, { recursive: true });
+    chmodSync(hostTmp, 0o1777);
 
     if (scenario.fixture) await copyFixture(scenario.fixture, workDir, scenario);
     await writeInlineFiles(scenario, root, workDir);
