@@ -46,7 +46,7 @@ export type ScriptedReply =
 export type Responder = (request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>;
 
 export interface ModelServerOptions {
-  /** Delay before each answer (a model's latency). */
+  /** Time from a request's arrival to its answer (a model's latency; the server's own work is part of it). */
   latencyMs?: number;
   /** Default usage when a reply gives none; `input_tokens` defaults to a rough count of the request. */
   usage?: ScriptedUsage;
@@ -318,6 +318,7 @@ export async function startModelServer(
   const promptCache = options.simulatePromptCache ? createPromptCache() : null;
 
   const server = http.createServer(async (req, res) => {
+    const arrivedAt = performance.now();
     const raw = await readBody(req);
     let body: unknown = null;
     try {
@@ -350,7 +351,12 @@ export async function startModelServer(
     }
 
     const reply = await respond(recorded);
-    if (options.latencyMs) await new Promise((resolve) => setTimeout(resolve, options.latencyMs));
+    const message =
+      reply.kind === "message"
+        ? buildMessage(reply, body, { ...options.usage, ...(promptCache ? promptCache(body) : {}) })
+        : null;
+    const waitMs = (options.latencyMs ?? 0) - (performance.now() - arrivedAt);
+    if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
     if (reply.kind === "hang") {
       hanging.add(res);
       res.on("close", () => hanging.delete(res));
@@ -375,8 +381,7 @@ export async function startModelServer(
       );
       return;
     }
-    const cacheUsage = promptCache ? promptCache(body) : {};
-    const message = buildMessage(reply, body, { ...options.usage, ...cacheUsage });
+    if (!message) return;
     if ((body as { stream?: boolean } | null)?.stream) streamMessage(res, message);
     else sendJson(res, 200, message);
   });
