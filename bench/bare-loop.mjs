@@ -1,0 +1,79 @@
+/**
+ * The harness-efficiency workload done by the shortest loop we can write, for comparison: the same
+ * trials (turns of one Messages call each, a `bash -c` command between turns) at the same
+ * concurrency, with node:http (keep-alive), JSON.parse and spawn straight from the event loop, as
+ * most harnesses do. No sandbox, no events, no evaluation. Prints the wall time in ms, counted
+ * after start-up.
+ *
+ *   node bench/bare-loop.mjs BASE_URL TRIALS CONCURRENCY TURNS
+ */
+import { spawn } from "node:child_process";
+import http from "node:http";
+
+const [baseUrl, trialsArg, concurrencyArg, turnsArg] = process.argv.slice(2);
+const trials = Number(trialsArg);
+const concurrency = Number(concurrencyArg);
+const turns = Number(turnsArg);
+const agent = new http.Agent({ keepAlive: true });
+const url = new URL("/v1/messages", baseUrl);
+
+function createMessage(messages) {
+  const body = JSON.stringify({ model: "claude-bench", max_tokens: 1024, messages });
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      {
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      },
+      (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk) => {
+          text += chunk;
+        });
+        response.on("end", () => resolve(JSON.parse(text)));
+      },
+    );
+    request.on("error", reject);
+    request.end(body);
+  });
+}
+
+function bash(command) {
+  return new Promise((resolve) => {
+    const child = spawn("bash", ["-c", command], { detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.resume();
+    child.on("close", () => resolve(stdout));
+  });
+}
+
+async function trial(index) {
+  const messages = [{ role: "user", content: `task ${index}` }];
+  for (let turn = 0; turn < turns; turn++) {
+    const message = await createMessage(messages);
+    messages.push({ role: "assistant", content: message.content });
+    const toolUse = message.content.find((block) => block.type === "tool_use");
+    if (!toolUse) return;
+    const output = await bash(toolUse.input.command);
+    messages.push({
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: toolUse.id, content: output }],
+    });
+  }
+}
+
+const started = performance.now();
+let next = 0;
+await Promise.all(
+  Array.from({ length: concurrency }, async () => {
+    while (next < trials) await trial(next++);
+  }),
+);
+process.stdout.write(`${Math.round(performance.now() - started)}\n`);
+agent.destroy();

@@ -1,0 +1,331 @@
+// @ts-check
+/**
+ * The process runner: a small helper process that spawns the harness's child processes for
+ * src/sandbox/exec.ts, collects their capped output and reports their exit over its IPC channel.
+ *
+ * Why a helper process: Node's spawn forks the whole calling process and waits for the child's
+ * exec. From the harness itself (a large heap, many trials on one event loop) each spawn stalls
+ * that loop for milliseconds and leaves its memory copy-on-write; from this small process it
+ * stalls nobody (see BENCHMARKS.md).
+ *
+ * Why plain JavaScript with only `node:` imports: Node runs this file as it is, in every form the
+ * harness runs in: the TypeScript sources under vitest, lib/, and the ncc bundle (which copies it
+ * next to dist/index.js instead of bundling it). It is type-checked through its JSDoc.
+ *
+ * Killing stays with the harness (it knows the pids): this process only reports them.
+ */
+import { spawn } from "node:child_process";
+/** The runner's argument; importing this module anywhere else installs nothing. */
+export const PROCESS_RUNNER_ARG = "--llm-tool-test-process-runner";
+/** How long to keep reading a process's pipes after it exited. */
+const PIPE_CLOSE_GRACE_MS = 200;
+/** Between SIGTERM and SIGKILL when a group is killed. */
+export const KILL_GRACE_MS = 500;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * @typedef {object} RunRequest
+ * @property {"run"} type
+ * @property {number} id
+ * @property {string} file
+ * @property {string[]} args
+ * @property {string} cwd
+ * @property {Record<string, string>} env
+ * @property {string} [stdin]
+ * @property {number} outputCapBytes
+ * @property {number} timeoutMs  0 or beyond a timer's range: no limit
+ * @property {boolean} streamStdout  post every stdout chunk as it arrives (for line callbacks)
+ */
+/**
+ * End a run's process group now (an abort): SIGTERM, then SIGKILL after a grace.
+ * @typedef {{ type: "kill"; id: number }} KillRequest
+ */
+/**
+ * @typedef {object} CappedOutput
+ * @property {string} text
+ * @property {boolean} truncated
+ * @property {number} droppedBytes  bytes dropped from the middle
+ */
+/**
+ * Per run: `spawn_failed`, or `stdout` chunks (when asked) and then `finished` once the process
+ * exited and its pipes closed (or their grace ran out). `leftover`: the process group still has
+ * members (a background child) that no kill of ours is ending; the harness ends them with the trial.
+ * @typedef {{ type: "spawn_failed"; id: number; reason: string }
+ *   | { type: "stdout"; id: number; chunk: Uint8Array }
+ *   | { type: "finished"; id: number; pid: number; code: number | null; signal: NodeJS.Signals | null;
+ *       timedOut: boolean; leftover: boolean; stdout: CappedOutput; stderr: CappedOutput }} RunnerMessage
+ */
+/**
+ * Keeps the first half and the last half of `capBytes` of a byte stream, counting what falls in
+ * between; memory stays within capBytes plus one chunk.
+ * @param {number} capBytes
+ * @returns {{ push(chunk: Buffer): void; finish(): CappedOutput }}
+ */
+export function createOutputCollector(capBytes) {
+    const headCap = Math.max(0, Math.floor(capBytes / 2));
+    const tailCap = Math.max(0, capBytes - headCap);
+    /** @type {Buffer[]} */
+    const head = [];
+    let headBytes = 0;
+    /** @type {Buffer[]} */
+    const tail = [];
+    let tailBytes = 0;
+    let dropped = 0;
+    return {
+        push(chunk) {
+            let rest = chunk;
+            if (headBytes < headCap) {
+                const take = Math.min(headCap - headBytes, rest.length);
+                head.push(rest.subarray(0, take));
+                headBytes += take;
+                rest = rest.subarray(take);
+            }
+            if (rest.length === 0)
+                return;
+            // Copy: a subarray would keep the whole (possibly large) chunk alive.
+            tail.push(Buffer.from(rest));
+            tailBytes += rest.length;
+            while (tail.length > 1 && tailBytes - /** @type {Buffer} */ (tail[0]).length >= tailCap) {
+                const first = /** @type {Buffer} */ (tail.shift());
+                tailBytes -= first.length;
+                dropped += first.length;
+            }
+        },
+        finish() {
+            const headBuffer = Buffer.concat(head);
+            let tailBuffer = Buffer.concat(tail);
+            if (tailBuffer.length > tailCap) {
+                dropped += tailBuffer.length - tailCap;
+                tailBuffer = tailBuffer.subarray(tailBuffer.length - tailCap);
+            }
+            if (dropped === 0) {
+                return {
+                    text: decodeUtf8(Buffer.concat([headBuffer, tailBuffer])),
+                    truncated: false,
+                    droppedBytes: 0,
+                };
+            }
+            // Cut on character boundaries so no multi-byte character is split.
+            const headEnd = findUtf8BoundaryBefore(headBuffer, headBuffer.length);
+            const tailStart = findUtf8BoundaryAfter(tailBuffer, 0);
+            const totalDropped = dropped + (headBuffer.length - headEnd) + tailStart;
+            const text = decodeUtf8(headBuffer.subarray(0, headEnd)) +
+                `\n[... ${formatBytes(totalDropped)} cut by llm-tool-test ...]\n` +
+                decodeUtf8(tailBuffer.subarray(tailStart));
+            return { text, truncated: true, droppedBytes: totalDropped };
+        },
+    };
+}
+/** @param {Buffer} buffer */
+function decodeUtf8(buffer) {
+    return new TextDecoder("utf-8", { fatal: false }).decode(buffer);
+}
+/** @param {number | undefined} byte */
+function isContinuationByte(byte) {
+    return byte !== undefined && (byte & 0xc0) === 0x80;
+}
+/**
+ * Largest index <= end that does not split a UTF-8 sequence.
+ * @param {Buffer} buffer
+ * @param {number} end
+ */
+function findUtf8BoundaryBefore(buffer, end) {
+    let index = end;
+    // Step back over at most 3 continuation bytes to the lead byte.
+    let back = 0;
+    while (back < 3 && index - back - 1 >= 0 && isContinuationByte(buffer[index - back - 1]))
+        back += 1;
+    const leadIndex = index - back - 1;
+    if (leadIndex < 0)
+        return index;
+    const lead = /** @type {number} */ (buffer[leadIndex]);
+    const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+    if (length > back + 1)
+        index = leadIndex;
+    return index;
+}
+/**
+ * Smallest index >= start at a character start (skips at most 3 continuation bytes).
+ * @param {Buffer} buffer
+ * @param {number} start
+ */
+function findUtf8BoundaryAfter(buffer, start) {
+    let index = start;
+    while (index < start + 3 && index < buffer.length && isContinuationByte(buffer[index]))
+        index += 1;
+    return index;
+}
+/** @param {number} bytes */
+export function formatBytes(bytes) {
+    if (bytes < 1024)
+        return `${bytes} bytes`;
+    if (bytes < 1024 * 1024)
+        return `${(bytes / 1024).toFixed(1)} KB`;
+    if (bytes < 1024 * 1024 * 1024)
+        return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+    return `${(bytes / (1024 * 1024 * 1024)).toFixed(1)} GB`;
+}
+/**
+ * Resolves once the stream ends, closes or fails.
+ * @param {import("node:stream").Readable} stream
+ * @param {(chunk: Buffer) => void} onChunk
+ * @returns {Promise<void>}
+ */
+function drain(stream, onChunk) {
+    return new Promise((resolve) => {
+        stream.on("data", (/** @type {Buffer | string} */ chunk) => onChunk(typeof chunk === "string" ? Buffer.from(chunk) : chunk));
+        stream.once("end", () => resolve());
+        stream.once("close", () => resolve());
+        stream.once("error", () => resolve());
+    });
+}
+/** @param {unknown} error */
+function describeSpawnError(error) {
+    if (error instanceof Error)
+        return error.message;
+    return String(error);
+}
+/**
+ * @param {number} pgid
+ * @param {NodeJS.Signals | 0} signal
+ * @returns {boolean} whether the group was there to signal
+ */
+function signalGroup(pgid, signal) {
+    try {
+        process.kill(-pgid, signal);
+        return true;
+    }
+    catch (error) {
+        // ESRCH: the group is gone. EPERM: a member we may not signal, so it is still there.
+        return /** @type {NodeJS.ErrnoException} */ (error).code === "EPERM";
+    }
+}
+/** Runs in flight: their kill switches, for a kill request and for our own exit. */
+/** @type {Map<number, { kill(): void; pid: number }>} */
+const running = new Map();
+/**
+ * Spawns one process as the leader of its own group, with exactly `request.env`, and reports its
+ * end. A timeout or a kill ends the whole group: killing only bash would leave a `sleep` child
+ * holding the output pipe open.
+ * @param {RunRequest} request
+ * @param {(message: RunnerMessage) => void} post
+ */
+export function runRequest(request, post) {
+    const { id } = request;
+    /** @type {import("node:child_process").ChildProcess} */
+    let child;
+    try {
+        child = spawn(request.file, request.args, {
+            cwd: request.cwd,
+            env: request.env,
+            detached: true,
+            windowsHide: true,
+            stdio: [request.stdin !== undefined ? "pipe" : "ignore", "pipe", "pipe"],
+        });
+    }
+    catch (error) {
+        post({ type: "spawn_failed", id, reason: describeSpawnError(error) });
+        return;
+    }
+    const pid = child.pid;
+    if (pid === undefined) {
+        // A missing binary or cwd: Node reports it as an "error" event on the next tick.
+        child.once("error", (error) => post({ type: "spawn_failed", id, reason: describeSpawnError(error) }));
+        return;
+    }
+    child.on("error", () => {
+        // After a successful spawn only signalling can fail; the exit is reported below.
+    });
+    /** @type {NodeJS.Timeout | undefined} */
+    let killTimer;
+    const kill = () => {
+        if (killTimer)
+            return;
+        signalGroup(pid, "SIGTERM");
+        killTimer = setTimeout(() => signalGroup(pid, "SIGKILL"), KILL_GRACE_MS);
+    };
+    let timedOut = false;
+    // setTimeout fires at once for delays beyond 2^31-1 ms; treat those (and Infinity) as no limit.
+    const timeout = request.timeoutMs > 0 && request.timeoutMs <= MAX_TIMER_MS
+        ? setTimeout(() => {
+            timedOut = true;
+            kill();
+        }, request.timeoutMs)
+        : undefined;
+    running.set(id, { kill, pid });
+    if (child.stdin) {
+        child.stdin.on("error", () => {
+            // EPIPE: the process exited without reading its input.
+        });
+        child.stdin.end(request.stdin);
+    }
+    // Both are pipes (see stdio above).
+    const stdoutPipe = /** @type {import("node:stream").Readable} */ (child.stdout);
+    const stderrPipe = /** @type {import("node:stream").Readable} */ (child.stderr);
+    const stdout = createOutputCollector(request.outputCapBytes);
+    const stderr = createOutputCollector(request.outputCapBytes);
+    const stdoutEnded = drain(stdoutPipe, (chunk) => {
+        stdout.push(chunk);
+        // A copy of exactly these bytes: cloning a view would copy its whole backing buffer.
+        if (request.streamStdout)
+            post({ type: "stdout", id, chunk: new Uint8Array(chunk) });
+    });
+    const stderrEnded = drain(stderrPipe, (chunk) => stderr.push(chunk));
+    child.once("exit", async (code, signal) => {
+        // Ended within its time: a timeout from here on is not the process's.
+        clearTimeout(timeout);
+        // Read what is left in the pipes, but do not wait for a background child to close them.
+        /** @type {NodeJS.Timeout | undefined} */
+        let graceTimer;
+        const grace = new Promise((resolve) => {
+            graceTimer = setTimeout(resolve, PIPE_CLOSE_GRACE_MS);
+        });
+        await Promise.race([Promise.all([stdoutEnded, stderrEnded]), grace]);
+        clearTimeout(graceTimer);
+        stdoutPipe.destroy();
+        stderrPipe.destroy();
+        running.delete(id);
+        // A kill in flight finishes off stubborn members itself (its SIGKILL is still to come).
+        const leftover = !killTimer && signalGroup(pid, 0);
+        post({
+            type: "finished",
+            id,
+            pid,
+            code,
+            signal,
+            timedOut,
+            leftover,
+            stdout: stdout.finish(),
+            stderr: stderr.finish(),
+        });
+    });
+}
+/** @param {RunRequest | KillRequest} request @param {(message: RunnerMessage) => void} post */
+export function handleRequest(request, post) {
+    if (request.type === "kill")
+        running.get(request.id)?.kill();
+    else
+        runRequest(request, post);
+}
+if (process.argv[2] === PROCESS_RUNNER_ARG && process.send) {
+    const send = process.send.bind(process);
+    process.on("message", (/** @type {RunRequest | KillRequest} */ request) => handleRequest(request, (message) => send(message)));
+    // One throwaway run, so the first real commands do not also pay for compiling this path.
+    runRequest({
+        type: "run",
+        id: 0,
+        file: "/bin/sh",
+        args: ["-c", ":"],
+        cwd: "/",
+        env: {},
+        outputCapBytes: 0,
+        timeoutMs: 0,
+        streamStdout: false,
+    }, () => undefined);
+    // The harness is gone (or let go of us): nothing more will be asked, and nobody will end
+    // what still runs unless we do.
+    process.on("disconnect", () => {
+        for (const { pid } of running.values())
+            signalGroup(pid, "SIGKILL");
+        process.exit(0);
+    });
+}
