@@ -6,11 +6,18 @@
  * after start-up.
  *
  *   node bench/bare-loop.mjs BASE_URL TRIALS CONCURRENCY TURNS
+ *
+ * With `probe` instead of the counts, it times the two steps of a turn one at a time, a model call
+ * then a command, as a sequential trial meets them, and prints their medians in ms as JSON:
+ * { "modelCallMs": round trip of one Messages call, "commandMs": one `bash -c 'echo N'` }.
+ *
+ *   node bench/bare-loop.mjs BASE_URL probe
  */
 import { spawn } from "node:child_process";
 import http from "node:http";
 
 const [baseUrl, trialsArg, concurrencyArg, turnsArg] = process.argv.slice(2);
+const probing = trialsArg === "probe";
 const trials = Number(trialsArg);
 const concurrency = Number(concurrencyArg);
 const turns = Number(turnsArg);
@@ -66,6 +73,30 @@ async function trial(index) {
       content: [{ type: "tool_result", tool_use_id: toolUse.id, content: output }],
     });
   }
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+if (probing) {
+  const modelCalls = [];
+  const commands = [];
+  for (let i = 0; i < 40; i++) {
+    let started = performance.now();
+    await createMessage([{ role: "user", content: `probe ${i}` }]);
+    modelCalls.push(performance.now() - started);
+    started = performance.now();
+    await bash(`echo ${i}`);
+    commands.push(performance.now() - started);
+  }
+  // The first calls pay for compiling this script's code paths.
+  process.stdout.write(
+    `${JSON.stringify({ modelCallMs: median(modelCalls.slice(5)), commandMs: median(commands.slice(5)) })}\n`,
+  );
+  agent.destroy();
+  process.exit(0);
 }
 
 const started = performance.now();

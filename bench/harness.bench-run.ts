@@ -101,20 +101,16 @@ async function timeSuite(concurrency: number, trials = TRIALS, latencyMs = LATEN
   }
 }
 
-/** The same workload as a bare loop (bench/bare-loop.mjs), in its own process too. */
-async function timeBareLoop(concurrency: number): Promise<number> {
+/** bench/bare-loop.mjs with these arguments after the server's URL, in its own process too. */
+async function runBareLoop(args: string[]): Promise<string> {
   const server = await startWarmServer(LATENCY_MS);
   try {
     const child = spawn(
       process.execPath,
-      [
-        path.join(import.meta.dirname, "bare-loop.mjs"),
-        server.url,
-        String(TRIALS),
-        String(concurrency),
-        String(TURNS),
-      ],
-      { stdio: ["ignore", "pipe", "inherit"] },
+      [path.join(import.meta.dirname, "bare-loop.mjs"), server.url, ...args],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+      },
     );
     let output = "";
     child.stdout.on("data", (chunk) => {
@@ -122,7 +118,7 @@ async function timeBareLoop(concurrency: number): Promise<number> {
     });
     const [code] = (await once(child, "close")) as [number | null];
     expect(code).toBe(0);
-    return Number(output.trim());
+    return output.trim();
   } finally {
     await server.close();
   }
@@ -157,9 +153,26 @@ it("harness efficiency and sequential vs concurrent", async () => {
   }
   const speedup = (walls[1] as number) / (walls[8] as number);
   record("sequential ÷ concurrent (1 vs 8)", `${speedup.toFixed(2)}×`, "≥ 7×", speedup >= 7);
+  // What a trial cannot go below on this machine: its model calls' round trips and its commands'
+  // run times, each timed bare (one at a time, from a small process), side by side.
+  const probe = JSON.parse(await runBareLoop(["probe"])) as { modelCallMs: number; commandMs: number };
+  const floorPerTrial = TURNS * probe.modelCallMs + (TURNS - 1) * probe.commandMs;
+  const floor1 = TRIALS * floorPerTrial;
+  record(
+    `  the floor at concurrency 1: ${TRIALS} × (${TURNS} bare model calls of ${probe.modelCallMs.toFixed(1)} ms + ${TURNS - 1} bare commands of ${probe.commandMs.toFixed(1)} ms) ÷ ideal`,
+    `${(floor1 / (TRIALS * TURNS * LATENCY_MS)).toFixed(3)}`,
+    "report",
+    true,
+  );
+  record(
+    "  the harness at concurrency 1 ÷ that floor (its own overhead)",
+    `${((walls[1] as number) / floor1).toFixed(3)}`,
+    "report",
+    true,
+  );
   // The same model calls and commands done by the shortest loop (no sandbox, events or evaluation,
-  // bash spawned from its own event loop), side by side: what the machine imposes on a plain design.
-  const bare = await timeBareLoop(8);
+  // bash spawned from its own event loop), side by side: what a plain design gets.
+  const bare = Number(await runBareLoop([String(TRIALS), "8", String(TURNS)]));
   const bareIdeal = Math.ceil(TRIALS / 8) * TURNS * LATENCY_MS;
   record(
     "  the same calls as a bare loop spawning from its event loop, concurrency 8 (bench/bare-loop.mjs): wall ÷ ideal",
@@ -396,21 +409,25 @@ it("writes BENCHMARKS.md", async () => {
     "",
     "The harness runs as the real CLI in its own process, timed by its own clock (report.json's",
     "`started_at` → `ended_at`, so Node's start-up and module loading are outside), against the",
-    "scripted Messages-API server in the benchmark's process, which answers each request exactly",
-    "100 ms after it arrived. Each trial is 5 model calls with a `bash -c 'echo N'` between them.",
+    "scripted Messages-API server in the benchmark's process, which answers each request 100 ms",
+    "after it arrived. Each trial is 5 model calls with a `bash -c 'echo N'` between them.",
     "",
-    "- Starting a process is the largest cost left, and it is the machine's: on these VMs an exec",
-    "  alone takes about 1.5 ms, a whole `bash -c` call 3-4 ms when the machine is otherwise idle, more",
-    "  when eight trials' commands arrive at once on two cores. The ideal bound counts none of it.",
-    "- The harness never spawns from its own event loop (which every trial in flight shares): spawning",
+    "- The ideal bound counts neither the commands nor the HTTP round trips. The floor rows time both",
+    "  bare, one at a time from a small process: on these VMs a `bash -c` call takes 3-4 ms (an exec",
+    "  alone about 1.5 ms) and a model call about a millisecond over its latency. A sequential trial",
+    "  cannot go below that floor; the harness's own overhead is the ratio to it at concurrency 1.",
+    "- At concurrency 8 the trials share two cores: when their model answers arrive together, so do",
+    "  their commands, and each waits for the others' process starts. That contention is most of the",
+    "  distance from the concurrency-1 figure; the runs of the median show how much it varies.",
+    "- The harness never spawns from its own event loop, which every trial in flight shares: a spawn",
     "  from a large Node process forks it and waits for the child's exec, milliseconds during which",
     "  every other trial's model traffic stalls. Small process runners spawn the commands instead",
     "  (docs/architecture.md). The bare-loop row shows what spawning from the event loop costs: that",
-    "  loop has no sandbox, events or evaluation, and is slower than the harness.",
+    "  loop has no sandbox, events or evaluation, and is still slower than the harness.",
     "- Model calls go over node:http with keep-alive connections: Node's fetch cost a few more",
     "  milliseconds of main-thread time per call.",
-    "- With a real model's latency (a second or more per call) the same overheads are a percent or two",
-    "  (the 1 s/response row).",
+    "- With a real model's latency (a second or more per call) all of this is a percent or two (the",
+    "  1 s/response row).",
     "",
   ];
   await writeFile(path.resolve(import.meta.dirname, "../BENCHMARKS.md"), lines.join("\n"));
