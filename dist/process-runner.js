@@ -12,7 +12,9 @@
  * harness runs in: the TypeScript sources under vitest, lib/, and the ncc bundle (which copies it
  * next to dist/index.js instead of bundling it). It is type-checked through its JSDoc.
  *
- * Killing stays with the harness (it knows the pids): this process only reports them.
+ * A run's timeout and kill requests end its whole process group here; the harness learns a pid
+ * only when a finished run left members behind, to end them with the trial. When the harness goes
+ * away (its IPC channel closes), this process kills every group it is still running, then exits.
  */
 import { spawn } from "node:child_process";
 /** The runner's argument; importing this module anywhere else installs nothing. */
@@ -155,7 +157,7 @@ function findUtf8BoundaryAfter(buffer, start) {
     return index;
 }
 /** @param {number} bytes */
-export function formatBytes(bytes) {
+function formatBytes(bytes) {
     if (bytes < 1024)
         return `${bytes} bytes`;
     if (bytes < 1024 * 1024)
@@ -185,11 +187,12 @@ function describeSpawnError(error) {
     return String(error);
 }
 /**
+ * Signal a whole process group (signal 0: only ask whether it still has members).
  * @param {number} pgid
  * @param {NodeJS.Signals | 0} signal
  * @returns {boolean} whether the group was there to signal
  */
-function signalGroup(pgid, signal) {
+export function signalGroup(pgid, signal) {
     try {
         process.kill(-pgid, signal);
         return true;
@@ -209,7 +212,7 @@ const running = new Map();
  * @param {RunRequest} request
  * @param {(message: RunnerMessage) => void} post
  */
-export function runRequest(request, post) {
+function runRequest(request, post) {
     const { id } = request;
     /** @type {import("node:child_process").ChildProcess} */
     let child;
@@ -300,7 +303,7 @@ export function runRequest(request, post) {
     });
 }
 /** @param {RunRequest | KillRequest} request @param {(message: RunnerMessage) => void} post */
-export function handleRequest(request, post) {
+function handleRequest(request, post) {
     if (request.type === "kill")
         running.get(request.id)?.kill();
     else

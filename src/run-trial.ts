@@ -252,10 +252,10 @@ export async function runTrial(
       report,
       folder,
       fatalError: outcome.fatal ? (outcome.error ?? outcome.reason) : null,
-      cleanedUp: disposeInBackground(sandbox),
+      cleanedUp: removeSandbox(sandbox),
     };
   } catch (error) {
-    await disposeInBackground(sandbox);
+    await removeSandbox(sandbox);
     throw error;
   } finally {
     writer.close();
@@ -263,7 +263,7 @@ export async function runTrial(
 }
 
 /** Best effort: dispose ends what it can and falls back on its own failures (see trial-sandbox). */
-function disposeInBackground(sandbox: TrialSandbox | null): Promise<void> {
+function removeSandbox(sandbox: TrialSandbox | null): Promise<void> {
   return sandbox ? sandbox.dispose().catch(() => undefined) : Promise.resolve();
 }
 

@@ -17,18 +17,14 @@ import { StringDecoder } from "node:string_decoder";
 import { fileURLToPath } from "node:url";
 import { InfraError } from "../errors.js";
 import {
-  type CappedOutput,
-  createOutputCollector,
-  formatBytes,
   KILL_GRACE_MS,
   type KillRequest,
   PROCESS_RUNNER_ARG,
   type RunnerMessage,
   type RunRequest,
+  signalGroup,
 } from "./process-runner.js";
 import type { ExecOptions, ExecResult, ProcessGroupRegistry, ProcessOptions } from "./types.js";
-
-export { type CappedOutput, createOutputCollector, formatBytes };
 
 export const TIMEOUT_EXIT_CODE = 124;
 
@@ -288,21 +284,8 @@ export async function killAllProcessGroups(
   }
 }
 
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // ESRCH: the group is already gone.
-  }
-}
-
 function isGroupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+  return signalGroup(pgid, 0);
 }
 
 /** Forget groups with no members left, so a recycled id is never signalled later. */

@@ -12,7 +12,9 @@
  * harness runs in: the TypeScript sources under vitest, lib/, and the ncc bundle (which copies it
  * next to dist/index.js instead of bundling it). It is type-checked through its JSDoc.
  *
- * Killing stays with the harness (it knows the pids): this process only reports them.
+ * A run's timeout and kill requests end its whole process group here; the harness learns a pid
+ * only when a finished run left members behind, to end them with the trial. When the harness goes
+ * away (its IPC channel closes), this process kills every group it is still running, then exits.
  */
 import { spawn } from "node:child_process";
 
@@ -163,7 +165,7 @@ function findUtf8BoundaryAfter(buffer, start) {
 }
 
 /** @param {number} bytes */
-export function formatBytes(bytes) {
+function formatBytes(bytes) {
   if (bytes < 1024) return `${bytes} bytes`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   if (bytes < 1024 * 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
@@ -194,11 +196,12 @@ function describeSpawnError(error) {
 }
 
 /**
+ * Signal a whole process group (signal 0: only ask whether it still has members).
  * @param {number} pgid
  * @param {NodeJS.Signals | 0} signal
  * @returns {boolean} whether the group was there to signal
  */
-function signalGroup(pgid, signal) {
+export function signalGroup(pgid, signal) {
   try {
     process.kill(-pgid, signal);
     return true;
@@ -219,7 +222,7 @@ const running = new Map();
  * @param {RunRequest} request
  * @param {(message: RunnerMessage) => void} post
  */
-export function runRequest(request, post) {
+function runRequest(request, post) {
   const { id } = request;
   /** @type {import("node:child_process").ChildProcess} */
   let child;
@@ -312,7 +315,7 @@ export function runRequest(request, post) {
 }
 
 /** @param {RunRequest | KillRequest} request @param {(message: RunnerMessage) => void} post */
-export function handleRequest(request, post) {
+function handleRequest(request, post) {
   if (request.type === "kill") running.get(request.id)?.kill();
   else runRequest(request, post);
 }

@@ -6,13 +6,20 @@ import { runInNewContext } from "node:vm";
 import { afterAll, describe, expect, it } from "vitest";
 import { InfraError } from "../../src/errors.js";
 import {
-  createOutputCollector,
   createProcessGroupRegistry,
   killAllProcessGroups,
   runProcess,
   runShell,
+  warmProcessRunners,
 } from "../../src/sandbox/exec.js";
-import { findLiveProcesses, isProcessGone, waitForProcessGone } from "./process-helpers.js";
+import { createOutputCollector } from "../../src/sandbox/process-runner.js";
+import {
+  findLiveProcesses,
+  findRunnerPids,
+  isProcessGone,
+  peakResidentBytes,
+  waitForProcessGone,
+} from "./process-helpers.js";
 
 const cwd = mkdtempSync(path.join(os.tmpdir(), "exec-test-"));
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8" };
@@ -140,6 +147,11 @@ describe("runShell", () => {
   it("caps 50 MB of output, keeping head and tail, without holding it in memory", async () => {
     setFlagsFromString("--expose-gc");
     const gc = runInNewContext("gc") as () => void;
+    // The output streams through a process runner: it must not hold it either.
+    warmProcessRunners();
+    const runners = findRunnerPids(process.pid);
+    expect(runners.length).toBeGreaterThan(0);
+    const runnerPeaksBefore = runners.map(peakResidentBytes);
     gc();
     const before = process.memoryUsage();
     const cap = 64 * 1024;
@@ -167,6 +179,10 @@ describe("runShell", () => {
     // Loose, as memory figures are noisy: buffering the stream would retain 50+ MB.
     const growth = after.heapUsed + after.arrayBuffers - (before.heapUsed + before.arrayBuffers);
     expect(growth).toBeLessThan(35 * 1024 * 1024);
+    const runnerPeakGrowth = Math.max(
+      ...runners.map((pid, i) => peakResidentBytes(pid) - runnerPeaksBefore[i]!),
+    );
+    expect(runnerPeakGrowth).toBeLessThan(35 * 1024 * 1024);
   });
 
   it("never splits a multi-byte character at the cut", async () => {

@@ -28,15 +28,21 @@ export async function waitForProcessGone(pid: number, withinMs: number): Promise
   return isProcessGone(pid);
 }
 
-/** Pids of live (non-zombie) processes whose command line contains `needle`, as `ps` lists them. */
-export function findLiveProcesses(needle: string): number[] {
-  const output = execFileSync("ps", ["-eo", "pid=,stat=,args="], { encoding: "utf8" });
+/** Every process `ps` lists: pid, parent pid, state and command line. */
+function listProcesses(): { pid: number; ppid: number; state: string; args: string }[] {
+  const output = execFileSync("ps", ["-eo", "pid=,ppid=,stat=,args="], { encoding: "utf8" });
   return output
     .split("\n")
-    .map((line) => line.trim().match(/^(\d+)\s+(\S+)\s+(.*)$/))
+    .map((line) => line.trim().match(/^(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/))
     .filter((match): match is RegExpMatchArray => match !== null)
-    .filter((match) => !match[2]!.startsWith("Z") && match[3]!.includes(needle))
-    .map((match) => Number(match[1]));
+    .map((match) => ({ pid: Number(match[1]), ppid: Number(match[2]), state: match[3]!, args: match[4]! }));
+}
+
+/** Pids of live (non-zombie) processes whose command line contains `needle`, as `ps` lists them. */
+export function findLiveProcesses(needle: string): number[] {
+  return listProcesses()
+    .filter((entry) => !entry.state.startsWith("Z") && entry.args.includes(needle))
+    .map((entry) => entry.pid);
 }
 
 /** Why bwrap cannot run on this machine, or null when it can: bwrap tests skip only then. */
@@ -47,4 +53,19 @@ export function findBwrapProblem(): string | null {
   } catch (error) {
     return `bwrap cannot run here (${(error as Error).message.split("\n")[0]})`;
   }
+}
+
+/** The process runners (src/sandbox/process-runner.js) that `parent` started, by their argument. */
+export function findRunnerPids(parent: number): number[] {
+  return listProcesses()
+    .filter((entry) => entry.ppid === parent && entry.args.includes("--llm-tool-test-process-runner"))
+    .map((entry) => entry.pid);
+}
+
+/** Peak resident memory of a process so far, in bytes (Linux: VmHWM). */
+export function peakResidentBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kilobytes = status.match(/^VmHWM:\s+(\d+) kB$/m)?.[1];
+  if (!kilobytes) throw new Error(`no VmHWM in /proc/${pid}/status`);
+  return Number(kilobytes) * 1024;
 }

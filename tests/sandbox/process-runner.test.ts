@@ -1,30 +1,18 @@
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { InfraError } from "../../src/errors.js";
 import { runShell, warmProcessRunners } from "../../src/sandbox/exec.js";
-import { PROCESS_RUNNER_ARG } from "../../src/sandbox/process-runner.js";
 import { ROOT } from "../e2e/helpers.js";
-import { waitForProcessGone } from "./process-helpers.js";
+import { findRunnerPids, waitForProcessGone } from "./process-helpers.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "process-runner-test-"));
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8" };
 const base = { cwd: dir, env, timeoutMs: 30_000, outputCapBytes: 64 * 1024 };
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** This process's runners, by their argument. */
-function runnerPids(parent: number): number[] {
-  const output = execFileSync("ps", ["-eo", "pid=,ppid=,args="], { encoding: "utf8" });
-  return output
-    .split("\n")
-    .map((line) => line.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/))
-    .filter((match): match is RegExpMatchArray => match !== null)
-    .filter((match) => Number(match[2]) === parent && match[3]!.includes(PROCESS_RUNNER_ARG))
-    .map((match) => Number(match[1]));
-}
 
 async function waitForFile(file: string, withinMs: number): Promise<string> {
   const deadline = Date.now() + withinMs;
@@ -43,7 +31,7 @@ async function waitForFile(file: string, withinMs: number): Promise<string> {
 describe("process runners", () => {
   it("start on warm-up, as children of the harness with none of its environment", () => {
     warmProcessRunners();
-    const pids = runnerPids(process.pid);
+    const pids = findRunnerPids(process.pid);
     expect(pids.length).toBeGreaterThanOrEqual(2);
     for (const pid of pids) {
       const names = readFileSync(`/proc/${pid}/environ`, "utf8")
@@ -59,7 +47,7 @@ describe("process runners", () => {
     const pidFile = path.join(dir, "orphan.pid");
     const running = runShell({ ...base, command: `echo $$ > ${pidFile}; exec sleep 30` });
     const orphan = Number(await waitForFile(pidFile, 5000));
-    const killed = runnerPids(process.pid);
+    const killed = findRunnerPids(process.pid);
     try {
       for (const pid of killed) process.kill(pid, "SIGKILL");
       const failure = await running.then(
@@ -75,7 +63,7 @@ describe("process runners", () => {
       process.kill(-orphan, "SIGKILL");
     }
     // Once every killed runner is reaped (its exit seen by the harness), a new run starts a new one.
-    while (runnerPids(process.pid).some((pid) => killed.includes(pid))) {
+    while (findRunnerPids(process.pid).some((pid) => killed.includes(pid))) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
