@@ -28,6 +28,7 @@ import { formatUsd } from "../report/format.js";
 import type { Report, TrialReport } from "../report/types.js";
 import { defaultRunOptions } from "../run-options.js";
 import { createRunModelClient, setUpJudge } from "../run-setup.js";
+import { warmProcessRunners } from "../sandbox/exec.js";
 import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
@@ -302,6 +303,8 @@ async function produceRunReport(
   compareOptions: CompareOptions,
   log: Log,
 ): Promise<SuiteResult> {
+  // Their start-up overlaps with loading the scenarios instead of delaying the first commands.
+  warmProcessRunners();
   const paths = await expandPatterns(settings.scenarios, workDir);
   const all = await loadScenarios(paths, { cwd: workDir });
   const filtered = filterScenarios(all, {
