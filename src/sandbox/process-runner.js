@@ -340,6 +340,10 @@ if (process.argv[2] === PROCESS_RUNNER_ARG && process.send) {
     },
     () => undefined,
   );
+  // A Ctrl-C (or a hang-up) reaches the harness's whole process group, this runner included. The
+  // harness decides what ends: it sends kill requests, and its exit closes the channel below.
+  for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM", "SIGHUP"]))
+    process.on(signal, () => undefined);
   // The harness is gone (or let go of us): nothing more will be asked, and nobody will end
   // what still runs unless we do.
   process.on("disconnect", () => {

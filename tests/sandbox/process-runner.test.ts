@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -85,6 +86,33 @@ await runShell({ command: ${JSON.stringify(`echo $$ > ${pidFile}; exec sleep 300
     const harness = spawn(process.execPath, [script], { stdio: "ignore" });
     const sleeper = Number(await waitForFile(pidFile, 10_000));
     harness.kill("SIGKILL");
+    expect(await waitForProcessGone(sleeper, 5000)).toBe(true);
+  });
+
+  it("outlive a Ctrl-C to the harness's process group, so that the harness can end its commands", async () => {
+    const pidFile = path.join(dir, "interrupted.pid");
+    const script = path.join(dir, "interrupted.mjs");
+    writeFileSync(
+      script,
+      `import { runShell } from ${JSON.stringify(path.join(ROOT, "lib/sandbox/exec.js"))};
+const abort = new AbortController();
+process.on("SIGINT", () => abort.abort());
+const result = await runShell({ command: ${JSON.stringify(`echo $$ > ${pidFile}; exec sleep 300`)}, cwd: ${JSON.stringify(dir)},
+  env: ${JSON.stringify(env)}, timeoutMs: 600000, outputCapBytes: 1024, signal: abort.signal });
+process.stdout.write(JSON.stringify(result));
+`,
+    );
+    // Its own process group, as a shell runs a foreground job: the terminal's SIGINT reaches them all.
+    const harness = spawn(process.execPath, [script], { detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    harness.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    const sleeper = Number(await waitForFile(pidFile, 10_000));
+    process.kill(-(harness.pid as number), "SIGINT");
+    const [code] = (await once(harness, "close")) as [number | null];
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ exit_code: 143, timed_out: false });
     expect(await waitForProcessGone(sleeper, 5000)).toBe(true);
   });
 
