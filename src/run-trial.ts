@@ -1,5 +1,5 @@
-import { mkdirSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ModelClient } from "./agents/model-client.js";
 import type { Agent, AgentName, AgentOutcome } from "./agents/types.js";
@@ -96,7 +96,7 @@ export async function runTrial(
   const { scenario, variant } = planned;
   const folder = trialFolderOf(planned);
   const trialDir = path.join(options.outDir, folder);
-  // Synchronous, like the event writer's file: one local metadata call (see createTrialSandbox).
+  // Synchronous, like the trial's files below and its events: one local metadata call.
   mkdirSync(trialDir, { recursive: true });
   const startedAtMs = ports.now();
   const writer = createEventWriter(path.join(trialDir, "events.jsonl"), {
@@ -208,7 +208,9 @@ export async function runTrial(
       duration_ms: ports.now() - startedAtMs,
     });
     const transcript = renderTranscriptMarkdown(writer.events);
-    await writeFile(path.join(trialDir, "transcript.md"), ports.redact(transcript));
+    // The trial's own files are written synchronously, like its events: a local write of a few
+    // kilobytes is cheaper than the thread pool's round trips when trials keep every core busy.
+    writeFileSync(path.join(trialDir, "transcript.md"), ports.redact(transcript));
 
     let evaluated: Omit<TrialReport, "trial" | "events_path" | "transcript_path">;
     if (sandbox && outcome.reason !== "cancelled") {
@@ -247,7 +249,7 @@ export async function runTrial(
       events_path: path.join(folder, "events.jsonl"),
       transcript_path: path.join(folder, "transcript.md"),
     };
-    await writeFile(path.join(trialDir, "result.json"), ports.redact(`${JSON.stringify(report, null, 2)}\n`));
+    writeFileSync(path.join(trialDir, "result.json"), ports.redact(`${JSON.stringify(report, null, 2)}\n`));
     return {
       report,
       folder,
