@@ -104,6 +104,18 @@ describe("createAnthropicClient", () => {
     expect(request?.body.stream).toBeFalsy();
   });
 
+  it("talks HTTP through node:http with keep-alive connections, not through Node's fetch", async () => {
+    const server = await serve(() => ({ kind: "message", content: [{ type: "text", text: "ok" }] }));
+    const client = createAnthropicClient({ apiKey: CANARY_KEY, baseURL: server.url });
+    await client.createMessage(params);
+    await client.createMessage(params);
+    const [first, second] = server.messageRequests();
+    // Node's fetch (undici) adds Fetch-standard headers that node:http never sends.
+    expect(first?.headers["sec-fetch-mode"]).toBeUndefined();
+    expect(first?.headers.connection).toBe("keep-alive");
+    expect(second?.headers["sec-fetch-mode"]).toBeUndefined();
+  });
+
   it("retries 429, 529 and 500 answers, honouring retry-after-ms, and reports every failed attempt", async () => {
     const server = await serve(
       inOrder(apiError(429), apiError(529), apiError(500), finalText("ok"), finalText("unexpected")),
