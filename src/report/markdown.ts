@@ -47,7 +47,7 @@ function renderHeadline(report: Report): string[] {
       ` · tool calls ${s.total_tool_calls} (${s.tool_calls_ok} ok / ${s.tool_calls_error} error, ${formatRate(s.tool_call_success_rate)})` +
       ` · ${formatNumber(s.avg_turns_per_task, 1)} turns/trial` +
       ` · tokens ${formatTokens(s.total_input_tokens)} in / ${formatTokens(s.total_output_tokens)} out` +
-      ` · cost ${formatUsd(s.total_cost_usd)} · ${formatDuration(s.total_duration_ms)}`,
+      ` · cost ${formatUsd(s.total_cost_usd)} · ${formatDuration(s.total_duration_ms)} of trial time`,
   ];
   if (report.run.incomplete)
     lines.push("", "> ⚠️ This run is **incomplete**: it was interrupted or cut by its budget.");

@@ -73,7 +73,8 @@ export function renderTerminalSummary(report: Report, options: TerminalOptions =
       `${s.scenarios_passed}/${s.scenarios} scenarios` +
       (s.errors ? `, ${s.errors} errored` : "") +
       (s.skipped ? `, ${s.skipped} skipped` : "") +
-      ` · ${formatUsd(s.total_cost_usd)} · ${formatDuration(s.total_duration_ms)}`,
+      // The trials' durations added up: with concurrency, more than the run's wall time.
+      ` · ${formatUsd(s.total_cost_usd)} · ${formatDuration(s.total_duration_ms)} of trial time`,
   );
   return lines.join("\n");
 }
