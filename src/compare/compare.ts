@@ -315,27 +315,17 @@ function indexByKey(list: readonly ScenarioReport[], label: string): Map<string,
 
 /** The counts and pass rate of one side, as the report's own scenario summary computes them. */
 function summarizeSide(trials: readonly TrialReport[]): SideSummary {
-  const {
-    trials: count,
-    passed,
-    failed,
-    errors,
-    skipped,
-    pass_rate,
-    pass_rate_ci_low,
-    pass_rate_ci_high,
-    flakiness,
-  } = summarizeScenario([...trials]);
+  const summary = summarizeScenario([...trials]);
   return {
-    trials: count,
-    passed,
-    failed,
-    errors,
-    skipped,
-    pass_rate,
-    pass_rate_ci_low,
-    pass_rate_ci_high,
-    flakiness,
+    trials: summary.trials,
+    passed: summary.passed,
+    failed: summary.failed,
+    errors: summary.errors,
+    skipped: summary.skipped,
+    pass_rate: summary.pass_rate,
+    pass_rate_ci_low: summary.pass_rate_ci_low,
+    pass_rate_ci_high: summary.pass_rate_ci_high,
+    flakiness: summary.flakiness,
   };
 }
 

@@ -29,6 +29,25 @@ async function waitForFile(file: string, withinMs: number): Promise<string> {
   }
 }
 
+/**
+ * A harness in a plain Node process we can signal: the compiled library (tests build lib/ first)
+ * running one long command that writes its pid to `pidFile`, then printing the result as JSON.
+ */
+function writeHarnessScript(name: string, pidFile: string, options: { abortOnSigint: boolean }): string {
+  const script = path.join(dir, name);
+  writeFileSync(
+    script,
+    `import { runShell } from ${JSON.stringify(path.join(ROOT, "lib/sandbox/exec.js"))};
+const abort = new AbortController();
+${options.abortOnSigint ? 'process.on("SIGINT", () => abort.abort());' : ""}
+const result = await runShell({ command: ${JSON.stringify(`echo $$ > ${pidFile}; exec sleep 300`)}, cwd: ${JSON.stringify(dir)},
+  env: ${JSON.stringify(env)}, timeoutMs: 600000, outputCapBytes: 1024, signal: abort.signal });
+process.stdout.write(JSON.stringify(result));
+`,
+  );
+  return script;
+}
+
 describe("process runners", () => {
   it("start on warm-up, as children of the harness with none of its environment", () => {
     warmProcessRunners();
@@ -74,15 +93,7 @@ describe("process runners", () => {
 
   it("end what they are running when the harness process is killed outright", async () => {
     const pidFile = path.join(dir, "child.pid");
-    const script = path.join(dir, "harness.mjs");
-    // The compiled library (tests build lib/ first), run by a plain Node process we can kill.
-    writeFileSync(
-      script,
-      `import { runShell } from ${JSON.stringify(path.join(ROOT, "lib/sandbox/exec.js"))};
-await runShell({ command: ${JSON.stringify(`echo $$ > ${pidFile}; exec sleep 300`)}, cwd: ${JSON.stringify(dir)},
-  env: ${JSON.stringify(env)}, timeoutMs: 600000, outputCapBytes: 1024 });
-`,
-    );
+    const script = writeHarnessScript("harness.mjs", pidFile, { abortOnSigint: false });
     const harness = spawn(process.execPath, [script], { stdio: "ignore" });
     const sleeper = Number(await waitForFile(pidFile, 10_000));
     harness.kill("SIGKILL");
@@ -91,17 +102,7 @@ await runShell({ command: ${JSON.stringify(`echo $$ > ${pidFile}; exec sleep 300
 
   it("outlive a Ctrl-C to the harness's process group, so that the harness can end its commands", async () => {
     const pidFile = path.join(dir, "interrupted.pid");
-    const script = path.join(dir, "interrupted.mjs");
-    writeFileSync(
-      script,
-      `import { runShell } from ${JSON.stringify(path.join(ROOT, "lib/sandbox/exec.js"))};
-const abort = new AbortController();
-process.on("SIGINT", () => abort.abort());
-const result = await runShell({ command: ${JSON.stringify(`echo $$ > ${pidFile}; exec sleep 300`)}, cwd: ${JSON.stringify(dir)},
-  env: ${JSON.stringify(env)}, timeoutMs: 600000, outputCapBytes: 1024, signal: abort.signal });
-process.stdout.write(JSON.stringify(result));
-`,
-    );
+    const script = writeHarnessScript("interrupted.mjs", pidFile, { abortOnSigint: true });
     // Its own process group, as a shell runs a foreground job: the terminal's SIGINT reaches them all.
     const harness = spawn(process.execPath, [script], { detached: true, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";

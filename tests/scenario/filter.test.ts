@@ -1,23 +1,10 @@
 import { describe, expect, test } from "vitest";
 import { filterScenarios } from "../../src/scenario/filter.js";
 import type { Scenario } from "../../src/scenario/types.js";
+import { makeScenario } from "../scenario-factory.js";
 
 function scenario(id: string, tags: string[], tier: number): Scenario {
-  return {
-    id,
-    category: "c",
-    tags,
-    tier,
-    task: "t",
-    files: {},
-    setup: [],
-    variants: [],
-    target: { env: {} },
-    agent: {},
-    evaluation: { gates: [] },
-    source: { file: `/s/${id}.yaml`, line: 1, format: "yaml" },
-    contentHash: "0",
-  };
+  return makeScenario({ id, tags, tier });
 }
 
 const all = [scenario("a", ["smoke"], 1), scenario("b", ["slow", "git"], 2), scenario("c", [], 3)];
