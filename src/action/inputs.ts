@@ -5,7 +5,7 @@
 import { AGENT_NAMES } from "../agents/create-agent.js";
 import type { AgentName } from "../agents/types.js";
 import { ConfigError } from "../errors.js";
-import { DEFAULT_MODEL } from "../run-options.js";
+import { DEFAULT_MODEL } from "../run/options.js";
 import type { SandboxMode } from "../scenario/types.js";
 
 export type FailOn = "outcome" | "regression" | "never";

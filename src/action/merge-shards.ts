@@ -7,9 +7,9 @@ import { cp, mkdir, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError } from "../errors.js";
 import type { ArtifactClient } from "../github/types.js";
-import { mergeShardReports, type ShardInput } from "../merge.js";
-import { readReportFile } from "../report/read-report.js";
-import type { Report } from "../report/types.js";
+import { mergeShardReports, type ShardInput } from "../results/merge.js";
+import { readReportFile } from "../results/read-report.js";
+import type { Report } from "../results/types.js";
 
 /** `<name>-shard-<i>-of-<n>`, as a shard job names its artifact. */
 export function formatShardArtifactName(name: string, shard: { index: number; count: number }): string {

@@ -1,7 +1,7 @@
 /** The action's outputs, computed from what the run produced. Pure. */
 import type { Comparison } from "../compare/types.js";
-import type { BaselineNote } from "../github/render-comment.js";
-import type { Report } from "../report/types.js";
+import type { BaselineNote } from "../render/pr-comment.js";
+import type { Report } from "../results/types.js";
 
 export interface PublishFacts {
   report: Report;

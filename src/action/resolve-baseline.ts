@@ -4,8 +4,8 @@ import path from "node:path";
 import { ConfigError, describeError } from "../errors.js";
 import { type BaselineLookup, findBaseline } from "../github/find-baseline.js";
 import type { ArtifactClient, GitHubClient } from "../github/types.js";
-import { readReportFile } from "../report/read-report.js";
-import type { Report } from "../report/types.js";
+import { readReportFile } from "../results/read-report.js";
+import type { Report } from "../results/types.js";
 import type { RunContext } from "./context.js";
 import type { ActionSettings } from "./inputs.js";
 

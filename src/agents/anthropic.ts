@@ -2,8 +2,7 @@
  * The built-in agent loop: one `bash` tool, one model call per turn, tool results fed back
  * until the model stops on its own, the turn limit, the trial's signal or a failed API call.
  */
-import type { ExecResult } from "../sandbox/types.js";
-import { classifyAbort } from "./abort-reason.js";
+
 import {
   type ChatMessage,
   type ContentBlock,
@@ -15,7 +14,9 @@ import {
   type ToolDefinition,
   type ToolResultBlock,
   type ToolUseBlock,
-} from "./model-client.js";
+} from "../model/model-client.js";
+import type { ExecResult } from "../sandbox/types.js";
+import { classifyAbort } from "./abort-reason.js";
 import type { Agent, AgentContext, AgentOutcome } from "./types.js";
 
 export const DEFAULT_MAX_TOKENS = 4096;

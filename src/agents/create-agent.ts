@@ -1,9 +1,9 @@
 import { suggestKey } from "../did-you-mean.js";
 import { ConfigError } from "../errors.js";
+import type { ModelClient } from "../model/model-client.js";
 import { type AnthropicAgentOptions, createAnthropicAgent } from "./anthropic.js";
 import { type ClaudeCodeAgentOptions, createClaudeCodeAgent } from "./claude-code.js";
 import { createCommandAgent } from "./command.js";
-import type { ModelClient } from "./model-client.js";
 import { createNullAgent } from "./null.js";
 import { createOracleAgent } from "./oracle.js";
 import type { Agent, AgentName } from "./types.js";

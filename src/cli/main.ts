@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -6,28 +5,28 @@ import { createAgent } from "../agents/create-agent.js";
 import type { AgentName } from "../agents/types.js";
 import { compareReports } from "../compare/compare.js";
 import { planTrialsNeeded, renderTrialPlan } from "../compare/planning.js";
-import { renderComparisonMarkdown, renderComparisonTerminal } from "../compare/render-markdown.js";
 import type { Comparison } from "../compare/types.js";
 import { suggestKey } from "../did-you-mean.js";
 import { ConfigError, describeError, isConfigError } from "../errors.js";
-import { loadPriceTable } from "../evaluate/pricing.js";
-import { scaffoldScenarios } from "../init.js";
-import { mergeShardReports } from "../merge.js";
-import { checkSandbox, checkTargetBinaries } from "../preflight.js";
-import { loadTrialEvents, renderReportHtml } from "../report/html.js";
-import { renderJunitXml } from "../report/junit.js";
-import { renderReportMarkdown } from "../report/markdown.js";
-import { readReportFile } from "../report/read-report.js";
-import { renderTerminalSummary } from "../report/terminal.js";
-import type { Report } from "../report/types.js";
-import { defaultRunOptions, type RunOptions } from "../run-options.js";
-import { createRunModelClient, setUpJudge } from "../run-setup.js";
-import { warmProcessRunners } from "../sandbox/exec.js";
+import { scaffoldScenarios } from "../init/init.js";
+import { loadPriceTable } from "../model/pricing.js";
+import { renderComparisonMarkdown, renderComparisonTerminal } from "../render/comparison-markdown.js";
+import { loadTrialEvents, renderReportHtml } from "../render/html.js";
+import { renderJunitXml } from "../render/junit.js";
+import { renderReportMarkdown } from "../render/report-markdown.js";
+import { renderTerminalSummary } from "../render/terminal.js";
+import { mergeShardReports } from "../results/merge.js";
+import { readReportFile } from "../results/read-report.js";
+import type { Report } from "../results/types.js";
+import { defaultRunOptions, type RunOptions } from "../run/options.js";
+import { checkSandbox, checkTargetBinaries } from "../run/preflight.js";
+import { createRunModelClient, setUpJudge } from "../run/prepare.js";
+import { runSuite, type SuiteResult, writeReportFiles } from "../run/suite.js";
+import { validateWithOracle } from "../run/validate-oracle.js";
+import { runProcess, warmProcessRunners } from "../sandbox/exec.js";
 import { filterScenarios } from "../scenario/filter.js";
-import { loadScenarios } from "../scenario/load.js";
+import { loadScenarios, parseYamlText } from "../scenario/load.js";
 import type { Scenario } from "../scenario/types.js";
-import { runSuite, type SuiteResult, writeReportFiles } from "../suite.js";
-import { validateWithOracle } from "../validate-oracle.js";
 import { HARNESS_VERSION } from "../version.js";
 import {
   type OptionSpec,
@@ -171,24 +170,29 @@ function timestampFolder(now: Date): string {
   return `.llm-tool-test/run-${now.toISOString().replace(/[:.]/g, "-").replace(/Z$/, "")}`;
 }
 
-function readGit(
+/** The commit and branch the run tested, from the CI environment or git (through the process runners). */
+async function readGit(
   cwd: string,
   env: Record<string, string | undefined>,
-): { sha: string | null; ref: string | null } {
-  const run = (args: string[]) => {
+): Promise<{ sha: string | null; ref: string | null }> {
+  const run = async (args: string[]) => {
     try {
-      return (
-        execFileSync("git", args, { cwd, stdio: ["ignore", "pipe", "ignore"] })
-          .toString()
-          .trim() || null
-      );
+      const result = await runProcess({
+        file: "git",
+        args,
+        cwd,
+        env: { PATH: env.PATH ?? "/usr/bin:/bin" },
+        timeoutMs: 10_000,
+        outputCapBytes: 64 * 1024,
+      });
+      return result.exit_code === 0 ? result.stdout.trim() || null : null;
     } catch {
       return null;
     }
   };
   return {
-    sha: env.GITHUB_SHA ?? run(["rev-parse", "HEAD"]),
-    ref: env.GITHUB_REF ?? run(["rev-parse", "--abbrev-ref", "HEAD"]),
+    sha: env.GITHUB_SHA ?? (await run(["rev-parse", "HEAD"])),
+    ref: env.GITHUB_REF ?? (await run(["rev-parse", "--abbrev-ref", "HEAD"])),
   };
 }
 
@@ -245,7 +249,9 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
       sandbox: readChoice(values, "sandbox", SANDBOXES),
       shard: readShard(values, "shard"),
       maxCostUsd: readNumber(values, "max-cost-usd", 0),
-      prices: pricesFile ? await loadPriceTable(path.resolve(io.cwd, pricesFile)) : undefined,
+      prices: pricesFile
+        ? await loadPriceTable(path.resolve(io.cwd, pricesFile), { parseYaml: parseYamlText })
+        : undefined,
     }),
     keepWorkDirs: Boolean(values["keep-workdirs"]),
     resume: resumeDir !== undefined,
@@ -282,7 +288,7 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
       judgeClient: modelClient,
       env: io.env,
       signal: abort.signal,
-      git: readGit(io.cwd, io.env),
+      git: await readGit(io.cwd, io.env),
       baseline,
       ...(quiet ? {} : { onProgress: progress.onProgress }),
     });

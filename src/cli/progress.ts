@@ -1,4 +1,4 @@
-import type { ProgressEvent } from "../suite.js";
+import type { ProgressEvent } from "../run/suite.js";
 
 export interface ProgressStream {
   isTTY?: boolean;

@@ -25,7 +25,13 @@
  * suite level pairs by scenario.
  */
 import { ConfigError } from "../errors.js";
-import { summarizeScenario } from "../report/aggregate.js";
+import { summarizeScenario } from "../results/aggregate.js";
+import {
+  REPORT_SCHEMA_VERSION,
+  type Report,
+  type ScenarioReport,
+  type TrialReport,
+} from "../results/types.js";
 import {
   adjustPValues,
   bootstrapMeanInterval,
@@ -44,13 +50,7 @@ import {
   signFlipTest,
   welchInterval,
   wilsonIntervalForRate,
-} from "../report/stats.js";
-import {
-  REPORT_SCHEMA_VERSION,
-  type Report,
-  type ScenarioReport,
-  type TrialReport,
-} from "../report/types.js";
+} from "../stats/stats.js";
 import {
   findMetric,
   type MetricDefinition,

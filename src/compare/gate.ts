@@ -4,7 +4,7 @@
  * trial. Noise (inconclusive, too few samples) never fails the check.
  */
 import { ConfigError } from "../errors.js";
-import { adjustPValues } from "../report/stats.js";
+import { adjustPValues } from "../stats/stats.js";
 import { describeCorrection, formatChange } from "./format.js";
 import { PASS_RATE } from "./metrics.js";
 import type { Comparison, MetricComparison, SuiteMetricComparison } from "./types.js";

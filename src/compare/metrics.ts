@@ -1,14 +1,14 @@
 /** Which metrics a comparison tests by default, and how a scenario's values are read. */
 
-import { findMetric, type MetricDefinition, PASS_RATE, readTrialValues } from "../report/trial-metrics.js";
-import type { ScenarioReport } from "../report/types.js";
+import { findMetric, type MetricDefinition, PASS_RATE, readTrialValues } from "../results/trial-metrics.js";
+import type { ScenarioReport } from "../results/types.js";
 
 export {
   findMetric,
   KNOWN_METRICS,
   type MetricDefinition,
   PASS_RATE,
-} from "../report/trial-metrics.js";
+} from "../results/trial-metrics.js";
 
 /** pass_rate plus the layer-1 metrics and the execution figures a user watches. */
 export const DEFAULT_COMPARE_METRICS: readonly string[] = [

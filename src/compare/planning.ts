@@ -3,14 +3,14 @@
  * to detect a chosen change with the chosen power.
  */
 import { ConfigError } from "../errors.js";
+import type { Report } from "../results/types.js";
 import {
   computeMean,
   computeMedian,
   computeVariance,
   trialsNeededForMean,
   trialsNeededForRate,
-} from "../report/stats.js";
-import type { Report } from "../report/types.js";
+} from "../stats/stats.js";
 import { scenarioKey } from "./compare.js";
 import { findMetric, PASS_RATE, readMetricValues } from "./metrics.js";
 import type { MetricKind } from "./types.js";

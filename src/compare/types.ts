@@ -2,7 +2,7 @@
  * The comparison contract: head report against a baseline report. Serialised into the action's
  * outputs, the PR comment and the HTML report, so field names are snake_case like report.json.
  */
-import type { ScenarioSummary } from "../report/types.js";
+import type { ScenarioSummary } from "../results/types.js";
 
 export const COMPARISON_SCHEMA_VERSION = 1;
 
@@ -14,7 +14,7 @@ export const COMPARISON_SCHEMA_VERSION = 1;
  */
 export type Verdict = "improved" | "regressed" | "unchanged" | "inconclusive" | "too_few_samples";
 
-import type { Direction, MetricKind } from "../report/trial-metrics.js";
+import type { Direction, MetricKind } from "../results/trial-metrics.js";
 
 export type { Direction, MetricKind };
 
@@ -235,4 +235,21 @@ export interface Comparison {
   removed: ScenarioRef[];
   renamed: RenamedScenario[];
   suite: SuiteComparison;
+}
+
+/** Where a baseline report came from, for the comment's provenance line. */
+export interface BaselineSource {
+  kind: "auto" | "path";
+  /** Commit the baseline ran on (the run's head sha, else the report's git_sha). */
+  sha: string | null;
+  /** When the baseline run started (ISO), for "N hours old". */
+  createdAt: string | null;
+  runId: number | null;
+  runNumber: number | null;
+  runUrl: string | null;
+  artifactId: number | null;
+  /** True when the baseline ran on the pull request's base commit itself. */
+  matchesBaseSha: boolean;
+  /** The report file read. */
+  file: string;
 }

@@ -1,5 +1,5 @@
-import { summarizeRun } from "../report/aggregate.js";
-import type { Report } from "../report/types.js";
+import { summarizeRun } from "../results/aggregate.js";
+import type { Report } from "../results/types.js";
 import { compareReports } from "./compare.js";
 import type { CompareOptions, Comparison } from "./types.js";
 

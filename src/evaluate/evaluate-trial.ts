@@ -4,8 +4,9 @@
  * A failing trial is data here, never an exception (only a ConfigError in a hand-built scenario
  * could escape).
  */
-import type { ModelClient } from "../agents/model-client.js";
-import type { GateResult, JudgeUsage, TrialReport } from "../report/types.js";
+import type { ModelClient } from "../model/model-client.js";
+import type { PriceTable } from "../model/pricing.js";
+import type { GateResult, JudgeUsage, TrialReport } from "../results/types.js";
 import type { TrialSandbox } from "../sandbox/types.js";
 import type { Scenario } from "../scenario/types.js";
 import type { EndReason, EventOf, TrialEvent } from "../transcript/events.js";
@@ -14,7 +15,6 @@ import { extractInvocations } from "./invocations.js";
 import { type JudgeVerdict, runJudge } from "./judge.js";
 import { computeBySubcommand, computeExecution, computeInteraction, isCompleted } from "./metrics.js";
 import { computeComposite, decideOutcome } from "./outcome.js";
-import type { PriceTable } from "./pricing.js";
 
 export interface EvaluateTrialInput {
   scenario: Scenario;

@@ -11,13 +11,13 @@
  * `evaluation.judge` for a real judge).
  */
 import { readFile, stat } from "node:fs/promises";
-import type { GateResult } from "../report/types.js";
+import type { GateResult } from "../results/types.js";
 import type { ExecResult, TrialSandbox } from "../sandbox/types.js";
-import { compilePattern } from "../scenario/regex.js";
 import type { GateSpec } from "../scenario/types.js";
 import type { EventOf, TrialEvent } from "../transcript/events.js";
 import type { Invocation } from "./invocations.js";
 import { applyJsonPathAssertion, queryJsonPath } from "./json-path.js";
+import { compilePattern } from "./regex.js";
 
 /**
  * Variables a `script` gate sees (besides the scenario env):

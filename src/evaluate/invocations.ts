@@ -13,10 +13,10 @@
  */
 
 import { ConfigError } from "../errors.js";
-import type { InvocationSource } from "../report/types.js";
-import { compilePattern } from "../scenario/regex.js";
+import type { InvocationSource } from "../results/types.js";
 import type { Target } from "../scenario/types.js";
 import type { EventOf, TrialEvent } from "../transcript/events.js";
+import { compilePattern } from "./regex.js";
 
 export interface Invocation {
   /** The full command line as text (shim: argv joined with shell quoting). */

@@ -5,11 +5,12 @@
  * never trusted. A failed call (after the client's own bounded retries) or an unusable answer is a
  * judge error, which makes the trial an `error`, not a `fail`.
  */
-import type { ModelClient, ModelResponse, ToolDefinition, ToolUseBlock } from "../agents/model-client.js";
+
 import { ConfigError } from "../errors.js";
-import type { GateResult, JudgeResponse, JudgeUsage } from "../report/types.js";
+import type { ModelClient, ModelResponse, ToolDefinition, ToolUseBlock } from "../model/model-client.js";
+import { computeCost, DEFAULT_PRICE_TABLE, lookupPrice, type PriceTable } from "../model/pricing.js";
+import type { GateResult, JudgeResponse, JudgeUsage } from "../results/types.js";
 import type { Rubric, Scenario } from "../scenario/types.js";
-import { computeCost, DEFAULT_PRICE_TABLE, lookupPrice, type PriceTable } from "./pricing.js";
 
 export const JUDGE_TOOL_NAME = "submit_verdict";
 export const JUDGE_ENV_VAR = "LLM_TOOL_TEST_JUDGE";

@@ -10,10 +10,11 @@
  * - first_try_success_rate counts only subcommands whose first (non-help) invocation has a known code.
  * Invocations without a subcommand form one group, "(none)", for retries and first tries.
  */
-import type { ExecutionMetrics, InteractionMetrics } from "../report/types.js";
+
+import { computeCost, lookupPrice, type PriceTable } from "../model/pricing.js";
+import type { ExecutionMetrics, InteractionMetrics } from "../results/types.js";
 import type { EndReason, TrialEvent } from "../transcript/events.js";
 import type { Invocation } from "./invocations.js";
-import { computeCost, lookupPrice, type PriceTable } from "./pricing.js";
 
 export const NO_SUBCOMMAND = "(none)";
 

@@ -7,7 +7,7 @@
  *   when it fails, the reason names the limit.
  * - pass: everything else. Interaction metrics never change the outcome.
  */
-import type { GateResult, InteractionMetrics, Outcome } from "../report/types.js";
+import type { GateResult, InteractionMetrics, Outcome } from "../results/types.js";
 import type { CompositeWeights } from "../scenario/types.js";
 import type { EndReason } from "../transcript/events.js";
 import type { JudgeVerdict } from "./judge.js";

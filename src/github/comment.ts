@@ -2,16 +2,12 @@
  * One sticky pull request comment per comment key: found by a hidden marker (searching every page
  * of comments), edited in place when it exists, created otherwise.
  */
+import { formatCommentMarker } from "../render/pr-comment.js";
 import type { CommentData, GitHubClient, RepoRef } from "./types.js";
 
 const PER_PAGE = 100;
 /** A runaway pagination guard: 100 pages of 100 comments. */
 const MAX_PAGES = 100;
-
-/** The hidden first line that identifies this key's comment. */
-export function formatCommentMarker(key: string): string {
-  return `<!-- llm-tool-test:${key} -->`;
-}
 
 export interface UpsertResult {
   action: "created" | "updated";

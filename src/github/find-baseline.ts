@@ -5,9 +5,10 @@
  */
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
+import type { BaselineSource } from "../compare/types.js";
 import { describeError } from "../errors.js";
-import { readReportFile } from "../report/read-report.js";
-import type { Report } from "../report/types.js";
+import { readReportFile } from "../results/read-report.js";
+import type { Report } from "../results/types.js";
 import { describeHttpError } from "./describe-http-error.js";
 import type { ArtifactClient, ArtifactData, GitHubClient, RepoRef, WorkflowRunData } from "./types.js";
 
@@ -26,21 +27,6 @@ export interface BaselineQuery {
 }
 
 /** Where a baseline report came from, for the comment's headline. */
-export interface BaselineSource {
-  kind: "auto" | "path";
-  /** Commit the baseline ran on (the run's head sha, else the report's git_sha). */
-  sha: string | null;
-  /** When the baseline run started (ISO), for "N hours old". */
-  createdAt: string | null;
-  runId: number | null;
-  runNumber: number | null;
-  runUrl: string | null;
-  artifactId: number | null;
-  /** True when the baseline ran on the pull request's base commit itself. */
-  matchesBaseSha: boolean;
-  /** The report file read. */
-  file: string;
-}
 
 export type BaselineLookup =
   | { status: "found"; report: Report; source: BaselineSource }

@@ -2,6 +2,7 @@
 
 import { suggestKey } from "../did-you-mean.js";
 import { jsonPathSyntaxError, parseJsonPathAssertion } from "../evaluate/json-path.js";
+import { patternSyntaxError } from "../evaluate/regex.js";
 import {
   BASHKIT_CHECK_TYPES,
   CHECK_GATE_KEYS,
@@ -12,7 +13,6 @@ import {
 } from "./keys.js";
 import type { NodeReader } from "./node-reader.js";
 import { joinField } from "./problems.js";
-import { patternSyntaxError } from "./regex.js";
 import type { GateSpec, GateType } from "./types.js";
 import type { YamlNode } from "./yaml-node.js";
 

@@ -1,6 +1,7 @@
 /** Builds a Scenario from one parsed scenario YAML file (DESIGN §2), collecting every problem. */
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
+import { patternSyntaxError } from "../evaluate/regex.js";
 import { parseDuration } from "./duration.js";
 import { readGate } from "./gates.js";
 import {
@@ -17,7 +18,6 @@ import {
 } from "./keys.js";
 import type { NodeReader } from "./node-reader.js";
 import { indexField, joinField, type Problem } from "./problems.js";
-import { patternSyntaxError } from "./regex.js";
 import { formatSum, WEIGHT_TOLERANCE } from "./rubric.js";
 import type {
   AgentOverrides,

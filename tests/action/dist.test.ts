@@ -9,14 +9,14 @@ import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type GitHubFake, readZipEntries, startGitHubFake } from "../fakes/github-server.js";
+import { type GitHubFake, readZipEntries, startGitHubFake } from "../support/github-server.js";
 import {
   bashCall,
   finalText,
   type ModelServer,
   scriptByTurn,
   startModelServer,
-} from "../fakes/model-server.js";
+} from "../support/model-server.js";
 import { buildPullRequestEvent, buildPushEvent, DIST_ENTRY, FAKE_GITHUB_TOKEN, runDist } from "./run-dist.js";
 
 const BASE_SHA = "b".repeat(39) + "1";

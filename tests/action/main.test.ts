@@ -10,7 +10,7 @@ import { getOctokit } from "@actions/github";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ActionCore, type ActionDeps, run } from "../../src/action/main.js";
 import type { ArtifactClient } from "../../src/github/types.js";
-import { type GitHubFake, startGitHubFake } from "../fakes/github-server.js";
+import { type GitHubFake, startGitHubFake } from "../support/github-server.js";
 import { buildPullRequestEvent, FIXTURES, readActionDefaults } from "./run-dist.js";
 
 interface Recorded {

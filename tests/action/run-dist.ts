@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseYamlFile } from "../../src/scenario/load.js";
-import type { GitHubFake } from "../fakes/github-server.js";
+import type { GitHubFake } from "../support/github-server.js";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const DIST_ENTRY = path.join(REPO_ROOT, "dist", "index.js");

@@ -7,7 +7,7 @@ import type { AgentContext } from "../../src/agents/types.js";
 import type { ExecResult } from "../../src/sandbox/types.js";
 import type { Scenario } from "../../src/scenario/types.js";
 import type { EventInput, TrialEventType } from "../../src/transcript/events.js";
-import { makeScenario as makeBaseScenario } from "../scenario-factory.js";
+import { makeScenario as makeBaseScenario } from "../support/scenario-factory.js";
 
 export function makeScenario(overrides: Partial<Scenario> = {}): Scenario {
   return makeBaseScenario({ contentHash: "0".repeat(64), ...overrides });

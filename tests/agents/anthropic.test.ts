@@ -2,8 +2,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CONTINUE_MESSAGE, createAnthropicAgent, formatToolResult } from "../../src/agents/anthropic.js";
-import { type AnthropicClientOptions, createAnthropicClient } from "../../src/agents/anthropic-client.js";
 import type { AgentContext, AgentOutcome } from "../../src/agents/types.js";
+import { type AnthropicClientOptions, createAnthropicClient } from "../../src/model/anthropic-client.js";
 import {
   apiError,
   bashCall,
@@ -15,7 +15,7 @@ import {
   scriptByTurn,
   startModelServer,
   toolUse,
-} from "../fakes/model-server.js";
+} from "../support/model-server.js";
 import { makeContext, type TestContext } from "./agent-context.js";
 
 const CANARY_KEY = "sk-ant-canary-0d9e8f7a6b5c4d3e2f1a";

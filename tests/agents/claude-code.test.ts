@@ -21,10 +21,11 @@ import {
 import { createAgent } from "../../src/agents/create-agent.js";
 import { PLACEHOLDER_API_KEY } from "../../src/agents/credential-proxy.js";
 import { ConfigError } from "../../src/errors.js";
-import { defaultRunOptions } from "../../src/run-options.js";
-import type { TrialOutput } from "../../src/run-trial.js";
+import { defaultRunOptions } from "../../src/run/options.js";
+import type { TrialOutput } from "../../src/run/trial.js";
 import type { Scenario } from "../../src/scenario/types.js";
 import type { EventInput, TrialEvent } from "../../src/transcript/events.js";
+import { findBwrapProblem, findLiveProcesses } from "../sandbox/process-helpers.js";
 import {
   bashCall,
   finalText,
@@ -35,10 +36,9 @@ import {
   type ScriptedUsage,
   startModelServer,
   turnOf,
-} from "../fakes/model-server.js";
-import { findBwrapProblem, findLiveProcesses } from "../sandbox/process-helpers.js";
-import { makeScenario } from "../scenario-factory.js";
-import { eventsOf, runSingleTrial } from "../single-trial.js";
+} from "../support/model-server.js";
+import { makeScenario } from "../support/scenario-factory.js";
+import { eventsOf, runSingleTrial } from "../support/single-trial.js";
 import { makeContext } from "./agent-context.js";
 
 const CANARY_KEY = "sk-ant-canary-claude-code-9a8b7c6d5e4f";

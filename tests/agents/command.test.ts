@@ -9,13 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expandCommandTemplate, quoteForBash } from "../../src/agents/command.js";
 import { createAgent } from "../../src/agents/create-agent.js";
 import { ConfigError } from "../../src/errors.js";
-import { defaultRunOptions } from "../../src/run-options.js";
-import type { TrialOutput } from "../../src/run-trial.js";
+import { defaultRunOptions } from "../../src/run/options.js";
+import type { TrialOutput } from "../../src/run/trial.js";
 import type { Scenario } from "../../src/scenario/types.js";
 import type { TrialEvent } from "../../src/transcript/events.js";
 import { findLiveProcesses } from "../sandbox/process-helpers.js";
-import { makeScenario } from "../scenario-factory.js";
-import { eventsOf, runSingleTrial } from "../single-trial.js";
+import { makeScenario } from "../support/scenario-factory.js";
+import { eventsOf, runSingleTrial } from "../support/single-trial.js";
 
 const CANARY_KEY = "sk-ant-canary-command-agent-3c2b1a";
 

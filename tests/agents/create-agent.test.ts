@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agents/create-agent.js";
-import type { ModelClient } from "../../src/agents/model-client.js";
 import { ConfigError } from "../../src/errors.js";
+import type { ModelClient } from "../../src/model/model-client.js";
 
 const modelClient: ModelClient = {
   createMessage: async () => {

@@ -10,7 +10,7 @@ import {
   type Responder,
   type ScriptedReply,
   startModelServer,
-} from "../fakes/model-server.js";
+} from "../support/model-server.js";
 
 const CANARY_KEY = "sk-ant-canary-proxy-5f4e3d2c1b0a";
 const CLIENT_KEY = "sk-ant-what-the-agent-holds";

@@ -8,11 +8,11 @@ import {
 import { DEFAULT_COMPARE_METRICS } from "../../src/compare/metrics.js";
 import type { Comparison, MetricComparison } from "../../src/compare/types.js";
 import { ConfigError } from "../../src/errors.js";
-import { adjustPValues, logChoose } from "../../src/report/stats.js";
-import type { Report } from "../../src/report/types.js";
-import { reportSchemaErrors } from "../report-schema.js";
+import type { Report } from "../../src/results/types.js";
+import { adjustPValues, logChoose } from "../../src/stats/stats.js";
+import { buildReport, buildScenario, buildTrial, type TrialSpec } from "../support/report-builder.js";
+import { reportSchemaErrors } from "../support/report-schema.js";
 import { loadFixture } from "./fixtures.js";
-import { buildReport, buildScenario, buildTrial, type TrialSpec } from "./report-builder.js";
 
 function metricOf(c: Comparison, key: string, metric: string): MetricComparison {
   const s = c.scenarios.find((x) => x.key === key);

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { Report } from "../../src/report/types.js";
+import type { Report } from "../../src/results/types.js";
 
 const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/reports");
 

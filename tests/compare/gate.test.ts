@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { compareReports } from "../../src/compare/compare.js";
 import { decideRegressionFailure } from "../../src/compare/gate.js";
 import { ConfigError } from "../../src/errors.js";
+import { buildReport, buildScenario, type TrialSpec } from "../support/report-builder.js";
 import { loadFixture } from "./fixtures.js";
-import { buildReport, buildScenario, type TrialSpec } from "./report-builder.js";
 
 const repeat = (n: number, spec: TrialSpec): TrialSpec[] => Array.from({ length: n }, () => ({ ...spec }));
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { planTrialsNeeded, renderTrialPlan } from "../../src/compare/planning.js";
 import { ConfigError } from "../../src/errors.js";
-import { trialsNeededForMean, trialsNeededForRate } from "../../src/report/stats.js";
+import { trialsNeededForMean, trialsNeededForRate } from "../../src/stats/stats.js";
+import { buildReport, buildScenario, type TrialSpec } from "../support/report-builder.js";
 import { loadFixture } from "./fixtures.js";
-import { buildReport, buildScenario, type TrialSpec } from "./report-builder.js";
 
 const withRates = (rates: number[]): TrialSpec[] => rates.map((r) => ({ first_try_success_rate: r }));
 

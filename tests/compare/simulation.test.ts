@@ -6,9 +6,9 @@ import { describe, expect, it } from "vitest";
 import { compareReports } from "../../src/compare/compare.js";
 import { decideRegressionFailure } from "../../src/compare/gate.js";
 import type { CompareOptions, Comparison } from "../../src/compare/types.js";
-import { createRng, type Rng } from "../../src/report/stats.js";
-import type { Report } from "../../src/report/types.js";
-import { buildReport, buildScenario, type TrialSpec } from "./report-builder.js";
+import type { Report } from "../../src/results/types.js";
+import { createRng, type Rng } from "../../src/stats/stats.js";
+import { buildReport, buildScenario, type TrialSpec } from "../support/report-builder.js";
 
 /** Knuth's Poisson sampler: fine for the small means of command counts. */
 function drawPoisson(rng: Rng, mean: number): number {

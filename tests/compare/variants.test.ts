@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { compareVariants } from "../../src/compare/variants.js";
-import { buildScenarioReport, scenarioMetaOf, summarizeRun } from "../../src/report/aggregate.js";
-import { renderReportMarkdown } from "../../src/report/markdown.js";
-import type { Report } from "../../src/report/types.js";
-import { makeInteraction, makeTrial } from "../report/trial-factory.js";
-import { makeScenario } from "../scenario-factory.js";
+import { renderReportMarkdown } from "../../src/render/report-markdown.js";
+import { buildScenarioReport, scenarioMetaOf, summarizeRun } from "../../src/results/aggregate.js";
+import type { Report } from "../../src/results/types.js";
+import { makeScenario } from "../support/scenario-factory.js";
+import { makeInteraction, makeTrial } from "../support/trial-factory.js";
 
 function trials(count: number, commands: number, errors: number) {
   return Array.from({ length: count }, (_, i) =>

@@ -2,7 +2,8 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Report } from "../../src/report/types.js";
+import type { Report } from "../../src/results/types.js";
+import { findBwrapProblem } from "../sandbox/process-helpers.js";
 import {
   bashCall,
   finalText,
@@ -10,8 +11,7 @@ import {
   type ModelServer,
   scriptByTurn,
   startModelServer,
-} from "../fakes/model-server.js";
-import { findBwrapProblem } from "../sandbox/process-helpers.js";
+} from "../support/model-server.js";
 import { ROOT, runCli } from "./helpers.js";
 
 const SMOKE = path.join(ROOT, "tests/fixtures/bashkit-eval/smoke-test.jsonl");

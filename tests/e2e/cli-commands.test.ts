@@ -4,11 +4,11 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compareReports } from "../../src/compare/compare.js";
 import { planTrialsNeeded, renderTrialPlan } from "../../src/compare/planning.js";
-import { renderComparisonTerminal } from "../../src/compare/render-markdown.js";
 import type { Comparison } from "../../src/compare/types.js";
-import { readReportFile } from "../../src/report/read-report.js";
-import type { Report } from "../../src/report/types.js";
-import { reportSchemaErrors } from "../report-schema.js";
+import { renderComparisonTerminal } from "../../src/render/comparison-markdown.js";
+import { readReportFile } from "../../src/results/read-report.js";
+import type { Report } from "../../src/results/types.js";
+import { reportSchemaErrors } from "../support/report-schema.js";
 import { ROOT, runCli } from "./helpers.js";
 
 const SUITE = path.join(ROOT, "tests/fixtures/e2e/suite");

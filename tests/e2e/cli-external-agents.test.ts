@@ -2,7 +2,7 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Report } from "../../src/report/types.js";
+import type { Report } from "../../src/results/types.js";
 import { readEvents } from "../../src/transcript/reader.js";
 import {
   bashCall,
@@ -10,7 +10,7 @@ import {
   type ModelServer,
   scriptByTurn,
   startModelServer,
-} from "../fakes/model-server.js";
+} from "../support/model-server.js";
 import { ROOT, runCli } from "./helpers.js";
 
 const SCENARIO = path.join(ROOT, "tests/fixtures/e2e/suite/extract-names.yaml");

@@ -2,8 +2,8 @@ import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Report } from "../../src/report/types.js";
-import { type ModelServer, startModelServer } from "../fakes/model-server.js";
+import type { Report } from "../../src/results/types.js";
+import { type ModelServer, startModelServer } from "../support/model-server.js";
 import { ROOT, runCli } from "./helpers.js";
 
 const SUITE = path.join(ROOT, "tests/fixtures/e2e/suite");

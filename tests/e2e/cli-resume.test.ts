@@ -4,7 +4,7 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Report } from "../../src/report/types.js";
+import type { Report } from "../../src/results/types.js";
 import { CLI, ROOT, runCli } from "./helpers.js";
 
 const SUITE = path.join(ROOT, "tests/fixtures/e2e/slow");

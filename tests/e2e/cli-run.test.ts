@@ -2,9 +2,9 @@ import { mkdtemp, readdir, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Report } from "../../src/report/types.js";
+import type { Report } from "../../src/results/types.js";
 import type { TrialEvent } from "../../src/transcript/events.js";
-import { reportSchemaErrors } from "../report-schema.js";
+import { reportSchemaErrors } from "../support/report-schema.js";
 import { type CliResult, ROOT, runCli } from "./helpers.js";
 
 const SUITE = path.join(ROOT, "tests/fixtures/e2e/suite");

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Report } from "../../src/report/types.js";
+import type { Report } from "../../src/results/types.js";
 import { loadScenarios, parseYamlFile } from "../../src/scenario/load.js";
 import type { Scenario } from "../../src/scenario/types.js";
 import { type CliResult, ROOT, runCli } from "./helpers.js";

@@ -1,12 +1,12 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAnthropicClient } from "../../src/agents/anthropic-client.js";
 import { evaluateTrial } from "../../src/evaluate/evaluate-trial.js";
 import { JUDGE_TOOL_NAME } from "../../src/evaluate/judge.js";
-import { DEFAULT_PRICE_TABLE } from "../../src/evaluate/pricing.js";
+import { createAnthropicClient } from "../../src/model/anthropic-client.js";
+import { DEFAULT_PRICE_TABLE } from "../../src/model/pricing.js";
 import type { JudgeSpec, Scenario } from "../../src/scenario/types.js";
-import { type ModelServer, startModelServer, toolUse } from "../fakes/model-server.js";
+import { type ModelServer, startModelServer, toolUse } from "../support/model-server.js";
 import { type BashSandbox, createBashSandbox } from "./bash-sandbox.js";
 import { createEventLog } from "./event-builder.js";
 import { buildScenario } from "./scenario-builder.js";

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluateGates, type GateContext, scoreGates } from "../../src/evaluate/gates.js";
 import type { Invocation } from "../../src/evaluate/invocations.js";
 import { parseJsonPathAssertion } from "../../src/evaluate/json-path.js";
-import type { GateResult } from "../../src/report/types.js";
+import type { GateResult } from "../../src/results/types.js";
 import type { GateSpec } from "../../src/scenario/types.js";
 import type { TrialEvent } from "../../src/transcript/events.js";
 import { type BashSandbox, createBashSandbox } from "./bash-sandbox.js";

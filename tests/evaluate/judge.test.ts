@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createAnthropicClient } from "../../src/agents/anthropic-client.js";
 import { ConfigError } from "../../src/errors.js";
 import {
   buildJudgePrompt,
@@ -9,9 +8,10 @@ import {
   TRANSCRIPT_BUDGET_CHARS,
   truncateMiddle,
 } from "../../src/evaluate/judge.js";
-import type { GateResult } from "../../src/report/types.js";
+import { createAnthropicClient } from "../../src/model/anthropic-client.js";
+import type { GateResult } from "../../src/results/types.js";
 import type { Rubric } from "../../src/scenario/types.js";
-import { type ModelServer, type ScriptedReply, startModelServer, toolUse } from "../fakes/model-server.js";
+import { type ModelServer, type ScriptedReply, startModelServer, toolUse } from "../support/model-server.js";
 import { buildScenario } from "./scenario-builder.js";
 
 const rubric: Rubric = {

@@ -8,8 +8,8 @@ import {
   isCompleted,
   isHelpInvocation,
 } from "../../src/evaluate/metrics.js";
-import { DEFAULT_PRICE_TABLE } from "../../src/evaluate/pricing.js";
-import type { InteractionMetrics } from "../../src/report/types.js";
+import { DEFAULT_PRICE_TABLE } from "../../src/model/pricing.js";
+import type { InteractionMetrics } from "../../src/results/types.js";
 import type { EndReason } from "../../src/transcript/events.js";
 import { createEventLog } from "./event-builder.js";
 

@@ -6,7 +6,7 @@ import {
   decideOutcome,
   type OutcomeInput,
 } from "../../src/evaluate/outcome.js";
-import type { GateResult, InteractionMetrics } from "../../src/report/types.js";
+import type { GateResult, InteractionMetrics } from "../../src/results/types.js";
 
 const pass = (gate_type: string, message = "ok"): GateResult => ({
   gate_type,

@@ -1,8 +1,9 @@
 import { getOctokit } from "@actions/github";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { findMarkedComment, formatCommentMarker, upsertComment } from "../../src/github/comment.js";
+import { findMarkedComment, upsertComment } from "../../src/github/comment.js";
 import type { GitHubClient } from "../../src/github/types.js";
-import { type GitHubFake, startGitHubFake } from "../fakes/github-server.js";
+import { formatCommentMarker } from "../../src/render/pr-comment.js";
+import { type GitHubFake, startGitHubFake } from "../support/github-server.js";
 
 let fake: GitHubFake;
 let github: GitHubClient;

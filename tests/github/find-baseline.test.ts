@@ -10,7 +10,7 @@ import { getOctokit } from "@actions/github";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { findBaseline, orderCandidates } from "../../src/github/find-baseline.js";
 import type { ArtifactClient, FindBy, GitHubClient, WorkflowRunData } from "../../src/github/types.js";
-import { type GitHubFake, startGitHubFake } from "../fakes/github-server.js";
+import { type GitHubFake, startGitHubFake } from "../support/github-server.js";
 
 const REPORT = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),

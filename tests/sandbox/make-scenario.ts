@@ -1,6 +1,6 @@
 import type { Scenario } from "../../src/scenario/types.js";
 import type { EventInput, EventSink } from "../../src/transcript/events.js";
-import { makeScenario as makeBaseScenario } from "../scenario-factory.js";
+import { makeScenario as makeBaseScenario } from "../support/scenario-factory.js";
 
 /** A minimal valid scenario; tests override what they exercise. */
 export function makeScenario(overrides: Partial<Scenario> = {}): Scenario {

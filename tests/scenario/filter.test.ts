@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { filterScenarios } from "../../src/scenario/filter.js";
 import type { Scenario } from "../../src/scenario/types.js";
-import { makeScenario } from "../scenario-factory.js";
+import { makeScenario } from "../support/scenario-factory.js";
 
 function scenario(id: string, tags: string[], tier: number): Scenario {
   return makeScenario({ id, tags, tier });

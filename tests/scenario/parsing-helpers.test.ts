@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { measureEditDistance, suggestKey } from "../../src/did-you-mean.js";
+import { compilePattern, patternSyntaxError } from "../../src/evaluate/regex.js";
 import { parseDuration } from "../../src/scenario/duration.js";
-import { compilePattern, patternSyntaxError } from "../../src/scenario/regex.js";
 
 describe("parseDuration", () => {
   test.each([

@@ -2,7 +2,7 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { renderTranscriptMarkdown } from "../../src/transcript/markdown.js";
+import { renderTranscriptMarkdown } from "../../src/render/transcript-markdown.js";
 import { readEvents } from "../../src/transcript/reader.js";
 import { createEventWriter } from "../../src/transcript/writer.js";
 

@@ -1,0 +1,120 @@
+/**
+ * `report.html`: one self-contained page a maintainer opens from the artifact. Inline CSS, JS and
+ * SVG; a CSP that forbids every load, so the page works offline and cannot phone home even if a
+ * string slipped through. Trial details travel as one JSON blob and are drawn on demand.
+ */
+import { createHash } from "node:crypto";
+import path from "node:path";
+import type { Comparison } from "../compare/types.js";
+import type { Report, TrialReport } from "../results/types.js";
+import type { TrialEvent } from "../transcript/events.js";
+import { readEvents } from "../transcript/reader.js";
+import { embedJson, escapeHtml } from "./html/escape.js";
+import { PAGE_SCRIPT } from "./html/page-script.js";
+import { PAGE_STYLE } from "./html/page-style.js";
+import {
+  renderCategoryTable,
+  renderComparisonSection,
+  renderFailureList,
+  renderHeadline,
+  renderPassRateSection,
+  renderScenarioTable,
+} from "./html/sections.js";
+import { buildTrialViews } from "./html/trial-data.js";
+
+export interface HtmlReportInput {
+  report: Report;
+  /** Each trial's events, keyed by its `events_path` (see loadTrialEvents); trials without are shown without a transcript. */
+  events?: Record<string, TrialEvent[]>;
+  /** The comparison against a baseline; null when none was found (said on the page), absent when not asked for. */
+  comparison?: Comparison | null;
+  /** Longest stdout/stderr/text kept per step in the page (head and tail); default 20,000 characters. */
+  maxOutputChars?: number;
+}
+
+export const DEFAULT_HTML_MAX_OUTPUT_CHARS = 20_000;
+
+function hashForCsp(text: string): string {
+  return `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
+}
+
+/** The page's Content-Security-Policy: nothing may load, only this page's own style and script run. */
+export function buildContentSecurityPolicy(): string {
+  return [
+    "default-src 'none'",
+    `style-src ${hashForCsp(PAGE_STYLE)}`,
+    `script-src ${hashForCsp(PAGE_SCRIPT)}`,
+    "img-src data:",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join("; ");
+}
+
+/** The whole report as one HTML document. Pure. */
+export function renderReportHtml(input: HtmlReportInput): string {
+  const { report, comparison } = input;
+  const maxOutputChars = input.maxOutputChars ?? DEFAULT_HTML_MAX_OUTPUT_CHARS;
+  const trials = buildTrialViews(report, input.events ?? {}, maxOutputChars);
+  const trialIndex = new Map<TrialReport, number>();
+  for (const trial of report.scenarios.flatMap((s) => s.trials)) trialIndex.set(trial, trialIndex.size);
+
+  const title = `llm-tool-test report · ${report.summary.outcome} · ${report.run.started_at}`;
+  return [
+    "<!DOCTYPE html>",
+    `<html lang="en"><head><meta charset="utf-8">`,
+    // Our own constant, free of quotes and ampersands; written as is so it reads as a CSP.
+    `<meta http-equiv="Content-Security-Policy" content="${buildContentSecurityPolicy()}">`,
+    `<meta name="viewport" content="width=device-width, initial-scale=1">`,
+    `<meta name="referrer" content="no-referrer">`,
+    `<link rel="icon" href="data:,">`,
+    `<title>${escapeHtml(title)}</title>`,
+    `<style>${PAGE_STYLE}</style></head><body><main>`,
+    renderHeadline(report, comparison),
+    renderFailureList(report, trialIndex),
+    renderCategoryTable(report),
+    renderPassRateSection(report),
+    comparison ? renderComparisonSection(comparison) : "",
+    renderScenarioTable(report, trialIndex, comparison),
+    `<footer>llm-tool-test ${escapeHtml(report.run.harness_version)} · report schema ${report.schema_version} · settings ${escapeHtml(report.run.settings_hash)}</footer>`,
+    "</main>",
+    `<dialog id="trial-viewer" aria-label="Trial transcript"><div class="viewer-bar"><button type="button" id="viewer-close">Close (Esc)</button></div><div id="viewer-body"></div></dialog>`,
+    `<script type="application/json" id="report-data">${embedJson({ trials })}</script>`,
+    `<script>${PAGE_SCRIPT}</script>`,
+    "</body></html>",
+    "",
+  ].join("\n");
+}
+
+function isInside(folder: string, file: string): boolean {
+  const relative = path.relative(folder, file);
+  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
+}
+
+/**
+ * Reads each trial's events.jsonl (paths relative to the report's folder), keyed by `events_path`.
+ * Trials whose file is missing are left out, so the page shows them without a transcript. Paths
+ * that point outside the report's folder are ignored: a report from an artifact is data, and must
+ * not pull other files of the machine into the page.
+ */
+export async function loadTrialEvents(
+  report: Report,
+  reportDir: string,
+): Promise<Record<string, TrialEvent[]>> {
+  const folder = path.resolve(reportDir);
+  const out: Record<string, TrialEvent[]> = {};
+  for (const scenario of report.scenarios) {
+    for (const trial of scenario.trials) {
+      const relative = trial.events_path;
+      if (typeof relative !== "string" || Object.hasOwn(out, relative)) continue;
+      const file = path.resolve(folder, relative);
+      if (!isInside(folder, file)) continue;
+      try {
+        out[relative] = await readEvents(file);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== "ENOENT" && code !== "ENOTDIR" && code !== "EISDIR") throw error;
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,187 @@
+/**
+ * JUnit XML for CI dashboards and the usual test-report actions: one <testsuite> per scenario
+ * (variant), one <testcase> per trial. Follows the common Jenkins/Ant schema (properties first,
+ * then testcases, then system-out) so strict readers accept it.
+ */
+import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
+
+/** Characters XML 1.0 cannot carry at all, even as references: C0 controls other than tab/LF/CR, U+FFFE/U+FFFF, lone surrogates. */
+const FORBIDDEN =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Shows a forbidden control character as its Unicode "control picture" (ESC → ␛), anything else as U+FFFD. */
+function replaceForbidden(text: string): string {
+  return text.replace(FORBIDDEN, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x20 ? String.fromCharCode(0x2400 + code) : "\uFFFD";
+  });
+}
+
+export function escapeXmlText(text: string): string {
+  return replaceForbidden(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** Attribute values keep their line breaks and tabs as references (parsers would turn them into spaces). */
+export function escapeXmlAttribute(text: string): string {
+  return escapeXmlText(text)
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&apos;")
+    .replace(/\t/g, "&#9;")
+    .replace(/\n/g, "&#10;")
+    .replace(/\r/g, "&#13;");
+}
+
+const MAX_MESSAGE_CHARS = 1000;
+
+function seconds(ms: number): string {
+  return (Math.max(0, ms) / 1000).toFixed(3);
+}
+
+/** The Ant schema's timestamp: ISO 8601 without zone or fraction (read as UTC). */
+function junitTimestamp(iso: string): string | null {
+  const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})/.exec(iso);
+  return match ? (match[1] as string) : null;
+}
+
+function suiteName(scenario: ScenarioReport): string {
+  return scenario.variant ? `${scenario.id}@${scenario.variant}` : scenario.id;
+}
+
+function attributes(values: Record<string, string | number | null>): string {
+  return Object.entries(values)
+    .filter(([, v]) => v !== null)
+    .map(([k, v]) => ` ${k}="${escapeXmlAttribute(String(v))}"`)
+    .join("");
+}
+
+function clipMessage(text: string): string {
+  return text.length <= MAX_MESSAGE_CHARS ? text : `${text.slice(0, MAX_MESSAGE_CHARS - 1)}…`;
+}
+
+function gateLabel(gate: TrialReport["gates"][number]): string {
+  return gate.description ? `${gate.gate_type} (${gate.description})` : gate.gate_type;
+}
+
+/** One line for the message attribute; the element's text has every detail. */
+function describeFailure(trial: TrialReport): { message: string; body: string } {
+  const failed = trial.gates.filter((g) => !g.passed);
+  const reason = trial.reason ?? "failed";
+  const summary = failed.length > 0 ? `${reason}; failed gates: ${failed.map(gateLabel).join(", ")}` : reason;
+  const lines = [`Reason: ${reason}`];
+  if (failed.length > 0) {
+    lines.push("", `Failed gates (${failed.length} of ${trial.gates_total}):`);
+    for (const gate of failed) lines.push(`- ${gateLabel(gate)}: ${gate.message}`);
+  }
+  const judge = trial.judge_response;
+  if (judge) {
+    lines.push("", `Judge score ${trial.judge_score ?? "n/a"} (confidence ${judge.confidence})`);
+    for (const issue of judge.issues) lines.push(`- ${issue}`);
+  }
+  lines.push(
+    "",
+    `Ended by ${trial.end_reason ?? "unknown"} after ${trial.execution.turns} turn(s), ${trial.execution.tool_calls} tool call(s), ${trial.interaction.total_commands} target command(s).`,
+  );
+  return { message: clipMessage(summary), body: lines.join("\n") };
+}
+
+function renderResult(trial: TrialReport): string {
+  switch (trial.outcome) {
+    case "pass":
+      return "";
+    case "fail": {
+      const { message, body } = describeFailure(trial);
+      return `<failure${attributes({ message, type: "fail" })}>${escapeXmlText(body)}</failure>`;
+    }
+    case "error": {
+      const reason = trial.reason ?? "the trial could not be evaluated";
+      const type = trial.end_reason ?? "error";
+      return `<error${attributes({ message: clipMessage(reason), type })}>${escapeXmlText(reason)}</error>`;
+    }
+    case "skipped":
+      return `<skipped${attributes({ message: trial.reason === null ? null : clipMessage(trial.reason) })}/>`;
+  }
+}
+
+function renderTestcase(scenario: ScenarioReport, trial: TrialReport): string {
+  const open = `<testcase${attributes({
+    classname: scenario.category,
+    name: `${suiteName(scenario)} #${trial.trial}`,
+    time: seconds(trial.execution.duration_ms),
+    // Not in the Ant schema, but what pytest and Surefire write and what annotating actions read.
+    file: scenario.source.file,
+    line: scenario.source.line,
+  })}>`;
+  const out = [
+    trial.transcript_path ? `transcript: ${trial.transcript_path}` : "",
+    trial.events_path ? `events: ${trial.events_path}` : "",
+  ].filter(Boolean);
+  const parts = [
+    renderResult(trial),
+    out.length ? `<system-out>${escapeXmlText(out.join("\n"))}</system-out>` : "",
+  ];
+  return `    ${open}${parts.join("")}</testcase>`;
+}
+
+function countOutcome(trials: TrialReport[], outcome: TrialReport["outcome"]): number {
+  return trials.filter((t) => t.outcome === outcome).length;
+}
+
+function sumSeconds(trials: TrialReport[]): number {
+  return trials.reduce((total, t) => total + Math.max(0, t.execution.duration_ms), 0);
+}
+
+function renderTestsuite(report: Report, scenario: ScenarioReport, index: number): string {
+  const trials = scenario.trials;
+  const properties: [string, string | null][] = [
+    ["category", scenario.category],
+    ["variant", scenario.variant],
+    ["description", scenario.description],
+    ["tags", scenario.tags.length ? scenario.tags.join(",") : null],
+    ["source", `${scenario.source.file}:${scenario.source.line}`],
+    ["pass_rate", scenario.summary.pass_rate === null ? null : String(scenario.summary.pass_rate)],
+    ["flakiness", scenario.summary.flakiness],
+  ];
+  const propertyXml = properties
+    .filter((p): p is [string, string] => p[1] !== null)
+    .map(([name, value]) => `      <property${attributes({ name, value })}/>`);
+  return [
+    `  <testsuite${attributes({
+      name: suiteName(scenario),
+      id: index,
+      package: scenario.category,
+      tests: trials.length,
+      failures: countOutcome(trials, "fail"),
+      errors: countOutcome(trials, "error"),
+      skipped: countOutcome(trials, "skipped"),
+      time: seconds(sumSeconds(trials)),
+      timestamp: junitTimestamp(report.run.started_at),
+      hostname: "localhost",
+    })}>`,
+    `    <properties>`,
+    ...propertyXml,
+    `    </properties>`,
+    ...trials.map((t) => renderTestcase(scenario, t)),
+    `  </testsuite>`,
+  ].join("\n");
+}
+
+/** The report as JUnit XML. Pure. */
+export function renderJunitXml(report: Report): string {
+  const all = report.scenarios.flatMap((s) => s.trials);
+  const head = `<testsuites${attributes({
+    name: `llm-tool-test${report.run.model ? ` (${report.run.model})` : ""}`,
+    tests: all.length,
+    failures: countOutcome(all, "fail"),
+    errors: countOutcome(all, "error"),
+    skipped: countOutcome(all, "skipped"),
+    time: seconds(sumSeconds(all)),
+    timestamp: junitTimestamp(report.run.started_at),
+  })}>`;
+  return [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    head,
+    ...report.scenarios.map((s, i) => renderTestsuite(report, s, i)),
+    `</testsuites>`,
+    "",
+  ].join("\n");
+}

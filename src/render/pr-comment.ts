@@ -1,0 +1,217 @@
+/**
+ * The PR comment (and the job summary, which shares its layout), computed apart from posting it.
+ * Pure: a report, a comparison and some facts in, Markdown out. Layout, by priority: the headline
+ * (outcome, pass rate, cost, baseline commit and age) and the footer (links) always; then the
+ * comparison (its renderer drops its own detail to fit its budget); then the full report in a
+ * collapsible block, cut to what room is left.
+ */
+
+import type { BaselineSource, Comparison } from "../compare/types.js";
+import type { Report } from "../results/types.js";
+import { renderComparisonMarkdown } from "./comparison-markdown.js";
+import { formatRate, formatUsd } from "./format.js";
+import { renderReportMarkdown } from "./report-markdown.js";
+
+/** Below GitHub's 65,536-character limit for a comment body, with room to spare. */
+export const COMMENT_MAX_CHARS = 65_000;
+
+export type BaselineNote =
+  | { status: "found"; source: BaselineSource; baseRef: string | null; baseSha: string | null }
+  | { status: "missing"; reason: string }
+  | { status: "disabled" };
+
+export interface CommentInput {
+  /** The comment key (the hidden marker's id). */
+  key: string;
+  report: Report;
+  comparison: Comparison | null;
+  baseline: BaselineNote;
+  runUrl: string | null;
+  artifactUrl: string | null;
+  /** The commit this run measured. */
+  headSha: string | null;
+  /** For the baseline's age (epoch ms). */
+  now: number;
+  maxChars?: number;
+}
+
+export interface LayoutOptions {
+  /** First line (the comment's hidden marker); none for the job summary. */
+  marker: string | null;
+  maxChars: number;
+  /** Show the full report expanded (the job summary) rather than collapsed. */
+  reportOpen: boolean;
+}
+
+export function renderComment(input: CommentInput): string {
+  return renderLayout(input, {
+    marker: formatCommentMarker(input.key),
+    maxChars: input.maxChars ?? COMMENT_MAX_CHARS,
+    reportOpen: false,
+  });
+}
+
+/** The shared layout of the comment and the job summary, never longer than `options.maxChars`. */
+export function renderLayout(input: Omit<CommentInput, "key" | "maxChars">, options: LayoutOptions): string {
+  const head = [options.marker, renderHeadline(input)]
+    .filter((part): part is string => part !== null)
+    .join("\n");
+  const footer = renderFooter(input);
+  const fixed = `${head}\n\n${footer}`;
+  if (fixed.length >= options.maxChars) return cutText(fixed, options.maxChars);
+
+  // Two separators around the middle blocks.
+  let room = options.maxChars - fixed.length - 4;
+  const reportBody = demoteHeadings(stripFirstHeading(renderReportMarkdown(input.report))).trim();
+  const reportBlock = (body: string) =>
+    options.reportOpen
+      ? `## Full report\n\n${body}`
+      : `<details><summary>Full report of this run</summary>\n\n${body}\n\n</details>`;
+  const wrapperLength = reportBlock("").length;
+
+  let comparisonText = "";
+  if (input.comparison) {
+    const full = renderComparisonMarkdown(input.comparison, { maxChars: room });
+    const reportWanted = reportBody.length + wrapperLength;
+    // The comparison comes first; it yields to the report only down to 60% of the room.
+    const share =
+      full.length + reportWanted <= room ? room : Math.max(room - reportWanted, Math.floor(room * 0.6));
+    comparisonText =
+      full.length <= share ? full : renderComparisonMarkdown(input.comparison, { maxChars: share });
+    if (comparisonText.length > share) comparisonText = cutText(comparisonText, share);
+    room -= comparisonText.length + 2;
+  }
+
+  let reportText = "";
+  const full = reportBlock(reportBody);
+  if (full.length <= room) {
+    reportText = full;
+  } else if (room - wrapperLength > MIN_USEFUL_REPORT) {
+    reportText = reportBlock(cutLines(reportBody, room - wrapperLength, TRUNCATED_NOTE));
+  } else if (room >= OMITTED_NOTE.length) {
+    reportText = OMITTED_NOTE;
+  }
+
+  const blocks = [head, comparisonText, reportText, footer].filter((block) => block.length > 0);
+  return blocks.join("\n\n");
+}
+
+const MIN_USEFUL_REPORT = 400;
+const TRUNCATED_NOTE = "_… cut to fit; the full report is `report.md` in the report artifact._";
+const OMITTED_NOTE = "_The full report did not fit here; it is `report.md` in the report artifact._";
+
+function renderHeadline(input: Omit<CommentInput, "key" | "maxChars">): string {
+  const s = input.report.summary;
+  const mark = s.outcome === "pass" ? "✅" : s.outcome === "fail" ? "❌" : "⚠️";
+  const evaluated = s.passed + s.failed;
+  const title =
+    `## ${mark} llm-tool-test: ${s.outcome.toUpperCase()} · ${s.passed}/${evaluated} trials passed (${formatRate(s.pass_rate)})` +
+    ` · cost ${formatUsd(s.total_cost_usd)}`;
+  const facts = [
+    `${s.scenarios} scenario${s.scenarios === 1 ? "" : "s"}`,
+    `${s.scenarios_passed} passed every trial`,
+    ...(s.errors > 0
+      ? [
+          `**${s.errors} trial${s.errors === 1 ? "" : "s"} errored** (infrastructure, not counted in the pass rate)`,
+        ]
+      : []),
+    ...(s.skipped > 0 ? [`${s.skipped} skipped`] : []),
+    `agent \`${input.report.run.agent}\`${input.report.run.model ? `, model \`${input.report.run.model}\`` : ""}`,
+  ];
+  const lines = [title, "", `${facts.join(" · ")}.`, "", renderBaselineLine(input.baseline, input.now)];
+  if (input.report.run.incomplete) {
+    lines.push("", "> [!WARNING]\n> This run is **incomplete**: it was interrupted or cut by its budget.");
+  }
+  return lines.join("\n");
+}
+
+function renderBaselineLine(baseline: BaselineNote, now: number): string {
+  if (baseline.status === "disabled") return "Baseline comparison is off (`baseline: none`).";
+  if (baseline.status === "missing") {
+    return `**No baseline to compare with:** ${baseline.reason}. This is neutral: the run is shown on its own.`;
+  }
+  const { source, baseRef, baseSha } = baseline;
+  const commit = source.sha ? `\`${source.sha.slice(0, 7)}\`` : "an unknown commit";
+  if (source.kind === "path") {
+    return `Compared with the report \`${source.file}\` (commit ${commit}${ageSuffix(source.createdAt, now)}).`;
+  }
+  const run =
+    source.runUrl && source.runNumber !== null ? `[run #${source.runNumber}](${source.runUrl})` : "a run";
+  const where = baseRef ? ` on \`${baseRef}\`` : "";
+  const note =
+    !source.matchesBaseSha && baseSha
+      ? ` It is the newest usable baseline: the PR's base commit \`${baseSha.slice(0, 7)}\` has no report of its own.`
+      : "";
+  return `Compared with ${commit}${where} (${run}${ageSuffix(source.createdAt, now)}).${note}`;
+}
+
+function ageSuffix(createdAt: string | null, now: number): string {
+  if (!createdAt) return "";
+  const at = Date.parse(createdAt);
+  if (Number.isNaN(at)) return "";
+  return `, ${formatAge(now - at)}`;
+}
+
+/** "just now", "5 minutes old", "3 hours old", "2 days old". */
+export function formatAge(ms: number): string {
+  const minutes = Math.floor(Math.max(0, ms) / 60_000);
+  if (minutes < 1) return "just now";
+  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? "" : "s"} old`;
+  if (minutes < 60) return plural(minutes, "minute");
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return plural(hours, "hour");
+  return plural(Math.floor(hours / 24), "day");
+}
+
+function renderFooter(input: Omit<CommentInput, "key" | "maxChars">): string {
+  const links = [
+    input.runUrl ? `[Workflow run](${input.runUrl})` : null,
+    input.artifactUrl ? `[Report artifact](${input.artifactUrl})` : "Report artifact: not uploaded",
+  ].filter((link): link is string => link !== null);
+  const measured = input.headSha ? ` · measured on \`${input.headSha.slice(0, 7)}\`` : "";
+  return `${links.join(" · ")}\n\n<sub>llm-tool-test ${input.report.run.harness_version}${measured}</sub>`;
+}
+
+/** The report's own H1 repeats the headline. */
+function stripFirstHeading(markdown: string): string {
+  return markdown.replace(/^# [^\n]*\n/, "");
+}
+
+/** Report headings one level down, so they sit under the comment's headline. */
+function demoteHeadings(markdown: string): string {
+  return markdown.replace(/^(#{1,5}) /gm, "#$1 ");
+}
+
+/** Whole lines up to `max` characters, then `note`; closes a code fence or `<details>` left open. */
+export function cutLines(text: string, max: number, note: string): string {
+  if (text.length <= max) return text;
+  const closingReserve = 64;
+  const budget = max - note.length - closingReserve;
+  const kept: string[] = [];
+  let length = 0;
+  let fenceOpen = false;
+  let detailsOpen = 0;
+  for (const line of text.split("\n")) {
+    if (length + line.length + 1 > budget) break;
+    kept.push(line);
+    length += line.length + 1;
+    if (line.trimStart().startsWith("```")) fenceOpen = !fenceOpen;
+    if (!fenceOpen) {
+      detailsOpen += (line.match(/<details[\s>]/g) ?? []).length;
+      detailsOpen -= (line.match(/<\/details>/g) ?? []).length;
+    }
+  }
+  if (fenceOpen) kept.push("```");
+  // Close at most a few nested blocks (the reserve above holds them).
+  for (let i = 0; i < Math.min(detailsOpen, 3); i += 1) kept.push("", "</details>");
+  return `${kept.join("\n")}\n\n${note}`;
+}
+
+function cutText(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+}
+
+/** The hidden first line that identifies this key's comment. */
+export function formatCommentMarker(key: string): string {
+  return `<!-- llm-tool-test:${key} -->`;
+}

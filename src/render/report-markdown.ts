@@ -1,0 +1,156 @@
+import { compareVariants } from "../compare/variants.js";
+import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
+import { renderComparisonMarkdown } from "./comparison-markdown.js";
+import { escapeCell, formatDuration, formatNumber, formatRate, formatTokens, formatUsd } from "./format.js";
+
+const OUTCOME_MARK: Record<string, string> = { pass: "✅", fail: "❌", error: "⚠️", skipped: "⏭️" };
+
+function scenarioLabel(scenario: ScenarioReport): string {
+  return scenario.variant ? `${scenario.id} @ ${scenario.variant}` : scenario.id;
+}
+
+function scenarioOutcome(scenario: ScenarioReport): string {
+  const s = scenario.summary;
+  if (s.passed + s.failed === 0) return s.errors > 0 ? "⚠️ error" : "⏭️ skipped";
+  if (s.failed === 0 && s.errors === 0) return "✅ pass";
+  if (s.passed === 0) return "❌ fail";
+  return `❌ ${s.passed}/${s.passed + s.failed}`;
+}
+
+function metric(scenario: ScenarioReport, name: string, kind: "rate" | "number"): string {
+  const m = scenario.summary.metrics[name];
+  if (!m || m.mean === null) return "–";
+  return kind === "rate" ? formatRate(m.mean) : formatNumber(m.mean, 1);
+}
+
+function passRateCell(scenario: ScenarioReport): string {
+  const s = scenario.summary;
+  if (s.pass_rate === null) return "–";
+  if (s.passed + s.failed < 2) return formatRate(s.pass_rate);
+  return `${formatRate(s.pass_rate)} [${formatRate(s.pass_rate_ci_low)}–${formatRate(s.pass_rate_ci_high)}]`;
+}
+
+function renderHeadline(report: Report): string[] {
+  const s = report.summary;
+  const mark = s.outcome === "pass" ? "✅" : s.outcome === "fail" ? "❌" : "⚠️";
+  const lines = [
+    `# llm-tool-test report ${mark} ${s.outcome.toUpperCase()}`,
+    "",
+    `**${s.passed}/${s.passed + s.failed} trials passed** (${formatRate(s.pass_rate)})` +
+      ` across ${s.scenarios} scenario(s); ${s.scenarios_passed} scenario(s) passed every trial.` +
+      (s.errors > 0 ? ` **${s.errors} trial(s) errored** (infrastructure; excluded from rates).` : "") +
+      (s.skipped > 0 ? ` ${s.skipped} skipped.` : ""),
+    "",
+    `Agent \`${report.run.agent}\`${report.run.model ? `, model \`${report.run.model}\`` : ""}` +
+      `${report.run.judge_model ? `, judge \`${report.run.judge_model}\`` : ""}` +
+      ` · score ${formatNumber(s.total_score)}/${formatNumber(s.total_max_score)} (${formatRate(s.overall_rate)})` +
+      ` · tool calls ${s.total_tool_calls} (${s.tool_calls_ok} ok / ${s.tool_calls_error} error, ${formatRate(s.tool_call_success_rate)})` +
+      ` · ${formatNumber(s.avg_turns_per_task, 1)} turns/trial` +
+      ` · tokens ${formatTokens(s.total_input_tokens)} in / ${formatTokens(s.total_output_tokens)} out` +
+      ` · cost ${formatUsd(s.total_cost_usd)} · ${formatDuration(s.total_duration_ms)} of trial time`,
+  ];
+  if (report.run.incomplete)
+    lines.push("", "> ⚠️ This run is **incomplete**: it was interrupted or cut by its budget.");
+  return lines;
+}
+
+function renderCategories(report: Report): string[] {
+  const entries = Object.entries(report.summary.by_category);
+  if (entries.length === 0) return [];
+  const lines = [
+    "",
+    "## By category",
+    "",
+    "| Category | Trials | Passed | Pass rate | Score | Rate | Errors |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const [name, c] of entries) {
+    lines.push(
+      `| ${escapeCell(name)} | ${c.tasks} | ${c.passed} | ${formatRate(c.pass_rate)} | ${formatNumber(c.score)}/${formatNumber(c.max_score)} | ${formatRate(c.rate)} | ${c.errors} |`,
+    );
+  }
+  return lines;
+}
+
+function renderScenarioTable(report: Report): string[] {
+  const lines = [
+    "",
+    "## Scenarios",
+    "",
+    "| Scenario | Outcome | Pass rate [95% CI] | Commands | Errors | Retries | Help | First-try | Iteration | Turns | Cost |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const scenario of report.scenarios) {
+    lines.push(
+      `| ${escapeCell(scenarioLabel(scenario))} | ${scenarioOutcome(scenario)} | ${passRateCell(scenario)}` +
+        ` | ${metric(scenario, "total_commands", "number")} | ${metric(scenario, "error_rate", "rate")}` +
+        ` | ${metric(scenario, "retry_rate", "rate")} | ${metric(scenario, "help_invocations", "number")}` +
+        ` | ${metric(scenario, "first_try_success_rate", "rate")} | ${metric(scenario, "iteration_ratio", "rate")}` +
+        ` | ${metric(scenario, "turns", "number")} | ${formatUsd(scenario.summary.cost_usd)} |`,
+    );
+  }
+  lines.push(
+    "",
+    "Commands, errors, retries, help, first-try and iteration are the target tool's interaction metrics (means over evaluated trials); `–` means there was nothing to measure.",
+  );
+  return lines;
+}
+
+function renderTrialFailure(scenario: ScenarioReport, trial: TrialReport): string[] {
+  const lines = [
+    "",
+    `### ${OUTCOME_MARK[trial.outcome] ?? ""} ${escapeCell(scenarioLabel(scenario))} — trial ${trial.trial}: ${trial.outcome}`,
+    "",
+  ];
+  if (trial.reason) lines.push(`**Why:** ${trial.reason}`, "");
+  lines.push(
+    `Ended by \`${trial.end_reason ?? "unknown"}\` after ${trial.execution.turns} turn(s), ${trial.execution.tool_calls} tool call(s), ` +
+      `${trial.interaction.total_commands} target command(s) (source: ${trial.invocation_source}); gates ${trial.gates_passed}/${trial.gates_total}, score ${formatNumber(trial.score)}/${formatNumber(trial.max_score)}.`,
+    "",
+  );
+  const failed = trial.gates.filter((g) => !g.passed);
+  if (failed.length > 0) {
+    lines.push("Failed gates:", "");
+    for (const gate of failed) {
+      const label = gate.description ? `${gate.gate_type} (${gate.description})` : gate.gate_type;
+      lines.push(`- **${escapeCell(label)}**: ${gate.message.replace(/\n/g, "\n  ")}`);
+    }
+    lines.push("");
+  }
+  if (trial.judge_response) {
+    lines.push(
+      `Judge score ${formatNumber(trial.judge_score)} (confidence ${formatNumber(trial.judge_response.confidence)}).`,
+    );
+    for (const issue of trial.judge_response.issues) lines.push(`- ${issue}`);
+    lines.push("");
+  }
+  if (trial.transcript_path) lines.push(`Transcript: \`${trial.transcript_path}\``);
+  return lines;
+}
+
+/** `report.md`: headline, per-category and per-scenario tables, then each failing trial. Pure. */
+export function renderReportMarkdown(report: Report): string {
+  const lines = [...renderHeadline(report), ...renderCategories(report), ...renderScenarioTable(report)];
+  const variants = compareVariants(report);
+  for (const { base, head, comparison } of variants) {
+    lines.push(
+      "",
+      `## Guidance variants: \`${head}\` against \`${base}\``,
+      "",
+      renderComparisonMarkdown(comparison, { maxChars: 12_000 }).trim(),
+    );
+  }
+  const failing = report.scenarios.flatMap((s) =>
+    s.trials.filter((t) => t.outcome === "fail" || t.outcome === "error").map((t) => [s, t] as const),
+  );
+  if (failing.length > 0) {
+    lines.push("", "## Failures and errors");
+    for (const [scenario, trial] of failing) lines.push(...renderTrialFailure(scenario, trial));
+  }
+  lines.push(
+    "",
+    `<sub>llm-tool-test ${report.run.harness_version} · run ${report.run.id} · ${report.run.started_at} → ${report.run.ended_at}${report.run.git_sha ? ` · ${report.run.git_sha.slice(0, 7)}` : ""}</sub>`,
+    "",
+  );
+  return lines.join("\n");
+}

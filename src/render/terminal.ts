@@ -1,0 +1,80 @@
+import type { Report, ScenarioReport } from "../results/types.js";
+import { formatDuration, formatNumber, formatRate, formatUsd } from "./format.js";
+
+export interface TerminalOptions {
+  color?: boolean;
+}
+
+function paint(enabled: boolean, code: number, text: string): string {
+  return enabled ? `\u001b[${code}m${text}\u001b[0m` : text;
+}
+
+function padEnd(text: string, width: number): string {
+  return text.length >= width ? text : text + " ".repeat(width - text.length);
+}
+
+function label(scenario: ScenarioReport): string {
+  return scenario.variant ? `${scenario.id}@${scenario.variant}` : scenario.id;
+}
+
+/** The summary printed at the end of `run`. Pure. */
+export function renderTerminalSummary(report: Report, options: TerminalOptions = {}): string {
+  const color = options.color ?? false;
+  const green = (t: string) => paint(color, 32, t);
+  const red = (t: string) => paint(color, 31, t);
+  const yellow = (t: string) => paint(color, 33, t);
+  const dim = (t: string) => paint(color, 2, t);
+  const width = Math.min(48, Math.max(12, ...report.scenarios.map((s) => label(s).length)));
+  const lines: string[] = [];
+  for (const scenario of report.scenarios) {
+    const s = scenario.summary;
+    const evaluated = s.passed + s.failed;
+    const status =
+      evaluated === 0
+        ? s.errors > 0
+          ? yellow("ERROR")
+          : dim("SKIP ")
+        : s.failed === 0 && s.errors === 0
+          ? green("PASS ")
+          : red("FAIL ");
+    const rate =
+      evaluated > 1
+        ? `${s.passed}/${evaluated} ${formatRate(s.pass_rate)} [${formatRate(s.pass_rate_ci_low)}–${formatRate(s.pass_rate_ci_high)}]`
+        : `${s.passed}/${evaluated}`;
+    const m = s.metrics;
+    const detail = [
+      `cmds ${formatNumber(m.total_commands?.mean ?? null, 1)}`,
+      `err ${formatRate(m.error_rate?.mean ?? null)}`,
+      `help ${formatNumber(m.help_invocations?.mean ?? null, 1)}`,
+      `1st-try ${formatRate(m.first_try_success_rate?.mean ?? null)}`,
+      s.errors > 0 ? yellow(`${s.errors} error(s)`) : "",
+    ]
+      .filter(Boolean)
+      .join("  ");
+    lines.push(`${status} ${padEnd(label(scenario), width)}  ${padEnd(rate, 22)} ${dim(detail)}`);
+    for (const trial of scenario.trials) {
+      if (trial.outcome === "fail" || trial.outcome === "error") {
+        lines.push(dim(`        trial ${trial.trial}: ${(trial.reason ?? trial.outcome).split("\n")[0]}`));
+      }
+    }
+  }
+  const s = report.summary;
+  const headline =
+    s.outcome === "fail"
+      ? red("FAILED")
+      : s.outcome === "error"
+        ? yellow("INCOMPLETE (errors)")
+        : report.run.incomplete
+          ? yellow("INCOMPLETE")
+          : green("PASSED");
+  lines.push(
+    "",
+    `${headline}  ${s.passed}/${s.passed + s.failed} trials passed (${formatRate(s.pass_rate)}), ` +
+      `${s.scenarios_passed}/${s.scenarios} scenarios` +
+      (s.errors ? `, ${s.errors} errored` : "") +
+      (s.skipped ? `, ${s.skipped} skipped` : "") +
+      // The trials' durations added up: with concurrency, more than the run's wall time.
+      ` · ${formatUsd(s.total_cost_usd)} · ${formatDuration(s.total_duration_ms)} of trial time`,
+  );
+  return lines.join("\n");
+}

@@ -1,0 +1,95 @@
+import type { TrialEvent } from "../transcript/events.js";
+
+export interface TranscriptOptions {
+  /** Longest stdout/stderr shown per tool result before it is cut (the events keep the full capture). */
+  maxOutputChars?: number;
+}
+
+function fence(text: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const ticks = "`".repeat(longest + 1);
+  return `${ticks}\n${text.replace(/\n$/, "")}\n${ticks}`;
+}
+
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const half = Math.floor(max / 2);
+  return `${text.slice(0, half)}\n[... ${text.length - max} characters not shown ...]\n${text.slice(-half)}`;
+}
+
+/** A readable transcript of one trial, for people and for the judge. Pure. */
+export function renderTranscriptMarkdown(events: TrialEvent[], options: TranscriptOptions = {}): string {
+  const max = options.maxOutputChars ?? 4000;
+  const out: string[] = [];
+  for (const event of events) {
+    switch (event.type) {
+      case "trial_start":
+        out.push(
+          `# Trial ${event.trial} of \`${event.scenario_id}\`${event.variant ? ` (variant \`${event.variant}\`)` : ""}`,
+          "",
+          `Agent \`${event.agent}\`${event.model ? `, model \`${event.model}\`` : ""}, sandbox \`${event.sandbox}\`, started ${event.ts}.`,
+          "",
+        );
+        break;
+      case "setup":
+        out.push(`**Setup** \`${event.command}\` → exit ${event.exit_code}`, "");
+        break;
+      case "model_response": {
+        const tokens = `${event.usage.input_tokens} in / ${event.usage.output_tokens} out`;
+        out.push(
+          `## Turn ${event.turn} (${tokens}, ${event.duration_ms} ms, stop: ${event.stop_reason ?? "none"})`,
+          "",
+        );
+        if (event.text.trim()) out.push(event.text.trim(), "");
+        break;
+      }
+      case "model_error":
+        out.push(
+          `> Model call failed (attempt ${event.attempt}${event.status ? `, HTTP ${event.status}` : ""}): ${event.message}${event.will_retry ? " — retrying" : ""}`,
+          "",
+        );
+        break;
+      case "tool_call":
+        out.push(`**$** ${fence(event.command)}`, "");
+        break;
+      case "tool_result": {
+        const flags = [event.timed_out ? "timed out" : "", event.truncated ? "output truncated" : ""].filter(
+          Boolean,
+        );
+        out.push(
+          `exit ${event.exit_code}, ${event.duration_ms} ms${flags.length ? ` (${flags.join(", ")})` : ""}`,
+          "",
+        );
+        if (event.stdout) out.push("stdout:", fence(clip(event.stdout, max)), "");
+        if (event.stderr) out.push("stderr:", fence(clip(event.stderr, max)), "");
+        break;
+      }
+      case "agent_output":
+        out.push(fence(clip(event.text, max * 4)), "");
+        break;
+      case "target_invocation":
+      case "model_request":
+        break;
+      case "trial_end":
+        out.push(
+          `---`,
+          "",
+          `Ended: **${event.reason}** after ${event.turns} turn(s), ${event.duration_ms} ms.${event.error ? ` Error: ${event.error}` : ""}`,
+          "",
+        );
+        break;
+    }
+  }
+  const invocations = events.filter((e) => e.type === "target_invocation");
+  if (invocations.length > 0) {
+    out.push("## Target invocations (from the shim)", "", "| # | argv | exit | ms |", "|---|---|---|---|");
+    invocations.forEach((e, i) => {
+      const argv = e.argv.map((a) => (/[\s|"'`]/.test(a) ? JSON.stringify(a) : a)).join(" ");
+      out.push(
+        `| ${i + 1} | \`${argv.replace(/\|/g, "\\|").replace(/`/g, "'")}\` | ${e.exit_code} | ${e.duration_ms} |`,
+      );
+    });
+    out.push("");
+  }
+  return out.join("\n");
+}

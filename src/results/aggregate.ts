@@ -1,0 +1,171 @@
+import type { Scenario } from "../scenario/types.js";
+import { classifyFlakiness, passAtK, passHatK, summarizeMetric, wilsonInterval } from "../stats/stats.js";
+import { METRIC_DEFINITIONS, PASS_RATE, readTrialValues } from "./trial-metrics.js";
+import type {
+  CategorySummary,
+  MetricSummary,
+  RunInfo,
+  RunSummary,
+  ScenarioReport,
+  ScenarioSummary,
+  TrialReport,
+} from "./types.js";
+import { REPORT_SCHEMA_VERSION, type Report } from "./types.js";
+
+/** Trials that count towards rates: evaluated ones (not errors, not skipped). */
+export function isEvaluated(trial: TrialReport): boolean {
+  return trial.outcome === "pass" || trial.outcome === "fail";
+}
+
+function trialCost(trial: TrialReport): number {
+  return (trial.execution.cost_usd ?? 0) + (trial.judge_usage?.cost_usd ?? 0);
+}
+
+export function summarizeScenario(trials: TrialReport[]): ScenarioSummary {
+  const count = (outcome: TrialReport["outcome"]) => trials.filter((t) => t.outcome === outcome).length;
+  const passed = count("pass");
+  const failed = count("fail");
+  const evaluated = trials.filter(isEvaluated);
+  const n = passed + failed;
+  const interval = wilsonInterval(passed, n);
+  const metrics: Record<string, MetricSummary> = {};
+  for (const definition of METRIC_DEFINITIONS) {
+    // The pass rate has its own fields, with the interval that suits a proportion.
+    if (definition.name === PASS_RATE) continue;
+    metrics[definition.name] = summarizeMetric(readTrialValues(trials, definition));
+  }
+  return {
+    trials: trials.length,
+    passed,
+    failed,
+    errors: count("error"),
+    skipped: count("skipped"),
+    pass_rate: n > 0 ? passed / n : null,
+    pass_rate_ci_low: interval?.low ?? null,
+    pass_rate_ci_high: interval?.high ?? null,
+    pass_at_k: n > 0 ? passAtK(n, passed, n) : null,
+    pass_hat_k: n > 0 ? passHatK(n, passed, n) : null,
+    flakiness: classifyFlakiness(passed, failed),
+    score: sum(evaluated.map((t) => t.score)),
+    max_score: sum(evaluated.map((t) => t.max_score)),
+    cost_usd: sum(trials.map(trialCost)),
+    metrics,
+  };
+}
+
+/** What a scenario report says about its scenario, apart from its trials. */
+export type ScenarioMeta = Omit<ScenarioReport, "trials" | "summary">;
+
+export function scenarioMetaOf(scenario: Scenario, variant: string | null): ScenarioMeta {
+  return {
+    id: scenario.id,
+    variant,
+    category: scenario.category,
+    description: scenario.description ?? null,
+    tags: scenario.tags,
+    source: { file: scenario.source.file, line: scenario.source.line, format: scenario.source.format },
+    content_hash: scenario.contentHash,
+  };
+}
+
+export function buildScenarioReport(meta: ScenarioMeta, trials: TrialReport[]): ScenarioReport {
+  const sorted = [...trials].sort((a, b) => a.trial - b.trial);
+  return { ...meta, trials: sorted, summary: summarizeScenario(sorted) };
+}
+
+function sum(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0);
+}
+
+function ratio(numerator: number, denominator: number): number | null {
+  return denominator > 0 ? numerator / denominator : null;
+}
+
+/**
+ * Per run and per category. bashkit-eval's EvalSummary fields count evaluated trials as its
+ * "tasks" (one trial = one run of a task); errors and skipped trials are counted apart.
+ */
+export function summarizeRun(scenarios: ScenarioReport[]): RunSummary {
+  const all = scenarios.flatMap((s) => s.trials);
+  const evaluated = all.filter(isEvaluated);
+  const passed = evaluated.filter((t) => t.outcome === "pass").length;
+  const failed = evaluated.length - passed;
+  const errors = all.filter((t) => t.outcome === "error").length;
+  const skipped = all.filter((t) => t.outcome === "skipped").length;
+  const toolCalls = sum(evaluated.map((t) => t.execution.tool_calls));
+  const toolOk = sum(evaluated.map((t) => t.execution.tool_calls_ok));
+  const turns = sum(evaluated.map((t) => t.execution.turns));
+  const duration = sum(evaluated.map((t) => t.execution.duration_ms));
+  const score = sum(evaluated.map((t) => t.score));
+  const maxScore = sum(evaluated.map((t) => t.max_score));
+
+  const byCategory: Record<string, CategorySummary> = {};
+  for (const scenario of scenarios) {
+    const entry = byCategory[scenario.category] ?? {
+      tasks: 0,
+      passed: 0,
+      score: 0,
+      max_score: 0,
+      rate: null,
+      pass_rate: null,
+      errors: 0,
+    };
+    byCategory[scenario.category] = entry;
+    for (const trial of scenario.trials) {
+      if (trial.outcome === "error") entry.errors += 1;
+      if (!isEvaluated(trial)) continue;
+      entry.tasks += 1;
+      if (trial.outcome === "pass") entry.passed += 1;
+      entry.score += trial.score;
+      entry.max_score += trial.max_score;
+    }
+  }
+  for (const entry of Object.values(byCategory)) {
+    entry.rate = ratio(entry.score, entry.max_score);
+    entry.pass_rate = ratio(entry.passed, entry.tasks);
+  }
+  const sortedCategories = Object.fromEntries(
+    Object.entries(byCategory).sort(([a], [b]) => a.localeCompare(b)),
+  );
+
+  const scenariosPassed = scenarios.filter(
+    (s) => s.summary.passed > 0 && s.summary.failed === 0 && s.summary.errors === 0,
+  ).length;
+  const outcome: RunSummary["outcome"] = failed > 0 ? "fail" : errors > 0 ? "error" : "pass";
+  return {
+    outcome,
+    scenarios: scenarios.length,
+    scenarios_passed: scenariosPassed,
+    trials: all.length,
+    passed,
+    failed,
+    errors,
+    skipped,
+    pass_rate: ratio(passed, evaluated.length),
+    total_tasks: evaluated.length,
+    total_passed: passed,
+    total_score: score,
+    total_max_score: maxScore,
+    overall_rate: ratio(score, maxScore),
+    total_tool_calls: toolCalls,
+    tool_calls_ok: toolOk,
+    tool_calls_error: toolCalls - toolOk,
+    tool_call_success_rate: ratio(toolOk, toolCalls),
+    total_turns: turns,
+    avg_turns_per_task: ratio(turns, evaluated.length),
+    avg_tool_calls_per_task: ratio(toolCalls, evaluated.length),
+    total_input_tokens: sum(all.map((t) => t.execution.input_tokens)),
+    total_output_tokens: sum(all.map((t) => t.execution.output_tokens)),
+    total_cache_read_tokens: sum(all.map((t) => t.execution.cache_read_tokens)),
+    total_cache_write_tokens: sum(all.map((t) => t.execution.cache_write_tokens)),
+    total_duration_ms: duration,
+    avg_duration_ms: ratio(duration, evaluated.length),
+    total_cost_usd: sum(all.map(trialCost)),
+    judge_cost_usd: sum(all.map((t) => t.judge_usage?.cost_usd ?? 0)),
+    by_category: sortedCategories,
+  };
+}
+
+export function assembleReport(run: RunInfo, scenarios: ScenarioReport[]): Report {
+  return { schema_version: REPORT_SCHEMA_VERSION, run, scenarios, summary: summarizeRun(scenarios) };
+}

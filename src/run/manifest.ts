@@ -1,0 +1,77 @@
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { ConfigError } from "../errors.js";
+import type { TrialReport } from "../results/types.js";
+import type { PlannedTrial } from "./plan.js";
+import { trialFolderOf } from "./trial.js";
+
+/** `run.json`: what a run set out to do, so `--resume` can refuse a run whose inputs changed. */
+export interface RunManifest {
+  manifest_version: 1;
+  run_id: string;
+  started_at: string;
+  harness_version: string;
+  settings_hash: string;
+  shard: { index: number; count: number } | null;
+  trial_keys: string[];
+}
+
+const MANIFEST = "run.json";
+
+export async function writeManifest(outDir: string, manifest: RunManifest): Promise<void> {
+  await writeFile(path.join(outDir, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+export async function readManifest(outDir: string): Promise<RunManifest> {
+  const file = path.join(outDir, MANIFEST);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch {
+    throw new ConfigError(
+      `nothing to resume: no ${MANIFEST} there (pass the --out folder of an earlier run)`,
+      outDir,
+    );
+  }
+  try {
+    return JSON.parse(text) as RunManifest;
+  } catch {
+    throw new ConfigError("the run manifest is not valid JSON: start a new run instead", file);
+  }
+}
+
+/** Refuses to resume when the scenarios, model or settings differ from the interrupted run's. */
+export function checkResumable(
+  manifest: RunManifest,
+  settingsHash: string,
+  plan: PlannedTrial[],
+  outDir: string,
+): void {
+  const planned = plan.map((t) => t.key).sort();
+  const recorded = [...manifest.trial_keys].sort();
+  if (manifest.settings_hash !== settingsHash || JSON.stringify(planned) !== JSON.stringify(recorded)) {
+    throw new ConfigError(
+      "cannot resume: the scenarios, model or settings changed since this run started " +
+        `(settings ${manifest.settings_hash} then, ${settingsHash} now). Run with the same scenarios and flags, or start a new run with another --out`,
+      outDir,
+    );
+  }
+}
+
+/** Trials of an earlier attempt that finished (pass, fail or error); skipped ones run again. */
+export async function loadFinishedTrials(
+  outDir: string,
+  plan: PlannedTrial[],
+): Promise<Map<string, TrialReport>> {
+  const finished = new Map<string, TrialReport>();
+  for (const planned of plan) {
+    try {
+      const text = await readFile(path.join(outDir, trialFolderOf(planned), "result.json"), "utf8");
+      const report = JSON.parse(text) as TrialReport;
+      if (report.outcome !== "skipped") finished.set(planned.key, report);
+    } catch {
+      // Not finished (no result, or a torn write from the interruption): it runs again.
+    }
+  }
+  return finished;
+}

@@ -1,0 +1,64 @@
+import type { AgentName } from "../agents/types.js";
+import type { ModelPrice } from "../results/types.js";
+import type { SandboxMode } from "../scenario/types.js";
+
+export const DEFAULT_MODEL = "claude-haiku-4-5";
+export const DEFAULT_MAX_TURNS = 20;
+export const DEFAULT_TRIAL_TIMEOUT_MS = 300_000;
+export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
+export const DEFAULT_GATE_TIMEOUT_MS = 60_000;
+export const DEFAULT_OUTPUT_CAP_BYTES = 256 * 1024;
+
+/** Everything that decides what a run does, read once by the CLI or the action. */
+export interface RunOptions {
+  agent: AgentName;
+  /** The `command` agent's template (`--agent-command`): {prompt}, {workdir}, {model}, {system}. */
+  agentCommand: string | null;
+  /** Default model; a scenario's `agent.model` wins. */
+  model: string;
+  judgeModel: string | null;
+  /** Allow the judge to be the tested model. */
+  forceJudge: boolean;
+  maxTurns: number;
+  /** Default trials per scenario; a scenario's `trials` wins. */
+  trials: number;
+  trialTimeoutMs: number;
+  commandTimeoutMs: number;
+  gateTimeoutMs: number;
+  outputCapBytes: number;
+  /** Trials in flight at once. */
+  concurrency: number;
+  /** Overrides every scenario's sandbox mode when set. */
+  sandbox: SandboxMode | null;
+  keepWorkDirs: boolean;
+  outDir: string;
+  prices: Record<string, ModelPrice>;
+  shard: { index: number; count: number } | null;
+  maxCostUsd: number | null;
+  /** Finish the interrupted run in `outDir` instead of starting afresh. */
+  resume: boolean;
+}
+
+export function defaultRunOptions(overrides: Partial<RunOptions> & { outDir: string }): RunOptions {
+  return {
+    agent: "oracle",
+    agentCommand: null,
+    model: DEFAULT_MODEL,
+    judgeModel: null,
+    forceJudge: false,
+    maxTurns: DEFAULT_MAX_TURNS,
+    trials: 1,
+    trialTimeoutMs: DEFAULT_TRIAL_TIMEOUT_MS,
+    commandTimeoutMs: DEFAULT_COMMAND_TIMEOUT_MS,
+    gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS,
+    outputCapBytes: DEFAULT_OUTPUT_CAP_BYTES,
+    concurrency: 1,
+    sandbox: null,
+    keepWorkDirs: false,
+    prices: {},
+    shard: null,
+    maxCostUsd: null,
+    resume: false,
+    ...overrides,
+  };
+}

@@ -1,0 +1,55 @@
+import { createHash } from "node:crypto";
+import type { Scenario, Variant } from "../scenario/types.js";
+import type { RunOptions } from "./options.js";
+
+/** One trial to run: a scenario, one of its variants (or none), and the trial number (1-based). */
+export interface PlannedTrial {
+  /** `id`, `id@variant`, then `#n`: unique within a run, stable across runs. */
+  key: string;
+  scenarioKey: string;
+  scenario: Scenario;
+  variant: Variant | null;
+  trial: number;
+}
+
+export function scenarioKeyOf(id: string, variant: string | null): string {
+  return variant ? `${id}@${variant}` : id;
+}
+
+/** scenario × variant × trial; with a shard, a stable balanced share of that list. */
+export function planTrials(
+  scenarios: Scenario[],
+  options: Pick<RunOptions, "trials" | "shard">,
+): PlannedTrial[] {
+  const all: PlannedTrial[] = [];
+  for (const scenario of scenarios) {
+    const variants: (Variant | null)[] = scenario.variants.length > 0 ? scenario.variants : [null];
+    const count = scenario.trials ?? options.trials;
+    for (const variant of variants) {
+      const scenarioKey = scenarioKeyOf(scenario.id, variant?.name ?? null);
+      for (let trial = 1; trial <= count; trial++) {
+        all.push({ key: `${scenarioKey}#${trial}`, scenarioKey, scenario, variant, trial });
+      }
+    }
+  }
+  if (!options.shard) return all;
+  const { index, count } = options.shard;
+  // Order by a hash of the key, then deal round-robin: balanced to within one trial, and
+  // independent of file order, so every shard of a matrix computes the same split.
+  const ranked = [...all].sort((a, b) => compareStrings(hashKey(a.key), hashKey(b.key)));
+  const mine = new Set(ranked.filter((_, i) => i % count === index - 1).map((t) => t.key));
+  return all.filter((t) => mine.has(t.key));
+}
+
+function hashKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A folder name for a scenario key that is safe on every filesystem. */
+export function folderNameFor(scenarioKey: string): string {
+  return scenarioKey.replace(/[^A-Za-z0-9._@-]+/g, "_");
+}

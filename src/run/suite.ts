@@ -1,0 +1,293 @@
+import { createHash, randomUUID } from "node:crypto";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { Agent } from "../agents/types.js";
+import { compareReports } from "../compare/compare.js";
+import type { CompareOptions, Comparison } from "../compare/types.js";
+import { describeError } from "../errors.js";
+import type { ModelClient } from "../model/model-client.js";
+import { renderComparisonMarkdown } from "../render/comparison-markdown.js";
+import { loadTrialEvents, renderReportHtml } from "../render/html.js";
+import { renderJunitXml } from "../render/junit.js";
+import { renderReportMarkdown } from "../render/report-markdown.js";
+import { assembleReport, buildScenarioReport, scenarioMetaOf } from "../results/aggregate.js";
+import type { Report, RunInfo, TrialReport } from "../results/types.js";
+import { warmProcessRunners } from "../sandbox/exec.js";
+import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
+import type { Scenario } from "../scenario/types.js";
+import { HARNESS_VERSION } from "../version.js";
+import { createBudget } from "./budget.js";
+import { checkResumable, loadFinishedTrials, readManifest, writeManifest } from "./manifest.js";
+import type { RunOptions } from "./options.js";
+import { type PlannedTrial, planTrials } from "./plan.js";
+import { agentUsesModel, runTrial, skippedTrial } from "./trial.js";
+
+export type ProgressEvent =
+  | { type: "plan"; trials: number; scenarios: number; resumed: number; estimatedCostUsd: number | null }
+  | { type: "trial_start"; key: string; scenarioKey: string; trial: number }
+  | { type: "turn"; key: string; turn: number }
+  | { type: "trial_end"; key: string; report: TrialReport; done: number; total: number }
+  | { type: "stopping"; reason: string };
+
+export interface SuitePorts {
+  agent: Agent;
+  judgeClient?: ModelClient | null;
+  /** The parent process environment: the sandbox builds the agent's env from it, minus secrets. */
+  env: Record<string, string | undefined>;
+  now?: () => number;
+  /** Abort with reason "cancelled" to stop: no new trials start, running ones are killed. */
+  signal?: AbortSignal;
+  onProgress?: (event: ProgressEvent) => void;
+  /** Git facts for the report, when known. */
+  git?: { sha: string | null; ref: string | null };
+  /** A baseline report: its per-trial costs estimate this run's spend for the budget, and the
+   * finished run is compared with it. */
+  baseline?: Report | null;
+  compareOptions?: CompareOptions;
+}
+
+export interface SuiteResult {
+  report: Report;
+  /** Against `ports.baseline`; null without one, or when it could not be compared. */
+  comparison: Comparison | null;
+  /** Why the baseline could not be compared (a report of another format, say). */
+  comparisonError: string | null;
+}
+
+/** What changes results; the shards of one run share it, and a resumed run must match it. */
+export function hashSettings(options: RunOptions, scenarios: Scenario[]): string {
+  const hash = createHash("sha256");
+  hash.update(
+    JSON.stringify({
+      agent: options.agent,
+      model: options.model,
+      judge: options.judgeModel,
+      maxTurns: options.maxTurns,
+      trials: options.trials,
+      timeouts: [options.trialTimeoutMs, options.commandTimeoutMs, options.gateTimeoutMs],
+      sandbox: options.sandbox,
+      scenarios: scenarios.map((s) => [s.id, s.contentHash]),
+    }),
+  );
+  return hash.digest("hex").slice(0, 16);
+}
+
+/** Consecutive infrastructure errors after which the run stops instead of failing for hours. */
+function breakerThreshold(concurrency: number): number {
+  return Math.max(3, Math.min(concurrency, 10));
+}
+
+/**
+ * The front door of the core: scenarios in, a report out (also written to `options.outDir`).
+ * Each trial's result is written as it finishes; the report is built from them. A failing or
+ * broken trial is data in the report; only configuration errors throw.
+ */
+export async function runSuite(
+  scenarios: Scenario[],
+  options: RunOptions,
+  ports: SuitePorts,
+): Promise<SuiteResult> {
+  const now = ports.now ?? Date.now;
+  const signal = ports.signal ?? new AbortController().signal;
+  const redact = createSecretRedactor(collectSecretValues(ports.env));
+  await mkdir(options.outDir, { recursive: true });
+
+  const plan = planTrials(scenarios, options);
+  const settingsHash = hashSettings(options, scenarios);
+  let runId: string = randomUUID();
+  let startedAt = new Date(now()).toISOString();
+  let results = new Map<string, TrialReport>();
+  if (options.resume) {
+    const manifest = await readManifest(options.outDir);
+    checkResumable(manifest, settingsHash, plan, options.outDir);
+    runId = manifest.run_id;
+    startedAt = manifest.started_at;
+    results = await loadFinishedTrials(options.outDir, plan);
+  } else {
+    await writeManifest(options.outDir, {
+      manifest_version: 1,
+      run_id: runId,
+      started_at: startedAt,
+      harness_version: HARNESS_VERSION,
+      settings_hash: settingsHash,
+      shard: options.shard,
+      trial_keys: plan.map((t) => t.key),
+    });
+  }
+
+  const pending = plan.filter((t) => !results.has(t.key));
+  const budget = createBudget(options.maxCostUsd, ports.baseline ?? null, [...results.values()]);
+  ports.onProgress?.({
+    type: "plan",
+    trials: plan.length,
+    scenarios: scenarios.length,
+    resumed: results.size,
+    estimatedCostUsd: budget.estimateTotal(pending),
+  });
+
+  let stopReason: string | null = null;
+  const stop = (reason: string) => {
+    if (stopReason) return;
+    stopReason = reason;
+    ports.onProgress?.({ type: "stopping", reason });
+  };
+  signal.addEventListener("abort", () => stop("the run was cancelled"), { once: true });
+  // Ready by the time the first trials' agents run their first commands.
+  if (pending.length > 0) warmProcessRunners();
+  let consecutiveInfraErrors = 0;
+  let done = results.size;
+  const queue = [...pending];
+  let inFlight = 0;
+  const cleanups: Promise<void>[] = [];
+
+  const worker = async () => {
+    for (;;) {
+      if (signal.aborted) stop("the run was cancelled");
+      if (stopReason) return;
+      const planned = queue[0];
+      if (!planned) return;
+      const admission = budget.admit(planned, inFlight);
+      if (admission === "wait") {
+        await budget.waitForChange();
+        continue;
+      }
+      if (admission === "over") {
+        stop(`the cost budget of $${options.maxCostUsd} would be exceeded`);
+        return;
+      }
+      queue.shift();
+      inFlight += 1;
+      budget.start(planned);
+      ports.onProgress?.({
+        type: "trial_start",
+        key: planned.key,
+        scenarioKey: planned.scenarioKey,
+        trial: planned.trial,
+      });
+      try {
+        const { report, fatalError, cleanedUp } = await runTrial(planned, options, {
+          agent: ports.agent,
+          judgeClient: ports.judgeClient ?? null,
+          parentEnv: ports.env,
+          redact,
+          now,
+          signal,
+          onTurn: (turn) => ports.onProgress?.({ type: "turn", key: planned.key, turn }),
+        });
+        cleanups.push(cleanedUp);
+        results.set(planned.key, report);
+        budget.finish(planned, report);
+        consecutiveInfraErrors = report.end_reason === "infra_error" ? consecutiveInfraErrors + 1 : 0;
+        if (fatalError) stop(fatalError);
+        if (consecutiveInfraErrors >= breakerThreshold(options.concurrency)) {
+          stop(
+            `${consecutiveInfraErrors} trials in a row ended in infrastructure errors (last: ${report.reason ?? "unknown"})`,
+          );
+        }
+        done += 1;
+        ports.onProgress?.({ type: "trial_end", key: planned.key, report, done, total: plan.length });
+      } finally {
+        inFlight -= 1;
+        budget.notify();
+      }
+    }
+  };
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(options.concurrency, pending.length)) }, worker),
+  );
+  await Promise.all(cleanups);
+
+  // Trials that never started are reported as skipped, with the reason the run stopped.
+  for (const planned of plan) {
+    if (!results.has(planned.key)) {
+      results.set(planned.key, skippedTrial(planned, `not run: ${stopReason ?? "the run stopped"}`));
+    }
+  }
+  const incomplete = stopReason !== null || [...results.values()].some((t) => t.outcome === "skipped");
+  const run: RunInfo = {
+    id: runId,
+    started_at: startedAt,
+    ended_at: new Date(now()).toISOString(),
+    harness_version: HARNESS_VERSION,
+    agent: options.agent,
+    model: agentUsesModel(options.agent) ? options.model : null,
+    judge_model: options.judgeModel,
+    git_sha: ports.git?.sha ?? null,
+    git_ref: ports.git?.ref ?? null,
+    settings_hash: settingsHash,
+    price_table: options.prices,
+    incomplete,
+    shard: options.shard,
+  };
+  const report = assembleReport(run, groupByScenario(plan, results));
+  const compared = await writeRunOutputs(
+    report,
+    options.outDir,
+    redact,
+    ports.baseline ?? null,
+    ports.compareOptions,
+  );
+  return { report, ...compared };
+}
+
+function groupByScenario(plan: PlannedTrial[], results: Map<string, TrialReport>) {
+  const byScenario = new Map<string, PlannedTrial[]>();
+  for (const planned of plan) {
+    const list = byScenario.get(planned.scenarioKey) ?? [];
+    list.push(planned);
+    byScenario.set(planned.scenarioKey, list);
+  }
+  return [...byScenario.values()].map((trials) => {
+    const first = trials[0] as PlannedTrial;
+    const reports = trials.map((t) => results.get(t.key)).filter((r): r is TrialReport => r !== undefined);
+    return buildScenarioReport(scenarioMetaOf(first.scenario, first.variant?.name ?? null), reports);
+  });
+}
+
+/**
+ * Compares a finished report with its baseline (when there is one) and writes every output file
+ * once: the report files below, plus comparison.json and comparison.md. A baseline that cannot be
+ * compared is said, not thrown: the run's own results still get written.
+ */
+export async function writeRunOutputs(
+  report: Report,
+  outDir: string,
+  redact: (text: string) => string,
+  baseline: Report | null,
+  compareOptions: CompareOptions = {},
+): Promise<Omit<SuiteResult, "report">> {
+  let comparison: Comparison | null = null;
+  let comparisonError: string | null = null;
+  if (baseline) {
+    try {
+      comparison = compareReports(baseline, report, compareOptions);
+    } catch (error) {
+      comparisonError = describeError(error);
+    }
+  }
+  await writeReportFiles(report, outDir, redact, comparison ? { comparison } : {});
+  if (comparison) {
+    await writeFile(path.join(outDir, "comparison.json"), redact(`${JSON.stringify(comparison, null, 2)}\n`));
+    await writeFile(path.join(outDir, "comparison.md"), redact(renderComparisonMarkdown(comparison)));
+  }
+  return { comparison, comparisonError };
+}
+
+/** Writes report.json, report.md, report.html (with transcripts) and junit.xml into `outDir`. */
+export async function writeReportFiles(
+  report: Report,
+  outDir: string,
+  redact: (text: string) => string,
+  options: { comparison?: Comparison | null } = {},
+) {
+  await writeFile(path.join(outDir, "report.json"), redact(`${JSON.stringify(report, null, 2)}\n`));
+  await writeFile(path.join(outDir, "report.md"), redact(renderReportMarkdown(report)));
+  await writeFile(path.join(outDir, "junit.xml"), redact(renderJunitXml(report)));
+  const events = await loadTrialEvents(report, outDir);
+  const html = renderReportHtml({
+    report,
+    events,
+    ...(options.comparison !== undefined ? { comparison: options.comparison } : {}),
+  });
+  await writeFile(path.join(outDir, "report.html"), redact(html));
+}

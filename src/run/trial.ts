@@ -1,0 +1,312 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import type { Agent, AgentName, AgentOutcome } from "../agents/types.js";
+import { describeError, InfraError, isConfigError } from "../errors.js";
+import { evaluateTrial } from "../evaluate/evaluate-trial.js";
+import { buildScriptEnv } from "../evaluate/gates.js";
+import { computeExecution, computeInteraction } from "../evaluate/metrics.js";
+import type { ModelClient } from "../model/model-client.js";
+import { renderTranscriptMarkdown } from "../render/transcript-markdown.js";
+import type { ExecutionMetrics, TrialReport } from "../results/types.js";
+import { createTrialSandbox } from "../sandbox/trial-sandbox.js";
+import type { TrialSandbox } from "../sandbox/types.js";
+import type { Scenario, Variant } from "../scenario/types.js";
+import type { EndReason } from "../transcript/events.js";
+import { createEventWriter } from "../transcript/writer.js";
+import type { RunOptions } from "./options.js";
+import { folderNameFor, type PlannedTrial } from "./plan.js";
+
+export interface TrialPorts {
+  agent: Agent;
+  /** Client for the judge; null when no judge can run. */
+  judgeClient: ModelClient | null;
+  parentEnv: Record<string, string | undefined>;
+  redact: (text: string) => string;
+  now: () => number;
+  /** Aborted with reason "cancelled" when the run is interrupted. */
+  signal: AbortSignal;
+  onTurn?: (turn: number) => void;
+}
+
+export interface TrialOutput {
+  report: TrialReport;
+  /** Why every further trial would fail the same way, when that is known. */
+  fatalError: string | null;
+  /** Folder of this trial's files, relative to the run's output folder. */
+  folder: string;
+  /**
+   * The sandbox's removal (its leftover processes killed, its work dir deleted), still going when
+   * the trial is returned, so the next trial need not wait for it. Never rejects.
+   */
+  cleanedUp: Promise<void>;
+}
+
+/** Paths of one trial's files inside the run's output folder. */
+export function trialFolderOf(planned: Pick<PlannedTrial, "scenarioKey" | "trial">): string {
+  return path.join("trials", folderNameFor(planned.scenarioKey), `trial-${planned.trial}`);
+}
+
+/** The judge of a trial: the scenario's judge model wins over the run's. */
+function judgeFor(scenario: Scenario, options: RunOptions, client: ModelClient | null) {
+  const model = scenario.evaluation.judge?.model ?? options.judgeModel;
+  return client && model ? { client, model } : null;
+}
+
+/** Agents that talk to a model (and so have a model worth recording). */
+export function agentUsesModel(name: AgentName): boolean {
+  return name === "anthropic" || name === "claude-code" || name === "command";
+}
+
+function modelFor(scenario: Scenario, options: RunOptions): string {
+  return scenario.agent.model ?? options.model;
+}
+
+async function composeSystemPrompt(
+  scenario: Scenario,
+  variant: Variant | null,
+  workDir: string,
+): Promise<string> {
+  const parts = [
+    `You are working in a sandboxed directory: ${workDir}. Use the bash tool to run commands there; it is non-interactive, and each call starts a fresh shell in that directory.`,
+    "When the task is complete, say so briefly and stop calling tools.",
+  ];
+  const guidance = variant?.guidance ?? scenario.guidance;
+  if (guidance && (guidance.mode === "system" || guidance.mode === "both")) {
+    const text = await readFile(guidance.file, "utf8");
+    parts.push(`The following documentation is available for the tools you will use:\n\n${text.trim()}`);
+  }
+  if (scenario.system) parts.push(scenario.system.trim());
+  return parts.join("\n\n");
+}
+
+function reasonFromAbort(signal: AbortSignal): EndReason {
+  return signal.reason === "cancelled" ? "cancelled" : "timeout";
+}
+
+/**
+ * Runs one trial start to finish: work dir, agent, events, evaluation, files. Never throws for a
+ * failing or broken trial: that is data (`fail` / `error`) in the returned report.
+ */
+export async function runTrial(
+  planned: PlannedTrial,
+  options: RunOptions,
+  ports: TrialPorts,
+): Promise<TrialOutput> {
+  const { scenario, variant } = planned;
+  const folder = trialFolderOf(planned);
+  const trialDir = path.join(options.outDir, folder);
+  // Synchronous, like the trial's files below and its events: one local metadata call.
+  mkdirSync(trialDir, { recursive: true });
+  const startedAtMs = ports.now();
+  const writer = createEventWriter(path.join(trialDir, "events.jsonl"), {
+    startedAtMs,
+    now: ports.now,
+    redact: ports.redact,
+  });
+  const model = modelFor(scenario, options);
+  const mode = options.sandbox ?? scenario.sandbox ?? "local";
+  const maxTurns = scenario.agent.maxTurns ?? options.maxTurns;
+  const timeoutMs = scenario.agent.timeoutMs ?? options.trialTimeoutMs;
+  const commandTimeoutMs = scenario.agent.commandTimeoutMs ?? options.commandTimeoutMs;
+
+  const trialAbort = new AbortController();
+  const onCancel = () => trialAbort.abort("cancelled");
+  if (ports.signal.aborted) onCancel();
+  ports.signal.addEventListener("abort", onCancel, { once: true });
+  const timer = setTimeout(() => trialAbort.abort("timeout"), timeoutMs);
+
+  let sandbox: TrialSandbox | null = null;
+  let outcome: AgentOutcome;
+  try {
+    writer.emit({
+      type: "trial_start",
+      schema_version: 1,
+      scenario_id: scenario.id,
+      variant: variant?.name ?? null,
+      trial: planned.trial,
+      agent: ports.agent.name,
+      model: agentUsesModel(ports.agent.name) ? model : null,
+      // Created next, by the sandbox; the setup events and the transcript follow from there.
+      work_dir: null,
+      sandbox: mode,
+    });
+    sandbox = await createTrialSandbox({
+      scenario,
+      ...(variant ? { variant } : {}),
+      mode,
+      trialDir,
+      parentEnv: ports.parentEnv,
+      events: writer,
+      outputCapBytes: options.outputCapBytes,
+      keepWorkDir: options.keepWorkDirs,
+    });
+    const activeSandbox = sandbox;
+    const systemPrompt = await composeSystemPrompt(scenario, variant, sandbox.visibleWorkDir);
+    let callCounter = 0;
+    outcome = await ports.agent.run({
+      scenario,
+      task: scenario.task,
+      systemPrompt,
+      model,
+      maxTurns,
+      commandTimeoutMs,
+      signal: trialAbort.signal,
+      workDir: sandbox.visibleWorkDir,
+      events: writer,
+      bash: async (command, turn) => {
+        callCounter += 1;
+        const callId = `call_${callCounter}`;
+        ports.onTurn?.(turn);
+        writer.emit({ type: "tool_call", call_id: callId, turn, command });
+        const result = await activeSandbox.runAgentCommand(command, {
+          timeoutMs: commandTimeoutMs,
+          signal: trialAbort.signal,
+        });
+        writer.emit({ type: "tool_result", call_id: callId, ...result });
+        return result;
+      },
+      // An external agent CLI; the trial's signal ends it, the timeout is only a backstop.
+      runProcess: (file, args, processOptions = {}) =>
+        activeSandbox.runAgentProcess(file, args, {
+          timeoutMs,
+          signal: trialAbort.signal,
+          ...(processOptions.extraEnv ? { env: processOptions.extraEnv } : {}),
+          ...(processOptions.onStdoutLine ? { onStdoutLine: processOptions.onStdoutLine } : {}),
+          ...(processOptions.stdin !== undefined ? { stdin: processOptions.stdin } : {}),
+        }),
+    });
+    if (trialAbort.signal.aborted && outcome.reason === "natural_stop") {
+      outcome = { ...outcome, reason: reasonFromAbort(trialAbort.signal) };
+    }
+  } catch (error) {
+    const infra = error instanceof InfraError;
+    outcome = {
+      // Before the agent started, any failure is the environment's; after, the agent's.
+      reason: infra || !sandbox ? "infra_error" : "agent_crash",
+      error: infra && error.detail ? `${error.message}\n${error.detail}` : describeError(error),
+      turns: 0,
+      // A configuration problem (bwrap unusable, a fixture that cannot be copied) repeats in every trial.
+      ...(isConfigError(error) ? { fatal: true } : {}),
+    };
+  } finally {
+    clearTimeout(timer);
+    ports.signal.removeEventListener("abort", onCancel);
+  }
+
+  try {
+    if (sandbox) {
+      for (const record of await sandbox.readTargetInvocations()) {
+        writer.emit({ type: "target_invocation", ...record });
+      }
+    }
+    writer.emit({
+      type: "trial_end",
+      reason: outcome.reason,
+      error: outcome.error ?? null,
+      turns: outcome.turns,
+      duration_ms: ports.now() - startedAtMs,
+    });
+    const transcript = renderTranscriptMarkdown(writer.events);
+    // The trial's own files are written synchronously, like its events: a local write of a few
+    // kilobytes is cheaper than the thread pool's round trips when trials keep every core busy.
+    writeFileSync(path.join(trialDir, "transcript.md"), ports.redact(transcript));
+
+    let evaluated: Omit<TrialReport, "trial" | "events_path" | "transcript_path">;
+    if (sandbox && outcome.reason !== "cancelled") {
+      evaluated = await evaluateTrial({
+        scenario,
+        events: writer.events,
+        sandbox,
+        model,
+        prices: options.prices,
+        judge: judgeFor(scenario, options, ports.judgeClient),
+        transcript,
+        gateTimeoutMs: options.gateTimeoutMs,
+        scriptEnv: buildScriptEnv({
+          workDir: sandbox.workDir,
+          eventsPath: path.resolve(trialDir, "events.jsonl"),
+          scenarioId: scenario.id,
+          scenarioDir: path.dirname(scenario.source.file),
+          model: agentUsesModel(ports.agent.name) ? model : null,
+          trial: planned.trial,
+        }),
+      });
+    } else {
+      const cancelled = outcome.reason === "cancelled";
+      evaluated = unevaluatedTrial({
+        outcome: cancelled ? "skipped" : "error",
+        reason: cancelled
+          ? "the run was cancelled before this trial finished"
+          : (outcome.error ?? outcome.reason),
+        endReason: outcome.reason,
+        execution: computeExecution(writer.events, { prices: options.prices, model }),
+      });
+    }
+    const report: TrialReport = {
+      trial: planned.trial,
+      ...evaluated,
+      events_path: path.join(folder, "events.jsonl"),
+      transcript_path: path.join(folder, "transcript.md"),
+    };
+    writeFileSync(path.join(trialDir, "result.json"), ports.redact(`${JSON.stringify(report, null, 2)}\n`));
+    return {
+      report,
+      folder,
+      fatalError: outcome.fatal ? (outcome.error ?? outcome.reason) : null,
+      cleanedUp: removeSandbox(sandbox),
+    };
+  } catch (error) {
+    await removeSandbox(sandbox);
+    throw error;
+  } finally {
+    writer.close();
+  }
+}
+
+/** Best effort: dispose ends what it can and falls back on its own failures (see trial-sandbox). */
+function removeSandbox(sandbox: TrialSandbox | null): Promise<void> {
+  return sandbox ? sandbox.dispose().catch(() => undefined) : Promise.resolve();
+}
+
+/** A trial that never started (the run stopped, or the budget ran out). */
+export function skippedTrial(planned: Pick<PlannedTrial, "trial">, reason: string): TrialReport {
+  return {
+    trial: planned.trial,
+    ...unevaluatedTrial({
+      outcome: "skipped",
+      reason,
+      endReason: null,
+      execution: computeExecution([], { prices: {}, model: "" }),
+    }),
+    events_path: null,
+    transcript_path: null,
+  };
+}
+
+/** A trial that never reached evaluation: no gates ran, no layer-1 commands to count. */
+function unevaluatedTrial(fields: {
+  outcome: "error" | "skipped";
+  reason: string;
+  endReason: EndReason | null;
+  execution: ExecutionMetrics;
+}): Omit<TrialReport, "trial" | "events_path" | "transcript_path"> {
+  return {
+    outcome: fields.outcome,
+    reason: fields.reason,
+    end_reason: fields.endReason,
+    invocation_source: "none",
+    interaction: computeInteraction([], false),
+    by_subcommand: {},
+    execution: fields.execution,
+    gates: [],
+    gates_passed: 0,
+    gates_total: 0,
+    score: 0,
+    max_score: 0,
+    judge_score: null,
+    judge_response: null,
+    judge_usage: null,
+    composite_score: null,
+  };
+}

@@ -1,0 +1,411 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createAnthropicClient, planDelay, readRetryAfter } from "../../src/model/anthropic-client.js";
+import { createAimdLimiter } from "../../src/model/call-limiter.js";
+import {
+  type CallLimiter,
+  type CreateMessageParams,
+  ModelCallError,
+  type RetryNotice,
+} from "../../src/model/model-client.js";
+import {
+  apiError,
+  bashCall,
+  finalText,
+  type ModelServer,
+  type Responder,
+  type ScriptedReply,
+  startModelServer,
+} from "../support/model-server.js";
+
+const CANARY_KEY = "sk-ant-canary-7f3a9c1e5b2d4f6a8c0e";
+
+const params: CreateMessageParams = {
+  model: "claude-test",
+  max_tokens: 256,
+  system: [{ type: "text", text: "system prompt", cache_control: { type: "ephemeral" } }],
+  messages: [{ role: "user", content: [{ type: "text", text: "hello" }] }],
+  tools: [{ name: "bash", description: "run bash", input_schema: { type: "object", properties: {} } }],
+};
+
+/** Answers the scripted replies in order, then the last one forever. */
+function inOrder(...replies: ScriptedReply[]): Responder {
+  let index = 0;
+  return () => replies[Math.min(index++, replies.length - 1)]!;
+}
+
+const servers: ModelServer[] = [];
+async function serve(respond: Responder): Promise<ModelServer> {
+  const server = await startModelServer(respond);
+  servers.push(server);
+  return server;
+}
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+/** A clock that moves only when the client sleeps, so waiting is measured exactly. */
+function createSleepClock() {
+  let time = 1_000_000;
+  const sleeps: number[] = [];
+  return {
+    sleeps,
+    now: () => time,
+    sleep: async (ms: number) => {
+      sleeps.push(ms);
+      time += ms;
+    },
+  };
+}
+
+describe("createAnthropicClient", () => {
+  it("sends the request with the given key only and maps the response", async () => {
+    const server = await serve(() => ({
+      kind: "message",
+      content: [
+        { type: "text", text: "Looking." },
+        { type: "tool_use", id: "toolu_1", name: "bash", input: { command: "ls" } },
+      ],
+      usage: {
+        input_tokens: 120,
+        output_tokens: 9,
+        cache_read_input_tokens: 100,
+        cache_creation_input_tokens: 20,
+      },
+    }));
+    const client = createAnthropicClient({ apiKey: CANARY_KEY, baseURL: server.url });
+    const response = await client.createMessage(params);
+
+    expect(response).toMatchObject({
+      model: "claude-test",
+      stop_reason: "tool_use",
+      content: [
+        { type: "text", text: "Looking." },
+        { type: "tool_use", id: "toolu_1", name: "bash", input: { command: "ls" } },
+      ],
+      usage: {
+        input_tokens: 120,
+        output_tokens: 9,
+        cache_read_input_tokens: 100,
+        cache_creation_input_tokens: 20,
+      },
+      attempts: 1,
+      waited_ms: 0,
+    });
+    const [request] = server.messageRequests();
+    expect(request?.headers.authorization).toBe(`Bearer ${CANARY_KEY}`);
+    expect(request?.headers["x-api-key"]).toBeUndefined();
+    expect(request?.body).toMatchObject({
+      model: "claude-test",
+      max_tokens: 256,
+      system: params.system,
+      messages: params.messages,
+      tools: params.tools,
+    });
+    expect(request?.body.stream).toBeFalsy();
+  });
+
+  it("talks HTTP through node:http with keep-alive connections, not through Node's fetch", async () => {
+    const server = await serve(() => ({ kind: "message", content: [{ type: "text", text: "ok" }] }));
+    const client = createAnthropicClient({ apiKey: CANARY_KEY, baseURL: server.url });
+    await client.createMessage(params);
+    await client.createMessage(params);
+    const [first, second] = server.messageRequests();
+    // Node's fetch (undici) adds Fetch-standard headers that node:http never sends.
+    expect(first?.headers["sec-fetch-mode"]).toBeUndefined();
+    expect(first?.headers.connection).toBe("keep-alive");
+    expect(second?.headers["sec-fetch-mode"]).toBeUndefined();
+  });
+
+  it("retries 429, 529 and 500 answers, honouring retry-after-ms, and reports every failed attempt", async () => {
+    const server = await serve(
+      inOrder(apiError(429), apiError(529), apiError(500), finalText("ok"), finalText("unexpected")),
+    );
+    const clock = createSleepClock();
+    const notices: RetryNotice[] = [];
+    const client = createAnthropicClient({ apiKey: CANARY_KEY, baseURL: server.url, ...clock });
+    const response = await client.createMessage(params, { onRetry: (notice) => notices.push(notice) });
+
+    expect(response.content).toEqual([{ type: "text", text: "ok" }]);
+    expect(response.attempts).toBe(4);
+    expect(notices.map((n) => [n.attempt, n.status, n.willRetry, n.retryAfterMs, n.delayMs])).toEqual([
+      [1, 429, true, 1, 1],
+      [2, 529, true, 1, 1],
+      [3, 500, true, 1, 1],
+    ]);
+    expect(notices[0]?.message).toMatch(/rate limited \(429\)/);
+    expect(notices[1]?.message).toMatch(/overloaded \(529\)/);
+    expect(clock.sleeps).toEqual([1, 1, 1]);
+    expect(response.waited_ms).toBe(3);
+    expect(server.messageRequests()).toHaveLength(4);
+  });
+
+  it("gives up after maxAttempts with a ModelCallError and the last notice saying so", async () => {
+    const server = await serve(() => apiError(529));
+    const notices: RetryNotice[] = [];
+    const client = createAnthropicClient({ apiKey: CANARY_KEY, baseURL: server.url, maxAttempts: 3 });
+    const error = await client
+      .createMessage(params, { onRetry: (notice) => notices.push(notice) })
+      .catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(ModelCallError);
+    expect(error).toMatchObject({ status: 529, attempts: 3 });
+    expect((error as Error).message).toMatch(/^gave up after 3 attempts: the API is overloaded \(529\)/);
+    expect(notices.map((n) => n.willRetry)).toEqual([true, true, false]);
+    expect(notices[2]?.delayMs).toBeNull();
+    expect(server.messageRequests()).toHaveLength(3);
+  });
+
+  it("fails at once on a 401, naming where the key comes from and never the key", async () => {
+    const server = await serve(() => ({
+      kind: "error",
+      status: 401,
+      // A proxy that echoes the key back must not get it into our messages either.
+      message: `invalid x-api-key ${CANARY_KEY}`,
+    }));
+    const notices: RetryNotice[] = [];
+    const client = createAnthropicClient({ apiKey: CANARY_KEY, baseURL: server.url });
+    const error = await client
+      .createMessage(params, { onRetry: (notice) => notices.push(notice) })
+      .catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(ModelCallError);
+    const message = (error as Error).message;
+    expect(message).toMatch(/the API rejected the key \(401/);
+    expect(message).toContain("ANTHROPIC_API_KEY");
+    expect(message).not.toContain(CANARY_KEY);
+    expect(message).toContain("[redacted]");
+    expect(JSON.stringify(notices)).not.toContain(CANARY_KEY);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]?.willRetry).toBe(false);
+    expect(server.messageRequests()).toHaveLength(1);
+  });
+
+  it("says which input supplies the key when told", async () => {
+    const server = await serve(() => ({ kind: "error", status: 403, message: "forbidden" }));
+    const client = createAnthropicClient({
+      apiKey: CANARY_KEY,
+      baseURL: server.url,
+      keySource: "the api-key input",
+    });
+    await expect(client.createMessage(params)).rejects.toThrow(
+      /rejected the key \(403: forbidden\); check the key in the api-key input/,
+    );
+  });
+
+  it("turns a 404 about the model into an unknown-model message", async () => {
+    const server = await serve(() => ({ kind: "error", status: 404, message: "model: claude-nope" }));
+    const client = createAnthropicClient({ apiKey: CANARY_KEY, baseURL: server.url });
+    const error = await client.createMessage({ ...params, model: "claude-nope" }).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/^unknown model "claude-nope" .*check the model name/);
+    expect(server.messageRequests()).toHaveLength(1);
+  });
+
+  it("passes a 400's API message through without retrying", async () => {
+    const server = await serve(() => ({
+      kind: "error",
+      status: 400,
+      message: "messages.0.content: text content blocks must be non-empty",
+    }));
+    const client = createAnthropicClient({ apiKey: CANARY_KEY, baseURL: server.url });
+    const error = await client.createMessage(params).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 400, attempts: 1 });
+    expect((error as Error).message).toBe(
+      "the API refused the request (400): messages.0.content: text content blocks must be non-empty",
+    );
+  });
+
+  it("retries a request that hangs past the request timeout", async () => {
+    const server = await serve(inOrder({ kind: "hang" }, finalText("late but fine")));
+    const notices: RetryNotice[] = [];
+    const client = createAnthropicClient({
+      apiKey: CANARY_KEY,
+      baseURL: server.url,
+      requestTimeoutMs: 200,
+      sleep: async () => {},
+    });
+    const response = await client.createMessage(params, { onRetry: (notice) => notices.push(notice) });
+    expect(response.content).toEqual([{ type: "text", text: "late but fine" }]);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({ status: null, willRetry: true, retryAfterMs: null });
+    expect(notices[0]?.message).toMatch(/timed out after 200 ms/);
+  });
+
+  it("retries a refused connection and then reports it", async () => {
+    const server = await serve(() => finalText("never"));
+    const url = server.url;
+    await server.close();
+    servers.splice(servers.indexOf(server), 1);
+    const notices: RetryNotice[] = [];
+    const client = createAnthropicClient({
+      apiKey: CANARY_KEY,
+      baseURL: url,
+      maxAttempts: 2,
+      sleep: async () => {},
+    });
+    const error = await client
+      .createMessage(params, { onRetry: (n) => notices.push(n) })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: null, attempts: 2 });
+    expect((error as Error).message).toContain(`could not reach ${url}`);
+    expect(notices.map((n) => n.willRetry)).toEqual([true, false]);
+  });
+
+  it("backs off exponentially when the server gives no retry-after, and honours retry-after seconds", async () => {
+    const server = await serve(
+      inOrder(
+        { kind: "error", status: 500 },
+        { kind: "error", status: 502 },
+        { kind: "error", status: 503 },
+        { kind: "error", status: 429, retryAfterSeconds: 2 },
+        finalText("ok"),
+      ),
+    );
+    const clock = createSleepClock();
+    const client = createAnthropicClient({
+      apiKey: CANARY_KEY,
+      baseURL: server.url,
+      random: () => 0,
+      ...clock,
+    });
+    const response = await client.createMessage(params);
+    expect(clock.sleeps).toEqual([500, 1000, 2000, 2000]);
+    expect(response.waited_ms).toBe(5500);
+  });
+
+  it("stops at once when the signal aborts during a call or a backoff sleep", async () => {
+    const hanging = await serve(() => ({ kind: "hang" }));
+    const client = createAnthropicClient({ apiKey: CANARY_KEY, baseURL: hanging.url });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort("timeout"), 100);
+    const started = performance.now();
+    await expect(client.createMessage(params, { signal: controller.signal })).rejects.toThrow(
+      /aborted \(timeout\)/,
+    );
+    expect(performance.now() - started).toBeLessThan(5000);
+
+    const limited = await serve(() => apiError(429, 60_000));
+    const sleepy = createAnthropicClient({ apiKey: CANARY_KEY, baseURL: limited.url });
+    const second = new AbortController();
+    const notices: RetryNotice[] = [];
+    setTimeout(() => second.abort("cancelled"), 100);
+    const startedSleep = performance.now();
+    await expect(
+      sleepy.createMessage(params, { signal: second.signal, onRetry: (n) => notices.push(n) }),
+    ).rejects.toThrow(/aborted \(cancelled\)/);
+    expect(performance.now() - startedSleep).toBeLessThan(5000);
+    expect(notices).toEqual([expect.objectContaining({ status: 429, willRetry: true, delayMs: 60_000 })]);
+    expect(limited.messageRequests()).toHaveLength(1);
+  });
+
+  it("tells the limiter about rate limits and successes, and releases every slot it takes", async () => {
+    const server = await serve(inOrder(apiError(429, 5), apiError(500), apiError(529, 5), finalText("ok")));
+    const calls: string[] = [];
+    let held = 0;
+    const limiter: CallLimiter = {
+      acquire: async () => {
+        held += 1;
+        calls.push("acquire");
+      },
+      release: () => {
+        held -= 1;
+        calls.push("release");
+      },
+      onRateLimited: (ms) => calls.push(`limited ${ms}`),
+      onSuccess: () => calls.push("success"),
+      waitedMs: () => 0,
+    };
+    const client = createAnthropicClient({
+      apiKey: CANARY_KEY,
+      baseURL: server.url,
+      limiter,
+      sleep: async () => {},
+    });
+    await client.createMessage(params);
+    expect(held).toBe(0);
+    expect(calls).toEqual([
+      "acquire",
+      "release",
+      "limited 5",
+      "acquire",
+      "release",
+      "acquire",
+      "release",
+      "limited 5",
+      "acquire",
+      "success",
+      "release",
+    ]);
+  });
+
+  it("adapts a real AIMD limiter and counts the time spent waiting for a slot", async () => {
+    const server = await serve(inOrder(apiError(429, 30), finalText("ok")));
+    const limiter = createAimdLimiter({ initial: 4, max: 8 });
+    const client = createAnthropicClient({
+      apiKey: CANARY_KEY,
+      baseURL: server.url,
+      limiter,
+      sleep: async () => {},
+    });
+    // The client's own sleep returns at once, so the wait comes from the limiter's global pause.
+    const response = await client.createMessage(params);
+    expect(limiter.limit()).toBe(2);
+    expect(response.waited_ms).toBeGreaterThanOrEqual(20);
+    expect(limiter.waitedMs()).toBeGreaterThanOrEqual(20);
+    expect(limiter.inFlight()).toBe(0);
+  });
+
+  it("uses no ambient credential, base URL or header from the environment", async () => {
+    const server = await serve(() => bashCall("true"));
+    const decoy = await serve(() => finalText("wrong server"));
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      ANTHROPIC_API_KEY: "ambient-api-key",
+      ANTHROPIC_AUTH_TOKEN: "ambient-auth-token",
+      ANTHROPIC_BASE_URL: decoy.url,
+      ANTHROPIC_PROFILE: "no-such-profile",
+      ANTHROPIC_CUSTOM_HEADERS: "X-Api-Key: ambient-custom-key\nAuthorization: Bearer ambient-custom-token",
+      ANTHROPIC_LOG: "debug",
+    });
+    let loggedCalls = -1;
+    const logged = (["debug", "info", "log", "warn", "error"] as const).map((level) =>
+      vi.spyOn(console, level).mockImplementation(() => {}),
+    );
+    try {
+      const client = createAnthropicClient({ apiKey: CANARY_KEY, baseURL: server.url });
+      await client.createMessage(params);
+    } finally {
+      loggedCalls = logged.reduce((sum, spy) => sum + spy.mock.calls.length, 0);
+      for (const spy of logged) spy.mockRestore();
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+      Object.assign(process.env, saved);
+    }
+    expect(decoy.requests).toHaveLength(0);
+    const headers = server.messageRequests()[0]?.headers ?? {};
+    expect(headers.authorization).toBe(`Bearer ${CANARY_KEY}`);
+    expect(headers["x-api-key"]).toBeUndefined();
+    expect(JSON.stringify(headers)).not.toContain("ambient");
+    // ANTHROPIC_LOG=debug would print request details to the run's stdout.
+    expect(loggedCalls).toBe(0);
+  });
+});
+
+describe("readRetryAfter and planDelay", () => {
+  const now = Date.parse("2030-01-01T00:00:00Z");
+  it("reads retry-after-ms first, then retry-after as seconds or an HTTP date", () => {
+    expect(readRetryAfter(new Headers({ "retry-after-ms": "250", "retry-after": "9" }), now)).toBe(250);
+    expect(readRetryAfter(new Headers({ "retry-after": "1.5" }), now)).toBe(1500);
+    expect(readRetryAfter(new Headers({ "retry-after": "Tue, 01 Jan 2030 00:00:07 GMT" }), now)).toBe(7000);
+    expect(readRetryAfter(new Headers({ "retry-after": "Mon, 31 Dec 2029 23:00:00 GMT" }), now)).toBe(0);
+    expect(readRetryAfter(new Headers({ "retry-after": "soon" }), now)).toBeNull();
+    expect(readRetryAfter(new Headers(), now)).toBeNull();
+    expect(readRetryAfter(undefined, now)).toBeNull();
+  });
+
+  it("backs off exponentially with up to a quarter of jitter, capped at 30 s", () => {
+    expect([1, 2, 3, 4].map((attempt) => planDelay(null, attempt, () => 0))).toEqual([500, 1000, 2000, 4000]);
+    expect(planDelay(null, 20, () => 0)).toBe(30_000);
+    expect(planDelay(null, 1, () => 0.999)).toBeGreaterThanOrEqual(375);
+    expect(planDelay(1234, 5, () => 0.5)).toBe(1234);
+    expect(planDelay(3_600_000, 1, () => 0)).toBe(300_000);
+  });
+});

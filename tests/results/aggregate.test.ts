@@ -1,0 +1,125 @@
+import { describe, expect, it } from "vitest";
+import { buildScenarioReport, scenarioMetaOf, summarizeRun } from "../../src/results/aggregate.js";
+import { makeScenario } from "../support/scenario-factory.js";
+import { makeInteraction, makeTrial } from "../support/trial-factory.js";
+
+function execution(
+  turns: number,
+  calls: number,
+  ok: number,
+  input: number,
+  output: number,
+  ms: number,
+  cost: number,
+) {
+  return {
+    turns,
+    tool_calls: calls,
+    tool_calls_ok: ok,
+    tool_calls_error: calls - ok,
+    tool_call_success_rate: calls ? ok / calls : null,
+    natural_stop: true,
+    input_tokens: input,
+    output_tokens: output,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    duration_ms: ms,
+    rate_limit_wait_ms: 0,
+    cost_usd: cost,
+  };
+}
+
+describe("aggregation", () => {
+  // Scenario A (category "files"): 3 trials pass, fail, error. Scenario B ("text"): 2 passes.
+  const a = buildScenarioReport(scenarioMetaOf(makeScenario({ id: "a", category: "files" }), null), [
+    makeTrial({
+      trial: 2,
+      outcome: "fail",
+      score: 1,
+      max_score: 3,
+      execution: execution(4, 5, 3, 1000, 100, 2000, 0.01),
+      interaction: makeInteraction({ total_commands: 4, error_rate: 0.5 }),
+    }),
+    makeTrial({
+      trial: 1,
+      outcome: "pass",
+      score: 3,
+      max_score: 3,
+      execution: execution(2, 2, 2, 500, 50, 1000, 0.005),
+      interaction: makeInteraction({ total_commands: 2, error_rate: 0 }),
+    }),
+    makeTrial({ trial: 3, outcome: "error", execution: execution(0, 0, 0, 10, 0, 50, 0.001) }),
+  ]);
+  const b = buildScenarioReport(scenarioMetaOf(makeScenario({ id: "b", category: "text" }), null), [
+    makeTrial({
+      trial: 1,
+      outcome: "pass",
+      score: 2,
+      max_score: 2,
+      execution: execution(3, 1, 1, 300, 30, 500, 0),
+    }),
+    makeTrial({
+      trial: 2,
+      outcome: "pass",
+      score: 2,
+      max_score: 2,
+      execution: execution(3, 1, 0, 300, 30, 500, 0),
+    }),
+  ]);
+
+  it("summarises a scenario over its trials, errors excluded from rates and means", () => {
+    expect(a.trials.map((t) => t.trial)).toEqual([1, 2, 3]);
+    const s = a.summary;
+    expect([s.trials, s.passed, s.failed, s.errors, s.skipped]).toEqual([3, 1, 1, 1, 0]);
+    expect(s.pass_rate).toBe(0.5);
+    // Wilson 95% for 1/2: centre (1 + 1.92)/(2 + 3.84), half-width 1.96*sqrt(0.25*2 + 0.96)/(5.84).
+    expect(s.pass_rate_ci_low).toBeCloseTo(0.0945, 3);
+    expect(s.pass_rate_ci_high).toBeCloseTo(0.9055, 3);
+    expect(s.flakiness).toBe("flaky");
+    expect(s.metrics.total_commands?.mean).toBe(3);
+    expect(s.metrics.error_rate?.mean).toBe(0.25);
+    expect(s.score).toBe(4);
+    expect(s.max_score).toBe(6);
+    expect(s.cost_usd).toBeCloseTo(0.016, 10);
+    expect(b.summary.flakiness).toBe("stable_pass");
+  });
+
+  it("builds bashkit-eval's EvalSummary and CategorySummary over evaluated trials", () => {
+    const run = summarizeRun([a, b]);
+    expect(run.outcome).toBe("fail");
+    expect([run.scenarios, run.scenarios_passed, run.trials, run.passed, run.failed, run.errors]).toEqual([
+      2, 1, 5, 3, 1, 1,
+    ]);
+    expect(run.pass_rate).toBe(0.75);
+    expect(run.total_tasks).toBe(4);
+    expect(run.total_passed).toBe(3);
+    expect(run.total_score).toBe(8);
+    expect(run.total_max_score).toBe(10);
+    expect(run.overall_rate).toBe(0.8);
+    expect([run.total_tool_calls, run.tool_calls_ok, run.tool_calls_error]).toEqual([9, 6, 3]);
+    expect(run.tool_call_success_rate).toBeCloseTo(6 / 9, 10);
+    expect(run.total_turns).toBe(12);
+    expect(run.avg_turns_per_task).toBe(3);
+    expect(run.avg_tool_calls_per_task).toBe(2.25);
+    // Tokens and cost count every trial, errors included: they were spent.
+    expect(run.total_input_tokens).toBe(2110);
+    expect(run.total_output_tokens).toBe(210);
+    expect(run.total_duration_ms).toBe(4000);
+    expect(run.avg_duration_ms).toBe(1000);
+    expect(run.total_cost_usd).toBeCloseTo(0.016, 10);
+    expect(run.by_category).toEqual({
+      files: { tasks: 2, passed: 1, score: 4, max_score: 6, rate: 4 / 6, pass_rate: 0.5, errors: 1 },
+      text: { tasks: 2, passed: 2, score: 4, max_score: 4, rate: 1, pass_rate: 1, errors: 0 },
+    });
+  });
+
+  it("reports an all-error run as error, not pass", () => {
+    const broken = buildScenarioReport(scenarioMetaOf(makeScenario({ id: "c" }), null), [
+      makeTrial({ trial: 1, outcome: "error" }),
+    ]);
+    const run = summarizeRun([broken]);
+    expect(run.outcome).toBe("error");
+    expect(run.pass_rate).toBeNull();
+    expect(run.overall_rate).toBeNull();
+  });
+});
