@@ -194,6 +194,12 @@ export interface RunInfo {
   git_ref: string | null;
   /** Hash of the settings that change results (agent, model, limits, scenario hashes). */
   settings_hash: string;
+  /**
+   * Hash of the settings that change what a trial measures, without the trial count or the
+   * scenarios (agent, model, judge, turn limit, timeouts, sandbox): runs with equal hashes can be
+   * pooled into one baseline scenario by scenario. Absent in reports of older versions.
+   */
+  evaluation_hash?: string;
   /** Prices used for cost_usd, USD per million tokens. */
   price_table: Record<string, ModelPrice>;
   /** True when the run was interrupted or cut by a budget. */

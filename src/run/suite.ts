@@ -55,21 +55,41 @@ export interface SuiteResult {
 }
 
 /** What changes results; the shards of one run share it, and a resumed run must match it. */
+/** What a trial measures depends on these; the trial count and the scenarios are hashed apart. */
+function evaluationSettings(options: RunOptions) {
+  return {
+    agent: options.agent,
+    model: options.model,
+    judge: options.judgeModel,
+    maxTurns: options.maxTurns,
+    timeouts: [options.trialTimeoutMs, options.commandTimeoutMs, options.gateTimeoutMs],
+    sandbox: options.sandbox,
+  };
+}
+
+function hashJson(value: unknown): string {
+  return createHash("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
+}
+
+/** The whole run's identity, for `--resume` and `merge`: evaluation settings, trial count, scenarios. */
 export function hashSettings(options: RunOptions, scenarios: Scenario[]): string {
-  const hash = createHash("sha256");
-  hash.update(
-    JSON.stringify({
-      agent: options.agent,
-      model: options.model,
-      judge: options.judgeModel,
-      maxTurns: options.maxTurns,
-      trials: options.trials,
-      timeouts: [options.trialTimeoutMs, options.commandTimeoutMs, options.gateTimeoutMs],
-      sandbox: options.sandbox,
-      scenarios: scenarios.map((s) => [s.id, s.contentHash]),
-    }),
-  );
-  return hash.digest("hex").slice(0, 16);
+  const { agent, model, judge, maxTurns, timeouts, sandbox } = evaluationSettings(options);
+  // Key order as in earlier versions, so their runs stay resumable.
+  return hashJson({
+    agent,
+    model,
+    judge,
+    maxTurns,
+    trials: options.trials,
+    timeouts,
+    sandbox,
+    scenarios: scenarios.map((s) => [s.id, s.contentHash]),
+  });
+}
+
+/** Which runs may be pooled into one baseline (see RunInfo.evaluation_hash). */
+export function hashEvaluationSettings(options: RunOptions): string {
+  return hashJson(evaluationSettings(options));
 }
 
 /** Consecutive infrastructure errors after which the run stops instead of failing for hours. */
@@ -215,6 +235,7 @@ export async function runSuite(
     git_sha: ports.git?.sha ?? null,
     git_ref: ports.git?.ref ?? null,
     settings_hash: settingsHash,
+    evaluation_hash: hashEvaluationSettings(options),
     price_table: options.prices,
     incomplete,
     shard: options.shard,

@@ -1,0 +1,109 @@
+/**
+ * A pooled baseline: the reports of several base-branch runs, combined per scenario into one
+ * report that the comparison treats like a single baseline with more trials. A run contributes
+ * only when it measured the same thing as the head run (agent, model, judge, harness major
+ * version, and — when both reports record it — the evaluation settings); a scenario contributes
+ * only when its content is the head scenario's. Everything left out is listed with the reason,
+ * so the comment can say what the baseline is made of.
+ */
+import { assembleReport, buildScenarioReport } from "../results/aggregate.js";
+import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
+import { scenarioKey } from "./compare.js";
+
+export interface BaselineCandidate {
+  report: Report;
+  /** How the comment names this run: "run #12 (`abc1234`)", or a file path. */
+  label: string;
+}
+
+export interface ExcludedBaseline {
+  label: string;
+  /** Null when the whole run was left out; else the scenario key. */
+  scenario: string | null;
+  reason: string;
+}
+
+export interface PooledBaseline {
+  /** The pooled report; null when no run could be used. */
+  report: Report | null;
+  /** Labels of the runs that contributed at least one scenario, in the order given. */
+  used: string[];
+  excluded: ExcludedBaseline[];
+  /** Per scenario key: how many runs contributed its trials. */
+  runsPerScenario: Record<string, number>;
+}
+
+function majorVersion(version: string): string {
+  return version.split(".")[0] ?? version;
+}
+
+/** Why `base` cannot stand for the head run at all, or null when it can. */
+export function describeRunMismatch(base: Report, head: Report): string | null {
+  const b = base.run;
+  const h = head.run;
+  if (b.agent !== h.agent) return `agent ${b.agent}, not ${h.agent}`;
+  if (b.model !== h.model) return `model ${b.model ?? "none"}, not ${h.model ?? "none"}`;
+  if (b.judge_model !== h.judge_model)
+    return `judge ${b.judge_model ?? "none"}, not ${h.judge_model ?? "none"}`;
+  if (majorVersion(b.harness_version) !== majorVersion(h.harness_version)) {
+    return `harness ${b.harness_version}, not major version ${majorVersion(h.harness_version)}`;
+  }
+  if (b.evaluation_hash && h.evaluation_hash && b.evaluation_hash !== h.evaluation_hash) {
+    return "other evaluation settings (turn limit, timeouts or sandbox)";
+  }
+  return null;
+}
+
+/** Trial numbers made unique across runs, so a pooled scenario lists every trial once. */
+function renumber(trials: TrialReport[], offset: number): TrialReport[] {
+  return trials.map((trial) => ({ ...trial, trial: trial.trial + offset }));
+}
+
+export function poolBaselines(candidates: readonly BaselineCandidate[], head: Report): PooledBaseline {
+  const excluded: ExcludedBaseline[] = [];
+  const headHashes = new Map(head.scenarios.map((s) => [scenarioKey(s), s.content_hash]));
+  const pooled = new Map<string, { first: ScenarioReport; trials: TrialReport[]; runs: number }>();
+  const used: string[] = [];
+
+  for (const { report, label } of candidates) {
+    const mismatch = describeRunMismatch(report, head);
+    if (mismatch) {
+      excluded.push({ label, scenario: null, reason: mismatch });
+      continue;
+    }
+    let contributed = false;
+    for (const scenario of report.scenarios) {
+      const key = scenarioKey(scenario);
+      const headHash = headHashes.get(key);
+      // A scenario the head run did not run (deleted, or another shard) is simply not compared.
+      if (headHash === undefined) continue;
+      if (headHash !== scenario.content_hash) {
+        excluded.push({ label, scenario: key, reason: "the scenario changed since this run" });
+        continue;
+      }
+      const entry = pooled.get(key);
+      if (entry) {
+        const offset = Math.max(0, ...entry.trials.map((t) => t.trial));
+        entry.trials.push(...renumber(scenario.trials, offset));
+        entry.runs += 1;
+      } else {
+        pooled.set(key, { first: scenario, trials: [...scenario.trials], runs: 1 });
+      }
+      contributed = true;
+    }
+    if (contributed) used.push(label);
+  }
+
+  if (used.length === 0) return { report: null, used, excluded, runsPerScenario: {} };
+  const scenarios = [...pooled.values()].map(({ first, trials }) => {
+    const { trials: _trials, summary: _summary, ...meta } = first;
+    return buildScenarioReport(meta, trials);
+  });
+  const newest = candidates.find((c) => c.label === used[0])?.report as Report;
+  const report = assembleReport(
+    { ...newest.run, incomplete: candidates.some((c) => used.includes(c.label) && c.report.run.incomplete) },
+    scenarios,
+  );
+  const runsPerScenario = Object.fromEntries([...pooled].map(([key, entry]) => [key, entry.runs]));
+  return { report, used, excluded, runsPerScenario };
+}

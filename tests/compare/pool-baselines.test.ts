@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { describeRunMismatch, poolBaselines } from "../../src/compare/pool-baselines.js";
+import { buildReport, buildScenario, type TrialSpec } from "../support/report-builder.js";
+
+const pass: TrialSpec = { outcome: "pass" };
+const fail: TrialSpec = { outcome: "fail" };
+
+function head() {
+  return buildReport(
+    [
+      buildScenario("a", [pass, pass, pass]),
+      buildScenario("b", [pass, fail, pass], { contentHash: "sha256:b2" }),
+    ],
+    { id: "head", evaluation_hash: "e1" },
+  );
+}
+
+describe("poolBaselines", () => {
+  it("pools each scenario's trials over the runs that match, numbering them apart", () => {
+    const runs = [
+      {
+        label: "run #3",
+        report: buildReport([buildScenario("a", [pass, fail, pass])], { evaluation_hash: "e1" }),
+      },
+      {
+        label: "run #2",
+        report: buildReport([buildScenario("a", [pass, pass, pass])], { evaluation_hash: "e1" }),
+      },
+    ];
+    const pooled = poolBaselines(runs, head());
+    expect(pooled.used).toEqual(["run #3", "run #2"]);
+    const a = pooled.report?.scenarios.find((s) => s.id === "a");
+    expect(a?.trials.map((t) => t.trial)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(a?.summary.passed).toBe(5);
+    expect(a?.summary.failed).toBe(1);
+    expect(pooled.runsPerScenario).toEqual({ a: 2 });
+    expect(pooled.report?.summary.trials).toBe(6);
+  });
+
+  it("leaves out a scenario whose content changed, and says so", () => {
+    const runs = [
+      { label: "run #3", report: buildReport([buildScenario("a", [pass]), buildScenario("b", [pass])]) },
+    ];
+    const pooled = poolBaselines(runs, head());
+    expect(pooled.report?.scenarios.map((s) => s.id)).toEqual(["a"]);
+    expect(pooled.excluded).toEqual([
+      { label: "run #3", scenario: "b", reason: "the scenario changed since this run" },
+    ]);
+  });
+
+  it("leaves out whole runs of another model, agent, judge, harness major or evaluation settings", () => {
+    const scenarios = [buildScenario("a", [pass])];
+    const runs = [
+      { label: "model", report: buildReport(scenarios, { model: "claude-haiku-4-5" }) },
+      { label: "agent", report: buildReport(scenarios, { agent: "claude-code" }) },
+      { label: "judge", report: buildReport(scenarios, { judge_model: "claude-haiku-4-5" }) },
+      { label: "major", report: buildReport(scenarios, { harness_version: "1.0.0" }) },
+      { label: "settings", report: buildReport(scenarios, { evaluation_hash: "other" }) },
+    ];
+    const pooled = poolBaselines(runs, head());
+    expect(pooled.report).toBeNull();
+    expect(pooled.used).toEqual([]);
+    expect(pooled.excluded.map((e) => [e.label, e.scenario])).toEqual([
+      ["model", null],
+      ["agent", null],
+      ["judge", null],
+      ["major", null],
+      ["settings", null],
+    ]);
+    expect(pooled.excluded[0]?.reason).toBe("model claude-haiku-4-5, not claude-sonnet-4-5");
+  });
+
+  it("accepts a report of an older version that records no evaluation hash, and a newer patch version", () => {
+    const old = buildReport([buildScenario("a", [pass])], { harness_version: "0.1.9" });
+    expect(describeRunMismatch(old, head())).toBeNull();
+  });
+
+  it("marks the pooled report incomplete when a contributing run was", () => {
+    const runs = [
+      { label: "run #3", report: buildReport([buildScenario("a", [pass])], { incomplete: true }) },
+      { label: "run #2", report: buildReport([buildScenario("a", [pass])]) },
+    ];
+    expect(poolBaselines(runs, head()).report?.run.incomplete).toBe(true);
+  });
+});
