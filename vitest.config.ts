@@ -1,11 +1,35 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+
+/**
+ * Test files that run the compiled CLI or library (bin/ -> lib/). Only their project compiles
+ * lib/ first (tests/global-setup.ts), so a unit test file runs in its own time.
+ * tests/support/test-projects.test.ts checks that every file using lib/ is listed here.
+ */
+export const COMPILED_TESTS = [
+  "tests/e2e/**/*.test.ts",
+  "tests/readme.test.ts",
+  "tests/version.test.ts",
+  "tests/sandbox/process-runner.test.ts",
+];
 
 export default defineConfig({
   test: {
-    include: ["tests/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
-    globalSetup: ["tests/global-setup.ts"],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["tests/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, ...COMPILED_TESTS],
+        },
+      },
+      {
+        extends: true,
+        test: { name: "compiled", include: COMPILED_TESTS, globalSetup: ["tests/global-setup.ts"] },
+      },
+    ],
   },
 });

@@ -20,10 +20,10 @@ import { defaultRunOptions } from "../src/run/options.js";
 import { runSuite } from "../src/run/suite.js";
 import type { TrialEvent } from "../src/transcript/events.js";
 import { readEvents } from "../src/transcript/reader.js";
-import { runCli } from "../tests/e2e/helpers.js";
 import { bashCall, finalText, scriptByTurn, startModelServer } from "../tests/support/model-server.js";
+import { makeInteraction, makeTrial } from "../tests/support/report-factory.js";
+import { runCli } from "../tests/support/run-cli.js";
 import { makeScenario } from "../tests/support/scenario-factory.js";
-import { makeInteraction, makeTrial } from "../tests/support/trial-factory.js";
 
 const rows: { name: string; value: string; target: string; ok: boolean }[] = [];
 function record(name: string, value: string, target: string, ok: boolean) {

@@ -2,7 +2,8 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 
 /**
- * End-to-end tests run the compiled CLI (bin/ -> lib/) as users do: compile once before all tests.
+ * Tests of the compiled CLI and library (bin/ -> lib/; the "compiled" project in vitest.config.ts)
+ * run them as users do: compile once before they start. Unit tests do not wait for this.
  * Type errors are the typecheck step's business; tsc still emits, so they only warn here.
  */
 export default function setup() {
@@ -14,7 +15,7 @@ export default function setup() {
   );
   if (result.status !== 0) {
     process.stderr.write(
-      `warning: tsc reported errors while building lib/ for the e2e tests:\n${result.stdout.slice(0, 2000)}\n`,
+      `warning: tsc reported errors while building lib/ for the compiled tests:\n${result.stdout.slice(0, 2000)}\n`,
     );
   }
 }

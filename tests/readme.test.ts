@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { loadScenarios } from "../src/scenario/load.js";
-import { ROOT, runCli } from "./e2e/helpers.js";
+import { ROOT, runCli } from "./support/run-cli.js";
 
 const readme = await readFile(path.join(ROOT, "README.md"), "utf8");
 const action = parse(await readFile(path.join(ROOT, "action.yml"), "utf8")) as {

@@ -5,13 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentContext } from "../../src/agents/types.js";
 import type { ExecResult } from "../../src/sandbox/types.js";
-import type { Scenario } from "../../src/scenario/types.js";
 import type { EventInput, TrialEventType } from "../../src/transcript/events.js";
-import { makeScenario as makeBaseScenario } from "../support/scenario-factory.js";
-
-export function makeScenario(overrides: Partial<Scenario> = {}): Scenario {
-  return makeBaseScenario({ contentHash: "0".repeat(64), ...overrides });
-}
+import { createEventRecorder } from "../support/event-builder.js";
+import { makeScenario } from "../support/scenario-factory.js";
 
 /** Runs a command with real bash in `cwd`, as the sandbox would (minus isolation). */
 export function runBash(command: string, cwd: string): Promise<ExecResult> {
@@ -57,7 +53,8 @@ export async function makeContext(
 ): Promise<TestContext> {
   const workDir = await mkdtemp(join(tmpdir(), "agents-test-"));
   const controller = new AbortController();
-  const events: EventInput[] = [];
+  const recorder = createEventRecorder();
+  const { events } = recorder;
   const bashCalls: TestContext["bashCalls"] = [];
   const { bash: bashOverride, ...rest } = overrides;
   const bash = bashOverride ?? ((command: string, _turn: number, cwd: string) => runBash(command, cwd));
@@ -71,7 +68,7 @@ export async function makeContext(
     workDir,
     ...rest,
     signal: controller.signal,
-    events: { emit: (event) => events.push(event) },
+    events: recorder,
     bash: async (command, turn) => {
       const result = await bash(command, turn, workDir);
       bashCalls.push({ command, turn, result });

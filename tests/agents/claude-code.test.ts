@@ -25,7 +25,6 @@ import { defaultRunOptions } from "../../src/run/options.js";
 import type { TrialOutput } from "../../src/run/trial.js";
 import type { Scenario } from "../../src/scenario/types.js";
 import type { EventInput, TrialEvent } from "../../src/transcript/events.js";
-import { findBwrapProblem, findLiveProcesses } from "../sandbox/process-helpers.js";
 import {
   bashCall,
   finalText,
@@ -37,6 +36,7 @@ import {
   startModelServer,
   turnOf,
 } from "../support/model-server.js";
+import { findBwrapProblem, findLiveProcesses } from "../support/processes.js";
 import { makeScenario } from "../support/scenario-factory.js";
 import { eventsOf, runSingleTrial } from "../support/single-trial.js";
 import { makeContext } from "./agent-context.js";

@@ -13,7 +13,7 @@ import { defaultRunOptions } from "../../src/run/options.js";
 import type { TrialOutput } from "../../src/run/trial.js";
 import type { Scenario } from "../../src/scenario/types.js";
 import type { TrialEvent } from "../../src/transcript/events.js";
-import { findLiveProcesses } from "../sandbox/process-helpers.js";
+import { findLiveProcesses } from "../support/processes.js";
 import { makeScenario } from "../support/scenario-factory.js";
 import { eventsOf, runSingleTrial } from "../support/single-trial.js";
 

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createNullAgent } from "../../src/agents/null.js";
 import { createOracleAgent } from "../../src/agents/oracle.js";
-import { makeContext, makeScenario, type TestContext } from "./agent-context.js";
+import { makeScenario } from "../support/scenario-factory.js";
+import { makeContext, type TestContext } from "./agent-context.js";
 
 const contexts: TestContext[] = [];
 afterEach(async () => {

@@ -10,9 +10,15 @@ import type { Comparison, MetricComparison } from "../../src/compare/types.js";
 import { ConfigError } from "../../src/errors.js";
 import type { Report } from "../../src/results/types.js";
 import { adjustPValues, logChoose } from "../../src/stats/stats.js";
-import { buildReport, buildScenario, buildTrial, type TrialSpec } from "../support/report-builder.js";
+import {
+  makeReport,
+  makeScenarioReport,
+  makeTrial,
+  type TrialSpec,
+  trialsFrom,
+} from "../support/report-factory.js";
+import { loadFixture } from "../support/report-fixtures.js";
 import { reportSchemaErrors } from "../support/report-schema.js";
-import { loadFixture } from "./fixtures.js";
 
 function metricOf(c: Comparison, key: string, metric: string): MetricComparison {
   const s = c.scenarios.find((x) => x.key === key);
@@ -30,7 +36,7 @@ describe("the saved fixture reports", () => {
     const head = loadFixture("head");
     expect(reportSchemaErrors(base)).toEqual([]);
     expect(reportSchemaErrors(head)).toEqual([]);
-    const fields = Object.keys(buildTrial(0)).sort();
+    const fields = Object.keys(makeTrial({ trial: 1, outcome: "pass" })).sort();
     for (const report of [base, head]) {
       for (const s of report.scenarios)
         for (const t of s.trials) expect(Object.keys(t).sort()).toEqual(fields);
@@ -205,11 +211,13 @@ describe("verdicts", () => {
 
   it("calls a metric unchanged only when enough trials pin it within the tolerance", () => {
     const many = (n: number) =>
-      buildReport([
-        buildScenario(
-          "s",
-          repeat(n, { outcome: "pass", total_commands: 4, help_invocations: 0, cost_usd: 0.05 }),
-        ),
+      makeReport([
+        makeScenarioReport({
+          id: "s",
+          trials: trialsFrom(
+            repeat(n, { outcome: "pass", total_commands: 4, help_invocations: 0, cost_usd: 0.05 }),
+          ),
+        }),
       ]);
     const metrics = ["total_commands", "help_invocations", "error_rate"];
     const few = compareReports(many(5), many(5), { metrics });
@@ -225,11 +233,11 @@ describe("verdicts", () => {
     for (const m of ["pass_rate", ...metrics]) expect(metricOf(lots, "s", m).verdict).toBe("unchanged");
     // Values that vary get Welch's t interval, and with little spread a few trials suffice.
     const varied = (n: number) =>
-      buildReport([
-        buildScenario(
-          "s",
-          Array.from({ length: n }, (_, i) => ({ total_commands: 4 + (i % 2) })),
-        ),
+      makeReport([
+        makeScenarioReport({
+          id: "s",
+          trials: trialsFrom(Array.from({ length: n }, (_, i) => ({ total_commands: 4 + (i % 2) }))),
+        }),
       ]);
     expect(metricOf(compareReports(varied(10), varied(10), { metrics }), "s", "total_commands").verdict).toBe(
       "unchanged",
@@ -256,11 +264,13 @@ describe("verdicts", () => {
 
 describe("matching edge cases", () => {
   it("does not guess a rename when the content hash is ambiguous", () => {
-    const base = buildReport([
-      buildScenario("a", repeat(2, {}), { contentHash: "h" }),
-      buildScenario("b", repeat(2, {}), { contentHash: "h" }),
+    const base = makeReport([
+      makeScenarioReport({ id: "a", trials: trialsFrom(repeat(2, {})), content_hash: "h" }),
+      makeScenarioReport({ id: "b", trials: trialsFrom(repeat(2, {})), content_hash: "h" }),
     ]);
-    const head = buildReport([buildScenario("c", repeat(2, {}), { contentHash: "h" })]);
+    const head = makeReport([
+      makeScenarioReport({ id: "c", trials: trialsFrom(repeat(2, {})), content_hash: "h" }),
+    ]);
     const c = compareReports(base, head);
     expect(c.renamed).toEqual([]);
     expect(c.added.map((s) => s.key)).toEqual(["c"]);
@@ -269,9 +279,9 @@ describe("matching edge cases", () => {
   });
 
   it("keys variants apart and pairs each with its own baseline", () => {
-    const report = buildReport([
-      buildScenario("s", repeat(3, { total_commands: 2 }), { variant: "v1" }),
-      buildScenario("s", repeat(3, { total_commands: 9 }), { variant: "v2" }),
+    const report = makeReport([
+      makeScenarioReport({ id: "s", trials: trialsFrom(repeat(3, { total_commands: 2 })), variant: "v1" }),
+      makeScenarioReport({ id: "s", trials: trialsFrom(repeat(3, { total_commands: 9 })), variant: "v2" }),
     ]);
     const c = compareReports(report, report);
     expect(c.scenarios.map((s) => s.key)).toEqual(["s@v1", "s@v2"]);
@@ -281,8 +291,14 @@ describe("matching edge cases", () => {
 
   it("uses McNemar's exact test at suite level when every scenario ran one trial a side", () => {
     const ids = Array.from({ length: 8 }, (_, i) => `s${i}`);
-    const base = buildReport(ids.map((id) => buildScenario(id, [{ outcome: "pass" }])));
-    const head = buildReport(ids.map((id, i) => buildScenario(id, [{ outcome: i < 7 ? "fail" : "pass" }])));
+    const base = makeReport(
+      ids.map((id) => makeScenarioReport({ id, trials: trialsFrom([{ outcome: "pass" }]) })),
+    );
+    const head = makeReport(
+      ids.map((id, i) =>
+        makeScenarioReport({ id, trials: trialsFrom([{ outcome: i < 7 ? "fail" : "pass" }]) }),
+      ),
+    );
     // pass_rate alone, so the suite-level family is this one test.
     const suitePass = compareReports(base, head, { metrics: [] }).suite.metrics.find(
       (m) => m.metric === "pass_rate",
@@ -295,7 +311,7 @@ describe("matching edge cases", () => {
 
   it("gives no suite verdict with fewer than the minimum number of scenarios", () => {
     const ids = Array.from({ length: MIN_SUITE_SCENARIOS - 1 }, (_, i) => `s${i}`);
-    const r = buildReport(ids.map((id) => buildScenario(id, repeat(3, {}))));
+    const r = makeReport(ids.map((id) => makeScenarioReport({ id, trials: trialsFrom(repeat(3, {})) })));
     const suite = compareReports(r, r).suite;
     expect(suite.metrics.every((m) => m.verdict === "too_few_samples")).toBe(true);
     expect(suite.metrics.every((m) => m.ci_low === null && m.p_value === null)).toBe(true);
@@ -303,7 +319,7 @@ describe("matching edge cases", () => {
 });
 
 describe("bad input", () => {
-  const good = buildReport([buildScenario("s", repeat(2, {}))]);
+  const good = makeReport([makeScenarioReport({ id: "s", trials: trialsFrom(repeat(2, {})) })]);
 
   it("names the report and field instead of crashing", () => {
     expect(() => compareReports({} as Report, good)).toThrow(ConfigError);
@@ -316,7 +332,10 @@ describe("bad input", () => {
   });
 
   it("rejects duplicate scenario keys, unknown metrics and meaningless options", () => {
-    const doubled = buildReport([buildScenario("s", repeat(2, {})), buildScenario("s", repeat(2, {}))]);
+    const doubled = makeReport([
+      makeScenarioReport({ id: "s", trials: trialsFrom(repeat(2, {})) }),
+      makeScenarioReport({ id: "s", trials: trialsFrom(repeat(2, {})) }),
+    ]);
     expect(() => compareReports(doubled, good)).toThrow(/"s" appears twice/);
     expect(() => compareReports(good, good, { metrics: ["vibes"] })).toThrow(/unknown metric "vibes"/);
     expect(() => compareReports(good, good, { alpha: 1.5 })).toThrow(ConfigError);

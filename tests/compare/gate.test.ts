@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { compareReports } from "../../src/compare/compare.js";
 import { decideRegressionFailure } from "../../src/compare/gate.js";
 import { ConfigError } from "../../src/errors.js";
-import { buildReport, buildScenario, type TrialSpec } from "../support/report-builder.js";
-import { loadFixture } from "./fixtures.js";
+import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
+import { loadFixture } from "../support/report-fixtures.js";
 
 const repeat = (n: number, spec: TrialSpec): TrialSpec[] => Array.from({ length: n }, () => ({ ...spec }));
 
@@ -46,9 +46,14 @@ describe("decideRegressionFailure", () => {
   });
 
   it("does not fail on a drop that is not significant at the chosen alpha", () => {
-    const base = buildReport([buildScenario("s", repeat(6, { outcome: "pass" }))]);
-    const head = buildReport([
-      buildScenario("s", [...repeat(3, { outcome: "pass" }), ...repeat(3, { outcome: "fail" })]),
+    const base = makeReport([
+      makeScenarioReport({ id: "s", trials: trialsFrom(repeat(6, { outcome: "pass" })) }),
+    ]);
+    const head = makeReport([
+      makeScenarioReport({
+        id: "s",
+        trials: trialsFrom([...repeat(3, { outcome: "pass" }), ...repeat(3, { outcome: "fail" })]),
+      }),
     ]);
     const c = compareReports(base, head, { metrics: [] });
     // 6/6 → 3/6: Fisher p = 0.1818; significant at 0.2, not at 0.05.

@@ -2,19 +2,19 @@ import { describe, expect, it } from "vitest";
 import { planTrialsNeeded, renderTrialPlan } from "../../src/compare/planning.js";
 import { ConfigError } from "../../src/errors.js";
 import { trialsNeededForMean, trialsNeededForRate } from "../../src/stats/stats.js";
-import { buildReport, buildScenario, type TrialSpec } from "../support/report-builder.js";
-import { loadFixture } from "./fixtures.js";
+import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
+import { loadFixture } from "../support/report-fixtures.js";
 
 const withRates = (rates: number[]): TrialSpec[] => rates.map((r) => ({ first_try_success_rate: r }));
 
 describe("planTrialsNeeded", () => {
   it("plans a rate metric from the observed spread, per scenario and for the suite", () => {
     // Scenario a: values 0.5, 0.9 → sd = 0.2828 (by hand: √(0.08)); b: 0.6, 1.0 → the same sd.
-    const report = buildReport([
-      buildScenario("a", withRates([0.5, 0.9])),
-      buildScenario("b", withRates([0.6, 1.0])),
-      buildScenario("c", withRates([1, 1, 1])),
-      buildScenario("d", withRates([0.7])),
+    const report = makeReport([
+      makeScenarioReport({ id: "a", trials: trialsFrom(withRates([0.5, 0.9])) }),
+      makeScenarioReport({ id: "b", trials: trialsFrom(withRates([0.6, 1.0])) }),
+      makeScenarioReport({ id: "c", trials: trialsFrom(withRates([1, 1, 1])) }),
+      makeScenarioReport({ id: "d", trials: trialsFrom(withRates([0.7])) }),
     ]);
     const plan = planTrialsNeeded(report, { effect: 0.1, metric: "first_try_success_rate" });
     const [a, b, c, d] = plan.scenarios;
@@ -52,7 +52,7 @@ describe("planTrialsNeeded", () => {
   });
 
   it("divides alpha over the tests the comparison will correct for, which asks for more trials", () => {
-    const report = buildReport([buildScenario("a", withRates([0.5, 0.9]))]);
+    const report = makeReport([makeScenarioReport({ id: "a", trials: trialsFrom(withRates([0.5, 0.9])) })]);
     const one = planTrialsNeeded(report, { effect: 0.1, metric: "first_try_success_rate" });
     const many = planTrialsNeeded(report, { effect: 0.1, metric: "first_try_success_rate", tests: 20 });
     expect(many.alpha_per_test).toBeCloseTo(0.0025, 12);
@@ -61,7 +61,7 @@ describe("planTrialsNeeded", () => {
   });
 
   it("says when the report cannot support a plan", () => {
-    const report = buildReport([buildScenario("a", withRates([0.7]))]);
+    const report = makeReport([makeScenarioReport({ id: "a", trials: trialsFrom(withRates([0.7])) })]);
     const plan = planTrialsNeeded(report, { effect: 0.1, metric: "first_try_success_rate" });
     expect(plan.suite.trials_per_scenario).toBeNull();
     expect(renderTrialPlan(plan)).toContain("run a few more trials first");

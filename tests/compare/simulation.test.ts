@@ -8,7 +8,7 @@ import { decideRegressionFailure } from "../../src/compare/gate.js";
 import type { CompareOptions, Comparison } from "../../src/compare/types.js";
 import type { Report } from "../../src/results/types.js";
 import { createRng, type Rng } from "../../src/stats/stats.js";
-import { buildReport, buildScenario, type TrialSpec } from "../support/report-builder.js";
+import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
 
 /** Knuth's Poisson sampler: fine for the small means of command counts. */
 function drawPoisson(rng: Rng, mean: number): number {
@@ -28,18 +28,20 @@ interface Truth {
 }
 
 function simulateRun(rng: Rng, truths: readonly Truth[], trials: number): Report {
-  return buildReport(
+  return makeReport(
     truths.map((t, i) =>
-      buildScenario(
-        `s${i}`,
-        Array.from(
-          { length: trials },
-          (): TrialSpec => ({
-            outcome: rng() < t.passProbability ? "pass" : "fail",
-            total_commands: drawPoisson(rng, t.commandsMean),
-          }),
+      makeScenarioReport({
+        id: `s${i}`,
+        trials: trialsFrom(
+          Array.from(
+            { length: trials },
+            (): TrialSpec => ({
+              outcome: rng() < t.passProbability ? "pass" : "fail",
+              total_commands: drawPoisson(rng, t.commandsMean),
+            }),
+          ),
         ),
-      ),
+      }),
     ),
   );
 }

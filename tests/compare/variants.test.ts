@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { compareVariants } from "../../src/compare/variants.js";
 import { renderReportMarkdown } from "../../src/render/report-markdown.js";
-import { buildScenarioReport, scenarioMetaOf, summarizeRun } from "../../src/results/aggregate.js";
+import { buildScenarioReport, scenarioMetaOf } from "../../src/results/aggregate.js";
 import type { Report } from "../../src/results/types.js";
+import { makeInteraction, makeReport, makeTrial } from "../support/report-factory.js";
 import { makeScenario } from "../support/scenario-factory.js";
-import { makeInteraction, makeTrial } from "../support/trial-factory.js";
 
 function trials(count: number, commands: number, errors: number) {
   return Array.from({ length: count }, (_, i) =>
@@ -30,17 +30,7 @@ function reportWithVariants(): Report {
     buildScenarioReport(scenarioMetaOf(docs, "detailed"), trials(8, 3, 0)),
     buildScenarioReport(scenarioMetaOf(plain, null), trials(2, 1, 0)),
   ];
-  return {
-    schema_version: 1,
-    run: {
-      model: "m",
-      agent: "anthropic",
-      harness_version: "0",
-      price_table: {},
-    } as unknown as Report["run"],
-    scenarios,
-    summary: summarizeRun(scenarios),
-  };
+  return makeReport(scenarios, { model: "m", agent: "anthropic", harness_version: "0", price_table: {} });
 }
 
 describe("guidance variants in one run", () => {

@@ -3,7 +3,6 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
-import { findBwrapProblem } from "../sandbox/process-helpers.js";
 import {
   bashCall,
   finalText,
@@ -12,7 +11,8 @@ import {
   scriptByTurn,
   startModelServer,
 } from "../support/model-server.js";
-import { ROOT, runCli } from "./helpers.js";
+import { findBwrapProblem } from "../support/processes.js";
+import { ROOT, runCli } from "../support/run-cli.js";
 
 const SMOKE = path.join(ROOT, "tests/fixtures/bashkit-eval/smoke-test.jsonl");
 

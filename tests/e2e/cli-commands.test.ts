@@ -9,7 +9,7 @@ import { renderComparisonTerminal } from "../../src/render/comparison-markdown.j
 import { readReportFile } from "../../src/results/read-report.js";
 import type { Report } from "../../src/results/types.js";
 import { reportSchemaErrors } from "../support/report-schema.js";
-import { ROOT, runCli } from "./helpers.js";
+import { ROOT, runCli } from "../support/run-cli.js";
 
 const SUITE = path.join(ROOT, "tests/fixtures/e2e/suite");
 const BASE = path.join(ROOT, "tests/fixtures/reports/base.json");

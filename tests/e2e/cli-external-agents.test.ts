@@ -11,7 +11,7 @@ import {
   scriptByTurn,
   startModelServer,
 } from "../support/model-server.js";
-import { ROOT, runCli } from "./helpers.js";
+import { ROOT, runCli } from "../support/run-cli.js";
 
 const SCENARIO = path.join(ROOT, "tests/fixtures/e2e/suite/extract-names.yaml");
 

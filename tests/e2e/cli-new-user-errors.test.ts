@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
 import { type ModelServer, startModelServer } from "../support/model-server.js";
-import { ROOT, runCli } from "./helpers.js";
+import { ROOT, runCli } from "../support/run-cli.js";
 
 const SUITE = path.join(ROOT, "tests/fixtures/e2e/suite");
 

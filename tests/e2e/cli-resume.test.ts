@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
-import { CLI, ROOT, runCli } from "./helpers.js";
+import { CLI, ROOT, runCli } from "../support/run-cli.js";
 
 const SUITE = path.join(ROOT, "tests/fixtures/e2e/slow");
 

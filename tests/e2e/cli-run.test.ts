@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
 import type { TrialEvent } from "../../src/transcript/events.js";
 import { reportSchemaErrors } from "../support/report-schema.js";
-import { type CliResult, ROOT, runCli } from "./helpers.js";
+import { type CliResult, ROOT, runCli } from "../support/run-cli.js";
 
 const SUITE = path.join(ROOT, "tests/fixtures/e2e/suite");
 const CANARIES = {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
 import { loadScenarios, parseYamlFile } from "../../src/scenario/load.js";
 import type { Scenario } from "../../src/scenario/types.js";
-import { type CliResult, ROOT, runCli } from "./helpers.js";
+import { type CliResult, ROOT, runCli } from "../support/run-cli.js";
 
 const SUITE = path.join(ROOT, "scenarios-example");
 // No ANTHROPIC_API_KEY: the example suite must run green without one.

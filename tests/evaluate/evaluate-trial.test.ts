@@ -6,10 +6,10 @@ import { JUDGE_TOOL_NAME } from "../../src/evaluate/judge.js";
 import { createAnthropicClient } from "../../src/model/anthropic-client.js";
 import { DEFAULT_PRICE_TABLE } from "../../src/model/pricing.js";
 import type { JudgeSpec, Scenario } from "../../src/scenario/types.js";
+import { createEventLog } from "../support/event-builder.js";
 import { type ModelServer, startModelServer, toolUse } from "../support/model-server.js";
+import { makeScenario } from "../support/scenario-factory.js";
 import { type BashSandbox, createBashSandbox } from "./bash-sandbox.js";
-import { createEventLog } from "./event-builder.js";
-import { buildScenario } from "./scenario-builder.js";
 
 let sandbox: BashSandbox;
 let server: ModelServer;
@@ -52,7 +52,8 @@ function trialEvents(endReason: "natural_stop" | "turn_limit" | "infra_error" = 
 }
 
 function scenarioWith(overrides: Partial<Scenario["evaluation"]> = {}): Scenario {
-  return buildScenario({
+  return makeScenario({
+    target: { binary: "my-tool", commandPattern: "my-tool\\s+(\\S+)", env: {} },
     evaluation: {
       gates: [
         { weight: 2, type: "file_exists", path: "a.md" },

@@ -7,8 +7,8 @@ import { parseJsonPathAssertion } from "../../src/evaluate/json-path.js";
 import type { GateResult } from "../../src/results/types.js";
 import type { GateSpec } from "../../src/scenario/types.js";
 import type { TrialEvent } from "../../src/transcript/events.js";
+import { createEventLog } from "../support/event-builder.js";
 import { type BashSandbox, createBashSandbox } from "./bash-sandbox.js";
-import { createEventLog } from "./event-builder.js";
 
 let sandbox: BashSandbox;
 

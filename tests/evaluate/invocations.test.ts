@@ -6,7 +6,7 @@ import {
   quoteShellWord,
   splitShellSegment,
 } from "../../src/evaluate/invocations.js";
-import { createEventLog } from "./event-builder.js";
+import { createEventLog } from "../support/event-builder.js";
 
 describe("extractInvocations: source order", () => {
   it("uses the shim whenever a binary is named, even with zero records", () => {

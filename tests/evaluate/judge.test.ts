@@ -12,7 +12,7 @@ import { createAnthropicClient } from "../../src/model/anthropic-client.js";
 import type { GateResult } from "../../src/results/types.js";
 import type { Rubric } from "../../src/scenario/types.js";
 import { type ModelServer, type ScriptedReply, startModelServer, toolUse } from "../support/model-server.js";
-import { buildScenario } from "./scenario-builder.js";
+import { makeScenario } from "../support/scenario-factory.js";
 
 const rubric: Rubric = {
   file: "/suite/rubrics/capture.yaml",
@@ -21,7 +21,7 @@ const rubric: Rubric = {
     { id: "task_completion", weight: 0.6, description: "Completes all aspects of the assigned task" },
   ],
 };
-const scenario = buildScenario({
+const scenario = makeScenario({
   evaluation: { gates: [], judge: { enabled: true, rubric, passThreshold: 0.7 } },
 });
 const gates: GateResult[] = [

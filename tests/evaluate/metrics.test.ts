@@ -11,7 +11,7 @@ import {
 import { DEFAULT_PRICE_TABLE } from "../../src/model/pricing.js";
 import type { InteractionMetrics } from "../../src/results/types.js";
 import type { EndReason } from "../../src/transcript/events.js";
-import { createEventLog } from "./event-builder.js";
+import { createEventLog } from "../support/event-builder.js";
 
 function metrics(values: Omit<InteractionMetrics, "completed">, completed = true): InteractionMetrics {
   return { ...values, completed };

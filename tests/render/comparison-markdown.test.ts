@@ -3,8 +3,8 @@ import { compareReports } from "../../src/compare/compare.js";
 import type { Comparison } from "../../src/compare/types.js";
 import { renderComparisonMarkdown, renderComparisonTerminal } from "../../src/render/comparison-markdown.js";
 import { createRng } from "../../src/stats/stats.js";
-import { loadFixture } from "../compare/fixtures.js";
-import { buildReport, buildScenario, type TrialSpec } from "../support/report-builder.js";
+import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
+import { loadFixture } from "../support/report-fixtures.js";
 
 const comparison = compareReports(loadFixture("base"), loadFixture("head"));
 
@@ -16,18 +16,20 @@ function headlineOf(markdown: string): string {
 function buildLargeComparison(): Comparison {
   const rng = createRng(11);
   const run = (broken: boolean) =>
-    buildReport(
+    makeReport(
       Array.from({ length: 600 }, (_, i) =>
-        buildScenario(
-          `scenario-with-a-longish-name-${String(i).padStart(3, "0")}`,
-          Array.from(
-            { length: 4 },
-            (): TrialSpec => ({
-              outcome: broken && i < 5 ? "fail" : rng() < 0.9 ? "pass" : "fail",
-              total_commands: 3 + Math.floor(rng() * 4),
-            }),
+        makeScenarioReport({
+          id: `scenario-with-a-longish-name-${String(i).padStart(3, "0")}`,
+          trials: trialsFrom(
+            Array.from(
+              { length: 4 },
+              (): TrialSpec => ({
+                outcome: broken && i < 5 ? "fail" : rng() < 0.9 ? "pass" : "fail",
+                total_commands: 3 + Math.floor(rng() * 4),
+              }),
+            ),
           ),
-        ),
+        }),
       ),
     );
   return compareReports(run(false), run(true), { bootstrapResamples: 200, permutationResamples: 500 });

@@ -1,14 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { renderJunitXml } from "../../src/render/junit.js";
+import { makeReport, makeScenarioReport, makeTrial } from "../support/report-factory.js";
 import {
-  assemble,
   CDATA_END,
   IMG_PAYLOAD,
   makeSampleReport,
-  makeScenario,
+  SAMPLE_RUN,
   SCRIPT_PAYLOAD,
 } from "../support/sample-report.js";
-import { makeTrial } from "../support/trial-factory.js";
 
 // ---- a small strict XML 1.0 reader: rejects what a conforming parser rejects for our subset ----
 
@@ -249,9 +248,10 @@ describe("renderJunitXml", () => {
       outcome: "fail",
       reason: "line one\n\tline two \ud83d end \ud83d\ude00",
     });
-    const odd = assemble([
-      makeScenario({ id: "odd & <id>", variant: null, category: 'c"q', trials: [trial] }),
-    ]);
+    const odd = makeReport(
+      [makeScenarioReport({ id: "odd & <id>", variant: null, category: 'c"q', trials: [trial] })],
+      SAMPLE_RUN,
+    );
     const parsed = parseStrictXml(renderJunitXml(odd));
     checkJunitShape(parsed);
     const testcase = elements(elements(parsed, "testsuite")[0] as XmlElement, "testcase")[0] as XmlElement;
@@ -260,7 +260,7 @@ describe("renderJunitXml", () => {
   });
 
   it("renders an empty report as an empty, valid document", () => {
-    const empty = parseStrictXml(renderJunitXml(assemble([])));
+    const empty = parseStrictXml(renderJunitXml(makeReport([], SAMPLE_RUN)));
     checkJunitShape(empty);
     expect(empty.attributes).toMatchObject({ tests: "0", failures: "0", errors: "0", skipped: "0" });
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildScenarioReport, scenarioMetaOf, summarizeRun } from "../../src/results/aggregate.js";
+import { makeExecution, makeInteraction, makeTrial } from "../support/report-factory.js";
 import { makeScenario } from "../support/scenario-factory.js";
-import { makeInteraction, makeTrial } from "../support/trial-factory.js";
 
 function execution(
   turns: number,
@@ -12,21 +12,17 @@ function execution(
   ms: number,
   cost: number,
 ) {
-  return {
+  return makeExecution({
     turns,
     tool_calls: calls,
     tool_calls_ok: ok,
     tool_calls_error: calls - ok,
     tool_call_success_rate: calls ? ok / calls : null,
-    natural_stop: true,
     input_tokens: input,
     output_tokens: output,
-    cache_read_tokens: 0,
-    cache_write_tokens: 0,
     duration_ms: ms,
-    rate_limit_wait_ms: 0,
     cost_usd: cost,
-  };
+  });
 }
 
 describe("aggregation", () => {

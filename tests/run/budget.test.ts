@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { buildScenarioReport, scenarioMetaOf, summarizeRun } from "../../src/results/aggregate.js";
+import { buildScenarioReport, scenarioMetaOf } from "../../src/results/aggregate.js";
 import type { Report, TrialReport } from "../../src/results/types.js";
 import { createBudget } from "../../src/run/budget.js";
 import type { PlannedTrial } from "../../src/run/plan.js";
+import { makeReport, makeTrial } from "../support/report-factory.js";
 import { makeScenario } from "../support/scenario-factory.js";
-import { makeTrial } from "../support/trial-factory.js";
 
 function planned(id: string, trial: number): PlannedTrial {
   return { key: `${id}#${trial}`, scenarioKey: id, scenario: makeScenario({ id }), variant: null, trial };
@@ -19,7 +19,7 @@ function baselineWith(costs: Record<string, number>): Report {
   const scenarios = Object.entries(costs).map(([id, usd]) =>
     buildScenarioReport(scenarioMetaOf(makeScenario({ id }), null), [costing(usd), costing(usd)]),
   );
-  return { schema_version: 1, run: {} as Report["run"], scenarios, summary: summarizeRun(scenarios) };
+  return makeReport(scenarios);
 }
 
 describe("cost budget", () => {

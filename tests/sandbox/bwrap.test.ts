@@ -15,9 +15,10 @@ import { ConfigError } from "../../src/errors.js";
 import { buildBwrapArgs, type HostSystem } from "../../src/sandbox/bwrap.js";
 import { createTrialSandbox, type TrialSandboxOptions } from "../../src/sandbox/trial-sandbox.js";
 import type { TrialSandbox } from "../../src/sandbox/types.js";
+import { createEventRecorder } from "../support/event-builder.js";
+import { findBwrapProblem, findLiveProcesses } from "../support/processes.js";
+import { makeScenario } from "../support/scenario-factory.js";
 import { FAKE_TOOL } from "./fake-tool.js";
-import { createEventRecorder, makeScenario } from "./make-scenario.js";
-import { findBwrapProblem, findLiveProcesses } from "./process-helpers.js";
 
 const bwrapProblem = findBwrapProblem();
 if (bwrapProblem) console.warn(`skipping bwrap sandbox tests: ${bwrapProblem}`);

@@ -19,7 +19,7 @@ import {
   isProcessGone,
   peakResidentBytes,
   waitForProcessGone,
-} from "./process-helpers.js";
+} from "../support/processes.js";
 
 const cwd = mkdtempSync(path.join(os.tmpdir(), "exec-test-"));
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8" };

@@ -6,8 +6,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { InfraError } from "../../src/errors.js";
 import { runShell, warmProcessRunners } from "../../src/sandbox/exec.js";
-import { ROOT } from "../e2e/helpers.js";
-import { findRunnerPids, waitForProcessGone } from "./process-helpers.js";
+import { findRunnerPids, waitForProcessGone } from "../support/processes.js";
+import { ROOT } from "../support/run-cli.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "process-runner-test-"));
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8" };

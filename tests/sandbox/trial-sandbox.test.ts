@@ -17,9 +17,10 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { ConfigError, InfraError } from "../../src/errors.js";
 import { createTrialSandbox, type TrialSandboxOptions } from "../../src/sandbox/trial-sandbox.js";
 import type { TrialSandbox } from "../../src/sandbox/types.js";
+import { createEventRecorder } from "../support/event-builder.js";
+import { waitForProcessGone } from "../support/processes.js";
+import { makeScenario } from "../support/scenario-factory.js";
 import { FAKE_TOOL } from "./fake-tool.js";
-import { createEventRecorder, makeScenario } from "./make-scenario.js";
-import { waitForProcessGone } from "./process-helpers.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "trial-sandbox-test-"));
 const tmpRoot = path.join(dir, "tmp-root");

@@ -2,16 +2,23 @@
  * Hand-built reports for the HTML and JUnit renderers: trials written out by hand, summaries from
  * the real aggregator. The agent output carries markup and XML breakers on purpose.
  */
-import { summarizeRun, summarizeScenario } from "../../src/results/aggregate.js";
-import {
-  REPORT_SCHEMA_VERSION,
-  type Report,
-  type RunInfo,
-  type ScenarioReport,
-  type TrialReport,
+import { summarizeScenario } from "../../src/results/aggregate.js";
+import type {
+  ExecutionMetrics,
+  Report,
+  RunInfo,
+  ScenarioReport,
+  TrialReport,
 } from "../../src/results/types.js";
 import type { EventInput, TrialEvent } from "../../src/transcript/events.js";
-import { makeInteraction, makeTrial } from "./trial-factory.js";
+import { createEventLog } from "./event-builder.js";
+import {
+  makeExecution,
+  makeInteraction,
+  makeReport,
+  makeScenarioReport,
+  makeTrial,
+} from "./report-factory.js";
 
 export const SCRIPT_PAYLOAD = "<script>alert(1)</script>";
 export const CDATA_END = "]]>";
@@ -24,71 +31,47 @@ export const CONTROL_PAYLOAD = "\u001b[31mred\u001b[0m and a NUL \u0000 here";
 export const FAILING_EVENTS_PATH = "trials/create_and_link/2/events.jsonl";
 export const PASSING_EVENTS_PATH = "trials/create_and_link/1/events.jsonl";
 
-export function makeRunInfo(overrides: Partial<RunInfo> = {}): RunInfo {
-  return {
-    id: "run-2024-05-01-abc",
-    started_at: "2024-05-01T10:00:00.000Z",
-    ended_at: "2024-05-01T10:03:20.000Z",
-    harness_version: "0.1.0",
-    agent: "anthropic",
-    model: "claude-haiku-4-5",
-    judge_model: "claude-sonnet-4-5",
-    git_sha: "0123456789abcdef0123456789abcdef01234567",
-    git_ref: "refs/pull/7/merge",
-    settings_hash: "sha256:feedface",
-    price_table: {},
-    incomplete: false,
-    shard: null,
-    ...overrides,
-  };
-}
+/** The sample run: a pull request's run of haiku, judged by sonnet. */
+export const SAMPLE_RUN: RunInfo = {
+  id: "run-2024-05-01-abc",
+  started_at: "2024-05-01T10:00:00.000Z",
+  ended_at: "2024-05-01T10:03:20.000Z",
+  harness_version: "0.1.0",
+  agent: "anthropic",
+  model: "claude-haiku-4-5",
+  judge_model: "claude-sonnet-4-5",
+  git_sha: "0123456789abcdef0123456789abcdef01234567",
+  git_ref: "refs/pull/7/merge",
+  settings_hash: "sha256:feedface",
+  price_table: {},
+  incomplete: false,
+  shard: null,
+};
 
-function execution(overrides: Partial<TrialReport["execution"]>): TrialReport["execution"] {
-  return {
-    turns: 3,
-    tool_calls: 2,
-    tool_calls_ok: 2,
-    tool_calls_error: 0,
-    tool_call_success_rate: 1,
-    natural_stop: true,
-    input_tokens: 1200,
-    output_tokens: 300,
-    cache_read_tokens: 0,
-    cache_write_tokens: 0,
-    duration_ms: 4200,
-    rate_limit_wait_ms: 0,
-    cost_usd: 0.0031,
-    ...overrides,
-  };
-}
+/** What a sample trial spent, unless it says otherwise. */
+const SAMPLE_EXECUTION: Partial<ExecutionMetrics> = {
+  turns: 3,
+  tool_calls: 2,
+  tool_calls_ok: 2,
+  tool_calls_error: 0,
+  tool_call_success_rate: 1,
+  natural_stop: true,
+  input_tokens: 1200,
+  output_tokens: 300,
+  duration_ms: 4200,
+  cost_usd: 0.0031,
+};
 
-export function makeScenario(
-  base: Omit<ScenarioReport, "summary" | "source" | "content_hash" | "tags" | "description"> &
-    Partial<Pick<ScenarioReport, "tags" | "description">>,
-): ScenarioReport {
-  return {
-    description: null,
-    tags: [],
-    source: { file: `/repo/scenarios/${base.id}.yaml`, line: 1, format: "yaml" },
-    content_hash: `sha256:${base.id}`,
-    ...base,
-    summary: summarizeScenario(base.trials),
-  };
-}
-
-export function assemble(scenarios: ScenarioReport[], run: Partial<RunInfo> = {}): Report {
-  return {
-    schema_version: REPORT_SCHEMA_VERSION,
-    run: makeRunInfo(run),
-    scenarios,
-    summary: summarizeRun(scenarios),
-  };
+/** Where the sample reports' scenarios live, as the loader would record it. */
+function sampleSource(id: string): ScenarioReport["source"] {
+  return { file: `/repo/scenarios/${id}.yaml`, line: 1, format: "yaml" };
 }
 
 /** Two scenarios: one with a pass, a fail (gates and judge) and an error; one variant with passes and a skip. */
 export function makeSampleReport(): Report {
-  const createAndLink = makeScenario({
+  const createAndLink = makeScenarioReport({
     id: "create_and_link",
+    source: sampleSource("create_and_link"),
     variant: null,
     category: "capture",
     description: "Capture two notes and <b>link</b> them",
@@ -107,7 +90,7 @@ export function makeSampleReport(): Report {
           first_try_success_rate: 1,
           iteration_ratio: 1,
         }),
-        execution: execution({}),
+        execution: makeExecution(SAMPLE_EXECUTION),
         gates: [{ gate_type: "command_succeeds", passed: true, message: "exit 0", weight: 1 }],
         gates_passed: 1,
         gates_total: 1,
@@ -130,7 +113,8 @@ export function makeSampleReport(): Report {
           first_try_success_rate: 0.5,
           iteration_ratio: 1,
         }),
-        execution: execution({
+        execution: makeExecution({
+          ...SAMPLE_EXECUTION,
           tool_calls_ok: 1,
           tool_calls_error: 1,
           tool_call_success_rate: 0.5,
@@ -174,14 +158,22 @@ export function makeSampleReport(): Report {
         reason: "setup failed: `my-tool init` exited 127",
         end_reason: "infra_error",
         invocation_source: "none",
-        execution: execution({ turns: 0, tool_calls: 0, tool_calls_ok: 0, duration_ms: 150, cost_usd: null }),
+        execution: makeExecution({
+          ...SAMPLE_EXECUTION,
+          turns: 0,
+          tool_calls: 0,
+          tool_calls_ok: 0,
+          duration_ms: 150,
+          cost_usd: null,
+        }),
         events_path: "trials/create_and_link/3/events.jsonl",
         transcript_path: "trials/create_and_link/3/transcript.md",
       }),
     ],
   });
-  const search = makeScenario({
+  const search = makeScenarioReport({
     id: "search_notes",
+    source: sampleSource("search_notes"),
     variant: "terse",
     category: "search",
     description: "Find notes by tag",
@@ -201,7 +193,13 @@ export function makeSampleReport(): Report {
             first_try_success_rate: 1,
             iteration_ratio: 1,
           }),
-          execution: execution({ turns: 2, tool_calls: 1, tool_calls_ok: 1, duration_ms: 2000 + n * 100 }),
+          execution: makeExecution({
+            ...SAMPLE_EXECUTION,
+            turns: 2,
+            tool_calls: 1,
+            tool_calls_ok: 1,
+            duration_ms: 2000 + n * 100,
+          }),
           gates: [{ gate_type: "command_output_contains", passed: true, message: "found", weight: 1 }],
           gates_passed: 1,
           gates_total: 1,
@@ -220,16 +218,14 @@ export function makeSampleReport(): Report {
         }),
       ),
   });
-  return assemble([createAndLink, search]);
+  return makeReport([createAndLink, search], SAMPLE_RUN);
 }
 
-/** Stamps events as the writer would. */
+/** Stamps events as the writer would: one a second from the sample run's start. */
 function stamp(inputs: EventInput[]): TrialEvent[] {
-  return inputs.map((input, i) => ({
-    ...input,
-    ts: new Date(Date.UTC(2024, 4, 1, 10, 0, i)).toISOString(),
-    t_ms: i * 1000,
-  })) as TrialEvent[];
+  const log = createEventLog({ startedAtMs: Date.parse(SAMPLE_RUN.started_at), firstMs: 0, stepMs: 1000 });
+  for (const input of inputs) log.push(input);
+  return log.events;
 }
 
 /** The failing trial: a command whose stdout carries a script tag and `]]>`, then a failing command. */
@@ -372,7 +368,8 @@ export function makeBaselineReport(): Report {
     );
     return { ...scenario, trials, summary: summarizeScenario(trials) };
   });
-  return assemble(scenarios, {
+  return makeReport(scenarios, {
+    ...SAMPLE_RUN,
     id: "run-base",
     git_ref: "refs/heads/main",
     git_sha: "fedcba9876543210fedcba9876543210fedcba98",
@@ -397,7 +394,10 @@ export function makeLargeReport(scenarioCount: number, trialsPer: number): Repor
             error_count: fail ? 1 : 0,
             error_rate: fail ? 1 / 3 : 0,
           }),
-          execution: execution({ duration_ms: 1000 + t }),
+          execution: makeExecution({
+            ...SAMPLE_EXECUTION,
+            duration_ms: 1000 + t,
+          }),
           gates: [
             { gate_type: "command_succeeds", passed: true, message: "exit 0", weight: 1 },
             { gate_type: "file_exists", passed: !fail, message: fail ? "missing out.txt" : "ok", weight: 1 },
@@ -411,14 +411,16 @@ export function makeLargeReport(scenarioCount: number, trialsPer: number): Repor
         }),
       );
     }
+    const id = `scenario_${String(s).padStart(4, "0")}`;
     scenarios.push(
-      makeScenario({
-        id: `scenario_${String(s).padStart(4, "0")}`,
+      makeScenarioReport({
+        id,
+        source: sampleSource(id),
         variant: null,
         category: `cat${s % 7}`,
         trials,
       }),
     );
   }
-  return assemble(scenarios);
+  return makeReport(scenarios, SAMPLE_RUN);
 }

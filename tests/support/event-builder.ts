@@ -1,17 +1,35 @@
-/** Builds trial event arrays for tests: stamps ts/t_ms and pairs tool calls with their results. */
-import type { EndReason, EventInput, TokenUsage, TrialEvent } from "../../src/transcript/events.js";
+/**
+ * Events for tests: createEventLog builds a trial's event array as the writer would stamp it
+ * (ts, t_ms) and pairs tool calls with their results; createEventRecorder is an EventSink that
+ * keeps what it is given.
+ */
+import type {
+  EndReason,
+  EventInput,
+  EventSink,
+  TokenUsage,
+  TrialEvent,
+} from "../../src/transcript/events.js";
 
-export function createEventLog() {
+export interface EventClock {
+  /** The wall time of t_ms 0. */
+  startedAtMs?: number;
+  /** The first event's t_ms. */
+  firstMs?: number;
+  /** The time between two events. */
+  stepMs?: number;
+}
+
+export function createEventLog({
+  startedAtMs = Date.UTC(2026, 0, 1),
+  firstMs = 10,
+  stepMs = 10,
+}: EventClock = {}) {
   const events: TrialEvent[] = [];
-  let tMs = 0;
   let callId = 0;
   const push = (event: EventInput): void => {
-    tMs += 10;
-    events.push({
-      ...event,
-      ts: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, tMs)).toISOString(),
-      t_ms: tMs,
-    } as TrialEvent);
+    const tMs = firstMs + events.length * stepMs;
+    events.push({ ...event, ts: new Date(startedAtMs + tMs).toISOString(), t_ms: tMs } as TrialEvent);
   };
   return {
     events,
@@ -58,4 +76,10 @@ export function createEventLog() {
       push({ type: "trial_end", reason, error, turns, duration_ms: durationMs });
     },
   };
+}
+
+/** An EventSink that keeps what it is given. */
+export function createEventRecorder(): EventSink & { events: EventInput[] } {
+  const events: EventInput[] = [];
+  return { events, emit: (event) => void events.push(event) };
 }
