@@ -1,12 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { describeRunMismatch, poolBaselines } from "../../src/compare/pool-baselines.js";
-import { buildReport, buildScenario, type TrialSpec } from "../support/report-builder.js";
+import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
+
+function buildScenario(id: string, specs: TrialSpec[], extra: { contentHash?: string } = {}) {
+  return makeScenarioReport({
+    id,
+    trials: trialsFrom(specs),
+    content_hash: extra.contentHash ?? `sha256:${id}`,
+  });
+}
 
 const pass: TrialSpec = { outcome: "pass" };
 const fail: TrialSpec = { outcome: "fail" };
 
 function head() {
-  return buildReport(
+  return makeReport(
     [
       buildScenario("a", [pass, pass, pass]),
       buildScenario("b", [pass, fail, pass], { contentHash: "sha256:b2" }),
@@ -20,11 +28,11 @@ describe("poolBaselines", () => {
     const runs = [
       {
         label: "run #3",
-        report: buildReport([buildScenario("a", [pass, fail, pass])], { evaluation_hash: "e1" }),
+        report: makeReport([buildScenario("a", [pass, fail, pass])], { evaluation_hash: "e1" }),
       },
       {
         label: "run #2",
-        report: buildReport([buildScenario("a", [pass, pass, pass])], { evaluation_hash: "e1" }),
+        report: makeReport([buildScenario("a", [pass, pass, pass])], { evaluation_hash: "e1" }),
       },
     ];
     const pooled = poolBaselines(runs, head());
@@ -39,7 +47,7 @@ describe("poolBaselines", () => {
 
   it("leaves out a scenario whose content changed, and says so", () => {
     const runs = [
-      { label: "run #3", report: buildReport([buildScenario("a", [pass]), buildScenario("b", [pass])]) },
+      { label: "run #3", report: makeReport([buildScenario("a", [pass]), buildScenario("b", [pass])]) },
     ];
     const pooled = poolBaselines(runs, head());
     expect(pooled.report?.scenarios.map((s) => s.id)).toEqual(["a"]);
@@ -51,11 +59,11 @@ describe("poolBaselines", () => {
   it("leaves out whole runs of another model, agent, judge, harness major or evaluation settings", () => {
     const scenarios = [buildScenario("a", [pass])];
     const runs = [
-      { label: "model", report: buildReport(scenarios, { model: "claude-haiku-4-5" }) },
-      { label: "agent", report: buildReport(scenarios, { agent: "claude-code" }) },
-      { label: "judge", report: buildReport(scenarios, { judge_model: "claude-haiku-4-5" }) },
-      { label: "major", report: buildReport(scenarios, { harness_version: "1.0.0" }) },
-      { label: "settings", report: buildReport(scenarios, { evaluation_hash: "other" }) },
+      { label: "model", report: makeReport(scenarios, { model: "claude-haiku-4-5" }) },
+      { label: "agent", report: makeReport(scenarios, { agent: "claude-code" }) },
+      { label: "judge", report: makeReport(scenarios, { judge_model: "claude-haiku-4-5" }) },
+      { label: "major", report: makeReport(scenarios, { harness_version: "1.0.0" }) },
+      { label: "settings", report: makeReport(scenarios, { evaluation_hash: "other" }) },
     ];
     const pooled = poolBaselines(runs, head());
     expect(pooled.report).toBeNull();
@@ -71,14 +79,14 @@ describe("poolBaselines", () => {
   });
 
   it("accepts a report of an older version that records no evaluation hash, and a newer patch version", () => {
-    const old = buildReport([buildScenario("a", [pass])], { harness_version: "0.1.9" });
+    const old = makeReport([buildScenario("a", [pass])], { harness_version: "0.1.9" });
     expect(describeRunMismatch(old, head())).toBeNull();
   });
 
   it("marks the pooled report incomplete when a contributing run was", () => {
     const runs = [
-      { label: "run #3", report: buildReport([buildScenario("a", [pass])], { incomplete: true }) },
-      { label: "run #2", report: buildReport([buildScenario("a", [pass])]) },
+      { label: "run #3", report: makeReport([buildScenario("a", [pass])], { incomplete: true }) },
+      { label: "run #2", report: makeReport([buildScenario("a", [pass])]) },
     ];
     expect(poolBaselines(runs, head()).report?.run.incomplete).toBe(true);
   });
