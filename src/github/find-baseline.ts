@@ -26,20 +26,37 @@ export interface BaselineQuery {
   downloadDir: string;
 }
 
-/** Where a baseline report came from, for the comment's headline. */
+export interface FoundBaseline {
+  report: Report;
+  source: BaselineSource;
+}
+
+export type BaselinesLookup =
+  | {
+      status: "found";
+      /** Newest usable first (the base commit's own runs before all others), at most `maxRuns`. */
+      baselines: FoundBaseline[];
+      /** Runs passed over on the way (no artifact, no usable report), each with the reason. */
+      skipped: string[];
+    }
+  | { status: "missing"; reason: string };
 
 export type BaselineLookup =
   | { status: "found"; report: Report; source: BaselineSource }
   | { status: "missing"; reason: string };
 
-/** How many runs are tried before giving up (the newest ones without an artifact are skipped). */
-const MAX_CANDIDATES = 5;
+/** Runs tried beyond the ones wanted: the newest runs may lack an artifact (still running, cancelled). */
+const EXTRA_CANDIDATES = 5;
 
-export async function findBaseline(
+/**
+ * Baseline `auto` with pooling: the report artifacts of up to `maxRuns` successful push runs of
+ * this workflow on the base branch, the run of the PR's base commit first, then newest first.
+ */
+export async function findBaselines(
   github: GitHubClient,
   artifacts: ArtifactClient,
-  query: BaselineQuery,
-): Promise<BaselineLookup> {
+  query: BaselineQuery & { maxRuns: number },
+): Promise<BaselinesLookup> {
   const { owner, repo } = query.repo;
   let runs: WorkflowRunData[];
   try {
@@ -67,14 +84,32 @@ export async function findBaseline(
     };
   }
 
-  const reasons: string[] = [];
-  for (const run of orderCandidates(runs, query.baseSha).slice(0, MAX_CANDIDATES)) {
+  const baselines: FoundBaseline[] = [];
+  const skipped: string[] = [];
+  for (const run of orderCandidates(runs, query.baseSha).slice(0, query.maxRuns + EXTRA_CANDIDATES)) {
     const attempt = await tryRun(github, artifacts, query, run);
-    if (attempt.status === "found") return attempt;
-    reasons.push(attempt.reason);
+    if (attempt.status === "found") {
+      baselines.push({ report: attempt.report, source: attempt.source });
+      if (baselines.length >= query.maxRuns) break;
+      continue;
+    }
+    skipped.push(attempt.reason);
     if (attempt.final) break;
   }
-  return { status: "missing", reason: reasons[0] ?? "no baseline found" };
+  if (baselines.length === 0) return { status: "missing", reason: skipped[0] ?? "no baseline found" };
+  return { status: "found", baselines, skipped };
+}
+
+/** The single newest baseline (the base commit's run first). */
+export async function findBaseline(
+  github: GitHubClient,
+  artifacts: ArtifactClient,
+  query: BaselineQuery,
+): Promise<BaselineLookup> {
+  const lookup = await findBaselines(github, artifacts, { ...query, maxRuns: 1 });
+  if (lookup.status === "missing") return lookup;
+  const [first] = lookup.baselines as [FoundBaseline];
+  return { status: "found", report: first.report, source: first.source };
 }
 
 /** The run of the base commit first, then newest first. */

@@ -8,7 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { getOctokit } from "@actions/github";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { findBaseline, orderCandidates } from "../../src/github/find-baseline.js";
+import { findBaseline, findBaselines, orderCandidates } from "../../src/github/find-baseline.js";
 import type { ArtifactClient, FindBy, GitHubClient, WorkflowRunData } from "../../src/github/types.js";
 import { type GitHubFake, startGitHubFake } from "../support/github-server.js";
 
@@ -173,6 +173,39 @@ describe("findBaseline", () => {
     expect(result.status === "missing" && result.reason).toMatch(
       /^the workflow runs could not be listed \(HTTP 403: forced failure of listWorkflowRuns/,
     );
+  });
+});
+
+describe("findBaselines", () => {
+  it("collects up to maxRuns reports, the base commit's run first, passing over runs without the artifact", async () => {
+    fake.addRun({ id: 61, run_number: 61, head_sha: "c".repeat(40), created_at: "2025-01-01T09:00:00Z" });
+    fake.addRun({ id: 62, run_number: 62, head_sha: BASE_SHA, created_at: "2025-01-01T10:00:00Z" });
+    fake.addRun({ id: 63, run_number: 63, head_sha: "d".repeat(40), created_at: "2025-01-01T11:00:00Z" });
+    fake.addRun({ id: 64, run_number: 64, head_sha: "e".repeat(40), created_at: "2025-01-01T12:00:00Z" });
+    fake.addRun({ id: 65, run_number: 65, head_sha: "f".repeat(40), created_at: "2025-01-01T08:00:00Z" });
+    for (const runId of [61, 62, 64, 65]) fake.addArtifact({ name: ARTIFACT, runId });
+    const result = await findBaselines(github, createArtifactClient(), { ...(await query()), maxRuns: 3 });
+    expect(result.status).toBe("found");
+    if (result.status !== "found") return;
+    expect(result.baselines.map((b) => b.source.runId)).toEqual([62, 64, 61]);
+    expect(result.baselines.map((b) => b.source.matchesBaseSha)).toEqual([true, false, false]);
+    expect(result.skipped).toEqual([`run #63 (\`ddddddd\`) on \`main\` has no artifact \`${ARTIFACT}\``]);
+    // Run 65 was never needed.
+    expect(downloads.map((d) => d.findBy?.workflowRunId)).toEqual([62, 64, 61]);
+  });
+
+  it("keeps what it found when an older artifact has expired, and stops there", async () => {
+    fake.addRun({ id: 71, run_number: 71, head_sha: "c".repeat(40), created_at: "2025-01-01T12:00:00Z" });
+    fake.addRun({ id: 72, run_number: 72, head_sha: "d".repeat(40), created_at: "2025-01-01T11:00:00Z" });
+    fake.addRun({ id: 73, run_number: 73, head_sha: "e".repeat(40), created_at: "2025-01-01T10:00:00Z" });
+    fake.addArtifact({ name: ARTIFACT, runId: 71 });
+    fake.addArtifact({ name: ARTIFACT, runId: 72, expired: true });
+    fake.addArtifact({ name: ARTIFACT, runId: 73 });
+    const result = await findBaselines(github, createArtifactClient(), { ...(await query()), maxRuns: 4 });
+    expect(result.status === "found" && result.baselines.map((b) => b.source.runId)).toEqual([71]);
+    expect(result.status === "found" && result.skipped).toEqual([
+      "the baseline artifact of run #72 (`ddddddd`) has expired",
+    ]);
   });
 });
 
