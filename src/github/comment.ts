@@ -2,7 +2,6 @@
  * One sticky pull request comment per comment key: found by a hidden marker (searching every page
  * of comments), edited in place when it exists, created otherwise.
  */
-import { formatCommentMarker } from "../render/pr-comment.js";
 import type { CommentData, GitHubClient, RepoRef } from "./types.js";
 
 const PER_PAGE = 100;

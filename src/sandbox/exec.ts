@@ -1,6 +1,6 @@
 /**
  * Running commands. The processes themselves are spawned by process runners, small helper
- * processes (process-runner.js): a spawn from the harness's own large process stalls its event
+ * processes (process-runner.js, which spawns with execa): a spawn from the harness's own large process stalls its event
  * loop, and with it every other trial. This module keeps the rest: timeouts, aborts, killing and
  * the process-group bookkeeping.
  *
@@ -12,7 +12,9 @@
  * hold them open forever; it stays alive (tracked) until the trial ends.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { availableParallelism, constants as osConstants } from "node:os";
+import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { fileURLToPath } from "node:url";
 import { InfraError } from "../errors.js";
@@ -23,7 +25,7 @@ import {
   type RunnerMessage,
   type RunRequest,
   signalGroup,
-} from "./process-runner.js";
+} from "./process-runner-protocol.js";
 import type { ExecOptions, ExecResult, ProcessGroupRegistry, ProcessOptions } from "./types.js";
 
 export const TIMEOUT_EXIT_CODE = 124;
@@ -58,10 +60,17 @@ interface RunHandlers {
  * every other; beyond the cores more would only contend). */
 const MAX_RUNNERS = Math.max(2, Math.min(4, availableParallelism()));
 
-/** Where the runner is: ncc copies the file next to the bundle and puts its path (a string) here. */
+/**
+ * Where the runner is, relative to this module: in the action's bundle (dist/index.js) it is built
+ * with execa into its own folder; from src/ and lib/ Node runs the file next to this one as it is.
+ * (Joined at run time: the bundler would otherwise copy or rewrite the file it can see.)
+ */
+const RUNNER_LOCATIONS = ["process-runner/index.js", "process-runner.js"];
+
 function runnerScriptPath(): string {
-  const location: URL | string = new URL("./process-runner.js", import.meta.url);
-  return typeof location === "string" ? location : fileURLToPath(location);
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const candidates = RUNNER_LOCATIONS.map((location) => path.join(here, location));
+  return candidates.find((candidate) => existsSync(candidate)) ?? (candidates.at(-1) as string);
 }
 
 /**

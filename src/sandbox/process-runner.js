@@ -1,66 +1,36 @@
 // @ts-check
 /**
  * The process runner: a small helper process that spawns the harness's child processes for
- * src/sandbox/exec.ts, collects their capped output and reports their exit over its IPC channel.
+ * src/sandbox/exec.ts (with execa), collects their capped output and reports their exit over its
+ * IPC channel.
  *
  * Why a helper process: Node's spawn forks the whole calling process and waits for the child's
  * exec. From the harness itself (a large heap, many trials on one event loop) each spawn stalls
  * that loop for milliseconds and leaves its memory copy-on-write; from this small process it
  * stalls nobody (see BENCHMARKS.md).
  *
- * Why plain JavaScript with only `node:` imports: Node runs this file as it is, in every form the
- * harness runs in: the TypeScript sources under vitest, lib/, and the ncc bundle (which copies it
- * next to dist/index.js instead of bundling it). It is type-checked through its JSDoc.
+ * Why plain JavaScript: Node runs this file as it is under vitest and from lib/ (resolving execa in
+ * node_modules); the action's bundle builds it, with execa, into dist/process-runner/. It is
+ * type-checked through its JSDoc.
  *
- * A run's timeout and kill requests end its whole process group here; the harness learns a pid
+ * What execa does not do is layered on it here: every process leads its own group, and a timeout
+ * or a kill request ends the whole group (execa's own timeout and kill reach only the leader). The
+ * run is over once the process exited and its pipes closed, or a short grace later: execa's result
+ * waits for the pipes, which a background child may hold open forever. The harness learns a pid
  * only when a finished run left members behind, to end them with the trial. When the harness goes
  * away (its IPC channel closes), this process kills every group it is still running, then exits.
  */
-import { spawn } from "node:child_process";
+import { execa } from "execa";
+import { KILL_GRACE_MS, PROCESS_RUNNER_ARG, signalGroup } from "./process-runner-protocol.js";
 
-/** The runner's argument; importing this module anywhere else installs nothing. */
-export const PROCESS_RUNNER_ARG = "--llm-tool-test-process-runner";
+/** @typedef {import("./process-runner-protocol.js").RunRequest} RunRequest */
+/** @typedef {import("./process-runner-protocol.js").KillRequest} KillRequest */
+/** @typedef {import("./process-runner-protocol.js").RunnerMessage} RunnerMessage */
+/** @typedef {import("./process-runner-protocol.js").CappedOutput} CappedOutput */
+
 /** How long to keep reading a process's pipes after it exited. */
 const PIPE_CLOSE_GRACE_MS = 200;
-/** Between SIGTERM and SIGKILL when a group is killed. */
-export const KILL_GRACE_MS = 500;
 const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/**
- * @typedef {object} RunRequest
- * @property {"run"} type
- * @property {number} id
- * @property {string} file
- * @property {string[]} args
- * @property {string} cwd
- * @property {Record<string, string>} env
- * @property {string} [stdin]
- * @property {number} outputCapBytes
- * @property {number} timeoutMs  0 or beyond a timer's range: no limit
- * @property {boolean} streamStdout  post every stdout chunk as it arrives (for line callbacks)
- */
-
-/**
- * End a run's process group now (an abort): SIGTERM, then SIGKILL after a grace.
- * @typedef {{ type: "kill"; id: number }} KillRequest
- */
-
-/**
- * @typedef {object} CappedOutput
- * @property {string} text
- * @property {boolean} truncated
- * @property {number} droppedBytes  bytes dropped from the middle
- */
-
-/**
- * Per run: `spawn_failed`, or `stdout` chunks (when asked) and then `finished` once the process
- * exited and its pipes closed (or their grace ran out). `leftover`: the process group still has
- * members (a background child) that no kill of ours is ending; the harness ends them with the trial.
- * @typedef {{ type: "spawn_failed"; id: number; reason: string }
- *   | { type: "stdout"; id: number; chunk: Uint8Array }
- *   | { type: "finished"; id: number; pid: number; code: number | null; signal: NodeJS.Signals | null;
- *       timedOut: boolean; leftover: boolean; stdout: CappedOutput; stderr: CappedOutput }} RunnerMessage
- */
 
 /**
  * Keeps the first half and the last half of `capBytes` of a byte stream, counting what falls in
@@ -172,45 +142,6 @@ function formatBytes(bytes) {
   return `${(bytes / (1024 * 1024 * 1024)).toFixed(1)} GB`;
 }
 
-/**
- * Resolves once the stream ends, closes or fails.
- * @param {import("node:stream").Readable} stream
- * @param {(chunk: Buffer) => void} onChunk
- * @returns {Promise<void>}
- */
-function drain(stream, onChunk) {
-  return new Promise((resolve) => {
-    stream.on("data", (/** @type {Buffer | string} */ chunk) =>
-      onChunk(typeof chunk === "string" ? Buffer.from(chunk) : chunk),
-    );
-    stream.once("end", () => resolve());
-    stream.once("close", () => resolve());
-    stream.once("error", () => resolve());
-  });
-}
-
-/** @param {unknown} error */
-function describeSpawnError(error) {
-  if (error instanceof Error) return error.message;
-  return String(error);
-}
-
-/**
- * Signal a whole process group (signal 0: only ask whether it still has members).
- * @param {number} pgid
- * @param {NodeJS.Signals | 0} signal
- * @returns {boolean} whether the group was there to signal
- */
-export function signalGroup(pgid, signal) {
-  try {
-    process.kill(-pgid, signal);
-    return true;
-  } catch (error) {
-    // ESRCH: the group is gone. EPERM: a member we may not signal, so it is still there.
-    return /** @type {NodeJS.ErrnoException} */ (error).code === "EPERM";
-  }
-}
-
 /** Runs in flight: their kill switches, for a kill request and for our own exit. */
 /** @type {Map<number, { kill(): void; pid: number }>} */
 const running = new Map();
@@ -224,29 +155,27 @@ const running = new Map();
  */
 function runRequest(request, post) {
   const { id } = request;
-  /** @type {import("node:child_process").ChildProcess} */
-  let child;
-  try {
-    child = spawn(request.file, request.args, {
-      cwd: request.cwd,
-      env: request.env,
-      detached: true,
-      windowsHide: true,
-      stdio: [request.stdin !== undefined ? "pipe" : "ignore", "pipe", "pipe"],
-    });
-  } catch (error) {
-    post({ type: "spawn_failed", id, reason: describeSpawnError(error) });
-    return;
-  }
-  const pid = child.pid;
-  if (pid === undefined) {
-    // A missing binary or cwd: Node reports it as an "error" event on the next tick.
-    child.once("error", (error) => post({ type: "spawn_failed", id, reason: describeSpawnError(error) }));
-    return;
-  }
-  child.on("error", () => {
-    // After a successful spawn only signalling can fail; the exit is reported below.
+  const subprocess = execa(request.file, request.args, {
+    cwd: request.cwd,
+    env: request.env,
+    extendEnv: false,
+    detached: true,
+    ...(request.stdin !== undefined ? { input: request.stdin } : { stdin: "ignore" }),
+    // Our own collectors keep the output, capped; execa only has to let it through.
+    buffer: false,
+    stripFinalNewline: false,
+    // Failures are reported, not thrown; groups are ended here, not by execa's exit hook.
+    reject: false,
+    cleanup: false,
   });
+  const pid = subprocess.pid;
+  if (pid === undefined) {
+    // A missing binary or cwd: execa's result says why.
+    subprocess.then((result) =>
+      post({ type: "spawn_failed", id, reason: result.originalMessage ?? result.message ?? "unknown error" }),
+    );
+    return;
+  }
 
   /** @type {NodeJS.Timeout | undefined} */
   let killTimer;
@@ -266,37 +195,30 @@ function runRequest(request, post) {
       : undefined;
   running.set(id, { kill, pid });
 
-  if (child.stdin) {
-    child.stdin.on("error", () => {
-      // EPIPE: the process exited without reading its input.
-    });
-    child.stdin.end(request.stdin);
-  }
-  // Both are pipes (see stdio above).
-  const stdoutPipe = /** @type {import("node:stream").Readable} */ (child.stdout);
-  const stderrPipe = /** @type {import("node:stream").Readable} */ (child.stderr);
   const stdout = createOutputCollector(request.outputCapBytes);
   const stderr = createOutputCollector(request.outputCapBytes);
-  const stdoutEnded = drain(stdoutPipe, (chunk) => {
+  subprocess.stdout.on("data", (/** @type {Buffer} */ chunk) => {
     stdout.push(chunk);
     // A copy of exactly these bytes: cloning a view would copy its whole backing buffer.
     if (request.streamStdout) post({ type: "stdout", id, chunk: new Uint8Array(chunk) });
   });
-  const stderrEnded = drain(stderrPipe, (chunk) => stderr.push(chunk));
+  subprocess.stderr.on("data", (/** @type {Buffer} */ chunk) => stderr.push(chunk));
 
-  child.once("exit", async (code, signal) => {
+  subprocess.once("exit", async (code, signal) => {
     // Ended within its time: a timeout from here on is not the process's.
     clearTimeout(timeout);
-    // Read what is left in the pipes, but do not wait for a background child to close them.
+    // Read what is left in the pipes (execa settles once they closed), but do not wait for a
+    // background child to close them.
     /** @type {NodeJS.Timeout | undefined} */
     let graceTimer;
     const grace = new Promise((resolve) => {
       graceTimer = setTimeout(resolve, PIPE_CLOSE_GRACE_MS);
     });
-    await Promise.race([Promise.all([stdoutEnded, stderrEnded]), grace]);
+    await Promise.race([subprocess, grace]);
     clearTimeout(graceTimer);
-    stdoutPipe.destroy();
-    stderrPipe.destroy();
+    // execa takes a destroyed output pipe for an abort, not a failure.
+    subprocess.stdout.destroy();
+    subprocess.stderr.destroy();
     running.delete(id);
     // A kill in flight finishes off stubborn members itself (its SIGKILL is still to come).
     const leftover = !killTimer && signalGroup(pid, 0);

@@ -1,11 +1,16 @@
-import { spawn } from "node:child_process";
+import { fork, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { InfraError } from "../../src/errors.js";
 import { runShell, warmProcessRunners } from "../../src/sandbox/exec.js";
+import {
+  PROCESS_RUNNER_ARG,
+  type RunnerMessage,
+  type RunRequest,
+} from "../../src/sandbox/process-runner-protocol.js";
 import { findRunnerPids, waitForProcessGone } from "../support/processes.js";
 import { ROOT } from "../support/run-cli.js";
 
@@ -117,18 +122,79 @@ describe("process runners", () => {
     expect(await waitForProcessGone(sleeper, 5000)).toBe(true);
   });
 
-  it("are files Node runs as they are: the runner imports nothing but Node's own modules", () => {
-    for (const file of [
-      "src/sandbox/process-runner.js",
-      "lib/sandbox/process-runner.js",
-      "dist/process-runner.js",
-    ]) {
-      const source = readFileSync(path.join(ROOT, file), "utf8");
-      const specifiers = [
-        ...source.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|\brequire\s*\(\s*)["']([^"']+)["']/g),
-      ].map((match) => match[1]);
-      expect(specifiers.length, file).toBeGreaterThan(0);
-      for (const specifier of specifiers) expect(specifier, file).toMatch(/^node:/);
+  it("are files Node runs as they are: from src/ and lib/ with execa and Node's own modules", () => {
+    for (const folder of ["src/sandbox", "lib/sandbox"]) {
+      const runner = path.join(folder, "process-runner.js");
+      const packages = importedPackages(runner);
+      expect(packages, runner).toContain("execa");
+      for (const name of packages) expect(name, runner).toMatch(/^(node:.+|execa)$/);
+    }
+  });
+
+  it("run from the action's bundle on their own, with no node_modules in reach", async () => {
+    // A copy away from the checkout: only what the bundle carries can be loaded.
+    const copy = path.join(dir, "bundled-runner");
+    cpSync(path.join(ROOT, "dist/process-runner"), copy, { recursive: true });
+    const runner = fork(path.join(copy, "index.js"), [PROCESS_RUNNER_ARG], {
+      env: {},
+      serialization: "advanced",
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
+    });
+    let stderr = "";
+    runner.stderr?.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    try {
+      const request: RunRequest = {
+        type: "run",
+        id: 1,
+        file: "/bin/sh",
+        args: ["-c", "echo bundled; echo oops >&2; exit 3"],
+        cwd: dir,
+        env: {},
+        outputCapBytes: 1024,
+        timeoutMs: 10_000,
+        streamStdout: false,
+      };
+      runner.send(request);
+      const [message] = (await Promise.race([
+        once(runner, "message"),
+        once(runner, "exit").then(() => {
+          throw new Error(`the bundled runner exited: ${stderr}`);
+        }),
+      ])) as [RunnerMessage];
+      expect(message).toMatchObject({
+        type: "finished",
+        id: 1,
+        code: 3,
+        timedOut: false,
+        stdout: { text: "bundled\n", truncated: false },
+        stderr: { text: "oops\n", truncated: false },
+      });
+    } finally {
+      runner.disconnect();
     }
   });
 });
+
+/** The packages `file` imports, following its relative imports (comments aside). */
+function importedPackages(file: string): string[] {
+  const packages = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (relative: string) => {
+    if (seen.has(relative)) return;
+    seen.add(relative);
+    const source = readFileSync(path.join(ROOT, relative), "utf8")
+      .replace(/\/\*[\s\S]*?\*\//g, "")
+      .replace(/^\s*\/\/.*$/gm, "");
+    for (const match of source.matchAll(
+      /(?:\bfrom\s+|\bimport\s*\(\s*|\brequire\s*\(\s*)["']([^"']+)["']/g,
+    )) {
+      const specifier = match[1] as string;
+      if (specifier.startsWith(".")) visit(path.join(path.dirname(relative), specifier));
+      else packages.add(specifier);
+    }
+  };
+  visit(file);
+  return [...packages].sort();
+}
