@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createAgent } from "../../src/agents/create-agent.js";
+import { createAgent } from "../../src/agents/registry.js";
 import { ConfigError } from "../../src/errors.js";
 import type { ModelClient } from "../../src/model/model-client.js";
 
