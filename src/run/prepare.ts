@@ -29,6 +29,9 @@ export interface GuidanceVariantFile {
   file: string;
 }
 
+/** What decides the run besides the agent and the judge (settled by prepareRun); unset fields take their defaults. */
+export type RunOptionSettings = Omit<Partial<RunOptions>, "agent" | "judgeModel"> & { outDir: string };
+
 /** The typed settings of one run, read by a front end from its flags or inputs. */
 export interface RunSettings {
   /** Scenario files, folders or .jsonl datasets (absolute, or relative to `cwd`). */
@@ -48,8 +51,7 @@ export interface RunSettings {
   baseURL: string | null;
   /** The judge model asked for; LLM_TOOL_TEST_JUDGE in the environment is the fallback. */
   judgeModel: string | null;
-  /** Everything else that decides what the run does; unset fields take their defaults. */
-  options: Omit<Partial<RunOptions>, "agent" | "judgeModel"> & { outDir: string };
+  options: RunOptionSettings;
   /** The message when the filters leave no scenario, given how many were loaded. */
   describeNoMatch(loaded: number): string;
 }

@@ -5,8 +5,12 @@ import { loadPriceTable } from "../../model/pricing.js";
 import { renderComparisonTerminal } from "../../render/comparison-markdown.js";
 import { renderTerminalSummary } from "../../render/terminal.js";
 import { readReportFile } from "../../results/read-report.js";
-import type { RunOptions } from "../../run/options.js";
-import { createRunModelClient, type GuidanceVariantFile, prepareRun } from "../../run/prepare.js";
+import {
+  createRunModelClient,
+  type GuidanceVariantFile,
+  prepareRun,
+  type RunOptionSettings,
+} from "../../run/prepare.js";
 import { runSuite, type SuiteResult } from "../../run/suite.js";
 import { runProcess } from "../../sandbox/exec.js";
 import { SANDBOX_MODES } from "../../scenario/keys.js";
@@ -148,7 +152,7 @@ async function readRunOptionFlags(
   values: ParsedArgs["values"],
   io: CliIo,
   outDir: string,
-): Promise<Omit<Partial<RunOptions>, "agent" | "judgeModel"> & { outDir: string }> {
+): Promise<RunOptionSettings> {
   const pricesFile = readString(values, "prices");
   return {
     outDir,
