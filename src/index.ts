@@ -1,6 +1,6 @@
 /** The library's public API: run suites, evaluate, compare, render. */
 
-export { createAgent } from "./agents/create-agent.js";
+export { createAgent } from "./agents/registry.js";
 export type { Agent, AgentContext, AgentName, AgentOutcome } from "./agents/types.js";
 export { compareReports } from "./compare/compare.js";
 export { decideRegressionFailure } from "./compare/gate.js";

@@ -2,8 +2,7 @@
  * Every action input is read here, once, and validated into one typed object. Nothing else in the
  * action reads inputs. A bad value is a ConfigError that names the input and shows what was given.
  */
-import { AGENT_NAMES } from "../agents/create-agent.js";
-import type { AgentName } from "../agents/types.js";
+import { ACTION_AGENT_NAMES, type AgentName, isAgentName } from "../agents/registry.js";
 import { ConfigError } from "../errors.js";
 import { DEFAULT_MODEL } from "../run/options.js";
 import type { SandboxMode } from "../scenario/types.js";
@@ -43,7 +42,6 @@ export interface ActionSettings {
 export type ReadInput = (name: string) => string;
 
 export const DEFAULT_COMMENT_KEY = "llm-tool-test";
-const AGENTS_AVAILABLE: readonly AgentName[] = ["anthropic", "oracle", "null"];
 const COMMENT_KEY_PATTERN = /^[A-Za-z0-9._-]{1,100}$/;
 /** Characters the artifact service refuses in names. */
 const ARTIFACT_NAME_FORBIDDEN = /["':<>|*?\r\n\\/]/;
@@ -158,11 +156,11 @@ function readAgent(read: ReadInput): AgentName {
   const raw = read("agent").trim();
   if (raw === "") return "anthropic";
   const lowered = raw.toLowerCase();
-  if (AGENTS_AVAILABLE.includes(lowered as AgentName)) return lowered as AgentName;
-  if (AGENT_NAMES.includes(lowered as AgentName)) {
-    fail("agent", `is not available in the action yet; use one of ${AGENTS_AVAILABLE.join(", ")}`, raw);
+  if (ACTION_AGENT_NAMES.includes(lowered as AgentName)) return lowered as AgentName;
+  if (isAgentName(lowered)) {
+    fail("agent", `is not available in the action yet; use one of ${ACTION_AGENT_NAMES.join(", ")}`, raw);
   }
-  return fail("agent", `must be one of ${AGENTS_AVAILABLE.join(", ")}`, raw);
+  return fail("agent", `must be one of ${ACTION_AGENT_NAMES.join(", ")}`, raw);
 }
 
 /** Reads and validates every input. Throws a ConfigError naming the first bad input. */

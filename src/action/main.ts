@@ -12,7 +12,7 @@ import path from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
 import * as actionsCore from "@actions/core";
 import { getOctokit } from "@actions/github";
-import { createAgent } from "../agents/create-agent.js";
+import { AGENTS, describeMissingApiKey } from "../agents/registry.js";
 import { decideRegressionFailure } from "../compare/gate.js";
 import type { CompareOptions, Comparison } from "../compare/types.js";
 import { ConfigError, describeError, isConfigError } from "../errors.js";
@@ -25,14 +25,9 @@ import { formatUsd } from "../render/format.js";
 import { renderJobSummary, renderSkippedSummary } from "../render/job-summary.js";
 import { type BaselineNote, formatCommentMarker, renderComment } from "../render/pr-comment.js";
 import type { Report, TrialReport } from "../results/types.js";
-import { defaultRunOptions } from "../run/options.js";
-import { checkSandbox, checkTargetBinaries } from "../run/preflight.js";
-import { createRunModelClient, setUpJudge } from "../run/prepare.js";
+import { createRunModelClient, prepareRun } from "../run/prepare.js";
 import { runSuite, type SuiteResult, writeRunOutputs } from "../run/suite.js";
-import { warmProcessRunners } from "../sandbox/exec.js";
 import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
-import { filterScenarios } from "../scenario/filter.js";
-import { loadScenarios } from "../scenario/load.js";
 import { type RunContext, readRunContext } from "./context.js";
 import { expandPatterns } from "./expand-patterns.js";
 import { type ActionSettings, readActionSettings } from "./inputs.js";
@@ -135,6 +130,11 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<ActionRe
   }
 }
 
+/** How to give the action the key, for the one "needs an API key" message. */
+const ACTION_KEY_REMEDY =
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a workflow expression for the user to copy.
+  'add "anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}" to the step (or use "agent: oracle" to try the scenarios without a model)';
+
 interface Log {
   info(message: string): void;
   warn(message: string): void;
@@ -153,7 +153,7 @@ async function runAction(
   };
 
   const pr = context.pullRequest;
-  if (settings.agent === "anthropic" && !settings.apiKey) {
+  if (AGENTS[settings.agent].needsApiKey && !settings.apiKey) {
     if (pr && (pr.fromFork || context.actor === "dependabot[bot]")) {
       const who = pr.fromFork ? `a fork (${pr.headRepo ?? "a deleted repository"})` : "Dependabot";
       const reason =
@@ -168,8 +168,7 @@ async function runAction(
     }
     if (settings.mode === "run") {
       throw new ConfigError(
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: a workflow expression for the user to copy.
-        'input "anthropic-api-key" is empty, and the anthropic agent needs it: add "anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}" to the step (or use "agent: oracle" to try the scenarios without a model)',
+        `input "anthropic-api-key" is empty, and ${describeMissingApiKey(settings.agent, ACTION_KEY_REMEDY)}`,
       );
     }
   }
@@ -303,55 +302,38 @@ async function produceRunReport(
   compareOptions: CompareOptions,
   log: Log,
 ): Promise<SuiteResult> {
-  // Their start-up overlaps with loading the scenarios instead of delaying the first commands.
-  warmProcessRunners();
-  const paths = await expandPatterns(settings.scenarios, workDir);
-  const all = await loadScenarios(paths, { cwd: workDir });
-  const filtered = filterScenarios(all, {
-    ...(settings.tags.length > 0 ? { tags: settings.tags } : {}),
-    ...(settings.tier !== null ? { tier: settings.tier } : {}),
-  });
-  if (filtered.length === 0) {
-    throw new ConfigError(
-      `no scenario left to run: ${all.length} loaded from input "scenarios", none matching` +
+  const { scenarios, options, ports } = await prepareRun(
+    {
+      paths: await expandPatterns(settings.scenarios, workDir),
+      cwd: workDir,
+      tags: settings.tags,
+      tier: settings.tier,
+      agent: settings.agent,
+      apiKey: settings.apiKey || null,
+      baseURL: null,
+      judgeModel: settings.judgeModel,
+      options: {
+        model: settings.model,
+        outDir,
+        trials: settings.trials,
+        concurrency: settings.concurrency,
+        sandbox: settings.sandbox,
+        shard: settings.shard,
+        maxCostUsd: settings.maxCostUsd,
+      },
+      describeNoMatch: (loaded) =>
+        `no scenario left to run: ${loaded} loaded from input "scenarios", none matching` +
         `${settings.tags.length ? ` tags ${settings.tags.join(", ")}` : ""}${settings.tier !== null ? ` tier <= ${settings.tier}` : ""}`,
-    );
-  }
-  const judge = setUpJudge(filtered, {
-    flag: settings.judgeModel,
-    env: deps.env.LLM_TOOL_TEST_JUDGE,
-    testedModel: settings.model,
-    force: false,
-    hasApiKey: Boolean(settings.apiKey),
-    agent: settings.agent,
-  });
-  if (judge.note) log.info(`Note: ${judge.note}.`);
-  const { scenarios, judgeModel } = judge;
-  await checkTargetBinaries(scenarios, deps.env.PATH ?? "");
-  await checkSandbox(scenarios, settings.sandbox, deps.env.PATH ?? "");
-
-  const modelClient = settings.apiKey ? deps.createModelClient(settings.apiKey, settings.concurrency) : null;
-  const agent = createAgent(settings.agent, modelClient ? { modelClient } : {});
-  const options = defaultRunOptions({
-    agent: settings.agent,
-    model: settings.model,
-    judgeModel,
-    outDir,
-    trials: settings.trials,
-    concurrency: settings.concurrency,
-    sandbox: settings.sandbox,
-    shard: settings.shard,
-    maxCostUsd: settings.maxCostUsd,
-  });
+    },
+    { env: deps.env, createModelClient: deps.createModelClient, note: (note) => log.info(`Note: ${note}.`) },
+  );
   const shard = settings.shard ? `, shard ${settings.shard.index}/${settings.shard.count}` : "";
   log.info(
     `Running ${scenarios.length} scenario(s) with the ${settings.agent} agent (${settings.trials} trial(s) each unless a scenario says otherwise, ${settings.concurrency} at once${shard}).`,
   );
   return runSuite(scenarios, options, {
-    agent,
-    judgeClient: modelClient,
-    // Holds the key and token under secret names: the sandbox keeps them out, redaction covers them.
-    env: deps.env,
+    // ports.env holds the key and token under secret names: the sandbox keeps them out, redaction covers them.
+    ...ports,
     now: deps.now,
     ...(deps.signal ? { signal: deps.signal } : {}),
     git: { sha: context.sha, ref: context.ref },

@@ -1,8 +1,10 @@
 import type { ExecResult } from "../sandbox/types.js";
 import type { Scenario } from "../scenario/types.js";
 import type { EndReason, EventSink } from "../transcript/events.js";
+import type { AgentName } from "./registry.js";
 
-export type AgentName = "anthropic" | "oracle" | "null" | "claude-code" | "command";
+/** Derived from the registry (src/agents/registry.ts): one descriptor per agent. */
+export type { AgentName };
 
 /** What the harness hands an agent for one trial. */
 export interface AgentContext {

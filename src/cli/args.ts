@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { suggestKey } from "../did-you-mean.js";
 import { ConfigError } from "../errors.js";
+import { parseDuration } from "../scenario/duration.js";
 
 export type OptionSpec = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
 
@@ -63,15 +64,16 @@ export function readNumber(values: ParsedArgs["values"], name: string, min: numb
   return value;
 }
 
-/** "300s", "5m", "1500ms", "1h" or a number of seconds. */
+/** A duration flag, read like a scenario's durations: "90", "90s", "1m30s", "1500ms", "1h". */
 export function readDurationMs(values: ParsedArgs["values"], name: string): number | undefined {
   const raw = readString(values, name);
   if (raw === undefined) return undefined;
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(raw);
-  if (!match) throw new ConfigError(`--${name} must be a duration such as 90s, 5m or 1500ms, got "${raw}"`);
-  const unit = match[2] ?? "s";
-  const factor = unit === "ms" ? 1 : unit === "s" ? 1000 : unit === "m" ? 60_000 : 3_600_000;
-  return Math.round(Number(match[1]) * factor);
+  try {
+    // Zero has always been accepted on the command line; refusing it is a separate change.
+    return parseDuration(raw, { allowZero: true });
+  } catch {
+    throw new ConfigError(`--${name} must be a duration such as 90s, 5m or 1500ms, got "${raw}"`);
+  }
 }
 
 export function readChoice<T extends string>(

@@ -1,15 +1,154 @@
 /**
  * What the CLI and the action both do between reading their settings and running the suite:
- * the model client (with adaptive rate limiting), and which judge runs. One place, so the two
- * front ends cannot drift apart.
+ * load and filter the scenarios, set up the judge, check the targets and the sandbox, build the
+ * model client and the agent, and settle the run's options. One place, so the two front ends
+ * cannot drift apart; each keeps only its own reading of settings and its own rendering.
  */
 
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { createAgent } from "../agents/registry.js";
 import type { AgentName } from "../agents/types.js";
+import { ConfigError } from "../errors.js";
 import { resolveJudgeModel } from "../evaluate/judge.js";
 import { createAnthropicClient } from "../model/anthropic-client.js";
 import { createAimdLimiter } from "../model/call-limiter.js";
 import type { ModelClient } from "../model/model-client.js";
+import { warmProcessRunners } from "../sandbox/exec.js";
+import { filterScenarios } from "../scenario/filter.js";
+import { loadScenarios } from "../scenario/load.js";
 import type { Scenario } from "../scenario/types.js";
+import { DEFAULT_MODEL, defaultRunOptions, type RunOptions } from "./options.js";
+import { checkSandbox, checkTargetBinaries } from "./preflight.js";
+import type { SuitePorts } from "./suite.js";
+
+/** A guidance file every scenario runs with (the CLI's `--variant NAME=FILE`). */
+export interface GuidanceVariantFile {
+  name: string;
+  /** Absolute path. */
+  file: string;
+}
+
+/** What decides the run besides the agent and the judge (settled by prepareRun); unset fields take their defaults. */
+export type RunOptionSettings = Omit<Partial<RunOptions>, "agent" | "judgeModel"> & { outDir: string };
+
+/** The typed settings of one run, read by a front end from its flags or inputs. */
+export interface RunSettings {
+  /** Scenario files, folders or .jsonl datasets (absolute, or relative to `cwd`). */
+  paths: string[];
+  /** What the scenarios' relative paths and messages are relative to. */
+  cwd: string;
+  /** Keep scenarios with any of these tags (none: all). */
+  tags: string[];
+  /** Keep scenarios with tier <= this. */
+  tier: number | null;
+  /** Replace every scenario's own guidance variants with these files (none: keep them). */
+  variants?: GuidanceVariantFile[];
+  agent: AgentName;
+  /** Null when not given: only agents that need no key can run, and judges are skipped. */
+  apiKey: string | null;
+  /** The real API base URL, for agents that call the API themselves (claude-code). */
+  baseURL: string | null;
+  /** The judge model asked for; LLM_TOOL_TEST_JUDGE in the environment is the fallback. */
+  judgeModel: string | null;
+  options: RunOptionSettings;
+  /** The message when the filters leave no scenario, given how many were loaded. */
+  describeNoMatch(loaded: number): string;
+}
+
+export interface PreparePorts {
+  /** The parent environment: PATH for the checks, LLM_TOOL_TEST_JUDGE, the agent's environment. */
+  env: Record<string, string | undefined>;
+  /** `concurrency` bounds the calls in flight (lowered on rate limits). */
+  createModelClient(apiKey: string, concurrency: number): ModelClient;
+  /** Says something the user should know that is not an error (a judge skipped). */
+  note(message: string): void;
+}
+
+/** What runSuite needs; the front end adds its own ports (signal, progress, git, baseline). */
+export interface PreparedRun {
+  scenarios: Scenario[];
+  options: RunOptions;
+  ports: Required<Pick<SuitePorts, "agent" | "judgeClient" | "env">>;
+}
+
+/** Load → filter → guidance variants → judge → target and sandbox checks → model client → agent → options. */
+export async function prepareRun(settings: RunSettings, ports: PreparePorts): Promise<PreparedRun> {
+  // Their start-up overlaps with loading the scenarios instead of delaying the first commands.
+  warmProcessRunners();
+  const all = await loadScenarios(settings.paths, { cwd: settings.cwd });
+  const filtered = filterScenarios(all, {
+    ...(settings.tags.length > 0 ? { tags: settings.tags } : {}),
+    ...(settings.tier !== null ? { tier: settings.tier } : {}),
+  });
+  if (filtered.length === 0) throw new ConfigError(settings.describeNoMatch(all.length));
+  const selected = await applyGuidanceVariants(filtered, settings.variants ?? []);
+
+  const model = settings.options.model ?? DEFAULT_MODEL;
+  const forceJudge = settings.options.forceJudge ?? false;
+  const judge = setUpJudge(selected, {
+    flag: settings.judgeModel,
+    env: ports.env.LLM_TOOL_TEST_JUDGE,
+    testedModel: model,
+    force: forceJudge,
+    hasApiKey: Boolean(settings.apiKey),
+    agent: settings.agent,
+  });
+  if (judge.note) ports.note(judge.note);
+  const { scenarios, judgeModel } = judge;
+  const options = defaultRunOptions({
+    ...settings.options,
+    agent: settings.agent,
+    model,
+    judgeModel,
+    forceJudge,
+  });
+
+  const searchPath = ports.env.PATH ?? "";
+  await checkTargetBinaries(scenarios, searchPath);
+  await checkSandbox(scenarios, options.sandbox, searchPath);
+  const modelClient = settings.apiKey ? ports.createModelClient(settings.apiKey, options.concurrency) : null;
+  const agent = createAgent(settings.agent, {
+    ...(modelClient ? { modelClient } : {}),
+    ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+    ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
+    agentCommand: options.agentCommand,
+    env: ports.env,
+  });
+  return { scenarios, options, ports: { agent, judgeClient: modelClient, env: ports.env } };
+}
+
+/**
+ * Guidance variants given for the run replace each scenario's own: every scenario runs once per
+ * file, with the scenario's guidance mode (default workdir). The files' contents join the
+ * scenario's content hash, so a resumed run or a comparison notices when they change.
+ */
+async function applyGuidanceVariants(
+  scenarios: Scenario[],
+  variants: GuidanceVariantFile[],
+): Promise<Scenario[]> {
+  if (variants.length === 0) return scenarios;
+  const names = new Set<string>();
+  const hash = createHash("sha256");
+  for (const variant of variants) {
+    if (names.has(variant.name)) throw new ConfigError(`--variant ${variant.name} is given twice`);
+    names.add(variant.name);
+    try {
+      hash.update(variant.name).update(await readFile(variant.file));
+    } catch {
+      throw new ConfigError(`cannot read the guidance file of --variant ${variant.name}: ${variant.file}`);
+    }
+  }
+  const digest = hash.digest("hex");
+  return scenarios.map((scenario) => ({
+    ...scenario,
+    variants: variants.map((v) => ({
+      name: v.name,
+      guidance: { file: v.file, mode: scenario.guidance?.mode ?? ("workdir" as const) },
+    })),
+    contentHash: createHash("sha256").update(scenario.contentHash).update(digest).digest("hex"),
+  }));
+}
 
 export function createRunModelClient(input: {
   apiKey: string;

@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import type { Agent, AgentName, AgentOutcome } from "../agents/types.js";
+import { agentUsesModel } from "../agents/registry.js";
+import type { Agent, AgentOutcome } from "../agents/types.js";
 import { describeError, InfraError, isConfigError } from "../errors.js";
 import { evaluateTrial } from "../evaluate/evaluate-trial.js";
 import { buildScriptEnv } from "../evaluate/gates.js";
@@ -53,10 +54,8 @@ function judgeFor(scenario: Scenario, options: RunOptions, client: ModelClient |
   return client && model ? { client, model } : null;
 }
 
-/** Agents that talk to a model (and so have a model worth recording). */
-export function agentUsesModel(name: AgentName): boolean {
-  return name === "anthropic" || name === "claude-code" || name === "command";
-}
+// Which agents record a model is a fact of the registry; suite.ts reads it from here too.
+export { agentUsesModel };
 
 function modelFor(scenario: Scenario, options: RunOptions): string {
   return scenario.agent.model ?? options.model;

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { createAgent } from "../agents/create-agent.js";
+import { createAgent } from "../agents/registry.js";
 import type { AgentName } from "../agents/types.js";
 import type { Report, ScenarioReport } from "../results/types.js";
 import type { SandboxMode, Scenario } from "../scenario/types.js";

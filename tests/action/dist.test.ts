@@ -272,7 +272,7 @@ describe("the bundled action without a baseline or a key", () => {
     });
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toMatch(
-      /^::error::input "anthropic-api-key" is empty, and the anthropic agent needs it/m,
+      /^::error::input "anthropic-api-key" is empty, and the anthropic agent needs/m,
     );
     expect(result.stdout).not.toMatch(/\n\s+at /);
   });

@@ -18,8 +18,8 @@ import {
   createClaudeStreamMapper,
   resolveClaudeBinary,
 } from "../../src/agents/claude-code.js";
-import { createAgent } from "../../src/agents/create-agent.js";
 import { PLACEHOLDER_API_KEY } from "../../src/agents/credential-proxy.js";
+import { createAgent } from "../../src/agents/registry.js";
 import { ConfigError } from "../../src/errors.js";
 import { defaultRunOptions } from "../../src/run/options.js";
 import type { TrialOutput } from "../../src/run/trial.js";

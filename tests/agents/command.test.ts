@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expandCommandTemplate, quoteForBash } from "../../src/agents/command.js";
-import { createAgent } from "../../src/agents/create-agent.js";
+import { createAgent } from "../../src/agents/registry.js";
 import { ConfigError } from "../../src/errors.js";
 import { defaultRunOptions } from "../../src/run/options.js";
 import type { TrialOutput } from "../../src/run/trial.js";

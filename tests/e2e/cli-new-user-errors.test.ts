@@ -8,6 +8,7 @@ import { ROOT, runCli } from "../support/run-cli.js";
 
 const SUITE = path.join(ROOT, "tests/fixtures/e2e/suite");
 
+// More of these errors are tested in process (tests/cli/run.test.ts); these go through the bin.
 describe("errors a new user meets end in one clear paragraph, never a stack trace", () => {
   let server: ModelServer;
   beforeAll(async () => {
@@ -38,28 +39,6 @@ describe("errors a new user meets end in one clear paragraph, never a stack trac
     expect(`${result.stdout}${result.stderr}`).not.toContain("sk-ant-canary-bad-model-123");
   });
 
-  it("a target binary missing from PATH is caught before anything runs", async () => {
-    const result = await runCli([
-      "run",
-      path.join(ROOT, "tests/fixtures/e2e/missing-binary"),
-      "--agent",
-      "oracle",
-    ]);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain(
-      'target binary "definitely-not-installed-tool" is not on PATH (needed by uses_missing_tool',
-    );
-    expect(result.stderr).toContain("Install it, put it on PATH, or fix target.binary");
-  });
-
-  it("an unusable bwrap is one clear error before anything runs", async () => {
-    const dataset = path.join(ROOT, "tests/fixtures/bashkit-eval/smoke-test.jsonl");
-    const result = await runCli(["run", dataset, "--agent", "oracle"], { env: { PATH: "/nonexistent" } });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('sandbox "bwrap" needs bubblewrap, but "bwrap" was not found on PATH');
-    expect(result.stderr).toContain("apt-get install -y bubblewrap");
-  });
-
   it("a typo in a scenario names the file, the line and the field, with a suggestion", async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-typo-"));
     await writeFile(path.join(dir, "typo.yaml"), "name: typo\ntask: do it\nevaluation:\n  gatse: []\n");
@@ -67,40 +46,5 @@ describe("errors a new user meets end in one clear paragraph, never a stack trac
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/typo\.yaml:4: evaluation\.gatse: .*did you mean `?"?gates/);
     expect(result.stderr).not.toMatch(/\n\s+at /);
-  });
-});
-
-describe("--variant NAME=FILE", () => {
-  it("runs every scenario once per guidance file and compares them in report.md", async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-variants-"));
-    await writeFile(path.join(dir, "v1.md"), "Use jq.\n");
-    await writeFile(path.join(dir, "v2.md"), "Use jq -r for raw output.\n");
-    const out = path.join(dir, "out");
-    const result = await runCli([
-      "run",
-      path.join(SUITE, "extract-names.yaml"),
-      "--agent",
-      "oracle",
-      "--out",
-      out,
-      "--trials",
-      "2",
-      "--variant",
-      `terse=${path.join(dir, "v1.md")}`,
-      "--variant",
-      `detailed=${path.join(dir, "v2.md")}`,
-    ]);
-    expect(result.code).toBe(0);
-    const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report;
-    expect(report.scenarios.map((s) => `${s.id}@${s.variant} ${s.trials.length}`)).toEqual([
-      "extract_names@terse 2",
-      "extract_names@detailed 2",
-    ]);
-    expect(await readFile(path.join(out, "report.md"), "utf8")).toContain(
-      "## Guidance variants: `detailed` against `terse`",
-    );
-    const bad = await runCli(["run", SUITE, "--agent", "oracle", "--variant", "oops"]);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain("--variant must look like NAME=FILE");
   });
 });

@@ -2,7 +2,7 @@ import { mkdtemp } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { createAgent } from "../../src/agents/create-agent.js";
+import { createAgent } from "../../src/agents/registry.js";
 import { ConfigError } from "../../src/errors.js";
 import { mergeShardReports } from "../../src/results/merge.js";
 import type { Report } from "../../src/results/types.js";

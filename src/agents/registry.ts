@@ -1,0 +1,139 @@
+/**
+ * Every agent, once: what it needs, where it is offered, how it is built. The CLI's choices and
+ * help, the action's allowed list, which agents record a model and the "needs an API key" message
+ * are all derived from these descriptors, so adding an agent is one descriptor and its own file.
+ */
+import { suggestKey } from "../did-you-mean.js";
+import { ConfigError } from "../errors.js";
+import type { ModelClient } from "../model/model-client.js";
+import { type AnthropicAgentOptions, createAnthropicAgent } from "./anthropic.js";
+import { type ClaudeCodeAgentOptions, createClaudeCodeAgent } from "./claude-code.js";
+import { createCommandAgent } from "./command.js";
+import { createNullAgent } from "./null.js";
+import { createOracleAgent } from "./oracle.js";
+import type { Agent } from "./types.js";
+
+export interface AgentDeps {
+  /** Required by `anthropic`; built by the CLI/action from the API key. */
+  modelClient?: ModelClient;
+  anthropic?: AnthropicAgentOptions;
+  /** The real API key, for `claude-code` (it reaches the CLI only through a loopback proxy). */
+  apiKey?: string;
+  /** The real API base URL for `claude-code`; default https://api.anthropic.com. */
+  baseURL?: string;
+  /** The command template of the `command` agent (`--agent-command`). */
+  agentCommand?: string | null;
+  /** Environment for finding the `claude` binary (LLM_TOOL_TEST_CLAUDE_BIN, PATH); default process.env. */
+  env?: Record<string, string | undefined>;
+  /** More claude-code settings (binary, tools, clock). */
+  claudeCode?: Partial<ClaudeCodeAgentOptions>;
+}
+
+export interface AgentDescriptor {
+  /** Talks to a model, so the report records which one. */
+  usesModel: boolean;
+  /** Cannot start without an Anthropic API key. */
+  needsApiKey: boolean;
+  /** Offered by the GitHub Action (the others need tools or settings the action does not provide yet). */
+  inAction: boolean;
+  /** One line for `run --help` (at most 60 characters). */
+  description: string;
+  /** Throws a ConfigError naming what is missing from `deps`. */
+  create(deps: AgentDeps): Agent;
+}
+
+/** How to give the key on the command line or to the library: the remedy unless a front end has its own. */
+export const API_KEY_REMEDY =
+  "set ANTHROPIC_API_KEY in the environment (never in a scenario file), or run with --agent oracle to try the scenarios without a model";
+
+/** The one "needs an API key" message; `remedy` says how to give one where the user is. */
+export function describeMissingApiKey(name: AgentName, remedy: string = API_KEY_REMEDY): string {
+  return `the ${name} agent needs an API key: ${remedy}`;
+}
+
+export const AGENTS = {
+  anthropic: {
+    usesModel: true,
+    needsApiKey: true,
+    inAction: true,
+    description: "the built-in loop: a bash tool and the Messages API",
+    create(deps) {
+      if (!deps.modelClient) throw new ConfigError(describeMissingApiKey("anthropic"), "--agent");
+      return createAnthropicAgent(deps.modelClient, deps.anthropic);
+    },
+  },
+  oracle: {
+    usesModel: false,
+    needsApiKey: false,
+    inAction: true,
+    description: "runs each scenario's solution, without a model",
+    create: () => createOracleAgent(),
+  },
+  null: {
+    usesModel: false,
+    needsApiKey: false,
+    inAction: true,
+    description: "does nothing: shows the gates can fail",
+    create: () => createNullAgent(),
+  },
+  "claude-code": {
+    usesModel: true,
+    needsApiKey: true,
+    inAction: false,
+    description: "the Claude Code CLI, the key reaching it via a local proxy",
+    create(deps) {
+      if (!deps.apiKey) throw new ConfigError(describeMissingApiKey("claude-code"), "--agent");
+      return createClaudeCodeAgent({
+        ...deps.claudeCode,
+        apiKey: deps.apiKey,
+        ...(deps.baseURL ? { baseURL: deps.baseURL } : {}),
+        ...(deps.env ? { env: deps.env } : {}),
+      });
+    },
+  },
+  command: {
+    usesModel: true,
+    needsApiKey: false,
+    inAction: false,
+    description: "any agent CLI, from the --agent-command template",
+    create(deps) {
+      if (!deps.agentCommand) {
+        throw new ConfigError(
+          "the command agent needs a command template: pass --agent-command 'my-agent --model {model} --task {prompt}'",
+          "--agent-command",
+        );
+      }
+      return createCommandAgent({ template: deps.agentCommand });
+    },
+  },
+} as const satisfies Record<string, AgentDescriptor>;
+
+export type AgentName = keyof typeof AGENTS;
+
+/** In the registry's order, which is the order of every list shown to users. */
+export const AGENT_NAMES = Object.keys(AGENTS) as AgentName[];
+
+/** The agents the GitHub Action accepts. */
+export const ACTION_AGENT_NAMES: readonly AgentName[] = AGENT_NAMES.filter((name) => AGENTS[name].inAction);
+
+export function isAgentName(name: string): name is AgentName {
+  return Object.hasOwn(AGENTS, name);
+}
+
+/** Agents that talk to a model (and so have a model worth recording). */
+export function agentUsesModel(name: AgentName): boolean {
+  return AGENTS[name].usesModel;
+}
+
+/** The agent for `--agent NAME` (a string, since it comes straight from the user). */
+export function createAgent(name: AgentName | (string & {}), deps: AgentDeps = {}): Agent {
+  if (!isAgentName(name)) {
+    const suggestion = suggestKey(name, AGENT_NAMES);
+    const hint = suggestion ? ` (did you mean "${suggestion}"?)` : "";
+    throw new ConfigError(
+      `unknown agent "${name}"${hint}; expected one of: ${AGENT_NAMES.join(", ")}`,
+      "--agent",
+    );
+  }
+  return AGENTS[name].create(deps);
+}

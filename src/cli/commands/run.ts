@@ -1,0 +1,250 @@
+import path from "node:path";
+import { AGENT_NAMES, AGENTS, type AgentName, describeMissingApiKey } from "../../agents/registry.js";
+import { ConfigError } from "../../errors.js";
+import { loadPriceTable } from "../../model/pricing.js";
+import { renderComparisonTerminal } from "../../render/comparison-markdown.js";
+import { renderTerminalSummary } from "../../render/terminal.js";
+import { readReportFile } from "../../results/read-report.js";
+import {
+  createRunModelClient,
+  type GuidanceVariantFile,
+  prepareRun,
+  type RunOptionSettings,
+} from "../../run/prepare.js";
+import { runSuite, type SuiteResult } from "../../run/suite.js";
+import { runProcess } from "../../sandbox/exec.js";
+import { SANDBOX_MODES } from "../../scenario/keys.js";
+import { parseYamlText } from "../../scenario/load.js";
+import {
+  type OptionSpec,
+  type ParsedArgs,
+  parseCommandArgs,
+  readChoice,
+  readDurationMs,
+  readInteger,
+  readNumber,
+  readShard,
+  readString,
+} from "../args.js";
+import { type CliCommand, type CliIo, displayPath, EXIT, exitCodeFor } from "../command.js";
+import { createProgressReporter } from "../progress.js";
+import { FILTER_OPTIONS, readFilterFlags, readScenarioPaths } from "../scenario-selection.js";
+
+const RUN_OPTIONS: OptionSpec = {
+  ...FILTER_OPTIONS,
+  agent: { type: "string" },
+  model: { type: "string" },
+  "judge-model": { type: "string" },
+  "force-judge": { type: "boolean" },
+  "max-turns": { type: "string" },
+  trials: { type: "string" },
+  timeout: { type: "string" },
+  "command-timeout": { type: "string" },
+  "gate-timeout": { type: "string" },
+  out: { type: "string", short: "o" },
+  "base-url": { type: "string" },
+  concurrency: { type: "string", short: "j" },
+  sandbox: { type: "string" },
+  "keep-workdirs": { type: "boolean" },
+  prices: { type: "string" },
+  shard: { type: "string" },
+  "max-cost-usd": { type: "string" },
+  baseline: { type: "string" },
+  resume: { type: "string" },
+  variant: { type: "string", multiple: true },
+  "agent-command": { type: "string" },
+  quiet: { type: "boolean", short: "q" },
+};
+
+/** One line per agent of the registry, under `--agent`. */
+function describeAgents(): string {
+  const width = Math.max(...AGENT_NAMES.map((name) => name.length)) + 2;
+  return AGENT_NAMES.map((name) => {
+    const key = AGENTS[name].needsApiKey ? " (API key)" : "";
+    return `                         ${name.padEnd(width)}${AGENTS[name].description}${key}\n`;
+  }).join("");
+}
+
+const RUN_HELP = `Usage: llm-tool-test run [paths...] [options]
+
+Paths are scenario YAML files, folders of them, or bashkit-eval .jsonl datasets (default: ./scenarios).
+
+  --agent NAME           the agent under test (default: anthropic when ANTHROPIC_API_KEY is set,
+                         else oracle); those marked (API key) need ANTHROPIC_API_KEY:
+${describeAgents()}  --agent-command TPL    the command agent's command, with {prompt}, {workdir}, {model}, {system}
+                         placeholders (shell-quoted), e.g. 'my-agent --model {model} {prompt}'
+  --model ID             model under test (default claude-haiku-4-5; a scenario's agent.model wins)
+  --judge-model ID       judge model for scenarios with a judge (or LLM_TOOL_TEST_JUDGE)
+  --force-judge          allow the judge to be the tested model
+  --trials K             trials per scenario (default 1; a scenario's trials wins)
+  --max-turns N          model turns per trial (default 20)
+  --timeout D            whole-trial timeout, e.g. 300s, 5m, 1m30s (default 300s)
+  --command-timeout D    one bash call (default 60s)
+  --gate-timeout D       one gate command (default 60s)
+  --tags a,b             only scenarios with any of these tags
+  --tier N               only scenarios with tier <= N
+  -j, --concurrency N    trials in flight at once (default 1)
+  --sandbox MODE         local | bwrap (default: the scenario's, else local)
+  --out DIR              output folder (default .llm-tool-test/run-<timestamp>)
+  --base-url URL         Messages API base URL (or ANTHROPIC_BASE_URL), for gateways and proxies
+  --prices FILE          price table (JSON/YAML, USD per million tokens) merged over the defaults
+  --shard i/n            run only shard i of n (stable split)
+  --max-cost-usd X       start no trial once spend plus the in-flight estimate would pass X
+  --baseline FILE        a report to compare against at the end (and to estimate cost from)
+  --variant NAME=FILE    run every scenario once per guidance file (repeat: --variant v1=AGENTS.md
+                         --variant v2=AGENTS-new.md); report.md compares them side by side
+  --resume DIR           finish the interrupted run in DIR (same scenarios and flags)
+  --keep-workdirs        keep each trial's work dir for inspection
+  -q, --quiet            no progress output
+  --debug                stack traces on errors
+`;
+
+function timestampFolder(now: Date): string {
+  return `.llm-tool-test/run-${now.toISOString().replace(/[:.]/g, "-").replace(/Z$/, "")}`;
+}
+
+/** The commit and branch the run tested, from the CI environment or git (through the process runners). */
+async function readGit(
+  cwd: string,
+  env: Record<string, string | undefined>,
+): Promise<{ sha: string | null; ref: string | null }> {
+  const run = async (args: string[]) => {
+    try {
+      const result = await runProcess({
+        file: "git",
+        args,
+        cwd,
+        env: { PATH: env.PATH ?? "/usr/bin:/bin" },
+        timeoutMs: 10_000,
+        outputCapBytes: 64 * 1024,
+      });
+      return result.exit_code === 0 ? result.stdout.trim() || null : null;
+    } catch {
+      return null;
+    }
+  };
+  return {
+    sha: env.GITHUB_SHA ?? (await run(["rev-parse", "HEAD"])),
+    ref: env.GITHUB_REF ?? (await run(["rev-parse", "--abbrev-ref", "HEAD"])),
+  };
+}
+
+/** `--variant name=file`, repeatable. */
+function readVariantFlags(values: ParsedArgs["values"], cwd: string): GuidanceVariantFile[] {
+  const raw = values.variant;
+  const list = Array.isArray(raw) ? raw : [];
+  return list.map((entry) => {
+    const match = /^([A-Za-z0-9][A-Za-z0-9._-]*)=(.+)$/.exec(entry);
+    if (!match)
+      throw new ConfigError(`--variant must look like NAME=FILE (e.g. v2=docs/AGENTS.md), got "${entry}"`);
+    return { name: match[1] as string, file: path.resolve(cwd, match[2] as string) };
+  });
+}
+
+function definedEntries<T extends Record<string, unknown>>(
+  object: T,
+): Partial<{ [K in keyof T]: Exclude<T[K], undefined> }> {
+  return Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined)) as never;
+}
+
+/** The flags that become RunOptions (agent and judge model are settled by prepareRun). */
+async function readRunOptionFlags(
+  values: ParsedArgs["values"],
+  io: CliIo,
+  outDir: string,
+): Promise<RunOptionSettings> {
+  const pricesFile = readString(values, "prices");
+  return {
+    outDir,
+    ...definedEntries({
+      model: readString(values, "model"),
+      maxTurns: readInteger(values, "max-turns", 1),
+      trials: readInteger(values, "trials", 1),
+      trialTimeoutMs: readDurationMs(values, "timeout"),
+      commandTimeoutMs: readDurationMs(values, "command-timeout"),
+      gateTimeoutMs: readDurationMs(values, "gate-timeout"),
+      concurrency: readInteger(values, "concurrency", 1),
+      sandbox: readChoice(values, "sandbox", SANDBOX_MODES),
+      shard: readShard(values, "shard"),
+      maxCostUsd: readNumber(values, "max-cost-usd", 0),
+      prices: pricesFile
+        ? await loadPriceTable(path.resolve(io.cwd, pricesFile), { parseYaml: parseYamlText })
+        : undefined,
+    }),
+    forceJudge: Boolean(values["force-judge"]),
+    keepWorkDirs: Boolean(values["keep-workdirs"]),
+    resume: readString(values, "resume") !== undefined,
+    agentCommand: readString(values, "agent-command") ?? null,
+  };
+}
+
+async function commandRun(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs("run", argv, RUN_OPTIONS);
+  if (values.help) {
+    io.stdout.write(RUN_HELP);
+    return EXIT.ok;
+  }
+  const apiKey = io.env.ANTHROPIC_API_KEY || undefined;
+  const baseURL = readString(values, "base-url") ?? (io.env.ANTHROPIC_BASE_URL || undefined);
+  const agentName: AgentName = readChoice(values, "agent", AGENT_NAMES) ?? (apiKey ? "anthropic" : "oracle");
+  if (AGENTS[agentName].needsApiKey && !apiKey) throw new ConfigError(describeMissingApiKey(agentName));
+
+  const resumeDir = readString(values, "resume");
+  const outDir = path.resolve(io.cwd, resumeDir ?? readString(values, "out") ?? timestampFolder(new Date()));
+  const baselineFile = readString(values, "baseline");
+  const baseline = baselineFile ? await readReportFile(path.resolve(io.cwd, baselineFile)) : null;
+  const { scenarios, options, ports } = await prepareRun(
+    {
+      paths: readScenarioPaths(positionals, io.cwd),
+      cwd: io.cwd,
+      ...readFilterFlags(values),
+      variants: readVariantFlags(values, io.cwd),
+      agent: agentName,
+      apiKey: apiKey ?? null,
+      baseURL: baseURL ?? null,
+      judgeModel: readString(values, "judge-model") ?? null,
+      options: await readRunOptionFlags(values, io, outDir),
+      describeNoMatch: () => "no scenario matches the given paths and filters",
+    },
+    {
+      env: io.env,
+      createModelClient: (key, concurrency) =>
+        createRunModelClient({ apiKey: key, baseURL, concurrency, keySource: "ANTHROPIC_API_KEY" }),
+      note: (note) => io.stderr.write(`note: ${note}\n`),
+    },
+  );
+
+  const quiet = Boolean(values.quiet);
+  const progress = createProgressReporter(io.stderr);
+  const abort = new AbortController();
+  const onSignal = () => abort.abort("cancelled");
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  let result: SuiteResult;
+  try {
+    result = await runSuite(scenarios, options, {
+      ...ports,
+      signal: abort.signal,
+      git: await readGit(io.cwd, io.env),
+      baseline,
+      ...(quiet ? {} : { onProgress: progress.onProgress }),
+    });
+  } finally {
+    progress.finish();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+  const { report, comparison, comparisonError } = result;
+  io.stdout.write(`${renderTerminalSummary(report, { color: Boolean(io.stdout.isTTY) })}\n`);
+  if (comparison) io.stdout.write(`\n${renderComparisonTerminal(comparison)}\n`);
+  if (comparisonError) io.stderr.write(`warning: the baseline could not be compared: ${comparisonError}\n`);
+  io.stdout.write(`Report: ${displayPath(io.cwd, path.join(outDir, "report.md"))}\n`);
+  return exitCodeFor(report);
+}
+
+export const runCommand: CliCommand = {
+  name: "run",
+  args: "[paths...]",
+  summary: "run scenarios (YAML files, folders, .jsonl datasets) and evaluate them",
+  run: commandRun,
+};

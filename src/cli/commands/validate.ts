@@ -1,0 +1,44 @@
+import { validateWithOracle } from "../../run/validate-oracle.js";
+import { SANDBOX_MODES } from "../../scenario/keys.js";
+import { parseCommandArgs, readChoice } from "../args.js";
+import { type CliCommand, type CliIo, EXIT } from "../command.js";
+import { FILTER_OPTIONS, loadSelected } from "../scenario-selection.js";
+
+const VALIDATE_HELP =
+  "Usage: llm-tool-test validate [paths...] [--oracle] [--tags a,b] [--tier N] [--sandbox local|bwrap]\n\n" +
+  "Checks every scenario file. With --oracle, runs each scenario's solution (all gates must pass)\n" +
+  "and the null agent (at least one gate must fail), and names unsatisfiable or vacuous scenarios.\n";
+
+async function commandValidate(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs("validate", argv, {
+    ...FILTER_OPTIONS,
+    oracle: { type: "boolean" },
+    sandbox: { type: "string" },
+  });
+  if (values.help) {
+    io.stdout.write(VALIDATE_HELP);
+    return EXIT.ok;
+  }
+  const { all, selected } = await loadSelected(positionals, values, io);
+  io.stdout.write(`${all.length} scenario(s) valid.\n`);
+  if (!values.oracle) return EXIT.ok;
+  const sandbox = readChoice(values, "sandbox", SANDBOX_MODES) ?? null;
+  const findings = await validateWithOracle(selected, { env: io.env, sandbox });
+  let problems = 0;
+  for (const finding of findings) {
+    const mark = finding.status === "ok" ? "ok  " : finding.status === "no_solution" ? "skip" : "FAIL";
+    if (finding.status !== "ok" && finding.status !== "no_solution") problems += 1;
+    io.stdout.write(`${mark} ${finding.id}: ${finding.message}\n`);
+  }
+  io.stdout.write(
+    problems === 0 ? "All checked scenarios are satisfiable and not vacuous.\n" : `${problems} problem(s).\n`,
+  );
+  return problems === 0 ? EXIT.ok : EXIT.failed;
+}
+
+export const validateCommand: CliCommand = {
+  name: "validate",
+  args: "[paths...]",
+  summary: "check scenario files; --oracle also proves the gates can pass and can fail",
+  run: commandValidate,
+};

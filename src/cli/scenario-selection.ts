@@ -1,0 +1,39 @@
+/** The scenario paths and filters that run, list and validate read the same way. */
+import path from "node:path";
+import { filterScenarios } from "../scenario/filter.js";
+import { loadScenarios } from "../scenario/load.js";
+import type { Scenario } from "../scenario/types.js";
+import { type OptionSpec, type ParsedArgs, readInteger, readList } from "./args.js";
+import type { CliIo } from "./command.js";
+
+export const FILTER_OPTIONS: OptionSpec = {
+  tags: { type: "string", multiple: true },
+  tier: { type: "string" },
+  help: { type: "boolean", short: "h" },
+  debug: { type: "boolean" },
+};
+
+/** The positional paths, resolved; ./scenarios when none is given. */
+export function readScenarioPaths(positionals: string[], cwd: string): string[] {
+  const inputs = positionals.length > 0 ? positionals : ["scenarios"];
+  return inputs.map((p) => path.resolve(cwd, p));
+}
+
+/** `--tags a,b` (repeatable) and `--tier N`. */
+export function readFilterFlags(values: ParsedArgs["values"]): { tags: string[]; tier: number | null } {
+  return { tags: readList(values, "tags"), tier: readInteger(values, "tier", 0) ?? null };
+}
+
+export async function loadSelected(
+  positionals: string[],
+  values: ParsedArgs["values"],
+  io: CliIo,
+): Promise<{ all: Scenario[]; selected: Scenario[] }> {
+  const all = await loadScenarios(readScenarioPaths(positionals, io.cwd), { cwd: io.cwd });
+  const { tags, tier } = readFilterFlags(values);
+  const selected = filterScenarios(all, {
+    ...(tags.length ? { tags } : {}),
+    ...(tier !== null ? { tier } : {}),
+  });
+  return { all, selected };
+}

@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import { readActionSettings } from "../../src/action/inputs.js";
+import { run as runAction } from "../../src/action/main.js";
+import {
+  ACTION_AGENT_NAMES,
+  AGENT_NAMES,
+  AGENTS,
+  agentUsesModel,
+  createAgent,
+  describeMissingApiKey,
+} from "../../src/agents/registry.js";
+import { ConfigError } from "../../src/errors.js";
+import type { ModelClient } from "../../src/model/model-client.js";
+
+const modelClient: ModelClient = {
+  createMessage: async () => {
+    throw new Error("not called");
+  },
+};
+
+function configErrorOf(run: () => unknown): ConfigError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("createAgent", () => {
+  it("builds each available agent by name", () => {
+    expect(createAgent("anthropic", { modelClient }).name).toBe("anthropic");
+    expect(createAgent("oracle", {}).name).toBe("oracle");
+    expect(createAgent("null", {}).name).toBe("null");
+  });
+
+  it("says how to get going when the anthropic agent has no model client", () => {
+    const error = configErrorOf(() => createAgent("anthropic", {}));
+    expect(error.where).toBe("--agent");
+    expect(error.message).toBe(
+      "--agent: the anthropic agent needs an API key: set ANTHROPIC_API_KEY in the environment (never in a scenario file), or run with --agent oracle to try the scenarios without a model",
+    );
+  });
+
+  it("rejects an unknown name with a did-you-mean", () => {
+    expect(configErrorOf(() => createAgent("orcale", {})).message).toBe(
+      '--agent: unknown agent "orcale" (did you mean "oracle"?); expected one of: anthropic, oracle, null, claude-code, command',
+    );
+    expect(configErrorOf(() => createAgent("Anthropic", {})).message).toContain('did you mean "anthropic"?');
+    expect(configErrorOf(() => createAgent("gpt-5-turbo-agent", {})).message).toBe(
+      '--agent: unknown agent "gpt-5-turbo-agent"; expected one of: anthropic, oracle, null, claude-code, command',
+    );
+  });
+
+  it("says what claude-code and command need when it is missing", () => {
+    expect(configErrorOf(() => createAgent("claude-code", { modelClient })).message).toContain(
+      "the claude-code agent needs an API key",
+    );
+    expect(configErrorOf(() => createAgent("command", {})).message).toContain(
+      "the command agent needs a command template: pass --agent-command",
+    );
+    expect(createAgent("command", { agentCommand: "my-agent {prompt}" }).name).toBe("command");
+  });
+});
+
+describe("the agent registry", () => {
+  it("names every agent once, in the order users see them", () => {
+    expect(AGENT_NAMES).toEqual(["anthropic", "oracle", "null", "claude-code", "command"]);
+    for (const name of AGENT_NAMES) expect(AGENTS[name].description.length, name).toBeLessThanOrEqual(60);
+  });
+
+  it("records a model for the agents that talk to one", () => {
+    expect(AGENT_NAMES.filter(agentUsesModel)).toEqual(["anthropic", "claude-code", "command"]);
+  });
+
+  it("gives the action its allowed agents from the descriptors (the same three as before)", () => {
+    expect(ACTION_AGENT_NAMES).toEqual(AGENT_NAMES.filter((name) => AGENTS[name].inAction));
+    expect(ACTION_AGENT_NAMES).toEqual(["anthropic", "oracle", "null"]);
+    const read = (agent: string) => () => readActionSettings((name) => (name === "agent" ? agent : ""));
+    for (const name of ACTION_AGENT_NAMES) expect(read(name)().agent).toBe(name);
+    for (const name of AGENT_NAMES.filter((n) => !AGENTS[n].inAction)) {
+      expect(read(name)).toThrow(
+        `input "agent" is not available in the action yet; use one of ${ACTION_AGENT_NAMES.join(", ")}, got "${name}"`,
+      );
+    }
+  });
+
+  it("says that a key is missing in one sentence, which the action uses too", async () => {
+    const failed: string[] = [];
+    const core = {
+      getInput: (name: string) => (name === "agent" ? "anthropic" : ""),
+      setSecret: () => {},
+      setOutput: () => {},
+      setFailed: (message: string) => failed.push(message),
+      info: () => {},
+      warning: () => {},
+      debug: () => {},
+    };
+    const result = await runAction({ core, env: { GITHUB_EVENT_NAME: "push" }, cwd: process.cwd() });
+    expect(result.status).toBe("config_error");
+    expect(failed).toHaveLength(1);
+    // The action's own remedy (a workflow line) follows the shared sentence.
+    const prefix = `input "anthropic-api-key" is empty, and ${describeMissingApiKey("anthropic", 'add "anthropic-api-key: ')}`;
+    expect(failed[0]?.slice(0, prefix.length)).toBe(prefix);
+  });
+});

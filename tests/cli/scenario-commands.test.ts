@@ -1,0 +1,45 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { EXIT } from "../../src/cli/main.js";
+import { runMain, SUITE } from "./run-main.js";
+
+describe("list", () => {
+  it("prints the scenarios, also as JSON, filtered by tags and tier", async () => {
+    const text = await runMain(["list", SUITE]);
+    expect(text.code).toBe(EXIT.ok);
+    expect(text.stdout).toMatch(/^count_adults {2}\[json\] {2}tier 1 · 2 gate\(s\)/m);
+    expect(text.stdout).toContain("2 scenario(s)");
+    const json = await runMain(["list", SUITE, "--json", "--tags", "smoke"]);
+    expect(JSON.parse(json.stdout).map((s: { id: string }) => s.id)).toEqual(["extract_names"]);
+    const none = await runMain(["list", SUITE, "--tier", "0"]);
+    expect(none.stdout).toBe("0 scenario(s)\n");
+  });
+});
+
+describe("validate", () => {
+  it("counts the valid scenarios", async () => {
+    expect(await runMain(["validate", SUITE])).toEqual({
+      code: EXIT.ok,
+      stdout: "2 scenario(s) valid.\n",
+      stderr: "",
+    });
+  });
+
+  it("names the file, the line and the field of a typo, with a suggestion", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-typo-"));
+    await writeFile(path.join(dir, "typo.yaml"), "name: typo\ntask: do it\nevaluation:\n  gatse: []\n");
+    const result = await runMain(["validate", dir]);
+    expect(result.code).toBe(EXIT.usage);
+    expect(result.stderr).toMatch(/typo\.yaml:4: evaluation\.gatse: .*did you mean `?"?gates/);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("with --oracle, proves each scenario can pass and can fail", async () => {
+    const result = await runMain(["validate", path.join(SUITE, "extract-names.yaml"), "--oracle"]);
+    expect(result.stdout).toContain("ok   extract_names:");
+    expect(result.stdout).toContain("All checked scenarios are satisfiable and not vacuous.");
+    expect(result.code).toBe(EXIT.ok);
+  });
+});
