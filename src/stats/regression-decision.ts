@@ -1,0 +1,217 @@
+/**
+ * The statistical core of the regression decision: given each scenario's pass counts on the pooled
+ * baseline and on the head, did the head regress? Pure; docs/statistics-decision.md is the contract.
+ *
+ * - Primary family: per scenario, a one-sided exact test of "the head passes less often" (Boschloo by
+ *   default), Holm over the scenarios, at alpha − suiteAlpha.
+ * - Co-primary suite test: one-sided exact Cochran–Mantel–Haenszel over scenarios, at suiteAlpha, on
+ *   the head's first trials only (see below).
+ * - failed = some scenario regressed, or the suite test rejected. Bonferroni across the two parts
+ *   keeps the chance of failing an unchanged PR at most alpha.
+ * - Adaptive extra trials: scenarios that were not given extra trials enter the family with p = 1.
+ *   Every rejection is then also a rejection of the fixed design that ran the extra trials on every
+ *   scenario (Holm can only reject more when other p-values are smaller), whose error rate is at most
+ *   its level; the suite test sees only first trials, a fixed design.
+ */
+import { cmhExactOneSided, type SuiteTestResult } from "./cmh.js";
+import { boschlooOneSidedP, fisherMinimumP, fisherOneSidedP, type PassCounts } from "./exact-2x2.js";
+import { adjustPValues } from "./stats.js";
+import { taroneHolm } from "./tarone.js";
+
+export const DEFAULT_ALPHA = 0.05;
+/**
+ * The suite test's share of alpha; the per-scenario family gets the rest (0.025). Chosen by simulation
+ * (docs/statistics-decision.md): with a pooled baseline of 24 trials per scenario both power targets
+ * hold at this split; 0.04/0.01 favours single collapses at the cost of broad drops.
+ */
+export const DEFAULT_SUITE_ALPHA = 0.025;
+
+export interface ScenarioCounts extends PassCounts {
+  /**
+   * Adaptive designs only: whether the screen gave this scenario extra trials. A scenario that was
+   * screened out is not tested (p = 1 in the family) whatever its counts say.
+   */
+  extended?: boolean;
+  /** The head's passes among its first trials (before any extra ones); default headPassed. */
+  initialHeadPassed?: number;
+  /** The head's first trials; default headTrials. */
+  initialHeadTrials?: number;
+}
+
+export type PrimaryTest = "boschloo" | "fisher-tarone";
+
+export interface RegressionDecisionOptions {
+  /** Overall level: the chance of failing when nothing changed is at most this. Default 0.05. */
+  alpha?: number;
+  /** The suite test's share of alpha. Default 0.025; 0 turns the suite test off. */
+  suiteAlpha?: number;
+  /** Default "boschloo"; "fisher-tarone" is Fisher's test with Tarone–Holm, kept for comparison. */
+  primaryTest?: PrimaryTest;
+  /**
+   * Only the suite test decides, at the full alpha. Default: when no scenario's head ran more than
+   * one first trial, where a single trial per scenario cannot carry a per-scenario verdict.
+   */
+  suiteOnly?: boolean;
+}
+
+export interface ScenarioDecision {
+  /** The one-sided p-value of the scenario's own data; null when a side has no trials. */
+  pValue: number | null;
+  /**
+   * Comparable with the overall alpha: the family-adjusted p-value scaled by alpha / primary alpha,
+   * so that `regressed` is exactly `adjustedP <= alpha`. null when not tested.
+   */
+  adjustedP: number | null;
+  /** In the family: both sides ran, the primary family is on, and (adaptive) the scenario was extended. */
+  tested: boolean;
+  regressed: boolean;
+}
+
+export interface SuiteDecision extends SuiteTestResult {
+  /** The level the suite test was run at (0 when it is off). */
+  alpha: number;
+  /** pValue scaled by alpha / suite alpha, comparable with the overall alpha; null when off. */
+  adjustedP: number | null;
+  rejected: boolean;
+}
+
+export interface RegressionDecisionResult {
+  alpha: number;
+  /** The primary family's level (0 when only the suite test decides). */
+  primaryAlpha: number;
+  suiteOnly: boolean;
+  /** One entry per input scenario, in order. */
+  scenarios: ScenarioDecision[];
+  suite: SuiteDecision;
+  failed: boolean;
+}
+
+export function decideRegression(
+  counts: readonly ScenarioCounts[],
+  options: RegressionDecisionOptions = {},
+): RegressionDecisionResult {
+  const alpha = options.alpha ?? DEFAULT_ALPHA;
+  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`alpha must be in (0, 1), got ${alpha}`);
+  const suiteOnly = options.suiteOnly ?? counts.every((c) => initialTrials(c) <= 1);
+  const suiteAlpha = suiteOnly ? alpha : (options.suiteAlpha ?? DEFAULT_SUITE_ALPHA);
+  if (!(suiteAlpha >= 0 && suiteAlpha <= alpha)) {
+    throw new RangeError(`suiteAlpha must be in [0, alpha], got ${suiteAlpha}`);
+  }
+  const primaryAlpha = alpha - suiteAlpha;
+  const adaptive = counts.some((c) => c.extended !== undefined);
+
+  const scenarios = decidePrimary(counts, {
+    alpha,
+    primaryAlpha: suiteOnly ? 0 : primaryAlpha,
+    adaptive,
+    test: options.primaryTest ?? "boschloo",
+  });
+
+  const firstTrials = counts.map((c) => ({
+    basePassed: c.basePassed,
+    baseTrials: c.baseTrials,
+    headPassed: c.initialHeadPassed ?? c.headPassed,
+    headTrials: initialTrials(c),
+  }));
+  const suiteResult = cmhExactOneSided(firstTrials);
+  const suite: SuiteDecision =
+    suiteAlpha > 0
+      ? {
+          ...suiteResult,
+          alpha: suiteAlpha,
+          adjustedP: Math.min(1, (suiteResult.pValue * alpha) / suiteAlpha),
+          rejected: suiteResult.pValue <= suiteAlpha,
+        }
+      : { ...suiteResult, alpha: 0, adjustedP: null, rejected: false };
+
+  return {
+    alpha,
+    primaryAlpha: suiteOnly ? 0 : primaryAlpha,
+    suiteOnly,
+    scenarios,
+    suite,
+    failed: suite.rejected || scenarios.some((s) => s.regressed),
+  };
+}
+
+function initialTrials(c: ScenarioCounts): number {
+  return c.initialHeadTrials ?? c.headTrials;
+}
+
+interface PrimarySettings {
+  alpha: number;
+  primaryAlpha: number;
+  adaptive: boolean;
+  test: PrimaryTest;
+}
+
+function decidePrimary(counts: readonly ScenarioCounts[], settings: PrimarySettings): ScenarioDecision[] {
+  const { alpha, primaryAlpha, adaptive, test } = settings;
+  const pValueOf = test === "boschloo" ? boschlooOneSidedP : fisherOneSidedP;
+  const decisions: ScenarioDecision[] = counts.map((c) => ({
+    pValue: c.baseTrials > 0 && c.headTrials > 0 ? pValueOf(c) : null,
+    adjustedP: null,
+    tested: false,
+    regressed: false,
+  }));
+  if (primaryAlpha <= 0) return decisions;
+  // The family: every scenario both sides ran. Screened-out scenarios stay in it with p = 1 (and, for
+  // Tarone, as reachable), so the family is the one of the fixed design that extended everything.
+  const family = decisions.flatMap((d, i) => (d.pValue === null ? [] : [i]));
+  const screenedOut = (i: number) => adaptive && counts[i]!.extended !== true;
+  const familyP = family.map((i) => (screenedOut(i) ? 1 : decisions[i]!.pValue!));
+  if (test === "boschloo") {
+    const adjusted = adjustPValues(familyP, "holm");
+    family.forEach((i, j) => {
+      decisions[i]!.tested = !screenedOut(i);
+      decisions[i]!.adjustedP = Math.min(1, (adjusted[j]! * alpha) / primaryAlpha);
+      decisions[i]!.regressed = adjusted[j]! <= primaryAlpha;
+    });
+    return decisions;
+  }
+  const minimum = family.map((i) => {
+    const c = counts[i]!;
+    return screenedOut(i) ? 0 : fisherMinimumP(c.baseTrials, c.headTrials, c.basePassed + c.headPassed);
+  });
+  const result = taroneHolm(familyP, minimum, primaryAlpha);
+  // Tarone's levels depend on alpha, so there is no adjusted p-value valid at every level; this one
+  // is p × alpha / (the level α/K it was compared with), made monotone in p as Holm's is, so that
+  // regressed ⇔ adjustedP ≤ alpha at this alpha.
+  const order = family.map((_, j) => j).sort((a, b) => familyP[a]! - familyP[b]!);
+  let running = 0;
+  for (const j of order) {
+    const i = family[j]!;
+    running = Math.max(running, Math.min(1, (familyP[j]! * alpha) / result.level[j]!));
+    decisions[i]!.tested = !screenedOut(i);
+    decisions[i]!.adjustedP = result.rejected[j]
+      ? Math.min(running, alpha)
+      : Math.max(running, nextAbove(alpha));
+    decisions[i]!.regressed = result.rejected[j]!;
+  }
+  return decisions;
+}
+
+function nextAbove(x: number): number {
+  return x + Number.EPSILON * Math.max(1, x);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Adaptive screen
+// ---------------------------------------------------------------------------------------------
+
+export const DEFAULT_EXTRA_TRIALS = 6;
+
+/**
+ * Which scenarios get extra head trials after the first ones: those whose head passed a smaller share
+ * of its first trials than the pooled baseline did. Chosen by simulation (docs/statistics-decision.md):
+ * it sends a collapsed scenario to extra trials almost always, and at a 0.9 pass rate about a quarter
+ * of unchanged ones, which keeps 20 scenarios × 3 (+6) trials under 100 head trials per PR. Scenarios
+ * with no baseline or no first trials are never extended (they are not tested). With one first trial
+ * per scenario only the suite test decides, and it uses first trials only, so nothing is extended.
+ */
+export function screenForExtraTrials(counts: readonly PassCounts[]): boolean[] {
+  if (counts.every((c) => c.headTrials <= 1)) return counts.map(() => false);
+  return counts.map(
+    (c) => c.baseTrials > 0 && c.headTrials > 0 && c.headPassed * c.baseTrials < c.basePassed * c.headTrials,
+  );
+}
