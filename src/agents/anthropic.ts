@@ -3,6 +3,7 @@
  * until the model stops on its own, the turn limit, the trial's signal or a failed API call.
  */
 
+import { describeError } from "../errors.js";
 import {
   type ChatMessage,
   type ContentBlock,
@@ -86,7 +87,7 @@ export function createAnthropicAgent(client: ModelClient, options: AnthropicAgen
           const fatal = error.status === 401 || error.status === 403 || error.status === 404;
           return { reason: "infra_error", error: error.message, turns, ...(fatal ? { fatal } : {}) };
         }
-        return { reason: "infra_error", error: `model call failed: ${describe(error)}`, turns };
+        return { reason: "infra_error", error: `model call failed: ${describeError(error)}`, turns };
       }
 
       const toolUses = response.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
@@ -139,7 +140,7 @@ export function createAnthropicAgent(client: ModelClient, options: AnthropicAgen
           if (signal.aborted) return { reason: classifyAbort(signal), turns };
           return {
             reason: "infra_error",
-            error: `the sandbox failed to run a command: ${describe(error)}`,
+            error: `the sandbox failed to run a command: ${describeError(error)}`,
             turns,
           };
         }
@@ -250,8 +251,4 @@ function formatSeconds(ms: number): string {
 function truncateJson(value: unknown): string {
   const json = JSON.stringify(value) ?? String(value);
   return json.length > 200 ? `${json.slice(0, 200)}...` : json;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -17,7 +17,7 @@
 import { accessSync, constants as fsConstants, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ConfigError } from "../errors.js";
+import { ConfigError, describeError } from "../errors.js";
 import type { ExecResult } from "../sandbox/types.js";
 import type { EventSink, TokenUsage } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
@@ -93,7 +93,11 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
       });
     } catch (error) {
       await unlink();
-      return { reason: "infra_error", error: `could not start the API proxy: ${describe(error)}`, turns: 0 };
+      return {
+        reason: "infra_error",
+        error: `could not start the API proxy: ${describeError(error)}`,
+        turns: 0,
+      };
     }
 
     const mapper = createClaudeStreamMapper(context.events, now);
@@ -111,7 +115,7 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
     } catch (error) {
       return {
         reason: context.signal.aborted ? classifyAbort(context.signal) : "infra_error",
-        error: `could not run ${binary}: ${describe(error)}`,
+        error: `could not run ${binary}: ${describeError(error)}`,
         turns: mapper.turns(),
       };
     } finally {
@@ -297,179 +301,15 @@ export interface ClaudeStreamMapper {
  * next line, so that the final one carries the run's reported cost.
  */
 export function createClaudeStreamMapper(events: EventSink, now: () => number): ClaudeStreamMapper {
-  let pending: PendingMessage | null = null;
-  let lastFlushedId: string | null = null;
-  let turns = 0;
-  let result: ResultLine | null = null;
-  const openCalls = new Map<string, number>();
-
-  const flush = (cost?: number) => {
-    const message = pending;
-    if (!message) return;
-    pending = null;
-    lastFlushedId = message.id;
-    turns += 1;
-    const finishedAt = message.stoppedAt ?? now();
-    events.emit({
-      type: "model_response",
-      turn: turns,
-      stop_reason: message.stopReason ?? (message.toolUses.length > 0 ? "tool_use" : null),
-      usage: message.usage,
-      text: message.texts.join("\n"),
-      tool_uses: message.toolUses,
-      duration_ms: Math.max(0, Math.round(finishedAt - message.startedAt)),
-      ...(cost !== undefined ? { cost_usd: cost } : {}),
-    });
-    for (const toolUse of message.toolUses) emitToolCall(toolUse);
+  const stream: StreamState = {
+    events,
+    now,
+    pending: null,
+    lastFlushedId: null,
+    turns: 0,
+    result: null,
+    openCalls: new Map(),
   };
-
-  const emitToolCall = (toolUse: { id: string; name: string; input: unknown }) => {
-    if (toolUse.name !== "Bash" || openCalls.has(toolUse.id)) return;
-    const input = toolUse.input as { command?: unknown } | null;
-    const command =
-      input && typeof input.command === "string" ? input.command : JSON.stringify(toolUse.input);
-    openCalls.set(toolUse.id, now());
-    events.emit({ type: "tool_call", call_id: toolUse.id, turn: Math.max(turns, 1), command });
-  };
-
-  const open = (id: string, usage: TokenUsage, exactUsage: boolean): PendingMessage => {
-    if (pending && pending.id !== id) flush();
-    if (!pending) {
-      pending = {
-        id,
-        texts: [],
-        toolUses: [],
-        usage,
-        exactUsage,
-        stopReason: null,
-        startedAt: now(),
-        stoppedAt: null,
-      };
-    }
-    return pending;
-  };
-
-  const handleStreamEvent = (event: Record<string, unknown>) => {
-    switch (event.type) {
-      case "message_start": {
-        const message = asRecord(event.message);
-        const id = typeof message.id === "string" ? message.id : `message-${turns + 1}`;
-        open(id, readUsage(message.usage), true);
-        break;
-      }
-      case "message_delta": {
-        if (!pending) break;
-        const delta = asRecord(event.delta);
-        if (typeof delta.stop_reason === "string") pending.stopReason = delta.stop_reason;
-        if (pending.exactUsage) pending.usage = mergeUsage(pending.usage, asRecord(event.usage));
-        break;
-      }
-      case "message_stop":
-        if (!pending) break;
-        pending.stoppedAt = now();
-        // Its tools run next: the response goes out now. A final answer waits for the cost.
-        if (pending.toolUses.length > 0) flush();
-        break;
-      default:
-        break; // content deltas: the assistant lines carry the complete blocks
-    }
-  };
-
-  const handleAssistant = (line: Record<string, unknown>) => {
-    const message = asRecord(line.message);
-    const content = Array.isArray(message.content) ? (message.content as Record<string, unknown>[]) : [];
-    if (message.model === "<synthetic>") {
-      // Claude Code's own notice (an API error it gave up on), not a model turn.
-      const text = content.map((block) => (typeof block.text === "string" ? block.text : "")).join("\n");
-      if (text) events.emit({ type: "agent_output", text });
-      return;
-    }
-    const id = typeof message.id === "string" ? message.id : `message-${turns + 1}`;
-    const toolUses = content
-      .filter((block) => block.type === "tool_use")
-      .map((block) => ({ id: String(block.id), name: String(block.name), input: block.input }));
-    if (id === lastFlushedId && pending?.id !== id) {
-      // A block that arrived after its message was emitted: still run-able tool calls.
-      for (const toolUse of toolUses) emitToolCall(toolUse);
-      return;
-    }
-    const target = open(id, readUsage(message.usage), false);
-    if (!target.exactUsage) target.usage = readUsage(message.usage);
-    if (typeof message.stop_reason === "string") target.stopReason = message.stop_reason;
-    for (const block of content) {
-      if (block.type === "text" && typeof block.text === "string" && block.text.length > 0) {
-        target.texts.push(block.text);
-      }
-    }
-    target.toolUses.push(...toolUses);
-  };
-
-  const handleUser = (line: Record<string, unknown>) => {
-    flush();
-    const message = asRecord(line.message);
-    const content = Array.isArray(message.content) ? (message.content as Record<string, unknown>[]) : [];
-    const detail = asRecord(line.tool_use_result);
-    for (const block of content) {
-      if (block.type !== "tool_result" || typeof block.tool_use_id !== "string") continue;
-      const startedAt = openCalls.get(block.tool_use_id);
-      if (startedAt === undefined) continue; // not a Bash call
-      openCalls.delete(block.tool_use_id);
-      const text = readToolResultText(block.content);
-      const isError = block.is_error === true;
-      const exitMatch = isError ? /^(?:Error: )?Exit code (\d+)\n?/.exec(text) : null;
-      const separate = typeof detail.stdout === "string" && content.length === 1;
-      events.emit({
-        type: "tool_result",
-        call_id: block.tool_use_id,
-        stdout: separate ? String(detail.stdout) : exitMatch ? text.slice(exitMatch[0].length) : text,
-        stderr: separate && typeof detail.stderr === "string" ? detail.stderr : "",
-        exit_code: exitMatch ? Number(exitMatch[1]) : isError ? 1 : 0,
-        duration_ms: Math.max(0, Math.round(now() - startedAt)),
-        truncated: false,
-        timed_out: detail.interrupted === true || (isError && /timed out/i.test(text.slice(0, 200))),
-      });
-    }
-  };
-
-  const handleSystem = (line: Record<string, unknown>) => {
-    if (line.subtype === "init") {
-      const tools = Array.isArray(line.tools) ? line.tools.join(", ") : "?";
-      events.emit({
-        type: "agent_output",
-        text: `Claude Code ${String(line.claude_code_version ?? "")} started: model ${String(line.model ?? "?")}, tools ${tools}, permission mode ${String(line.permissionMode ?? "?")}`,
-      });
-    } else if (line.subtype === "api_retry") {
-      const delay = Number(line.retry_delay_ms);
-      events.emit({
-        type: "model_error",
-        turn: turns + 1,
-        attempt: Number(line.attempt) || 1,
-        status: typeof line.error_status === "number" ? line.error_status : null,
-        message: typeof line.error === "string" ? line.error : "API error",
-        will_retry: true,
-        retry_after_ms: Number.isFinite(delay) ? Math.round(delay) : null,
-      });
-    }
-  };
-
-  const handleResult = (line: Record<string, unknown>) => {
-    const cost = typeof line.total_cost_usd === "number" ? line.total_cost_usd : null;
-    flush(cost !== null && cost > 0 ? cost : undefined);
-    result = {
-      subtype: typeof line.subtype === "string" ? line.subtype : "unknown",
-      is_error: line.is_error === true,
-      num_turns: typeof line.num_turns === "number" ? line.num_turns : null,
-      result: typeof line.result === "string" ? line.result : null,
-      total_cost_usd: cost,
-      api_error_status: typeof line.api_error_status === "number" ? line.api_error_status : null,
-      errors: Array.isArray(line.errors) ? line.errors.map(String) : [],
-    };
-    const denials = Array.isArray(line.permission_denials) ? line.permission_denials : [];
-    if (denials.length > 0) {
-      events.emit({ type: "agent_output", text: `Claude Code denied tool uses: ${JSON.stringify(denials)}` });
-    }
-  };
-
   return {
     push(raw) {
       const text = raw.trim();
@@ -483,54 +323,258 @@ export function createClaudeStreamMapper(events: EventSink, now: () => number): 
       }
       switch (line.type) {
         case "stream_event":
-          handleStreamEvent(asRecord(line.event));
+          handleStreamEvent(stream, asRecord(line.event));
           break;
         case "assistant":
-          handleAssistant(line);
+          handleAssistantLine(stream, line);
           break;
         case "user":
-          handleUser(line);
+          handleUserLine(stream, line);
           break;
         case "system":
-          handleSystem(line);
+          handleSystemLine(stream, line);
           break;
         case "result":
-          handleResult(line);
+          handleResultLine(stream, line);
           break;
         default:
           // Kept as-is: lines this version adds are still in the transcript.
           events.emit({ type: "agent_output", text });
       }
     },
-    turns: () => turns + (pending ? 1 : 0),
+    turns: () => stream.turns + (stream.pending ? 1 : 0),
     finish(exec, signal) {
-      flush();
-      const outcome = (reason: AgentOutcome["reason"], error?: string): AgentOutcome =>
-        error === undefined ? { reason, turns } : { reason, error, turns };
-      if (signal.aborted) return outcome(classifyAbort(signal));
-      if (exec.timed_out) return outcome("timeout");
-      const stderr = headOf(exec.stderr);
-      const stderrPart = stderr ? `; stderr: ${stderr}` : "";
-      const final = result as ResultLine | null;
-      if (!final) {
-        return outcome(
-          "agent_crash",
-          `claude exited with code ${exec.exit_code} without a result line${stderrPart}`,
-        );
-      }
-      if (final.subtype === "error_max_turns") return outcome("turn_limit");
-      if (final.subtype === "success" && !final.is_error && exec.exit_code === 0)
-        return outcome("natural_stop");
-      const message = [final.result, ...final.errors].filter((part) => part).join("; ") || final.subtype;
-      if (final.api_error_status !== null) {
-        return outcome("infra_error", `the model API answered ${final.api_error_status}: ${message}`);
-      }
-      return outcome(
-        "agent_crash",
-        `claude ended with ${final.subtype}${final.is_error ? " (error)" : ""} and exit code ${exec.exit_code}: ${message}${stderrPart}`,
-      );
+      flushResponse(stream);
+      return decideOutcome(stream.result, stream.turns, exec, signal);
     },
   };
+}
+
+/** What the mapper holds between lines. */
+interface StreamState {
+  events: EventSink;
+  now: () => number;
+  /** The response being assembled, not yet emitted. */
+  pending: PendingMessage | null;
+  lastFlushedId: string | null;
+  /** Responses emitted so far. */
+  turns: number;
+  result: ResultLine | null;
+  /** Bash calls emitted without a result yet: call id → start time. */
+  openCalls: Map<string, number>;
+}
+
+type ToolUse = PendingMessage["toolUses"][number];
+
+/** Emit the pending response (with the run's cost, for the last one), then its Bash calls. */
+function flushResponse(stream: StreamState, cost?: number): void {
+  const message = stream.pending;
+  if (!message) return;
+  stream.pending = null;
+  stream.lastFlushedId = message.id;
+  stream.turns += 1;
+  const finishedAt = message.stoppedAt ?? stream.now();
+  stream.events.emit({
+    type: "model_response",
+    turn: stream.turns,
+    stop_reason: message.stopReason ?? (message.toolUses.length > 0 ? "tool_use" : null),
+    usage: message.usage,
+    text: message.texts.join("\n"),
+    tool_uses: message.toolUses,
+    duration_ms: Math.max(0, Math.round(finishedAt - message.startedAt)),
+    ...(cost !== undefined ? { cost_usd: cost } : {}),
+  });
+  for (const toolUse of message.toolUses) emitToolCall(stream, toolUse);
+}
+
+function emitToolCall(stream: StreamState, toolUse: ToolUse): void {
+  if (toolUse.name !== "Bash" || stream.openCalls.has(toolUse.id)) return;
+  const input = toolUse.input as { command?: unknown } | null;
+  const command = input && typeof input.command === "string" ? input.command : JSON.stringify(toolUse.input);
+  stream.openCalls.set(toolUse.id, stream.now());
+  stream.events.emit({ type: "tool_call", call_id: toolUse.id, turn: Math.max(stream.turns, 1), command });
+}
+
+/** The pending response with this id; a different one pending is emitted first. */
+function openResponse(
+  stream: StreamState,
+  id: string,
+  usage: TokenUsage,
+  exactUsage: boolean,
+): PendingMessage {
+  if (stream.pending && stream.pending.id !== id) flushResponse(stream);
+  stream.pending ??= {
+    id,
+    texts: [],
+    toolUses: [],
+    usage,
+    exactUsage,
+    stopReason: null,
+    startedAt: stream.now(),
+    stoppedAt: null,
+  };
+  return stream.pending;
+}
+
+/** The raw API events: a response's start, its usage and stop reason, its end. */
+function handleStreamEvent(stream: StreamState, event: Record<string, unknown>): void {
+  switch (event.type) {
+    case "message_start": {
+      const message = asRecord(event.message);
+      const id = typeof message.id === "string" ? message.id : `message-${stream.turns + 1}`;
+      openResponse(stream, id, readUsage(message.usage), true);
+      break;
+    }
+    case "message_delta": {
+      const pending = stream.pending;
+      if (!pending) break;
+      const delta = asRecord(event.delta);
+      if (typeof delta.stop_reason === "string") pending.stopReason = delta.stop_reason;
+      if (pending.exactUsage) pending.usage = mergeUsage(pending.usage, asRecord(event.usage));
+      break;
+    }
+    case "message_stop":
+      if (!stream.pending) break;
+      stream.pending.stoppedAt = stream.now();
+      // Its tools run next: the response goes out now. A final answer waits for the cost.
+      if (stream.pending.toolUses.length > 0) flushResponse(stream);
+      break;
+    default:
+      break; // content deltas: the assistant lines carry the complete blocks
+  }
+}
+
+/** A response's complete content blocks (text, tool uses), or Claude Code's own notice. */
+function handleAssistantLine(stream: StreamState, line: Record<string, unknown>): void {
+  const message = asRecord(line.message);
+  const content = Array.isArray(message.content) ? (message.content as Record<string, unknown>[]) : [];
+  if (message.model === "<synthetic>") {
+    // Claude Code's own notice (an API error it gave up on), not a model turn.
+    const text = content.map((block) => (typeof block.text === "string" ? block.text : "")).join("\n");
+    if (text) stream.events.emit({ type: "agent_output", text });
+    return;
+  }
+  const id = typeof message.id === "string" ? message.id : `message-${stream.turns + 1}`;
+  const toolUses = content
+    .filter((block) => block.type === "tool_use")
+    .map((block) => ({ id: String(block.id), name: String(block.name), input: block.input }));
+  if (id === stream.lastFlushedId && stream.pending?.id !== id) {
+    // A block that arrived after its message was emitted: still run-able tool calls.
+    for (const toolUse of toolUses) emitToolCall(stream, toolUse);
+    return;
+  }
+  const target = openResponse(stream, id, readUsage(message.usage), false);
+  if (!target.exactUsage) target.usage = readUsage(message.usage);
+  if (typeof message.stop_reason === "string") target.stopReason = message.stop_reason;
+  for (const block of content) {
+    if (block.type === "text" && typeof block.text === "string" && block.text.length > 0) {
+      target.texts.push(block.text);
+    }
+  }
+  target.toolUses.push(...toolUses);
+}
+
+/** Tool results: one `tool_result` event per Bash call. */
+function handleUserLine(stream: StreamState, line: Record<string, unknown>): void {
+  flushResponse(stream);
+  const message = asRecord(line.message);
+  const content = Array.isArray(message.content) ? (message.content as Record<string, unknown>[]) : [];
+  const detail = asRecord(line.tool_use_result);
+  for (const block of content) {
+    if (block.type !== "tool_result" || typeof block.tool_use_id !== "string") continue;
+    const startedAt = stream.openCalls.get(block.tool_use_id);
+    if (startedAt === undefined) continue; // not a Bash call
+    stream.openCalls.delete(block.tool_use_id);
+    const text = readToolResultText(block.content);
+    const isError = block.is_error === true;
+    const exitMatch = isError ? /^(?:Error: )?Exit code (\d+)\n?/.exec(text) : null;
+    const separate = typeof detail.stdout === "string" && content.length === 1;
+    stream.events.emit({
+      type: "tool_result",
+      call_id: block.tool_use_id,
+      stdout: separate ? String(detail.stdout) : exitMatch ? text.slice(exitMatch[0].length) : text,
+      stderr: separate && typeof detail.stderr === "string" ? detail.stderr : "",
+      exit_code: exitMatch ? Number(exitMatch[1]) : isError ? 1 : 0,
+      duration_ms: Math.max(0, Math.round(stream.now() - startedAt)),
+      truncated: false,
+      timed_out: detail.interrupted === true || (isError && /timed out/i.test(text.slice(0, 200))),
+    });
+  }
+}
+
+/** Claude Code's start (version, model, tools) and its API retries. */
+function handleSystemLine(stream: StreamState, line: Record<string, unknown>): void {
+  if (line.subtype === "init") {
+    const tools = Array.isArray(line.tools) ? line.tools.join(", ") : "?";
+    stream.events.emit({
+      type: "agent_output",
+      text: `Claude Code ${String(line.claude_code_version ?? "")} started: model ${String(line.model ?? "?")}, tools ${tools}, permission mode ${String(line.permissionMode ?? "?")}`,
+    });
+  } else if (line.subtype === "api_retry") {
+    const delay = Number(line.retry_delay_ms);
+    stream.events.emit({
+      type: "model_error",
+      turn: stream.turns + 1,
+      attempt: Number(line.attempt) || 1,
+      status: typeof line.error_status === "number" ? line.error_status : null,
+      message: typeof line.error === "string" ? line.error : "API error",
+      will_retry: true,
+      retry_after_ms: Number.isFinite(delay) ? Math.round(delay) : null,
+    });
+  }
+}
+
+/** The run's last line: its cost goes on the final response; the rest decides the outcome. */
+function handleResultLine(stream: StreamState, line: Record<string, unknown>): void {
+  const cost = typeof line.total_cost_usd === "number" ? line.total_cost_usd : null;
+  flushResponse(stream, cost !== null && cost > 0 ? cost : undefined);
+  stream.result = {
+    subtype: typeof line.subtype === "string" ? line.subtype : "unknown",
+    is_error: line.is_error === true,
+    num_turns: typeof line.num_turns === "number" ? line.num_turns : null,
+    result: typeof line.result === "string" ? line.result : null,
+    total_cost_usd: cost,
+    api_error_status: typeof line.api_error_status === "number" ? line.api_error_status : null,
+    errors: Array.isArray(line.errors) ? line.errors.map(String) : [],
+  };
+  const denials = Array.isArray(line.permission_denials) ? line.permission_denials : [];
+  if (denials.length > 0) {
+    stream.events.emit({
+      type: "agent_output",
+      text: `Claude Code denied tool uses: ${JSON.stringify(denials)}`,
+    });
+  }
+}
+
+/** How the run ended, from the abort signal, the process and its result line. */
+function decideOutcome(
+  final: ResultLine | null,
+  turns: number,
+  exec: Pick<ExecResult, "exit_code" | "stderr" | "timed_out">,
+  signal: AbortSignal,
+): AgentOutcome {
+  const outcome = (reason: AgentOutcome["reason"], error?: string): AgentOutcome =>
+    error === undefined ? { reason, turns } : { reason, error, turns };
+  if (signal.aborted) return outcome(classifyAbort(signal));
+  if (exec.timed_out) return outcome("timeout");
+  const stderr = headOf(exec.stderr);
+  const stderrPart = stderr ? `; stderr: ${stderr}` : "";
+  if (!final) {
+    return outcome(
+      "agent_crash",
+      `claude exited with code ${exec.exit_code} without a result line${stderrPart}`,
+    );
+  }
+  if (final.subtype === "error_max_turns") return outcome("turn_limit");
+  if (final.subtype === "success" && !final.is_error && exec.exit_code === 0) return outcome("natural_stop");
+  const message = [final.result, ...final.errors].filter((part) => part).join("; ") || final.subtype;
+  if (final.api_error_status !== null) {
+    return outcome("infra_error", `the model API answered ${final.api_error_status}: ${message}`);
+  }
+  return outcome(
+    "agent_crash",
+    `claude ended with ${final.subtype}${final.is_error ? " (error)" : ""} and exit code ${exec.exit_code}: ${message}${stderrPart}`,
+  );
 }
 
 function readUsage(value: unknown): TokenUsage {
@@ -574,8 +618,4 @@ function asRecord(value: unknown): Record<string, unknown> {
 function headOf(text: string): string {
   const trimmed = text.trim();
   return trimmed.length > STDERR_HEAD_CHARS ? `${trimmed.slice(0, STDERR_HEAD_CHARS)}…` : trimmed;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

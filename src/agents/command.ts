@@ -8,7 +8,7 @@
  * the shim, or from `target.command_pattern` over that text. Exit 0 is a natural stop; anything
  * else an agent crash with the exit code and the head of its stderr.
  */
-import { ConfigError } from "../errors.js";
+import { ConfigError, describeError } from "../errors.js";
 import type { ExecResult } from "../sandbox/types.js";
 import type { EventSink } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
@@ -59,7 +59,7 @@ export function createCommandAgent(options: CommandAgentOptions): Agent {
       output.flush();
       return {
         reason: context.signal.aborted ? classifyAbort(context.signal) : "infra_error",
-        error: `could not run the agent command: ${error instanceof Error ? error.message : String(error)}`,
+        error: `could not run the agent command: ${describeError(error)}`,
         turns: 0,
       };
     }

@@ -1,3 +1,4 @@
+import { describeError } from "../errors.js";
 import { classifyAbort } from "./abort-reason.js";
 import type { Agent, AgentContext, AgentOutcome } from "./types.js";
 
@@ -22,7 +23,7 @@ export function createOracleAgent(): Agent {
         await context.bash(command, index + 1);
       } catch (error) {
         if (context.signal.aborted) return { reason: classifyAbort(context.signal), turns: 0 };
-        const message = error instanceof Error ? error.message : String(error);
+        const message = describeError(error);
         return { reason: "infra_error", error: `the sandbox failed to run a command: ${message}`, turns: 0 };
       }
     }

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { suggestKey } from "../did-you-mean.js";
-import { ConfigError } from "../errors.js";
+import { ConfigError, describeError } from "../errors.js";
 import { parseDuration } from "../scenario/duration.js";
 
 export type OptionSpec = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
@@ -16,7 +16,7 @@ export function parseCommandArgs(command: string, argv: string[], options: Optio
     const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
     return { values: values as ParsedArgs["values"], positionals };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = describeError(error);
     const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(message);
     if (unknown?.[1]) {
       const flag = unknown[1].replace(/^-+/, "");

@@ -26,6 +26,7 @@
  */
 import { ConfigError } from "../errors.js";
 import { summarizeScenario } from "../results/aggregate.js";
+import { scenarioKey } from "../results/scenario-key.js";
 import {
   REPORT_SCHEMA_VERSION,
   type Report,
@@ -122,11 +123,6 @@ export function compareReports(base: Report, head: Report, options: CompareOptio
     renamed: match.renamed,
     suite: compareSuite(match.pairs, definitions, settings),
   };
-}
-
-/** `id`, or `id@variant` when the scenario ran a named variant. */
-export function scenarioKey(scenario: Pick<ScenarioReport, "id" | "variant">): string {
-  return scenario.variant ? `${scenario.id}@${scenario.variant}` : scenario.id;
 }
 
 /** The verdict rule of this module (see the header comment). */

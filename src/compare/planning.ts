@@ -3,6 +3,7 @@
  * to detect a chosen change with the chosen power.
  */
 import { ConfigError } from "../errors.js";
+import { scenarioKey } from "../results/scenario-key.js";
 import type { Report } from "../results/types.js";
 import {
   computeMean,
@@ -11,7 +12,6 @@ import {
   trialsNeededForMean,
   trialsNeededForRate,
 } from "../stats/stats.js";
-import { scenarioKey } from "./compare.js";
 import { findMetric, PASS_RATE, readMetricValues } from "./metrics.js";
 import type { MetricKind } from "./types.js";
 

@@ -7,8 +7,8 @@
  * so the comment can say what the baseline is made of.
  */
 import { assembleReport, buildScenarioReport } from "../results/aggregate.js";
+import { scenarioKey } from "../results/scenario-key.js";
 import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
-import { scenarioKey } from "./compare.js";
 
 export interface BaselineCandidate {
   report: Report;

@@ -11,9 +11,11 @@
  * `evaluation.judge` for a real judge).
  */
 import { readFile, stat } from "node:fs/promises";
+import { describeError } from "../errors.js";
 import type { GateResult } from "../results/types.js";
 import type { ExecResult, TrialSandbox } from "../sandbox/types.js";
-import type { GateSpec } from "../scenario/types.js";
+import type { GateParamKind } from "../scenario/keys.js";
+import type { GateSpec, GateType } from "../scenario/types.js";
 import type { EventOf, TrialEvent } from "../transcript/events.js";
 import type { Invocation } from "./invocations.js";
 import { applyJsonPathAssertion, queryJsonPath } from "./json-path.js";
@@ -80,7 +82,7 @@ export async function evaluateGates(gates: readonly GateSpec[], context: GateCon
     } catch (error) {
       outcome = {
         passed: false,
-        message: `gate error: ${error instanceof Error ? error.message : String(error)}`,
+        message: `gate error: ${describeError(error)}`,
       };
     }
     const result: GateResult = {
@@ -116,13 +118,14 @@ export function scoreGates(results: readonly GateResult[]): {
   return { score, max_score: maxScore, gates_passed: passed, gates_total: results.length };
 }
 
-interface GateOutcome {
+export interface GateOutcome {
   passed: boolean;
   message: string;
   metrics?: Record<string, number>;
 }
 
-interface ToolCall {
+/** A tool call of the agent with its result (null: none was recorded). */
+export interface ToolCall {
   command: string;
   result: EventOf<"tool_result"> | null;
 }
@@ -138,25 +141,55 @@ function collectToolCalls(events: readonly TrialEvent[]): ToolCall[] {
   return calls;
 }
 
-async function evaluateGate(
-  gate: GateSpec,
-  context: GateContext,
-  toolCalls: ToolCall[],
-): Promise<GateOutcome> {
-  switch (gate.type) {
-    case "command_succeeds": {
+type GateOf<T extends GateType> = Extract<GateSpec, { type: T }>;
+
+/** A gate's own parameters: the fields of its spec besides the common ones and what the loader derives. */
+type GateParamName<T extends GateType> = Exclude<
+  keyof GateOf<T>,
+  "type" | "weight" | "description" | "parsed"
+>;
+
+export interface GateDefinition<T extends GateType> {
+  /** Its parameters, all required, and how the scenario loader validates each. */
+  params: { readonly [K in GateParamName<T>]-?: GateParamKind };
+  evaluate(
+    gate: GateOf<T>,
+    context: GateContext,
+    toolCalls: readonly ToolCall[],
+  ): Promise<GateOutcome> | GateOutcome;
+}
+
+/**
+ * Every gate type with its parameters and its evaluator, in the order error messages list them.
+ * The mapped type makes a gate type of GateSpec without an entry here a compile error (and so do
+ * parameters that do not match its fields; tests/evaluate/gate-exhaustiveness.test.ts proves it).
+ *
+ * To add a gate: its member of GateSpec (src/scenario/types.ts), its entry here, its definition in
+ * schema/scenario.schema.json (tests/scenario/schema.test.ts compares) and its row in the README's
+ * gate table.
+ */
+export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
+  command_succeeds: {
+    params: { command: "command" },
+    async evaluate(gate, context) {
       const run = await runCommand(context, gate.command);
       return { passed: run.exit_code === 0, message: describeRun(gate.command, run) };
-    }
-    case "command_output_contains": {
+    },
+  },
+  command_output_contains: {
+    params: { command: "command", substring: "text" },
+    async evaluate(gate, context) {
       const run = await runCommand(context, gate.command);
       const passed = run.stdout.includes(gate.substring);
       return {
         passed,
         message: `stdout ${passed ? "contains" : "does not contain"} ${JSON.stringify(gate.substring)}; ${describeRun(gate.command, run)}`,
       };
-    }
-    case "command_output_matches": {
+    },
+  },
+  command_output_matches: {
+    params: { command: "command", pattern: "regex" },
+    async evaluate(gate, context) {
       const regex = compilePattern(gate.pattern);
       const run = await runCommand(context, gate.command);
       const passed = regex.test(run.stdout);
@@ -164,25 +197,26 @@ async function evaluateGate(
         passed,
         message: `stdout ${passed ? "matches" : "does not match"} /${gate.pattern}/; ${describeRun(gate.command, run)}`,
       };
-    }
-    case "command_json_path":
-      return evaluateJsonPathGate(gate, context);
-    case "file_exists": {
+    },
+  },
+  command_json_path: {
+    params: { command: "command", path: "jsonpath", assertion: "assertion" },
+    evaluate: (gate, context) => evaluateJsonPathGate(gate, context),
+  },
+  file_exists: {
+    params: { path: "path" },
+    async evaluate(gate, context) {
       const found = await statPath(context, gate.path);
       if (!found) return { passed: false, message: `${gate.path}: not found` };
       return {
         passed: true,
         message: `${gate.path}: found ${found.isDirectory() ? "a directory" : `a file (${found.size} bytes)`}`,
       };
-    }
-    case "dir_exists": {
-      const found = await statPath(context, gate.path);
-      if (!found) return { passed: false, message: `${gate.path}: not found` };
-      if (!found.isDirectory())
-        return { passed: false, message: `${gate.path}: found a file, not a directory` };
-      return { passed: true, message: `${gate.path}: found a directory` };
-    }
-    case "file_contains": {
+    },
+  },
+  file_contains: {
+    params: { path: "path", substring: "text" },
+    async evaluate(gate, context) {
       const file = await readGateFile(context, gate.path);
       if (typeof file === "string") return { passed: false, message: file };
       const passed = file.text.includes(gate.substring);
@@ -190,8 +224,11 @@ async function evaluateGate(
         passed,
         message: `${gate.path} (${file.size} bytes) ${passed ? "contains" : "does not contain"} ${JSON.stringify(gate.substring)}${passed ? "" : `; head: ${quoteHead(file.text)}`}`,
       };
-    }
-    case "file_matches": {
+    },
+  },
+  file_matches: {
+    params: { path: "path", pattern: "regex" },
+    async evaluate(gate, context) {
       const regex = compilePattern(gate.pattern);
       const file = await readGateFile(context, gate.path);
       if (typeof file === "string") return { passed: false, message: file };
@@ -200,25 +237,20 @@ async function evaluateGate(
         passed,
         message: `${gate.path} (${file.size} bytes) ${passed ? "matches" : "does not match"} /${gate.pattern}/${passed ? "" : `; head: ${quoteHead(file.text)}`}`,
       };
-    }
-    case "file_line_regex": {
-      const regex = compilePattern(gate.pattern);
-      const file = await readGateFile(context, gate.path);
-      if (typeof file === "string") return { passed: false, message: file };
-      const lines = file.text.split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
-      const index = lines.findIndex((line) => regex.test(line));
-      if (index !== -1)
-        return { passed: true, message: `${gate.path} line ${index + 1} matches /${gate.pattern}/` };
-      return {
-        passed: false,
-        message: `no line of ${gate.path} (${lines.length} lines) matches /${gate.pattern}/; head: ${quoteHead(file.text)}`,
-      };
-    }
-    case "no_transcript_errors":
-      return evaluateNoTranscriptErrors(context.invocations);
-    case "script":
-      return evaluateScriptGate(gate.command, context);
-    case "exit_code": {
+    },
+  },
+  no_transcript_errors: {
+    params: {},
+    evaluate: (_gate, context) => evaluateNoTranscriptErrors(context.invocations),
+  },
+  script: {
+    params: { command: "command" },
+    evaluate: (gate, context) => evaluateScriptGate(gate.command, context),
+  },
+  // bashkit-eval checks
+  exit_code: {
+    params: { code: "exit_code" },
+    evaluate(gate, _context, toolCalls) {
       const last = toolCalls.at(-1);
       if (!last)
         return {
@@ -236,17 +268,26 @@ async function evaluateGate(
         passed,
         message: `last tool call exited ${last.result.exit_code}${passed ? "" : ` (expected ${gate.code})`}: ${quoteHead(last.command, 120)}`,
       };
-    }
-    case "stdout_contains": {
+    },
+  },
+  stdout_contains: {
+    params: { substring: "text" },
+    evaluate(gate, _context, toolCalls) {
       const index = toolCalls.findIndex((call) => call.result?.stdout.includes(gate.substring));
       return describeAnyCall(toolCalls, index, `contains ${JSON.stringify(gate.substring)}`);
-    }
-    case "stdout_regex": {
+    },
+  },
+  stdout_regex: {
+    params: { pattern: "regex" },
+    evaluate(gate, _context, toolCalls) {
       const regex = compilePattern(gate.pattern);
       const index = toolCalls.findIndex((call) => call.result !== null && regex.test(call.result.stdout));
       return describeAnyCall(toolCalls, index, `matches /${gate.pattern}/`);
-    }
-    case "stderr_empty": {
+    },
+  },
+  stderr_empty: {
+    params: {},
+    evaluate(_gate, _context, toolCalls) {
       const offenders = toolCalls.filter((call) => call.result !== null && call.result.stderr !== "");
       if (offenders.length === 0) {
         return { passed: true, message: `stderr empty in all ${toolCalls.length} tool calls` };
@@ -256,29 +297,73 @@ async function evaluateGate(
         passed: false,
         message: `${offenders.length} of ${toolCalls.length} tool calls wrote to stderr; first: ${quoteHead(first.command, 120)} → stderr ${quoteHead(first.result?.stderr ?? "")}`,
       };
-    }
-    case "tool_calls_min": {
+    },
+  },
+  dir_exists: {
+    params: { path: "path" },
+    async evaluate(gate, context) {
+      const found = await statPath(context, gate.path);
+      if (!found) return { passed: false, message: `${gate.path}: not found` };
+      if (!found.isDirectory())
+        return { passed: false, message: `${gate.path}: found a file, not a directory` };
+      return { passed: true, message: `${gate.path}: found a directory` };
+    },
+  },
+  file_line_regex: {
+    params: { path: "path", pattern: "regex" },
+    async evaluate(gate, context) {
+      const regex = compilePattern(gate.pattern);
+      const file = await readGateFile(context, gate.path);
+      if (typeof file === "string") return { passed: false, message: file };
+      const lines = file.text.split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
+      const index = lines.findIndex((line) => regex.test(line));
+      if (index !== -1)
+        return { passed: true, message: `${gate.path} line ${index + 1} matches /${gate.pattern}/` };
+      return {
+        passed: false,
+        message: `no line of ${gate.path} (${lines.length} lines) matches /${gate.pattern}/; head: ${quoteHead(file.text)}`,
+      };
+    },
+  },
+  tool_calls_min: {
+    params: { count: "count" },
+    evaluate(gate, _context, toolCalls) {
       const count = countToolCalls(toolCalls);
       return {
         passed: count >= gate.count,
         message: `${count} tool calls (expected at least ${gate.count})`,
       };
-    }
-    case "tool_calls_max": {
+    },
+  },
+  tool_calls_max: {
+    params: { count: "count" },
+    evaluate(gate, _context, toolCalls) {
       const count = countToolCalls(toolCalls);
       return { passed: count <= gate.count, message: `${count} tool calls (expected at most ${gate.count})` };
-    }
-    case "llm_judge":
-      return {
-        passed: true,
-        message:
-          "not evaluated: llm_judge checks are a stub, as in bashkit-eval; configure evaluation.judge with a rubric for a real judge",
-      };
-    default: {
-      const unknown: { type: string } = gate;
-      return { passed: false, message: `unknown gate type ${JSON.stringify(unknown.type)}` };
-    }
+    },
+  },
+  llm_judge: {
+    params: { prompt: "text" },
+    evaluate: () => ({
+      passed: true,
+      message:
+        "not evaluated: llm_judge checks are a stub, as in bashkit-eval; configure evaluation.judge with a rubric for a real judge",
+    }),
+  },
+};
+
+async function evaluateGate(
+  gate: GateSpec,
+  context: GateContext,
+  toolCalls: readonly ToolCall[],
+): Promise<GateOutcome> {
+  // Reports and hand-built specs may carry a type this version does not know.
+  if (!Object.hasOwn(GATES, gate.type)) {
+    return { passed: false, message: `unknown gate type ${JSON.stringify(gate.type)}` };
   }
+  // Sound: GATES pairs every type with the evaluator of that type's spec.
+  const definition = GATES[gate.type] as unknown as GateDefinition<GateType>;
+  return definition.evaluate(gate, context, toolCalls);
 }
 
 /** Tool calls that completed, as bashkit-eval counts them (and execution.tool_calls). */
@@ -311,8 +396,10 @@ async function evaluateJsonPathGate(
   try {
     json = JSON.parse(run.stdout);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return { passed: false, message: `stdout is not JSON (${reason}); ${describeRun(gate.command, run)}` };
+    return {
+      passed: false,
+      message: `stdout is not JSON (${describeError(error)}); ${describeRun(gate.command, run)}`,
+    };
   }
   const values = queryJsonPath(json, gate.path);
   const verdict = applyJsonPathAssertion(values, gate.parsed, gate.path);

@@ -12,7 +12,7 @@
  * next control operator (`;`, `&&`, `|`, newline...), with redirections dropped.
  */
 
-import { ConfigError } from "../errors.js";
+import { ConfigError, describeError } from "../errors.js";
 import type { InvocationSource } from "../results/types.js";
 import type { Target } from "../scenario/types.js";
 import type { EventOf, TrialEvent } from "../transcript/events.js";
@@ -152,7 +152,7 @@ function compileTargetPattern(target: Target): RegExp | null {
     return compilePattern(target.commandPattern);
   } catch (error) {
     // The loader rejects invalid patterns; this only guards hand-built scenarios.
-    throw new ConfigError(error instanceof Error ? error.message : String(error), "target.command_pattern");
+    throw new ConfigError(describeError(error), "target.command_pattern");
   }
 }
 

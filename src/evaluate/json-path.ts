@@ -4,6 +4,7 @@
  * (`exists`, `equals <json>`, `contains <s>`, `len <op> N`). The only module importing jsonpath-plus.
  */
 import { JSONPath } from "jsonpath-plus";
+import { describeError } from "../errors.js";
 import type { JsonPathAssertion } from "../scenario/types.js";
 
 type Selector =
@@ -53,7 +54,7 @@ export function queryJsonPath(json: unknown, path: string): unknown[] {
     const result: unknown = JSONPath({ path: parsed.normalized, json, wrap: true, eval: "safe" });
     return Array.isArray(result) ? result : [];
   } catch (error) {
-    throw new Error(`JSONPath \`${path}\` could not be evaluated: ${errorText(error)}`);
+    throw new Error(`JSONPath \`${path}\` could not be evaluated: ${describeError(error)}`);
   }
 }
 
@@ -213,7 +214,7 @@ function checkScriptSyntax(expr: string, where: string): void {
     new safeVm.Script(script);
   } catch (error) {
     // jsep counts characters in the rewritten script, which would mislead: drop its position.
-    const reason = errorText(error).replace(/ at character \d+$/, "");
+    const reason = describeError(error).replace(/ at character \d+$/, "");
     throw new JsonPathSyntaxError(`invalid expression in ${where}: ${reason}`);
   }
 }
@@ -335,7 +336,7 @@ function parseEqualsValue(rest: string): unknown {
     return JSON.parse(rest);
   } catch (error) {
     if (/^-?\d/.test(rest) && !/^[[{"]/.test(rest)) return rest;
-    throw new Error(`\`equals\` value \`${rest}\` is not valid JSON: ${errorText(error)}`);
+    throw new Error(`\`equals\` value \`${rest}\` is not valid JSON: ${describeError(error)}`);
   }
 }
 
@@ -490,8 +491,4 @@ function describeValue(value: unknown): string {
   if (Array.isArray(value)) return `a list of ${value.length} ${shown}`;
   if (typeof value === "object") return `an object ${shown}`;
   return `${typeof value} ${shown}`;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -6,7 +6,7 @@
  * judge error, which makes the trial an `error`, not a `fail`.
  */
 
-import { ConfigError } from "../errors.js";
+import { ConfigError, describeError } from "../errors.js";
 import type { ModelClient, ModelResponse, ToolDefinition, ToolUseBlock } from "../model/model-client.js";
 import { computeCost, DEFAULT_PRICE_TABLE, lookupPrice, type PriceTable } from "../model/pricing.js";
 import type { GateResult, JudgeResponse, JudgeUsage } from "../results/types.js";
@@ -67,7 +67,7 @@ export async function runJudge(input: JudgeInput): Promise<JudgeVerdict> {
       input.signal ? { signal: input.signal } : {},
     );
   } catch (error) {
-    return { ok: false, error: `judge call to ${input.model} failed: ${errorText(error)}`, usage: null };
+    return { ok: false, error: `judge call to ${input.model} failed: ${describeError(error)}`, usage: null };
   }
 
   const usage = buildJudgeUsage(input.model, response, input.prices ?? DEFAULT_PRICE_TABLE);
@@ -297,8 +297,4 @@ function roundScore(value: number): number {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

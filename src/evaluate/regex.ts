@@ -4,6 +4,7 @@
  * `(?is)`) because bashkit-eval datasets use it. Every consumer compiles through `compilePattern`
  * so a pattern means the same thing at load time and at evaluation time.
  */
+import { describeError } from "../errors.js";
 
 const LEADING_FLAGS = /^\(\?([a-zA-Z]+)\)/;
 const SUPPORTED_FLAGS = new Set(["i", "m", "s"]);
@@ -29,7 +30,7 @@ export function compilePattern(pattern: string, extraFlags = ""): RegExp {
     return new RegExp(source, flagText);
   } catch (error) {
     const prefix = `Invalid regular expression: /${source}/${flagText}: `;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = describeError(error);
     const reason = message.startsWith(prefix) ? message.slice(prefix.length) : message;
     const hint = /\(\?[a-zA-Z]/.test(source)
       ? " (inline flags such as `(?i)` are only allowed at the very start)"
@@ -44,6 +45,6 @@ export function patternSyntaxError(pattern: string): string | null {
     compilePattern(pattern);
     return null;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return describeError(error);
   }
 }

@@ -9,6 +9,7 @@ import Anthropic, {
   APIError,
   APIUserAbortError,
 } from "@anthropic-ai/sdk";
+import { describeError } from "../errors.js";
 import {
   type CallLimiter,
   type CallOptions,
@@ -128,7 +129,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     }
     return {
       status: null,
-      message: error instanceof Error ? error.message : String(error),
+      message: describeError(error),
       retryable: false,
       retryAfterMs: null,
     };

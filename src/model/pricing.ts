@@ -4,7 +4,7 @@
  * An unknown model costs null ("not known"), never 0.
  */
 import { readFile } from "node:fs/promises";
-import { ConfigError } from "../errors.js";
+import { ConfigError, describeError } from "../errors.js";
 import type { ModelPrice } from "../results/types.js";
 import type { TokenUsage } from "../transcript/events.js";
 
@@ -100,19 +100,13 @@ export async function loadPriceTable(
       data = parseYaml(text, file);
     } catch (error) {
       if (error instanceof ConfigError) throw error;
-      throw new ConfigError(
-        `not valid YAML: ${error instanceof Error ? error.message : String(error)}`,
-        file,
-      );
+      throw new ConfigError(`not valid YAML: ${describeError(error)}`, file);
     }
   } else {
     try {
       data = JSON.parse(text);
     } catch (error) {
-      throw new ConfigError(
-        `not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-        file,
-      );
+      throw new ConfigError(`not valid JSON: ${describeError(error)}`, file);
     }
   }
   return mergePriceTable(options.base ?? DEFAULT_PRICE_TABLE, parsePriceTable(data, file));

@@ -3,6 +3,7 @@
  * (variant), one <testcase> per trial. Follows the common Jenkins/Ant schema (properties first,
  * then testcases, then system-out) so strict readers accept it.
  */
+import { scenarioKey } from "../results/scenario-key.js";
 import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
 
 /** Characters XML 1.0 cannot carry at all, even as references: C0 controls other than tab/LF/CR, U+FFFE/U+FFFF, lone surrogates. */
@@ -44,7 +45,7 @@ function junitTimestamp(iso: string): string | null {
 }
 
 function suiteName(scenario: ScenarioReport): string {
-  return scenario.variant ? `${scenario.id}@${scenario.variant}` : scenario.id;
+  return scenarioKey(scenario);
 }
 
 function attributes(values: Record<string, string | number | null>): string {

@@ -1,3 +1,4 @@
+import { scenarioKey } from "../results/scenario-key.js";
 import type { Report, ScenarioReport } from "../results/types.js";
 import { formatDuration, formatNumber, formatRate, formatUsd } from "./format.js";
 
@@ -14,7 +15,7 @@ function padEnd(text: string, width: number): string {
 }
 
 function label(scenario: ScenarioReport): string {
-  return scenario.variant ? `${scenario.id}@${scenario.variant}` : scenario.id;
+  return scenarioKey(scenario);
 }
 
 /** The summary printed at the end of `run`. Pure. */

@@ -1,15 +1,12 @@
 import { ConfigError } from "../errors.js";
 import { assembleReport, buildScenarioReport } from "./aggregate.js";
+import { scenarioKey } from "./scenario-key.js";
 import type { Report, ScenarioReport, TrialReport } from "./types.js";
 
 export interface ShardInput {
   /** Where the report came from, for error messages. */
   file: string;
   report: Report;
-}
-
-function scenarioKey(scenario: Pick<ScenarioReport, "id" | "variant">): string {
-  return scenario.variant ? `${scenario.id}@${scenario.variant}` : scenario.id;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { ConfigError } from "../errors.js";
+import { ConfigError, describeError } from "../errors.js";
 import { REPORT_SCHEMA_VERSION, type Report } from "./types.js";
 
 /** Reads a saved report.json, refusing files that are not reports or are from a newer schema. */
@@ -14,7 +14,7 @@ export async function readReportFile(file: string): Promise<Report> {
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`not valid JSON (${(error as Error).message})`, file);
+    throw new ConfigError(`not valid JSON (${describeError(error)})`, file);
   }
   const report = data as Partial<Report>;
   if (

@@ -1,3 +1,4 @@
+import { scenarioKey } from "../results/scenario-key.js";
 import type { Report, TrialReport } from "../results/types.js";
 import type { PlannedTrial } from "./plan.js";
 
@@ -38,8 +39,7 @@ export function createBudget(
   for (const scenario of baseline?.scenarios ?? []) {
     const costs = scenario.trials.filter((t) => t.outcome !== "skipped").map(costOf);
     const average = mean(costs);
-    if (average !== null)
-      baselineCost.set(scenario.variant ? `${scenario.id}@${scenario.variant}` : scenario.id, average);
+    if (average !== null) baselineCost.set(scenarioKey(scenario), average);
   }
   const finishedCosts = finished.map(costOf);
   let spent = finishedCosts.reduce((a, b) => a + b, 0);

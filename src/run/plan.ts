@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { scenarioKey } from "../results/scenario-key.js";
 import type { Scenario, Variant } from "../scenario/types.js";
 import type { RunOptions } from "./options.js";
 
@@ -12,10 +13,6 @@ export interface PlannedTrial {
   trial: number;
 }
 
-export function scenarioKeyOf(id: string, variant: string | null): string {
-  return variant ? `${id}@${variant}` : id;
-}
-
 /** scenario × variant × trial; with a shard, a stable balanced share of that list. */
 export function planTrials(
   scenarios: Scenario[],
@@ -26,9 +23,9 @@ export function planTrials(
     const variants: (Variant | null)[] = scenario.variants.length > 0 ? scenario.variants : [null];
     const count = scenario.trials ?? options.trials;
     for (const variant of variants) {
-      const scenarioKey = scenarioKeyOf(scenario.id, variant?.name ?? null);
+      const key = scenarioKey({ id: scenario.id, variant: variant?.name });
       for (let trial = 1; trial <= count; trial++) {
-        all.push({ key: `${scenarioKey}#${trial}`, scenarioKey, scenario, variant, trial });
+        all.push({ key: `${key}#${trial}`, scenarioKey: key, scenario, variant, trial });
       }
     }
   }

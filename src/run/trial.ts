@@ -14,7 +14,7 @@ import { createTrialSandbox } from "../sandbox/trial-sandbox.js";
 import type { TrialSandbox } from "../sandbox/types.js";
 import type { Scenario, Variant } from "../scenario/types.js";
 import type { EndReason } from "../transcript/events.js";
-import { createEventWriter } from "../transcript/writer.js";
+import { createEventWriter, type EventWriter } from "../transcript/writer.js";
 import type { RunOptions } from "./options.js";
 import { folderNameFor, type PlannedTrial } from "./plan.js";
 
@@ -92,7 +92,6 @@ export async function runTrial(
   options: RunOptions,
   ports: TrialPorts,
 ): Promise<TrialOutput> {
-  const { scenario, variant } = planned;
   const folder = trialFolderOf(planned);
   const trialDir = path.join(options.outDir, folder);
   // Synchronous, like the trial's files below and its events: one local metadata call.
@@ -103,7 +102,73 @@ export async function runTrial(
     now: ports.now,
     redact: ports.redact,
   });
-  const model = modelFor(scenario, options);
+  const trial: TrialRun = {
+    planned,
+    options,
+    ports,
+    writer,
+    trialDir,
+    model: modelFor(planned.scenario, options),
+  };
+  const { sandbox, outcome } = await runAgentInSandbox(trial);
+
+  try {
+    if (sandbox) {
+      for (const record of await sandbox.readTargetInvocations()) {
+        writer.emit({ type: "target_invocation", ...record });
+      }
+    }
+    writer.emit({
+      type: "trial_end",
+      reason: outcome.reason,
+      error: outcome.error ?? null,
+      turns: outcome.turns,
+      duration_ms: ports.now() - startedAtMs,
+    });
+    const transcript = renderTranscriptMarkdown(writer.events);
+    // The trial's own files are written synchronously, like its events: a local write of a few
+    // kilobytes is cheaper than the thread pool's round trips when trials keep every core busy.
+    writeFileSync(path.join(trialDir, "transcript.md"), ports.redact(transcript));
+    const report: TrialReport = {
+      trial: planned.trial,
+      ...(await evaluateOutcome(trial, sandbox, outcome, transcript)),
+      events_path: path.join(folder, "events.jsonl"),
+      transcript_path: path.join(folder, "transcript.md"),
+    };
+    writeFileSync(path.join(trialDir, "result.json"), ports.redact(`${JSON.stringify(report, null, 2)}\n`));
+    return {
+      report,
+      folder,
+      fatalError: outcome.fatal ? (outcome.error ?? outcome.reason) : null,
+      cleanedUp: removeSandbox(sandbox),
+    };
+  } catch (error) {
+    await removeSandbox(sandbox);
+    throw error;
+  } finally {
+    writer.close();
+  }
+}
+
+/** One trial in flight: what it runs and where its events and files go. */
+interface TrialRun {
+  planned: PlannedTrial;
+  options: RunOptions;
+  ports: TrialPorts;
+  writer: EventWriter;
+  trialDir: string;
+  model: string;
+}
+
+/**
+ * Creates the sandbox and runs the agent in it, under the trial's timeout and the run's signal.
+ * Never throws: a failure is the outcome (the environment's before the agent started, the agent's after).
+ */
+async function runAgentInSandbox(
+  trial: TrialRun,
+): Promise<{ sandbox: TrialSandbox | null; outcome: AgentOutcome }> {
+  const { planned, options, ports, writer, model } = trial;
+  const { scenario, variant } = planned;
   const mode = options.sandbox ?? scenario.sandbox ?? "local";
   const maxTurns = scenario.agent.maxTurns ?? options.maxTurns;
   const timeoutMs = scenario.agent.timeoutMs ?? options.trialTimeoutMs;
@@ -134,7 +199,7 @@ export async function runTrial(
       scenario,
       ...(variant ? { variant } : {}),
       mode,
-      trialDir,
+      trialDir: trial.trialDir,
       parentEnv: ports.parentEnv,
       events: writer,
       outputCapBytes: options.outputCapBytes,
@@ -192,75 +257,47 @@ export async function runTrial(
     clearTimeout(timer);
     ports.signal.removeEventListener("abort", onCancel);
   }
+  return { sandbox, outcome };
+}
 
-  try {
-    if (sandbox) {
-      for (const record of await sandbox.readTargetInvocations()) {
-        writer.emit({ type: "target_invocation", ...record });
-      }
-    }
-    writer.emit({
-      type: "trial_end",
-      reason: outcome.reason,
-      error: outcome.error ?? null,
-      turns: outcome.turns,
-      duration_ms: ports.now() - startedAtMs,
+/** The three layers when the agent ran in a sandbox; otherwise an `error` (or `skipped`) trial. */
+async function evaluateOutcome(
+  trial: TrialRun,
+  sandbox: TrialSandbox | null,
+  outcome: AgentOutcome,
+  transcript: string,
+): Promise<Omit<TrialReport, "trial" | "events_path" | "transcript_path">> {
+  const { planned, options, ports, writer, model } = trial;
+  const { scenario } = planned;
+  if (sandbox && outcome.reason !== "cancelled") {
+    return evaluateTrial({
+      scenario,
+      events: writer.events,
+      sandbox,
+      model,
+      prices: options.prices,
+      judge: judgeFor(scenario, options, ports.judgeClient),
+      transcript,
+      gateTimeoutMs: options.gateTimeoutMs,
+      scriptEnv: buildScriptEnv({
+        workDir: sandbox.workDir,
+        eventsPath: path.resolve(trial.trialDir, "events.jsonl"),
+        scenarioId: scenario.id,
+        scenarioDir: path.dirname(scenario.source.file),
+        model: agentUsesModel(ports.agent.name) ? model : null,
+        trial: planned.trial,
+      }),
     });
-    const transcript = renderTranscriptMarkdown(writer.events);
-    // The trial's own files are written synchronously, like its events: a local write of a few
-    // kilobytes is cheaper than the thread pool's round trips when trials keep every core busy.
-    writeFileSync(path.join(trialDir, "transcript.md"), ports.redact(transcript));
-
-    let evaluated: Omit<TrialReport, "trial" | "events_path" | "transcript_path">;
-    if (sandbox && outcome.reason !== "cancelled") {
-      evaluated = await evaluateTrial({
-        scenario,
-        events: writer.events,
-        sandbox,
-        model,
-        prices: options.prices,
-        judge: judgeFor(scenario, options, ports.judgeClient),
-        transcript,
-        gateTimeoutMs: options.gateTimeoutMs,
-        scriptEnv: buildScriptEnv({
-          workDir: sandbox.workDir,
-          eventsPath: path.resolve(trialDir, "events.jsonl"),
-          scenarioId: scenario.id,
-          scenarioDir: path.dirname(scenario.source.file),
-          model: agentUsesModel(ports.agent.name) ? model : null,
-          trial: planned.trial,
-        }),
-      });
-    } else {
-      const cancelled = outcome.reason === "cancelled";
-      evaluated = unevaluatedTrial({
-        outcome: cancelled ? "skipped" : "error",
-        reason: cancelled
-          ? "the run was cancelled before this trial finished"
-          : (outcome.error ?? outcome.reason),
-        endReason: outcome.reason,
-        execution: computeExecution(writer.events, { prices: options.prices, model }),
-      });
-    }
-    const report: TrialReport = {
-      trial: planned.trial,
-      ...evaluated,
-      events_path: path.join(folder, "events.jsonl"),
-      transcript_path: path.join(folder, "transcript.md"),
-    };
-    writeFileSync(path.join(trialDir, "result.json"), ports.redact(`${JSON.stringify(report, null, 2)}\n`));
-    return {
-      report,
-      folder,
-      fatalError: outcome.fatal ? (outcome.error ?? outcome.reason) : null,
-      cleanedUp: removeSandbox(sandbox),
-    };
-  } catch (error) {
-    await removeSandbox(sandbox);
-    throw error;
-  } finally {
-    writer.close();
   }
+  const cancelled = outcome.reason === "cancelled";
+  return unevaluatedTrial({
+    outcome: cancelled ? "skipped" : "error",
+    reason: cancelled
+      ? "the run was cancelled before this trial finished"
+      : (outcome.error ?? outcome.reason),
+    endReason: outcome.reason,
+    execution: computeExecution(writer.events, { prices: options.prices, model }),
+  });
 }
 
 /** Best effort: dispose ends what it can and falls back on its own failures (see trial-sandbox). */

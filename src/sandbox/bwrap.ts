@@ -6,7 +6,7 @@
  */
 import { lstat, readdir, readlink, realpath, symlink } from "node:fs/promises";
 import path from "node:path";
-import { ConfigError } from "../errors.js";
+import { ConfigError, describeError } from "../errors.js";
 import { runProcess } from "./exec.js";
 
 export const SANDBOX_HOME = "/home/eval";
@@ -143,7 +143,7 @@ async function runProbe(bwrapPath: string | null, searchPath: string): Promise<B
       outputCapBytes: 4096,
     }).catch((error: unknown) => {
       throw new ConfigError(
-        `sandbox "bwrap" needs bubblewrap, but ${bwrapPath} could not be started (${describe(error)}): ${INSTALL_HINT}`,
+        `sandbox "bwrap" needs bubblewrap, but ${bwrapPath} could not be started (${describeError(error)}): ${INSTALL_HINT}`,
       );
     });
   const basic = await run(["--ro-bind", "/", "/", "true"]);
@@ -275,8 +275,4 @@ function isInside(child: string, parent: string): boolean {
 function firstLine(text: string): string {
   const line = text.trim().split("\n")[0] ?? "";
   return line.length > 0 ? line : "no error output";
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,13 +1,11 @@
 /**
  * One trial's sandbox: a fresh temporary directory with the fixture, inline files and guidance,
  * the setup commands run, a scrubbed environment and (when `target.binary` is set) the target
- * shim first on the agent's PATH.
+ * shim first on the agent's PATH. Where the directories go and how commands run inside is the
+ * mode's strategy (local-strategy.ts, bwrap-strategy.ts); the rest is the same in every mode.
  *
- * Layout under a fresh `llm-tool-test-XXXXXX` temp dir:
- * - local: `work/` (the work dir, HOME and cwd), `tmp/` (TMPDIR), `shim/` (the shim scripts).
- * - bwrap: `root/` becomes `/`; the work dir is `root/home/eval` (HOME and cwd `/home/eval`),
- *   TMPDIR `/tmp` is `root/tmp`; `shim/` is bound read-only at /run/llm-tool-test/bin.
- * The shim's log is written to `<trialDir>/target-shim/`, outside the work dir.
+ * Under a fresh `llm-tool-test-XXXXXX` temp dir: the mode's root, work dir and TMPDIR, and `shim/`
+ * (the shim scripts). The shim's log is written to `<trialDir>/target-shim/`, outside the work dir.
  *
  * Output caps (per stream, head and tail kept): 128 KiB for the agent's and setup commands (what a
  * model can usefully read), 8 MiB for gate commands (so JSON output stays parseable).
@@ -16,28 +14,24 @@ import { chmodSync, mkdirSync, mkdtempSync, realpathSync } from "node:fs";
 import { chmod, copyFile, cp, mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { ConfigError, InfraError } from "../errors.js";
-import type { Scenario, Variant } from "../scenario/types.js";
+import { ConfigError, describeError, InfraError } from "../errors.js";
+import type { SandboxMode, Scenario, Variant } from "../scenario/types.js";
 import type { EventSink } from "../transcript/events.js";
-import {
-  buildBwrapArgs,
-  collectTargetBinds,
-  ensureRootLinks,
-  inspectHostSystem,
-  isUnderSystemDir,
-  probeBwrap,
-  renderIdentityFiles,
-  SANDBOX_HOME,
-  SANDBOX_LOG_DIR,
-  SANDBOX_PATH,
-  SANDBOX_SHIM_DIR,
-  SANDBOX_USER,
-} from "./bwrap.js";
+import { SANDBOX_PATH } from "./bwrap.js";
+import { createBwrapStrategy } from "./bwrap-strategy.js";
 import { buildAgentEnvironment } from "./env.js";
-import { createProcessGroupRegistry, killAllProcessGroups, runProcess, runShell } from "./exec.js";
+import { createProcessGroupRegistry, killAllProcessGroups } from "./exec.js";
+import { createLocalStrategy } from "./local-strategy.js";
 import { createProcessMarker, killMarkedProcesses, PROCESS_MARKER_ENV } from "./marked-processes.js";
-import { readShimLog, resolveRealBinary, writeShim } from "./shim.js";
-import type { ExecResult, TargetInvocationRecord, TrialSandbox } from "./types.js";
+import { resolveSandboxPath } from "./sandbox-paths.js";
+import type {
+  SandboxInterior,
+  SandboxStrategy,
+  SandboxStrategyOptions,
+  TrialLayout,
+} from "./sandbox-strategy.js";
+import { readShimLog, writeShim } from "./shim.js";
+import type { ExecResult, ProcessGroupRegistry, TargetInvocationRecord, TrialSandbox } from "./types.js";
 
 export const DEFAULT_OUTPUT_CAP_BYTES = 128 * 1024;
 export const DEFAULT_GATE_OUTPUT_CAP_BYTES = 8 * 1024 * 1024;
@@ -48,7 +42,7 @@ const STDERR_HEAD_CHARS = 800;
 export interface TrialSandboxOptions {
   scenario: Scenario;
   variant?: Variant;
-  mode: "local" | "bwrap";
+  mode: SandboxMode;
   /** The trial's output folder; the shim log goes to `<trialDir>/target-shim/`. */
   trialDir: string;
   parentEnv: Record<string, string | undefined>;
@@ -68,304 +62,227 @@ export interface TrialSandboxOptions {
   readOnlyPaths?: string[];
 }
 
+/** One strategy per sandbox mode; a mode without one does not compile. */
+const SANDBOX_STRATEGIES: Record<
+  SandboxMode,
+  (options: SandboxStrategyOptions) => SandboxStrategy | Promise<SandboxStrategy>
+> = {
+  local: createLocalStrategy,
+  bwrap: createBwrapStrategy,
+};
+
 /** Create the sandbox, run setup and install the shim. Setup failure → InfraError (cleaned up). */
 export async function createTrialSandbox(options: TrialSandboxOptions): Promise<TrialSandbox> {
-  const { scenario, variant, mode } = options;
-  const parentPath = options.parentEnv.PATH ?? SANDBOX_PATH;
-  // Probe before creating anything: an unusable bwrap is the user's configuration to fix.
-  const bwrapPath =
-    mode === "bwrap"
-      ? (options.bwrapPath ?? (await resolveRealBinary("bwrap", parentPath).catch(() => null)))
-      : null;
-  const probe = mode === "bwrap" ? await probeBwrap(bwrapPath, parentPath) : null;
+  const { scenario, variant } = options;
+  // Chosen (and checked) before anything is created: an unusable bwrap is the user's configuration to fix.
+  const strategy = await SANDBOX_STRATEGIES[options.mode]({
+    parentPath: options.parentEnv.PATH ?? SANDBOX_PATH,
+    targetBinary: scenario.target.binary,
+    network: scenario.network === true,
+    bwrapPath: options.bwrapPath,
+    readOnlyPaths: options.readOnlyPaths,
+  });
+  const base = createTrialBase(options.tmpRoot ?? os.tmpdir());
+  const cleanup = createCleanup(base, options.keepWorkDir === true);
+  try {
+    const layout = createLayout(strategy, base, options.trialDir);
+    await fillWorkDir(scenario, variant, layout);
+    const interior = await strategy.open(layout, cleanup.processGroups);
+    const environments = createEnvironments(options, interior);
+    await runSetup(options, interior, environments.gate);
+    // After setup, which may have built or installed the target.
+    const binary = scenario.target.binary;
+    const shimLogFile = binary ? await installShim(binary, layout, interior) : null;
+    return assembleSandbox({ options, layout, interior, environments, cleanup, shimLogFile });
+  } catch (error) {
+    await cleanup.dispose();
+    throw error;
+  }
+}
 
-  const tmpRoot = options.tmpRoot ?? os.tmpdir();
+function createTrialBase(tmpRoot: string): string {
   // The few metadata calls that make the sandbox's directories are synchronous: microseconds each
   // on a local disk, where a trip through libuv's thread pool can take milliseconds while trials
   // keep every core busy.
   mkdirSync(tmpRoot, { recursive: true });
   // realpath: on macOS the temp dir is behind a symlink and `pwd` would disagree with workDir.
-  const base = realpathSync(mkdtempSync(path.join(tmpRoot, "llm-tool-test-")));
+  return realpathSync(mkdtempSync(path.join(tmpRoot, "llm-tool-test-")));
+}
+
+interface Cleanup {
+  processGroups: ProcessGroupRegistry;
+  /** Agent processes' trees, found by an environment marker (their tools may leave the group). */
+  processMarkers: string[];
+  dispose(): Promise<void>;
+}
+
+/** What disposing a trial's sandbox ends: its process groups, its agents' trees, its temp dir. */
+function createCleanup(base: string, keepWorkDir: boolean): Cleanup {
   const processGroups = createProcessGroupRegistry();
-  // Agent processes' trees, found by an environment marker (their tools may leave the group).
   const processMarkers: string[] = [];
   let disposed = false;
-  const dispose = async () => {
-    if (disposed) return;
-    disposed = true;
-    await killAllProcessGroups(processGroups);
-    for (const marker of processMarkers) await killMarkedProcesses(marker);
-    if (!options.keepWorkDir) await removeTree(base);
-  };
-
-  try {
-    const root = mode === "bwrap" ? path.join(base, "root") : path.join(base, "work");
-    const workDir = mode === "bwrap" ? path.join(root, SANDBOX_HOME) : root;
-    const hostTmp = mode === "bwrap" ? path.join(root, "tmp") : path.join(base, "tmp");
-    const shimDir = path.join(base, "shim");
-    const logDir = path.join(path.resolve(options.trialDir), "target-shim");
-    mkdirSync(workDir, { recursive: true });
-    mkdirSync(hostTmp, { recursive: true });
-    chmodSync(hostTmp, 0o1777);
-
-    if (scenario.fixture) await copyFixture(scenario.fixture, workDir, scenario);
-    await writeInlineFiles(scenario, root, workDir);
-    const guidance = variant?.guidance ?? scenario.guidance;
-    if (guidance && (guidance.mode === "workdir" || guidance.mode === "both")) {
-      await copyFile(guidance.file, path.join(workDir, "AGENTS.md")).catch((error: unknown) => {
-        throw new ConfigError(
-          `guidance file ${guidance.file} cannot be read: ${describe(error)}`,
-          scenario.source.file,
-        );
-      });
-    }
-
-    const binary = scenario.target.binary;
-    const targetEnv = { ...scenario.target.env, ...(variant?.env ?? {}) };
-    const visibleWorkDir = mode === "bwrap" ? SANDBOX_HOME : workDir;
-    const visibleTmp = mode === "bwrap" ? "/tmp" : hostTmp;
-
-    // bwrap: the target must be visible inside, so a bare name is found on the host first.
-    let hostTarget: string | null = null;
-    let basePath = parentPath;
-    const readOnlyPaths = [...(options.readOnlyPaths ?? [])];
-    if (mode === "bwrap") {
-      basePath = SANDBOX_PATH;
-      if (binary && (!binary.includes("/") || path.isAbsolute(binary))) {
-        hostTarget = await resolveRealBinary(binary, parentPath);
-        readOnlyPaths.push(...(await collectTargetBinds(hostTarget, base)));
-        const dir = path.dirname(hostTarget);
-        if (!isUnderSystemDir(dir)) basePath = `${dir}:${SANDBOX_PATH}`;
-      }
-    }
-
-    const buildEnv = (pathPrefix: string[], extra?: Record<string, string>) =>
-      buildAgentEnvironment({
-        parentEnv: options.parentEnv,
-        homeDir: visibleWorkDir,
-        tmpDir: visibleTmp,
-        pathPrefix,
-        basePath,
-        targetEnv,
-        ...(extra ? { extra } : {}),
-        userName: mode === "bwrap" ? SANDBOX_USER : "agent",
-      });
-    const gateEnv = buildEnv([]);
-    const shimPathPrefix = binary ? [mode === "bwrap" ? SANDBOX_SHIM_DIR : shimDir] : [];
-    const agentEnv = buildEnv(shimPathPrefix);
-
-    let runInside: (command: string, run: RunSettings) => Promise<ExecResult>;
-    let runProcessInside: (file: string, args: string[], run: ProcessSettings) => Promise<ExecResult>;
-    if (mode === "bwrap" && probe && bwrapPath) {
-      const host = await inspectHostSystem();
-      const identity = renderIdentityFiles(probe.mapsUser);
-      await mkdir(path.join(root, "etc"), { recursive: true });
-      await writeFile(path.join(root, "etc", "passwd"), identity.passwd);
-      await writeFile(path.join(root, "etc", "group"), identity.group);
-      await writeFile(path.join(root, "etc", "hostname"), "sandbox\n");
-      if (binary) {
-        await mkdir(shimDir, { recursive: true });
-        await mkdir(logDir, { recursive: true });
-      }
-      const bwrapArgs = buildBwrapArgs({
-        root,
-        network: scenario.network === true,
-        mapsUser: probe.mapsUser,
-        host,
-        readOnlyPaths: [...new Set(readOnlyPaths)],
-        ...(binary ? { shimDir, logDir } : {}),
-      });
-      runInside = async (command, run) => {
-        await ensureRootLinks(root, host);
-        return runProcess({
-          file: bwrapPath,
-          args: [...bwrapArgs, "--", host.bash, "-c", command],
-          cwd: base,
-          env: run.env,
-          timeoutMs: run.timeoutMs,
-          outputCapBytes: run.outputCapBytes,
-          ...(run.signal ? { signal: run.signal } : {}),
-          processGroups,
-        });
-      };
-      // An external agent (a CLI) must reach its model API through the harness's loopback proxy,
-      // so it shares the host's network; its binary's directories are bound read-only.
-      runProcessInside = async (file, args, run) => {
-        await ensureRootLinks(root, host);
-        const binds = path.isAbsolute(file) ? await collectTargetBinds(file, base) : [];
-        const agentArgs = buildBwrapArgs({
-          root,
-          network: true,
-          mapsUser: probe.mapsUser,
-          host,
-          readOnlyPaths: [...new Set([...readOnlyPaths, ...binds])],
-          ...(binary ? { shimDir, logDir } : {}),
-        });
-        return runProcess({
-          file: bwrapPath,
-          args: [...agentArgs, "--", file, ...args],
-          cwd: base,
-          ...toProcessOptions(run),
-          processGroups,
-        });
-      };
-    } else {
-      const bash = await resolveShell(parentPath);
-      runInside = (command, run) =>
-        runShell({
-          command,
-          cwd: workDir,
-          env: run.env,
-          timeoutMs: run.timeoutMs,
-          outputCapBytes: run.outputCapBytes,
-          shell: bash,
-          ...(run.signal ? { signal: run.signal } : {}),
-          processGroups,
-        });
-      runProcessInside = (file, args, run) =>
-        runProcess({ file, args, cwd: workDir, ...toProcessOptions(run), processGroups });
-    }
-
-    const agentCap = options.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES;
-    for (const command of scenario.setup) {
-      const result = await runInside(command, {
-        env: gateEnv,
-        timeoutMs: options.setupTimeoutMs ?? DEFAULT_SETUP_TIMEOUT_MS,
-        outputCapBytes: agentCap,
-      });
-      options.events.emit({
-        type: "setup",
-        command,
-        exit_code: result.exit_code,
-        stdout: result.stdout,
-        stderr: result.stderr,
-        duration_ms: result.duration_ms,
-      });
-      if (result.exit_code !== 0) throw describeSetupFailure(command, result);
-    }
-
-    // After setup, which may have built or installed the target.
-    let hostLogFile: string | null = null;
-    if (binary) {
-      let realInside: string;
-      if (mode === "bwrap") {
-        if (hostTarget) realInside = hostTarget;
-        else {
-          const hostPath = await resolveRealBinary(binary, "", workDir);
-          assertInside(hostPath, root, `target.binary "${binary}"`);
-          realInside = path.join("/", path.relative(root, hostPath));
-        }
-      } else {
-        realInside = await resolveRealBinary(binary, parentPath, workDir);
-      }
-      await rm(logDir, { recursive: true, force: true });
-      await mkdir(logDir, { recursive: true });
-      hostLogFile = path.join(logDir, SHIM_LOG_NAME);
-      await writeShim({
-        binary,
-        realPath: realInside,
-        shimDir,
-        logFile: mode === "bwrap" ? path.posix.join(SANDBOX_LOG_DIR, SHIM_LOG_NAME) : hostLogFile,
-      });
-    }
-
-    const sandbox: TrialSandbox = {
-      mode,
-      root,
-      workDir,
-      visibleWorkDir,
-      agentEnv,
-      runAgentCommand: (command, run) =>
-        runInside(command, {
-          env: agentEnv,
-          timeoutMs: run.timeoutMs,
-          outputCapBytes: agentCap,
-          ...(run.signal ? { signal: run.signal } : {}),
-        }),
-      runAgentProcess: async (file, args, run) => {
-        const marker = createProcessMarker();
-        processMarkers.push(marker);
-        const env = {
-          ...(run.env ? buildEnv(shimPathPrefix, run.env) : agentEnv),
-          [PROCESS_MARKER_ENV]: marker,
-        };
-        const result = await runProcessInside(file, args, {
-          env,
-          timeoutMs: run.timeoutMs,
-          outputCapBytes: agentCap,
-          ...(run.signal ? { signal: run.signal } : {}),
-          ...(run.onStdoutLine ? { onStdoutLine: run.onStdoutLine } : {}),
-          ...(run.stdin !== undefined ? { stdin: run.stdin } : {}),
-        });
-        // Killed: its whole tree goes with it, not only its process group.
-        if (result.timed_out || run.signal?.aborted) await killMarkedProcesses(marker);
-        return result;
-      },
-      runGateCommand: (command, run) =>
-        runInside(command, {
-          env: run.env ? buildEnv([], run.env) : gateEnv,
-          timeoutMs: run.timeoutMs,
-          outputCapBytes: run.outputCapBytes ?? options.gateOutputCapBytes ?? DEFAULT_GATE_OUTPUT_CAP_BYTES,
-        }),
-      resolvePath: (target) => resolveSandboxPath(target, root, workDir),
-      readTargetInvocations: async (): Promise<TargetInvocationRecord[]> =>
-        hostLogFile ? readShimLog(hostLogFile) : [],
-      dispose,
-    };
-    return sandbox;
-  } catch (error) {
-    await dispose();
-    throw error;
-  }
-}
-
-/** bash on each PATH, looked up once per run rather than once per trial (a stat per PATH entry). */
-const shellLookups = new Map<string, Promise<string>>();
-
-function resolveShell(searchPath: string): Promise<string> {
-  let lookup = shellLookups.get(searchPath);
-  if (!lookup) {
-    lookup = resolveRealBinary("bash", searchPath).catch(() => "/bin/bash");
-    shellLookups.set(searchPath, lookup);
-  }
-  return lookup;
-}
-
-interface RunSettings {
-  env: Record<string, string>;
-  timeoutMs: number;
-  outputCapBytes: number;
-  signal?: AbortSignal;
-}
-
-interface ProcessSettings extends RunSettings {
-  onStdoutLine?: (line: string) => void;
-  stdin?: string;
-}
-
-function toProcessOptions(run: ProcessSettings) {
   return {
-    env: run.env,
-    timeoutMs: run.timeoutMs,
-    outputCapBytes: run.outputCapBytes,
-    ...(run.signal ? { signal: run.signal } : {}),
-    ...(run.onStdoutLine ? { onStdoutLine: run.onStdoutLine } : {}),
-    ...(run.stdin !== undefined ? { stdin: run.stdin } : {}),
+    processGroups,
+    processMarkers,
+    async dispose() {
+      if (disposed) return;
+      disposed = true;
+      await killAllProcessGroups(processGroups);
+      for (const marker of processMarkers) await killMarkedProcesses(marker);
+      if (!keepWorkDir) await removeTree(base);
+    },
   };
 }
 
-/** Relative → the work dir; absolute → inside the root. Refuses paths that leave the root. */
-export function resolveSandboxPath(target: string, root: string, workDir: string): string {
-  const resolved = path.isAbsolute(target) ? path.join(root, target) : path.resolve(workDir, target);
-  assertInside(resolved, root, `path "${target}"`);
-  return resolved;
+function createLayout(strategy: SandboxStrategy, base: string, trialDir: string): TrialLayout {
+  const layout: TrialLayout = {
+    base,
+    ...strategy.layOut(base),
+    shimDir: path.join(base, "shim"),
+    logDir: path.join(path.resolve(trialDir), "target-shim"),
+  };
+  mkdirSync(layout.workDir, { recursive: true });
+  mkdirSync(layout.tmpDir, { recursive: true });
+  chmodSync(layout.tmpDir, 0o1777);
+  return layout;
 }
 
-function assertInside(resolved: string, root: string, what: string): void {
-  const relative = path.relative(root, resolved);
-  if (relative.startsWith("..") || path.isAbsolute(relative)) {
-    throw new ConfigError(`${what} leaves the sandbox: use a path inside the work dir or the sandbox root`);
+/** The fixture, the inline files and (unless it only goes in the system prompt) the guidance file. */
+async function fillWorkDir(
+  scenario: Scenario,
+  variant: Variant | undefined,
+  layout: TrialLayout,
+): Promise<void> {
+  if (scenario.fixture) await copyFixture(scenario.fixture, layout.workDir, scenario);
+  await writeInlineFiles(scenario, layout.root, layout.workDir);
+  const guidance = variant?.guidance ?? scenario.guidance;
+  if (guidance && (guidance.mode === "workdir" || guidance.mode === "both")) {
+    await copyFile(guidance.file, path.join(layout.workDir, "AGENTS.md")).catch((error: unknown) => {
+      throw new ConfigError(
+        `guidance file ${guidance.file} cannot be read: ${describeError(error)}`,
+        scenario.source.file,
+      );
+    });
   }
+}
+
+interface Environments {
+  /** The agent's: the shim first on PATH. */
+  agent: Record<string, string>;
+  /** Setup and gate commands': no shim. */
+  gate: Record<string, string>;
+  build(pathPrefix: string[], extra?: Record<string, string>): Record<string, string>;
+  shimPathPrefix: string[];
+}
+
+function createEnvironments(options: TrialSandboxOptions, interior: SandboxInterior): Environments {
+  const { scenario, variant } = options;
+  const targetEnv = { ...scenario.target.env, ...(variant?.env ?? {}) };
+  const build = (pathPrefix: string[], extra?: Record<string, string>) =>
+    buildAgentEnvironment({
+      parentEnv: options.parentEnv,
+      homeDir: interior.workDir,
+      tmpDir: interior.tmpDir,
+      pathPrefix,
+      basePath: interior.basePath,
+      targetEnv,
+      ...(extra ? { extra } : {}),
+      userName: interior.userName,
+    });
+  const shimPathPrefix = scenario.target.binary ? [interior.shimDir] : [];
+  return { agent: build(shimPathPrefix), gate: build([]), build, shimPathPrefix };
+}
+
+async function runSetup(
+  options: TrialSandboxOptions,
+  interior: SandboxInterior,
+  env: Record<string, string>,
+): Promise<void> {
+  for (const command of options.scenario.setup) {
+    const result = await interior.runShell(command, {
+      env,
+      timeoutMs: options.setupTimeoutMs ?? DEFAULT_SETUP_TIMEOUT_MS,
+      outputCapBytes: options.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES,
+    });
+    options.events.emit({
+      type: "setup",
+      command,
+      exit_code: result.exit_code,
+      stdout: result.stdout,
+      stderr: result.stderr,
+      duration_ms: result.duration_ms,
+    });
+    if (result.exit_code !== 0) throw describeSetupFailure(command, result);
+  }
+}
+
+/** Writes the target's shim (its log starts empty); returns the log's host path. */
+async function installShim(binary: string, layout: TrialLayout, interior: SandboxInterior): Promise<string> {
+  const realPath = await interior.resolveTarget(binary);
+  await rm(layout.logDir, { recursive: true, force: true });
+  await mkdir(layout.logDir, { recursive: true });
+  await writeShim({
+    binary,
+    realPath,
+    shimDir: layout.shimDir,
+    logFile: path.posix.join(interior.logDir, SHIM_LOG_NAME),
+  });
+  return path.join(layout.logDir, SHIM_LOG_NAME);
+}
+
+function assembleSandbox(parts: {
+  options: TrialSandboxOptions;
+  layout: TrialLayout;
+  interior: SandboxInterior;
+  environments: Environments;
+  cleanup: Cleanup;
+  shimLogFile: string | null;
+}): TrialSandbox {
+  const { options, layout, interior, environments, cleanup, shimLogFile } = parts;
+  const agentCap = options.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES;
+  return {
+    mode: options.mode,
+    root: layout.root,
+    workDir: layout.workDir,
+    visibleWorkDir: interior.workDir,
+    agentEnv: environments.agent,
+    runAgentCommand: (command, run) =>
+      interior.runShell(command, {
+        env: environments.agent,
+        timeoutMs: run.timeoutMs,
+        outputCapBytes: agentCap,
+        ...(run.signal ? { signal: run.signal } : {}),
+      }),
+    runAgentProcess: async (file, args, run) => {
+      const marker = createProcessMarker();
+      cleanup.processMarkers.push(marker);
+      const env = {
+        ...(run.env ? environments.build(environments.shimPathPrefix, run.env) : environments.agent),
+        [PROCESS_MARKER_ENV]: marker,
+      };
+      const result = await interior.runProcess(file, args, {
+        env,
+        timeoutMs: run.timeoutMs,
+        outputCapBytes: agentCap,
+        ...(run.signal ? { signal: run.signal } : {}),
+        ...(run.onStdoutLine ? { onStdoutLine: run.onStdoutLine } : {}),
+        ...(run.stdin !== undefined ? { stdin: run.stdin } : {}),
+      });
+      // Killed: its whole tree goes with it, not only its process group.
+      if (result.timed_out || run.signal?.aborted) await killMarkedProcesses(marker);
+      return result;
+    },
+    runGateCommand: (command, run) =>
+      interior.runShell(command, {
+        env: run.env ? environments.build([], run.env) : environments.gate,
+        timeoutMs: run.timeoutMs,
+        outputCapBytes: run.outputCapBytes ?? options.gateOutputCapBytes ?? DEFAULT_GATE_OUTPUT_CAP_BYTES,
+      }),
+    resolvePath: (target) => resolveSandboxPath(target, layout.root, layout.workDir),
+    readTargetInvocations: async (): Promise<TargetInvocationRecord[]> =>
+      shimLogFile ? readShimLog(shimLogFile) : [],
+    dispose: cleanup.dispose,
+  };
 }
 
 async function copyFixture(fixture: string, workDir: string, scenario: Scenario): Promise<void> {
@@ -378,7 +295,10 @@ async function copyFixture(fixture: string, workDir: string, scenario: Scenario)
       preserveTimestamps: true,
     });
   } catch (error) {
-    throw new ConfigError(`fixture ${fixture} cannot be copied: ${describe(error)}`, scenario.source.file);
+    throw new ConfigError(
+      `fixture ${fixture} cannot be copied: ${describeError(error)}`,
+      scenario.source.file,
+    );
   }
 }
 
@@ -420,8 +340,4 @@ async function makeWritable(dir: string): Promise<void> {
   for (const entry of entries) {
     if (entry.isDirectory()) await makeWritable(path.join(dir, entry.name));
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -5,6 +5,7 @@
  * run in the bwrap sandbox, where the work dir is the root.
  */
 import { readFile } from "node:fs/promises";
+import { describeError } from "../errors.js";
 import { createCheckGate } from "./gates.js";
 import { BASHKIT_EXPECTATION_KEYS, BASHKIT_TASK_KEYS } from "./keys.js";
 import { NodeReader } from "./node-reader.js";
@@ -37,7 +38,7 @@ export function parseBashkitDataset(
     try {
       value = JSON.parse(lineText);
     } catch (error) {
-      problems.push({ file, line, message: `invalid JSON: ${(error as Error).message}` });
+      problems.push({ file, line, message: `invalid JSON: ${describeError(error)}` });
       return;
     }
     const reader = new NodeReader(file);
@@ -169,7 +170,7 @@ function readExpectations(reader: NodeReader, node: YamlNode): GateSpec[] | unde
     try {
       gates.push(createCheckGate(check, weight));
     } catch (error) {
-      reader.report(checkNode.line, joinField(field, "check"), (error as Error).message);
+      reader.report(checkNode.line, joinField(field, "check"), describeError(error));
     }
   });
   return gates;

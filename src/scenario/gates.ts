@@ -1,6 +1,7 @@
 /** Gate specs from YAML (`{type, ...params}` or bashkit-style `{check: "type:value"}`) and bashkit check strings. */
 
 import { suggestKey } from "../did-you-mean.js";
+import { describeError } from "../errors.js";
 import { jsonPathSyntaxError, parseJsonPathAssertion } from "../evaluate/json-path.js";
 import { patternSyntaxError } from "../evaluate/regex.js";
 import {
@@ -101,7 +102,7 @@ function readCheckGate(reader: NodeReader, node: YamlNode, field: string): GateS
     const gate = createCheckGate(check, weight ?? DEFAULT_WEIGHT);
     return description === undefined ? gate : { ...gate, description };
   } catch (error) {
-    reader.report(checkNode.line, joinField(field, "check"), (error as Error).message);
+    reader.report(checkNode.line, joinField(field, "check"), describeError(error));
     return undefined;
   }
 }
@@ -136,7 +137,7 @@ function checkGateText(kind: GateParamKind, text: string): string | null {
       parseJsonPathAssertion(text);
       return null;
     } catch (error) {
-      return (error as Error).message;
+      return describeError(error);
     }
   }
   return null;

@@ -3,6 +3,7 @@
  * test checks that schema/scenario.schema.json and schema/rubric.schema.json name exactly the same
  * keys, so the published schema cannot drift from the loader.
  */
+import { GATES } from "../evaluate/gates.js";
 import type { GateType } from "./types.js";
 
 export const SCENARIO_KEYS = [
@@ -53,27 +54,10 @@ export type GateParamKind =
   | "exit_code"
   | "count";
 
-/** The parameters of each gate type, all required. */
-export const GATE_PARAMS: Record<GateType, Readonly<Record<string, GateParamKind>>> = {
-  command_succeeds: { command: "command" },
-  command_output_contains: { command: "command", substring: "text" },
-  command_output_matches: { command: "command", pattern: "regex" },
-  command_json_path: { command: "command", path: "jsonpath", assertion: "assertion" },
-  file_exists: { path: "path" },
-  file_contains: { path: "path", substring: "text" },
-  file_matches: { path: "path", pattern: "regex" },
-  no_transcript_errors: {},
-  script: { command: "command" },
-  exit_code: { code: "exit_code" },
-  stdout_contains: { substring: "text" },
-  stdout_regex: { pattern: "regex" },
-  stderr_empty: {},
-  dir_exists: { path: "path" },
-  file_line_regex: { path: "path", pattern: "regex" },
-  tool_calls_min: { count: "count" },
-  tool_calls_max: { count: "count" },
-  llm_judge: { prompt: "text" },
-};
+/** The parameters of each gate type, all required (defined with each gate's evaluator). */
+export const GATE_PARAMS = Object.fromEntries(
+  Object.entries(GATES).map(([type, definition]) => [type, definition.params]),
+) as Record<GateType, Readonly<Record<string, GateParamKind>>>;
 
 export const GATE_TYPES = Object.keys(GATE_PARAMS) as GateType[];
 

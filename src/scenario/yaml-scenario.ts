@@ -1,6 +1,7 @@
 /** Builds a Scenario from one parsed scenario YAML file (DESIGN §2), collecting every problem. */
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
+import { describeError } from "../errors.js";
 import { patternSyntaxError } from "../evaluate/regex.js";
 import { parseDuration } from "./duration.js";
 import { readGate } from "./gates.js";
@@ -430,7 +431,7 @@ function readDuration(reader: NodeReader, node: YamlNode, field: string): number
   try {
     return parseDuration(node.value);
   } catch (error) {
-    reader.report(node.line, field, (error as Error).message);
+    reader.report(node.line, field, describeError(error));
     return undefined;
   }
 }

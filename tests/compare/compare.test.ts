@@ -1,13 +1,9 @@
 import { describe, expect, it } from "vitest";
-import {
-  compareReports,
-  decideVerdict,
-  MIN_SUITE_SCENARIOS,
-  scenarioKey,
-} from "../../src/compare/compare.js";
+import { compareReports, decideVerdict, MIN_SUITE_SCENARIOS } from "../../src/compare/compare.js";
 import { DEFAULT_COMPARE_METRICS } from "../../src/compare/metrics.js";
 import type { Comparison, MetricComparison } from "../../src/compare/types.js";
 import { ConfigError } from "../../src/errors.js";
+import { scenarioKey } from "../../src/results/scenario-key.js";
 import type { Report } from "../../src/results/types.js";
 import { adjustPValues, logChoose } from "../../src/stats/stats.js";
 import {

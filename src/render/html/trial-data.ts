@@ -3,6 +3,7 @@
  * browser only when a trial is opened, so a 5,000-trial report stays one light page.
  */
 
+import { scenarioKey } from "../../results/scenario-key.js";
 import type { GateResult, Report, ScenarioReport, TrialReport } from "../../results/types.js";
 import type { TrialEvent } from "../../transcript/events.js";
 
@@ -88,7 +89,7 @@ export interface TrialView {
 }
 
 export function labelScenario(scenario: Pick<ScenarioReport, "id" | "variant">): string {
-  return scenario.variant ? `${scenario.id}@${scenario.variant}` : scenario.id;
+  return scenarioKey(scenario);
 }
 
 /**

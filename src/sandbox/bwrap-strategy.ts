@@ -1,0 +1,103 @@
+/**
+ * The bwrap sandbox (src/sandbox/bwrap.ts builds its arguments): `root/` becomes `/`, the work dir
+ * is `root/home/eval` (HOME and cwd `/home/eval`), TMPDIR `/tmp` is `root/tmp`, the shim's folder
+ * is bound read-only at /run/llm-tool-test/bin and its log folder at /run/llm-tool-test/log.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import {
+  buildBwrapArgs,
+  collectTargetBinds,
+  ensureRootLinks,
+  inspectHostSystem,
+  isUnderSystemDir,
+  probeBwrap,
+  renderIdentityFiles,
+  SANDBOX_HOME,
+  SANDBOX_LOG_DIR,
+  SANDBOX_PATH,
+  SANDBOX_SHIM_DIR,
+  SANDBOX_USER,
+} from "./bwrap.js";
+import { runProcess } from "./exec.js";
+import { assertInsideRoot } from "./sandbox-paths.js";
+import type { ProcessSettings, SandboxStrategy, SandboxStrategyOptions } from "./sandbox-strategy.js";
+import { resolveRealBinary } from "./shim.js";
+
+/** Checks that bwrap runs here (a ConfigError saying how to fix it otherwise), then the strategy. */
+export async function createBwrapStrategy(options: SandboxStrategyOptions): Promise<SandboxStrategy> {
+  const { parentPath, targetBinary } = options;
+  const found = options.bwrapPath ?? (await resolveRealBinary("bwrap", parentPath).catch(() => null));
+  const probe = await probeBwrap(found, parentPath);
+  // probeBwrap refuses a missing binary.
+  const bwrapPath = found as string;
+  return {
+    layOut(base) {
+      const root = path.join(base, "root");
+      return { root, workDir: path.join(root, SANDBOX_HOME), tmpDir: path.join(root, "tmp") };
+    },
+    async open(layout, processGroups) {
+      // The target must be visible inside, so a bare name (or an absolute path) is found on the host
+      // now and its folders bound; a relative path is looked up inside after setup.
+      const hostTarget =
+        targetBinary && (!targetBinary.includes("/") || path.isAbsolute(targetBinary))
+          ? await resolveRealBinary(targetBinary, parentPath)
+          : null;
+      const readOnlyPaths = [...(options.readOnlyPaths ?? [])];
+      if (hostTarget) readOnlyPaths.push(...(await collectTargetBinds(hostTarget, layout.base)));
+      const targetDir = hostTarget ? path.dirname(hostTarget) : null;
+
+      const host = await inspectHostSystem();
+      await writeIdentityFiles(layout.root, probe.mapsUser);
+      if (targetBinary) {
+        await mkdir(layout.shimDir, { recursive: true });
+        await mkdir(layout.logDir, { recursive: true });
+      }
+      const buildArgs = (network: boolean, binds: string[]) =>
+        buildBwrapArgs({
+          root: layout.root,
+          network,
+          mapsUser: probe.mapsUser,
+          host,
+          readOnlyPaths: [...new Set([...readOnlyPaths, ...binds])],
+          ...(targetBinary ? { shimDir: layout.shimDir, logDir: layout.logDir } : {}),
+        });
+      const shellArgs = buildArgs(options.network, []);
+      const runBwrap = async (args: string[], run: ProcessSettings) => {
+        await ensureRootLinks(layout.root, host);
+        return runProcess({ file: bwrapPath, args, cwd: layout.base, ...run, processGroups });
+      };
+
+      return {
+        workDir: SANDBOX_HOME,
+        tmpDir: "/tmp",
+        shimDir: SANDBOX_SHIM_DIR,
+        logDir: SANDBOX_LOG_DIR,
+        userName: SANDBOX_USER,
+        basePath: targetDir && !isUnderSystemDir(targetDir) ? `${targetDir}:${SANDBOX_PATH}` : SANDBOX_PATH,
+        runShell: (command, run) => runBwrap([...shellArgs, "--", host.bash, "-c", command], run),
+        // An external agent (a CLI) must reach its model API through the harness's loopback proxy,
+        // so it shares the host's network; its binary's directories are bound read-only.
+        runProcess: async (file, args, run) => {
+          const binds = path.isAbsolute(file) ? await collectTargetBinds(file, layout.base) : [];
+          return runBwrap([...buildArgs(true, binds), "--", file, ...args], run);
+        },
+        resolveTarget: async (binary) => {
+          if (hostTarget) return hostTarget;
+          const hostPath = await resolveRealBinary(binary, "", layout.workDir);
+          assertInsideRoot(hostPath, layout.root, `target.binary "${binary}"`);
+          return path.join("/", path.relative(layout.root, hostPath));
+        },
+      };
+    },
+  };
+}
+
+/** /etc/passwd, /etc/group and /etc/hostname of the sandbox (after the scenario's own files). */
+async function writeIdentityFiles(root: string, mapsUser: boolean): Promise<void> {
+  const identity = renderIdentityFiles(mapsUser);
+  await mkdir(path.join(root, "etc"), { recursive: true });
+  await writeFile(path.join(root, "etc", "passwd"), identity.passwd);
+  await writeFile(path.join(root, "etc", "group"), identity.group);
+  await writeFile(path.join(root, "etc", "hostname"), "sandbox\n");
+}

@@ -1,0 +1,45 @@
+/**
+ * The local sandbox: a fresh work dir on the host (`work/`, with `tmp/` next to it); commands run
+ * there as the harness's user, with the parent's PATH after the shim.
+ */
+import path from "node:path";
+import { runProcess, runShell } from "./exec.js";
+import type { SandboxStrategy, SandboxStrategyOptions } from "./sandbox-strategy.js";
+import { resolveRealBinary } from "./shim.js";
+
+export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStrategy {
+  const { parentPath } = options;
+  return {
+    layOut(base) {
+      const workDir = path.join(base, "work");
+      return { root: workDir, workDir, tmpDir: path.join(base, "tmp") };
+    },
+    async open(layout, processGroups) {
+      const shell = await resolveShell(parentPath);
+      return {
+        workDir: layout.workDir,
+        tmpDir: layout.tmpDir,
+        shimDir: layout.shimDir,
+        logDir: layout.logDir,
+        userName: "agent",
+        basePath: parentPath,
+        runShell: (command, run) => runShell({ command, cwd: layout.workDir, ...run, shell, processGroups }),
+        runProcess: (file, args, run) =>
+          runProcess({ file, args, cwd: layout.workDir, ...run, processGroups }),
+        resolveTarget: (binary) => resolveRealBinary(binary, parentPath, layout.workDir),
+      };
+    },
+  };
+}
+
+/** bash on each PATH, looked up once per run rather than once per trial (a stat per PATH entry). */
+const shellLookups = new Map<string, Promise<string>>();
+
+function resolveShell(searchPath: string): Promise<string> {
+  let lookup = shellLookups.get(searchPath);
+  if (!lookup) {
+    lookup = resolveRealBinary("bash", searchPath).catch(() => "/bin/bash");
+    shellLookups.set(searchPath, lookup);
+  }
+  return lookup;
+}

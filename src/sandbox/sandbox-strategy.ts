@@ -1,0 +1,79 @@
+/**
+ * What differs between the sandbox modes (local, bwrap), behind one interface: where a trial's
+ * directories live on the host, what its commands see (work dir, TMPDIR, shim dir, user, PATH) and
+ * how a command is started inside. Everything else about a trial's sandbox is the same in every
+ * mode and lives in trial-sandbox.ts.
+ */
+import type { ExecResult, ProcessGroupRegistry } from "./types.js";
+
+/** A trial's host directories, made fresh under its temp dir `base`. */
+export interface TrialLayout {
+  /** The trial's temp dir (removed on dispose); commands that need a host cwd run here. */
+  base: string;
+  /** Host dir commands see as `/` (local: the work dir itself). */
+  root: string;
+  /** Host dir of the agent's working directory (HOME and cwd). */
+  workDir: string;
+  /** Host dir of TMPDIR. */
+  tmpDir: string;
+  /** Host dir of the shim scripts, outside the work dir. */
+  shimDir: string;
+  /** Host dir of the shim's log: `<trialDir>/target-shim/`, outside the work dir. */
+  logDir: string;
+}
+
+export interface RunSettings {
+  /** The complete environment: never merged with the parent's. */
+  env: Record<string, string>;
+  timeoutMs: number;
+  outputCapBytes: number;
+  signal?: AbortSignal;
+}
+
+export interface ProcessSettings extends RunSettings {
+  onStdoutLine?: (line: string) => void;
+  stdin?: string;
+}
+
+/** A trial's sandbox as its commands see it, and how they are started in it. */
+export interface SandboxInterior {
+  /** The work dir, TMPDIR, shim dir and shim log dir as commands see them. */
+  workDir: string;
+  tmpDir: string;
+  shimDir: string;
+  logDir: string;
+  userName: string;
+  /** PATH after the shim's directory. */
+  basePath: string;
+  /** A `bash -c` command in the work dir. */
+  runShell(command: string, run: RunSettings): Promise<ExecResult>;
+  /** A process with an argv in the work dir (an agent CLI). */
+  runProcess(file: string, args: string[], run: ProcessSettings): Promise<ExecResult>;
+  /** The real target binary as the shim must call it; looked up after setup, which may build it. */
+  resolveTarget(binary: string): Promise<string>;
+}
+
+/** One sandbox mode, already checked usable on this host. */
+export interface SandboxStrategy {
+  /** Where the sandbox's root, work dir and TMPDIR go under the trial's temp dir `base`. */
+  layOut(base: string): Pick<TrialLayout, "root" | "workDir" | "tmpDir">;
+  /**
+   * Once the work dir holds the fixture, files and guidance: what the mode adds around it, then
+   * the interior its commands run in. Processes started there are tracked in `processGroups`.
+   */
+  open(layout: TrialLayout, processGroups: ProcessGroupRegistry): Promise<SandboxInterior>;
+}
+
+/** What a mode is chosen with. */
+export interface SandboxStrategyOptions {
+  /** The parent's PATH (where the target binary, bash and bwrap are looked up). */
+  parentPath: string;
+  /** The scenario's `target.binary`, if any. */
+  targetBinary: string | undefined;
+  /** Whether commands may use the network (bwrap; local mode cannot take it away). */
+  network: boolean;
+  /** bwrap binary; default `bwrap` on the parent's PATH. */
+  bwrapPath?: string;
+  /** bwrap: more host paths bound read-only at the same place (tools the target needs). */
+  readOnlyPaths?: string[];
+}
