@@ -3,7 +3,7 @@
 export { createAgent } from "./agents/create-agent.js";
 export type { Agent, AgentContext, AgentName, AgentOutcome } from "./agents/types.js";
 export { compareReports } from "./compare/compare.js";
-export { decideRegressionFailure } from "./compare/gate.js";
+export { findRegressions, type Regression, type RegressionFindings } from "./compare/gate.js";
 export type * from "./compare/types.js";
 export { ConfigError, InfraError } from "./errors.js";
 export { createAnthropicClient } from "./model/anthropic-client.js";
@@ -12,6 +12,7 @@ export type { ModelClient } from "./model/model-client.js";
 export { renderComparisonMarkdown, renderComparisonTerminal } from "./render/comparison-markdown.js";
 export { loadTrialEvents, renderReportHtml } from "./render/html.js";
 export { renderJunitXml } from "./render/junit.js";
+export { decideRegressionFailure } from "./render/regression-reasons.js";
 export { renderReportMarkdown } from "./render/report-markdown.js";
 export { renderTerminalSummary } from "./render/terminal.js";
 export { mergeShardReports } from "./results/merge.js";

@@ -115,7 +115,7 @@ describe("renderReportHtml", () => {
     expect(page).toContain(`<span class="scenario-id">create_and_link</span>`);
     expect(page).toContain(`<span class="scenario-id">search_notes@terse</span>`);
     // create_and_link: 1 of 2 evaluated passed; Wilson 95% interval [9%, 91%].
-    expect(page).toMatch(/data-v="0.5">50% <span class="ci">\[9%–91%\]<\/span>/);
+    expect(page).toMatch(/data-v="0.5">50% <span class="ci">\[9.5%–91%\]<\/span>/);
     expect(page).toContain(`<span class="badge flaky">flaky 1/2</span>`);
     expect(page).toContain("Failures and errors (2 trials in 1 scenario)");
     const failures = /<section id="failures">[\s\S]*?<\/section>/.exec(page)?.[0] ?? "";
