@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { compareReports } = await import(path.join(root, "lib/compare/compare.js"));
-const { renderComment } = await import(path.join(root, "lib/github/render-comment.js"));
+const { renderComment } = await import(path.join(root, "lib/render/pr-comment.js"));
 
 const work = mkdtempSync(path.join(os.tmpdir(), "ltt-readme-"));
 const head = path.join(work, "head-suite");

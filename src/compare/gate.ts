@@ -5,9 +5,14 @@
  */
 import { ConfigError } from "../errors.js";
 import { adjustPValues } from "../stats/stats.js";
-import { describeCorrection, formatChange } from "./format.js";
 import { PASS_RATE } from "./metrics.js";
-import type { Comparison, MetricComparison, SuiteMetricComparison } from "./types.js";
+import type {
+  Comparison,
+  Correction,
+  MetricComparison,
+  ScenarioComparison,
+  SuiteMetricComparison,
+} from "./types.js";
 
 export interface RegressionGateOptions {
   /** Significance level; default the comparison's. */
@@ -16,9 +21,25 @@ export interface RegressionGateOptions {
   metrics?: string[];
 }
 
-export interface RegressionDecision {
+/** One thing that fails the check; render/regression-reasons.ts says it in words. */
+export type Regression =
+  | {
+      kind: "metric";
+      /** The scenario's key; null for the suite-level test. */
+      scenario: string | null;
+      test: MetricComparison | SuiteMetricComparison;
+      /** The p-value corrected over the gate's family of tests. */
+      p_adjusted: number;
+    }
+  | { kind: "newly_failing"; scenario: ScenarioComparison };
+
+export interface RegressionFindings {
   failed: boolean;
-  reasons: string[];
+  alpha: number;
+  correction: Correction;
+  /** How many tests the gate corrected over. */
+  tests: number;
+  regressions: Regression[];
 }
 
 /**
@@ -27,10 +48,10 @@ export interface RegressionDecision {
  * these keeps the gate's power where the user put it, rather than diluting pass_rate by every
  * informational metric.
  */
-export function decideRegressionFailure(
+export function findRegressions(
   comparison: Comparison,
   options: RegressionGateOptions = {},
-): RegressionDecision {
+): RegressionFindings {
   const alpha = options.alpha ?? comparison.settings.alpha;
   if (!(alpha > 0 && alpha < 1))
     throw new ConfigError(`alpha must be between 0 and 1, got ${alpha}`, "alpha");
@@ -44,50 +65,35 @@ export function decideRegressionFailure(
     }
   }
 
-  type Candidate = { scope: string; test: MetricComparison | SuiteMetricComparison };
+  type Candidate = { scenario: string | null; test: MetricComparison | SuiteMetricComparison };
   const candidates: Candidate[] = [];
   for (const s of comparison.scenarios) {
     for (const m of s.metrics) {
       if (metrics.includes(m.metric) && m.p_value !== null && m.verdict !== "too_few_samples") {
-        candidates.push({ scope: `\`${s.key}\``, test: m });
+        candidates.push({ scenario: s.key, test: m });
       }
     }
   }
   for (const m of comparison.suite.metrics) {
     if (metrics.includes(m.metric) && m.p_value !== null && m.verdict !== "too_few_samples") {
-      candidates.push({ scope: "suite", test: m });
+      candidates.push({ scenario: null, test: m });
     }
   }
+  const correction = comparison.settings.correction;
   const adjusted = adjustPValues(
     candidates.map((c) => c.test.p_value!),
-    comparison.settings.correction,
+    correction,
   );
-  const method = describeCorrection(comparison.settings.correction, candidates.length);
 
-  const reasons: string[] = [];
-  candidates.forEach(({ scope, test }, i) => {
+  const regressions: Regression[] = [];
+  candidates.forEach(({ scenario, test }, i) => {
     const p = adjusted[i]!;
     const worse =
       test.delta !== null && (test.direction === "higher_is_better" ? test.delta < 0 : test.delta > 0);
-    if (worse && p <= alpha) {
-      reasons.push(
-        `${scope}: ${test.metric} regressed ${formatChange(test)}; adjusted p = ${formatP(p)} ≤ ${alpha} (${method})`,
-      );
-    }
+    if (worse && p <= alpha) regressions.push({ kind: "metric", scenario, test, p_adjusted: p });
   });
   for (const s of comparison.scenarios) {
-    if (s.status !== "newly_failing") continue;
-    const notes: string[] = [];
-    if (s.base.passed === 1 && s.head.failed === 1) notes.push("one trial each, which may be noise");
-    if (s.content_changed) notes.push("the scenario's content changed too");
-    const note = notes.length ? ` (${notes.join("; ")})` : "";
-    reasons.push(
-      `\`${s.key}\`: newly failing: passed ${s.base.passed}/${s.base.passed} baseline trials, failed ${s.head.failed}/${s.head.failed} head trials${note}`,
-    );
+    if (s.status === "newly_failing") regressions.push({ kind: "newly_failing", scenario: s });
   }
-  return { failed: reasons.length > 0, reasons };
-}
-
-function formatP(p: number): string {
-  return p < 0.001 ? p.toExponential(1) : p.toFixed(3);
+  return { failed: regressions.length > 0, alpha, correction, tests: candidates.length, regressions };
 }

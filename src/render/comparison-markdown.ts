@@ -3,16 +3,6 @@
  * plain text for the terminal. Pure: a Comparison in, a string out.
  */
 
-import {
-  describeCorrection,
-  formatDelta,
-  formatInterval,
-  formatP,
-  formatValue,
-  STATUS_LABEL,
-  VERDICT_LABEL,
-  VERDICT_MARK,
-} from "../compare/format.js";
 import { PASS_RATE } from "../compare/metrics.js";
 import type {
   Comparison,
@@ -22,6 +12,15 @@ import type {
   SuiteMetricComparison,
   Verdict,
 } from "../compare/types.js";
+import { escapeHtml } from "./escape.js";
+import {
+  formatMetricDelta,
+  formatMetricInterval,
+  formatMetricValue,
+  formatNumber,
+  formatP,
+} from "./format.js";
+import { describeCorrection, STATUS_LABEL, VERDICT_LABEL, VERDICT_MARK } from "./labels.js";
 
 /** Room left under GitHub's 65,536-character comment limit for the rest of the comment. */
 export const DEFAULT_MAX_CHARS = 60_000;
@@ -144,11 +143,11 @@ function renderHeadline(c: Comparison): string {
 }
 
 function renderSuiteLine(m: SuiteMetricComparison, c: Comparison): string {
-  const ci = m.ci_low === null ? "" : `, 95% CI ${formatInterval(m, m.ci_low, m.ci_high)}`;
+  const ci = m.ci_low === null ? "" : `, 95% CI ${formatMetricInterval(m, m.ci_low, m.ci_high)}`;
   const why = m.verdict === "too_few_samples" ? ` (needs ${c.suite.min_scenarios} scenarios)` : "";
   return (
-    `Suite pass rate (mean over ${m.scenarios} scenario${m.scenarios === 1 ? "" : "s"}): ${formatValue(m, m.base_mean)} → ` +
-    `${formatValue(m, m.head_mean)} (${formatDelta(m, m.delta)}${ci}) ${VERDICT_MARK[m.verdict]} ${VERDICT_LABEL[m.verdict]}${why}.`
+    `Suite pass rate (mean over ${m.scenarios} scenario${m.scenarios === 1 ? "" : "s"}): ${formatMetricValue(m, m.base_mean)} → ` +
+    `${formatMetricValue(m, m.head_mean)} (${formatMetricDelta(m, m.delta)}${ci}) ${VERDICT_MARK[m.verdict]} ${VERDICT_LABEL[m.verdict]}${why}.`
   );
 }
 
@@ -158,14 +157,10 @@ function renderLegend(c: Comparison): string {
   return (
     `<sub>🔴 regressed / 🟢 improved: change significant at adjusted p ≤ ${alpha} (${method}; Fisher exact for pass rate, ` +
     `permutation test for other metrics) · ⚪ unchanged: not significant and the 95% CI of the change lies within the ` +
-    `tolerance (±${trimNumber(c.settings.rate_tolerance * 100)} pts for rates, ±${trimNumber(c.settings.relative_tolerance * 100)}% of the baseline for counts, at least 0.5, and for tokens, cost, time) · ` +
+    `tolerance (±${formatNumber(c.settings.rate_tolerance * 100)} pts for rates, ±${formatNumber(c.settings.relative_tolerance * 100)}% of the baseline for counts, at least 0.5, and for tokens, cost, time) · ` +
     `❔ inconclusive: neither, more trials needed · ➖ too few samples: fewer than ${c.settings.min_trials} trials on a side. ` +
     `Intervals are 95% CIs of head − base.</sub>`
   );
-}
-
-function trimNumber(n: number): string {
-  return String(Math.round(n * 100) / 100);
 }
 
 function listNames(names: readonly string[]): string {
@@ -238,13 +233,13 @@ function renderPassCell(s: ScenarioComparison): string {
 }
 
 function renderMetricCell(m: MetricComparison): string {
-  return `${formatValue(m, m.base_mean)} → ${formatValue(m, m.head_mean)}<br>${renderMark(m)}`;
+  return `${formatMetricValue(m, m.base_mean)} → ${formatMetricValue(m, m.head_mean)}<br>${renderMark(m)}`;
 }
 
 function renderMark(m: MetricComparison | SuiteMetricComparison): string {
   if (m.delta === null) return VERDICT_MARK[m.verdict];
-  const ci = m.ci_low === null ? "" : ` ${formatInterval(m, m.ci_low, m.ci_high)}`;
-  return `${VERDICT_MARK[m.verdict]} ${formatDelta(m, m.delta)}${ci}`;
+  const ci = m.ci_low === null ? "" : ` ${formatMetricInterval(m, m.ci_low, m.ci_high)}`;
+  return `${VERDICT_MARK[m.verdict]} ${formatMetricDelta(m, m.delta)}${ci}`;
 }
 
 function renderScenarioDetails(s: ScenarioComparison, open: string): string {
@@ -254,8 +249,8 @@ function renderScenarioDetails(s: ScenarioComparison, open: string): string {
     `${x.errors ? `, ${x.errors} errors` : ""}${x.skipped ? `, ${x.skipped} skipped` : ""})`;
   const rows = s.metrics.map(
     (m) =>
-      `| ${m.metric} | ${formatValue(m, m.base_mean)} | ${formatValue(m, m.head_mean)} | ${formatDelta(m, m.delta)} | ` +
-      `${formatInterval(m, m.ci_low, m.ci_high)} | ${formatP(m.p_value)} | ${formatP(m.p_adjusted)} | ` +
+      `| ${m.metric} | ${formatMetricValue(m, m.base_mean)} | ${formatMetricValue(m, m.head_mean)} | ${formatMetricDelta(m, m.delta)} | ` +
+      `${formatMetricInterval(m, m.ci_low, m.ci_high)} | ${formatP(m.p_value)} | ${formatP(m.p_adjusted)} | ` +
       `${VERDICT_MARK[m.verdict]} ${VERDICT_LABEL[m.verdict]} |`,
   );
   return [
@@ -285,8 +280,8 @@ function renderSuiteDetails(c: Comparison, open: string): string {
   if (metrics.length === 0) return "";
   const rows = metrics.map(
     (m) =>
-      `| ${m.metric} | ${m.scenarios} | ${formatValue(m, m.base_mean)} | ${formatValue(m, m.head_mean)} | ` +
-      `${formatDelta(m, m.delta)} | ${formatInterval(m, m.ci_low, m.ci_high)} | ${formatP(m.p_adjusted)} | ` +
+      `| ${m.metric} | ${m.scenarios} | ${formatMetricValue(m, m.base_mean)} | ${formatMetricValue(m, m.head_mean)} | ` +
+      `${formatMetricDelta(m, m.delta)} | ${formatMetricInterval(m, m.ci_low, m.ci_high)} | ${formatP(m.p_adjusted)} | ` +
       `${VERDICT_MARK[m.verdict]} ${VERDICT_LABEL[m.verdict]} |`,
   );
   return [
@@ -298,10 +293,6 @@ function renderSuiteDetails(c: Comparison, open: string): string {
     "",
     "</details>",
   ].join("\n");
-}
-
-function escapeHtml(text: string): string {
-  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -339,9 +330,9 @@ export function renderComparisonTerminal(comparison: Comparison, options: Termin
     lines.push("", title);
     const rows = metrics.map((m) => [
       m.metric,
-      `${formatValue(m, m.base_mean)} -> ${formatValue(m, m.head_mean)}`,
-      formatDelta(m, m.delta),
-      formatInterval(m, m.ci_low, m.ci_high),
+      `${formatMetricValue(m, m.base_mean)} -> ${formatMetricValue(m, m.head_mean)}`,
+      formatMetricDelta(m, m.delta),
+      formatMetricInterval(m, m.ci_low, m.ci_high),
       `p=${formatP(m.p_value)} adj=${formatP(m.p_adjusted)}`,
       VERDICT_LABEL[m.verdict],
     ]);

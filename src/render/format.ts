@@ -1,36 +1,192 @@
-/** Number formatting shared by the Markdown, terminal and HTML renderers. */
+/**
+ * Every number a renderer shows, written one way: the Markdown report, the terminal, the comparison,
+ * the PR comment, the job summary and the HTML page. The page's script embeds the functions in
+ * PORTABLE_FORMATTERS by their source, so its transcript viewer prints what the server side prints.
+ *
+ * Rules: missing values are "–"; negatives carry a true minus sign (−); compact figures drop
+ * trailing zeros ("12 s", "12.3k"), money does not ("$0.50", "$1.20").
+ */
+import type { MetricKind } from "../results/trial-metrics.js";
 
-export function formatRate(value: number | null | undefined, digits = 0): string {
+// The functions down to PORTABLE_FORMATTERS travel into the page's script as source text: each must
+// use nothing from outside its own body but the other portable functions, no inner named function
+// (test tools would add their own helpers there) and nothing newer than ES2017 (so no numeric
+// separators).
+
+/** A share in [0, 1] as a percentage: "67%", under 10% with one decimal ("2.5%"). */
+export function formatRate(value: number | null | undefined): string {
   if (value === null || value === undefined) return "–";
-  return `${(value * 100).toFixed(digits)}%`;
+  const percent = Math.abs(value) * 100;
+  const text = String(Number(percent.toFixed(percent >= 10 ? 0 : 1)));
+  return (value < 0 && /[1-9]/.test(text) ? "−" : "") + text + "%";
 }
 
-export function formatNumber(value: number | null | undefined, digits = 2): string {
+/** Tokens (and other large counts): "950", "12.3k", "1.25M". */
+export function formatTokens(value: number | null | undefined): string {
   if (value === null || value === undefined) return "–";
-  if (Number.isInteger(value)) return String(value);
-  return value.toFixed(digits);
+  const v = Math.abs(value);
+  let text: string;
+  if (v < 999.5) text = String(Math.round(v));
+  else if (v < 999950) text = `${String(Number((v / 1000).toFixed(1)))}k`;
+  else text = `${String(Number((v / 1000000).toFixed(2)))}M`;
+  return (value < 0 && /[1-9]/.test(text) ? "−" : "") + text;
 }
 
+/** A count, a mean or a score, to about three significant digits: "3.25", "12.5", "450", "12.3k". */
+export function formatNumber(value: number | null | undefined): string {
+  if (value === null || value === undefined) return "–";
+  const v = Math.abs(value);
+  if (v >= 10000) return formatTokens(value);
+  const text = String(Number(v.toFixed(v < 10 ? 2 : v < 100 ? 1 : 0)));
+  return (value < 0 && /[1-9]/.test(text) ? "−" : "") + text;
+}
+
+/**
+ * Dollars: cents from $1 up ("$1.23"); below, two significant digits, trailing zeros kept only
+ * down to cents ("$0.50", "$0.05", "$0.046", "$0.0012"), so a single trial's cost stays exact.
+ */
 export function formatUsd(value: number | null | undefined): string {
   if (value === null || value === undefined) return "–";
-  if (value === 0) return "$0";
-  return value < 0.01 ? `$${value.toFixed(4)}` : `$${value.toFixed(2)}`;
+  const v = Math.abs(value);
+  if (v === 0) return "$0";
+  let text = v.toPrecision(2);
+  if (v >= 0.995) text = v.toFixed(2);
+  else if (text.length > 4 && text.indexOf("e") === -1) text = text.replace(/0+$/, "");
+  return `${value < 0 ? "−" : ""}$${text}`;
 }
 
+/** Milliseconds for people: "350 ms", "12.5 s", "2 min 5 s", "1 h 15 min". */
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return "–";
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+  const v = Math.abs(ms);
+  const seconds = Math.round(v / 1000);
+  const minutes = Math.round(v / 60000);
+  let text: string;
+  if (v < 999.5) text = `${Math.round(v)} ms`;
+  else if (v < 59950) text = `${String(Number((v / 1000).toFixed(1)))} s`;
+  else if (seconds < 3600)
+    text = `${Math.floor(seconds / 60)} min${seconds % 60 ? ` ${seconds % 60} s` : ""}`;
+  else text = `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ""}`;
+  return (ms < 0 && /[1-9]/.test(text) ? "−" : "") + text;
 }
 
-export function formatTokens(value: number): string {
-  if (value < 1000) return String(value);
-  if (value < 1_000_000) return `${(value / 1000).toFixed(1)}K`;
-  return `${(value / 1_000_000).toFixed(2)}M`;
+/**
+ * The formatters the HTML page's script embeds (by source) under these names, dependencies
+ * included: formatNumber calls formatTokens.
+ */
+export const PORTABLE_FORMATTERS = {
+  formatRate,
+  formatTokens,
+  formatNumber,
+  formatUsd,
+  formatDuration,
+} as const;
+
+// ---------------------------------------------------------------------------------------------
+// Server side only
+// ---------------------------------------------------------------------------------------------
+
+const MINUS = "−";
+const P_FLOOR = 0.001;
+
+/** What a metric's figures are measured in, read from its name. */
+type Unit = "rate" | "usd" | "duration" | "tokens" | "number";
+
+/** A metric as the comparison describes it. */
+export interface MeasuredMetric {
+  metric: string;
+  kind: MetricKind;
 }
 
-/** Escapes text for a Markdown table cell. */
-export function escapeCell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+function unitOf(m: MeasuredMetric): Unit {
+  if (m.kind === "rate") return "rate";
+  if (m.metric.endsWith("_usd")) return "usd";
+  if (m.metric.endsWith("_ms")) return "duration";
+  if (m.metric.endsWith("_tokens")) return "tokens";
+  return "number";
+}
+
+const FORMAT_BY_UNIT: Record<Unit, (value: number) => string> = {
+  rate: formatRate,
+  usd: formatUsd,
+  duration: formatDuration,
+  tokens: formatTokens,
+  number: formatNumber,
+};
+
+/** A metric's value in its unit: "67%", "$0.046", "12.5 s", "12.3k", "3.25". */
+export function formatMetricValue(m: MeasuredMetric, value: number | null | undefined): string {
+  if (value === null || value === undefined) return "–";
+  return FORMAT_BY_UNIT[unitOf(m)](value);
+}
+
+/** A magnitude with the delta's sign; none when it shows as zero ("0 pts", "$0"). */
+function withSign(delta: number, magnitude: string): string {
+  if (!/[1-9]/.test(magnitude)) return magnitude;
+  return `${delta < 0 ? MINUS : "+"}${magnitude}`;
+}
+
+/** A difference of two shares in percentage points, without the unit: "+12", "−4.5", "0". */
+function formatPointsNumber(delta: number): string {
+  const points = Math.abs(delta) * 100;
+  return withSign(delta, String(Number(points.toFixed(points >= 10 ? 0 : 1))));
+}
+
+/** A difference of two shares in percentage points: "+12 pts", "−4.5 pts", "0 pts". */
+export function formatPoints(delta: number | null | undefined): string {
+  if (delta === null || delta === undefined) return "–";
+  return `${formatPointsNumber(delta)} pts`;
+}
+
+/** A relative change already in percent: "+25%", "−12.5%", "0%". */
+export function formatPercentChange(percent: number): string {
+  return withSign(percent, `${formatNumber(Math.abs(percent))}%`);
+}
+
+/** head − base in the metric's unit, signed; rates in percentage points ("−12 pts", "+$0.012"). */
+export function formatMetricDelta(m: MeasuredMetric, delta: number | null | undefined): string {
+  if (delta === null || delta === undefined) return "–";
+  if (unitOf(m) === "rate") return formatPoints(delta);
+  return withSign(delta, FORMAT_BY_UNIT[unitOf(m)](Math.abs(delta)));
+}
+
+/** An interval of the change: "[−27, +3] pts" for rates, "[−$0.01, +$0.02]" otherwise. */
+export function formatMetricInterval(
+  m: MeasuredMetric,
+  low: number | null | undefined,
+  high: number | null | undefined,
+): string {
+  if (low === null || low === undefined || high === null || high === undefined) return "–";
+  if (unitOf(m) === "rate") return `[${formatPointsNumber(low)}, ${formatPointsNumber(high)}] pts`;
+  return `[${formatMetricDelta(m, low)}, ${formatMetricDelta(m, high)}]`;
+}
+
+/** "100% → 20% (−80 pts, 95% CI [−97, −27] pts)". */
+export function formatMetricChange(
+  t: MeasuredMetric & {
+    base_mean: number | null;
+    head_mean: number | null;
+    delta: number | null;
+    ci_low: number | null;
+    ci_high: number | null;
+  },
+): string {
+  const ci = t.ci_low === null ? "no interval" : `95% CI ${formatMetricInterval(t, t.ci_low, t.ci_high)}`;
+  return `${formatMetricValue(t, t.base_mean)} → ${formatMetricValue(t, t.head_mean)} (${formatMetricDelta(t, t.delta)}, ${ci})`;
+}
+
+/** Lower and upper bound of a share: "40%–90%". */
+export function formatRateRange(low: number | null | undefined, high: number | null | undefined): string {
+  return `${formatRate(low)}–${formatRate(high)}`;
+}
+
+/** A p-value for a table: "0.012", "<0.001". */
+export function formatP(p: number | null | undefined): string {
+  if (p === null || p === undefined) return "–";
+  return p < P_FLOOR ? `<${P_FLOOR}` : p.toFixed(3);
+}
+
+/** A p-value in a sentence: "p = 0.012", "p < 0.001" (the label names the p-value). */
+export function formatPStatement(label: string, p: number): string {
+  return p < P_FLOOR ? `${label} < ${P_FLOOR}` : `${label} = ${formatP(p)}`;
 }

@@ -4,12 +4,10 @@
  * string slipped through. Trial details travel as one JSON blob and are drawn on demand.
  */
 import { createHash } from "node:crypto";
-import path from "node:path";
 import type { Comparison } from "../compare/types.js";
 import type { Report, TrialReport } from "../results/types.js";
 import type { TrialEvent } from "../transcript/events.js";
-import { readEvents } from "../transcript/reader.js";
-import { embedJson, escapeHtml } from "./html/escape.js";
+import { embedJson, escapeHtml } from "./escape.js";
 import { PAGE_SCRIPT } from "./html/page-script.js";
 import { PAGE_STYLE } from "./html/page-style.js";
 import {
@@ -24,7 +22,7 @@ import { buildTrialViews } from "./html/trial-data.js";
 
 export interface HtmlReportInput {
   report: Report;
-  /** Each trial's events, keyed by its `events_path` (see loadTrialEvents); trials without are shown without a transcript. */
+  /** Each trial's events, keyed by its `events_path` (results/read-trial-events.ts loads them); trials without are shown without a transcript. */
   events?: Record<string, TrialEvent[]>;
   /** The comparison against a baseline; null when none was found (said on the page), absent when not asked for. */
   comparison?: Comparison | null;
@@ -83,38 +81,4 @@ export function renderReportHtml(input: HtmlReportInput): string {
     "</body></html>",
     "",
   ].join("\n");
-}
-
-function isInside(folder: string, file: string): boolean {
-  const relative = path.relative(folder, file);
-  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
-}
-
-/**
- * Reads each trial's events.jsonl (paths relative to the report's folder), keyed by `events_path`.
- * Trials whose file is missing are left out, so the page shows them without a transcript. Paths
- * that point outside the report's folder are ignored: a report from an artifact is data, and must
- * not pull other files of the machine into the page.
- */
-export async function loadTrialEvents(
-  report: Report,
-  reportDir: string,
-): Promise<Record<string, TrialEvent[]>> {
-  const folder = path.resolve(reportDir);
-  const out: Record<string, TrialEvent[]> = {};
-  for (const scenario of report.scenarios) {
-    for (const trial of scenario.trials) {
-      const relative = trial.events_path;
-      if (typeof relative !== "string" || Object.hasOwn(out, relative)) continue;
-      const file = path.resolve(folder, relative);
-      if (!isInside(folder, file)) continue;
-      try {
-        out[relative] = await readEvents(file);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code !== "ENOENT" && code !== "ENOTDIR" && code !== "EISDIR") throw error;
-      }
-    }
-  }
-  return out;
 }

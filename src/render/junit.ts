@@ -5,32 +5,8 @@
  */
 import { scenarioKey } from "../results/scenario-key.js";
 import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
-
-/** Characters XML 1.0 cannot carry at all, even as references: C0 controls other than tab/LF/CR, U+FFFE/U+FFFF, lone surrogates. */
-const FORBIDDEN =
-  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/** Shows a forbidden control character as its Unicode "control picture" (ESC → ␛), anything else as U+FFFD. */
-function replaceForbidden(text: string): string {
-  return text.replace(FORBIDDEN, (c) => {
-    const code = c.charCodeAt(0);
-    return code < 0x20 ? String.fromCharCode(0x2400 + code) : "\uFFFD";
-  });
-}
-
-export function escapeXmlText(text: string): string {
-  return replaceForbidden(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-
-/** Attribute values keep their line breaks and tabs as references (parsers would turn them into spaces). */
-export function escapeXmlAttribute(text: string): string {
-  return escapeXmlText(text)
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&apos;")
-    .replace(/\t/g, "&#9;")
-    .replace(/\n/g, "&#10;")
-    .replace(/\r/g, "&#13;");
-}
+import { escapeXmlAttribute, escapeXmlText } from "./escape.js";
+import { formatNumber } from "./format.js";
 
 const MAX_MESSAGE_CHARS = 1000;
 
@@ -75,7 +51,10 @@ function describeFailure(trial: TrialReport): { message: string; body: string } 
   }
   const judge = trial.judge_response;
   if (judge) {
-    lines.push("", `Judge score ${trial.judge_score ?? "n/a"} (confidence ${judge.confidence})`);
+    lines.push(
+      "",
+      `Judge score ${trial.judge_score === null ? "n/a" : formatNumber(trial.judge_score)} (confidence ${formatNumber(judge.confidence)})`,
+    );
     for (const issue of judge.issues) lines.push(`- ${issue}`);
   }
   lines.push(

@@ -1,7 +1,15 @@
 import { compareVariants } from "../compare/variants.js";
 import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
 import { renderComparisonMarkdown } from "./comparison-markdown.js";
-import { escapeCell, formatDuration, formatNumber, formatRate, formatTokens, formatUsd } from "./format.js";
+import { escapeMarkdownCell } from "./escape.js";
+import {
+  formatDuration,
+  formatNumber,
+  formatRate,
+  formatRateRange,
+  formatTokens,
+  formatUsd,
+} from "./format.js";
 
 const OUTCOME_MARK: Record<string, string> = { pass: "✅", fail: "❌", error: "⚠️", skipped: "⏭️" };
 
@@ -20,14 +28,14 @@ function scenarioOutcome(scenario: ScenarioReport): string {
 function metric(scenario: ScenarioReport, name: string, kind: "rate" | "number"): string {
   const m = scenario.summary.metrics[name];
   if (!m || m.mean === null) return "–";
-  return kind === "rate" ? formatRate(m.mean) : formatNumber(m.mean, 1);
+  return kind === "rate" ? formatRate(m.mean) : formatNumber(m.mean);
 }
 
 function passRateCell(scenario: ScenarioReport): string {
   const s = scenario.summary;
   if (s.pass_rate === null) return "–";
   if (s.passed + s.failed < 2) return formatRate(s.pass_rate);
-  return `${formatRate(s.pass_rate)} [${formatRate(s.pass_rate_ci_low)}–${formatRate(s.pass_rate_ci_high)}]`;
+  return `${formatRate(s.pass_rate)} [${formatRateRange(s.pass_rate_ci_low, s.pass_rate_ci_high)}]`;
 }
 
 function renderHeadline(report: Report): string[] {
@@ -45,7 +53,7 @@ function renderHeadline(report: Report): string[] {
       `${report.run.judge_model ? `, judge \`${report.run.judge_model}\`` : ""}` +
       ` · score ${formatNumber(s.total_score)}/${formatNumber(s.total_max_score)} (${formatRate(s.overall_rate)})` +
       ` · tool calls ${s.total_tool_calls} (${s.tool_calls_ok} ok / ${s.tool_calls_error} error, ${formatRate(s.tool_call_success_rate)})` +
-      ` · ${formatNumber(s.avg_turns_per_task, 1)} turns/trial` +
+      ` · ${formatNumber(s.avg_turns_per_task)} turns/trial` +
       ` · tokens ${formatTokens(s.total_input_tokens)} in / ${formatTokens(s.total_output_tokens)} out` +
       ` · cost ${formatUsd(s.total_cost_usd)} · ${formatDuration(s.total_duration_ms)} of trial time`,
   ];
@@ -66,7 +74,7 @@ function renderCategories(report: Report): string[] {
   ];
   for (const [name, c] of entries) {
     lines.push(
-      `| ${escapeCell(name)} | ${c.tasks} | ${c.passed} | ${formatRate(c.pass_rate)} | ${formatNumber(c.score)}/${formatNumber(c.max_score)} | ${formatRate(c.rate)} | ${c.errors} |`,
+      `| ${escapeMarkdownCell(name)} | ${c.tasks} | ${c.passed} | ${formatRate(c.pass_rate)} | ${formatNumber(c.score)}/${formatNumber(c.max_score)} | ${formatRate(c.rate)} | ${c.errors} |`,
     );
   }
   return lines;
@@ -82,7 +90,7 @@ function renderScenarioTable(report: Report): string[] {
   ];
   for (const scenario of report.scenarios) {
     lines.push(
-      `| ${escapeCell(scenarioLabel(scenario))} | ${scenarioOutcome(scenario)} | ${passRateCell(scenario)}` +
+      `| ${escapeMarkdownCell(scenarioLabel(scenario))} | ${scenarioOutcome(scenario)} | ${passRateCell(scenario)}` +
         ` | ${metric(scenario, "total_commands", "number")} | ${metric(scenario, "error_rate", "rate")}` +
         ` | ${metric(scenario, "retry_rate", "rate")} | ${metric(scenario, "help_invocations", "number")}` +
         ` | ${metric(scenario, "first_try_success_rate", "rate")} | ${metric(scenario, "iteration_ratio", "rate")}` +
@@ -99,7 +107,7 @@ function renderScenarioTable(report: Report): string[] {
 function renderTrialFailure(scenario: ScenarioReport, trial: TrialReport): string[] {
   const lines = [
     "",
-    `### ${OUTCOME_MARK[trial.outcome] ?? ""} ${escapeCell(scenarioLabel(scenario))} — trial ${trial.trial}: ${trial.outcome}`,
+    `### ${OUTCOME_MARK[trial.outcome] ?? ""} ${escapeMarkdownCell(scenarioLabel(scenario))} — trial ${trial.trial}: ${trial.outcome}`,
     "",
   ];
   if (trial.reason) lines.push(`**Why:** ${trial.reason}`, "");
@@ -113,7 +121,7 @@ function renderTrialFailure(scenario: ScenarioReport, trial: TrialReport): strin
     lines.push("Failed gates:", "");
     for (const gate of failed) {
       const label = gate.description ? `${gate.gate_type} (${gate.description})` : gate.gate_type;
-      lines.push(`- **${escapeCell(label)}**: ${gate.message.replace(/\n/g, "\n  ")}`);
+      lines.push(`- **${escapeMarkdownCell(label)}**: ${gate.message.replace(/\n/g, "\n  ")}`);
     }
     lines.push("");
   }

@@ -1,6 +1,6 @@
 import { scenarioKey } from "../results/scenario-key.js";
 import type { Report, ScenarioReport } from "../results/types.js";
-import { formatDuration, formatNumber, formatRate, formatUsd } from "./format.js";
+import { formatDuration, formatNumber, formatRate, formatRateRange, formatUsd } from "./format.js";
 
 export interface TerminalOptions {
   color?: boolean;
@@ -40,13 +40,13 @@ export function renderTerminalSummary(report: Report, options: TerminalOptions =
           : red("FAIL ");
     const rate =
       evaluated > 1
-        ? `${s.passed}/${evaluated} ${formatRate(s.pass_rate)} [${formatRate(s.pass_rate_ci_low)}–${formatRate(s.pass_rate_ci_high)}]`
+        ? `${s.passed}/${evaluated} ${formatRate(s.pass_rate)} [${formatRateRange(s.pass_rate_ci_low, s.pass_rate_ci_high)}]`
         : `${s.passed}/${evaluated}`;
     const m = s.metrics;
     const detail = [
-      `cmds ${formatNumber(m.total_commands?.mean ?? null, 1)}`,
+      `cmds ${formatNumber(m.total_commands?.mean ?? null)}`,
       `err ${formatRate(m.error_rate?.mean ?? null)}`,
-      `help ${formatNumber(m.help_invocations?.mean ?? null, 1)}`,
+      `help ${formatNumber(m.help_invocations?.mean ?? null)}`,
       `1st-try ${formatRate(m.first_try_success_rate?.mean ?? null)}`,
       s.errors > 0 ? yellow(`${s.errors} error(s)`) : "",
     ]

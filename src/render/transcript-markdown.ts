@@ -1,4 +1,5 @@
 import type { TrialEvent } from "../transcript/events.js";
+import { escapeMarkdownCell } from "./escape.js";
 
 export interface TranscriptOptions {
   /** Longest stdout/stderr shown per tool result before it is cut (the events keep the full capture). */
@@ -86,7 +87,7 @@ export function renderTranscriptMarkdown(events: TrialEvent[], options: Transcri
     invocations.forEach((e, i) => {
       const argv = e.argv.map((a) => (/[\s|"'`]/.test(a) ? JSON.stringify(a) : a)).join(" ");
       out.push(
-        `| ${i + 1} | \`${argv.replace(/\|/g, "\\|").replace(/`/g, "'")}\` | ${e.exit_code} | ${e.duration_ms} |`,
+        `| ${i + 1} | \`${escapeMarkdownCell(argv.replace(/`/g, "'"))}\` | ${e.exit_code} | ${e.duration_ms} |`,
       );
     });
     out.push("");

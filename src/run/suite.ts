@@ -6,11 +6,9 @@ import { compareReports } from "../compare/compare.js";
 import type { CompareOptions, Comparison } from "../compare/types.js";
 import { describeError } from "../errors.js";
 import type { ModelClient } from "../model/model-client.js";
-import { renderComparisonMarkdown } from "../render/comparison-markdown.js";
-import { loadTrialEvents, renderReportHtml } from "../render/html.js";
-import { renderJunitXml } from "../render/junit.js";
-import { renderReportMarkdown } from "../render/report-markdown.js";
+import { FORMAT_NAMES, type FormatInput, OUTPUT_FORMATS, type OutputFormat } from "../render/formats.js";
 import { assembleReport, buildScenarioReport, scenarioMetaOf } from "../results/aggregate.js";
+import { loadTrialEvents } from "../results/read-trial-events.js";
 import type { Report, RunInfo, TrialReport } from "../results/types.js";
 import { warmProcessRunners } from "../sandbox/exec.js";
 import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
@@ -267,7 +265,7 @@ function groupByScenario(plan: PlannedTrial[], results: Map<string, TrialReport>
 
 /**
  * Compares a finished report with its baseline (when there is one) and writes every output file
- * once: the report files below, plus comparison.json and comparison.md. A baseline that cannot be
+ * once (writeReportFiles), the comparison's included. A baseline that cannot be
  * compared is said, not thrown: the run's own results still get written.
  */
 export async function writeRunOutputs(
@@ -287,28 +285,26 @@ export async function writeRunOutputs(
     }
   }
   await writeReportFiles(report, outDir, redact, comparison ? { comparison } : {});
-  if (comparison) {
-    await writeFile(path.join(outDir, "comparison.json"), redact(`${JSON.stringify(comparison, null, 2)}\n`));
-    await writeFile(path.join(outDir, "comparison.md"), redact(renderComparisonMarkdown(comparison)));
-  }
   return { comparison, comparisonError };
 }
 
-/** Writes report.json, report.md, report.html (with transcripts) and junit.xml into `outDir`. */
+/**
+ * Writes every output format that has a file (render/formats.ts) into `outDir`: report.json,
+ * report.md, junit.xml, report.html (with the trials' events) and, given a comparison,
+ * comparison.json and comparison.md.
+ */
 export async function writeReportFiles(
   report: Report,
   outDir: string,
   redact: (text: string) => string,
   options: { comparison?: Comparison | null } = {},
 ) {
-  await writeFile(path.join(outDir, "report.json"), redact(`${JSON.stringify(report, null, 2)}\n`));
-  await writeFile(path.join(outDir, "report.md"), redact(renderReportMarkdown(report)));
-  await writeFile(path.join(outDir, "junit.xml"), redact(renderJunitXml(report)));
-  const events = await loadTrialEvents(report, outDir);
-  const html = renderReportHtml({
-    report,
-    events,
-    ...(options.comparison !== undefined ? { comparison: options.comparison } : {}),
-  });
-  await writeFile(path.join(outDir, "report.html"), redact(html));
+  const input: FormatInput = { report, ...options };
+  for (const name of FORMAT_NAMES) {
+    const format: OutputFormat = OUTPUT_FORMATS[name];
+    if (format.file === null || (format.needsComparison && !options.comparison)) continue;
+    if (format.needsEvents && input.events === undefined)
+      input.events = await loadTrialEvents(report, outDir);
+    await writeFile(path.join(outDir, format.file), redact(format.render(input)));
+  }
 }

@@ -28,8 +28,26 @@ describe("report", () => {
     const result = await runMain(["report", HEAD_REPORT, "--format", "htm"]);
     expect(result.code).toBe(EXIT.usage);
     expect(result.stderr).toBe(
-      'llm-tool-test: --format must be one of md, terminal, json, html, junit; got "htm" (did you mean html?)\n',
+      'llm-tool-test: --format must be one of json, md, junit, html, terminal, comparison-json, comparison-md; got "htm" (did you mean html?)\n',
     );
+  });
+
+  it("renders the comparison formats from the same registry, and asks for --baseline when it is missing", async () => {
+    const missing = await runMain(["report", HEAD_REPORT, "--format", "comparison-md"]);
+    expect(missing.code).toBe(EXIT.usage);
+    expect(missing.stderr).toContain(
+      "--format: comparison-md compares with a baseline: add --baseline BASE.json",
+    );
+    const compared = await runMain([
+      "report",
+      HEAD_REPORT,
+      "--format",
+      "comparison-json",
+      "--baseline",
+      HEAD_REPORT,
+    ]);
+    expect(compared.code).toBe(EXIT.ok);
+    expect(JSON.parse(compared.stdout).scenarios.length).toBeGreaterThan(0);
   });
 });
 

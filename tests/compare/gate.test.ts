@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { compareReports } from "../../src/compare/compare.js";
-import { decideRegressionFailure } from "../../src/compare/gate.js";
+import { findRegressions } from "../../src/compare/gate.js";
 import { ConfigError } from "../../src/errors.js";
+import { decideRegressionFailure } from "../../src/render/regression-reasons.js";
 import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
 import { loadFixture } from "../support/report-fixtures.js";
 
@@ -26,6 +27,19 @@ describe("decideRegressionFailure", () => {
     // Only pass_rate counts by default: no reason about commands or cost.
     expect(text).not.toContain("total_commands");
     expect(text).not.toContain("cost_usd");
+  });
+
+  it("finds the same regressions as data, for renderers to word", () => {
+    const findings = findRegressions(comparison);
+    expect(findings.failed).toBe(true);
+    expect(findings.correction).toBe("holm");
+    expect(findings.alpha).toBe(comparison.settings.alpha);
+    expect(findings.regressions).toHaveLength(decideRegressionFailure(comparison).reasons.length);
+    const metric = findings.regressions.find((r) => r.kind === "metric" && r.scenario === "create-note");
+    expect(metric?.kind === "metric" && metric.test.metric).toBe("pass_rate");
+    expect(metric?.kind === "metric" && metric.p_adjusted).toBeLessThanOrEqual(findings.alpha);
+    const keys = findings.regressions.flatMap((r) => (r.kind === "newly_failing" ? [r.scenario.key] : []));
+    expect(keys).toContain("single-shot");
   });
 
   it("counts other metrics only when asked, correcting over the chosen metrics' tests", () => {

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { compareReports } from "../../src/compare/compare.js";
-import { decideRegressionFailure } from "../../src/compare/gate.js";
 import type { CompareOptions, Comparison } from "../../src/compare/types.js";
+import { decideRegressionFailure } from "../../src/render/regression-reasons.js";
 import type { Report } from "../../src/results/types.js";
 import { createRng, type Rng } from "../../src/stats/stats.js";
 import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";

@@ -10,6 +10,7 @@ import { pathToFileURL } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareReports } from "../../src/compare/compare.js";
+import { formatDuration, formatTokens, formatUsd } from "../../src/render/format.js";
 import { renderReportHtml } from "../../src/render/html.js";
 import { renderJunitXml } from "../../src/render/junit.js";
 import {
@@ -174,6 +175,12 @@ describe.skipIf(!available)(title, () => {
       "$ my-tool link cap paxos",
     ]);
     expect(await viewer.locator(".step.command .exit").allTextContents()).toEqual(["exit 0", "exit 2"]);
+    // The page's script writes figures with the server's own formatters.
+    const trial = makeSampleReport().scenarios[0]!.trials[1]!;
+    const facts = await viewer.locator("p.facts").textContent();
+    expect(facts).toContain(` · ${formatDuration(trial.execution.duration_ms)} · `);
+    expect(facts).toContain(`${formatTokens(trial.execution.input_tokens)} in / `);
+    expect(facts).toContain(`out tokens · ${formatUsd(trial.execution.cost_usd)}`);
     const firstOutput = viewer.locator(".step.command details.stdout").first();
     expect(await firstOutput.evaluate((d) => (d as unknown as Openable).open)).toBe(false);
     await firstOutput.locator("summary").click();

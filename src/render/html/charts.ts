@@ -1,8 +1,8 @@
 /** Inline SVG charts for the HTML report: nothing to load, styled by the page's CSS classes. */
 import type { MetricKind, Verdict } from "../../compare/types.js";
 import type { ScenarioReport } from "../../results/types.js";
-import { formatRate } from "../format.js";
-import { escapeHtml } from "./escape.js";
+import { escapeHtml } from "../escape.js";
+import { formatPercentChange, formatRate, formatRateRange } from "../format.js";
 import { labelScenario } from "./trial-data.js";
 
 const ROW = 20;
@@ -60,7 +60,7 @@ export function renderPassRateChart(scenarios: ScenarioReport[]): string {
     const n = s.passed + s.failed;
     const interval =
       s.pass_rate_ci_low !== null && s.pass_rate_ci_high !== null
-        ? ` [${formatRate(s.pass_rate_ci_low)}–${formatRate(s.pass_rate_ci_high)}]`
+        ? ` [${formatRateRange(s.pass_rate_ci_low, s.pass_rate_ci_high)}]`
         : "";
     const value = s.pass_rate === null ? "no evaluated trial" : `${formatRate(s.pass_rate)}${interval}`;
     const title = `${label}: ${value} · ${s.passed} of ${n} evaluated trial(s) passed${s.errors ? `, ${s.errors} error(s)` : ""}`;
@@ -127,7 +127,7 @@ export function renderDeltaChart(rows: DeltaRow[]): string {
   const height = TOP + rows.length * ROW + 6;
   const ticks = [-extent, -extent / 2, 0, extent / 2, extent].map((v) => ({
     x: x(v),
-    label: v === 0 ? "0" : `${v > 0 ? "+" : "−"}${Math.abs(v)}%`,
+    label: formatPercentChange(v),
     zero: v === 0,
   }));
   const body = scaled.map((s, i) => {

@@ -4,8 +4,23 @@
  * `textContent` only, never markup, so agent output cannot become HTML. Kept as plain ES2017 in a
  * string so the page needs no build step; the CSP allows exactly this script by its hash.
  */
+import { PORTABLE_FORMATTERS } from "../format.js";
+
+/**
+ * The server's own number formatters, by source, so the viewer prints figures exactly as the rest
+ * of the report does. Each is declared under the name it has in this build (a bundler may rename
+ * a function, and its callers with it), then bound to the name the script uses.
+ */
+export const EMBEDDED_FORMATTERS = [
+  ...Object.values(PORTABLE_FORMATTERS).map((f) => f.toString()),
+  ...Object.entries(PORTABLE_FORMATTERS)
+    .filter(([alias, f]) => alias !== f.name)
+    .map(([alias, f]) => `var ${alias} = ${f.name};`),
+].join("\n");
+
 export const PAGE_SCRIPT = String.raw`(function () {
   "use strict";
+${EMBEDDED_FORMATTERS}
   var data = null;
   function loadData() {
     if (data === null) {
@@ -24,21 +39,6 @@ export const PAGE_SCRIPT = String.raw`(function () {
   function add(parent, child) {
     parent.appendChild(child);
     return child;
-  }
-  function fmtMs(ms) {
-    if (ms === null || ms === undefined) return "–";
-    if (ms < 1000) return Math.round(ms) + " ms";
-    if (ms < 60000) return (ms / 1000).toFixed(1) + " s";
-    return Math.floor(ms / 60000) + " min " + Math.round((ms % 60000) / 1000) + " s";
-  }
-  function fmtUsd(v) {
-    if (v === null || v === undefined) return "–";
-    if (v === 0) return "$0";
-    return v < 0.01 ? "$" + v.toFixed(4) : "$" + v.toFixed(2);
-  }
-  function fmtNum(v) {
-    if (v === null || v === undefined) return "–";
-    return Number.isInteger(v) ? String(v) : v.toFixed(2);
   }
   function countLines(text) {
     if (!text) return 0;
@@ -144,7 +144,7 @@ export const PAGE_SCRIPT = String.raw`(function () {
         el(
           "h3",
           null,
-          "Judge: score " + fmtNum(t.judge.score) + ", confidence " + fmtNum(t.judge.confidence) +
+          "Judge: score " + formatNumber(t.judge.score) + ", confidence " + formatNumber(t.judge.confidence) +
             (t.judge.model ? " (" + t.judge.model + ")" : ""),
         ),
       );
@@ -165,7 +165,7 @@ export const PAGE_SCRIPT = String.raw`(function () {
       var names = Object.keys(t.judge.scores);
       if (names.length > 0) {
         add(j, el("p", "muted", names.map(function (n) {
-          return n + " " + fmtNum(t.judge.scores[n]);
+          return n + " " + formatNumber(t.judge.scores[n]);
         }).join(" · ")));
       }
     }
@@ -180,7 +180,7 @@ export const PAGE_SCRIPT = String.raw`(function () {
       var row = add(table, el("tr", g.passed ? "pass" : "fail"));
       add(row, el("td", null, g.passed ? "✓" : "✗"));
       add(row, el("td", null, gateLabel(g)));
-      add(row, el("td", null, "weight " + fmtNum(g.weight)));
+      add(row, el("td", null, "weight " + formatNumber(g.weight)));
       add(add(row, el("td")), el("pre", "gate-message", g.message));
     });
   }
@@ -194,8 +194,8 @@ export const PAGE_SCRIPT = String.raw`(function () {
         el(
           "div",
           "step-head",
-          "Turn " + step.turn + " · " + step.input_tokens + " in / " + step.output_tokens + " out · " +
-            fmtMs(step.duration_ms) + " · stop: " + (step.stop_reason || "none"),
+          "Turn " + step.turn + " · " + formatTokens(step.input_tokens) + " in / " + formatTokens(step.output_tokens) + " out · " +
+            formatDuration(step.duration_ms) + " · stop: " + (step.stop_reason || "none"),
         ),
       );
       if (step.text) add(item, el("div", "model-text", step.text));
@@ -204,7 +204,7 @@ export const PAGE_SCRIPT = String.raw`(function () {
       var head = add(item, el("div", "cmd-head"));
       add(head, el("code", "cmd-line", (step.kind === "setup" ? "setup $ " : "$ ") + step.command));
       add(head, exitBadge(step.exit_code));
-      if (step.duration_ms !== null) add(head, el("span", "muted", fmtMs(step.duration_ms)));
+      if (step.duration_ms !== null) add(head, el("span", "muted", formatDuration(step.duration_ms)));
       if (step.timed_out) add(head, el("span", "flag", "timed out"));
       if (step.truncated) add(head, el("span", "flag", "output truncated"));
       if (!step.stdout && !step.stderr) add(item, el("div", "muted no-output", "no output"));
@@ -222,7 +222,7 @@ export const PAGE_SCRIPT = String.raw`(function () {
     } else if (step.kind === "end") {
       item = add(list, el("li", "step end"));
       item.textContent =
-        "Ended: " + step.reason + " after " + step.turns + " turn(s), " + fmtMs(step.duration_ms) +
+        "Ended: " + step.reason + " after " + step.turns + " turn(s), " + formatDuration(step.duration_ms) +
         (step.error ? ". Error: " + step.error : "");
     }
   }
@@ -244,9 +244,9 @@ export const PAGE_SCRIPT = String.raw`(function () {
         "ended by " + (t.end_reason || "unknown") + " · " + f.turns + " turn(s) · " + f.tool_calls +
           " tool call(s), " + f.tool_calls_error + " failed · " + f.commands + " target command(s), " +
           f.command_errors + " failed (source: " + t.invocation_source + ") · gates " + f.gates_passed + "/" +
-          f.gates_total + " · score " + fmtNum(f.score) + "/" + fmtNum(f.max_score) + " · " +
-          fmtMs(f.duration_ms) + " · " + f.input_tokens + " in / " + f.output_tokens + " out tokens · " +
-          fmtUsd(f.cost_usd),
+          f.gates_total + " · score " + formatNumber(f.score) + "/" + formatNumber(f.max_score) + " · " +
+          formatDuration(f.duration_ms) + " · " + formatTokens(f.input_tokens) + " in / " + formatTokens(f.output_tokens) + " out tokens · " +
+          formatUsd(f.cost_usd),
       ),
     );
     renderProblems(body, t);
@@ -288,7 +288,7 @@ export const PAGE_SCRIPT = String.raw`(function () {
         add(row, el("td", null, String(i + 1)));
         add(add(row, el("td")), el("code", null, v.argv.join(" ")));
         add(row, el("td", null, "exit " + v.exit_code));
-        add(row, el("td", null, fmtMs(v.duration_ms)));
+        add(row, el("td", null, formatDuration(v.duration_ms)));
       });
     }
     if (t.events_path || t.transcript_path) {

@@ -1,5 +1,4 @@
 /** The static parts of the HTML report: headline, tables, failures and the baseline comparison. */
-import { formatDelta, formatInterval, STATUS_LABEL, VERDICT_LABEL } from "../../compare/format.js";
 import type {
   Comparison,
   MetricComparison,
@@ -8,9 +7,19 @@ import type {
 } from "../../compare/types.js";
 import type { Report, ScenarioReport, TrialReport } from "../../results/types.js";
 import { wilsonInterval } from "../../stats/stats.js";
-import { formatDuration, formatNumber, formatRate, formatTokens, formatUsd } from "../format.js";
+import { escapeHtml } from "../escape.js";
+import {
+  formatDuration,
+  formatMetricDelta,
+  formatMetricInterval,
+  formatNumber,
+  formatRate,
+  formatRateRange,
+  formatTokens,
+  formatUsd,
+} from "../format.js";
+import { CORRECTION_NAME, STATUS_LABEL, VERDICT_LABEL } from "../labels.js";
 import { type DeltaRow, renderDeltaChart, renderMiniDelta, renderPassRateChart } from "./charts.js";
-import { escapeHtml } from "./escape.js";
 import { labelScenario } from "./trial-data.js";
 
 const esc = escapeHtml;
@@ -71,7 +80,7 @@ export function renderHeadline(report: Report, comparison: Comparison | null | u
     renderCard(
       "Pass rate",
       formatRate(s.pass_rate),
-      `${s.passed} of ${evaluated} evaluated trial(s)${interval ? ` · 95% CI ${formatRate(interval.low)}–${formatRate(interval.high)}` : ""}`,
+      `${s.passed} of ${evaluated} evaluated trial(s)${interval ? ` · 95% CI ${formatRateRange(interval.low, interval.high)}` : ""}`,
       s.pass_rate === null ? "" : s.failed > 0 ? "bad" : "good",
     ),
     renderCard(
@@ -89,7 +98,7 @@ export function renderHeadline(report: Report, comparison: Comparison | null | u
     renderCard(
       "Tool calls",
       String(s.total_tool_calls),
-      `${s.tool_calls_ok} ok / ${s.tool_calls_error} error · ${formatNumber(s.avg_turns_per_task, 1)} turns per trial`,
+      `${s.tool_calls_ok} ok / ${s.tool_calls_error} error · ${formatNumber(s.avg_turns_per_task)} turns per trial`,
     ),
     renderCard(
       "Cost",
@@ -108,7 +117,7 @@ export function renderHeadline(report: Report, comparison: Comparison | null | u
     cards.push(
       renderCard(
         "Against baseline",
-        passRate ? formatDelta(passRate, passRate.delta) : "–",
+        passRate ? formatMetricDelta(passRate, passRate.delta) : "–",
         `pass rate${passRate ? ` (${VERDICT_LABEL[passRate.verdict]})` : ""} · ${c.newly_failing} newly failing · ${c.regressed} scenario(s) regressed`,
         c.newly_failing > 0 || c.regressed > 0 ? "bad" : c.improved > 0 || c.newly_passing > 0 ? "good" : "",
       ),
@@ -152,7 +161,7 @@ export function renderCategoryTable(report: Report): string {
 function metricCell(scenario: ScenarioReport, name: string, kind: "rate" | "number"): string {
   const m = scenario.summary.metrics[name];
   const mean = m?.mean ?? null;
-  return numCell(kind === "rate" ? formatRate(mean) : formatNumber(mean, 1), mean);
+  return numCell(kind === "rate" ? formatRate(mean) : formatNumber(mean), mean);
 }
 
 function renderTrialChips(scenario: ScenarioReport, firstIndex: number): string {
@@ -181,7 +190,7 @@ export function renderScenarioTable(
     const firstIndex = first ? (trialIndex.get(first) ?? 0) : 0;
     const ci =
       s.pass_rate_ci_low !== null && s.pass_rate_ci_high !== null && s.passed + s.failed > 1
-        ? ` <span class="ci">[${formatRate(s.pass_rate_ci_low)}–${formatRate(s.pass_rate_ci_high)}]</span>`
+        ? ` <span class="ci">[${formatRateRange(s.pass_rate_ci_low, s.pass_rate_ci_high)}]</span>`
         : "";
     const search = [scenario.id, scenario.variant ?? "", scenario.category, ...scenario.tags, outcome.label]
       .join(" ")
@@ -200,7 +209,7 @@ export function renderScenarioTable(
       const m = passRateDelta(c);
       deltaCells =
         m && c
-          ? `<td class="num" data-v="${sortKey(m.delta)}" title="${esc(`${STATUS_LABEL[c.status]} · ${VERDICT_LABEL[m.verdict]}`)}">${esc(formatDelta(m, m.delta))}<div class="ci verdict-${m.verdict}">${esc(VERDICT_LABEL[m.verdict])}</div></td>`
+          ? `<td class="num" data-v="${sortKey(m.delta)}" title="${esc(`${STATUS_LABEL[c.status]} · ${VERDICT_LABEL[m.verdict]}`)}">${esc(formatMetricDelta(m, m.delta))}<div class="ci verdict-${m.verdict}">${esc(VERDICT_LABEL[m.verdict])}</div></td>`
           : `<td class="num" data-v="">new</td>`;
     }
     return (
@@ -354,7 +363,7 @@ function renderSuiteDeltas(comparison: Comparison): string {
     ci_high: m.ci_high,
     base_mean: m.base_mean,
     verdict: m.verdict,
-    text: `${formatDelta(m, m.delta)} ${m.ci_low !== null ? formatInterval(m, m.ci_low, m.ci_high) : ""} · ${VERDICT_LABEL[m.verdict]}`,
+    text: `${formatMetricDelta(m, m.delta)} ${m.ci_low !== null ? formatMetricInterval(m, m.ci_low, m.ci_high) : ""} · ${VERDICT_LABEL[m.verdict]}`,
   }));
   if (rows.length === 0) return "";
   return (
@@ -377,7 +386,7 @@ function renderScenarioComparisons(comparison: Comparison): string {
       (c.content_changed ? `<div class="description">scenario changed since the baseline</div>` : "") +
       `</td><td data-v="${STATUS_RANK[c.status]}"><span class="${STATUS_TONE[c.status] ?? ""}">${esc(STATUS_LABEL[c.status])}</span></td>` +
       numCell(`${formatRate(base)} → ${formatRate(head)}`, head) +
-      numCell(m ? esc(formatDelta(m, m.delta)) : "–", m?.delta ?? null) +
+      numCell(m ? esc(formatMetricDelta(m, m.delta)) : "–", m?.delta ?? null) +
       `<td>${m ? renderMiniDelta(m.delta, m.ci_low, m.ci_high, m.verdict) : ""}</td>` +
       `<td data-v="${m ? esc(m.verdict) : ""}">${m ? `<span class="verdict-${m.verdict}">${esc(VERDICT_LABEL[m.verdict])}</span>` : "–"}</td>` +
       `<td class="verdict-regressed">${esc(changed(c.regressed))}</td>` +
@@ -419,7 +428,7 @@ export function renderComparisonSection(comparison: Comparison): string {
     `<p>${c.matched} matched scenario(s) · <span class="${c.newly_failing ? "status-bad" : ""}">${c.newly_failing} newly failing</span> · ` +
     `<span class="${c.newly_passing ? "status-good" : ""}">${c.newly_passing} newly passing</span> · ` +
     `${c.regressed} with a regressed metric · ${c.improved} with an improved metric · ${c.added} added · ${c.removed} removed · ${c.renamed} renamed. ` +
-    `<span class="muted">Tests: ${esc(comparison.settings.correction === "holm" ? "Holm" : "Benjamini–Hochberg")} correction over ${comparison.settings.family_size} test(s), alpha ${comparison.settings.alpha}.</span></p>` +
+    `<span class="muted">Tests: ${esc(CORRECTION_NAME[comparison.settings.correction])} correction over ${comparison.settings.family_size} test(s), alpha ${comparison.settings.alpha}.</span></p>` +
     renderSuiteDeltas(comparison) +
     renderScenarioComparisons(comparison) +
     listRefs(

@@ -1,0 +1,90 @@
+/**
+ * Every output format, defined once: the run writes each one that has a file (run/suite.ts,
+ * `writeReportFiles`) and `report --format` offers them by name. Adding a format is one entry here
+ * plus its renderer.
+ */
+import type { Comparison } from "../compare/types.js";
+import type { Report } from "../results/types.js";
+import type { TrialEvent } from "../transcript/events.js";
+import { renderComparisonMarkdown } from "./comparison-markdown.js";
+import { renderReportHtml } from "./html.js";
+import { renderJunitXml } from "./junit.js";
+import { renderReportMarkdown } from "./report-markdown.js";
+import { renderTerminalSummary } from "./terminal.js";
+
+export interface FormatInput {
+  report: Report;
+  /** The comparison with the baseline: null when none was found, absent when none was asked for. */
+  comparison?: Comparison | null;
+  /** Each trial's events keyed by `events_path`, for a format that `needsEvents` (results/read-trial-events.ts). */
+  events?: Record<string, TrialEvent[]>;
+  /** ANSI colours, for the terminal. */
+  color?: boolean;
+}
+
+export interface OutputFormat {
+  /** The file a run writes into its output folder; null for a format that is only printed. */
+  file: string | null;
+  /** Rendered only when there is a comparison (the renderer may then rely on `input.comparison`). */
+  needsComparison: boolean;
+  /** Wants the trials' events loaded into `input.events`. */
+  needsEvents: boolean;
+  render(input: FormatInput): string;
+}
+
+function requireComparison(input: FormatInput): Comparison {
+  if (!input.comparison) throw new Error("this format needs a comparison with a baseline");
+  return input.comparison;
+}
+
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+export const OUTPUT_FORMATS = {
+  json: { file: "report.json", needsComparison: false, needsEvents: false, render: (i) => json(i.report) },
+  md: {
+    file: "report.md",
+    needsComparison: false,
+    needsEvents: false,
+    render: (i) => renderReportMarkdown(i.report),
+  },
+  junit: {
+    file: "junit.xml",
+    needsComparison: false,
+    needsEvents: false,
+    render: (i) => renderJunitXml(i.report),
+  },
+  html: {
+    file: "report.html",
+    needsComparison: false,
+    needsEvents: true,
+    render: (i) =>
+      renderReportHtml({
+        report: i.report,
+        events: i.events ?? {},
+        ...(i.comparison !== undefined ? { comparison: i.comparison } : {}),
+      }),
+  },
+  terminal: {
+    file: null,
+    needsComparison: false,
+    needsEvents: false,
+    render: (i) => `${renderTerminalSummary(i.report, { color: i.color ?? false })}\n`,
+  },
+  "comparison-json": {
+    file: "comparison.json",
+    needsComparison: true,
+    needsEvents: false,
+    render: (i) => json(requireComparison(i)),
+  },
+  "comparison-md": {
+    file: "comparison.md",
+    needsComparison: true,
+    needsEvents: false,
+    render: (i) => renderComparisonMarkdown(requireComparison(i)),
+  },
+} as const satisfies Record<string, OutputFormat>;
+
+export type FormatName = keyof typeof OUTPUT_FORMATS;
+
+/** Every format's name, in the order a run writes them. */
+export const FORMAT_NAMES = Object.keys(OUTPUT_FORMATS) as FormatName[];

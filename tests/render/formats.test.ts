@@ -1,0 +1,66 @@
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { compareReports } from "../../src/compare/compare.js";
+import { renderComparisonMarkdown } from "../../src/render/comparison-markdown.js";
+import { FORMAT_NAMES, OUTPUT_FORMATS } from "../../src/render/formats.js";
+import { renderReportMarkdown } from "../../src/render/report-markdown.js";
+import { writeReportFiles } from "../../src/run/suite.js";
+import { loadFixture } from "../support/report-fixtures.js";
+
+describe("the output formats", () => {
+  let dir: string | null = null;
+  afterEach(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+    dir = null;
+  });
+
+  it("name each format once, with the names `report --format` has always taken", () => {
+    expect(FORMAT_NAMES).toEqual([
+      "json",
+      "md",
+      "junit",
+      "html",
+      "terminal",
+      "comparison-json",
+      "comparison-md",
+    ]);
+    const files = FORMAT_NAMES.map((name) => OUTPUT_FORMATS[name].file).filter((f) => f !== null);
+    expect(new Set(files).size).toBe(files.length);
+  });
+
+  it("refuse to render a comparison format without a comparison", () => {
+    expect(() => OUTPUT_FORMATS["comparison-md"].render({ report: loadFixture("head") })).toThrow(
+      /comparison/,
+    );
+  });
+
+  it("are what a run writes: every format with a file, the comparison's only when there is one", async () => {
+    dir = await mkdtemp(path.join(tmpdir(), "ltt-formats-"));
+    const report = loadFixture("head");
+    await writeReportFiles(report, dir, (text) => text.replaceAll("claude-opus-4-1", "[model]"));
+    expect((await readdir(dir)).sort()).toEqual(["junit.xml", "report.html", "report.json", "report.md"]);
+    expect(await readFile(path.join(dir, "report.md"), "utf8")).toBe(
+      renderReportMarkdown(report).replaceAll("claude-opus-4-1", "[model]"),
+    );
+
+    const comparison = compareReports(loadFixture("base"), report);
+    await writeReportFiles(report, dir, (text) => text, { comparison });
+    expect((await readdir(dir)).sort()).toEqual([
+      "comparison.json",
+      "comparison.md",
+      "junit.xml",
+      "report.html",
+      "report.json",
+      "report.md",
+    ]);
+    expect(await readFile(path.join(dir, "comparison.md"), "utf8")).toBe(
+      renderComparisonMarkdown(comparison),
+    );
+    expect(JSON.parse(await readFile(path.join(dir, "comparison.json"), "utf8"))).toEqual(
+      JSON.parse(JSON.stringify(comparison)),
+    );
+    expect(await readFile(path.join(dir, "report.html"), "utf8")).toContain('id="comparison"');
+  });
+});
