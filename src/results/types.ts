@@ -132,6 +132,13 @@ export interface ScenarioReport {
   tags: string[];
   source: { file: string; line: number; format: string };
   content_hash: string;
+  /**
+   * The scenario's planned trials before any adaptive extra ones (trials numbered above it are
+   * extra). Absent in reports of runs without a baseline and of older versions.
+   */
+  first_trials?: number;
+  /** Whether the adaptive screen gave this scenario extra trials. */
+  extended?: boolean;
   trials: TrialReport[];
   summary: ScenarioSummary;
 }

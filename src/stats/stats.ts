@@ -601,6 +601,8 @@ export function permutationTest(
   x: readonly number[],
   y: readonly number[],
   options: ResamplingOptions,
+  /** "greater": one-sided, the share of relabellings whose mean(x) − mean(y) is at least the observed one. */
+  alternative: "two-sided" | "greater" = "two-sided",
 ): PermutationResult {
   const nx = x.length;
   const n = nx + y.length;
@@ -608,7 +610,8 @@ export function permutationTest(
   const pooled = [...x, ...y];
   const total = pooled.reduce((s, v) => s + v, 0);
   const sumX = x.reduce((s, v) => s + v, 0);
-  const statistic = (sx: number) => Math.abs(sx / nx - (total - sx) / (n - nx));
+  const difference = (sx: number) => sx / nx - (total - sx) / (n - nx);
+  const statistic = alternative === "greater" ? difference : (sx: number) => Math.abs(difference(sx));
   const observed = statistic(sumX);
   // Floating sums of the same multiset can differ in the last bits: count near-equal as ties.
   const bar = observed - 1e-9 * Math.max(1, Math.abs(observed));

@@ -1,0 +1,474 @@
+/**
+ * The one decision: computed once from (pooled baseline, head report, options) and rendered by
+ * everything — the PR comment, the job summary, report.md/html, the terminal, comparison.json and
+ * every exit status — so none of them can disagree. docs/statistics.md is the contract.
+ *
+ * - fail-on regression: per-scenario pass rates (Boschloo, one-sided, Holm over scenarios) and the
+ *   exact stratified CMH suite test, alpha split between them (src/stats/regression-decision.ts);
+ *   metrics the user names (gate metrics) add one family each, one-sided in the metric's bad
+ *   direction, Holm over scenarios; alpha is split equally (Bonferroni) between the pass-rate
+ *   decision and each named metric, so an unchanged PR fails at most alpha of the time.
+ * - Labels such as "newly failing" describe; they never fail the check on their own.
+ * - fail-on outcome / pass-rate<X / never decide on the head run alone.
+ */
+import { ConfigError } from "../errors.js";
+import { scenarioKey } from "../results/scenario-key.js";
+import type { Direction } from "../results/trial-metrics.js";
+import { findMetric, PASS_RATE, readTrialValues } from "../results/trial-metrics.js";
+import type { Report, RunSummary, ScenarioReport, TrialReport } from "../results/types.js";
+import { boschlooOneSidedP } from "../stats/exact-2x2.js";
+import {
+  DEFAULT_ALPHA,
+  DEFAULT_SUITE_ALPHA,
+  decideRegression,
+  type ScenarioCounts,
+} from "../stats/regression-decision.js";
+import { adjustPValues, computeMean, createRng, deriveSeed, permutationTest } from "../stats/stats.js";
+import type { ExcludedBaseline } from "./pool-baselines.js";
+import type { ScenarioStatus } from "./types.js";
+
+export type FailOn =
+  | { kind: "regression" }
+  | { kind: "outcome" }
+  | { kind: "never" }
+  | { kind: "pass_rate_below"; threshold: number };
+
+/** `regression`, `outcome`, `never`, or a threshold `pass-rate<0.8`. */
+export function parseFailOn(text: string, where: string): FailOn {
+  const value = text.trim().toLowerCase();
+  if (value === "regression" || value === "outcome" || value === "never") return { kind: value };
+  const threshold = /^pass[-_]rate\s*<\s*(\d*\.?\d+)$/.exec(value);
+  if (threshold) {
+    const bar = Number(threshold[1]);
+    if (bar > 0 && bar <= 1) return { kind: "pass_rate_below", threshold: bar };
+  }
+  throw new ConfigError(
+    `fail-on must be regression, outcome, never or pass-rate<X with X in (0, 1] (e.g. pass-rate<0.8), got "${text}"`,
+    where,
+  );
+}
+
+export function formatFailOn(failOn: FailOn): string {
+  return failOn.kind === "pass_rate_below" ? `pass-rate<${failOn.threshold}` : failOn.kind;
+}
+
+/** Figures that describe a run's economy and pace: shown, never tested, never gating. */
+export const DESCRIPTIVE_METRICS: readonly string[] = [
+  "input_tokens",
+  "output_tokens",
+  "cache_read_tokens",
+  "cache_write_tokens",
+  "cost_usd",
+  "duration_ms",
+  "turns",
+];
+
+/** Validates `gate-metrics` names: known, not pass_rate (always decided), not descriptive. */
+export function checkGateMetrics(names: readonly string[], where: string): string[] {
+  const unique = [...new Set(names.map((n) => n.trim()).filter(Boolean))];
+  for (const name of unique) {
+    findMetric(name, where);
+    if (name === PASS_RATE) {
+      throw new ConfigError("pass_rate is always decided; name only the other metrics to gate on", where);
+    }
+    if (DESCRIPTIVE_METRICS.includes(name)) {
+      throw new ConfigError(
+        `${name} is descriptive (tokens, cost, duration and turns are shown, never gated); name a layer-1 metric such as error_rate`,
+        where,
+      );
+    }
+  }
+  return unique;
+}
+
+export interface PassCount {
+  passed: number;
+  /** Evaluated trials: passes and failures (errors and skips are counted apart). */
+  trials: number;
+}
+
+export interface DecisionScenario {
+  key: string;
+  /** A description ("newly failing", "became flaky"); never gates by itself. */
+  status: ScenarioStatus;
+  /** The pooled baseline's counts; null when the baseline did not run this scenario. */
+  base: PassCount | null;
+  head: PassCount;
+  /** The head's first trials, before any adaptive extra ones. */
+  head_first: PassCount;
+  /** Whether the head got adaptive extra trials. */
+  extended: boolean;
+  /** One-sided p of the scenario's own pass counts; null when a side has no evaluated trial. */
+  p_value: number | null;
+  /** On alpha's scale: regressed exactly when adjusted_p ≤ alpha. null when not in the family. */
+  adjusted_p: number | null;
+  tested: boolean;
+  regressed: boolean;
+  /** Gate metrics that regressed in this scenario. */
+  regressed_metrics: string[];
+}
+
+export interface MetricFinding {
+  key: string;
+  base_mean: number | null;
+  head_mean: number | null;
+  /** head − base. */
+  delta: number | null;
+  /** One-sided in the metric's bad direction. */
+  p_value: number | null;
+  adjusted_p: number | null;
+  regressed: boolean;
+}
+
+export interface MetricFamily {
+  metric: string;
+  direction: Direction;
+  /** The level each scenario's adjusted p is compared with, after the split (see the module comment). */
+  alpha: number;
+  scenarios: MetricFinding[];
+}
+
+export interface DesignPower {
+  /** Power to flag one scenario whose pass rate collapses 0.9 → 0.1, at this design. */
+  collapse: number;
+  /** … whose pass rate drops 0.9 → 0.5. */
+  half: number;
+}
+
+export interface Design {
+  scenarios: number;
+  /** Head trials per scenario before extra ones (the median over scenarios). */
+  head_trials: number;
+  /** Extra trials a screened scenario gets (0 when adaptive trials were off). */
+  extra_trials: number;
+  /** Baseline runs pooled (1 for a single report). */
+  baseline_runs: number;
+  /** Pooled baseline trials per scenario (the median over scenarios). */
+  baseline_trials: number;
+  /** Head trials actually run in this PR (extra ones included). */
+  head_trials_spent: number;
+  /** Null when only the suite test decides (one trial per scenario). */
+  power: DesignPower | null;
+}
+
+export type DecisionBasis =
+  | "regression"
+  | "no_regression"
+  | "no_baseline"
+  | "outcome"
+  | "pass_rate"
+  | "never";
+
+export interface Decision {
+  failed: boolean;
+  fail_on: string;
+  /** What decided: the regression test, or the head run alone. */
+  basis: DecisionBasis;
+  /** Scenario keys whose pass rate regressed. */
+  regressed: string[];
+  /** Gate metrics that regressed, with the scenarios where they did. */
+  regressed_metrics: Array<{ metric: string; scenarios: string[] }>;
+  /** Whether the suite test rejected ("the suite as a whole got worse"). */
+  suite_regressed: boolean;
+  alpha: number;
+  primary_alpha: number;
+  suite_alpha: number;
+  /** With one trial per scenario only the suite test can decide. */
+  suite_only: boolean;
+  suite: { p_value: number; adjusted_p: number | null; strata: number } | null;
+  scenarios: DecisionScenario[];
+  secondary: MetricFamily[];
+  design: Design | null;
+  baseline: { runs: string[]; excluded: ExcludedBaseline[] } | null;
+  run: { outcome: RunSummary["outcome"]; pass_rate: number | null; incomplete: boolean };
+  /** Incomplete head run: the decision covers only what ran. */
+  incomplete: boolean;
+}
+
+export interface DecisionInput {
+  head: Report;
+  /** The pooled baseline report; null when there is none. */
+  baseline: Report | null;
+  /** Provenance of the pooled baseline (labels of the runs used and what was left out). */
+  pooling?: { runs: string[]; excluded: ExcludedBaseline[] };
+  failOn?: FailOn;
+  gateMetrics?: readonly string[];
+  alpha?: number;
+  suiteAlpha?: number;
+  /** Extra trials a screened scenario gets in this design (for the design line); default 0. */
+  extraTrials?: number;
+  /** Seed for the permutation tests of gate metrics. */
+  seed?: number;
+}
+
+function countPasses(trials: readonly TrialReport[]): PassCount {
+  const passed = trials.filter((t) => t.outcome === "pass").length;
+  return { passed, trials: passed + trials.filter((t) => t.outcome === "fail").length };
+}
+
+/** The first trials of a scenario, before adaptive extra ones (all trials in reports without them). */
+function firstTrials(scenario: ScenarioReport): TrialReport[] {
+  const first = scenario.first_trials;
+  return first === undefined ? scenario.trials : scenario.trials.filter((t) => t.trial <= first);
+}
+
+function classifyCounts(base: PassCount | null, head: PassCount): ScenarioStatus {
+  const side = (c: PassCount | null) =>
+    !c || c.trials === 0 ? "none" : c.passed === c.trials ? "pass" : c.passed === 0 ? "fail" : "mixed";
+  const b = side(base);
+  const h = side(head);
+  if (b === "none" || h === "none") return "no_data";
+  if (b === "pass") return h === "pass" ? "still_passing" : h === "fail" ? "newly_failing" : "became_flaky";
+  if (b === "fail") return h === "fail" ? "still_failing" : h === "pass" ? "newly_passing" : "became_flaky";
+  return h === "pass" ? "stabilized_pass" : h === "fail" ? "stabilized_fail" : "still_flaky";
+}
+
+function median(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)] as number;
+}
+
+export function decide(input: DecisionInput): Decision {
+  const failOn = input.failOn ?? { kind: "regression" };
+  const alpha = input.alpha ?? DEFAULT_ALPHA;
+  const gateMetrics = checkGateMetrics(input.gateMetrics ?? [], "gate-metrics");
+  const head = input.head;
+  const run = {
+    outcome: head.summary.outcome,
+    pass_rate: head.summary.pass_rate,
+    incomplete: head.run.incomplete,
+  };
+  const headOnly = (basis: DecisionBasis, failed: boolean): Decision => ({
+    failed,
+    fail_on: formatFailOn(failOn),
+    basis,
+    regressed: [],
+    regressed_metrics: [],
+    suite_regressed: false,
+    alpha,
+    primary_alpha: 0,
+    suite_alpha: 0,
+    suite_only: false,
+    suite: null,
+    scenarios: [],
+    secondary: [],
+    design: null,
+    baseline: null,
+    run,
+    incomplete: run.incomplete,
+  });
+
+  if (failOn.kind === "never") return headOnly("never", false);
+  if (failOn.kind === "outcome") return headOnly("outcome", head.summary.outcome !== "pass");
+  if (failOn.kind === "pass_rate_below") {
+    const rate = head.summary.pass_rate;
+    return headOnly("pass_rate", rate === null || rate < failOn.threshold);
+  }
+  if (!input.baseline) return headOnly("no_baseline", false);
+  return decideRegressionAgainst(input.baseline, input, { alpha, gateMetrics, run, failOn });
+}
+
+function decideRegressionAgainst(
+  baseline: Report,
+  input: DecisionInput,
+  context: { alpha: number; gateMetrics: string[]; run: Decision["run"]; failOn: FailOn },
+): Decision {
+  const { alpha, gateMetrics } = context;
+  // Bonferroni between the pass-rate decision and each gate metric's family.
+  const parts = 1 + gateMetrics.length;
+  const passAlpha = alpha / parts;
+  const suiteShare = (input.suiteAlpha ?? DEFAULT_SUITE_ALPHA) / alpha;
+
+  const baseByKey = new Map(baseline.scenarios.map((s) => [scenarioKey(s), s]));
+  const paired = input.head.scenarios.map((h) => ({ head: h, base: baseByKey.get(scenarioKey(h)) ?? null }));
+  const rows = paired.map(({ head, base }) => {
+    const baseCount = base ? countPasses(base.trials) : null;
+    return {
+      key: scenarioKey(head),
+      base: baseCount,
+      head: countPasses(head.trials),
+      head_first: countPasses(firstTrials(head)),
+      extended: head.extended === true,
+    };
+  });
+  const adaptive = input.head.scenarios.some((s) => s.extended !== undefined);
+  const counts: ScenarioCounts[] = rows.map((r) => ({
+    basePassed: r.base?.passed ?? 0,
+    baseTrials: r.base?.trials ?? 0,
+    headPassed: r.head.passed,
+    headTrials: r.head.trials,
+    initialHeadPassed: r.head_first.passed,
+    initialHeadTrials: r.head_first.trials,
+    ...(adaptive ? { extended: r.extended } : {}),
+  }));
+  const result = decideRegression(counts, { alpha: passAlpha, suiteAlpha: passAlpha * suiteShare });
+  const scale = alpha / passAlpha;
+
+  const secondary = gateMetrics.map((metric) =>
+    testMetricFamily(metric, paired, { alpha: alpha / parts, scale, seed: input.seed ?? 20240501 }),
+  );
+  const scenarios: DecisionScenario[] = rows.map((r, i) => {
+    const d = result.scenarios[i]!;
+    return {
+      ...r,
+      status: classifyCounts(r.base, r.head),
+      p_value: d.pValue,
+      adjusted_p: d.adjustedP === null ? null : Math.min(1, d.adjustedP * scale),
+      tested: d.tested,
+      regressed: d.regressed,
+      regressed_metrics: secondary.filter((f) => f.scenarios[i]?.regressed).map((f) => f.metric),
+    };
+  });
+  const regressed = scenarios.filter((s) => s.regressed).map((s) => s.key);
+  const regressedMetrics = secondary
+    .map((f) => ({ metric: f.metric, scenarios: f.scenarios.filter((s) => s.regressed).map((s) => s.key) }))
+    .filter((f) => f.scenarios.length > 0);
+  const suiteRegressed = result.suite.rejected;
+  const failed = regressed.length > 0 || suiteRegressed || regressedMetrics.length > 0;
+  return {
+    failed,
+    fail_on: formatFailOn(context.failOn),
+    basis: failed ? "regression" : "no_regression",
+    regressed,
+    regressed_metrics: regressedMetrics,
+    suite_regressed: suiteRegressed,
+    alpha,
+    primary_alpha: result.primaryAlpha,
+    suite_alpha: result.suite.alpha,
+    suite_only: result.suiteOnly,
+    suite:
+      result.suite.alpha > 0
+        ? {
+            p_value: result.suite.pValue,
+            adjusted_p: result.suite.adjustedP === null ? null : Math.min(1, result.suite.adjustedP * scale),
+            strata: result.suite.informativeStrata,
+          }
+        : null,
+    scenarios,
+    secondary,
+    design: describeDesign(rows, input, result.primaryAlpha),
+    baseline: input.pooling ?? { runs: [baseline.run.id], excluded: [] },
+    run: context.run,
+    incomplete: context.run.incomplete,
+  };
+}
+
+function testMetricFamily(
+  metric: string,
+  paired: ReadonlyArray<{ head: ScenarioReport; base: ScenarioReport | null }>,
+  settings: { alpha: number; scale: number; seed: number },
+): MetricFamily {
+  const definition = findMetric(metric, "gate-metrics");
+  const findings: MetricFinding[] = paired.map(({ head, base }) => {
+    const headValues = readTrialValues(head.trials, definition);
+    const baseValues = base ? readTrialValues(base.trials, definition) : [];
+    const baseMean = computeMean(baseValues);
+    const headMean = computeMean(headValues);
+    const testable = baseValues.length > 0 && headValues.length > 0;
+    // One-sided in the bad direction: "greater" of (worse side − better side).
+    const [worse, better] =
+      definition.direction === "lower_is_better" ? [headValues, baseValues] : [baseValues, headValues];
+    const p = testable
+      ? permutationTest(
+          worse,
+          better,
+          { rng: createRng(deriveSeed(settings.seed, `${metric}:${scenarioKey(head)}`)) },
+          "greater",
+        ).p_value
+      : null;
+    return {
+      key: scenarioKey(head),
+      base_mean: baseMean,
+      head_mean: headMean,
+      delta: testable ? headMean! - baseMean! : null,
+      p_value: p,
+      adjusted_p: null,
+      regressed: false,
+    };
+  });
+  const tested = findings.flatMap((f, i) => (f.p_value === null ? [] : [i]));
+  const adjusted = adjustPValues(
+    tested.map((i) => findings[i]!.p_value!),
+    "holm",
+  );
+  tested.forEach((i, j) => {
+    const finding = findings[i]!;
+    finding.adjusted_p = Math.min(1, adjusted[j]! * settings.scale);
+    finding.regressed = adjusted[j]! <= settings.alpha;
+  });
+  return { metric, direction: definition.direction, alpha: settings.alpha, scenarios: findings };
+}
+
+/**
+ * What this design could detect: the exact chance that one scenario of the suite whose pass rate
+ * falls from 0.9 to 0.1 (or 0.5) is flagged, given the median baseline and head trials, the adaptive
+ * screen and Holm's first step over the family (its smallest p is compared with alpha / family size).
+ */
+function describeDesign(
+  rows: ReadonlyArray<{ base: PassCount | null; head: PassCount; head_first: PassCount; extended: boolean }>,
+  input: DecisionInput,
+  primaryAlpha: number,
+): Design {
+  const compared = rows.filter((r) => r.base && r.base.trials > 0 && r.head.trials > 0);
+  const headTrials = median(compared.map((r) => r.head_first.trials));
+  const baselineTrials = median(compared.map((r) => r.base!.trials));
+  const extra = input.extraTrials ?? 0;
+  const family = compared.length;
+  const level = family > 0 ? primaryAlpha / family : 0;
+  const power =
+    primaryAlpha > 0 && family > 0 && headTrials > 1
+      ? {
+          collapse: detectionPower(baselineTrials, headTrials, extra, 0.9, 0.1, level),
+          half: detectionPower(baselineTrials, headTrials, extra, 0.9, 0.5, level),
+        }
+      : null;
+  return {
+    scenarios: rows.length,
+    head_trials: headTrials,
+    extra_trials: extra,
+    baseline_runs: input.pooling?.runs.length ?? 1,
+    baseline_trials: baselineTrials,
+    head_trials_spent: rows.reduce((sum, r) => sum + r.head.trials, 0),
+    power,
+  };
+}
+
+function binomialPmf(n: number, p: number): number[] {
+  const pmf: number[] = [];
+  let c = 1;
+  for (let k = 0; k <= n; k++) {
+    pmf.push(c * p ** k * (1 - p) ** (n - k));
+    c = (c * (n - k)) / (k + 1);
+  }
+  return pmf;
+}
+
+/** Exact: sum over the baseline's and the head's first (and extra) outcomes. */
+export function detectionPower(
+  baseTrials: number,
+  headTrials: number,
+  extraTrials: number,
+  baseRate: number,
+  headRate: number,
+  level: number,
+): number {
+  const basePmf = binomialPmf(baseTrials, baseRate);
+  const firstPmf = binomialPmf(headTrials, headRate);
+  const extraPmf = binomialPmf(extraTrials, headRate);
+  let power = 0;
+  basePmf.forEach((pb, xb) => {
+    firstPmf.forEach((p1, x1) => {
+      // The screen: only a head that did worse than the baseline in its first trials gets extra ones.
+      const extended = extraTrials > 0 && x1 * baseTrials < xb * headTrials;
+      if (extraTrials > 0 && !extended) return;
+      const outcomes = extended ? extraPmf : [1];
+      outcomes.forEach((p2, x2) => {
+        const n = headTrials + (extended ? extraTrials : 0);
+        const p = boschlooOneSidedP({ basePassed: xb, baseTrials, headPassed: x1 + x2, headTrials: n });
+        if (p <= level) power += pb * p1 * p2;
+      });
+    });
+  });
+  return power;
+}

@@ -1,0 +1,207 @@
+import { describe, expect, it } from "vitest";
+import {
+  checkGateMetrics,
+  type Decision,
+  decide,
+  detectionPower,
+  parseFailOn,
+} from "../../src/compare/decision.js";
+import { ConfigError } from "../../src/errors.js";
+import type { Report, ScenarioReport } from "../../src/results/types.js";
+import { runDecisionSimulation } from "../../src/stats/decision-simulation.js";
+import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
+
+/** A scenario with `passed` passes of `trials`, the passes first. */
+function scenario(id: string, passed: number, trials: number, extra: Partial<ScenarioReport> = {}) {
+  const specs: TrialSpec[] = Array.from({ length: trials }, (_, i) => ({
+    outcome: i < passed ? "pass" : "fail",
+  }));
+  return makeScenarioReport({ id, trials: trialsFrom(specs), ...extra });
+}
+
+function suite(
+  counts: Array<[passed: number, trials: number]>,
+  extra: Partial<ScenarioReport>[] = [],
+): Report {
+  return makeReport(counts.map(([p, n], i) => scenario(`s${i}`, p, n, extra[i] ?? {})));
+}
+
+const tenOf = (passed: number, trials: number): Array<[number, number]> =>
+  Array.from({ length: 10 }, () => [passed, trials]);
+
+describe("parseFailOn", () => {
+  it("reads the four forms", () => {
+    expect(parseFailOn("regression", "fail-on")).toEqual({ kind: "regression" });
+    expect(parseFailOn(" Outcome ", "fail-on")).toEqual({ kind: "outcome" });
+    expect(parseFailOn("never", "fail-on")).toEqual({ kind: "never" });
+    expect(parseFailOn("pass-rate<0.8", "fail-on")).toEqual({ kind: "pass_rate_below", threshold: 0.8 });
+    expect(parseFailOn("pass_rate < .75", "fail-on")).toEqual({ kind: "pass_rate_below", threshold: 0.75 });
+  });
+
+  it("refuses anything else, naming the input", () => {
+    for (const bad of ["regresion", "pass-rate<0", "pass-rate<1.5", "pass-rate>0.8", ""]) {
+      expect(() => parseFailOn(bad, "fail-on")).toThrow(ConfigError);
+    }
+    expect(() => parseFailOn("always", "--fail-on")).toThrow(/^--fail-on: fail-on must be regression/);
+  });
+});
+
+describe("checkGateMetrics", () => {
+  it("accepts layer-1 metrics, once each", () => {
+    expect(checkGateMetrics(["error_rate", " help_invocations", "error_rate"], "gate-metrics")).toEqual([
+      "error_rate",
+      "help_invocations",
+    ]);
+  });
+
+  it("refuses pass_rate, descriptive figures and unknown names", () => {
+    expect(() => checkGateMetrics(["pass_rate"], "gate-metrics")).toThrow(/always decided/);
+    for (const name of ["cost_usd", "input_tokens", "duration_ms", "turns"]) {
+      expect(() => checkGateMetrics([name], "gate-metrics")).toThrow(/is descriptive/);
+    }
+    expect(() => checkGateMetrics(["eror_rate"], "gate-metrics")).toThrow(/unknown metric "eror_rate"/);
+  });
+});
+
+describe("decide: fail-on regression", () => {
+  it("passes an unchanged suite", () => {
+    const decision = decide({ head: suite(tenOf(3, 3)), baseline: suite(tenOf(12, 12)) });
+    expect(decision).toMatchObject({ failed: false, basis: "no_regression", regressed: [] });
+    expect(decision.scenarios.every((s) => s.status === "still_passing")).toBe(true);
+  });
+
+  it("flags a collapsed scenario, with an adjusted p on alpha's scale", () => {
+    const head = tenOf(3, 3);
+    head[4] = [0, 9];
+    const decision = decide({ head: suite(head), baseline: suite(tenOf(12, 12)) });
+    expect(decision.failed).toBe(true);
+    expect(decision.regressed).toEqual(["s4"]);
+    const s4 = decision.scenarios[4]!;
+    expect(s4).toMatchObject({ status: "newly_failing", regressed: true, tested: true });
+    expect(s4.adjusted_p).toBeLessThanOrEqual(decision.alpha);
+    for (const s of decision.scenarios) expect(s.regressed).toBe((s.adjusted_p ?? 1) <= decision.alpha);
+  });
+
+  it("labels a scenario newly failing without failing the check when the data cannot tell", () => {
+    // 3/3 → 0/3 in one of ten: Boschloo's one-sided p is far above Holm's first step.
+    const head = tenOf(3, 3);
+    head[2] = [0, 3];
+    const decision = decide({ head: suite(head), baseline: suite(tenOf(3, 3)) });
+    expect(decision.scenarios[2]!.status).toBe("newly_failing");
+    expect(decision.scenarios[2]!.regressed).toBe(false);
+    expect(decision.failed).toBe(false);
+  });
+
+  it("catches a broad small drop through the suite test when no scenario alone shows it", () => {
+    const decision = decide({
+      // 30 scenarios, 92% → 83%: every scenario at 2/3 or 3/3, none significant alone.
+      head: suite(Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? [2, 3] : [3, 3]))),
+      baseline: suite(Array.from({ length: 30 }, () => [11, 12])),
+    });
+    expect(decision.regressed).toEqual([]);
+    expect(decision.suite_regressed).toBe(true);
+    expect(decision.failed).toBe(true);
+    expect(decision.suite?.adjusted_p).toBeLessThanOrEqual(decision.alpha);
+  });
+
+  it("with one trial per scenario, lets only the suite test decide", () => {
+    const decision = decide({ head: suite(tenOf(1, 1)), baseline: suite(tenOf(4, 4)) });
+    expect(decision.suite_only).toBe(true);
+    expect(decision.primary_alpha).toBe(0);
+    expect(decision.scenarios.every((s) => !s.tested)).toBe(true);
+    expect(decision.design?.power).toBeNull();
+  });
+
+  it("tests only extended scenarios of an adaptive run, and uses every trial of those", () => {
+    const head = suite(
+      [
+        [0, 9],
+        [3, 3],
+      ],
+      [
+        { first_trials: 3, extended: true },
+        { first_trials: 3, extended: false },
+      ],
+    );
+    const decision = decide({
+      head,
+      baseline: suite([
+        [12, 12],
+        [12, 12],
+      ]),
+      extraTrials: 6,
+    });
+    expect(decision.scenarios.map((s) => [s.tested, s.extended, s.head.trials, s.head_first.trials])).toEqual(
+      [
+        [true, true, 9, 3],
+        [false, false, 3, 3],
+      ],
+    );
+    expect(decision.regressed).toEqual(["s0"]);
+    expect(decision.design).toMatchObject({ head_trials: 3, extra_trials: 6, head_trials_spent: 12 });
+  });
+
+  it("gates on a named metric, one-sided in its bad direction, and splits alpha with it", () => {
+    const errorsIn = (rate: number, n: number) =>
+      makeScenarioReport({
+        id: "s0",
+        trials: trialsFrom(Array.from({ length: n }, () => ({ total_commands: 10, error_count: rate * 10 }))),
+      });
+    const baseline = makeReport([errorsIn(0, 12), scenario("s1", 12, 12)]);
+    const worse = makeReport([errorsIn(0.8, 9), scenario("s1", 3, 3)]);
+    const decision = decide({ head: worse, baseline, gateMetrics: ["error_rate"] });
+    expect(decision.regressed).toEqual([]);
+    expect(decision.regressed_metrics).toEqual([{ metric: "error_rate", scenarios: ["s0"] }]);
+    expect(decision.scenarios[0]!.regressed_metrics).toEqual(["error_rate"]);
+    expect(decision.failed).toBe(true);
+    expect(decision.secondary[0]!.alpha).toBe(0.025);
+    // Fewer errors is not a regression.
+    const better = decide({ head: baseline, baseline: worse, gateMetrics: ["error_rate"] });
+    expect(better.regressed_metrics).toEqual([]);
+  });
+});
+
+describe("decide: the other fail-on forms and no baseline", () => {
+  const failing = suite([
+    [1, 3],
+    [3, 3],
+  ]);
+
+  it("never fails without a baseline under fail-on regression, and says so", () => {
+    expect(decide({ head: failing, baseline: null })).toMatchObject({ failed: false, basis: "no_baseline" });
+  });
+
+  it("decides on the head run alone for outcome, pass-rate<X and never", () => {
+    const of = (text: string) => decide({ head: failing, baseline: failing, failOn: parseFailOn(text, "x") });
+    expect(of("outcome")).toMatchObject({ failed: true, basis: "outcome" });
+    // 4 of 6 passed.
+    expect(of("pass-rate<0.8")).toMatchObject({ failed: true, basis: "pass_rate", fail_on: "pass-rate<0.8" });
+    expect(of("pass-rate<0.6")).toMatchObject({ failed: false, basis: "pass_rate" });
+    expect(of("never")).toMatchObject({ failed: false, basis: "never" });
+  });
+
+  it("records an incomplete head run", () => {
+    const head = makeReport(failing.scenarios, { incomplete: true });
+    const decision: Decision = decide({ head, baseline: failing });
+    expect(decision.incomplete).toBe(true);
+  });
+});
+
+describe("detectionPower", () => {
+  it("agrees with the seeded simulation of the same design (12 baseline trials, 3 + 6 head trials, 20 scenarios)", () => {
+    const exact = detectionPower(12, 3, 6, 0.9, 0.1, 0.025 / 20);
+    const simulated = runDecisionSimulation({
+      runs: 400,
+      scenarioCounts: [],
+      headTrialCounts: [],
+      passRates: [],
+    });
+    const collapse = simulated.power.find((cell) => cell.label.includes("0.9 → 0.1"));
+    expect(collapse?.flaggedRate).toBeDefined();
+    // Holm's first step is what a single collapsed scenario meets; the simulation's rate carries
+    // Monte Carlo error (about 2 points at 400 runs).
+    expect(Math.abs(exact - collapse!.flaggedRate!)).toBeLessThan(0.06);
+    expect(exact).toBeGreaterThan(0.8);
+    expect(detectionPower(12, 3, 6, 0.9, 0.5, 0.025 / 20)).toBeLessThan(0.2);
+  });
+});
