@@ -95,11 +95,11 @@ export function poolBaselines(candidates: readonly BaselineCandidate[], head: Re
   }
 
   if (used.length === 0) return { report: null, used, excluded, runsPerScenario: {} };
+  const newest = candidates.find((c) => c.label === used[0])?.report as Report;
   const scenarios = [...pooled.values()].map(({ first, trials }) => {
     const { trials: _trials, summary: _summary, ...meta } = first;
-    return buildScenarioReport(meta, trials);
+    return buildScenarioReport(meta, trials, newest.run.pass_k);
   });
-  const newest = candidates.find((c) => c.label === used[0])?.report as Report;
   const report = assembleReport(
     { ...newest.run, incomplete: candidates.some((c) => used.includes(c.label) && c.report.run.incomplete) },
     scenarios,

@@ -1,5 +1,6 @@
 import type { Scenario } from "../scenario/types.js";
-import { classifyFlakiness, passAtK, passHatK, summarizeMetric, wilsonInterval } from "../stats/stats.js";
+import { DEFAULT_PASS_K, passKEstimates } from "../stats/pass-at-k.js";
+import { classifyFlakiness, summarizeMetric, wilsonInterval } from "../stats/stats.js";
 import { METRIC_DEFINITIONS, PASS_RATE, readTrialValues } from "./trial-metrics.js";
 import type {
   CategorySummary,
@@ -21,7 +22,7 @@ function trialCost(trial: TrialReport): number {
   return (trial.execution.cost_usd ?? 0) + (trial.judge_usage?.cost_usd ?? 0);
 }
 
-export function summarizeScenario(trials: TrialReport[]): ScenarioSummary {
+export function summarizeScenario(trials: TrialReport[], k: number = DEFAULT_PASS_K): ScenarioSummary {
   const count = (outcome: TrialReport["outcome"]) => trials.filter((t) => t.outcome === outcome).length;
   const passed = count("pass");
   const failed = count("fail");
@@ -43,8 +44,8 @@ export function summarizeScenario(trials: TrialReport[]): ScenarioSummary {
     pass_rate: n > 0 ? passed / n : null,
     pass_rate_ci_low: interval?.low ?? null,
     pass_rate_ci_high: interval?.high ?? null,
-    pass_at_k: n > 0 ? passAtK(n, passed, n) : null,
-    pass_hat_k: n > 0 ? passHatK(n, passed, n) : null,
+    pass_k: k,
+    ...passKFields(passed, n, k),
     flakiness: classifyFlakiness(passed, failed),
     score: sum(evaluated.map((t) => t.score)),
     max_score: sum(evaluated.map((t) => t.max_score)),
@@ -68,9 +69,18 @@ export function scenarioMetaOf(scenario: Scenario, variant: string | null): Scen
   };
 }
 
-export function buildScenarioReport(meta: ScenarioMeta, trials: TrialReport[]): ScenarioReport {
+export function buildScenarioReport(
+  meta: ScenarioMeta,
+  trials: TrialReport[],
+  k: number = DEFAULT_PASS_K,
+): ScenarioReport {
   const sorted = [...trials].sort((a, b) => a.trial - b.trial);
-  return { ...meta, trials: sorted, summary: summarizeScenario(sorted) };
+  return { ...meta, trials: sorted, summary: summarizeScenario(sorted, k) };
+}
+
+function passKFields(passed: number, n: number, k: number) {
+  const estimates = passKEstimates(passed, n, k);
+  return { pass_at_k: estimates.passAtK, pass_hat_k: estimates.passHatK };
 }
 
 function sum(values: number[]): number {

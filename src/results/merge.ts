@@ -78,7 +78,7 @@ export function mergeShardReports(inputs: ShardInput[]): Report {
   const merged = [...scenarios.values()]
     .map(({ meta, trials }) => {
       const { trials: _trials, summary: _summary, ...rest } = meta;
-      return buildScenarioReport(rest, [...trials.values()]);
+      return buildScenarioReport(rest, [...trials.values()], first.report.run.pass_k);
     })
     .sort((a, b) => scenarioKey(a).localeCompare(scenarioKey(b)));
   return assembleReport(

@@ -113,6 +113,9 @@ export interface ScenarioSummary {
   pass_rate: number | null;
   pass_rate_ci_low: number | null;
   pass_rate_ci_high: number | null;
+  /** The k of pass@k and pass^k: fixed for a run (default 3), so runs with other trial counts compare. */
+  pass_k: number;
+  /** Unbiased estimates; null when fewer than k trials were evaluated. */
   pass_at_k: number | null;
   pass_hat_k: number | null;
   flakiness: Flakiness;
@@ -207,6 +210,8 @@ export interface RunInfo {
    * pooled into one baseline scenario by scenario. Absent in reports of older versions.
    */
   evaluation_hash?: string;
+  /** The k of every scenario's pass@k and pass^k (absent in reports of older versions: k was n). */
+  pass_k?: number;
   /** Prices used for cost_usd, USD per million tokens. */
   price_table: Record<string, ModelPrice>;
   /** True when the run was interrupted or cut by a budget. */

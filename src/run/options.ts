@@ -1,6 +1,7 @@
 import type { AgentName } from "../agents/types.js";
 import type { ModelPrice } from "../results/types.js";
 import type { SandboxMode } from "../scenario/types.js";
+import { DEFAULT_PASS_K } from "../stats/pass-at-k.js";
 
 export const DEFAULT_MODEL = "claude-haiku-4-5";
 export const DEFAULT_MAX_TURNS = 20;
@@ -37,6 +38,8 @@ export interface RunOptions {
   maxCostUsd: number | null;
   /** Finish the interrupted run in `outDir` instead of starting afresh. */
   resume: boolean;
+  /** The k of pass@k and pass^k in every scenario summary. */
+  passK: number;
 }
 
 export function defaultRunOptions(overrides: Partial<RunOptions> & { outDir: string }): RunOptions {
@@ -59,6 +62,7 @@ export function defaultRunOptions(overrides: Partial<RunOptions> & { outDir: str
     shard: null,
     maxCostUsd: null,
     resume: false,
+    passK: DEFAULT_PASS_K,
     ...overrides,
   };
 }

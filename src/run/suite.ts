@@ -234,11 +234,12 @@ export async function runSuite(
     git_ref: ports.git?.ref ?? null,
     settings_hash: settingsHash,
     evaluation_hash: hashEvaluationSettings(options),
+    pass_k: options.passK,
     price_table: options.prices,
     incomplete,
     shard: options.shard,
   };
-  const report = assembleReport(run, groupByScenario(plan, results));
+  const report = assembleReport(run, groupByScenario(plan, results, options.passK));
   const compared = await writeRunOutputs(
     report,
     options.outDir,
@@ -249,7 +250,7 @@ export async function runSuite(
   return { report, ...compared };
 }
 
-function groupByScenario(plan: PlannedTrial[], results: Map<string, TrialReport>) {
+function groupByScenario(plan: PlannedTrial[], results: Map<string, TrialReport>, passK: number) {
   const byScenario = new Map<string, PlannedTrial[]>();
   for (const planned of plan) {
     const list = byScenario.get(planned.scenarioKey) ?? [];
@@ -259,7 +260,7 @@ function groupByScenario(plan: PlannedTrial[], results: Map<string, TrialReport>
   return [...byScenario.values()].map((trials) => {
     const first = trials[0] as PlannedTrial;
     const reports = trials.map((t) => results.get(t.key)).filter((r): r is TrialReport => r !== undefined);
-    return buildScenarioReport(scenarioMetaOf(first.scenario, first.variant?.name ?? null), reports);
+    return buildScenarioReport(scenarioMetaOf(first.scenario, first.variant?.name ?? null), reports, passK);
   });
 }
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { buildScenarioReport, scenarioMetaOf, summarizeRun } from "../../src/results/aggregate.js";
+import {
+  buildScenarioReport,
+  scenarioMetaOf,
+  summarizeRun,
+  summarizeScenario,
+} from "../../src/results/aggregate.js";
 import { makeExecution, makeInteraction, makeTrial } from "../support/report-factory.js";
 import { makeScenario } from "../support/scenario-factory.js";
 
@@ -117,5 +122,25 @@ describe("aggregation", () => {
     expect(run.outcome).toBe("error");
     expect(run.pass_rate).toBeNull();
     expect(run.overall_rate).toBeNull();
+  });
+
+  it("reports pass@k and pass^k at a fixed k with the unbiased estimators, n/a below k", () => {
+    const trials = (outcomes: Array<"pass" | "fail">) =>
+      outcomes.map((outcome, i) => makeTrial({ trial: i + 1, outcome }));
+    // 3 of 5 passed, k = 3: pass@3 = 1 − C(2,3)/C(5,3) = 1; pass^3 = C(3,3)/C(5,3) = 0.1.
+    const five = summarizeScenario(trials(["pass", "fail", "pass", "fail", "pass"]));
+    expect(five).toMatchObject({ pass_k: 3, pass_at_k: 1 });
+    expect(five.pass_hat_k).toBeCloseTo(0.1, 12);
+    // 1 of 4, k = 3: pass@3 = 1 − C(3,3)/C(4,3) = 0.75; pass^3 = 0.
+    const four = summarizeScenario(trials(["fail", "pass", "fail", "fail"]));
+    expect(four.pass_at_k).toBeCloseTo(0.75, 12);
+    expect(four.pass_hat_k).toBe(0);
+    // 2 trials < k: no unbiased estimate.
+    expect(summarizeScenario(trials(["pass", "pass"]))).toMatchObject({ pass_at_k: null, pass_hat_k: null });
+    // k is a setting: 2 of 4 with k = 2: pass@2 = 1 − C(2,2)/C(4,2) = 5/6; pass^2 = 1/6.
+    const k2 = summarizeScenario(trials(["pass", "fail", "pass", "fail"]), 2);
+    expect(k2.pass_k).toBe(2);
+    expect(k2.pass_at_k).toBeCloseTo(5 / 6, 12);
+    expect(k2.pass_hat_k).toBeCloseTo(1 / 6, 12);
   });
 });
