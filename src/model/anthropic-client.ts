@@ -8,7 +8,10 @@ import Anthropic, {
   APIConnectionTimeoutError,
   APIError,
   APIUserAbortError,
+  type ClientOptions,
 } from "@anthropic-ai/sdk";
+import { fetch as undiciFetch } from "undici";
+import { createHttpDispatcher, type ProxyEnv } from "./http-dispatcher.js";
 import {
   type CallLimiter,
   type CallOptions,
@@ -19,7 +22,6 @@ import {
   type TextBlock,
   type ToolUseBlock,
 } from "./model-client.js";
-import { loadFetchClasses, nodeHttpFetch } from "./node-http-fetch.js";
 
 export const DEFAULT_BASE_URL = "https://api.anthropic.com";
 export const DEFAULT_MAX_ATTEMPTS = 6;
@@ -44,6 +46,8 @@ export interface AnthropicClientOptions {
   now?: () => number;
   /** In [0, 1); the backoff jitter. */
   random?: () => number;
+  /** Where HTTPS_PROXY / HTTP_PROXY / NO_PROXY are read; defaults to process.env. */
+  proxyEnv?: ProxyEnv;
 }
 
 interface AttemptFailure {
@@ -82,10 +86,12 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     // export message content as traces.
     logLevel: "off",
     openTelemetry: false,
-    // Lighter than Node's fetch on the main thread, where every trial's calls are made.
-    fetch: nodeHttpFetch,
+    // undici's own fetch with this client's dispatcher (keep-alive, the proxy from proxyEnv):
+    // Node's global fetch ignores proxy settings, and a dispatcher from the npm undici need not
+    // work with the undici bundled in Node. Its types are undici's rather than the DOM's.
+    fetch: undiciFetch as unknown as ClientOptions["fetch"],
+    fetchOptions: { dispatcher: createHttpDispatcher(options.proxyEnv ?? process.env) },
   });
-  loadFetchClasses();
 
   function redact(message: string): string {
     // Belt and braces: nothing we build contains the key, but an error body or a proxy might echo it.
