@@ -5,11 +5,12 @@
  * never be in it. The CLI gets `ANTHROPIC_BASE_URL=<this proxy>` and a placeholder key; the proxy
  * forwards `/v1/*` to the real base URL with the real key (`x-api-key` and `authorization: Bearer`)
  * in place of whatever key the client sent. Responses stream through unbuffered (server-sent
- * events). Only loopback clients are served; nothing but `/v1/*` is forwarded.
+ * events). Only loopback clients are served; nothing but `/v1/*` is forwarded. Upstream requests
+ * go through the model client's transport, so they honour HTTPS_PROXY / HTTP_PROXY / NO_PROXY too.
  */
 import http from "node:http";
-import https from "node:https";
 import type { AddressInfo } from "node:net";
+import { createHttpDispatcher, type ProxyEnv } from "../model/http-dispatcher.js";
 
 /** What an agent CLI is given instead of the real key. */
 export const PLACEHOLDER_API_KEY = "sk-ant-llm-tool-test-proxy-placeholder";
@@ -18,6 +19,8 @@ export interface CredentialProxyOptions {
   apiKey: string;
   /** The real API's base URL, e.g. https://api.anthropic.com (a path prefix is kept). */
   upstream: string;
+  /** Where HTTPS_PROXY / HTTP_PROXY / NO_PROXY are read for the upstream; defaults to process.env. */
+  proxyEnv?: ProxyEnv;
 }
 
 export interface CredentialProxy {
@@ -41,6 +44,8 @@ const HOP_BY_HOP = new Set([
   "upgrade",
   "host",
 ]);
+/** Node's server has answered `Expect: 100-continue` already; undici refuses to send it. */
+const ANSWERED_HERE = new Set(["expect"]);
 /** Credentials a client may send; all replaced by the real key. */
 const CREDENTIAL_HEADERS = new Set(["x-api-key", "authorization", "anthropic-api-key", "cookie"]);
 
@@ -51,7 +56,7 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
     throw new Error(`the API base URL must be http(s), got ${upstream.protocol}`);
   }
   const basePath = upstream.pathname.replace(/\/+$/, "");
-  const client = upstream.protocol === "https:" ? https : http;
+  const dispatcher = createHttpDispatcher(options.proxyEnv ?? process.env);
   let forwarded = 0;
 
   const server = http.createServer((req, res) => {
@@ -77,10 +82,11 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
       return;
     }
 
-    const headers: http.OutgoingHttpHeaders = {};
+    const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.headers)) {
       const lower = name.toLowerCase();
       if (value === undefined || HOP_BY_HOP.has(lower) || CREDENTIAL_HEADERS.has(lower)) continue;
+      if (ANSWERED_HERE.has(lower)) continue;
       headers[lower] = value;
     }
     headers["x-api-key"] = options.apiKey;
@@ -88,44 +94,46 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
     headers.host = upstream.host;
 
     forwarded += 1;
-    const outgoing = client.request(
-      {
-        protocol: upstream.protocol,
-        hostname: upstream.hostname,
-        port: upstream.port || undefined,
-        method: req.method,
-        path: `${basePath}${url}`,
-        headers,
-      },
-      (upstreamRes) => {
-        const responseHeaders: http.OutgoingHttpHeaders = {};
-        for (const [name, value] of Object.entries(upstreamRes.headers)) {
-          if (value !== undefined && !HOP_BY_HOP.has(name.toLowerCase())) responseHeaders[name] = value;
-        }
-        res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.statusMessage, responseHeaders);
-        // Each chunk goes out as it arrives: server-sent events must not wait for the end.
-        res.flushHeaders();
-        upstreamRes.pipe(res);
-        upstreamRes.on("error", () => res.destroy());
-      },
-    );
-    outgoing.on("error", (error) => {
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      sendError(
-        res,
-        502,
-        "api_error",
-        `the llm-tool-test proxy could not reach ${upstream.origin}: ${error.message}`,
-      );
-    });
     // The client gave up (the agent was killed): stop the upstream request too.
+    const abort = new AbortController();
     res.on("close", () => {
-      if (!res.writableFinished) outgoing.destroy();
+      if (!res.writableFinished) abort.abort();
     });
-    req.pipe(outgoing);
+    const hasBody = req.method !== "GET" && req.method !== "HEAD";
+    dispatcher
+      .request({
+        origin: upstream.origin,
+        path: `${basePath}${url}`,
+        method: req.method ?? "GET",
+        headers,
+        body: hasBody ? req : null,
+        signal: abort.signal,
+      })
+      .then(
+        (upstreamRes) => {
+          const responseHeaders: http.OutgoingHttpHeaders = {};
+          for (const [name, value] of Object.entries(upstreamRes.headers)) {
+            if (value !== undefined && !HOP_BY_HOP.has(name.toLowerCase())) responseHeaders[name] = value;
+          }
+          res.writeHead(upstreamRes.statusCode, responseHeaders);
+          // Each chunk goes out as it arrives: server-sent events must not wait for the end.
+          res.flushHeaders();
+          upstreamRes.body.pipe(res);
+          upstreamRes.body.on("error", () => res.destroy());
+        },
+        (error: Error) => {
+          if (res.headersSent || abort.signal.aborted) {
+            res.destroy();
+            return;
+          }
+          sendError(
+            res,
+            502,
+            "api_error",
+            `the llm-tool-test proxy could not reach ${upstream.origin}: ${error.message}`,
+          );
+        },
+      );
   });
 
   server.listen(0, "127.0.0.1");
@@ -138,11 +146,11 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
   return {
     url: `http://127.0.0.1:${port}`,
     forwarded: () => forwarded,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await dispatcher.destroy();
+    },
   };
 }
 

@@ -8,8 +8,11 @@ import Anthropic, {
   APIConnectionTimeoutError,
   APIError,
   APIUserAbortError,
+  type ClientOptions,
 } from "@anthropic-ai/sdk";
+import { fetch as undiciFetch } from "undici";
 import { describeError } from "../errors.js";
+import { createHttpDispatcher, type ProxyEnv } from "./http-dispatcher.js";
 import {
   type CallLimiter,
   type CallOptions,
@@ -20,7 +23,6 @@ import {
   type TextBlock,
   type ToolUseBlock,
 } from "./model-client.js";
-import { loadFetchClasses, nodeHttpFetch } from "./node-http-fetch.js";
 
 export const DEFAULT_BASE_URL = "https://api.anthropic.com";
 export const DEFAULT_MAX_ATTEMPTS = 6;
@@ -45,6 +47,8 @@ export interface AnthropicClientOptions {
   now?: () => number;
   /** In [0, 1); the backoff jitter. */
   random?: () => number;
+  /** Where HTTPS_PROXY / HTTP_PROXY / NO_PROXY are read; defaults to process.env. */
+  proxyEnv?: ProxyEnv;
 }
 
 interface AttemptFailure {
@@ -83,10 +87,12 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     // export message content as traces.
     logLevel: "off",
     openTelemetry: false,
-    // Lighter than Node's fetch on the main thread, where every trial's calls are made.
-    fetch: nodeHttpFetch,
+    // undici's own fetch with this client's dispatcher (keep-alive, the proxy from proxyEnv):
+    // Node's global fetch ignores proxy settings, and a dispatcher from the npm undici need not
+    // work with the undici bundled in Node. Its types are undici's rather than the DOM's.
+    fetch: undiciFetch as unknown as ClientOptions["fetch"],
+    fetchOptions: { dispatcher: createHttpDispatcher(options.proxyEnv ?? process.env) },
   });
-  loadFetchClasses();
 
   function redact(message: string): string {
     // Belt and braces: nothing we build contains the key, but an error body or a proxy might echo it.

@@ -3,6 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { type CredentialProxy, startCredentialProxy } from "../../src/agents/credential-proxy.js";
+import { startConnectProxy } from "../support/connect-proxy.js";
 import {
   apiError,
   bashCall,
@@ -84,6 +85,33 @@ describe("credential proxy", () => {
     expect(JSON.stringify(received.headers)).not.toContain(CLIENT_KEY);
     expect(received.body.model).toBe("claude-test");
     expect(proxy.forwarded()).toBe(1);
+  });
+
+  it("reaches the upstream through HTTP_PROXY from its proxyEnv, and directly when NO_PROXY covers it", async () => {
+    const server = await startModelServer(() => finalText("ok"));
+    const forward = await startConnectProxy();
+    cleanups.push(
+      () => server.close(),
+      () => forward.close(),
+    );
+    const send = async (proxyEnv: Record<string, string>) => {
+      const proxy = await startCredentialProxy({ apiKey: CANARY_KEY, upstream: server.url, proxyEnv });
+      cleanups.push(() => proxy.close());
+      const response = await fetch(`${proxy.url}/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": CLIENT_KEY },
+        body: JSON.stringify({ model: "claude-test", max_tokens: 1, messages: [] }),
+      });
+      expect(response.status).toBe(200);
+    };
+    await send({ HTTP_PROXY: forward.url });
+    expect(forward.forwarded).toEqual([`POST ${server.url}/v1/messages`]);
+    await send({ HTTP_PROXY: forward.url, NO_PROXY: "127.0.0.1" });
+    expect(forward.forwarded).toHaveLength(1);
+    expect(server.messageRequests().map((request) => request.headers["x-api-key"])).toEqual([
+      CANARY_KEY,
+      CANARY_KEY,
+    ]);
   });
 
   it("passes errors through with their status and retry headers", async () => {

@@ -104,16 +104,22 @@ describe("createAnthropicClient", () => {
     expect(request?.body.stream).toBeFalsy();
   });
 
-  it("talks HTTP through node:http with keep-alive connections, not through Node's fetch", async () => {
+  it("talks HTTP through its keep-alive dispatcher, one connection for many calls, never Node's fetch", async () => {
     const server = await serve(() => ({ kind: "message", content: [{ type: "text", text: "ok" }] }));
-    const client = createAnthropicClient({ apiKey: CANARY_KEY, baseURL: server.url });
-    await client.createMessage(params);
-    await client.createMessage(params);
-    const [first, second] = server.messageRequests();
-    // Node's fetch (undici) adds Fetch-standard headers that node:http never sends.
-    expect(first?.headers["sec-fetch-mode"]).toBeUndefined();
-    expect(first?.headers.connection).toBe("keep-alive");
-    expect(second?.headers["sec-fetch-mode"]).toBeUndefined();
+    const globalFetch = vi.spyOn(globalThis, "fetch");
+    try {
+      const client = createAnthropicClient({ apiKey: CANARY_KEY, baseURL: server.url, proxyEnv: {} });
+      for (let call = 0; call < 4; call += 1) {
+        expect((await client.createMessage(params)).content).toEqual([{ type: "text", text: "ok" }]);
+        // A trial runs a command between calls; undici frees the connection a tick after the answer.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      expect(globalFetch).not.toHaveBeenCalled();
+    } finally {
+      globalFetch.mockRestore();
+    }
+    expect(server.messageRequests()).toHaveLength(4);
+    expect(server.connections()).toBe(1);
   });
 
   it("retries 429, 529 and 500 answers, honouring retry-after-ms, and reports every failed attempt", async () => {

@@ -47,7 +47,9 @@ describe("fault injection: 20% of model calls fail or hang", () => {
     const client = createAnthropicClient({
       apiKey: "sk-ant-test-fault-injection",
       baseURL: server.url,
-      requestTimeoutMs: 400,
+      // Long enough that only the scripted hangs time out: the run's first eight calls, made
+      // together while its trials start, can take a few hundred ms on a loaded machine.
+      requestTimeoutMs: 1000,
       maxAttempts: 6,
       limiter: createAimdLimiter({ initial: 8, max: 8 }),
     });

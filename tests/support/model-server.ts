@@ -64,6 +64,8 @@ export interface ModelServer {
   requests: RecordedRequest[];
   /** Only the /v1/messages requests. */
   messageRequests(): RecordedRequest[];
+  /** TCP connections clients opened (keep-alive clients reuse one). */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -386,6 +388,10 @@ export async function startModelServer(
     else sendJson(res, 200, message);
   });
 
+  let connections = 0;
+  server.on("connection", () => {
+    connections += 1;
+  });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
@@ -394,6 +400,7 @@ export async function startModelServer(
     url: `http://127.0.0.1:${port}`,
     requests,
     messageRequests: () => requests.filter((r) => r.index >= 0),
+    connections: () => connections,
     close: async () => {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
