@@ -110,6 +110,7 @@ describe("module boundaries", () => {
       (f) => f.startsWith(`model${path.sep}`),
     ],
     ["jsonpath-plus", (p) => p === "jsonpath-plus", (f) => f.startsWith(`evaluate${path.sep}`)],
+    ["undici (HTTP to model APIs)", (p) => p === "undici", (f) => f.startsWith(`model${path.sep}`)],
     [
       "@actions/*",
       (p) => p.startsWith("@actions/"),
