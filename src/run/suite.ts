@@ -52,7 +52,6 @@ export interface SuiteResult {
   comparisonError: string | null;
 }
 
-/** What changes results; the shards of one run share it, and a resumed run must match it. */
 /** What a trial measures depends on these; the trial count and the scenarios are hashed apart. */
 function evaluationSettings(options: RunOptions) {
   return {
