@@ -8,7 +8,7 @@
  * pass rate. The adaptive design looks at the first `headTrials`, screens, and uses the extra ones
  * only for screened scenarios. The same draws also feed the fixed design that uses every extra trial
  * on every scenario, so each run checks that every scenario the adaptive design flags, the fixed
- * design flags too (the argument of docs/statistics-decision.md).
+ * design flags too (the argument of docs/statistics.md).
  */
 import {
   DEFAULT_ALPHA,
@@ -207,7 +207,7 @@ function binomial(rng: Rng, n: number, p: number): number {
 
 const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
 
-/** The tables as Markdown, as the bench prints them and docs/statistics-decision.md quotes them. */
+/** The tables as Markdown, as the bench prints them and docs/statistics.md quotes them. */
 export function formatDecisionSimulation(tables: DecisionSimulationTables): string {
   const s = tables.settings;
   const lines = [

@@ -1,6 +1,6 @@
 /**
  * The statistical core of the regression decision: given each scenario's pass counts on the pooled
- * baseline and on the head, did the head regress? Pure; docs/statistics-decision.md is the contract.
+ * baseline and on the head, did the head regress? Pure; docs/statistics.md is the contract.
  *
  * - Primary family: per scenario, a one-sided exact test of "the head passes less often" (Boschloo by
  *   default), Holm over the scenarios, at alpha − suiteAlpha.
@@ -21,7 +21,7 @@ import { taroneHolm } from "./tarone.js";
 export const DEFAULT_ALPHA = 0.05;
 /**
  * The suite test's share of alpha; the per-scenario family gets the rest (0.025). Chosen by simulation
- * (docs/statistics-decision.md): with a pooled baseline of 24 trials per scenario both power targets
+ * (docs/statistics.md): with a pooled baseline of 24 trials per scenario both power targets
  * hold at this split; 0.04/0.01 favours single collapses at the cost of broad drops.
  */
 export const DEFAULT_SUITE_ALPHA = 0.025;
@@ -203,7 +203,7 @@ export const DEFAULT_EXTRA_TRIALS = 6;
 
 /**
  * Which scenarios get extra head trials after the first ones: those whose head passed a smaller share
- * of its first trials than the pooled baseline did. Chosen by simulation (docs/statistics-decision.md):
+ * of its first trials than the pooled baseline did. Chosen by simulation (docs/statistics.md):
  * it sends a collapsed scenario to extra trials almost always, and at a 0.9 pass rate about a quarter
  * of unchanged ones, which keeps 20 scenarios × 3 (+6) trials under 100 head trials per PR. Scenarios
  * with no baseline or no first trials are never extended (they are not tested). With one first trial
