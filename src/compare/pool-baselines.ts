@@ -34,7 +34,10 @@ export interface PooledBaseline {
 }
 
 /** What a run measures, as far as pooling cares; a finished Report's `run` is one. */
-export type RunIdentity = Pick<RunInfo, "agent" | "model" | "judge_model" | "harness_version" | "evaluation_hash">;
+export type RunIdentity = Pick<
+  RunInfo,
+  "agent" | "model" | "judge_model" | "harness_version" | "evaluation_hash"
+>;
 
 /**
  * The head a baseline is pooled for. It is known before the head runs (its identity from the run's
@@ -109,7 +112,8 @@ export function poolBaselines(candidates: readonly BaselineCandidate[], head: Po
 
   if (used.length === 0) return { report: null, used, excluded, runsPerScenario: {} };
   const scenarios = [...pooled.values()].map(({ first, trials }) => {
-    const { trials: _trials, summary: _summary, ...meta } = first;
+    // A pooled scenario has no first trials of its own: it is a baseline, never extended.
+    const { trials: _trials, summary: _summary, first_trials: _first, extended: _extended, ...meta } = first;
     return buildScenarioReport(meta, trials);
   });
   const newest = candidates.find((c) => c.label === used[0])?.report as Report;
