@@ -124,3 +124,10 @@ export function poolBaselines(candidates: readonly BaselineCandidate[], head: Po
   const runsPerScenario = Object.fromEntries([...pooled].map(([key, entry]) => [key, entry.runs]));
   return { report, used, excluded, runsPerScenario };
 }
+
+/** One line per left-out run or scenario: "run #3, scenario `b`: the scenario changed since this run". */
+export function describeExclusions(excluded: readonly ExcludedBaseline[]): string[] {
+  return excluded.map(
+    (e) => `${e.label}${e.scenario === null ? "" : `, scenario \`${e.scenario}\``}: ${e.reason}`,
+  );
+}
