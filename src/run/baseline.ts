@@ -60,13 +60,12 @@ export interface RunBaseline {
  * user named, whatever agent or model made it); otherwise the candidates are pooled. Either way the
  * adaptive screen only gets counts for scenarios whose content is the planned scenario's.
  */
-export function settleRunBaseline(
+export function settleBaseline(
   candidates: readonly BaselineCandidate[],
-  scenarios: readonly Scenario[],
-  options: RunOptions,
+  /** The planned run (poolTargetOf), or a finished report (a merge of shards). */
+  target: PoolTarget,
   { pool }: { pool: boolean },
 ): RunBaseline {
-  const target = poolTargetOf(scenarios, options);
   const [single] = candidates;
   if (!pool && candidates.length === 1 && single) {
     return {

@@ -5,7 +5,7 @@ import { ConfigError } from "../../errors.js";
 import { loadPriceTable } from "../../model/pricing.js";
 import { renderComparisonTerminal } from "../../render/comparison-markdown.js";
 import { renderTerminalSummary } from "../../render/terminal.js";
-import { type RunBaseline, settleRunBaseline } from "../../run/baseline.js";
+import { poolTargetOf, type RunBaseline, settleBaseline } from "../../run/baseline.js";
 import {
   createRunModelClient,
   type GuidanceVariantFile,
@@ -264,7 +264,7 @@ function settleBaselineFlags(
   io: CliIo,
 ): RunBaseline | null {
   if (candidates.length === 0) return null;
-  const baseline = settleRunBaseline(candidates, prepared.scenarios, prepared.options, {
+  const baseline = settleBaseline(candidates, poolTargetOf(prepared.scenarios, prepared.options), {
     pool: candidates.length > 1,
   });
   for (const line of describeExclusions(baseline.excluded))
