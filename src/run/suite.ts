@@ -14,7 +14,12 @@ import { warmProcessRunners } from "../sandbox/exec.js";
 import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
 import type { Scenario } from "../scenario/types.js";
 import { HARNESS_VERSION } from "../version.js";
-import { adaptiveDesignOf, createExtraTrialScheduler, type ExtraTrialScheduler } from "./adaptive.js";
+import {
+  type AdaptiveDesign,
+  adaptiveDesignOf,
+  createExtraTrialScheduler,
+  type ExtraTrialScheduler,
+} from "./adaptive.js";
 import { runIdentityOf } from "./baseline.js";
 import { createBudget } from "./budget.js";
 import {
@@ -89,29 +94,13 @@ export async function runSuite(
   const firstTrials = planTrials(scenarios, options);
   const settingsHash = hashSettings(options, scenarios);
   const adaptive = adaptiveDesignOf(firstTrials, options);
-  let design = adaptive.design;
-  let runId: string = randomUUID();
-  let startedAt = new Date(now()).toISOString();
-  let results = new Map<string, TrialReport>();
-  if (options.resume) {
-    const manifest = await readManifest(options.outDir);
-    checkResumable(manifest, settingsHash, firstTrials, options.outDir);
-    design = resumedDesign(manifest, design, options.outDir);
-    runId = manifest.run_id;
-    startedAt = manifest.started_at;
-    results = await loadFinishedTrials(options.outDir, firstTrials);
-  } else {
-    await writeManifest(options.outDir, {
-      manifest_version: 1,
-      run_id: runId,
-      started_at: startedAt,
-      harness_version: HARNESS_VERSION,
-      settings_hash: settingsHash,
-      shard: options.shard,
-      trial_keys: firstTrials.map((t) => t.key),
-      adaptive: design,
-    });
-  }
+  const { runId, startedAt, design, results } = await openRun(
+    options,
+    firstTrials,
+    settingsHash,
+    adaptive.design,
+    now,
+  );
   if (adaptive.note) ports.onProgress?.({ type: "note", message: adaptive.note });
 
   // Every trial the run has decided to run: the first ones, then extra ones as the screen adds them.
@@ -255,6 +244,47 @@ export async function runSuite(
     ports.compareOptions,
   );
   return { report, ...compared };
+}
+
+/**
+ * A new run writes its manifest; a resumed one checks it and loads the finished first trials. The
+ * adaptive design is the one the run started with.
+ */
+async function openRun(
+  options: RunOptions,
+  firstTrials: PlannedTrial[],
+  settingsHash: string,
+  requested: AdaptiveDesign | null,
+  now: () => number,
+): Promise<{
+  runId: string;
+  startedAt: string;
+  design: AdaptiveDesign | null;
+  results: Map<string, TrialReport>;
+}> {
+  if (options.resume) {
+    const manifest = await readManifest(options.outDir);
+    checkResumable(manifest, settingsHash, firstTrials, options.outDir);
+    return {
+      runId: manifest.run_id,
+      startedAt: manifest.started_at,
+      design: resumedDesign(manifest, requested, options.outDir),
+      results: await loadFinishedTrials(options.outDir, firstTrials),
+    };
+  }
+  const runId = randomUUID();
+  const startedAt = new Date(now()).toISOString();
+  await writeManifest(options.outDir, {
+    manifest_version: 1,
+    run_id: runId,
+    started_at: startedAt,
+    harness_version: HARNESS_VERSION,
+    settings_hash: settingsHash,
+    shard: options.shard,
+    trial_keys: firstTrials.map((t) => t.key),
+    adaptive: requested,
+  });
+  return { runId, startedAt, design: requested, results: new Map() };
 }
 
 function groupByScenario(
