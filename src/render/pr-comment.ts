@@ -151,7 +151,7 @@ function renderBaselineLine(baseline: BaselineNote, now: number): string {
       ? ` It is the newest usable baseline: the PR's base commit \`${baseSha.slice(0, 7)}\` has no report of its own.`
       : "";
   const more = baseline.moreRuns
-    ? ` and ${baseline.moreRuns} earlier run${baseline.moreRuns === 1 ? "" : "s"}, pooled`
+    ? ` and ${baseline.moreRuns} more run${baseline.moreRuns === 1 ? "" : "s"}, pooled`
     : "";
   return `Compared with ${commit}${where} (${run}${ageSuffix(source.createdAt, now)})${more}.${note}`;
 }

@@ -233,7 +233,7 @@ describe("run", () => {
     });
     expect(fake.comments).toHaveLength(1);
     expect(fake.comments[0]?.body).toMatch(
-      /Compared with `aaaaaaa` on `main` \(\[run #101\]\([^)]*\/actions\/runs\/101\), 5 hours old\) and 1 earlier run, pooled\./,
+      /Compared with `aaaaaaa` on `main` \(\[run #101\]\([^)]*\/actions\/runs\/101\), 5 hours old\) and 1 more run, pooled\./,
     );
   });
 
