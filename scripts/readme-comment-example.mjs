@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Regenerates the PR-comment excerpt at the top of the README from real runs: the example suite
-// with the oracle agent (the baseline), then the same suite with two solutions changed the way a
-// docs change can change an agent's behaviour (the head), 5 trials each, compared and rendered by
-// the action's own comment renderer. Run after `npm run build`.
+// with the oracle agent on the base branch (four runs, pooled as the action pools its baseline),
+// then the same suite with two solutions changed the way a docs change can change an agent's
+// behaviour (the head), 3 trials a run, decided, compared and rendered by the action's own
+// comment renderer. Run after `npx tsc -p tsconfig.build.json` (or `npm run build`).
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -11,22 +12,20 @@ import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { compareReports } = await import(path.join(root, "lib/compare/compare.js"));
+const { decide } = await import(path.join(root, "lib/compare/decision.js"));
+const { poolBaselines } = await import(path.join(root, "lib/compare/pool-baselines.js"));
 const { renderComment } = await import(path.join(root, "lib/render/pr-comment.js"));
 
 const work = mkdtempSync(path.join(os.tmpdir(), "ltt-readme-"));
 const head = path.join(work, "head-suite");
 cpSync(path.join(root, "scenarios-example"), head, { recursive: true });
-// The head's agent now reaches for --help first and fumbles a flag before succeeding...
+// The head's agent now reaches for --help first before succeeding...
 const edit = (file, from, to) => {
   const text = readFileSync(path.join(head, file), "utf8");
   if (!text.includes(from)) throw new Error(`${file}: ${from} not found`);
   writeFileSync(path.join(head, file), text.replace(from, to));
 };
-edit(
-  "active-customers.yaml",
-  "solution:\n",
-  "solution:\n  - jq --help > /dev/null\n  - jq --sort customers.json || true\n",
-);
+edit("active-customers.yaml", "solution:\n", "solution:\n  - jq --help > /dev/null\n");
 // ...and no longer writes the file one scenario checks.
 edit("extract-error-lines.yaml", "solution:\n", "solution:\n  - exit 0\n");
 const extract = readFileSync(path.join(head, "extract-error-lines.yaml"), "utf8");
@@ -46,7 +45,7 @@ const run = (suite, out) => {
         "--agent",
         "oracle",
         "--trials",
-        "5",
+        "3",
         "-j",
         "4",
         "--out",
@@ -60,13 +59,29 @@ const run = (suite, out) => {
   }
   return JSON.parse(readFileSync(path.join(out, "report.json"), "utf8"));
 };
-const baseReport = run(path.join(root, "scenarios-example"), path.join(work, "base"));
+const BASE_SHAS = ["4f3c2a1", "9e8d7c6", "5b4a392", "1c0d9e8"];
+const baselines = BASE_SHAS.map((sha, i) => ({
+  report: run(path.join(root, "scenarios-example"), path.join(work, `base-${i}`)),
+  label: `run #${42 - i} (\`${sha}\`)`,
+}));
 const headReport = run(head, path.join(work, "head"));
-const comparison = compareReports(baseReport, headReport);
+// The head's scenarios are the base's: only the agent's behaviour (here, the oracle's solution)
+// changed, as when a docs change changes what an agent does.
+const baseHashes = new Map(baselines[0].report.scenarios.map((s) => [s.id, s.content_hash]));
+for (const scenario of headReport.scenarios)
+  scenario.content_hash = baseHashes.get(scenario.id) ?? scenario.content_hash;
+const pooled = poolBaselines(baselines, headReport);
+const decision = decide({
+  head: headReport,
+  baseline: pooled.report,
+  pooling: { runs: pooled.used, excluded: pooled.excluded },
+});
+const comparison = compareReports(pooled.report, headReport);
 const now = Date.parse(headReport.run.ended_at);
 const comment = renderComment({
   key: "llm-tool-test",
   report: headReport,
+  decision,
   comparison,
   baseline: {
     status: "found",
@@ -103,7 +118,7 @@ const block = `<!-- comment-example:start -->\n${excerpt
   .map((line) => `> ${line}`.trimEnd())
   .join(
     "\n",
-  )}\n>\n> *(An excerpt of a comment the action rendered from two runs of \`scenarios-example\`: the baseline, and a head whose agent calls \`--help\`, fumbles a flag in one scenario and stops writing its output in another; 5 trials each. \`scripts/readme-comment-example.mjs\` regenerates it.)*\n<!-- comment-example:end -->`;
+  )}\n>\n> *(The top of a comment the action rendered from runs of \`scenarios-example\`: four base-branch runs pooled as the baseline, and a head whose agent calls \`--help\` first in one scenario and stops writing its output in another; 3 trials a run. Per-scenario metrics and the full report follow, collapsed. \`scripts/readme-comment-example.mjs\` regenerates it.)*\n<!-- comment-example:end -->`;
 writeFileSync(
   readmePath,
   readme.replace(/<!-- comment-example:start -->[\s\S]*?<!-- comment-example:end -->/, block),

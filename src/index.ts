@@ -3,17 +3,26 @@
 export { createAgent } from "./agents/registry.js";
 export type { Agent, AgentContext, AgentName, AgentOutcome } from "./agents/types.js";
 export { compareReports } from "./compare/compare.js";
-export { findRegressions, type Regression, type RegressionFindings } from "./compare/gate.js";
+export {
+  checkGateMetrics,
+  type Decision,
+  type DecisionInput,
+  decide,
+  type FailOn,
+  formatFailOn,
+  parseFailOn,
+} from "./compare/decision.js";
+export { type BaselineCandidate, type PooledBaseline, poolBaselines } from "./compare/pool-baselines.js";
 export type * from "./compare/types.js";
 export { ConfigError, InfraError } from "./errors.js";
 export { createAnthropicClient } from "./model/anthropic-client.js";
 export { createAimdLimiter } from "./model/call-limiter.js";
 export type { ModelClient } from "./model/model-client.js";
 export { renderComparisonMarkdown, renderComparisonTerminal } from "./render/comparison-markdown.js";
+export { renderDecisionHeadline, renderDecisionReason } from "./render/decision.js";
 export { FORMAT_NAMES, type FormatName, OUTPUT_FORMATS } from "./render/formats.js";
 export { renderReportHtml } from "./render/html.js";
 export { renderJunitXml } from "./render/junit.js";
-export { decideRegressionFailure } from "./render/regression-reasons.js";
 export { renderReportMarkdown } from "./render/report-markdown.js";
 export { renderTerminalSummary } from "./render/terminal.js";
 export { mergeShardReports } from "./results/merge.js";
@@ -21,7 +30,14 @@ export { readReportFile } from "./results/read-report.js";
 export { loadTrialEvents } from "./results/read-trial-events.js";
 export type * from "./results/types.js";
 export { defaultRunOptions, type RunOptions } from "./run/options.js";
-export { type ProgressEvent, runSuite, type SuitePorts, writeReportFiles } from "./run/suite.js";
+export {
+  type DecisionSettings,
+  type ProgressEvent,
+  runSuite,
+  type SuitePorts,
+  type SuiteResult,
+  writeReportFiles,
+} from "./run/suite.js";
 export { validateWithOracle } from "./run/validate-oracle.js";
 export { filterScenarios } from "./scenario/filter.js";
 export { loadScenarios } from "./scenario/load.js";

@@ -90,4 +90,19 @@ describe("the README's examples work", () => {
     const ci = await readFile(path.join(ROOT, ".ci/run"), "utf8");
     expect(ci).toContain("npm test");
   }, 60_000);
+
+  it("its comment example reads like the renderer's comment: the decision, the design, the suite, what moved", () => {
+    const block =
+      /<!-- comment-example:start -->\n([\s\S]*?)<!-- comment-example:end -->/.exec(readme)?.[1] ?? "";
+    const lines = block.split("\n").map((line) => line.replace(/^> ?/, ""));
+    expect(lines[0]).toMatch(/^## (🔴 Regression|✅ No regression detected|⚪ No baseline yet)/u);
+    expect(lines[1]).toMatch(
+      /^\d+ scenarios × \d+( \(\+\d+\))? trials against \d+ baseline runs? \(\d+ trials a scenario\)/,
+    );
+    expect(lines).toContain("| Suite (9 scenarios) | Base → head | Change (95% CI) |");
+    expect(lines.some((line) => /^\d+ other scenarios unchanged\. This run: /.test(line))).toBe(true);
+    // No per-metric verdicts over everything, and above the collapsed blocks only.
+    expect(block).not.toMatch(/[❔➖🟢]|inconclusive|<details/u);
+    expect(block).toContain("`scripts/readme-comment-example.mjs` regenerates it");
+  });
 });

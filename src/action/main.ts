@@ -13,8 +13,9 @@ import { DefaultArtifactClient } from "@actions/artifact";
 import * as actionsCore from "@actions/core";
 import { getOctokit } from "@actions/github";
 import { AGENTS, describeMissingApiKey } from "../agents/registry.js";
+import type { Decision } from "../compare/decision.js";
 import { describeExclusions, type PoolTarget } from "../compare/pool-baselines.js";
-import type { BaselineSource, CompareOptions, Comparison } from "../compare/types.js";
+import type { BaselineSource, CompareOptions } from "../compare/types.js";
 import { ConfigError, describeError, isConfigError } from "../errors.js";
 import { formatArtifactUrl, formatRunUrl, uploadReportArtifact } from "../github/artifact.js";
 import { upsertComment } from "../github/comment.js";
@@ -22,14 +23,14 @@ import { describeHttpError } from "../github/describe-http-error.js";
 import type { FoundBaseline } from "../github/find-baseline.js";
 import type { ArtifactClient, GitHubClient } from "../github/types.js";
 import type { ModelClient } from "../model/model-client.js";
+import { renderDecisionReason } from "../render/decision.js";
 import { formatUsd } from "../render/format.js";
 import { renderJobSummary, renderSkippedSummary } from "../render/job-summary.js";
 import { type BaselineNote, formatCommentMarker, renderComment } from "../render/pr-comment.js";
-import { decideRegressionFailure } from "../render/regression-reasons.js";
 import type { Report, TrialReport } from "../results/types.js";
 import { poolTargetOf, type RunBaseline, settleBaseline } from "../run/baseline.js";
 import { createRunModelClient, prepareRun } from "../run/prepare.js";
-import { runSuite, type SuiteResult, writeRunOutputs } from "../run/suite.js";
+import { type DecisionSettings, runSuite, type SuiteResult, writeRunOutputs } from "../run/suite.js";
 import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
 import { type RunContext, readRunContext } from "./context.js";
 import { expandPatterns } from "./expand-patterns.js";
@@ -214,7 +215,7 @@ async function runAction(
     alpha: settings.alpha,
     sources: { base: "the baseline report", head: "this run's report" },
   };
-  const { report, comparison, comparisonError, settled } =
+  const { report, comparison, comparisonError, decision, settled } =
     settings.mode === "merge"
       ? await produceMergedReport(settings, deps, downloadDir, outDir, redact, log, baseline, compareOptions)
       : await produceRunReport(settings, context, deps, workDir, outDir, baseline, compareOptions, log);
@@ -265,6 +266,7 @@ async function runAction(
   const view = {
     report,
     comparison,
+    decision,
     baseline: baselineNote,
     runUrl,
     artifactUrl,
@@ -288,6 +290,7 @@ async function runAction(
     report,
     reportPath,
     comparison,
+    decision,
     baseline: baselineNote,
     artifactId,
     artifactUrl,
@@ -299,7 +302,7 @@ async function runAction(
     log.info(`Shard done (${report.summary.outcome}); the merge job decides the check's status.`);
     return { status: "passed", outputs, message: null };
   }
-  return decideExit(settings, report, comparison, core, log, redact, outputs);
+  return decideExit(decision, report, baselineNote, core, log, redact, outputs);
 }
 
 /** The report, its comparison, and the baseline it was compared with (null without one). */
@@ -397,6 +400,7 @@ async function produceRunReport(
     git: { sha: context.sha, ref: context.ref },
     baseline: settled?.report ?? null,
     compareOptions,
+    decision: decisionSettingsOf(settings, settled),
     onProgress: (event) => {
       if (event.type === "plan") {
         const estimate =
@@ -450,6 +454,7 @@ async function produceMergedReport(
     redact,
     settled?.report ?? null,
     compareOptions,
+    decisionSettingsOf(settings, settled),
   );
   log.info(
     `Merged ${merged.found.length} shard(s): ${merged.report.summary.trials} trial(s) over ${merged.report.summary.scenarios} scenario(s).`,
@@ -491,40 +496,43 @@ async function postComment(
   }
 }
 
+/** The check follows the decision (compare/decision.ts), which the comment and summary rendered too. */
 function decideExit(
-  settings: ActionSettings,
+  decision: Decision,
   report: Report,
-  comparison: Comparison | null,
+  baseline: BaselineNote,
   core: ActionCore,
   log: Log,
   redact: (text: string) => string,
   outputs: ActionOutputs,
 ): ActionResult {
-  const s = report.summary;
-  let failure: string | null = null;
-  if (settings.failOn === "outcome" && (s.outcome === "fail" || s.outcome === "error")) {
-    const parts = [`${s.failed} of ${s.passed + s.failed} trial(s) failed`];
-    if (s.errors > 0) parts.push(`${s.errors} errored (infrastructure)`);
-    failure = `llm-tool-test: ${parts.join(", ")} (fail-on: outcome). See the job summary and the report artifact.`;
-  } else if (settings.failOn === "regression") {
-    if (!comparison) {
-      log.info("fail-on: regression, but there is no baseline to regress from: the check passes.");
-    } else {
-      const decision = decideRegressionFailure(comparison, { alpha: settings.alpha });
-      if (decision.failed) {
-        failure = `llm-tool-test: regressions against the baseline (fail-on: regression):\n- ${decision.reasons.join("\n- ")}`;
-      }
-    }
-  }
-  if (failure) {
-    const message = redact(failure);
+  const reason = renderDecisionReason(decision, {
+    summary: report.summary,
+    ...(baseline.status === "missing" ? { noBaselineReason: baseline.reason } : {}),
+  });
+  if (decision.failed) {
+    const message = redact(`llm-tool-test: ${reason} See the job summary and the report artifact.`);
     core.setFailed(message);
     return { status: "failed", outputs, message };
   }
-  log.info(
-    `llm-tool-test: ${s.outcome} (${s.passed}/${s.passed + s.failed} trials passed); fail-on: ${settings.failOn}.`,
-  );
+  log.info(redact(`llm-tool-test: ${reason}`));
   return { status: "passed", outputs, message: null };
+}
+
+/** What decides the check: `fail-on`, `gate-metrics`, and what the pooled baseline is made of. */
+function decisionSettingsOf(settings: ActionSettings, settled: ActionBaseline | null): DecisionSettings {
+  return {
+    failOn: settings.failOn,
+    gateMetrics: settings.gateMetrics,
+    ...(settled?.report
+      ? {
+          pooling: {
+            runs: settled.used.map((found) => labelBaseline(found.source)),
+            excluded: settled.excluded,
+          },
+        }
+      : {}),
+  };
 }
 
 function describeTrialEnd(key: string, trial: TrialReport, done: number, total: number): string {

@@ -1,5 +1,7 @@
 /** The action's outputs, computed from what the run produced. Pure. */
+import type { Decision } from "../compare/decision.js";
 import type { Comparison } from "../compare/types.js";
+import { renderDecisionReason } from "../render/decision.js";
 import type { BaselineNote } from "../render/pr-comment.js";
 import type { Report } from "../results/types.js";
 
@@ -7,6 +9,7 @@ export interface PublishFacts {
   report: Report;
   reportPath: string;
   comparison: Comparison | null;
+  decision: Decision;
   baseline: BaselineNote;
   artifactId: number | null;
   artifactUrl: string | null;
@@ -14,7 +17,14 @@ export interface PublishFacts {
 }
 
 export type ActionOutputs = Record<
-  "outcome" | "pass-rate" | "report-path" | "artifact-id" | "comment-url" | "cost-usd" | "summary",
+  | "decision"
+  | "outcome"
+  | "pass-rate"
+  | "report-path"
+  | "artifact-id"
+  | "comment-url"
+  | "cost-usd"
+  | "summary",
   string
 >;
 
@@ -47,7 +57,21 @@ export function buildOutputs(facts: PublishFacts): ActionOutputs {
     baseline: describeBaseline(facts.baseline),
     comparison: facts.comparison ? describeComparison(facts.comparison) : null,
   };
+  const d = facts.decision;
+  const decision = {
+    failed: d.failed,
+    fail_on: d.fail_on,
+    basis: d.basis,
+    regressed: d.regressed,
+    regressed_metrics: d.regressed_metrics,
+    suite_regressed: d.suite_regressed,
+    reason: renderDecisionReason(d, {
+      summary: s,
+      ...(facts.baseline.status === "missing" ? { noBaselineReason: facts.baseline.reason } : {}),
+    }),
+  };
   return {
+    decision: JSON.stringify(decision),
     outcome: s.outcome,
     "pass-rate": passRate === null ? "" : String(passRate),
     "report-path": facts.reportPath,
@@ -61,6 +85,7 @@ export function buildOutputs(facts: PublishFacts): ActionOutputs {
 /** The outputs of a run that did not happen (a fork's pull request without the key). */
 export function buildSkippedOutputs(reason: string): ActionOutputs {
   return {
+    decision: "",
     outcome: "skipped",
     "pass-rate": "",
     "report-path": "",

@@ -1,5 +1,7 @@
 /** What every command shares: the I/O it is given, the exit statuses, and its entry in the help. */
+
 import path from "node:path";
+import type { Decision } from "../compare/decision.js";
 import type { Report } from "../results/types.js";
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, incomplete: 3 } as const;
@@ -26,6 +28,13 @@ export interface CliCommand {
 export function exitCodeFor(report: Report): number {
   if (report.summary.failed > 0) return EXIT.failed;
   if (report.summary.errors > 0 || report.run.incomplete) return EXIT.incomplete;
+  return EXIT.ok;
+}
+
+/** Under a decision (a baseline, or an explicit --fail-on): 1 exactly when it fails, 3 when the run was incomplete. */
+export function exitCodeForDecision(decision: Decision): number {
+  if (decision.failed) return EXIT.failed;
+  if (decision.incomplete) return EXIT.incomplete;
   return EXIT.ok;
 }
 

@@ -43,7 +43,7 @@ export function parseFailOn(text: string, where: string): FailOn {
     if (bar > 0 && bar <= 1) return { kind: "pass_rate_below", threshold: bar };
   }
   throw new ConfigError(
-    `fail-on must be regression, outcome, never or pass-rate<X with X in (0, 1] (e.g. pass-rate<0.8), got "${text}"`,
+    `must be regression, outcome, never or pass-rate<X with X in (0, 1] (e.g. pass-rate<0.8), got "${text}"`,
     where,
   );
 }
@@ -195,7 +195,8 @@ export interface DecisionInput {
   gateMetrics?: readonly string[];
   alpha?: number;
   suiteAlpha?: number;
-  /** Extra trials a screened scenario gets in this design (for the design line); default 0. */
+  /** Extra trials a screened scenario gets in this design (for the design line); default: as many as the
+   * head report's extended scenarios ran. */
   extraTrials?: number;
   /** Seed for the permutation tests of gate metrics. */
   seed?: number;
@@ -347,7 +348,7 @@ function decideRegressionAgainst(
         : null,
     scenarios,
     secondary,
-    design: describeDesign(rows, input, result.primaryAlpha),
+    design: describeDesign(rows, input, result.primaryAlpha, observedExtraTrials(input.head)),
     baseline: input.pooling ?? { runs: [baseline.run.id], excluded: [] },
     run: context.run,
     incomplete: context.run.incomplete,
@@ -405,15 +406,21 @@ function testMetricFamily(
  * falls from 0.9 to 0.1 (or 0.5) is flagged, given the median baseline and head trials, the adaptive
  * screen and Holm's first step over the family (its smallest p is compared with alpha / family size).
  */
+/** The most extra trials an extended scenario of the head ran: the run's `extra-trials`. */
+function observedExtraTrials(head: Report): number {
+  return Math.max(0, ...head.scenarios.map((s) => s.trials.length - firstTrials(s).length));
+}
+
 function describeDesign(
   rows: ReadonlyArray<{ base: PassCount | null; head: PassCount; head_first: PassCount; extended: boolean }>,
   input: DecisionInput,
   primaryAlpha: number,
+  observedExtra: number,
 ): Design {
   const compared = rows.filter((r) => r.base && r.base.trials > 0 && r.head.trials > 0);
   const headTrials = median(compared.map((r) => r.head_first.trials));
   const baselineTrials = median(compared.map((r) => r.base!.trials));
-  const extra = input.extraTrials ?? 0;
+  const extra = input.extraTrials ?? observedExtra;
   const family = compared.length;
   const level = family > 0 ? primaryAlpha / family : 0;
   const power =

@@ -1,203 +1,198 @@
 /**
- * The comparison for people: Markdown for the PR comment (compact, within a character budget) and
- * plain text for the terminal. Pure: a Comparison in, a string out.
+ * The comparison for people: Markdown (comparison.md, and the blocks of the PR comment) and plain
+ * text for the terminal. Pure: a Comparison and the Decision in, a string out.
+ *
+ * Pass/fail is the decision's (compare/decision.ts) and nothing else: the first line states it, the
+ * only verdict marks are the decision's (regressed scenarios, gate metrics). Everything else the
+ * Comparison computed is shown as what it is — an estimate of the change with its interval.
  */
 
+import type { Decision, DecisionScenario, MetricFamily, PassCount } from "../compare/decision.js";
 import { PASS_RATE } from "../compare/metrics.js";
 import type {
   Comparison,
   MetricComparison,
   ScenarioComparison,
+  ScenarioStatus,
   SideSummary,
   SuiteMetricComparison,
-  Verdict,
 } from "../compare/types.js";
-import { escapeHtml } from "./escape.js";
+import { renderDecisionHeadline, renderDecisionReason, renderDesignLine } from "./decision.js";
+import { escapeHtml, escapeMarkdownCell, escapePlainText, markdownCode } from "./escape.js";
 import {
+  formatDeltaWithInterval,
   formatMetricDelta,
   formatMetricInterval,
   formatMetricValue,
-  formatNumber,
   formatP,
+  formatPStatement,
 } from "./format.js";
-import { describeCorrection, STATUS_LABEL, VERDICT_LABEL, VERDICT_MARK } from "./labels.js";
+import { STATUS_LABEL } from "./labels.js";
 
 /** Room left under GitHub's 65,536-character comment limit for the rest of the comment. */
 export const DEFAULT_MAX_CHARS = 60_000;
-/** Besides pass_rate, the table shows the first of these that were compared. */
-const KEY_METRICS = ["first_try_success_rate", "error_rate", "total_commands", "cost_usd"];
-const MAX_KEY_METRICS = 3;
-const MAX_LISTED = 25;
+
+/** The interaction metrics the product promises (layer 1), in the order the suite table shows them. */
+export const LAYER_ONE_METRICS: readonly string[] = [
+  "error_rate",
+  "retry_rate",
+  "help_invocations",
+  "first_try_success_rate",
+  "iteration_ratio",
+  "total_commands",
+  "completed",
+];
+
+const METRIC_LABEL: Record<string, string> = {
+  error_rate: "error rate",
+  retry_rate: "retry rate",
+  help_invocations: "help invocations",
+  first_try_success_rate: "first-try success",
+  iteration_ratio: "iteration ratio",
+  total_commands: "commands",
+  completed: "completion",
+};
+
+function metricLabel(metric: string): string {
+  return METRIC_LABEL[metric] ?? metric.replaceAll("_", " ");
+}
+
+/** Labels that only restate "nothing moved". */
+const QUIET_STATUSES: ReadonlySet<ScenarioStatus> = new Set([
+  "still_passing",
+  "still_failing",
+  "still_flaky",
+]);
 
 export interface MarkdownOptions {
-  /** Upper bound on the output's length; detail is dropped to fit, never the headline. */
+  /** Upper bound on the output's length; detail is dropped to fit, never the decision. */
   maxChars?: number;
   /** Render the per-scenario `<details>` expanded. */
   detailsOpen?: boolean;
 }
 
-export function renderComparisonMarkdown(comparison: Comparison, options: MarkdownOptions = {}): string {
-  const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS;
+// ---------------------------------------------------------------------------------------------
+// The scenarios, as the decision sees them
+// ---------------------------------------------------------------------------------------------
+
+/** A matched scenario: the decision's counts and verdicts when it has them, the comparison's otherwise. */
+export interface ScenarioLine {
+  key: string;
+  status: ScenarioStatus;
+  base: PassCount;
+  head: PassCount;
+  /** Null when the decision did not test it (fail-on outcome, one trial each, no data). */
+  adjustedP: number | null;
+  regressed: boolean;
+  regressedMetrics: string[];
+  extended: boolean;
+  comparison: ScenarioComparison | null;
+  /** Pass rate moved, or the decision flagged it. */
+  moved: boolean;
+}
+
+function sideCount(side: SideSummary): PassCount {
+  return { passed: side.passed, trials: side.passed + side.failed };
+}
+
+function rateMoved(base: PassCount, head: PassCount): boolean {
+  return base.passed * head.trials !== head.passed * base.trials;
+}
+
+/** The change of pass rate, for ordering worst first (0 when a side has no trial). */
+function rateChange(line: ScenarioLine): number {
+  if (line.base.trials === 0 || line.head.trials === 0) return 0;
+  return line.head.passed / line.head.trials - line.base.passed / line.base.trials;
+}
+
+export function collectScenarioLines(comparison: Comparison, decision: Decision | null): ScenarioLine[] {
+  const decided = new Map<string, DecisionScenario>((decision?.scenarios ?? []).map((s) => [s.key, s]));
+  const lines = comparison.scenarios.map((c): ScenarioLine => {
+    // A scenario renamed since the baseline is matched here, not by the decision (which keys by name).
+    const d = decided.get(c.key);
+    const matched = d !== undefined && d.base !== null;
+    const base = d?.base ?? sideCount(c.base);
+    const head = d?.head ?? sideCount(c.head);
+    const regressed = d?.regressed ?? false;
+    const regressedMetrics = d?.regressed_metrics ?? [];
+    return {
+      key: c.key,
+      status: matched ? d.status : c.status,
+      base,
+      head,
+      adjustedP: d?.tested ? d.adjusted_p : null,
+      regressed,
+      regressedMetrics,
+      extended: d?.extended ?? false,
+      comparison: c,
+      moved: regressed || regressedMetrics.length > 0 || rateMoved(base, head),
+    };
+  });
+  const rank = (l: ScenarioLine) => (l.regressed ? 0 : l.regressedMetrics.length > 0 ? 1 : 2);
+  return lines.sort((a, b) => rank(a) - rank(b) || rateChange(a) - rateChange(b));
+}
+
+function describeCounts(line: Pick<ScenarioLine, "base" | "head">): string {
+  return `${line.base.passed}/${line.base.trials} → ${line.head.passed}/${line.head.trials}`;
+}
+
+/** Plain labels; the one mark is the decision's own verdict. */
+function describeLabels(line: ScenarioLine, code: (text: string) => string): string[] {
+  const labels: string[] = [];
+  if (line.regressed) labels.push("🔴 regressed");
+  for (const metric of line.regressedMetrics) labels.push(`🔴 ${code(metric)} regressed`);
+  if (!QUIET_STATUSES.has(line.status)) labels.push(STATUS_LABEL[line.status]);
+  if (line.extended) labels.push("extra trials");
+  const c = line.comparison;
+  if (c?.renamed_from) labels.push(`renamed from ${code(c.renamed_from)}`);
+  if (c?.content_changed) labels.push("content changed");
+  return labels;
+}
+
+function isDecided(decision: Decision | null): decision is Decision {
+  // `!= null`: a caller without the decision yet may pass undefined.
+  return decision != null && (decision.basis === "regression" || decision.basis === "no_regression");
+}
+
+const cellCode = (text: string) => escapeMarkdownCell(markdownCode(text));
+
+// ---------------------------------------------------------------------------------------------
+// Blocks
+// ---------------------------------------------------------------------------------------------
+
+/** The comparison's blocks, shared by comparison.md and the PR comment. */
+export interface ComparisonBlocks {
+  warnings: string;
+  /** The layer-1 metrics over the suite: base → head, the change and its interval. */
+  suiteTable: string;
+  /** The header of the moved scenarios' table and its rows, worst first (empty when none moved). */
+  scenarioHeader: string;
+  scenarioRows: string[];
+  /** "27 scenarios unchanged." and any added, removed or renamed. */
+  scenarioSummary: string;
+  /** Per-scenario metric diffs, moved scenarios first. */
+  details: string[];
+  legend: string;
+}
+
+export function buildComparisonBlocks(
+  comparison: Comparison,
+  decision: Decision | null,
+  options: { detailsOpen?: boolean } = {},
+): ComparisonBlocks {
+  const lines = collectScenarioLines(comparison, decision);
+  const moved = lines.filter((l) => l.moved);
+  const decided = isDecided(decision);
   const open = options.detailsOpen ? " open" : "";
-  const ordered = orderScenarios(comparison.scenarios);
-  const keyMetrics = KEY_METRICS.filter((m) => comparison.settings.metrics.includes(m)).slice(
-    0,
-    MAX_KEY_METRICS,
-  );
-
-  const headline = renderHeadline(comparison);
-  const legend = renderLegend(comparison);
-  const lists = renderLists(comparison);
-  const warnings = renderWarnings(comparison);
-  const tableHeader = renderTableHeader(keyMetrics);
-  const rows = ordered.map((s) => renderRow(s, keyMetrics));
-  const suite = renderSuiteDetails(comparison, open);
-  const details = ordered.map((s) => renderScenarioDetails(s, open));
-
-  if (headline.length > maxChars) return `${headline.slice(0, Math.max(0, maxChars - 1))}…`;
-  let room = maxChars - headline.length;
-  const take = (block: string): boolean => {
-    if (block.length === 0 || block.length + 2 > room) return false;
-    room -= block.length + 2;
-    return true;
+  return {
+    warnings: renderWarnings(comparison),
+    suiteTable: renderSuiteTable(comparison, decision),
+    scenarioHeader: moved.length > 0 ? renderScenarioHeader(decided) : "",
+    scenarioRows: moved.map((l) => renderScenarioRow(l, decided)),
+    scenarioSummary: renderScenarioSummary(comparison, lines.length - moved.length, moved.length, decision),
+    details: lines.map((l) => renderScenarioDetails(l, decision, open)),
+    legend: renderLegend(decision),
   };
-  // Budget in priority order; output in reading order.
-  const keepLegend = take(legend);
-  const keepLists = take(lists);
-  const keepWarnings = take(warnings);
-  let table = "";
-  if (rows.length > 0) {
-    const omission = (n: number) =>
-      `\n\n_… and ${n} more scenario${n === 1 ? "" : "s"}; the full comparison is in the report artifact._`;
-    const reserve = omission(rows.length).length;
-    let body = tableHeader;
-    let shown = 0;
-    for (const row of rows) {
-      const rest = rows.length - shown - 1;
-      if (body.length + 1 + row.length + 2 + (rest > 0 ? reserve : 0) > room) break;
-      body += `\n${row}`;
-      shown++;
-    }
-    if (shown > 0) {
-      table = shown < rows.length ? body + omission(rows.length - shown) : body;
-      if (!take(table)) table = "";
-    }
-  }
-  const keepSuite = take(suite);
-  const keptDetails: string[] = [];
-  for (const d of details) {
-    if (!take(d)) break;
-    keptDetails.push(d);
-  }
-  return [
-    headline,
-    keepLists ? lists : "",
-    keepWarnings ? warnings : "",
-    table,
-    keepSuite ? suite : "",
-    ...keptDetails,
-    keepLegend ? legend : "",
-  ]
-    .filter((b) => b.length > 0)
-    .join("\n\n");
-}
-
-function orderScenarios(scenarios: readonly ScenarioComparison[]): ScenarioComparison[] {
-  const rank = (s: ScenarioComparison) => {
-    if (s.status === "newly_failing" || s.regressed.length > 0) return 0;
-    if (s.status === "newly_passing" || s.improved.length > 0) return 1;
-    if (s.content_changed || s.renamed_from) return 2;
-    return 3;
-  };
-  return [...scenarios].sort((a, b) => rank(a) - rank(b));
-}
-
-function headlineTitle(c: Comparison): string {
-  const { regressed, newly_failing, improved, newly_passing, matched } = c.counts;
-  if (matched === 0) return "⚠️ Nothing to compare with the baseline";
-  const parts: string[] = [];
-  if (regressed > 0) parts.push(`${regressed} scenario${regressed === 1 ? "" : "s"} regressed`);
-  if (newly_failing > 0) parts.push(`${newly_failing} newly failing`);
-  if (parts.length > 0) return `🔴 ${parts.join(", ")}`;
-  const good: string[] = [];
-  if (improved > 0) good.push(`${improved} scenario${improved === 1 ? "" : "s"} improved`);
-  if (newly_passing > 0) good.push(`${newly_passing} newly passing`);
-  if (good.length > 0) return `🟢 No regressions; ${good.join(", ")}`;
-  return "⚪ No significant changes";
-}
-
-function renderHeadline(c: Comparison): string {
-  const v = c.counts.verdicts;
-  const scope = [`${c.counts.matched} scenario${c.counts.matched === 1 ? "" : "s"} compared`];
-  if (c.counts.added) scope.push(`${c.counts.added} added`);
-  if (c.counts.removed) scope.push(`${c.counts.removed} removed`);
-  if (c.counts.renamed) scope.push(`${c.counts.renamed} renamed`);
-  const verdicts = (["regressed", "improved", "unchanged", "inconclusive", "too_few_samples"] as const)
-    .map((k) => `${VERDICT_MARK[k]} ${v[k]} ${VERDICT_LABEL[k]}`)
-    .join(" · ");
-  const method = `α = ${c.settings.alpha}, ${describeCorrection(c.settings.correction, c.settings.family_size)}`;
-  const lines = [`### ${headlineTitle(c)}`, `${scope.join(", ")}. Metric verdicts: ${verdicts} (${method}).`];
-  const suitePass = c.suite.metrics.find((m) => m.metric === PASS_RATE);
-  if (suitePass && suitePass.scenarios > 0) lines.push(renderSuiteLine(suitePass, c));
-  return lines.join("\n");
-}
-
-function renderSuiteLine(m: SuiteMetricComparison, c: Comparison): string {
-  const ci = m.ci_low === null ? "" : `, 95% CI ${formatMetricInterval(m, m.ci_low, m.ci_high)}`;
-  const why = m.verdict === "too_few_samples" ? ` (needs ${c.suite.min_scenarios} scenarios)` : "";
-  return (
-    `Suite pass rate (mean over ${m.scenarios} scenario${m.scenarios === 1 ? "" : "s"}): ${formatMetricValue(m, m.base_mean)} → ` +
-    `${formatMetricValue(m, m.head_mean)} (${formatMetricDelta(m, m.delta)}${ci}) ${VERDICT_MARK[m.verdict]} ${VERDICT_LABEL[m.verdict]}${why}.`
-  );
-}
-
-function renderLegend(c: Comparison): string {
-  const alpha = c.settings.alpha;
-  const method = c.settings.correction === "holm" ? "Holm" : "BH";
-  return (
-    `<sub>🔴 regressed / 🟢 improved: change significant at adjusted p ≤ ${alpha} (${method}; Fisher exact for pass rate, ` +
-    `permutation test for other metrics) · ⚪ unchanged: not significant and the 95% CI of the change lies within the ` +
-    `tolerance (±${formatNumber(c.settings.rate_tolerance * 100)} pts for rates, ±${formatNumber(c.settings.relative_tolerance * 100)}% of the baseline for counts, at least 0.5, and for tokens, cost, time) · ` +
-    `❔ inconclusive: neither, more trials needed · ➖ too few samples: fewer than ${c.settings.min_trials} trials on a side. ` +
-    `Intervals are 95% CIs of head − base.</sub>`
-  );
-}
-
-function listNames(names: readonly string[]): string {
-  return listItems(names.map((n) => `\`${n}\``));
-}
-
-function listItems(names: readonly string[]): string {
-  const shown = names.slice(0, MAX_LISTED);
-  const more = names.length > MAX_LISTED ? ` and ${names.length - MAX_LISTED} more` : "";
-  return shown.join(", ") + more;
-}
-
-function renderLists(c: Comparison): string {
-  const lines: string[] = [];
-  const failing = c.scenarios.filter((s) => s.status === "newly_failing");
-  const passing = c.scenarios.filter((s) => s.status === "newly_passing");
-  if (failing.length) {
-    lines.push(`**🔴 Newly failing (${failing.length}):** ${listItems(failing.map(describeTrials))}`);
-  }
-  if (passing.length) {
-    lines.push(`**🟢 Newly passing (${passing.length}):** ${listItems(passing.map(describeTrials))}`);
-  }
-  if (c.added.length) lines.push(`**Added (${c.added.length}):** ${listNames(c.added.map((s) => s.key))}`);
-  if (c.removed.length)
-    lines.push(`**Removed (${c.removed.length}):** ${listNames(c.removed.map((s) => s.key))}`);
-  if (c.renamed.length) {
-    lines.push(
-      `**Renamed (${c.renamed.length}):** ${listNames(c.renamed.map((r) => `${r.from} → ${r.to}`))}`,
-    );
-  }
-  return lines.join("  \n");
-}
-
-function describeTrials(s: ScenarioComparison): string {
-  // One pass then one fail is weak evidence: say so next to the name.
-  const single = s.base.passed + s.base.failed === 1 && s.head.passed + s.head.failed === 1;
-  return `\`${s.key}\`${single ? " (1 trial each: may be noise)" : ""}`;
 }
 
 function renderWarnings(c: Comparison): string {
@@ -205,94 +200,221 @@ function renderWarnings(c: Comparison): string {
   return ["> [!WARNING]", ...c.warnings.map((w) => `> - ${w.message}`)].join("\n");
 }
 
-function renderTableHeader(keyMetrics: readonly string[]): string {
-  const columns = ["Scenario", "Pass rate", ...keyMetrics.map((m) => m.replaceAll("_", " "))];
+function gateFamily(decision: Decision | null, metric: string): MetricFamily | undefined {
+  return decision?.secondary.find((f) => f.metric === metric);
+}
+
+function renderSuiteTable(comparison: Comparison, decision: Decision | null): string {
+  const gated = (decision?.secondary ?? []).map((f) => f.metric);
+  const wanted = [...LAYER_ONE_METRICS, ...gated.filter((m) => !LAYER_ONE_METRICS.includes(m))];
+  const metrics = wanted
+    .map((name) => comparison.suite.metrics.find((m) => m.metric === name))
+    .filter((m): m is SuiteMetricComparison => m !== undefined && m.scenarios > 0);
+  if (metrics.length === 0) return "";
+  const withGate = gated.length > 0;
+  const columns = [
+    `Suite (${comparison.suite.scenarios} scenario${comparison.suite.scenarios === 1 ? "" : "s"})`,
+    "Base → head",
+    "Change (95% CI)",
+    ...(withGate ? ["Gate"] : []),
+  ];
+  const rows = metrics.map((m) => {
+    const cells = [
+      metricLabel(m.metric),
+      `${formatMetricValue(m, m.base_mean)} → ${formatMetricValue(m, m.head_mean)}`,
+      formatDeltaWithInterval(m, m.delta, m.ci_low, m.ci_high),
+    ];
+    if (withGate) cells.push(describeGate(gateFamily(decision, m.metric)));
+    return `| ${cells.join(" | ")} |`;
+  });
+  return [`| ${columns.join(" | ")} |`, `|${columns.map(() => "---").join("|")}|`, ...rows].join("\n");
+}
+
+/** The decision's verdict on a gate metric: where it regressed, or that it did not. */
+function describeGate(family: MetricFamily | undefined): string {
+  if (!family) return "";
+  const regressed = family.scenarios.filter((s) => s.regressed);
+  if (regressed.length === 0) return "✅ no regression";
+  return `🔴 regressed in ${regressed.map((s) => cellCode(s.key)).join(", ")}`;
+}
+
+function renderScenarioHeader(decided: boolean): string {
+  const columns = ["Scenario", "Passed (base → head)", ...(decided ? ["Adjusted p"] : []), "Notes"];
   return [`| ${columns.join(" | ")} |`, `|${columns.map(() => "---").join("|")}|`].join("\n");
 }
 
-function renderRow(s: ScenarioComparison, keyMetrics: readonly string[]): string {
-  const name = [`\`${s.key}\``];
-  if (s.status !== "still_passing") name.push(`<br>${STATUS_LABEL[s.status]}`);
-  if (s.renamed_from) name.push(`<br>renamed from \`${s.renamed_from}\``);
-  if (s.content_changed) name.push("<br>⚠️ content changed");
-  const cells = [name.join(""), renderPassCell(s)];
-  for (const metric of keyMetrics) {
-    const m = s.metrics.find((x) => x.metric === metric);
-    cells.push(m ? renderMetricCell(m) : "–");
-  }
+function renderScenarioRow(line: ScenarioLine, decided: boolean): string {
+  const cells = [cellCode(line.key), describeCounts(line)];
+  if (decided) cells.push(formatP(line.adjustedP));
+  cells.push(describeLabels(line, cellCode).join(" · "));
   return `| ${cells.join(" | ")} |`;
 }
 
-function counts(side: SideSummary): string {
-  return `${side.passed}/${side.passed + side.failed}`;
+function listNames(names: readonly string[]): string {
+  return names.map(markdownCode).join(", ");
 }
 
-function renderPassCell(s: ScenarioComparison): string {
-  const m = s.metrics.find((x) => x.metric === PASS_RATE)!;
-  return `${counts(s.base)} → ${counts(s.head)}<br>${renderMark(m)}`;
+function renderScenarioSummary(
+  c: Comparison,
+  unchanged: number,
+  moved: number,
+  decision: Decision | null,
+): string {
+  const parts: string[] = [];
+  // A scenario the pooled baseline left out (its content changed) is not new: say why it is not compared.
+  const leftOut = new Set(
+    (decision?.baseline?.excluded ?? []).flatMap((e) => (e.scenario === null ? [] : [e.scenario])),
+  );
+  const added = c.added.filter((s) => !leftOut.has(s.key));
+  const changed = c.added.filter((s) => leftOut.has(s.key));
+  if (unchanged > 0) {
+    const all = moved === 0 && unchanged > 1 ? "All " : "";
+    const other = moved > 0 ? "other " : "";
+    parts.push(`${all}${unchanged} ${other}scenario${unchanged === 1 ? "" : "s"} unchanged.`);
+  }
+  if (added.length) parts.push(`Added (${added.length}): ${listNames(added.map((s) => s.key))}.`);
+  if (changed.length) {
+    parts.push(
+      `Not compared, changed since the baseline runs (${changed.length}): ${listNames(changed.map((s) => s.key))}.`,
+    );
+  }
+  if (c.removed.length)
+    parts.push(`Removed (${c.removed.length}): ${listNames(c.removed.map((s) => s.key))}.`);
+  if (c.renamed.length) {
+    const renamed = c.renamed.map((r) => `${markdownCode(r.from)} → ${markdownCode(r.to)}`).join(", ");
+    parts.push(`Renamed (${c.renamed.length}): ${renamed}.`);
+  }
+  return parts.join(" ");
 }
 
-function renderMetricCell(m: MetricComparison): string {
-  return `${formatMetricValue(m, m.base_mean)} → ${formatMetricValue(m, m.head_mean)}<br>${renderMark(m)}`;
-}
-
-function renderMark(m: MetricComparison | SuiteMetricComparison): string {
-  if (m.delta === null) return VERDICT_MARK[m.verdict];
-  const ci = m.ci_low === null ? "" : ` ${formatMetricInterval(m, m.ci_low, m.ci_high)}`;
-  return `${VERDICT_MARK[m.verdict]} ${formatMetricDelta(m, m.delta)}${ci}`;
-}
-
-function renderScenarioDetails(s: ScenarioComparison, open: string): string {
-  const marks = summarizeMarks(s.metrics.map((m) => m.verdict));
-  const side = (label: string, x: SideSummary) =>
+function sideText(label: string, x: SideSummary): string {
+  return (
     `${label}: ${x.trials} trial${x.trials === 1 ? "" : "s"} (${x.passed} passed, ${x.failed} failed` +
-    `${x.errors ? `, ${x.errors} errors` : ""}${x.skipped ? `, ${x.skipped} skipped` : ""})`;
-  const rows = s.metrics.map(
-    (m) =>
-      `| ${m.metric} | ${formatMetricValue(m, m.base_mean)} | ${formatMetricValue(m, m.head_mean)} | ${formatMetricDelta(m, m.delta)} | ` +
-      `${formatMetricInterval(m, m.ci_low, m.ci_high)} | ${formatP(m.p_value)} | ${formatP(m.p_adjusted)} | ` +
-      `${VERDICT_MARK[m.verdict]} ${VERDICT_LABEL[m.verdict]} |`,
+    `${x.errors ? `, ${x.errors} errors` : ""}${x.skipped ? `, ${x.skipped} skipped` : ""})`
   );
+}
+
+/** A gate metric's row shows the decision's adjusted p instead of the (unadjusted) interval. */
+function renderMetricRow(m: MetricComparison, family: MetricFamily | undefined, key: string): string {
+  const finding = family?.scenarios.find((s) => s.key === key);
+  const change = family
+    ? `${formatMetricDelta(m, m.delta)}${finding?.adjusted_p != null ? `, ${formatPStatement("adjusted p", finding.adjusted_p)}` : ""}${finding?.regressed ? " 🔴 regressed" : ""}`
+    : formatDeltaWithInterval(m, m.delta, m.ci_low, m.ci_high);
+  const cells = [
+    escapeMarkdownCell(metricLabel(m.metric)),
+    formatMetricValue(m, m.base_mean),
+    formatMetricValue(m, m.head_mean),
+    change,
+  ];
+  return `| ${cells.join(" | ")} |`;
+}
+
+function renderScenarioDetails(line: ScenarioLine, decision: Decision | null, open: string): string {
+  const c = line.comparison;
+  const labels = describeLabels(line, (t) => `<code>${escapeHtml(t)}</code>`);
+  const summary = [`<code>${escapeHtml(line.key)}</code>`, describeCounts(line), ...labels].join(" · ");
+  const passRow = `| pass rate | ${line.base.passed}/${line.base.trials} | ${line.head.passed}/${line.head.trials} | ${
+    line.adjustedP === null ? "not tested" : formatPStatement("adjusted p", line.adjustedP)
+  } |`;
+  const rows = (c?.metrics ?? [])
+    .filter((m) => m.metric !== PASS_RATE)
+    .map((m) => renderMetricRow(m, gateFamily(decision, m.metric), line.key));
   return [
-    `<details${open}><summary><code>${escapeHtml(s.key)}</code> ${STATUS_LABEL[s.status]} · ${marks}</summary>`,
+    `<details${open}><summary>${summary}</summary>`,
     "",
-    `${side("Baseline", s.base)}; ${side("head", s.head)}.`,
-    "",
-    "| Metric | Base | Head | Δ | 95% CI | p | p adj. | Verdict |",
-    "|---|---|---|---|---|---|---|---|",
+    ...(c ? [`${sideText("Baseline", c.base)}; ${sideText("head", c.head)}.`, ""] : []),
+    "| Metric | Base | Head | Change (95% CI) |",
+    "|---|---|---|---|",
+    passRow,
     ...rows,
     "",
     "</details>",
   ].join("\n");
 }
 
-function summarizeMarks(verdicts: readonly Verdict[]): string {
-  const order: Verdict[] = ["regressed", "improved", "unchanged", "inconclusive", "too_few_samples"];
-  return order
-    .map((v) => [v, verdicts.filter((x) => x === v).length] as const)
-    .filter(([, n]) => n > 0)
-    .map(([v, n]) => `${VERDICT_MARK[v]} ${n}`)
-    .join(" ");
+function renderLegend(decision: Decision | null): string {
+  if (!isDecided(decision)) {
+    return "<sub>Changes are head − base with their 95% intervals: estimates, not tests; no pass/fail decision was made from them.</sub>";
+  }
+  const gates = decision.secondary.map((f) => f.metric.replaceAll("_", " "));
+  const gateText =
+    gates.length > 0
+      ? ` Gate metrics (${gates.join(", ")}): one one-sided family each over the scenarios, Holm, α split equally with the pass rate.`
+      : "";
+  return (
+    `<sub>Pass/fail: each scenario's pass counts, one-sided exact test (Boschloo), Holm over the scenarios, ` +
+    `and a stratified suite test (CMH); α = ${decision.alpha} in all.${gateText} ` +
+    `Other figures are head − base with 95% intervals: estimates, never verdicts.</sub>`
+  );
 }
 
-function renderSuiteDetails(c: Comparison, open: string): string {
-  const metrics = c.suite.metrics.filter((m) => m.scenarios > 0);
-  if (metrics.length === 0) return "";
-  const rows = metrics.map(
-    (m) =>
-      `| ${m.metric} | ${m.scenarios} | ${formatMetricValue(m, m.base_mean)} | ${formatMetricValue(m, m.head_mean)} | ` +
-      `${formatMetricDelta(m, m.delta)} | ${formatMetricInterval(m, m.ci_low, m.ci_high)} | ${formatP(m.p_adjusted)} | ` +
-      `${VERDICT_MARK[m.verdict]} ${VERDICT_LABEL[m.verdict]} |`,
-  );
-  return [
-    `<details${open}><summary>Suite level: each scenario counts once (cluster bootstrap over scenarios)</summary>`,
-    "",
-    "| Metric | Scenarios | Base | Head | Δ | 95% CI | p adj. | Verdict |",
-    "|---|---|---|---|---|---|---|---|",
-    ...rows,
-    "",
-    "</details>",
-  ].join("\n");
+// ---------------------------------------------------------------------------------------------
+// comparison.md
+// ---------------------------------------------------------------------------------------------
+
+function renderTitle(comparison: Comparison, decision: Decision | null): string {
+  if (!decision) {
+    const n = comparison.counts.matched;
+    return `### Compared: ${n} scenario${n === 1 ? "" : "s"} (described; no pass/fail decision)`;
+  }
+  const design = renderDesignLine(decision);
+  return [`### ${renderDecisionHeadline(decision)}`, ...(design ? [design] : [])].join("\n");
+}
+
+/** The moved scenarios' table, rows dropped from the end to fit `room` (with a note of how many). */
+export function fitScenarioTable(blocks: ComparisonBlocks, room: number): string {
+  const { scenarioHeader, scenarioRows } = blocks;
+  if (scenarioRows.length === 0) return "";
+  const omission = (n: number) =>
+    `\n\n_… and ${n} more moved scenario${n === 1 ? "" : "s"}; the full comparison is in the report artifact._`;
+  const reserve = omission(scenarioRows.length).length;
+  let body = scenarioHeader;
+  let shown = 0;
+  for (const row of scenarioRows) {
+    const rest = scenarioRows.length - shown - 1;
+    if (body.length + 1 + row.length + (rest > 0 ? reserve : 0) > room) break;
+    body += `\n${row}`;
+    shown++;
+  }
+  if (shown === 0) return "";
+  return shown < scenarioRows.length ? body + omission(scenarioRows.length - shown) : body;
+}
+
+/**
+ * comparison.md: the decision first (it names every regressed scenario, or says no regression was
+ * detected), what the run could detect, then the suite's metrics, the scenarios that moved, and
+ * per-scenario details. `decision` null: described only (guidance variants side by side).
+ */
+export function renderComparisonMarkdown(
+  comparison: Comparison,
+  decision: Decision | null,
+  options: MarkdownOptions = {},
+): string {
+  const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS;
+  const title = renderTitle(comparison, decision);
+  if (title.length > maxChars) return `${title.slice(0, Math.max(0, maxChars - 1))}…`;
+  const blocks = buildComparisonBlocks(comparison, decision, options);
+  let room = maxChars - title.length;
+  const take = (block: string): boolean => {
+    if (block.length === 0 || block.length + 2 > room) return false;
+    room -= block.length + 2;
+    return true;
+  };
+  // Budget in priority order; output in reading order.
+  const summary = take(blocks.scenarioSummary) ? blocks.scenarioSummary : "";
+  const warnings = take(blocks.warnings) ? blocks.warnings : "";
+  const scenarioTable = fitScenarioTable(blocks, room - 2);
+  take(scenarioTable);
+  const suiteTable = take(blocks.suiteTable) ? blocks.suiteTable : "";
+  const legend = take(blocks.legend) ? blocks.legend : "";
+  const details: string[] = [];
+  for (const d of blocks.details) {
+    if (!take(d)) break;
+    details.push(d);
+  }
+  return [title, warnings, suiteTable, scenarioTable, summary, ...details, legend]
+    .filter((b) => b.length > 0)
+    .join("\n\n");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -300,73 +422,87 @@ function renderSuiteDetails(c: Comparison, open: string): string {
 // ---------------------------------------------------------------------------------------------
 
 export interface TerminalOptions {
-  /** ANSI colours for verdicts; default off. */
+  /** ANSI colours for the decision; default off. */
   color?: boolean;
 }
 
-const ANSI: Partial<Record<Verdict, string>> = { regressed: "\u001b[31m", improved: "\u001b[32m" };
+const RED = "\u001b[31m";
+const GREEN = "\u001b[32m";
 const RESET = "\u001b[0m";
-
-export function renderComparisonTerminal(comparison: Comparison, options: TerminalOptions = {}): string {
-  const c = comparison;
-  const paint = (v: Verdict, text: string) => (options.color && ANSI[v] ? `${ANSI[v]}${text}${RESET}` : text);
-  const lines: string[] = [];
-  lines.push(`Comparison: ${stripMarks(headlineTitle(c))}`);
-  lines.push(
-    `  baseline ${describeSide(c.base)}\n  head     ${describeSide(c.head)}\n` +
-      `  α = ${c.settings.alpha}, ${describeCorrection(c.settings.correction, c.settings.family_size)}; ` +
-      `${c.counts.matched} matched, ${c.counts.added} added, ${c.counts.removed} removed, ${c.counts.renamed} renamed`,
-  );
-  for (const w of c.warnings) lines.push(`  ! ${w.message}`);
-  const failing = c.scenarios.filter((s) => s.status === "newly_failing").map((s) => s.key);
-  const passing = c.scenarios.filter((s) => s.status === "newly_passing").map((s) => s.key);
-  if (failing.length) lines.push(`  newly failing: ${failing.join(", ")}`);
-  if (passing.length) lines.push(`  newly passing: ${passing.join(", ")}`);
-  if (c.added.length) lines.push(`  added: ${c.added.map((s) => s.key).join(", ")}`);
-  if (c.removed.length) lines.push(`  removed: ${c.removed.map((s) => s.key).join(", ")}`);
-  for (const r of c.renamed) lines.push(`  renamed: ${r.from} -> ${r.to}`);
-
-  const table = (title: string, metrics: ReadonlyArray<MetricComparison | SuiteMetricComparison>) => {
-    lines.push("", title);
-    const rows = metrics.map((m) => [
-      m.metric,
-      `${formatMetricValue(m, m.base_mean)} -> ${formatMetricValue(m, m.head_mean)}`,
-      formatMetricDelta(m, m.delta),
-      formatMetricInterval(m, m.ci_low, m.ci_high),
-      `p=${formatP(m.p_value)} adj=${formatP(m.p_adjusted)}`,
-      VERDICT_LABEL[m.verdict],
-    ]);
-    const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
-    for (const [i, r] of rows.entries()) {
-      const text = r.map((cell, j) => (j < 5 ? cell.padEnd(widths[j]!) : cell)).join("  ");
-      lines.push(`  ${paint(metrics[i]!.verdict, text)}`);
-    }
-  };
-  const suite = c.suite.metrics.filter((m) => m.scenarios > 0);
-  if (suite.length) table(`Suite (${c.suite.scenarios} scenarios, each counts once)`, suite);
-  for (const s of orderScenarios(c.scenarios)) {
-    const extra = [
-      STATUS_LABEL[s.status],
-      `${counts(s.base)} -> ${counts(s.head)} passed`,
-      s.renamed_from ? `renamed from ${s.renamed_from}` : "",
-      s.content_changed ? "content changed" : "",
-    ].filter(Boolean);
-    table(`${s.key} (${extra.join(", ")})`, s.metrics);
-  }
-  lines.push(
-    "",
-    `regressed/improved: adjusted p <= ${c.settings.alpha}; unchanged: 95% CI within the tolerance; ` +
-      `inconclusive: neither; too few samples: < ${c.settings.min_trials} trials a side. Intervals: 95% CI of head - base.`,
-  );
-  return lines.join("\n").replaceAll("−", "-");
-}
 
 function describeSide(r: Comparison["base"]): string {
   const parts = [r.run_id, r.agent, r.model ?? "no model", `llm-tool-test ${r.harness_version}`];
   if (r.git_sha) parts.push(r.git_sha.slice(0, 7));
-  return parts.join(", ");
+  return parts.map(escapePlainText).join(", ");
 }
 
-function stripMarks(text: string): string {
-  return text.replace(/^[^\p{L}\p{N}]+/u, "");
+function terminalTable(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map(
+    (r) => `  ${r.map((cell, j) => (j < r.length - 1 ? cell.padEnd(widths[j]!) : cell)).join("  ")}`,
+  );
+}
+
+/** The comparison as plain text: the decision's sentence first, then the same blocks as the Markdown. */
+export function renderComparisonTerminal(
+  comparison: Comparison,
+  decision: Decision | null,
+  options: TerminalOptions = {},
+): string {
+  const c = comparison;
+  const plain = escapePlainText;
+  const first = decision
+    ? `Decision: ${renderDecisionReason(decision)}`
+    : `Compared: ${c.counts.matched} scenarios (described; no pass/fail decision)`;
+  const paint = (text: string) =>
+    options.color && decision ? `${decision.failed ? RED : GREEN}${text}${RESET}` : text;
+  const lines: string[] = [paint(first)];
+  const design = decision ? renderDesignLine(decision) : "";
+  if (design) lines.push(`  ${design}`);
+  lines.push(`  baseline ${describeSide(c.base)}`, `  head     ${describeSide(c.head)}`);
+  for (const w of c.warnings) lines.push(`  ! ${w.message}`);
+
+  const suite = LAYER_ONE_METRICS.map((name) => c.suite.metrics.find((m) => m.metric === name)).filter(
+    (m): m is SuiteMetricComparison => m !== undefined && m.scenarios > 0,
+  );
+  if (suite.length > 0) {
+    lines.push("", `Suite (${c.suite.scenarios} scenarios, each counts once; change with its 95% interval)`);
+    lines.push(
+      ...terminalTable(
+        suite.map((m) => [
+          metricLabel(m.metric),
+          `${formatMetricValue(m, m.base_mean)} -> ${formatMetricValue(m, m.head_mean)}`,
+          formatMetricDelta(m, m.delta),
+          formatMetricInterval(m, m.ci_low, m.ci_high),
+        ]),
+      ),
+    );
+  }
+  const scenarioLines = collectScenarioLines(c, decision);
+  const moved = scenarioLines.filter((l) => l.moved);
+  const decided = isDecided(decision);
+  if (moved.length > 0) {
+    lines.push("", "Scenarios that moved (passed base -> head)");
+    lines.push(
+      ...terminalTable(
+        moved.map((l) => [
+          plain(l.key),
+          describeCounts(l).replace("→", "->"),
+          decided ? (l.adjustedP === null ? "not tested" : formatPStatement("adjusted p", l.adjustedP)) : "",
+          describeLabels(l, plain).join(", ").replace(/🔴 /g, ""),
+        ]),
+      ),
+    );
+  }
+  const unchanged = scenarioLines.length - moved.length;
+  const rest = [
+    unchanged > 0
+      ? `${unchanged} ${moved.length > 0 ? "other " : ""}scenario${unchanged === 1 ? "" : "s"} unchanged`
+      : "",
+    c.added.length ? `added: ${c.added.map((s) => plain(s.key)).join(", ")}` : "",
+    c.removed.length ? `removed: ${c.removed.map((s) => plain(s.key)).join(", ")}` : "",
+    ...c.renamed.map((r) => `renamed: ${plain(r.from)} -> ${plain(r.to)}`),
+  ].filter(Boolean);
+  if (rest.length > 0) lines.push("", ...rest);
+  return lines.join("\n").replaceAll("−", "-");
 }

@@ -35,6 +35,29 @@ export function escapeMarkdownCell(text: string): string {
   return text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
 }
 
+/**
+ * Markdown: untrusted text (a scenario key, a metric name) as an inline code span, inert whatever
+ * it holds: inside a code span Markdown, HTML (`</details>`, `<!--`) and @mentions are literal. The
+ * fence is one backtick longer than the longest run inside, padded when the text touches a
+ * backtick, so the text reads exactly as written; line breaks become spaces. In a table cell, pass
+ * the result through escapeMarkdownCell too (GFM splits cells on `|` even inside code).
+ */
+export function markdownCode(text: string): string {
+  const flat = text.replace(/\r?\n|\r/g, " ");
+  if (flat.length === 0) return "` `";
+  const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = "`".repeat(longest + 1);
+  const pad = longest > 0 || /^ | $/.test(flat) ? " " : "";
+  return `${fence}${pad}${flat}${pad}${fence}`;
+}
+
+/** Plain text for a terminal or a log line: control characters (ANSI escapes, line breaks) shown as their Unicode pictures. */
+export function escapePlainText(text: string): string {
+  return text.replace(/[\u0000-\u001F\u007F]/g, (c) =>
+    String.fromCharCode(c === "\u007F" ? 0x2421 : 0x2400 + c.charCodeAt(0)),
+  );
+}
+
 /** Characters XML 1.0 cannot carry at all, even as references: C0 controls other than tab/LF/CR, U+FFFE/U+FFFF, lone surrogates. */
 const XML_FORBIDDEN =
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;

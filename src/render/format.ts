@@ -161,6 +161,22 @@ export function formatMetricInterval(
   return `[${formatMetricDelta(m, low)}, ${formatMetricDelta(m, high)}]`;
 }
 
+/** A change with its interval, the unit once: "+8 [+2, +14] pts", "+0.5 [−0.2, +1.2]", "+8 pts" without one. */
+export function formatDeltaWithInterval(
+  m: MeasuredMetric,
+  delta: number | null | undefined,
+  low: number | null | undefined,
+  high: number | null | undefined,
+): string {
+  if (delta === null || delta === undefined) return "–";
+  const hasInterval = low !== null && low !== undefined && high !== null && high !== undefined;
+  if (!hasInterval) return formatMetricDelta(m, delta);
+  if (unitOf(m) === "rate") {
+    return `${formatPointsNumber(delta)} [${formatPointsNumber(low)}, ${formatPointsNumber(high)}] pts`;
+  }
+  return `${formatMetricDelta(m, delta)} ${formatMetricInterval(m, low, high)}`;
+}
+
 /** "100% → 20% (−80 pts, 95% CI [−97, −27] pts)". */
 export function formatMetricChange(
   t: MeasuredMetric & {

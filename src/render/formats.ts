@@ -3,10 +3,12 @@
  * `writeReportFiles`) and `report --format` offers them by name. Adding a format is one entry here
  * plus its renderer.
  */
+import type { Decision } from "../compare/decision.js";
 import type { Comparison } from "../compare/types.js";
 import type { Report } from "../results/types.js";
 import type { TrialEvent } from "../transcript/events.js";
 import { renderComparisonMarkdown } from "./comparison-markdown.js";
+import { renderDecisionReason } from "./decision.js";
 import { renderReportHtml } from "./html.js";
 import { renderJunitXml } from "./junit.js";
 import { renderReportMarkdown } from "./report-markdown.js";
@@ -16,6 +18,8 @@ export interface FormatInput {
   report: Report;
   /** The comparison with the baseline: null when none was found, absent when none was asked for. */
   comparison?: Comparison | null;
+  /** The one decision (compare/decision.ts); the formats that show pass/fail show this. */
+  decision?: Decision;
   /** Each trial's events keyed by `events_path`, for a format that `needsEvents` (results/read-trial-events.ts). */
   events?: Record<string, TrialEvent[]>;
   /** ANSI colours, for the terminal. */
@@ -39,13 +43,24 @@ function requireComparison(input: FormatInput): Comparison {
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
+/** comparison.json: the comparison with the decision as a top-level `decision` object, its reason in words. */
+export function buildComparisonJson(
+  comparison: Comparison,
+  decision: Decision | undefined,
+  report?: Report,
+): Comparison & { decision?: Decision & { reason: string } } {
+  if (!decision) return comparison;
+  const reason = renderDecisionReason(decision, report ? { summary: report.summary } : {});
+  return { ...comparison, decision: { ...decision, reason } };
+}
+
 export const OUTPUT_FORMATS = {
   json: { file: "report.json", needsComparison: false, needsEvents: false, render: (i) => json(i.report) },
   md: {
     file: "report.md",
     needsComparison: false,
     needsEvents: false,
-    render: (i) => renderReportMarkdown(i.report),
+    render: (i) => renderReportMarkdown(i.report, i.decision ? { decision: i.decision } : {}),
   },
   junit: {
     file: "junit.xml",
@@ -62,25 +77,27 @@ export const OUTPUT_FORMATS = {
         report: i.report,
         events: i.events ?? {},
         ...(i.comparison !== undefined ? { comparison: i.comparison } : {}),
+        ...(i.decision ? { decision: i.decision } : {}),
       }),
   },
   terminal: {
     file: null,
     needsComparison: false,
     needsEvents: false,
-    render: (i) => `${renderTerminalSummary(i.report, { color: i.color ?? false })}\n`,
+    render: (i) =>
+      `${renderTerminalSummary(i.report, { color: i.color ?? false, ...(i.decision ? { decision: i.decision } : {}) })}\n`,
   },
   "comparison-json": {
     file: "comparison.json",
     needsComparison: true,
     needsEvents: false,
-    render: (i) => json(requireComparison(i)),
+    render: (i) => json(buildComparisonJson(requireComparison(i), i.decision, i.report)),
   },
   "comparison-md": {
     file: "comparison.md",
     needsComparison: true,
     needsEvents: false,
-    render: (i) => renderComparisonMarkdown(requireComparison(i)),
+    render: (i) => renderComparisonMarkdown(requireComparison(i), i.decision ?? null),
   },
 } as const satisfies Record<string, OutputFormat>;
 

@@ -4,9 +4,11 @@
  * string slipped through. Trial details travel as one JSON blob and are drawn on demand.
  */
 import { createHash } from "node:crypto";
+import type { Decision } from "../compare/decision.js";
 import type { Comparison } from "../compare/types.js";
 import type { Report, TrialReport } from "../results/types.js";
 import type { TrialEvent } from "../transcript/events.js";
+import { renderDecisionReason } from "./decision.js";
 import { embedJson, escapeHtml } from "./escape.js";
 import { PAGE_SCRIPT } from "./html/page-script.js";
 import { PAGE_STYLE } from "./html/page-style.js";
@@ -26,6 +28,8 @@ export interface HtmlReportInput {
   events?: Record<string, TrialEvent[]>;
   /** The comparison against a baseline; null when none was found (said on the page), absent when not asked for. */
   comparison?: Comparison | null;
+  /** The decision: when given, the page leads with it. */
+  decision?: Decision;
   /** Longest stdout/stderr/text kept per step in the page (head and tail); default 20,000 characters. */
   maxOutputChars?: number;
 }
@@ -50,13 +54,18 @@ export function buildContentSecurityPolicy(): string {
 
 /** The whole report as one HTML document. Pure. */
 export function renderReportHtml(input: HtmlReportInput): string {
-  const { report, comparison } = input;
+  const { report, comparison, decision } = input;
   const maxOutputChars = input.maxOutputChars ?? DEFAULT_HTML_MAX_OUTPUT_CHARS;
   const trials = buildTrialViews(report, input.events ?? {}, maxOutputChars);
   const trialIndex = new Map<TrialReport, number>();
   for (const trial of report.scenarios.flatMap((s) => s.trials)) trialIndex.set(trial, trialIndex.size);
 
-  const title = `llm-tool-test report · ${report.summary.outcome} · ${report.run.started_at}`;
+  const verdict = decision
+    ? renderDecisionReason(decision, { summary: report.summary })
+    : report.run.incomplete
+      ? `incomplete (${report.summary.outcome})`
+      : report.summary.outcome;
+  const title = `llm-tool-test report · ${verdict} · ${report.run.started_at}`;
   return [
     "<!DOCTYPE html>",
     `<html lang="en"><head><meta charset="utf-8">`,
@@ -67,7 +76,7 @@ export function renderReportHtml(input: HtmlReportInput): string {
     `<link rel="icon" href="data:,">`,
     `<title>${escapeHtml(title)}</title>`,
     `<style>${PAGE_STYLE}</style></head><body><main>`,
-    renderHeadline(report, comparison),
+    renderHeadline(report, comparison, decision),
     renderFailureList(report, trialIndex),
     renderCategoryTable(report),
     renderPassRateSection(report),

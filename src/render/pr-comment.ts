@@ -1,14 +1,18 @@
 /**
  * The PR comment (and the job summary, which shares its layout), computed apart from posting it.
- * Pure: a report, a comparison and some facts in, Markdown out. Layout, by priority: the headline
- * (outcome, pass rate, cost, baseline commit and age) and the footer (links) always; then the
- * comparison (its renderer drops its own detail to fit its budget); then the full report in a
- * collapsible block, cut to what room is left.
+ * Pure: a report, the decision, a comparison and some facts in, Markdown out. It reads in ten
+ * seconds: line one is the decision, line two what the run could detect, then the suite's
+ * interaction metrics, the scenarios that moved (the rest in one line) and the run's own outcome in
+ * one short line. Below, collapsed: per-scenario metric diffs, then the full report, cut to what
+ * room is left. The footer (links) always stays.
  */
 
+import type { Decision } from "../compare/decision.js";
 import type { BaselineSource, Comparison } from "../compare/types.js";
 import type { Report } from "../results/types.js";
-import { renderComparisonMarkdown } from "./comparison-markdown.js";
+import { buildComparisonBlocks, fitScenarioTable } from "./comparison-markdown.js";
+import { renderDecisionHeadline, renderDesignLine } from "./decision.js";
+import { markdownCode } from "./escape.js";
 import { formatRate, formatUsd } from "./format.js";
 import { renderReportMarkdown } from "./report-markdown.js";
 
@@ -32,6 +36,8 @@ export interface CommentInput {
   /** The comment key (the hidden marker's id). */
   key: string;
   report: Report;
+  /** The one decision (compare/decision.ts): the comment's pass/fail is this and nothing else. */
+  decision: Decision;
   comparison: Comparison | null;
   baseline: BaselineNote;
   runUrl: string | null;
@@ -59,17 +65,28 @@ export function renderComment(input: CommentInput): string {
   });
 }
 
+type LayoutInput = Omit<CommentInput, "key" | "maxChars">;
+
 /** The shared layout of the comment and the job summary, never longer than `options.maxChars`. */
-export function renderLayout(input: Omit<CommentInput, "key" | "maxChars">, options: LayoutOptions): string {
-  const head = [options.marker, renderHeadline(input)]
+export function renderLayout(input: LayoutInput, options: LayoutOptions): string {
+  const head = [options.marker, ...renderHeadline(input)]
     .filter((part): part is string => part !== null)
     .join("\n");
   const footer = renderFooter(input);
-  const fixed = `${head}\n\n${footer}`;
+  const blocks = input.comparison ? buildComparisonBlocks(input.comparison, input.decision) : null;
+  // What always shows, above every collapsed block: warnings, the suite's metrics, the run's line.
+  const status = renderStatus(input, blocks?.scenarioSummary ?? "");
+  const fixedBlocks = [head, blocks?.warnings ?? "", blocks?.suiteTable ?? "", status, footer].filter(
+    (block) => block.length > 0,
+  );
+  const fixed = fixedBlocks.join("\n\n");
   if (fixed.length >= options.maxChars) return cutText(fixed, options.maxChars);
 
-  // Two separators around the middle blocks.
+  // Separators around the middle blocks.
   let room = options.maxChars - fixed.length - 4;
+  const scenarioTable = blocks ? fitScenarioTable(blocks, Math.max(0, room - 2)) : "";
+  if (scenarioTable) room -= scenarioTable.length + 2;
+
   const reportBody = demoteHeadings(stripFirstHeading(renderReportMarkdown(input.report))).trim();
   const reportBlock = (body: string) =>
     options.reportOpen
@@ -77,17 +94,25 @@ export function renderLayout(input: Omit<CommentInput, "key" | "maxChars">, opti
       : `<details><summary>Full report of this run</summary>\n\n${body}\n\n</details>`;
   const wrapperLength = reportBlock("").length;
 
-  let comparisonText = "";
-  if (input.comparison) {
-    const full = renderComparisonMarkdown(input.comparison, { maxChars: room });
+  // Per-scenario details, in one collapsed block, come first; they yield to the report only down
+  // to 60% of the room.
+  let details = "";
+  if (blocks && blocks.details.length > 0) {
+    const wrap = (inner: readonly string[]) =>
+      `<details><summary>Metrics of each scenario (${inner.length === blocks.details.length ? "" : `${inner.length} of `}${blocks.details.length})</summary>\n\n${inner.join("\n\n")}\n\n</details>`;
     const reportWanted = reportBody.length + wrapperLength;
-    // The comparison comes first; it yields to the report only down to 60% of the room.
+    const wanted = wrap(blocks.details).length + 2;
     const share =
-      full.length + reportWanted <= room ? room : Math.max(room - reportWanted, Math.floor(room * 0.6));
-    comparisonText =
-      full.length <= share ? full : renderComparisonMarkdown(input.comparison, { maxChars: share });
-    if (comparisonText.length > share) comparisonText = cutText(comparisonText, share);
-    room -= comparisonText.length + 2;
+      wanted + reportWanted <= room ? room : Math.max(room - reportWanted, Math.floor(room * 0.6));
+    const kept: string[] = [];
+    for (const d of blocks.details) {
+      if (wrap([...kept, d]).length + 2 > share) break;
+      kept.push(d);
+    }
+    if (kept.length > 0) {
+      details = wrap(kept);
+      room -= details.length + 2;
+    }
   }
 
   let reportText = "";
@@ -100,37 +125,66 @@ export function renderLayout(input: Omit<CommentInput, "key" | "maxChars">, opti
     reportText = OMITTED_NOTE;
   }
 
-  const blocks = [head, comparisonText, reportText, footer].filter((block) => block.length > 0);
-  return blocks.join("\n\n");
+  const ordered = [
+    head,
+    blocks?.warnings ?? "",
+    blocks?.suiteTable ?? "",
+    scenarioTable,
+    status,
+    details,
+    reportText,
+    footer,
+  ];
+  return ordered.filter((block) => block.length > 0).join("\n\n");
 }
 
 const MIN_USEFUL_REPORT = 400;
 const TRUNCATED_NOTE = "_… cut to fit; the full report is `report.md` in the report artifact._";
 const OMITTED_NOTE = "_The full report did not fit here; it is `report.md` in the report artifact._";
 
-function renderHeadline(input: Omit<CommentInput, "key" | "maxChars">): string {
-  const s = input.report.summary;
-  const mark = s.outcome === "pass" ? "✅" : s.outcome === "fail" ? "❌" : "⚠️";
+/** Line one, the decision; line two, what the run could detect. */
+function renderHeadline(input: LayoutInput): string[] {
+  const { decision, baseline } = input;
+  const headline = renderDecisionHeadline(decision, {
+    summary: input.report.summary,
+    ...(baseline.status === "missing" ? { noBaselineReason: baseline.reason } : {}),
+  });
+  const design = renderDesignLine(decision);
+  return [`## ${headline}`, ...(design ? [design] : [])];
+}
+
+/**
+ * One paragraph under the tables: the scenarios left out of them, the run's own outcome (secondary
+ * when there is a baseline), where the baseline came from; and a warning for an incomplete run.
+ */
+function renderStatus(input: LayoutInput, scenarioSummary: string): string {
+  const { report, baseline, decision } = input;
+  const s = report.summary;
   const evaluated = s.passed + s.failed;
-  const title =
-    `## ${mark} llm-tool-test: ${s.outcome.toUpperCase()} · ${s.passed}/${evaluated} trials passed (${formatRate(s.pass_rate)})` +
-    ` · cost ${formatUsd(s.total_cost_usd)}`;
   const facts = [
-    `${s.scenarios} scenario${s.scenarios === 1 ? "" : "s"}`,
-    `${s.scenarios_passed} passed every trial`,
+    `${s.passed}/${evaluated} trials passed (${formatRate(s.pass_rate)})`,
     ...(s.errors > 0
       ? [
           `**${s.errors} trial${s.errors === 1 ? "" : "s"} errored** (infrastructure, not counted in the pass rate)`,
         ]
       : []),
     ...(s.skipped > 0 ? [`${s.skipped} skipped`] : []),
-    `agent \`${input.report.run.agent}\`${input.report.run.model ? `, model \`${input.report.run.model}\`` : ""}`,
+    `${s.scenarios_passed}/${s.scenarios} scenario${s.scenarios === 1 ? "" : "s"} passed every trial`,
+    `cost ${formatUsd(s.total_cost_usd)}`,
+    `agent ${markdownCode(report.run.agent)}${report.run.model ? `, model ${markdownCode(report.run.model)}` : ""}`,
   ];
-  const lines = [title, "", `${facts.join(" · ")}.`, "", renderBaselineLine(input.baseline, input.now)];
-  if (input.report.run.incomplete) {
-    lines.push("", "> [!WARNING]\n> This run is **incomplete**: it was interrupted or cut by its budget.");
-  }
-  return lines.join("\n");
+  // The headline already says why there is no baseline.
+  const baselineLine =
+    baseline.status === "missing" && decision.basis === "no_baseline"
+      ? ""
+      : renderBaselineLine(baseline, input.now);
+  const paragraph = [scenarioSummary, `This run: ${facts.join(" · ")}.`, baselineLine]
+    .filter(Boolean)
+    .join(" ");
+  const incomplete = report.run.incomplete
+    ? "\n\n> [!WARNING]\n> This run is **incomplete**: it was interrupted or cut by its budget."
+    : "";
+  return paragraph + incomplete;
 }
 
 function renderBaselineLine(baseline: BaselineNote, now: number): string {

@@ -1,7 +1,9 @@
+import type { Decision } from "../compare/decision.js";
 import { compareVariants } from "../compare/variants.js";
 import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
 import { renderComparisonMarkdown } from "./comparison-markdown.js";
-import { escapeMarkdownCell } from "./escape.js";
+import { renderDecisionHeadline, renderDesignLine } from "./decision.js";
+import { escapeMarkdownCell, markdownCode } from "./escape.js";
 import {
   formatDuration,
   formatNumber,
@@ -13,8 +15,11 @@ import {
 
 const OUTCOME_MARK: Record<string, string> = { pass: "✅", fail: "❌", error: "⚠️", skipped: "⏭️" };
 
+/** The scenario's name as inert Markdown (a code span): it comes from the report, not from us. */
 function scenarioLabel(scenario: ScenarioReport): string {
-  return scenario.variant ? `${scenario.id} @ ${scenario.variant}` : scenario.id;
+  return escapeMarkdownCell(
+    markdownCode(scenario.variant ? `${scenario.id} @ ${scenario.variant}` : scenario.id),
+  );
 }
 
 function scenarioOutcome(scenario: ScenarioReport): string {
@@ -38,11 +43,33 @@ function passRateCell(scenario: ScenarioReport): string {
   return `${formatRate(s.pass_rate)} [${formatRateRange(s.pass_rate_ci_low, s.pass_rate_ci_high)}]`;
 }
 
-function renderHeadline(report: Report): string[] {
+export interface ReportMarkdownOptions {
+  /** The decision against the baseline (or on the run alone): when given, the report leads with it. */
+  decision?: Decision;
+}
+
+/** The run's own verdict, for a report without a decision: an incomplete run is never a plain PASS. */
+function describeOutcome(report: Report): string {
   const s = report.summary;
   const mark = s.outcome === "pass" ? "✅" : s.outcome === "fail" ? "❌" : "⚠️";
+  const outcome = `${mark} ${s.outcome.toUpperCase()}`;
+  if (!report.run.incomplete) return outcome;
+  return s.outcome === "pass" ? "⚠️ INCOMPLETE" : `⚠️ INCOMPLETE · ${outcome}`;
+}
+
+function renderTitle(report: Report, decision: Decision | undefined): string[] {
+  if (!decision) return [`# llm-tool-test report ${describeOutcome(report)}`];
+  const design = renderDesignLine(decision);
+  return [
+    `# ${renderDecisionHeadline(decision, { summary: report.summary })}`,
+    ...(design ? ["", design] : []),
+  ];
+}
+
+function renderHeadline(report: Report, decision: Decision | undefined): string[] {
+  const s = report.summary;
   const lines = [
-    `# llm-tool-test report ${mark} ${s.outcome.toUpperCase()}`,
+    ...renderTitle(report, decision),
     "",
     `**${s.passed}/${s.passed + s.failed} trials passed** (${formatRate(s.pass_rate)})` +
       ` across ${s.scenarios} scenario(s); ${s.scenarios_passed} scenario(s) passed every trial.` +
@@ -90,7 +117,7 @@ function renderScenarioTable(report: Report): string[] {
   ];
   for (const scenario of report.scenarios) {
     lines.push(
-      `| ${escapeMarkdownCell(scenarioLabel(scenario))} | ${scenarioOutcome(scenario)} | ${passRateCell(scenario)}` +
+      `| ${scenarioLabel(scenario)} | ${scenarioOutcome(scenario)} | ${passRateCell(scenario)}` +
         ` | ${metric(scenario, "total_commands", "number")} | ${metric(scenario, "error_rate", "rate")}` +
         ` | ${metric(scenario, "retry_rate", "rate")} | ${metric(scenario, "help_invocations", "number")}` +
         ` | ${metric(scenario, "first_try_success_rate", "rate")} | ${metric(scenario, "iteration_ratio", "rate")}` +
@@ -107,7 +134,7 @@ function renderScenarioTable(report: Report): string[] {
 function renderTrialFailure(scenario: ScenarioReport, trial: TrialReport): string[] {
   const lines = [
     "",
-    `### ${OUTCOME_MARK[trial.outcome] ?? ""} ${escapeMarkdownCell(scenarioLabel(scenario))} — trial ${trial.trial}: ${trial.outcome}`,
+    `### ${OUTCOME_MARK[trial.outcome] ?? ""} ${scenarioLabel(scenario)} — trial ${trial.trial}: ${trial.outcome}`,
     "",
   ];
   if (trial.reason) lines.push(`**Why:** ${trial.reason}`, "");
@@ -136,16 +163,20 @@ function renderTrialFailure(scenario: ScenarioReport, trial: TrialReport): strin
   return lines;
 }
 
-/** `report.md`: headline, per-category and per-scenario tables, then each failing trial. Pure. */
-export function renderReportMarkdown(report: Report): string {
-  const lines = [...renderHeadline(report), ...renderCategories(report), ...renderScenarioTable(report)];
+/** `report.md`: headline (the decision when given), per-category and per-scenario tables, then each failing trial. Pure. */
+export function renderReportMarkdown(report: Report, options: ReportMarkdownOptions = {}): string {
+  const lines = [
+    ...renderHeadline(report, options.decision),
+    ...renderCategories(report),
+    ...renderScenarioTable(report),
+  ];
   const variants = compareVariants(report);
   for (const { base, head, comparison } of variants) {
     lines.push(
       "",
       `## Guidance variants: \`${head}\` against \`${base}\``,
       "",
-      renderComparisonMarkdown(comparison, { maxChars: 12_000 }).trim(),
+      renderComparisonMarkdown(comparison, null, { maxChars: 12_000 }).trim(),
     );
   }
   const failing = report.scenarios.flatMap((s) =>

@@ -1,9 +1,14 @@
+import type { Decision } from "../compare/decision.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import type { Report, ScenarioReport } from "../results/types.js";
+import { renderDecisionReason, renderDesignLine } from "./decision.js";
+import { escapePlainText } from "./escape.js";
 import { formatDuration, formatNumber, formatRate, formatRateRange, formatUsd } from "./format.js";
 
 export interface TerminalOptions {
   color?: boolean;
+  /** The decision: when given, the summary leads with it and the run's own line carries no verdict. */
+  decision?: Decision;
 }
 
 function paint(enabled: boolean, code: number, text: string): string {
@@ -15,7 +20,7 @@ function padEnd(text: string, width: number): string {
 }
 
 function label(scenario: ScenarioReport): string {
-  return scenarioKey(scenario);
+  return escapePlainText(scenarioKey(scenario));
 }
 
 /** The summary printed at the end of `run`. Pure. */
@@ -27,6 +32,14 @@ export function renderTerminalSummary(report: Report, options: TerminalOptions =
   const dim = (t: string) => paint(color, 2, t);
   const width = Math.min(48, Math.max(12, ...report.scenarios.map((s) => label(s).length)));
   const lines: string[] = [];
+  const decision = options.decision;
+  if (decision) {
+    const paintDecision = decision.incomplete ? yellow : decision.failed ? red : green;
+    lines.push(paintDecision(renderDecisionReason(decision, { summary: report.summary })));
+    const design = renderDesignLine(decision);
+    if (design) lines.push(dim(design));
+    lines.push("");
+  }
   for (const scenario of report.scenarios) {
     const s = scenario.summary;
     const evaluated = s.passed + s.failed;
@@ -55,18 +68,24 @@ export function renderTerminalSummary(report: Report, options: TerminalOptions =
     lines.push(`${status} ${padEnd(label(scenario), width)}  ${padEnd(rate, 22)} ${dim(detail)}`);
     for (const trial of scenario.trials) {
       if (trial.outcome === "fail" || trial.outcome === "error") {
-        lines.push(dim(`        trial ${trial.trial}: ${(trial.reason ?? trial.outcome).split("\n")[0]}`));
+        lines.push(
+          dim(
+            `        trial ${trial.trial}: ${escapePlainText((trial.reason ?? trial.outcome).split("\n")[0] ?? "")}`,
+          ),
+        );
       }
     }
   }
   const s = report.summary;
-  const headline =
-    s.outcome === "fail"
-      ? red("FAILED")
-      : s.outcome === "error"
-        ? yellow("INCOMPLETE (errors)")
-        : report.run.incomplete
-          ? yellow("INCOMPLETE")
+  // With a decision the run's line only counts: the verdict is the decision's, at the top.
+  const headline = decision
+    ? "Run:"
+    : report.run.incomplete
+      ? yellow(s.outcome === "fail" ? "INCOMPLETE (failures)" : "INCOMPLETE")
+      : s.outcome === "fail"
+        ? red("FAILED")
+        : s.outcome === "error"
+          ? yellow("INCOMPLETE (errors)")
           : green("PASSED");
   lines.push(
     "",

@@ -3,6 +3,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Agent } from "../agents/types.js";
 import { compareReports } from "../compare/compare.js";
+import { type Decision, decide, type FailOn } from "../compare/decision.js";
+import type { ExcludedBaseline } from "../compare/pool-baselines.js";
 import type { CompareOptions, Comparison } from "../compare/types.js";
 import { describeError } from "../errors.js";
 import type { ModelClient } from "../model/model-client.js";
@@ -61,6 +63,17 @@ export interface SuitePorts {
    * `options.baselineCounts`, settled from the same report. */
   baseline?: Report | null;
   compareOptions?: CompareOptions;
+  /** How the finished run is decided (compare/decision.ts); default as `defaultDecisionSettings`. */
+  decision?: DecisionSettings;
+}
+
+/** What `decide()` needs beyond the two reports. */
+export interface DecisionSettings {
+  /** Null: `regression` when a baseline was compared, else `outcome`. */
+  failOn: FailOn | null;
+  gateMetrics: readonly string[];
+  /** The runs a pooled baseline is made of, and what was left out of it. */
+  pooling?: { runs: string[]; excluded: ExcludedBaseline[] } | undefined;
 }
 
 export interface SuiteResult {
@@ -69,6 +82,8 @@ export interface SuiteResult {
   comparison: Comparison | null;
   /** Why the baseline could not be compared (a report of another format, say). */
   comparisonError: string | null;
+  /** The one decision every output renders and every exit status follows. */
+  decision: Decision;
 }
 
 /** Consecutive infrastructure errors after which the run stops instead of failing for hours. */
@@ -243,6 +258,7 @@ export async function runSuite(
     redact,
     ports.baseline ?? null,
     ports.compareOptions,
+    ports.decision,
   );
   return { report, ...compared };
 }
@@ -327,6 +343,7 @@ export async function writeRunOutputs(
   redact: (text: string) => string,
   baseline: Report | null,
   compareOptions: CompareOptions = {},
+  settings: DecisionSettings = { failOn: null, gateMetrics: [] },
 ): Promise<Omit<SuiteResult, "report">> {
   let comparison: Comparison | null = null;
   let comparisonError: string | null = null;
@@ -337,8 +354,16 @@ export async function writeRunOutputs(
       comparisonError = describeError(error);
     }
   }
-  await writeReportFiles(report, outDir, redact, comparison ? { comparison } : {});
-  return { comparison, comparisonError };
+  const decision = decide({
+    head: report,
+    baseline: comparison ? baseline : null,
+    failOn: settings.failOn ?? { kind: comparison ? "regression" : "outcome" },
+    gateMetrics: settings.gateMetrics,
+    ...(settings.pooling ? { pooling: settings.pooling } : {}),
+    ...(compareOptions.alpha !== undefined ? { alpha: compareOptions.alpha } : {}),
+  });
+  await writeReportFiles(report, outDir, redact, { ...(comparison ? { comparison } : {}), decision });
+  return { comparison, comparisonError, decision };
 }
 
 /**
@@ -350,7 +375,7 @@ export async function writeReportFiles(
   report: Report,
   outDir: string,
   redact: (text: string) => string,
-  options: { comparison?: Comparison | null } = {},
+  options: { comparison?: Comparison | null; decision?: Decision } = {},
 ) {
   const input: FormatInput = { report, ...options };
   for (const name of FORMAT_NAMES) {

@@ -129,12 +129,14 @@ describe("run", () => {
         "working-directory": "head",
         scenarios: ".",
         baseline: "../reports/base.json",
+        "fail-on": "outcome",
       }),
     );
     expect(result.status).toBe("failed");
     expect(recorded.failed).toEqual([
-      "llm-tool-test: 3 of 6 trial(s) failed (fail-on: outcome). See the job summary and the report artifact.",
+      "llm-tool-test: Failed: 3/6 trials failed (fail-on: outcome). See the job summary and the report artifact.",
     ]);
+    expect(JSON.parse(recorded.outputs.decision!)).toMatchObject({ failed: true, basis: "outcome" });
     expect(recorded.summaries).toHaveLength(1);
     expect(recorded.summaries[0]).toContain(
       "Compared with the report `../reports/base.json` (commit `0123456`",
@@ -159,7 +161,9 @@ describe("run", () => {
     const push = await run(
       await createDeps({ agent: "oracle", "working-directory": "head", scenarios: "." }),
     );
-    expect(push.status).toBe("failed");
+    // fail-on regression (the default) with no baseline to regress from: neutral, the check passes.
+    expect(push.status).toBe("passed");
+    expect(JSON.parse(recorded.outputs.decision!)).toMatchObject({ failed: false, basis: "no_baseline" });
     const pushed = JSON.parse(await readFile(recorded.outputs["report-path"]!, "utf8")) as Report;
     const passing = JSON.stringify(
       assembleReport(

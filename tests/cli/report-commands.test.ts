@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/main.js";
 import { compareReports } from "../../src/compare/compare.js";
+import { decide } from "../../src/compare/decision.js";
 import { planTrialsNeeded, renderTrialPlan } from "../../src/compare/planning.js";
 import type { Comparison } from "../../src/compare/types.js";
 import { renderComparisonTerminal } from "../../src/render/comparison-markdown.js";
@@ -74,17 +75,24 @@ describe("report", () => {
 
 describe("compare", () => {
   it("renders the comparison of two saved reports as Markdown, JSON or text", async () => {
+    // The fixtures' head collapses create-note 10/10 → 0/10: the decision fails, and so does the exit status.
     const md = await runMain(["compare", BASE_REPORT, HEAD_REPORT, "--format", "md"]);
-    expect(md.code).toBe(EXIT.ok);
-    expect(md.stdout).toContain("Newly failing");
+    expect(md.code).toBe(EXIT.failed);
+    expect(md.stdout.split("\n")[0]).toMatch(/^### 🔴 Regression in `create-note`: 10\/10 → 0\/10/);
     const json = await runMain(["compare", BASE_REPORT, HEAD_REPORT, "--format", "json"]);
-    const comparison = JSON.parse(json.stdout) as Comparison;
+    const comparison = JSON.parse(json.stdout) as Comparison & {
+      decision: { failed: boolean; regressed: string[] };
+    };
+    expect(comparison.decision).toMatchObject({ failed: true, regressed: ["create-note"] });
     expect(comparison.added.length + comparison.removed.length).toBeGreaterThan(0);
+    const lenient = await runMain(["compare", BASE_REPORT, HEAD_REPORT, "--fail-on", "never"]);
+    expect(lenient.code).toBe(EXIT.ok);
     expect(comparison.warnings.some((w) => /model/i.test(JSON.stringify(w)))).toBe(true);
     const text = await runMain(["compare", BASE_REPORT, HEAD_REPORT]);
-    expect(text.code).toBe(EXIT.ok);
+    expect(text.code).toBe(EXIT.failed);
     const [base, head] = await Promise.all([readReportFile(BASE_REPORT), readReportFile(HEAD_REPORT)]);
-    expect(text.stdout).toBe(`${renderComparisonTerminal(compareReports(base, head))}\n`);
+    const decision = decide({ head, baseline: base });
+    expect(text.stdout).toBe(`${renderComparisonTerminal(compareReports(base, head), decision)}\n`);
   });
 
   it("pools several --baseline reports for HEAD, and lists the ones left out", async () => {
@@ -96,7 +104,8 @@ describe("compare", () => {
     });
     const args = ["compare", files.head!, "--baseline", files.a!, "--baseline", files.b!];
     const pooled = await runMain([...args, "--baseline", files.other!, "--format", "json"]);
-    expect(pooled.code).toBe(EXIT.ok);
+    // 5/6 pooled against 0/3 in the only scenario: a regression.
+    expect(pooled.code).toBe(EXIT.failed);
     const comparison = JSON.parse(pooled.stdout) as Comparison;
     expect(comparison.scenarios[0]?.base).toMatchObject({ trials: 6, passed: 5 });
     expect(comparison.scenarios[0]?.head).toMatchObject({ trials: 3, passed: 0 });

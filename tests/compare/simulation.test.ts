@@ -2,10 +2,11 @@
  * Simulated suites with a known truth, seeded. With no true effect the comparison must not cry
  * "regressed" more often than alpha; with a large effect and enough trials it must find it.
  */
+
 import { describe, expect, it } from "vitest";
 import { compareReports } from "../../src/compare/compare.js";
+import { decide } from "../../src/compare/decision.js";
 import type { CompareOptions, Comparison } from "../../src/compare/types.js";
-import { decideRegressionFailure } from "../../src/render/regression-reasons.js";
 import type { Report } from "../../src/results/types.js";
 import { createRng, type Rng } from "../../src/stats/stats.js";
 import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
@@ -73,17 +74,15 @@ describe("simulated suites", () => {
         passProbability: 0.3 + 0.65 * rng(),
         commandsMean: 2 + 6 * rng(),
       }));
-      const c = compareReports(simulateRun(rng, truths, 5), simulateRun(rng, truths, 5), {
-        ...OPTIONS,
-        alpha,
-        seed: sim,
-      });
+      const base = simulateRun(rng, truths, 5);
+      const head = simulateRun(rng, truths, 5);
+      const c = compareReports(base, head, { ...OPTIONS, alpha, seed: sim });
       const regressed = countRegressed(c);
       falseTests += regressed;
       tests += c.settings.family_size;
       if (regressed > 0) runsWithFalseRegression++;
       if (c.suite.metrics.some((m) => m.verdict === "regressed")) runsWithFalseSuiteRegression++;
-      if (decideRegressionFailure(c).failed) gateFailures++;
+      if (decide({ head, baseline: base, alpha, seed: sim }).failed) gateFailures++;
     }
     // Holm controls the family-wise error rate: the share of runs with any false regression ≤ alpha.
     expect(runsWithFalseRegression / sims).toBeLessThanOrEqual(alpha);
@@ -120,10 +119,9 @@ describe("simulated suites", () => {
       const before = Array.from({ length: 10 }, () => ({ passProbability: 0.9, commandsMean: 4 }));
       // Scenarios 0–2 break: pass probability 0.9 → 0.25, commands 4 → 9 on average.
       const after = before.map((t, i) => (i < 3 ? { passProbability: 0.25, commandsMean: 9 } : t));
-      const c = compareReports(simulateRun(rng, before, 20), simulateRun(rng, after, 20), {
-        ...OPTIONS,
-        seed: sim,
-      });
+      const base = simulateRun(rng, before, 20);
+      const head = simulateRun(rng, after, 20);
+      const c = compareReports(base, head, { ...OPTIONS, seed: sim });
       for (const s of c.scenarios) {
         const affected = Number(s.key.slice(1)) < 3;
         if (affected) {
@@ -133,7 +131,7 @@ describe("simulated suites", () => {
           falseOnUnaffected++;
         }
       }
-      if (decideRegressionFailure(c).failed) gateFailures++;
+      if (decide({ head, baseline: base }).failed) gateFailures++;
     }
     expect(detectedPass / (3 * sims)).toBeGreaterThan(0.8);
     expect(detectedCommands / (3 * sims)).toBeGreaterThan(0.9);

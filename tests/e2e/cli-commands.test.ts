@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compareReports } from "../../src/compare/compare.js";
+import { decide } from "../../src/compare/decision.js";
 import { renderComparisonTerminal } from "../../src/render/comparison-markdown.js";
 import { readReportFile } from "../../src/results/read-report.js";
 import type { Report } from "../../src/results/types.js";
@@ -31,7 +32,8 @@ describe("the CLI's other commands, as users run them", () => {
     const text = await runCli(["compare", BASE, HEAD]);
     expect(text.code).toBe(0);
     const [base, head] = await Promise.all([readReportFile(BASE), readReportFile(HEAD)]);
-    expect(text.stdout).toBe(`${renderComparisonTerminal(compareReports(base, head))}\n`);
+    const decision = decide({ head, baseline: base });
+    expect(text.stdout).toBe(`${renderComparisonTerminal(compareReports(base, head), decision)}\n`);
     const missing = await runCli(["compare", BASE, path.join(dir, "nope.json")]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("cannot read the report file");

@@ -1,19 +1,25 @@
 import { describe, expect, it } from "vitest";
 import { compareReports } from "../../src/compare/compare.js";
+import { decide } from "../../src/compare/decision.js";
 import type { Comparison } from "../../src/compare/types.js";
 import { renderComparisonMarkdown, renderComparisonTerminal } from "../../src/render/comparison-markdown.js";
+import { markdownCode } from "../../src/render/escape.js";
 import { createRng } from "../../src/stats/stats.js";
 import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
 import { loadFixture } from "../support/report-fixtures.js";
+import { decideAndCompare, repeat, scenarioWith, suiteOf } from "./decision-fixtures.js";
 
-const comparison = compareReports(loadFixture("base"), loadFixture("head"));
+const base = loadFixture("base");
+const head = loadFixture("head");
+const comparison = compareReports(base, head);
+const decision = decide({ head, baseline: base });
 
-function headlineOf(markdown: string): string {
-  return markdown.split("\n\n")[0]!;
+function firstLine(markdown: string): string {
+  return markdown.split("\n")[0]!;
 }
 
 /** A large suite: 600 scenarios, a few of them broken, so the comment must be cut to fit. */
-function buildLargeComparison(): Comparison {
+function buildLargeRuns() {
   const rng = createRng(11);
   const run = (broken: boolean) =>
     makeReport(
@@ -32,97 +38,154 @@ function buildLargeComparison(): Comparison {
         }),
       ),
     );
-  return compareReports(run(false), run(true), { bootstrapResamples: 200, permutationResamples: 500 });
+  return { base: run(false), head: run(true) };
 }
 
 describe("renderComparisonMarkdown", () => {
   it("matches the snapshot for the fixture reports", async () => {
-    await expect(renderComparisonMarkdown(comparison)).toMatchFileSnapshot(
+    await expect(renderComparisonMarkdown(comparison, decision)).toMatchFileSnapshot(
       "__snapshots__/fixtures-comparison.md.snap",
     );
   });
 
-  it("puts the headline first, newly failing next, then warnings, table, details and the legend", () => {
-    const md = renderComparisonMarkdown(comparison);
-    expect(md.startsWith("### 🔴 1 scenario regressed, 2 newly failing\n")).toBe(true);
+  it("states the decision on its first line, then what the run could detect", () => {
+    const md = renderComparisonMarkdown(comparison, decision);
+    expect(decision.regressed).toEqual(["create-note"]);
+    expect(firstLine(md)).toMatch(
+      /^### 🔴 Regression in `create-note`: 10\/10 → 0\/10 \(adjusted p < 0\.001\)/u,
+    );
+    expect(md.split("\n")[1]).toMatch(/^9 scenarios × 5 trials against 1 baseline run/);
+  });
+
+  it("shows the suite's metrics, then only the scenarios that moved, the rest in one line", () => {
+    const md = renderComparisonMarkdown(comparison, decision);
     const order = [
-      "**🔴 Newly failing (2):**",
       "> [!WARNING]",
-      "| Scenario | Pass rate |",
-      "<details><summary>Suite level",
+      "| Suite (8 scenarios) | Base → head | Change (95% CI) |",
+      "| Scenario | Passed (base → head) | Adjusted p | Notes |",
+      "5 other scenarios unchanged.",
       "<details><summary><code>create-note</code>",
-      "<sub>🔴 regressed",
+      "<sub>Pass/fail:",
     ].map((s) => md.indexOf(s));
     for (const i of order) expect(i).toBeGreaterThan(0);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
-    // The regressed scenario's row shows counts, the mark, the delta and its interval.
-    expect(md).toContain("| `create-note`<br>newly failing | 10/10 → 0/10<br>🔴 −100 pts [−100, −61] pts |");
-    expect(md).toContain("`single-shot` (1 trial each: may be noise)");
-    expect(md).toContain("renamed from `tag-notes`");
-    expect(md).toContain("⚠️ content changed");
-    expect(md).toMatch(
-      /Suite pass rate \(mean over 8 scenarios\): 95% → 75% \(−20 pts, 95% CI \[−\d+, \+\d+\] pts\) ❔ inconclusive\./,
+    expect(md).toContain("| `create-note` | 10/10 → 0/10 | <0.001 | 🔴 regressed · newly failing |");
+    expect(md).toContain("| `link-notes` | 3/5 → 5/5 | 1.000 | now passing |");
+    expect(md).toContain("Renamed (1): `tag-notes` → `tag-notes-bulk`.");
+    // Unchanged scenarios get no row, and the comparison's own verdicts are not shown.
+    expect(md).not.toContain("| `search@agents-v1` |");
+    expect(md).not.toMatch(/[❔➖🟢]|inconclusive|too few samples/u);
+    // The decision's marks only: the headline, the regressed scenario's row and its details.
+    expect(md.match(/🔴/gu)?.length).toBe(3);
+  });
+
+  it("marks a gate metric with the decision's verdict, and no other metric", () => {
+    const baseline = makeReport([
+      scenarioWith("noisy", 12, 12, { total_commands: 10, error_count: 0 }),
+      scenarioWith("quiet", 12, 12),
+    ]);
+    const worse = makeReport([
+      scenarioWith("noisy", 9, 9, { total_commands: 10, error_count: 8 }),
+      scenarioWith("quiet", 3, 3),
+    ]);
+    const { decision: gated, comparison: c } = decideAndCompare(worse, baseline, {
+      gateMetrics: ["error_rate"],
+    });
+    const md = renderComparisonMarkdown(c!, gated);
+    expect(firstLine(md)).toMatch(/^### 🔴 Regression in `error_rate` of `noisy`/u);
+    expect(md).toContain("| Suite (2 scenarios) | Base → head | Change (95% CI) | Gate |");
+    expect(md).toMatch(/\| error rate \| 0% → 40% \| [^|]+ \| 🔴 regressed in `noisy` \|/);
+    expect(md).toMatch(/\| `noisy` \| 12\/12 → 9\/9 \| [^|]+ \| 🔴 `error_rate` regressed \|/);
+    // In the scenario's details the gate metric shows the decision's adjusted p, not an interval.
+    expect(md).toMatch(/\| error rate \| 0% \| 80% \| \+80 pts, adjusted p [<=] [\d.]+ 🔴 regressed \|/);
+  });
+
+  it("says plainly when nothing regressed, with no scenario rows", () => {
+    const { decision: same, comparison: c } = decideAndCompare(
+      suiteOf(repeat(30, 3, 3)),
+      suiteOf(repeat(30, 3, 3)),
     );
-    expect(md).toContain("<details><summary>");
-    expect(md).not.toContain("<details open>");
-    expect(renderComparisonMarkdown(comparison, { detailsOpen: true })).toContain("<details open><summary>");
-  });
-
-  it("respects maxChars by dropping detail, never the headline", () => {
-    const full = renderComparisonMarkdown(comparison);
-    const headline = headlineOf(full);
-    for (const maxChars of [headline.length, 600, 1500, 3000, 6000, full.length - 1]) {
-      const md = renderComparisonMarkdown(comparison, { maxChars });
-      expect(md.length).toBeLessThanOrEqual(maxChars);
-      expect(md.startsWith(headline)).toBe(true);
-    }
-    // With a moderate budget the table stays and the per-scenario details go first.
-    const medium = renderComparisonMarkdown(comparison, { maxChars: 4000 });
-    expect(medium).toContain("| `create-note`");
-    expect(medium).toContain("**🔴 Newly failing (2):**");
-    expect(medium.split("<details>").length).toBeLessThan(full.split("<details>").length);
-    expect(renderComparisonMarkdown(comparison, { maxChars: full.length })).toBe(full);
-  });
-
-  it("keeps a large suite under GitHub's comment limit and says what it left out", () => {
-    const big = buildLargeComparison();
-    const md = renderComparisonMarkdown(big);
-    expect(md.length).toBeLessThanOrEqual(60_000);
-    expect(md).toMatch(/^### 🔴/);
-    expect(md).toMatch(/_… and \d+ more scenarios; the full comparison is in the report artifact\._/);
-    // The broken scenarios come first in the table.
-    const firstRow = md.split("\n").find((l) => l.startsWith("| `scenario-with"))!;
-    expect(firstRow).toContain("scenario-with-a-longish-name-00");
-    const small = renderComparisonMarkdown(big, { maxChars: 2000 });
-    expect(small.length).toBeLessThanOrEqual(2000);
-    expect(headlineOf(small)).toBe(headlineOf(md));
-  });
-
-  it("says plainly when nothing changed", () => {
-    const same = compareReports(loadFixture("base"), loadFixture("base"));
-    const md = renderComparisonMarkdown(same);
-    expect(md.startsWith("### ⚪ No significant changes\n")).toBe(true);
+    const md = renderComparisonMarkdown(c!, same);
+    expect(firstLine(md)).toBe("### ✅ No regression detected");
+    expect(md).toContain("All 30 scenarios unchanged.");
+    expect(md).not.toContain("| Scenario |");
     expect(md).not.toContain("[!WARNING]");
-    expect(md).not.toContain("Newly failing");
+  });
+
+  it("without a decision, describes and says that nothing was decided", () => {
+    const md = renderComparisonMarkdown(comparison, null);
+    expect(firstLine(md)).toBe("### Compared: 8 scenarios (described; no pass/fail decision)");
+    expect(md).not.toContain("🔴");
+    expect(md).not.toContain("Adjusted p");
+  });
+
+  it("respects maxChars by dropping detail, never the decision", () => {
+    const full = renderComparisonMarkdown(comparison, decision);
+    const title = full.split("\n\n")[0]!;
+    for (const maxChars of [title.length, 600, 1500, 3000, 6000, full.length - 1]) {
+      const md = renderComparisonMarkdown(comparison, decision, { maxChars });
+      expect(md.length).toBeLessThanOrEqual(maxChars);
+      expect(md.startsWith(title)).toBe(true);
+    }
+    const medium = renderComparisonMarkdown(comparison, decision, { maxChars: 4000 });
+    expect(medium).toContain("| `create-note` |");
+    expect(medium.split("<details>").length).toBeLessThan(full.split("<details>").length);
+    expect(renderComparisonMarkdown(comparison, decision, { maxChars: full.length })).toBe(full);
+  });
+
+  it("keeps a large suite under GitHub's comment limit and names every regressed scenario first", () => {
+    const runs = buildLargeRuns();
+    const big = compareReports(runs.base, runs.head, { bootstrapResamples: 200, permutationResamples: 500 });
+    const bigDecision = decide({ head: runs.head, baseline: runs.base });
+    const md = renderComparisonMarkdown(big, bigDecision);
+    expect(md.length).toBeLessThanOrEqual(60_000);
+    for (const key of bigDecision.regressed) expect(firstLine(md)).toContain(markdownCode(key));
+    expect(firstLine(md)).toMatch(/^### (🔴|✅)/u);
+    const small = renderComparisonMarkdown(big, bigDecision, { maxChars: 2000 });
+    expect(small.length).toBeLessThanOrEqual(2000);
+    expect(firstLine(small)).toBe(firstLine(md));
+  });
+
+  it("keeps agent-controlled scenario names inert in rows and details", () => {
+    const names = ["a`b|c", "</details><!-- x", "@octocat"];
+    const h = makeReport(names.map((id) => scenarioWith(id, 0, 9)));
+    const b = makeReport(names.map((id) => scenarioWith(id, 12, 12)));
+    const { decision: d, comparison: c } = decideAndCompare(h, b);
+    const md = renderComparisonMarkdown(c!, d);
+    expect(md).toContain("| `` a`b\\|c `` | 12/12 → 0/9 |");
+    expect(md).toContain("| `</details><!-- x` | 12/12 → 0/9 |");
+    expect(md).toContain("| `@octocat` | 12/12 → 0/9 |");
+    expect(md).toContain("<summary><code>&lt;/details&gt;&lt;!-- x</code>");
+    // Every </details> and <!-- outside a code span is our own.
+    let outsideCode = md.replace(/<code>.*?<\/code>/g, "");
+    for (const name of names)
+      outsideCode = outsideCode.replaceAll(markdownCode(name).replace("|", "\\|"), "");
+    expect(outsideCode.match(/<\/details>/g)?.length).toBe(outsideCode.match(/<details>/g)?.length);
+    expect(outsideCode).not.toContain("<!--");
+    expect(outsideCode).not.toContain("@octocat");
   });
 });
 
 describe("renderComparisonTerminal", () => {
-  it("prints plain text with per-scenario intervals and no ANSI codes by default", () => {
-    const text = renderComparisonTerminal(comparison);
+  it("prints the decision first, then the suite and the scenarios that moved, without ANSI codes by default", () => {
+    const text = renderComparisonTerminal(comparison, decision);
     expect(text).not.toContain("\u001b[");
-    expect(text).toContain("Comparison: 1 scenario regressed, 2 newly failing");
-    expect(text).toContain("newly failing: create-note, single-shot");
-    expect(text).toContain("renamed: tag-notes -> tag-notes-bulk");
-    expect(text).toMatch(/create-note \(newly failing, 10\/10 -> 0\/10 passed\)/);
-    expect(text).toMatch(
-      / {2}pass_rate +100% -> 0% +-100 pts +\[-100, -61\] pts +p=<0\.001 adj=<0\.001 +regressed/,
+    expect(firstLine(text)).toMatch(
+      /^Decision: Regression in create-note: 10\/10 → 0\/10 \(adjusted p < 0\.001\)/,
     );
+    expect(text).toMatch(/ {2}error rate +3\.6% -> 10% +\+6\.5 pts +\[-\d+(\.\d)?, \+\d+\] pts/);
+    expect(text).toMatch(/ {2}create-note +10\/10 -> 0\/10 +adjusted p < 0\.001 +regressed, newly failing/);
+    expect(text).toContain("5 other scenarios unchanged");
+    expect(text).toContain("renamed: tag-notes -> tag-notes-bulk");
     expect(text).toContain("! The baseline used model");
+    expect(text).not.toMatch(/inconclusive|improved/);
   });
 
-  it("colours verdicts only when asked", () => {
-    const text = renderComparisonTerminal(comparison, { color: true });
-    expect(text).toContain("\u001b[31m");
+  it("colours the decision only when asked", () => {
+    expect(renderComparisonTerminal(comparison, decision, { color: true })).toContain("\u001b[31m");
+    const same = decideAndCompare(suiteOf(repeat(3, 3, 3)), suiteOf(repeat(3, 3, 3)));
+    expect(renderComparisonTerminal(same.comparison as Comparison, same.decision, { color: true })).toMatch(
+      /^\u001b\[32mDecision: No regression detected\./,
+    );
   });
 });

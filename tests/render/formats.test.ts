@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { compareReports } from "../../src/compare/compare.js";
+import { decide } from "../../src/compare/decision.js";
 import { renderComparisonMarkdown } from "../../src/render/comparison-markdown.js";
+import { renderDecisionReason } from "../../src/render/decision.js";
 import { FORMAT_NAMES, OUTPUT_FORMATS } from "../../src/render/formats.js";
 import { renderReportMarkdown } from "../../src/render/report-markdown.js";
 import { writeReportFiles } from "../../src/run/suite.js";
@@ -56,11 +58,35 @@ describe("the output formats", () => {
       "report.md",
     ]);
     expect(await readFile(path.join(dir, "comparison.md"), "utf8")).toBe(
-      renderComparisonMarkdown(comparison),
+      renderComparisonMarkdown(comparison, null),
     );
     expect(JSON.parse(await readFile(path.join(dir, "comparison.json"), "utf8"))).toEqual(
       JSON.parse(JSON.stringify(comparison)),
     );
     expect(await readFile(path.join(dir, "report.html"), "utf8")).toContain('id="comparison"');
+  });
+
+  it("carry the decision: comparison.json as a top-level object with failed, regressed and reason, comparison.md on its first line", () => {
+    const base = loadFixture("base");
+    const head = loadFixture("head");
+    const comparison = compareReports(base, head);
+    const decision = decide({ head, baseline: base });
+    const input = { report: head, comparison, decision };
+    const json = JSON.parse(OUTPUT_FORMATS["comparison-json"].render(input));
+    expect(json.decision).toMatchObject({ failed: true, regressed: ["create-note"], basis: "regression" });
+    expect(json.decision.reason).toBe(renderDecisionReason(decision, { summary: head.summary }));
+    expect(json.decision.reason).toMatch(/^Regression in create-note: 10\/10 → 0\/10/);
+    expect(json.scenarios).toEqual(JSON.parse(JSON.stringify(comparison.scenarios)));
+    // Without a decision, the comparison alone, as before.
+    expect(
+      JSON.parse(OUTPUT_FORMATS["comparison-json"].render({ report: head, comparison })).decision,
+    ).toBeUndefined();
+
+    const md = OUTPUT_FORMATS["comparison-md"].render(input);
+    expect(md).toBe(renderComparisonMarkdown(comparison, decision));
+    expect(md.split("\n")[0]).toMatch(/^### 🔴 Regression in `create-note`/u);
+    expect(OUTPUT_FORMATS.md.render(input).split("\n")[0]).toMatch(/^# 🔴 Regression in `create-note`/u);
+    expect(OUTPUT_FORMATS.terminal.render(input).split("\n")[0]).toBe(json.decision.reason);
+    expect(OUTPUT_FORMATS.html.render(input)).toMatch(/<h1>🔴 Regression in <code>create-note<\/code>/u);
   });
 });

@@ -2,7 +2,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compareReports } from "../../src/compare/compare.js";
+import { type Decision, decide } from "../../src/compare/decision.js";
 import type { BaselineSource, Comparison } from "../../src/compare/types.js";
+import { renderDecisionHeadline } from "../../src/render/decision.js";
+import { markdownCode } from "../../src/render/escape.js";
 import { renderJobSummary } from "../../src/render/job-summary.js";
 import {
   COMMENT_MAX_CHARS,
@@ -13,6 +16,8 @@ import {
 } from "../../src/render/pr-comment.js";
 import { readReportFile } from "../../src/results/read-report.js";
 import type { Report } from "../../src/results/types.js";
+import { makeReport } from "../support/report-factory.js";
+import { decideAndCompare, repeat, scenarioWith, suiteOf } from "./decision-fixtures.js";
 
 const REPORTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../fixtures/action/reports");
 const NOW = Date.parse("2025-01-02T03:00:00.000Z");
@@ -22,6 +27,7 @@ const ARTIFACT_URL = `${RUN_URL}/artifacts/9002`;
 let base: Report;
 let head: Report;
 let comparison: Comparison;
+let decision: Decision;
 
 const source: BaselineSource = {
   kind: "auto",
@@ -39,12 +45,19 @@ beforeAll(async () => {
   base = await readReportFile(path.join(REPORTS, "base.json"));
   head = await readReportFile(path.join(REPORTS, "head.json"));
   comparison = compareReports(base, head);
+  decision = decide({ head, baseline: base });
 });
+
+/** What a reader sees before opening anything: the body above the first collapsed block. */
+function aboveTheFold(body: string): string[] {
+  return body.slice(0, body.indexOf("<details")).trimEnd().split("\n");
+}
 
 function input(overrides: Partial<CommentInput> = {}): CommentInput {
   return {
     key: "llm-tool-test",
     report: head,
+    decision,
     comparison,
     baseline: { status: "found", source, baseRef: "main", baseSha: source.sha },
     runUrl: RUN_URL,
@@ -56,37 +69,100 @@ function input(overrides: Partial<CommentInput> = {}): CommentInput {
 }
 
 describe("renderComment", () => {
-  it("renders the comparison with the base branch (snapshot)", () => {
+  it("leads with the decision and what the run could detect, then the suite and what moved (snapshot)", () => {
     const body = renderComment(input());
     expect(body).toMatchSnapshot();
-    expect(body.split("\n")[0]).toBe("<!-- llm-tool-test:llm-tool-test -->");
-    expect(body).toContain("## ❌ llm-tool-test: FAIL · 31/42 trials passed (74%) · cost $2.15");
-    expect(body).toContain(
+    const lines = body.split("\n");
+    expect(lines[0]).toBe("<!-- llm-tool-test:llm-tool-test -->");
+    expect(lines[1]).toBe(`## ${renderDecisionHeadline(decision, { summary: head.summary })}`);
+    expect(lines[1]).toMatch(/^## 🔴 Regression in `create-note`: 10\/10 → 0\/10 \(adjusted p < 0\.001\)/u);
+    expect(lines[2]).toMatch(
+      /^9 scenarios × 5 trials against 1 baseline run \(5 trials a scenario\): catches/,
+    );
+    const order = [
+      "| Suite (8 scenarios) | Base → head | Change (95% CI) |",
+      "| `create-note` | 10/10 → 0/10 | <0.001 | 🔴 regressed · newly failing |",
+      "5 other scenarios unchanged.",
+      "This run: 31/42 trials passed (74%)",
       "Compared with `0123456` on `main` ([run #17](https://github.com/octo-org/octo-tool/actions/runs/100), 27 hours old).",
-    );
-    // Newly failing before the rest, and the full report collapsed after the comparison.
-    expect(body.indexOf("create-note")).toBeLessThan(body.indexOf("link-notes"));
-    expect(body.indexOf("<details><summary>Full report of this run</summary>")).toBeGreaterThan(
-      body.indexOf("| Scenario |"),
-    );
+      "<details><summary>Metrics of each scenario (8)</summary>",
+      "<details><summary>Full report of this run</summary>",
+    ].map((text) => body.indexOf(text));
+    for (const i of order) expect(i).toBeGreaterThan(0);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    // No verdict tallies, no unexplained marks, no rows for scenarios that did not move.
+    expect(body).not.toMatch(/[❔➖🟢]|inconclusive|Metric verdicts/u);
+    expect(aboveTheFold(body).join("\n")).not.toContain("`search@agents-v1`");
     expect(body.endsWith("<sub>llm-tool-test 0.1.0 · measured on `89abcde`</sub>")).toBe(true);
     expect(body).toContain(`[Workflow run](${RUN_URL}) · [Report artifact](${ARTIFACT_URL})`);
   });
 
-  it("says so, neutrally, when there is no baseline (snapshot)", () => {
+  it("with nothing changed in 30 scenarios, keeps what shows above the first <details> to 15 lines", () => {
+    const { decision: same, comparison: c } = decideAndCompare(
+      suiteOf(repeat(30, 3, 3)),
+      suiteOf(repeat(30, 12, 12)),
+      {
+        pooling: { runs: ["#41", "#40", "#39", "#38"], excluded: [] },
+        extraTrials: 6,
+      },
+    );
+    const body = renderComment(input({ report: suiteOf(repeat(30, 3, 3)), decision: same, comparison: c }));
+    const lines = aboveTheFold(body);
+    expect(lines.length).toBeLessThanOrEqual(15);
+    expect(lines[1]).toBe("## ✅ No regression detected");
+    expect(lines[2]).toMatch(/^30 scenarios × 3 \(\+6\) trials against 4 baseline runs/);
+    expect(lines).toContain("| commands | 4 → 4 | 0 [0, 0] |");
+    expect(lines.at(-1)).toMatch(/^All 30 scenarios unchanged\. This run: 90\/90 trials passed \(100%\)/);
+    expect(lines.join("\n")).not.toContain("| Scenario |");
+  });
+
+  it("keeps agent-controlled scenario names inert in the headline and the rows", () => {
+    const names = ["a`b", "</details><!-- hidden", "@octocat please"];
+    const h = makeReport(names.map((id) => scenarioWith(id, 0, 9)));
+    const b = makeReport(names.map((id) => scenarioWith(id, 12, 12)));
+    const { decision: d, comparison: c } = decideAndCompare(h, b);
+    const body = renderComment(input({ report: h, decision: d, comparison: c }));
+    const headline = body.split("\n")[1]!;
+    for (const name of names) {
+      expect(headline).toContain(markdownCode(name));
+      expect(body).toContain(`| ${markdownCode(name)} | 12/12 → 0/9 |`);
+    }
+    // Outside code spans and <code>, every </details> closes one of ours and no comment opens.
+    let outside = body.replace(/<code>.*?<\/code>/g, "");
+    for (const name of names) outside = outside.replaceAll(markdownCode(name), "");
+    expect(outside.match(/<\/details>/g)?.length).toBe(outside.match(/<details>/g)?.length);
+    expect(outside.split("\n").filter((l) => l.includes("<!--"))).toEqual([
+      "<!-- llm-tool-test:llm-tool-test -->",
+    ]);
+    expect(outside).not.toContain("@octocat");
+  });
+
+  it("says so, neutrally, when there is no baseline, and shows the run on its own (snapshot)", () => {
+    const reason = "no successful push run of this workflow on `main` yet";
     const body = renderComment(
       input({
+        decision: decide({ head, baseline: null }),
         comparison: null,
-        baseline: { status: "missing", reason: "no successful push run of this workflow on `main` yet" },
+        baseline: { status: "missing", reason },
       }),
     );
     expect(body).toMatchSnapshot();
-    expect(body).toContain(
-      "**No baseline to compare with:** no successful push run of this workflow on `main` yet. This is neutral: the run is shown on its own.",
+    expect(body.split("\n")[1]).toBe(
+      `## ⚪ No baseline yet: ${reason} — this check does not gate until there is one`,
     );
     expect(body).not.toContain("Compared with");
-    expect(body).not.toMatch(/^### [🔴🟢⚪]/mu);
+    expect(aboveTheFold(body).join("\n")).not.toContain("| Suite");
+    expect(body).toContain("This run: 31/42 trials passed (74%)");
     expect(body).toContain("### Scenarios");
+  });
+
+  it("decides on the run alone under fail-on outcome, and still shows the comparison as estimates", () => {
+    const { decision: outcome, comparison: c } = decideAndCompare(head, base, { failOnText: "outcome" });
+    const body = renderComment(input({ decision: outcome, comparison: c }));
+    expect(body.split("\n")[1]).toBe("## ❌ Failed: 11/42 trials failed (fail-on: outcome)");
+    expect(body).toContain("| Scenario | Passed (base → head) | Notes |");
+    expect(body).not.toContain("Adjusted p");
+    expect(body).not.toContain("🔴");
   });
 
   it("names a baseline from another commit than the PR's base, and a baseline file", () => {
@@ -123,17 +199,26 @@ describe("renderComment", () => {
     expect(file).toContain(
       "Compared with the report `baseline/report.json` (commit `0123456`, 27 hours old).",
     );
-    const off = renderComment(input({ comparison: null, baseline: { status: "disabled" } }));
+    const off = renderComment(
+      input({
+        decision: decide({ head, baseline: null }),
+        comparison: null,
+        baseline: { status: "disabled" },
+      }),
+    );
     expect(off).toContain("Baseline comparison is off (`baseline: none`).");
   });
 
-  it("warns about an incomplete run and errored trials", () => {
+  it("says INCOMPLETE first for an incomplete run, and warns about errored trials", () => {
     const incomplete: Report = {
       ...head,
       run: { ...head.run, incomplete: true },
       summary: { ...head.summary, errors: 2, skipped: 3 },
     };
-    const body = renderComment(input({ report: incomplete }));
+    const body = renderComment(
+      input({ report: incomplete, decision: decide({ head: incomplete, baseline: base }) }),
+    );
+    expect(body.split("\n")[1]).toMatch(/^## ⚠️ INCOMPLETE — 🔴 Regression in `create-note`/u);
     expect(body).toContain("> This run is **incomplete**: it was interrupted or cut by its budget.");
     expect(body).toContain("**2 trials errored** (infrastructure, not counted in the pass rate)");
     expect(body).toContain("3 skipped");
@@ -143,16 +228,16 @@ describe("renderComment", () => {
     expect(renderComment(input({ artifactUrl: null }))).toContain("Report artifact: not uploaded");
   });
 
-  it.each([65_000, 20_000, 6_000, 2_500, 1_200])(
-    "fits %i characters by dropping detail, never the headline",
+  it.each([65_000, 20_000, 6_000, 2_500, 1_800])(
+    "fits %i characters by dropping detail, never the decision",
     (maxChars) => {
       const full = renderComment(input({ maxChars: 1_000_000 }));
       const body = renderComment(input({ maxChars }));
       expect(body.length).toBeLessThanOrEqual(maxChars);
-      const headline = full.slice(0, full.indexOf("### "));
-      expect(body.startsWith(headline)).toBe(true);
+      const top = full.slice(0, full.indexOf("\n\n"));
+      expect(body.startsWith(top)).toBe(true);
       expect(body).toContain(`[Report artifact](${ARTIFACT_URL})`);
-      // What went: the comparison's collapsed details, or the end of the full report (with a note).
+      // What went: per-scenario details, scenario rows, or the end of the full report (with a note).
       const detailBlocks = (text: string) => text.match(/<details/g)?.length ?? 0;
       const cutReport =
         /cut to fit; the full report is `report.md` in the report artifact|did not fit here/.test(body);
@@ -173,11 +258,17 @@ describe("renderComment", () => {
         id: `scenario-${String(i).padStart(3, "0")}`,
       })),
     };
-    const body = renderComment(input({ report: many, comparison: compareReports(base, many) }));
+    const body = renderComment(
+      input({
+        report: many,
+        decision: decide({ head: many, baseline: base }),
+        comparison: compareReports(base, many),
+      }),
+    );
     expect(body.length).toBeLessThanOrEqual(COMMENT_MAX_CHARS);
     expect(body.length).toBeGreaterThan(COMMENT_MAX_CHARS - 5_000);
     expect(body.match(/<details/g)?.length).toBe(body.match(/<\/details>/g)?.length);
-    expect(body).toContain("## ❌ llm-tool-test: FAIL");
+    expect(body.split("\n")[1]).toMatch(/^## /);
   });
 });
 
@@ -242,7 +333,9 @@ describe("formatAge", () => {
 describe("renderJobSummary", () => {
   it("shows the full report expanded, without the comment's marker", () => {
     const summary = renderJobSummary(input());
-    expect(summary.startsWith("## ❌ llm-tool-test: FAIL")).toBe(true);
+    expect(summary.startsWith(`## ${renderDecisionHeadline(decision, { summary: head.summary })}\n`)).toBe(
+      true,
+    );
     expect(summary).not.toContain("<!-- llm-tool-test:");
     expect(summary).toContain("## Full report");
     expect(summary).not.toContain("<summary>Full report of this run</summary>");

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { AGENT_NAMES, AGENTS, type AgentName, describeMissingApiKey } from "../../agents/registry.js";
+import { checkGateMetrics, parseFailOn } from "../../compare/decision.js";
 import { type BaselineCandidate, describeExclusions } from "../../compare/pool-baselines.js";
 import { ConfigError } from "../../errors.js";
 import { loadPriceTable } from "../../model/pricing.js";
@@ -24,13 +25,21 @@ import {
   readChoice,
   readDurationMs,
   readInteger,
+  readList,
   readNumber,
   readRepeated,
   readShard,
   readString,
 } from "../args.js";
 import { readBaselineFiles } from "../baseline-files.js";
-import { type CliCommand, type CliIo, displayPath, EXIT, exitCodeFor } from "../command.js";
+import {
+  type CliCommand,
+  type CliIo,
+  displayPath,
+  EXIT,
+  exitCodeFor,
+  exitCodeForDecision,
+} from "../command.js";
 import { createProgressReporter } from "../progress.js";
 import { FILTER_OPTIONS, readFilterFlags, readScenarioPaths } from "../scenario-selection.js";
 
@@ -55,6 +64,8 @@ const RUN_OPTIONS: OptionSpec = {
   "max-cost-usd": { type: "string" },
   baseline: { type: "string", multiple: true },
   "extra-trials": { type: "string" },
+  "fail-on": { type: "string" },
+  "gate-metrics": { type: "string", multiple: true },
   resume: { type: "string" },
   variant: { type: "string", multiple: true },
   "agent-command": { type: "string" },
@@ -100,6 +111,9 @@ ${describeAgents()}  --agent-command TPL    the command agent's command, with {p
                          judge, harness major version and settings; per scenario, same content)
   --extra-trials M       with a baseline, scenarios whose first trials pass less often than the
                          baseline's get M more (default 6; 0 turns it off)
+  --fail-on RULE         regression (the default with --baseline) | outcome | never | pass-rate<X;
+                         without --baseline or --fail-on the exit status is the run's own (below)
+  --gate-metrics LIST    with --baseline: layer-1 metrics that also decide, e.g. error_rate
   --variant NAME=FILE    run every scenario once per guidance file (repeat: --variant v1=AGENTS.md
                          --variant v2=AGENTS-new.md); report.md compares them side by side
   --resume DIR           finish the interrupted run in DIR (same scenarios and flags)
@@ -202,6 +216,9 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   const resumeDir = readString(values, "resume");
   const outDir = path.resolve(io.cwd, resumeDir ?? readString(values, "out") ?? timestampFolder(new Date()));
   const baselineCandidates = await readBaselineFiles(readRepeated(values, "baseline"), io.cwd);
+  const failOnText = readString(values, "fail-on");
+  const failOn = failOnText ? parseFailOn(failOnText, "--fail-on") : null;
+  const gateMetrics = checkGateMetrics(readList(values, "gate-metrics"), "--gate-metrics");
   const prepared = await prepareRun(
     {
       paths: readScenarioPaths(positionals, io.cwd),
@@ -239,6 +256,13 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
       signal: abort.signal,
       git: await readGit(io.cwd, io.env),
       baseline: baseline?.report ?? null,
+      decision: {
+        failOn,
+        gateMetrics,
+        ...(baseline && baselineCandidates.length > 1
+          ? { pooling: { runs: baseline.used, excluded: baseline.excluded } }
+          : {}),
+      },
       ...(quiet ? {} : { onProgress: progress.onProgress }),
     });
   } finally {
@@ -246,12 +270,15 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
-  const { report, comparison, comparisonError } = result;
-  io.stdout.write(`${renderTerminalSummary(report, { color: Boolean(io.stdout.isTTY) })}\n`);
-  if (comparison) io.stdout.write(`\n${renderComparisonTerminal(comparison)}\n`);
+  const { report, comparison, comparisonError, decision } = result;
+  // A baseline or an explicit --fail-on makes the decision govern; otherwise the run's own result does.
+  const decided = comparison !== null || failOn !== null;
+  const color = Boolean(io.stdout.isTTY);
+  io.stdout.write(`${renderTerminalSummary(report, { color, ...(decided ? { decision } : {}) })}\n`);
+  if (comparison) io.stdout.write(`\n${renderComparisonTerminal(comparison, decision, { color })}\n`);
   if (comparisonError) io.stderr.write(`warning: the baseline could not be compared: ${comparisonError}\n`);
   io.stdout.write(`Report: ${displayPath(io.cwd, path.join(outDir, "report.md"))}\n`);
-  return exitCodeFor(report);
+  return decided ? exitCodeForDecision(decision) : exitCodeFor(report);
 }
 
 /**

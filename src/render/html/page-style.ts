@@ -27,6 +27,8 @@ code, pre, .cmd-line { font-family: ui-monospace, SFMono-Regular, "SF Mono", Men
 pre { white-space: pre-wrap; word-break: break-word; margin: 0; }
 .muted { color: var(--muted); }
 .meta { color: var(--muted); margin: 0 0 14px; }
+.kicker { color: var(--muted); margin: 0 0 4px; }
+.design { margin: 0 0 8px; }
 .banner { border: 1px solid var(--error); background: var(--error-bg); padding: 8px 12px; border-radius: 6px; margin: 10px 0; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; font-weight: 600;
   text-transform: uppercase; letter-spacing: .02em; vertical-align: middle; white-space: nowrap; }

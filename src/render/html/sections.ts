@@ -1,4 +1,5 @@
 /** The static parts of the HTML report: headline, tables, failures and the baseline comparison. */
+import type { Decision } from "../../compare/decision.js";
 import type {
   Comparison,
   MetricComparison,
@@ -7,6 +8,7 @@ import type {
 } from "../../compare/types.js";
 import type { Report, ScenarioReport, TrialReport } from "../../results/types.js";
 import { wilsonInterval } from "../../stats/stats.js";
+import { renderDecisionHeadlineHtml, renderDesignLine } from "../decision.js";
 import { escapeHtml } from "../escape.js";
 import {
   formatDuration,
@@ -60,7 +62,33 @@ function renderCard(label: string, value: string, sub: string, tone = ""): strin
   return `<div class="card${tone ? ` ${tone}` : ""}"><div class="label">${esc(label)}</div><div class="value">${esc(value)}</div><div class="sub">${esc(sub)}</div></div>`;
 }
 
-export function renderHeadline(report: Report, comparison: Comparison | null | undefined): string {
+/** The run's own verdict as a badge: an incomplete run is never a plain pass. */
+function renderOutcomeBadge(report: Report): string {
+  const outcome = report.summary.outcome;
+  const badge = `<span class="badge ${esc(outcome)}">${esc(outcome)}</span>`;
+  if (!report.run.incomplete) return badge;
+  return `<span class="badge error">incomplete</span>${outcome === "pass" ? "" : ` ${badge}`}`;
+}
+
+/** The decision's verdict on the baseline, for the summary cards (the decision, never the comparison's own verdicts). */
+function renderDecisionCard(decision: Decision): string {
+  const regressed = decision.regressed.length + decision.regressed_metrics.length;
+  const value = decision.failed
+    ? "regression"
+    : decision.basis === "no_regression"
+      ? "no regression"
+      : "not decided";
+  const sub = decision.failed
+    ? `${decision.regressed.length} scenario(s) regressed${decision.suite_regressed ? " · suite test rejects" : ""}${decision.regressed_metrics.length ? ` · ${decision.regressed_metrics.length} gate metric(s)` : ""}`
+    : `fail-on: ${decision.fail_on}`;
+  return renderCard("Against baseline", value, sub, decision.failed || regressed > 0 ? "bad" : "good");
+}
+
+export function renderHeadline(
+  report: Report,
+  comparison: Comparison | null | undefined,
+  decision?: Decision,
+): string {
   const s = report.summary;
   const run = report.run;
   const evaluated = s.passed + s.failed;
@@ -111,7 +139,9 @@ export function renderHeadline(report: Report, comparison: Comparison | null | u
       `summed over trials · ${formatDuration(s.avg_duration_ms)} per trial`,
     ),
   ];
-  if (comparison) {
+  if (decision && (decision.basis === "regression" || decision.basis === "no_regression")) {
+    cards.push(renderDecisionCard(decision));
+  } else if (comparison) {
     const passRate = comparison.suite.metrics.find((m) => m.metric === "pass_rate");
     const c = comparison.counts;
     cards.push(
@@ -129,8 +159,13 @@ export function renderHeadline(report: Report, comparison: Comparison | null | u
       : "",
     comparison === null ? `<p class="muted">No baseline report to compare against.</p>` : "",
   ].join("");
+  const design = decision ? renderDesignLine(decision) : "";
+  const title = decision
+    ? `<p class="kicker">llm-tool-test report ${renderOutcomeBadge(report)}</p><h1>${renderDecisionHeadlineHtml(decision, { summary: s })}</h1>` +
+      (design ? `<p class="design">${esc(design)}</p>` : "")
+    : `<h1>llm-tool-test report ${renderOutcomeBadge(report)}</h1>`;
   return (
-    `<header><h1>llm-tool-test report <span class="badge ${s.outcome}">${esc(s.outcome)}</span></h1>` +
+    `<header>${title}` +
     `<p class="meta">${facts.map(esc).join(" · ")}</p>${banners}</header>` +
     `<section class="cards" aria-label="Summary">${cards.join("")}</section>`
   );

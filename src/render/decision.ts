@@ -1,0 +1,275 @@
+/**
+ * The decision's words (compare/decision.ts), written once and used by every renderer: the PR
+ * comment, the job summary, report.md, report.html, the terminal, comparison.md and comparison.json.
+ * They render the Decision and nothing else for pass/fail, so none of them can disagree.
+ *
+ * A sentence is built once as pieces (our own words, and untrusted names kept apart), then written
+ * out as Markdown (names in code spans), HTML (names in <code>, everything escaped) or plain text.
+ */
+import type { Decision, DecisionScenario, MetricFinding, PassCount } from "../compare/decision.js";
+import { findMetric } from "../results/trial-metrics.js";
+import type { RunSummary } from "../results/types.js";
+import { escapeHtml, escapePlainText, markdownCode } from "./escape.js";
+import { formatMetricValue, formatPStatement, formatRate } from "./format.js";
+
+/** Words, and names that came from a report (scenario keys, metric names). */
+type Piece = string | { name: string };
+type Sentence = Piece[];
+
+export interface HeadlineOptions {
+  /** Why there is no baseline (basis no_baseline), in Markdown, e.g. "no successful run on `main` yet". */
+  noBaselineReason?: string;
+  /** The head run's summary, for the trial counts of fail-on outcome / never. */
+  summary?: Pick<RunSummary, "passed" | "failed" | "errors">;
+}
+
+/** More regressed scenarios than this are named without their counts. */
+const MAX_DETAILED = 3;
+
+const ICON = {
+  regression: "🔴",
+  pass: "✅",
+  fail: "❌",
+  neutral: "⚪",
+  info: "ℹ️",
+  incomplete: "⚠️",
+} as const;
+
+function toMarkdown(sentence: Sentence): string {
+  return sentence.map((p) => (typeof p === "string" ? p : markdownCode(p.name))).join("");
+}
+
+function toHtml(sentence: Sentence): string {
+  return sentence
+    .map((p) => (typeof p === "string" ? escapeHtml(p) : `<code>${escapeHtml(p.name)}</code>`))
+    .join("");
+}
+
+function toPlain(sentence: Sentence): string {
+  return sentence.map((p) => escapePlainText(typeof p === "string" ? p : p.name)).join("");
+}
+
+function counts(c: PassCount | null): string {
+  return c ? `${c.passed}/${c.trials}` : "–";
+}
+
+/** "`x`: 12/12 → 0/9 (adjusted p = 0.002)", or without the colon in a list. */
+function describeScenario(s: DecisionScenario, separator = ": "): Sentence {
+  const p = s.adjusted_p === null ? "" : ` (${formatPStatement("adjusted p", s.adjusted_p)})`;
+  return [{ name: s.key }, `${separator}${counts(s.base)} → ${counts(s.head)}${p}`];
+}
+
+function joinNames(keys: readonly string[]): Sentence {
+  return keys.flatMap((key, i): Piece[] => (i === 0 ? [{ name: key }] : [", ", { name: key }]));
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function scenarioPart(decision: Decision): Sentence {
+  const regressed = decision.regressed.map((key) => decision.scenarios.find((s) => s.key === key) ?? null);
+  if (regressed.length === 1 && regressed[0]) return ["in ", ...describeScenario(regressed[0])];
+  if (regressed.length <= MAX_DETAILED && regressed.every((s) => s !== null)) {
+    const each = regressed.flatMap((s, i): Piece[] => [
+      ...(i === 0 ? [] : [", "]),
+      ...describeScenario(s as DecisionScenario, " "),
+    ]);
+    return [`in ${regressed.length} scenarios: `, ...each];
+  }
+  return [`in ${plural(regressed.length, "scenario")}: `, ...joinNames(decision.regressed)];
+}
+
+/** Pass rates pooled over the scenarios both sides ran: what the suite test looked at. */
+export function pooledPassRates(decision: Decision): { base: number; head: number } | null {
+  let basePassed = 0;
+  let baseTrials = 0;
+  let headPassed = 0;
+  let headTrials = 0;
+  for (const s of decision.scenarios) {
+    if (!s.base || s.base.trials === 0 || s.head.trials === 0) continue;
+    basePassed += s.base.passed;
+    baseTrials += s.base.trials;
+    headPassed += s.head.passed;
+    headTrials += s.head.trials;
+  }
+  return baseTrials > 0 && headTrials > 0
+    ? { base: basePassed / baseTrials, head: headPassed / headTrials }
+    : null;
+}
+
+function suitePart(decision: Decision): Sentence {
+  const rates = pooledPassRates(decision);
+  const change = rates ? `pass rate ${formatRate(rates.base)} → ${formatRate(rates.head)} ` : "";
+  const p = decision.suite?.adjusted_p;
+  const test =
+    p === null || p === undefined ? "suite test" : `suite test, ${formatPStatement("adjusted p", p)}`;
+  return [`across the suite: ${change}(${test})`];
+}
+
+function metricValue(metric: string, value: number | null): string {
+  return formatMetricValue({ metric, kind: findMetric(metric).kind }, value);
+}
+
+function metricPart(decision: Decision, metric: string, keys: readonly string[]): Sentence {
+  const family = decision.secondary.find((f) => f.metric === metric);
+  const findings = keys.map((key) => family?.scenarios.find((s) => s.key === key) ?? null);
+  const describe = (f: MetricFinding, separator = ": "): Sentence => {
+    const p = f.adjusted_p === null ? "" : ` (${formatPStatement("adjusted p", f.adjusted_p)})`;
+    return [
+      { name: f.key },
+      `${separator}${metricValue(metric, f.base_mean)} → ${metricValue(metric, f.head_mean)}${p}`,
+    ];
+  };
+  if (findings.length === 1 && findings[0])
+    return ["in ", { name: metric }, " of ", ...describe(findings[0])];
+  return [
+    "in ",
+    { name: metric },
+    ` of ${plural(keys.length, "scenario")}: `,
+    ...(findings.length <= MAX_DETAILED && findings.every((f) => f !== null)
+      ? findings.flatMap((f, i): Piece[] => [
+          ...(i === 0 ? [] : [", "]),
+          ...describe(f as MetricFinding, " "),
+        ])
+      : joinNames(keys)),
+  ];
+}
+
+function regressionSentence(decision: Decision): Sentence {
+  const parts: Sentence[] = [];
+  if (decision.regressed.length > 0) parts.push(scenarioPart(decision));
+  if (decision.suite_regressed) parts.push(suitePart(decision));
+  for (const { metric, scenarios } of decision.regressed_metrics) {
+    parts.push(metricPart(decision, metric, scenarios));
+  }
+  return ["Regression ", ...parts.flatMap((part, i): Piece[] => [...(i === 0 ? [] : ["; "]), ...part])];
+}
+
+function trialCounts(summary: HeadlineOptions["summary"]): string | null {
+  if (!summary) return null;
+  const evaluated = summary.passed + summary.failed;
+  const errored = summary.errors > 0 ? `, ${summary.errors} errored` : "";
+  return `${summary.passed}/${evaluated} trials passed${errored}`;
+}
+
+function thresholdOf(failOn: string): number | null {
+  const match = /<\s*(\d*\.?\d+)$/.exec(failOn);
+  return match ? Number(match[1]) : null;
+}
+
+/** The sentence and its icon, before any INCOMPLETE prefix. */
+function describeDecision(
+  decision: Decision,
+  options: HeadlineOptions,
+): { icon: string; sentence: Sentence } {
+  const failOn = ` (fail-on: ${decision.fail_on})`;
+  switch (decision.basis) {
+    case "regression":
+      return { icon: ICON.regression, sentence: regressionSentence(decision) };
+    case "no_regression":
+      return { icon: ICON.pass, sentence: ["No regression detected"] };
+    case "no_baseline": {
+      const reason = options.noBaselineReason ? `: ${options.noBaselineReason}` : "";
+      return {
+        icon: ICON.neutral,
+        sentence: [`No baseline yet${reason} — this check does not gate until there is one`],
+      };
+    }
+    case "outcome": {
+      const s = options.summary;
+      if (!decision.failed) {
+        const passed = trialCounts(s);
+        return { icon: ICON.pass, sentence: [`Passed${passed ? `: ${passed}` : ""}${failOn}`] };
+      }
+      const what = s
+        ? [
+            s.failed > 0 ? `${s.failed}/${s.passed + s.failed} trials failed` : "",
+            s.errors > 0 ? `${plural(s.errors, "trial")} errored` : "",
+          ]
+            .filter(Boolean)
+            .join(", ")
+        : "";
+      return {
+        icon: ICON.fail,
+        sentence: [`Failed: ${what || `the run's outcome is ${decision.run.outcome}`}${failOn}`],
+      };
+    }
+    case "pass_rate": {
+      const bar = thresholdOf(decision.fail_on);
+      const barText = bar === null ? "the bar" : formatRate(bar);
+      const rate = decision.run.pass_rate;
+      if (rate === null) {
+        return {
+          icon: ICON.fail,
+          sentence: [`No trial was evaluated: no pass rate to hold to ${barText}${failOn}`],
+        };
+      }
+      return decision.failed
+        ? { icon: ICON.fail, sentence: [`Pass rate ${formatRate(rate)} is below ${barText}${failOn}`] }
+        : { icon: ICON.pass, sentence: [`Pass rate ${formatRate(rate)} meets ${barText}${failOn}`] };
+    }
+    case "never": {
+      const passed = trialCounts(options.summary) ?? `pass rate ${formatRate(decision.run.pass_rate)}`;
+      return { icon: ICON.info, sentence: [`Not gating: ${passed}${failOn}`] };
+    }
+  }
+}
+
+const INCOMPLETE_NOTE = "; only the trials that ran were judged";
+
+function composeHeadline(
+  decision: Decision,
+  options: HeadlineOptions,
+  write: (sentence: Sentence) => string,
+): string {
+  const { icon, sentence } = describeDecision(decision, options);
+  if (!decision.incomplete) return `${icon} ${write(sentence)}`;
+  // Never a plain pass: the run was interrupted or cut by its budget.
+  const failedIcon = decision.failed ? `${icon} ` : "";
+  return `${ICON.incomplete} INCOMPLETE — ${failedIcon}${write([...sentence, INCOMPLETE_NOTE])}`;
+}
+
+/** Line one everywhere: "🔴 Regression in `x`: 5/5 → 0/5 (adjusted p = 0.020)", "✅ No regression detected". Markdown. */
+export function renderDecisionHeadline(decision: Decision, options: HeadlineOptions = {}): string {
+  return composeHeadline(decision, options, toMarkdown);
+}
+
+/** The headline as HTML (report.html). */
+export function renderDecisionHeadlineHtml(decision: Decision, options: HeadlineOptions = {}): string {
+  return composeHeadline(decision, options, toHtml);
+}
+
+/** One plain sentence, no Markdown and no icons: logs, exit messages, comparison.json's `decision.reason`. */
+export function renderDecisionReason(decision: Decision, options: HeadlineOptions = {}): string {
+  const { sentence } = describeDecision(decision, options);
+  const text = toPlain(sentence);
+  return decision.incomplete ? `INCOMPLETE: ${text}${INCOMPLETE_NOTE}.` : `${text}.`;
+}
+
+function describePower(power: number): string {
+  if (power >= 0.995) return ">99%";
+  return power < 0.01 ? "<1%" : `~${formatRate(power)}`;
+}
+
+/**
+ * Line two: what this run could detect. "20 scenarios × 3 (+6) trials against 4 baseline runs
+ * (12 trials a scenario): catches a 90% → 10% collapse in one scenario with ~86% power; a
+ * 90% → 50% drop with ~11%." Empty when the decision did not compare (no baseline, fail-on outcome…).
+ */
+export function renderDesignLine(decision: Decision): string {
+  const d = decision.design;
+  if (!d) return "";
+  const runs = plural(d.baseline_runs, "baseline run");
+  const against = `against ${runs} (${plural(d.baseline_trials, "trial")} a scenario)`;
+  if (decision.suite_only) {
+    return `${plural(d.scenarios, "scenario")}, ${plural(d.head_trials, "trial")} per scenario ${against}: only the suite test can decide (no per-scenario verdicts).`;
+  }
+  const extra = d.extra_trials > 0 ? ` (+${d.extra_trials})` : "";
+  const design = `${plural(d.scenarios, "scenario")} × ${d.head_trials}${extra} trial${d.head_trials === 1 && !extra ? "" : "s"} ${against}`;
+  if (!d.power) return `${design}.`;
+  return (
+    `${design}: catches a 90% → 10% collapse in one scenario with ${describePower(d.power.collapse)} power; ` +
+    `a 90% → 50% drop with ${describePower(d.power.half)}.`
+  );
+}

@@ -1,0 +1,59 @@
+/**
+ * Reports and real decisions for the renderers' tests: suites built from pass counts with the
+ * report factory, compared and decided by the library itself (never hand-written Decision literals).
+ */
+import { compareReports } from "../../src/compare/compare.js";
+import { type DecisionInput, decide, parseFailOn } from "../../src/compare/decision.js";
+import type { Report, ScenarioReport } from "../../src/results/types.js";
+import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
+
+/** A scenario with `passed` passes of `trials`, the passes first; `spec` sets the other figures of every trial. */
+export function scenarioWith(
+  id: string,
+  passed: number,
+  trials: number,
+  spec: Omit<TrialSpec, "outcome"> = {},
+  extra: Partial<ScenarioReport> = {},
+): ScenarioReport {
+  const specs: TrialSpec[] = Array.from({ length: trials }, (_, i) => ({
+    ...spec,
+    outcome: i < passed ? "pass" : "fail",
+  }));
+  return makeScenarioReport({ id, trials: trialsFrom(specs), ...extra });
+}
+
+export type Counts = Array<[passed: number, trials: number]>;
+
+/** A suite of scenarios `s0`, `s1`, … (or the given ids) with these pass counts. */
+export function suiteOf(
+  counts: Counts,
+  ids?: readonly string[],
+  run: Parameters<typeof makeReport>[1] = {},
+): Report {
+  return makeReport(
+    counts.map(([p, n], i) => scenarioWith(ids?.[i] ?? `s${i}`, p, n)),
+    run,
+  );
+}
+
+export const repeat = (n: number, passed: number, trials: number): Counts =>
+  Array.from({ length: n }, () => [passed, trials]);
+
+/** The decision and the comparison of a head against a baseline, as the library computes them. */
+export function decideAndCompare(
+  head: Report,
+  baseline: Report | null,
+  options: Omit<DecisionInput, "head" | "baseline"> & { failOnText?: string } = {},
+) {
+  const { failOnText, ...rest } = options;
+  const decision = decide({
+    head,
+    baseline,
+    ...rest,
+    ...(failOnText ? { failOn: parseFailOn(failOnText, "fail-on") } : {}),
+  });
+  const comparison = baseline
+    ? compareReports(baseline, head, { bootstrapResamples: 200, permutationResamples: 500 })
+    : null;
+  return { decision, comparison };
+}
