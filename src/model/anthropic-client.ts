@@ -19,6 +19,7 @@ import {
   type CallLimiter,
   type CallOptions,
   type CreateMessageParams,
+  DEFAULT_ATTEMPT_TIMEOUT_MS,
   ModelCallError,
   type ModelClient,
   type ModelResponse,
@@ -28,11 +29,7 @@ import {
 
 export const DEFAULT_BASE_URL = "https://api.anthropic.com";
 export const DEFAULT_MAX_ATTEMPTS = 6;
-/**
- * One attempt's deadline. A non-streaming answer of a few thousand tokens comes well within it; an
- * attempt past it is taken for hung, abandoned (its limiter slot freed) and retried.
- */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = DEFAULT_ATTEMPT_TIMEOUT_MS;
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_CAP_MS = 30_000;
 /** A server asking for a longer wait is clamped to this; the attempt bound still ends a hopeless call. */

@@ -1,4 +1,5 @@
 import type { AgentName } from "../agents/types.js";
+import { DEFAULT_ATTEMPT_TIMEOUT_MS } from "../model/model-client.js";
 import type { ModelPrice } from "../results/types.js";
 import type { SandboxMode } from "../scenario/types.js";
 import { DEFAULT_PASS_K } from "../stats/pass-at-k.js";
@@ -9,6 +10,7 @@ export const DEFAULT_TRIAL_TIMEOUT_MS = 300_000;
 export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
 export const DEFAULT_GATE_TIMEOUT_MS = 60_000;
 export const DEFAULT_OUTPUT_CAP_BYTES = 256 * 1024;
+export const DEFAULT_MODEL_TIMEOUT_MS = DEFAULT_ATTEMPT_TIMEOUT_MS;
 
 /** Everything that decides what a run does, read once by the CLI or the action. */
 export interface RunOptions {
@@ -26,6 +28,8 @@ export interface RunOptions {
   trialTimeoutMs: number;
   commandTimeoutMs: number;
   gateTimeoutMs: number;
+  /** One attempt of a model call (the agent's and the judge's); a hung attempt is retried. */
+  modelTimeoutMs: number;
   outputCapBytes: number;
   /** Trials in flight at once. */
   concurrency: number;
@@ -54,6 +58,7 @@ export function defaultRunOptions(overrides: Partial<RunOptions> & { outDir: str
     trialTimeoutMs: DEFAULT_TRIAL_TIMEOUT_MS,
     commandTimeoutMs: DEFAULT_COMMAND_TIMEOUT_MS,
     gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS,
+    modelTimeoutMs: DEFAULT_MODEL_TIMEOUT_MS,
     outputCapBytes: DEFAULT_OUTPUT_CAP_BYTES,
     concurrency: 1,
     sandbox: null,
