@@ -7,6 +7,7 @@ import { ACTION_AGENT_NAMES, type AgentName, isAgentName } from "../agents/regis
 import { checkGateMetrics, type FailOn, parseFailOn } from "../compare/decision.js";
 import { ConfigError } from "../errors.js";
 import { DEFAULT_EXTRA_TRIALS, DEFAULT_MODEL, DEFAULT_TRIALS } from "../run/options.js";
+import { parseDuration } from "../scenario/duration.js";
 import type { SandboxMode } from "../scenario/types.js";
 
 export type ActionMode = "run" | "merge";
@@ -43,6 +44,8 @@ export interface ActionSettings {
   sandbox: SandboxMode | null;
   shard: { index: number; count: number } | null;
   alpha: number;
+  /** One attempt of a model call; undefined: the default (120 s). */
+  modelTimeoutMs?: number | undefined;
 }
 
 /** The `core.getInput` shape: the raw value, "" when unset. */
@@ -209,5 +212,16 @@ export function readActionSettings(read: ReadInput): ActionSettings {
         : readChoice(read, "sandbox", ["local", "bwrap"] as const, "local"),
     shard: readShard(read),
     alpha: readAlpha(read),
+    modelTimeoutMs: readModelTimeout(read),
   };
+}
+
+function readModelTimeout(read: ReadInput): number | undefined {
+  const raw = read("model-timeout").trim();
+  if (raw === "") return undefined;
+  try {
+    return parseDuration(raw);
+  } catch {
+    return fail("model-timeout", 'must be a duration such as "120s" or "3m"', raw);
+  }
 }

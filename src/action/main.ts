@@ -60,7 +60,7 @@ export interface ActionDeps {
   createGitHubClient(token: string): GitHubClient;
   artifacts: ArtifactClient;
   /** `concurrency` bounds the calls in flight (lowered on rate limits). */
-  createModelClient(apiKey: string, concurrency: number): ModelClient;
+  createModelClient(apiKey: string, concurrency: number, attemptTimeoutMs: number): ModelClient;
   /** Aborted when the workflow is cancelled: the run stops and publishes what it has. */
   signal?: AbortSignal;
 }
@@ -91,11 +91,12 @@ function createDefaultDeps(overrides: Partial<ActionDeps>): ActionDeps {
     createGitHubClient: (token) =>
       getOctokit(token, env.GITHUB_API_URL ? { baseUrl: env.GITHUB_API_URL } : {}),
     artifacts: new DefaultArtifactClient(),
-    createModelClient: (apiKey, concurrency) =>
+    createModelClient: (apiKey, concurrency, attemptTimeoutMs) =>
       createRunModelClient({
         apiKey,
         baseURL: env.ANTHROPIC_BASE_URL,
         concurrency,
+        attemptTimeoutMs,
         keySource: 'the action\'s "anthropic-api-key" input',
       }),
     ...overrides,
@@ -374,6 +375,7 @@ async function produceRunReport(
         sandbox: settings.sandbox,
         shard: settings.shard,
         maxCostUsd: settings.maxCostUsd,
+        ...(settings.modelTimeoutMs !== undefined ? { modelTimeoutMs: settings.modelTimeoutMs } : {}),
       },
       describeNoMatch: (loaded) =>
         `no scenario left to run: ${loaded} loaded from input "scenarios", none matching` +

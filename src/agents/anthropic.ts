@@ -11,6 +11,7 @@ import {
   ModelCallError,
   type ModelClient,
   type ModelResponse,
+  type RetryNotice,
   type TextBlock,
   type ToolDefinition,
   type ToolResultBlock,
@@ -63,11 +64,13 @@ export function createAnthropicAgent(client: ModelClient, options: AnthropicAgen
       };
       events.emit({ type: "model_request", turn, model: context.model, message_count: history.length });
       const started = now();
+      const failedAttempts: RetryNotice[] = [];
       let response: ModelResponse;
       try {
         response = await client.createMessage(params, {
           signal,
-          onRetry: (notice) =>
+          onRetry: (notice) => {
+            failedAttempts.push(notice);
             events.emit({
               type: "model_error",
               turn,
@@ -78,10 +81,13 @@ export function createAnthropicAgent(client: ModelClient, options: AnthropicAgen
               // When retrying: the wait actually planned before the next attempt (the server's
               // retry-after, capped, else the backoff). When giving up: what the server asked for, if anything.
               retry_after_ms: notice.delayMs ?? notice.retryAfterMs,
-            }),
+            });
+          },
         });
       } catch (error) {
-        if (signal.aborted) return { reason: classifyAbort(signal), turns };
+        if (signal.aborted) {
+          return endedDuringModelCall(signal, { turn, waitedMs: now() - started, failedAttempts });
+        }
         if (error instanceof ModelCallError) {
           // A rejected key or an unknown model fails every trial alike: the run should stop.
           const fatal = error.status === 401 || error.status === 403 || error.status === 404;
@@ -157,6 +163,29 @@ export function createAnthropicAgent(client: ModelClient, options: AnthropicAgen
   }
 
   return { name: "anthropic", run };
+}
+
+/**
+ * The trial's time ran out while a model call was in flight, waiting for a limiter slot or backing
+ * off between attempts: the API did not answer in time, which says nothing about the agent, so the
+ * trial is an infrastructure error (excluded from pass rates), not a timeout that fails its gates.
+ * A cancelled run stays `cancelled`.
+ */
+function endedDuringModelCall(
+  signal: AbortSignal,
+  call: { turn: number; waitedMs: number; failedAttempts: RetryNotice[] },
+): AgentOutcome {
+  const reason = classifyAbort(signal);
+  if (reason === "cancelled") return { reason, turns: call.turn };
+  const last = call.failedAttempts[call.failedAttempts.length - 1];
+  const failures = last
+    ? `; ${call.failedAttempts.length} failed attempt${call.failedAttempts.length === 1 ? "" : "s"} before, the last: ${last.message}`
+    : "";
+  return {
+    reason: "infra_error",
+    error: `the trial timed out waiting for the model API: turn ${call.turn}'s call had no answer after ${formatSeconds(call.waitedMs)}${failures}`,
+    turns: call.turn,
+  };
 }
 
 export function describeBashTool(commandTimeoutMs: number): ToolDefinition {

@@ -1,7 +1,9 @@
 /**
  * The real ModelClient: a thin adapter over `@anthropic-ai/sdk` (the only module importing it).
  * The SDK's own retries are off; this module retries so that every failed attempt is visible to
- * the run (as `model_error` events) and rate limits feed the shared CallLimiter.
+ * the run (as `model_error` events) and rate limits feed the shared CallLimiter. Each attempt has
+ * its own deadline and holds a limiter slot only while it runs, so a hung request costs its own
+ * trial one attempt and never blocks the other trials' calls for longer.
  */
 import Anthropic, {
   APIConnectionError,
@@ -17,6 +19,7 @@ import {
   type CallLimiter,
   type CallOptions,
   type CreateMessageParams,
+  DEFAULT_ATTEMPT_TIMEOUT_MS,
   ModelCallError,
   type ModelClient,
   type ModelResponse,
@@ -26,7 +29,7 @@ import {
 
 export const DEFAULT_BASE_URL = "https://api.anthropic.com";
 export const DEFAULT_MAX_ATTEMPTS = 6;
-export const DEFAULT_REQUEST_TIMEOUT_MS = 10 * 60_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = DEFAULT_ATTEMPT_TIMEOUT_MS;
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_CAP_MS = 30_000;
 /** A server asking for a longer wait is clamped to this; the attempt bound still ends a hopeless call. */
@@ -38,6 +41,10 @@ export interface AnthropicClientOptions {
   baseURL?: string;
   /** Attempts per call, the first included. */
   maxAttempts?: number;
+  /**
+   * Per attempt, from sending the request to reading the whole answer (the SDK's own timeout stops
+   * at the headers). An attempt past it fails like a 5xx: retried while attempts remain.
+   */
   requestTimeoutMs?: number;
   /** Where the key came from, named in the message when the API rejects it. */
   keySource?: string;
@@ -65,6 +72,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
   const baseURL = options.baseURL || DEFAULT_BASE_URL;
   const maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS));
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  if (!(requestTimeoutMs > 0)) throw new Error("createAnthropicClient needs a requestTimeoutMs > 0");
   const keySource = options.keySource ?? "ANTHROPIC_API_KEY (the action's anthropic-api-key input)";
   const sleep = options.sleep ?? sleepFor;
   const now = options.now ?? Date.now;
@@ -99,15 +107,15 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     return apiKey.length >= 8 ? message.split(apiKey).join("[redacted]") : message;
   }
 
+  const timedOut: AttemptFailure = {
+    status: null,
+    message: `the request timed out after ${formatMs(requestTimeoutMs)} with no answer from ${baseURL}`,
+    retryable: true,
+    retryAfterMs: null,
+  };
+
   function describeFailure(error: unknown, model: string): AttemptFailure {
-    if (error instanceof APIConnectionTimeoutError) {
-      return {
-        status: null,
-        message: `the request timed out after ${formatMs(requestTimeoutMs)} with no answer from ${baseURL}`,
-        retryable: true,
-        retryAfterMs: null,
-      };
-    }
+    if (error instanceof APIConnectionTimeoutError) return timedOut;
     if (error instanceof APIConnectionError) {
       const cause = error.cause instanceof Error ? `: ${causeChain(error.cause)}` : "";
       return {
@@ -159,14 +167,19 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
         }
         waited += now() - before;
       }
+      const deadline = startDeadline(requestTimeoutMs, signal);
       try {
-        const message = await sdk.messages.create(toSdkParams(params), signal ? { signal } : {});
+        const message = await sdk.messages.create(toSdkParams(params), { signal: deadline.signal });
         limiter?.onSuccess();
         return { ...fromSdkMessage(message), waited_ms: waited, attempts: attempt };
       } catch (error) {
-        if (error instanceof APIUserAbortError || signal?.aborted) throw abortError(signal);
-        failure = describeFailure(error, params.model);
+        if (signal?.aborted) throw abortError(signal);
+        if (deadline.expired()) failure = timedOut;
+        else if (error instanceof APIUserAbortError) throw abortError(signal);
+        else failure = describeFailure(error, params.model);
       } finally {
+        // The slot is held for this attempt only: an answer, a failure, the deadline or an abort frees it.
+        deadline.clear();
         limiter?.release();
       }
 
@@ -271,6 +284,34 @@ function fromSdkMessage(message: Anthropic.Message): ModelResponse {
       output_tokens: usage?.output_tokens ?? 0,
       cache_read_input_tokens: usage?.cache_read_input_tokens ?? 0,
       cache_creation_input_tokens: usage?.cache_creation_input_tokens ?? 0,
+    },
+  };
+}
+
+interface Deadline {
+  /** Aborts when the caller's signal does or when the time is up. */
+  signal: AbortSignal;
+  expired(): boolean;
+  clear(): void;
+}
+
+/** One attempt's deadline, linked to the caller's signal. */
+function startDeadline(ms: number, outer: AbortSignal | undefined): Deadline {
+  const controller = new AbortController();
+  let expired = false;
+  const timer = setTimeout(() => {
+    expired = true;
+    controller.abort(new Error(`no answer within ${formatMs(ms)}`));
+  }, ms);
+  const onAbort = () => controller.abort(outer?.reason);
+  if (outer?.aborted) onAbort();
+  else outer?.addEventListener("abort", onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    expired: () => expired,
+    clear: () => {
+      clearTimeout(timer);
+      outer?.removeEventListener("abort", onAbort);
     },
   };
 }

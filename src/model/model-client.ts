@@ -5,6 +5,12 @@
  * real client against a scripted server on 127.0.0.1.
  */
 
+/**
+ * One attempt's deadline, by default. A non-streaming answer of a few thousand tokens comes well
+ * within it; an attempt past it is taken for hung, abandoned (its limiter slot freed) and retried.
+ */
+export const DEFAULT_ATTEMPT_TIMEOUT_MS = 120_000;
+
 export interface TextBlock {
   type: "text";
   text: string;

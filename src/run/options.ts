@@ -1,4 +1,5 @@
 import type { AgentName } from "../agents/types.js";
+import { DEFAULT_ATTEMPT_TIMEOUT_MS } from "../model/model-client.js";
 import type { ModelPrice } from "../results/types.js";
 import type { SandboxMode } from "../scenario/types.js";
 import { DEFAULT_PASS_K } from "../stats/pass-at-k.js";
@@ -20,6 +21,8 @@ export interface BaselineCounts {
   trials: number;
 }
 
+export const DEFAULT_MODEL_TIMEOUT_MS = DEFAULT_ATTEMPT_TIMEOUT_MS;
+
 /** Everything that decides what a run does, read once by the CLI or the action. */
 export interface RunOptions {
   agent: AgentName;
@@ -36,6 +39,8 @@ export interface RunOptions {
   trialTimeoutMs: number;
   commandTimeoutMs: number;
   gateTimeoutMs: number;
+  /** One attempt of a model call (the agent's and the judge's); a hung attempt is retried. */
+  modelTimeoutMs: number;
   outputCapBytes: number;
   /** Trials in flight at once. */
   concurrency: number;
@@ -71,6 +76,7 @@ export function defaultRunOptions(overrides: Partial<RunOptions> & { outDir: str
     trialTimeoutMs: DEFAULT_TRIAL_TIMEOUT_MS,
     commandTimeoutMs: DEFAULT_COMMAND_TIMEOUT_MS,
     gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS,
+    modelTimeoutMs: DEFAULT_MODEL_TIMEOUT_MS,
     outputCapBytes: DEFAULT_OUTPUT_CAP_BYTES,
     concurrency: 1,
     sandbox: null,

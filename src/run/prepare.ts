@@ -59,8 +59,8 @@ export interface RunSettings {
 export interface PreparePorts {
   /** The parent environment: PATH for the checks, LLM_TOOL_TEST_JUDGE, the agent's environment. */
   env: Record<string, string | undefined>;
-  /** `concurrency` bounds the calls in flight (lowered on rate limits). */
-  createModelClient(apiKey: string, concurrency: number): ModelClient;
+  /** `concurrency` bounds the calls in flight (lowered on rate limits); `attemptTimeoutMs` bounds one attempt. */
+  createModelClient(apiKey: string, concurrency: number, attemptTimeoutMs: number): ModelClient;
   /** Says something the user should know that is not an error (a judge skipped). */
   note(message: string): void;
 }
@@ -107,7 +107,9 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
   const searchPath = ports.env.PATH ?? "";
   await checkTargetBinaries(scenarios, searchPath);
   await checkSandbox(scenarios, options.sandbox, searchPath);
-  const modelClient = settings.apiKey ? ports.createModelClient(settings.apiKey, options.concurrency) : null;
+  const modelClient = settings.apiKey
+    ? ports.createModelClient(settings.apiKey, options.concurrency, options.modelTimeoutMs)
+    : null;
   const agent = createAgent(settings.agent, {
     ...(modelClient ? { modelClient } : {}),
     ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
@@ -154,12 +156,19 @@ export function createRunModelClient(input: {
   apiKey: string;
   baseURL?: string | undefined;
   concurrency: number;
+  /** One attempt's deadline (default 120 s). */
+  attemptTimeoutMs?: number | undefined;
   /** Where the key comes from, for the message when it is rejected. */
   keySource: string;
 }): ModelClient {
+  const timeout = input.attemptTimeoutMs;
+  if (timeout !== undefined && !(timeout > 0)) {
+    throw new ConfigError("the model timeout (--model-timeout, the model-timeout input) must be more than 0");
+  }
   return createAnthropicClient({
     apiKey: input.apiKey,
     keySource: input.keySource,
+    ...(timeout !== undefined ? { requestTimeoutMs: timeout } : {}),
     // Calls in flight adapt to rate limits: halved on 429/529, raised again on success.
     limiter: createAimdLimiter({ initial: input.concurrency, max: input.concurrency }),
     ...(input.baseURL ? { baseURL: input.baseURL } : {}),

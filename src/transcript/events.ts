@@ -9,7 +9,7 @@ export type EndReason =
   | "turn_limit"
   | "timeout"
   | "agent_crash" // the agent itself failed (external agent non-zero exit, malformed stream)
-  | "infra_error" // setup failed, sandbox failed, API exhausted its retries
+  | "infra_error" // setup failed, sandbox failed, API exhausted its retries or the time ran out in a model call
   | "cancelled"; // the run was interrupted (SIGINT/SIGTERM, budget)
 
 export interface TokenUsage {

@@ -183,6 +183,14 @@ describe("readActionSettings", () => {
     expect(error.message).toBe(message);
   });
 
+  it("reads model-timeout as a duration, empty for the default", async () => {
+    expect((await readWith({})).modelTimeoutMs).toBeUndefined();
+    expect((await readWith({ "model-timeout": "3m" })).modelTimeoutMs).toBe(180_000);
+    expect((await errorFor({ "model-timeout": "0" })).message).toBe(
+      'input "model-timeout" must be a duration such as "120s" or "3m", got "0"',
+    );
+  });
+
   it("derives the artifact name from the comment key", () => {
     expect(deriveArtifactName("llm-tool-test")).toBe("llm-tool-test-report");
     expect(deriveArtifactName("docs")).toBe("llm-tool-test-report-docs");

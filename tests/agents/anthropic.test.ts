@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { CONTINUE_MESSAGE, createAnthropicAgent, formatToolResult } from "../../src/agents/anthropic.js";
 import type { AgentContext, AgentOutcome } from "../../src/agents/types.js";
 import { type AnthropicClientOptions, createAnthropicClient } from "../../src/model/anthropic-client.js";
+import { createAimdLimiter } from "../../src/model/call-limiter.js";
 import {
   apiError,
   bashCall,
@@ -345,12 +346,18 @@ describe("anthropic agent over HTTP", () => {
     expect(performance.now() - started).toBeLessThan(10_000);
   });
 
-  it("ends timeout when the trial's signal aborts mid-call, cancelled when the run is cancelled", async () => {
+  it("ends infra_error, not timeout, when the trial's time runs out mid-call; cancelled when the run is cancelled", async () => {
     const started = performance.now();
     const timedOut = await runAgent(inOrder(bashCall("echo first"), { kind: "hang" }), {
       abortAfterMs: { ms: 300, reason: new Error("trial timed out") },
     });
-    expect(timedOut.outcome).toEqual({ reason: "timeout", turns: 2 });
+    expect(timedOut.outcome).toEqual({
+      reason: "infra_error",
+      error: expect.stringMatching(
+        /^the trial timed out waiting for the model API: turn 2's call had no answer after \d/,
+      ),
+      turns: 2,
+    });
     expect(timedOut.test.eventsOf("model_response")).toHaveLength(1);
 
     const cancelled = await runAgent(() => ({ kind: "hang" }), {
@@ -360,12 +367,31 @@ describe("anthropic agent over HTTP", () => {
     expect(performance.now() - started).toBeLessThan(10_000);
   });
 
-  it("ends timeout when the signal aborts during a rate-limit backoff", async () => {
+  it("ends infra_error naming the failed attempts when the time runs out during a rate-limit backoff", async () => {
     const run = await runAgent(() => apiError(429, 60_000), { abortAfterMs: { ms: 100, reason: "timeout" } });
-    expect(run.outcome).toEqual({ reason: "timeout", turns: 1 });
+    expect(run.outcome).toEqual({
+      reason: "infra_error",
+      error: expect.stringMatching(
+        /; 1 failed attempt before, the last: rate limited \(429\): scripted 429$/,
+      ),
+      turns: 1,
+    });
     expect(run.test.eventsOf("model_error")).toEqual([
       expect.objectContaining({ status: 429, will_retry: true, retry_after_ms: 60_000 }),
     ]);
+  });
+
+  it("ends infra_error when the time runs out while the call waits for a slot in the shared limiter", async () => {
+    const limiter = createAimdLimiter({ initial: 1, max: 1 });
+    await limiter.acquire(); // another trial's call holds the only slot
+    const run = await runAgent(() => finalText("never asked"), {
+      client: { limiter },
+      abortAfterMs: { ms: 100, reason: "timeout" },
+    });
+    expect(run.outcome.reason).toBe("infra_error");
+    expect(run.requests).toHaveLength(0);
+    expect(limiter.queued()).toBe(0);
+    limiter.release();
   });
 
   it("stops before the next command when the signal aborts during a tool call", async () => {

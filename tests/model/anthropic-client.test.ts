@@ -236,6 +236,53 @@ describe("createAnthropicClient", () => {
     expect(notices[0]?.message).toMatch(/timed out after 200 ms/);
   });
 
+  it("times out an answer that stalls after its headers, which the SDK's own timeout does not cover", async () => {
+    const server = await serve(inOrder({ kind: "stall" }, finalText("second try")));
+    const notices: RetryNotice[] = [];
+    const client = createAnthropicClient({
+      apiKey: CANARY_KEY,
+      baseURL: server.url,
+      requestTimeoutMs: 200,
+      sleep: async () => {},
+    });
+    const started = performance.now();
+    const response = await client.createMessage(params, { onRetry: (notice) => notices.push(notice) });
+    expect(response.content).toEqual([{ type: "text", text: "second try" }]);
+    expect(response.attempts).toBe(2);
+    expect(notices).toEqual([
+      expect.objectContaining({
+        status: null,
+        willRetry: true,
+        message: expect.stringMatching(/timed out after 200 ms/),
+      }),
+    ]);
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it("retries a connection the server resets, up to maxAttempts", async () => {
+    const server = await serve(() => ({ kind: "reset" }));
+    const notices: RetryNotice[] = [];
+    const client = createAnthropicClient({
+      apiKey: CANARY_KEY,
+      baseURL: server.url,
+      maxAttempts: 3,
+      sleep: async () => {},
+    });
+    const failure = await client
+      .createMessage(params, { onRetry: (notice) => notices.push(notice) })
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ModelCallError);
+    expect((failure as ModelCallError).message).toMatch(/^gave up after 3 attempts: could not reach/);
+    expect(notices.map((n) => n.willRetry)).toEqual([true, true, false]);
+    expect(server.messageRequests()).toHaveLength(3);
+  });
+
+  it("refuses a request timeout that is not positive", () => {
+    expect(() => createAnthropicClient({ apiKey: CANARY_KEY, requestTimeoutMs: 0 })).toThrow(
+      /requestTimeoutMs > 0/,
+    );
+  });
+
   it("retries a refused connection and then reports it", async () => {
     const server = await serve(() => finalText("never"));
     const url = server.url;
@@ -358,6 +405,55 @@ describe("createAnthropicClient", () => {
     expect(response.waited_ms).toBeGreaterThanOrEqual(20);
     expect(limiter.waitedMs()).toBeGreaterThanOrEqual(20);
     expect(limiter.inFlight()).toBe(0);
+  });
+
+  it("holds a limiter slot for one attempt only: a hung attempt frees it at its deadline", async () => {
+    let count = 0;
+    const server = await serve(() => (++count === 1 ? { kind: "hang" } : finalText(`answer ${count}`)));
+    // One slot, as after 429/529s have cut the limit: the hung call must not keep it.
+    const limiter = createAimdLimiter({ initial: 1, max: 1 });
+    const client = createAnthropicClient({
+      apiKey: CANARY_KEY,
+      baseURL: server.url,
+      limiter,
+      requestTimeoutMs: 300,
+      sleep: async () => {},
+    });
+    const hung = client.createMessage(params);
+    await vi.waitFor(() => expect(server.messageRequests()).toHaveLength(1));
+    const started = performance.now();
+    const queued = await client.createMessage(params);
+    // The second call got the slot when the first attempt's deadline passed, not minutes later.
+    expect(queued.content).toEqual([{ type: "text", text: "answer 2" }]);
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(queued.waited_ms).toBeGreaterThanOrEqual(150);
+    // The hung call's retry queued behind it and then succeeded.
+    expect((await hung).attempts).toBe(2);
+    expect(limiter.inFlight()).toBe(0);
+    expect(limiter.queued()).toBe(0);
+  });
+
+  it("frees the slot of an aborted call and removes an aborted call from the queue", async () => {
+    const server = await serve(() => ({ kind: "hang" }));
+    const limiter = createAimdLimiter({ initial: 1, max: 1 });
+    const client = createAnthropicClient({ apiKey: CANARY_KEY, baseURL: server.url, limiter });
+    const inFlight = new AbortController();
+    const running = client.createMessage(params, { signal: inFlight.signal });
+    await vi.waitFor(() => expect(server.messageRequests()).toHaveLength(1));
+    const waiting = new AbortController();
+    const queued = client.createMessage(params, { signal: waiting.signal });
+    await vi.waitFor(() => expect(limiter.queued()).toBe(1));
+
+    waiting.abort("timeout");
+    await expect(queued).rejects.toThrow(/aborted \(timeout\)/);
+    expect(limiter.queued()).toBe(0);
+    expect(limiter.inFlight()).toBe(1);
+
+    inFlight.abort("cancelled");
+    await expect(running).rejects.toThrow(/aborted \(cancelled\)/);
+    expect(limiter.inFlight()).toBe(0);
+    // Only the call that reached the slot was ever sent.
+    expect(server.messageRequests()).toHaveLength(1);
   });
 
   it("uses no ambient credential, base URL or header from the environment", async () => {

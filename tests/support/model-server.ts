@@ -2,7 +2,8 @@
 /**
  * A scripted Anthropic Messages-API server on 127.0.0.1, speaking the real wire format:
  * JSON responses, server-sent events when the request asks for `stream: true` (as the Claude Code
- * CLI does), error bodies with `retry-after-ms` / `retry-after` headers, and requests that hang.
+ * CLI does), error bodies with `retry-after-ms` / `retry-after` headers, requests that hang (before
+ * or after the headers) and connections reset without an answer.
  * Tests point the real `@anthropic-ai/sdk` (or the real `claude` binary) at it.
  */
 import { createHash } from "node:crypto";
@@ -41,7 +42,11 @@ export type ScriptedReply =
       retryAfterSeconds?: number;
     }
   /** Never answers; the connection stays open until the client gives up or the server closes. */
-  | { kind: "hang" };
+  | { kind: "hang" }
+  /** Sends the headers and half a body, then nothing more (the SDK's own timeout stops at headers). */
+  | { kind: "stall" }
+  /** Destroys the connection without an answer, as a crashed proxy or a network reset does. */
+  | { kind: "reset" };
 
 export type Responder = (request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>;
 
@@ -359,9 +364,17 @@ export async function startModelServer(
         : null;
     const waitMs = (options.latencyMs ?? 0) - (performance.now() - arrivedAt);
     if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
-    if (reply.kind === "hang") {
+    if (reply.kind === "reset") {
+      req.socket.destroy();
+      return;
+    }
+    if (reply.kind === "hang" || reply.kind === "stall") {
       hanging.add(res);
       res.on("close", () => hanging.delete(res));
+      if (reply.kind === "stall") {
+        res.writeHead(200, { "content-type": "application/json", "request-id": nextId("req") });
+        res.write('{"id":"msg_stalled","type":"message",');
+      }
       return;
     }
     if (reply.kind === "error") {

@@ -54,6 +54,7 @@ const RUN_OPTIONS: OptionSpec = {
   timeout: { type: "string" },
   "command-timeout": { type: "string" },
   "gate-timeout": { type: "string" },
+  "model-timeout": { type: "string" },
   out: { type: "string", short: "o" },
   "base-url": { type: "string" },
   concurrency: { type: "string", short: "j" },
@@ -97,6 +98,7 @@ ${describeAgents()}  --agent-command TPL    the command agent's command, with {p
   --timeout D            whole-trial timeout, e.g. 300s, 5m, 1m30s (default 300s)
   --command-timeout D    one bash call (default 60s)
   --gate-timeout D       one gate command (default 60s)
+  --model-timeout D      one attempt of a model call; a hung attempt is retried (default 120s)
   --tags a,b             only scenarios with any of these tags
   --tier N               only scenarios with tier <= N
   -j, --concurrency N    trials in flight at once (default 1)
@@ -187,6 +189,7 @@ async function readRunOptionFlags(
       trialTimeoutMs: readDurationMs(values, "timeout"),
       commandTimeoutMs: readDurationMs(values, "command-timeout"),
       gateTimeoutMs: readDurationMs(values, "gate-timeout"),
+      modelTimeoutMs: readDurationMs(values, "model-timeout"),
       concurrency: readInteger(values, "concurrency", 1),
       sandbox: readChoice(values, "sandbox", SANDBOX_MODES),
       shard: readShard(values, "shard"),
@@ -234,8 +237,14 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
     },
     {
       env: io.env,
-      createModelClient: (key, concurrency) =>
-        createRunModelClient({ apiKey: key, baseURL, concurrency, keySource: "ANTHROPIC_API_KEY" }),
+      createModelClient: (key, concurrency, attemptTimeoutMs) =>
+        createRunModelClient({
+          apiKey: key,
+          baseURL,
+          concurrency,
+          attemptTimeoutMs,
+          keySource: "ANTHROPIC_API_KEY",
+        }),
       note: (note) => io.stderr.write(`note: ${note}\n`),
     },
   );
