@@ -204,4 +204,32 @@ describe("evaluateTrial", () => {
     });
     expect(result.interaction.completed).toBe(false);
   });
+
+  it("counts a call by absolute path that the shim did not see, and no_transcript_errors fails on it", async () => {
+    const log = createEventLog();
+    log.response(1);
+    log.call("/abs/path/to/my-tool fail", 1); // bypasses the PATH shim
+    log.call("my-tool ok", 0);
+    const okCall = log.events.findLast((event) => event.type === "tool_call");
+    log.push({
+      type: "target_invocation",
+      argv: ["my-tool", "ok"],
+      exit_code: 0,
+      duration_ms: 2,
+      cwd: null,
+      started_at_ms: Date.parse(okCall?.ts ?? "") + 2,
+    });
+    log.end("natural_stop", 1000, 1);
+    const result = await evaluateTrial({
+      ...common,
+      sandbox,
+      scenario: scenarioWith({ gates: [{ weight: 1, type: "no_transcript_errors" }] }),
+      events: log.events,
+    });
+    expect(result.interaction).toMatchObject({ total_commands: 2, error_count: 1, error_rate: 0.5 });
+    expect(result).toMatchObject({ invocation_source: "shim", outcome: "fail" });
+    expect(result.gates[0]?.message).toBe(
+      '1 of 2 target invocations failed: "/abs/path/to/my-tool fail" → 1',
+    );
+  });
 });
