@@ -39,6 +39,23 @@ export interface Invocation {
   duration_ms: number | null;
 }
 
+/** 128 + 13: how bash (and the shim, from bash's `wait`) reports a process killed by SIGPIPE. */
+export const SIGPIPE_EXIT_CODE = 141;
+
+/**
+ * A target killed by SIGPIPE stopped because its reader closed the pipe (`my-tool help | head -3`):
+ * it did what was asked, so exit 141 is not a failure. The code itself stays as recorded. (A program
+ * that exits 141 on its own is indistinguishable and counted the same way.)
+ */
+export function isSigpipeExit(exitCode: number | null): boolean {
+  return exitCode === SIGPIPE_EXIT_CODE;
+}
+
+/** A known non-zero exit code, other than SIGPIPE's; an unknown code (null) is not a failure. */
+export function isFailedExit(exitCode: number | null): boolean {
+  return exitCode !== null && exitCode !== 0 && !isSigpipeExit(exitCode);
+}
+
 export interface ExtractedInvocations {
   source: InvocationSource;
   invocations: Invocation[];

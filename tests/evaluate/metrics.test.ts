@@ -314,6 +314,23 @@ describe("computeInteraction edge cases", () => {
   });
 });
 
+describe("computeInteraction: a target killed by SIGPIPE", () => {
+  it("is not an error: exit 141 (128 + SIGPIPE) means its reader closed the pipe", () => {
+    const log = createEventLog();
+    log.shim(["my-tool", "help"], 141); // `my-tool help | head -3`
+    log.shim(["my-tool", "help"], 0);
+    log.shim(["my-tool", "list"], 141);
+    const { invocations } = extractInvocations(log.events, { binary: "my-tool", env: {} });
+    expect(invocations.map((i) => i.exit_code)).toEqual([141, 0, 141]); // the recorded code stays visible
+    expect(computeInteraction(invocations, true)).toMatchObject({
+      error_count: 0,
+      error_rate: 0,
+      retry_count: 0,
+      first_try_success_rate: 1,
+    });
+  });
+});
+
 describe("isCompleted", () => {
   it.each<[EndReason | null, boolean]>([
     ["natural_stop", true],
