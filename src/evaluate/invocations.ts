@@ -31,7 +31,7 @@ import { compilePattern } from "./regex.js";
 import { findSimpleCommands, type ShellWord } from "./shell-commands.js";
 
 export interface Invocation {
-  /** The full command line as text (shim: argv joined with shell quoting). */
+  /** The full command line: the shim's argv joined with shell quoting, else the text as typed. */
   command: string;
   argv: string[] | null;
   subcommand: string | null;
@@ -40,7 +40,7 @@ export interface Invocation {
 }
 
 /** 128 + 13: how bash (and the shim, from bash's `wait`) reports a process killed by SIGPIPE. */
-export const SIGPIPE_EXIT_CODE = 141;
+const SIGPIPE_EXIT_CODE = 141;
 
 /**
  * A target killed by SIGPIPE stopped because its reader closed the pipe (`my-tool help | head -3`):
@@ -77,16 +77,6 @@ export function extractInvocations(events: readonly TrialEvent[], target: Target
   return { source: "transcript_regex", invocations: extractTranscriptInvocations(events, target) };
 }
 
-/** Invocations from the shim's `target_invocation` records. */
-export function extractShimInvocations(events: readonly TrialEvent[], target: Target): Invocation[] {
-  const pattern = compileTargetPattern(target);
-  const invocations: Invocation[] = [];
-  for (const event of events) {
-    if (event.type === "target_invocation") invocations.push(fromShimRecord(event, pattern));
-  }
-  return invocations;
-}
-
 function fromShimRecord(event: EventOf<"target_invocation">, pattern: RegExp | null): Invocation {
   const command = event.argv.map(quoteShellWord).join(" ");
   return {
@@ -103,7 +93,7 @@ function fromShimRecord(event: EventOf<"target_invocation">, pattern: RegExp | n
  * the module comment), in the order they ran: by start time, an added one right after the
  * shim-recorded call that preceded it in its tool call.
  */
-export function extractShimAndUnseenInvocations(events: readonly TrialEvent[], target: Target): Invocation[] {
+function extractShimAndUnseenInvocations(events: readonly TrialEvent[], target: Target): Invocation[] {
   const pattern = compileTargetPattern(target);
   const matcher = compileCommandMatcher(target);
   const records: { event: EventOf<"target_invocation">; claimed: boolean }[] = [];
@@ -339,7 +329,7 @@ function findPatternSubcommand(pattern: RegExp | null, text: string): string | n
 }
 
 /** A capture without the quotes, Markdown and punctuation that prose wraps a command in. */
-export function cleanCapture(capture: string | undefined): string | null {
+function cleanCapture(capture: string | undefined): string | null {
   if (capture === undefined) return null;
   const cleaned = capture.replace(/^[`'"*([]+/, "").replace(/[`'"*.,;:!?)\]]+$/, "");
   return cleaned === "" ? null : cleaned;
