@@ -17,7 +17,7 @@ import type { ExecResult, TrialSandbox } from "../sandbox/types.js";
 import type { GateParamKind } from "../scenario/keys.js";
 import type { GateSpec, GateType } from "../scenario/types.js";
 import type { EventOf, TrialEvent } from "../transcript/events.js";
-import type { Invocation } from "./invocations.js";
+import { type Invocation, isFailedExit, isSigpipeExit } from "./invocations.js";
 import { applyJsonPathAssertion, queryJsonPath } from "./json-path.js";
 import { compilePattern } from "./regex.js";
 
@@ -412,12 +412,15 @@ async function evaluateJsonPathGate(
 
 function evaluateNoTranscriptErrors(invocations: readonly Invocation[]): GateOutcome {
   if (invocations.length === 0) return { passed: true, message: "no target invocations to check" };
-  const failed = invocations.filter(
-    (invocation) => invocation.exit_code !== null && invocation.exit_code !== 0,
-  );
+  const failed = invocations.filter((invocation) => isFailedExit(invocation.exit_code));
   if (failed.length === 0) {
     const unknown = invocations.filter((invocation) => invocation.exit_code === null).length;
-    const note = unknown > 0 ? ` (${unknown} with unknown exit code)` : "";
+    const sigpipe = invocations.filter((invocation) => isSigpipeExit(invocation.exit_code)).length;
+    const notes = [
+      unknown > 0 ? `${unknown} with unknown exit code` : "",
+      sigpipe > 0 ? `${sigpipe} killed by SIGPIPE, its reader closed the pipe: not an error` : "",
+    ].filter(Boolean);
+    const note = notes.length > 0 ? ` (${notes.join("; ")})` : "";
     return { passed: true, message: `none of ${invocations.length} target invocations failed${note}` };
   }
   const listed = failed

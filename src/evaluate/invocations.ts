@@ -1,15 +1,26 @@
 /**
  * Target invocations for layer 1 (DESIGN §3), from the best source a trial offers:
  * 1. `shim`: the PATH shim's `target_invocation` records, exact argv and exit code. Used whenever
- *    the scenario names `target.binary`; zero records then means the agent never ran it.
- * 2. `tool_events`: each agent `tool_call` whose command invokes the target (by
- *    `target.command_pattern`, else by the binary's name as a word) is one invocation, with the
- *    exit code of its `tool_result`. Chained calls in one bash command count once.
+ *    the scenario names `target.binary`. The shim only sees calls that find the binary through
+ *    PATH, so the agent's tool calls are cross-checked: an invocation typed with a path
+ *    (`/abs/path/my-tool`, `./bin/my-tool`) bypassed it and is added from the tool events, unless
+ *    the shim recorded, while that tool call ran, a call with the same arguments (the path was the
+ *    shim's own, e.g. found with `which`). Bare-name calls are never added: they went through the
+ *    shim, which saw them or saw that they did not run. So nothing is counted twice.
+ * 2. `tool_events`: the target's invocations in each agent `tool_call` (see below), exit code from
+ *    its `tool_result`.
  * 3. `transcript_regex`: every match of `command_pattern` in an external agent's free text
  *    (`agent_output`). Exit codes are unknown there (null); see metrics.ts for how null counts.
  * 4. `none`: nothing identifies the target.
- * For sources 2 and 3, `argv` is a best-effort shell split of the text from the match up to the
- * next control operator (`;`, `&&`, `|`, newline...), with redirections dropped.
+ *
+ * In a tool call (sources 1 and 2) the target is found with `command_pattern`, else the binary's
+ * base name as a word, matched at the start of a command word or right after a `/` in it, and only
+ * at a command position (shell-commands.ts): `echo "run my-tool --help"`, comments and heredoc
+ * bodies are not invocations. Each simple command that invokes it is one invocation. Only the last
+ * command of a call can be given the call's exit code (bash reports the last one's status); an
+ * earlier one (`my-tool a; my-tool b`, `my-tool list | head`) has an unknown exit code (null),
+ * neither success nor failure. A pattern's group 1 is stripped of quotes and Markdown (`` ` ``,
+ * `*`, trailing punctuation) before it names the subcommand.
  */
 
 import { ConfigError, describeError } from "../errors.js";
@@ -17,14 +28,32 @@ import type { InvocationSource } from "../results/types.js";
 import type { Target } from "../scenario/types.js";
 import type { EventOf, TrialEvent } from "../transcript/events.js";
 import { compilePattern } from "./regex.js";
+import { findSimpleCommands, type ShellWord } from "./shell-commands.js";
 
 export interface Invocation {
-  /** The full command line as text (shim: argv joined with shell quoting). */
+  /** The full command line: the shim's argv joined with shell quoting, else the text as typed. */
   command: string;
   argv: string[] | null;
   subcommand: string | null;
   exit_code: number | null;
   duration_ms: number | null;
+}
+
+/** 128 + 13: how bash (and the shim, from bash's `wait`) reports a process killed by SIGPIPE. */
+const SIGPIPE_EXIT_CODE = 141;
+
+/**
+ * A target killed by SIGPIPE stopped because its reader closed the pipe (`my-tool help | head -3`):
+ * it did what was asked, so exit 141 is not a failure. The code itself stays as recorded. (A program
+ * that exits 141 on its own is indistinguishable and counted the same way.)
+ */
+export function isSigpipeExit(exitCode: number | null): boolean {
+  return exitCode === SIGPIPE_EXIT_CODE;
+}
+
+/** A known non-zero exit code, other than SIGPIPE's; an unknown code (null) is not a failure. */
+export function isFailedExit(exitCode: number | null): boolean {
+  return exitCode !== null && exitCode !== 0 && !isSigpipeExit(exitCode);
 }
 
 export interface ExtractedInvocations {
@@ -33,7 +62,7 @@ export interface ExtractedInvocations {
 }
 
 export function extractInvocations(events: readonly TrialEvent[], target: Target): ExtractedInvocations {
-  if (target.binary) return { source: "shim", invocations: extractShimInvocations(events, target) };
+  if (target.binary) return { source: "shim", invocations: extractShimAndUnseenInvocations(events, target) };
   if (!target.commandPattern) return { source: "none", invocations: [] };
   // Structured tool events are exact even when there are none, unless the agent only left free text.
   let hasToolCalls = false;
@@ -48,48 +77,186 @@ export function extractInvocations(events: readonly TrialEvent[], target: Target
   return { source: "transcript_regex", invocations: extractTranscriptInvocations(events, target) };
 }
 
-/** Invocations from the shim's `target_invocation` records. */
-export function extractShimInvocations(events: readonly TrialEvent[], target: Target): Invocation[] {
+function fromShimRecord(event: EventOf<"target_invocation">, pattern: RegExp | null): Invocation {
+  const command = event.argv.map(quoteShellWord).join(" ");
+  return {
+    command,
+    argv: [...event.argv],
+    subcommand: findPatternSubcommand(pattern, command) ?? findArgvSubcommand(event.argv),
+    exit_code: event.exit_code,
+    duration_ms: event.duration_ms,
+  };
+}
+
+/**
+ * The shim's records, plus the path invocations in tool calls that the shim did not record (see
+ * the module comment), in the order they ran: by start time, an added one right after the
+ * shim-recorded call that preceded it in its tool call.
+ */
+function extractShimAndUnseenInvocations(events: readonly TrialEvent[], target: Target): Invocation[] {
   const pattern = compileTargetPattern(target);
-  const invocations: Invocation[] = [];
+  const matcher = compileCommandMatcher(target);
+  const records: { event: EventOf<"target_invocation">; claimed: boolean }[] = [];
   for (const event of events) {
-    if (event.type !== "target_invocation") continue;
-    const command = event.argv.map(quoteShellWord).join(" ");
-    invocations.push({
-      command,
-      argv: [...event.argv],
-      subcommand: findPatternSubcommand(pattern, command) ?? findArgvSubcommand(event.argv),
-      exit_code: event.exit_code,
-      duration_ms: event.duration_ms,
+    if (event.type === "target_invocation") records.push({ event, claimed: false });
+  }
+  const timed = records.map(({ event }) => ({
+    invocation: fromShimRecord(event, pattern),
+    atMs: event.started_at_ms,
+  }));
+  if (!matcher) return timed.map((entry) => entry.invocation);
+
+  const claim = (argv: readonly string[], fromMs: number, toMs: number) => {
+    const record = records.find(
+      ({ event, claimed }) =>
+        !claimed &&
+        event.started_at_ms >= fromMs &&
+        event.started_at_ms <= toMs &&
+        argumentsAgree(event.argv, argv),
+    );
+    if (record) record.claimed = true;
+    return record?.event ?? null;
+  };
+  for (const { call, result } of pairToolCalls(events)) {
+    const found = findScriptInvocations(call.command, matcher);
+    if (!found.some((invocation) => invocation.viaPath)) continue;
+    const fromMs = Date.parse(call.ts);
+    const toMs = result ? Date.parse(result.ts) : Number.POSITIVE_INFINITY;
+    // Bare-name calls went through the shim: they claim their records before the path calls look.
+    const seen = found.map((invocation) =>
+      invocation.viaPath ? null : claim(invocation.argv, fromMs, toMs),
+    );
+    let previousMs = fromMs;
+    let added = 0;
+    found.forEach((invocation, index) => {
+      const record = seen[index] ?? (invocation.viaPath ? claim(invocation.argv, fromMs, toMs) : null);
+      if (record) previousMs = record.started_at_ms;
+      else if (invocation.viaPath) {
+        added += 1;
+        timed.push({ invocation: withCallResult(invocation, result), atMs: previousMs + added * 1e-6 });
+      }
     });
+  }
+  // Stable: shim records keep their order.
+  return timed.sort((a, b) => a.atMs - b.atMs).map((entry) => entry.invocation);
+}
+
+/** Each agent tool call's invocations of the target (see the module comment). */
+export function extractToolEventInvocations(events: readonly TrialEvent[], target: Target): Invocation[] {
+  const matcher = compileCommandMatcher(target);
+  if (!matcher) return [];
+  const invocations: Invocation[] = [];
+  for (const { call, result } of pairToolCalls(events)) {
+    for (const found of findScriptInvocations(call.command, matcher)) {
+      invocations.push(withCallResult(found, result));
+    }
   }
   return invocations;
 }
 
-/** One invocation per agent tool call that invokes the target (pattern first, else binary name). */
-export function extractToolEventInvocations(events: readonly TrialEvent[], target: Target): Invocation[] {
-  const pattern = compileTargetPattern(target);
-  const binaryWord = target.binary ? compileBinaryWord(target.binary) : null;
-  if (!pattern && !binaryWord) return [];
+interface ScriptInvocation {
+  command: string;
+  argv: string[];
+  subcommand: string | null;
+  /** The script's last command: its exit status is the call's. */
+  last: boolean;
+  /** Typed with a path (`/abs/my-tool`, `./my-tool`), so not looked up on PATH. */
+  viaPath: boolean;
+}
+
+function withCallResult(found: ScriptInvocation, result: EventOf<"tool_result"> | null): Invocation {
+  const known = found.last && result !== null;
+  return {
+    command: found.command,
+    argv: found.argv,
+    subcommand: found.subcommand,
+    exit_code: known ? result.exit_code : null,
+    duration_ms: known ? result.duration_ms : null,
+  };
+}
+
+function pairToolCalls(
+  events: readonly TrialEvent[],
+): { call: EventOf<"tool_call">; result: EventOf<"tool_result"> | null }[] {
   const results = new Map<string, EventOf<"tool_result">>();
   for (const event of events) if (event.type === "tool_result") results.set(event.call_id, event);
-
-  const invocations: Invocation[] = [];
+  const pairs: { call: EventOf<"tool_call">; result: EventOf<"tool_result"> | null }[] = [];
   for (const event of events) {
-    if (event.type !== "tool_call") continue;
-    const start = findTargetStart(event.command, pattern, binaryWord);
-    if (start === null) continue;
-    const argv = splitShellSegment(event.command, start);
-    const result = results.get(event.call_id);
-    invocations.push({
-      command: event.command,
-      argv,
-      subcommand: findPatternSubcommand(pattern, event.command) ?? findArgvSubcommand(argv),
-      exit_code: result ? result.exit_code : null,
-      duration_ms: result ? result.duration_ms : null,
-    });
+    if (event.type === "tool_call") pairs.push({ call: event, result: results.get(event.call_id) ?? null });
   }
-  return invocations;
+  return pairs;
+}
+
+/** Commands that run their arguments as a command: a target among those arguments runs too. */
+const COMMAND_WRAPPERS = new Set([
+  "sudo",
+  "env",
+  "command",
+  "exec",
+  "nohup",
+  "nice",
+  "timeout",
+  "xargs",
+  "stdbuf",
+]);
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
+
+/** One invocation per simple command whose command word (or a wrapped one) is the target. */
+function findScriptInvocations(script: string, matcher: RegExp): ScriptInvocation[] {
+  const commands = findSimpleCommands(script);
+  const found: ScriptInvocation[] = [];
+  commands.forEach((command, index) => {
+    const { words } = command;
+    let first = 0;
+    while (first < words.length - 1 && ASSIGNMENT.test((words[first] as ShellWord).text)) first += 1;
+    const wrapped = COMMAND_WRAPPERS.has(basename((words[first] as ShellWord).text));
+    const last = wrapped ? words.length - 1 : first;
+    for (let wordIndex = first; wordIndex <= last; wordIndex += 1) {
+      const word = words[wordIndex] as ShellWord;
+      const match = matchCommandWord(script, word, matcher);
+      if (!match) continue;
+      const argv = words.slice(wordIndex).map((entry) => entry.text);
+      found.push({
+        command: script.slice(word.start, (words[words.length - 1] as ShellWord).end),
+        argv,
+        subcommand: cleanCapture(match.groups[1]) ?? findArgvSubcommand(argv),
+        last: index === commands.length - 1,
+        viaPath: script.slice(word.start, match.at).includes("/"),
+      });
+      return;
+    }
+  });
+  return found;
+}
+
+/** The matcher (sticky) at the word's start, past an opening quote, or right after a `/` in it. */
+function matchCommandWord(
+  script: string,
+  word: ShellWord,
+  matcher: RegExp,
+): { at: number; groups: RegExpExecArray } | null {
+  const starts = [word.start];
+  if (/['"\\]/.test(script[word.start] ?? "")) starts.push(word.start + 1);
+  for (let pos = word.start; pos < word.end; pos += 1) if (script[pos] === "/") starts.push(pos + 1);
+  for (const at of starts) {
+    matcher.lastIndex = at;
+    const groups = matcher.exec(script);
+    if (groups) return { at, groups };
+  }
+  return null;
+}
+
+/** Whether a shim record's argv is the call typed as `parsed` (an argument with an expansion matches any). */
+function argumentsAgree(recorded: readonly string[], parsed: readonly string[]): boolean {
+  const expected = parsed.slice(1);
+  const actual = recorded.slice(1);
+  const expands = (word: string) => /[$`*?[~{]/.test(word);
+  if (!expected.some(expands)) {
+    return actual.length === expected.length && actual.every((arg, index) => arg === expected[index]);
+  }
+  // Expansions may change the count: the first argument (the subcommand) decides when literal.
+  const first = expected[0];
+  return first === undefined || expands(first) || actual[0] === first;
 }
 
 /** Every match of `command_pattern` in `agent_output` text; exit codes and durations unknown. */
@@ -120,7 +287,7 @@ export function extractTranscriptInvocations(events: readonly TrialEvent[], targ
       invocations.push({
         command,
         argv,
-        subcommand: match[1] ?? findArgvSubcommand(argv),
+        subcommand: cleanCapture(match[1]) ?? findArgvSubcommand(argv),
         exit_code: null,
         duration_ms: null,
       });
@@ -158,31 +325,30 @@ function compileTargetPattern(target: Target): RegExp | null {
 
 function findPatternSubcommand(pattern: RegExp | null, text: string): string | null {
   if (!pattern) return null;
-  const match = pattern.exec(text);
-  return match?.[1] ?? null;
+  return cleanCapture(pattern.exec(text)?.[1]);
 }
 
-/** The binary's base name as a whole shell word (a path prefix like `./bin/` is allowed). */
-function compileBinaryWord(binary: string): RegExp {
-  const name = binary.split("/").pop() || binary;
-  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`(^|[\\s;&|(\`/])${escaped}(?=$|[\\s;&|)\`])`);
+/** A capture without the quotes, Markdown and punctuation that prose wraps a command in. */
+function cleanCapture(capture: string | undefined): string | null {
+  if (capture === undefined) return null;
+  const cleaned = capture.replace(/^[`'"*([]+/, "").replace(/[`'"*.,;:!?)\]]+$/, "");
+  return cleaned === "" ? null : cleaned;
 }
 
-function findTargetStart(command: string, pattern: RegExp | null, binaryWord: RegExp | null): number | null {
-  if (pattern) {
-    const match = pattern.exec(command);
-    return match ? match.index : null;
-  }
-  if (binaryWord) {
-    const match = binaryWord.exec(command);
-    if (!match) return null;
-    // Step back over a path prefix so argv[0] is the word as typed.
-    let start = match.index + (match[1] ?? "").length;
-    while (start > 0 && !/[\s;&|(`]/.test(command[start - 1] as string)) start -= 1;
-    return start;
-  }
-  return null;
+/**
+ * The sticky matcher for a target in a tool call: `command_pattern`, else the binary's base name
+ * as a whole word (an absolute path ending in `/NAME` matches where the name starts).
+ */
+function compileCommandMatcher(target: Target): RegExp | null {
+  const pattern = compileTargetPattern(target);
+  if (pattern) return new RegExp(pattern.source, `${pattern.flags.replace(/[gy]/g, "")}y`);
+  if (!target.binary) return null;
+  const escaped = basename(target.binary).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`${escaped}(?=$|[\\s;&|()<>\`'"])`, "y");
+}
+
+function basename(file: string): string {
+  return file.split("/").pop() || file;
 }
 
 /**

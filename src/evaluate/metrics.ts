@@ -1,7 +1,9 @@
 /**
  * Layer 1 (DESIGN §3) and bashkit-eval's execution figures, computed in one pass over arrays.
  *
- * Unknown exit codes (null: transcript-regex invocations, or a tool call cut off before its result)
+ * A failure is a known non-zero exit code other than 141 (killed by SIGPIPE because its reader
+ * closed the pipe: not an error, see invocations.ts). Unknown exit codes (null: transcript-regex
+ * invocations, a command before the last one of a tool call, or a call cut off before its result)
  * are neither successes nor failures:
  * - error_count counts known non-zero codes; error_rate divides by the invocations whose code is
  *   known (the same as N when all are known) and is null when none is known;
@@ -14,7 +16,7 @@
 import { computeCost, lookupPrice, type PriceTable } from "../model/pricing.js";
 import type { ExecutionMetrics, InteractionMetrics } from "../results/types.js";
 import type { EndReason, TrialEvent } from "../transcript/events.js";
-import type { Invocation } from "./invocations.js";
+import { type Invocation, isFailedExit } from "./invocations.js";
 
 export const NO_SUBCOMMAND = "(none)";
 
@@ -48,11 +50,11 @@ export function computeInteraction(
     const exit = invocation.exit_code;
     if (exit !== null) {
       known += 1;
-      if (exit !== 0) errors += 1;
+      if (isFailedExit(exit)) errors += 1;
     }
     const key = invocation.subcommand ?? NO_SUBCOMMAND;
     const previous = lastExitBySubcommand.get(key);
-    if (previous !== undefined && previous !== null && previous !== 0) retries += 1;
+    if (previous !== undefined && isFailedExit(previous)) retries += 1;
     lastExitBySubcommand.set(key, exit);
     if (isHelpInvocation(invocation)) help += 1;
     else if (!firstExitBySubcommand.has(key)) firstExitBySubcommand.set(key, exit);
@@ -63,7 +65,7 @@ export function computeInteraction(
   for (const exit of firstExitBySubcommand.values()) {
     if (exit === null) continue;
     firstKnown += 1;
-    if (exit === 0) firstOk += 1;
+    if (!isFailedExit(exit)) firstOk += 1;
   }
 
   return {

@@ -2,10 +2,12 @@
  * The trial outcome (DESIGN §6) and the optional composite score.
  * - error: the trial could not be evaluated (infrastructure error, cancelled run, judge call failed
  *   or judge enabled without a verdict). Errors are reported apart and excluded from pass rates.
- * - fail: a gate failed, the judge scored below its threshold, or the agent crashed; the reason
- *   lists each cause. A trial cut by the turn limit or the timeout is still judged by its gates;
- *   when it fails, the reason names the limit.
+ * - fail: a gate failed or the judge scored below its threshold; the reason lists each cause.
  * - pass: everything else. Interaction metrics never change the outcome.
+ * Gates and judge decide, as the seed's outcome rule says: an agent that crashed, hit the turn limit
+ * or ran out of time is still judged by what it left. Completion is a metric (`completed: false`);
+ * a failing trial's reason names the crash or the limit, and a crashed agent that passes keeps the
+ * crash in its reason so it is seen beside the pass.
  */
 import type { GateResult, InteractionMetrics, Outcome } from "../results/types.js";
 import type { CompositeWeights } from "../scenario/types.js";
@@ -45,9 +47,6 @@ export function decideOutcome(input: OutcomeInput): { outcome: Outcome; reason: 
   }
 
   const causes: string[] = [];
-  if (input.endReason === "agent_crash") {
-    causes.push(`the agent crashed${input.endError ? `: ${truncate(input.endError, MESSAGE_CHARS)}` : ""}`);
-  }
   const failed = input.gates.filter((gate) => !gate.passed);
   if (failed.length > 0) {
     const listed = failed
@@ -62,8 +61,15 @@ export function decideOutcome(input: OutcomeInput): { outcome: Outcome; reason: 
       `judge score ${formatScore(input.judge.response.weighted_score)} is below the threshold ${formatScore(input.judge.threshold)}`,
     );
   }
-  if (causes.length === 0) return { outcome: "pass", reason: null };
-  if (input.endReason === "turn_limit") causes.push("the agent stopped at the turn limit");
+  const crash =
+    input.endReason === "agent_crash"
+      ? `crashed${input.endError ? `: ${truncate(input.endError, MESSAGE_CHARS)}` : ""}`
+      : null;
+  if (causes.length === 0) {
+    return { outcome: "pass", reason: crash ? `passed, but the agent did not complete: it ${crash}` : null };
+  }
+  if (crash) causes.push(`the agent ${crash}`);
+  else if (input.endReason === "turn_limit") causes.push("the agent stopped at the turn limit");
   else if (input.endReason === "timeout") causes.push("the trial timed out");
   return { outcome: "fail", reason: causes.join("; ") };
 }

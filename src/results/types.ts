@@ -71,7 +71,7 @@ export interface JudgeUsage {
 export interface TrialReport {
   trial: number;
   outcome: Outcome;
-  /** Why it failed / errored / was skipped; null on pass. */
+  /** Why it failed / errored / was skipped; on a pass null, or what went wrong beside it (a crashed agent). */
   reason: string | null;
   end_reason: EndReason | null;
   invocation_source: InvocationSource;

@@ -10,6 +10,9 @@
  * times come from bash's $EPOCHREALTIME (no fork of `date`). A line short enough to be written by
  * one write(2) is appended to the log; a longer one (its arguments are huge) goes to a file of its
  * own next to the log, so concurrent invocations (a pipe) never interleave.
+ *
+ * The exit code is bash's `wait` status: 128+n when the binary was killed by signal n, e.g. 141 for
+ * SIGPIPE (`my-tool help | head -3`). It is recorded as is; evaluate/ does not count 141 as an error.
  */
 import { constants as fsConstants } from "node:fs";
 import { access, chmod, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";

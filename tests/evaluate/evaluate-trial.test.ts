@@ -40,14 +40,20 @@ afterAll(async () => {
   await server.close();
 });
 
-function trialEvents(endReason: "natural_stop" | "turn_limit" | "infra_error" = "natural_stop") {
+function trialEvents(
+  endReason: "natural_stop" | "turn_limit" | "infra_error" | "agent_crash" = "natural_stop",
+) {
   const log = createEventLog();
   log.response(1, { input_tokens: 1000, output_tokens: 100 });
   log.call("my-tool create a", 0);
   log.shim(["my-tool", "create", "a"], 1);
   log.shim(["my-tool", "create", "a"], 0);
   log.response(2, { input_tokens: 1200, output_tokens: 80 });
-  log.end(endReason, 2500, 2, endReason === "infra_error" ? "setup `my-tool init` exited 1" : null);
+  const errors: Partial<Record<typeof endReason, string>> = {
+    infra_error: "setup `my-tool init` exited 1",
+    agent_crash: "claude exited 1: segfault",
+  };
+  log.end(endReason, 2500, 2, errors[endReason] ?? null);
   return log.events;
 }
 
@@ -180,5 +186,50 @@ describe("evaluateTrial", () => {
     expect(result).toMatchObject({ outcome: "pass", reason: null, composite_score: null });
     expect(result.interaction.completed).toBe(false);
     expect(result.execution.natural_stop).toBe(false);
+  });
+
+  it("passes a crashed agent whose gates pass, with completed false and the crash beside", async () => {
+    const result = await evaluateTrial({
+      ...common,
+      sandbox,
+      scenario: scenarioWith({
+        gates: [{ weight: 1, type: "file_contains", path: "a.md", substring: "CAP" }],
+      }),
+      events: trialEvents("agent_crash"),
+    });
+    expect(result).toMatchObject({
+      outcome: "pass",
+      end_reason: "agent_crash",
+      reason: "passed, but the agent did not complete: it crashed: claude exited 1: segfault",
+    });
+    expect(result.interaction.completed).toBe(false);
+  });
+
+  it("counts a call by absolute path that the shim did not see, and no_transcript_errors fails on it", async () => {
+    const log = createEventLog();
+    log.response(1);
+    log.call("/abs/path/to/my-tool fail", 1); // bypasses the PATH shim
+    log.call("my-tool ok", 0);
+    const okCall = log.events.findLast((event) => event.type === "tool_call");
+    log.push({
+      type: "target_invocation",
+      argv: ["my-tool", "ok"],
+      exit_code: 0,
+      duration_ms: 2,
+      cwd: null,
+      started_at_ms: Date.parse(okCall?.ts ?? "") + 2,
+    });
+    log.end("natural_stop", 1000, 1);
+    const result = await evaluateTrial({
+      ...common,
+      sandbox,
+      scenario: scenarioWith({ gates: [{ weight: 1, type: "no_transcript_errors" }] }),
+      events: log.events,
+    });
+    expect(result.interaction).toMatchObject({ total_commands: 2, error_count: 1, error_rate: 0.5 });
+    expect(result).toMatchObject({ invocation_source: "shim", outcome: "fail" });
+    expect(result.gates[0]?.message).toBe(
+      '1 of 2 target invocations failed: "/abs/path/to/my-tool fail" → 1',
+    );
   });
 });

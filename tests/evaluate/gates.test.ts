@@ -207,6 +207,18 @@ describe("no_transcript_errors", () => {
     });
   });
 
+  it("does not count a target killed by SIGPIPE (exit 141) as failed, and says so", async () => {
+    const result = await runOne(
+      { ...w, type: "no_transcript_errors" },
+      { invocations: [invocation("t help", 141), invocation("t list", 0)] },
+    );
+    expect(result).toMatchObject({
+      passed: true,
+      message:
+        "none of 2 target invocations failed (1 killed by SIGPIPE, its reader closed the pipe: not an error)",
+    });
+  });
+
   it("fails listing the failed invocations", async () => {
     const result = await runOne(
       { ...w, type: "no_transcript_errors" },

@@ -58,11 +58,12 @@ describe("extractInvocations: source order", () => {
     expect(result.source).toBe("tool_events");
     expect(result.invocations).toEqual([
       {
-        command: 'my-tool create "two words" 2>&1 | tee out.txt',
+        command: 'my-tool create "two words"',
         argv: ["my-tool", "create", "two words"],
         subcommand: "create",
-        exit_code: 1,
-        duration_ms: 5,
+        // tee's status is the call's: my-tool's own is unknown.
+        exit_code: null,
+        duration_ms: null,
       },
     ]);
   });
@@ -155,5 +156,134 @@ describe("shell helpers", () => {
     expect(quoteShellWord("")).toBe("''");
     expect(quoteShellWord("a b")).toBe("'a b'");
     expect(quoteShellWord("$HOME")).toBe("'$HOME'");
+  });
+});
+
+/** A shim record made while the last tool call ran (between its tool_call and tool_result). */
+function shimDuringLastCall(log: ReturnType<typeof createEventLog>, argv: string[], exitCode: number) {
+  const call = log.events.findLast((event) => event.type === "tool_call");
+  if (!call) throw new Error("no tool call yet");
+  log.push({
+    type: "target_invocation",
+    argv,
+    exit_code: exitCode,
+    duration_ms: 2,
+    cwd: null,
+    started_at_ms: Date.parse(call.ts) + 3,
+  });
+}
+
+describe("extractInvocations with a binary: calls the shim did not see", () => {
+  const target = { binary: "my-tool", env: {} };
+
+  it("adds an invocation by absolute path (which bypasses the PATH shim) from the tool events", () => {
+    const log = createEventLog();
+    log.call("/abs/path/to/my-tool fail", 1); // bypasses the shim: no record
+    log.call("my-tool ok", 0);
+    shimDuringLastCall(log, ["my-tool", "ok"], 0);
+    const result = extractInvocations(log.events, target);
+    expect(result.source).toBe("shim");
+    expect(result.invocations.map((i) => [i.argv, i.exit_code])).toEqual([
+      [["/abs/path/to/my-tool", "fail"], 1],
+      [["my-tool", "ok"], 0],
+    ]);
+  });
+
+  it("finds path invocations with command_pattern too, and relative paths", () => {
+    const log = createEventLog();
+    log.call("cd sub && ./bin/my-tool create x", 2);
+    const { invocations } = extractInvocations(log.events, {
+      binary: "my-tool",
+      commandPattern: "my-tool\\s+(\\S+)",
+      env: {},
+    });
+    expect(invocations.map((i) => [i.command, i.subcommand, i.exit_code])).toEqual([
+      ["./bin/my-tool create x", "create", 2],
+    ]);
+  });
+
+  it("does not count twice a path the shim did see (the shim's own path, found with `which`)", () => {
+    const log = createEventLog();
+    log.call("/run/llm-tool-test/bin/my-tool list --all", 0);
+    shimDuringLastCall(log, ["my-tool", "list", "--all"], 0);
+    expect(extractInvocations(log.events, target).invocations).toHaveLength(1);
+  });
+
+  it("keeps a path invocation beside a bare one with the same arguments in one call", () => {
+    const log = createEventLog();
+    log.call("my-tool list; /opt/my-tool list", 3);
+    shimDuringLastCall(log, ["my-tool", "list"], 0);
+    const { invocations } = extractInvocations(log.events, target);
+    expect(invocations.map((i) => [i.argv?.[0], i.exit_code])).toEqual([
+      ["my-tool", 0],
+      ["/opt/my-tool", 3],
+    ]);
+  });
+
+  it("never adds bare-name calls: those went through the shim", () => {
+    const log = createEventLog();
+    log.call("my-tool list", 0); // no record: the shim saw no such call, so there was none
+    expect(extractInvocations(log.events, target).invocations).toEqual([]);
+  });
+});
+
+describe("extractToolEventInvocations: one invocation per command, exit code only for the last", () => {
+  const target = { commandPattern: "my-tool\\s+(\\S+)", env: {} };
+
+  it("gives the call's exit code to the last command only; earlier ones are unknown", () => {
+    const log = createEventLog();
+    log.call("my-tool ok a; my-tool fail", 1);
+    const invocations = extractToolEventInvocations(log.events, target);
+    expect(invocations.map((i) => [i.command, i.exit_code])).toEqual([
+      ["my-tool ok a", null],
+      ["my-tool fail", 1],
+    ]);
+  });
+
+  it("gives no exit code to a command piped into another one", () => {
+    const log = createEventLog();
+    log.call("my-tool list | head -3", 0);
+    expect(extractToolEventInvocations(log.events, target).map((i) => i.exit_code)).toEqual([null]);
+  });
+
+  it("counts only commands at a command position, not words in quotes, echo, comments or heredocs", () => {
+    const log = createEventLog();
+    log.call('echo "I could run my-tool --help"', 0);
+    log.call("grep 'my-tool list' notes.txt # then my-tool help", 0);
+    log.call("cat > run.sh <<'EOF'\nmy-tool help\nEOF\nchmod +x run.sh", 0);
+    expect(extractToolEventInvocations(log.events, target)).toEqual([]);
+  });
+
+  it("finds commands after keywords, assignments, wrappers and in substitutions", () => {
+    const log = createEventLog();
+    log.call(
+      'if my-tool check; then echo ok; fi\nX=1 my-tool env\nid=$(my-tool create "a b")\nls | xargs my-tool add',
+      0,
+    );
+    expect(extractToolEventInvocations(log.events, target).map((i) => i.argv)).toEqual([
+      ["my-tool", "check"],
+      ["my-tool", "env"],
+      ["my-tool", "create", "a b"],
+      ["my-tool", "add"],
+    ]);
+  });
+
+  it("strips quoting from the pattern's capture", () => {
+    const log = createEventLog();
+    log.call('my-tool "list"', 0);
+    expect(extractToolEventInvocations(log.events, target)[0]?.subcommand).toBe("list");
+  });
+});
+
+describe("extractTranscriptInvocations: captures without Markdown debris", () => {
+  it("drops backticks, quotes and emphasis around the subcommand", () => {
+    const log = createEventLog();
+    log.push({
+      type: "agent_output",
+      text: "I ran `my-tool list` and **my-tool show**, then 'my-tool sync'.",
+    });
+    const result = extractInvocations(log.events, { commandPattern: "my-tool\\s+(\\S+)", env: {} });
+    expect(result.source).toBe("transcript_regex");
+    expect(result.invocations.map((i) => i.subcommand)).toEqual(["list", "show", "sync"]);
   });
 });

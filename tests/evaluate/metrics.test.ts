@@ -151,28 +151,30 @@ describe("computeInteraction on chained calls", () => {
   log.call("ls -la", 0); // not the target
   log.call("my-tool show x", 0);
 
-  it("counts one invocation per bash call from tool events", () => {
+  it("counts each command from tool events; only a call's last command gets the call's exit code", () => {
     const { source, invocations } = extractInvocations(log.events, {
       commandPattern: "my-tool\\s+(\\S+)",
       env: {},
     });
     expect(source).toBe("tool_events");
     expect(invocations.map((i) => [i.subcommand, i.exit_code])).toEqual([
-      ["init", 0],
-      ["show", 1],
+      ["init", null], // before `&&`: its own code is unknown
+      ["create", 0],
+      ["show", null], // piped into grep, whose status the call reports
       ["show", 0],
     ]);
     expect(computeInteraction(invocations, true)).toEqual(
       metrics({
-        total_commands: 3,
+        total_commands: 4,
         unique_commands: 3,
-        error_count: 1,
-        error_rate: 1 / 3,
-        retry_count: 1,
-        retry_rate: 1 / 3,
+        error_count: 0,
+        error_rate: 0,
+        retry_count: 0,
+        retry_rate: 0,
         help_invocations: 0,
-        first_try_success_rate: 0.5,
-        iteration_ratio: 1,
+        // init's and show's first tries have unknown codes: only create's counts.
+        first_try_success_rate: 1,
+        iteration_ratio: 0.75,
       }),
     );
   });
@@ -309,6 +311,23 @@ describe("computeInteraction edge cases", () => {
       { command: "t create", argv: ["t", "create"], subcommand: "create", exit_code: 2, duration_ms: 1 },
     ];
     expect(computeInteraction(invocations, true).first_try_success_rate).toBe(0);
+  });
+});
+
+describe("computeInteraction: a target killed by SIGPIPE", () => {
+  it("is not an error: exit 141 (128 + SIGPIPE) means its reader closed the pipe", () => {
+    const log = createEventLog();
+    log.shim(["my-tool", "help"], 141); // `my-tool help | head -3`
+    log.shim(["my-tool", "help"], 0);
+    log.shim(["my-tool", "list"], 141);
+    const { invocations } = extractInvocations(log.events, { binary: "my-tool", env: {} });
+    expect(invocations.map((i) => i.exit_code)).toEqual([141, 0, 141]); // the recorded code stays visible
+    expect(computeInteraction(invocations, true)).toMatchObject({
+      error_count: 0,
+      error_rate: 0,
+      retry_count: 0,
+      first_try_success_rate: 1,
+    });
   });
 });
 

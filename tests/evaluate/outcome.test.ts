@@ -105,9 +105,27 @@ describe("decideOutcome", () => {
       { outcome: "error", reason: "cancelled before the trial finished" },
     ],
     [
-      "agent crash fails even when the gates pass",
+      // The seed's rule: gates and judge decide; completion is a metric reported beside.
+      "agent crash with passing gates passes, the crash reported beside",
       { endReason: "agent_crash", endError: "claude exited 1" },
-      { outcome: "fail", reason: "the agent crashed: claude exited 1" },
+      { outcome: "pass", reason: "passed, but the agent did not complete: it crashed: claude exited 1" },
+    ],
+    [
+      "agent crash with passing gates and judge passes",
+      { endReason: "agent_crash", endError: null, judgeEnabled: true, judge: judged(0.9) },
+      { outcome: "pass", reason: "passed, but the agent did not complete: it crashed" },
+    ],
+    [
+      "agent crash with a failing gate fails for the gate, naming the crash",
+      {
+        endReason: "agent_crash",
+        endError: "claude exited 1",
+        gates: [fail("file_exists", "a.md: not found")],
+      },
+      {
+        outcome: "fail",
+        reason: "1 of 1 gates failed: file_exists (a.md: not found); the agent crashed: claude exited 1",
+      },
     ],
     ["turn limit with passing gates", { endReason: "turn_limit" }, { outcome: "pass", reason: null }],
     [

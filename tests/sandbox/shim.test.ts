@@ -3,8 +3,11 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InfraError } from "../../src/errors.js";
+import { extractInvocations } from "../../src/evaluate/invocations.js";
+import { computeInteraction } from "../../src/evaluate/metrics.js";
 import { killAllProcessGroups, runShell } from "../../src/sandbox/exec.js";
 import { readShimLog, resolveRealBinary, writeShim } from "../../src/sandbox/shim.js";
+import type { TrialEvent } from "../../src/transcript/events.js";
 import { FAKE_TOOL } from "./fake-tool.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "shim-test-"));
@@ -135,6 +138,26 @@ describe("target shim", () => {
       [["fake-tool", "die", "KILL"], 137],
       [["fake-tool", "die", "TERM"], 143],
     ]);
+  });
+
+  it("records a target killed by SIGPIPE as 141, which layer 1 does not count as an error", async () => {
+    // More output than the pipe holds: once head has its lines and exits, the writer gets SIGPIPE.
+    const { result, records } = await runRecorded(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash ${...}, on purpose
+      'fake-tool echo $(seq 1 50000) | head -3; echo "status=${PIPESTATUS[0]}"',
+    );
+    expect(result.stdout).toBe("1\n2\n3\nstatus=141\n");
+    expect(records.map((record) => record.exit_code)).toEqual([141]);
+    const events = records.map(
+      (record): TrialEvent => ({ type: "target_invocation", ts: "", t_ms: 0, ...record }),
+    );
+    const { invocations } = extractInvocations(events, { binary: "fake-tool", env: {} });
+    expect(computeInteraction(invocations, true)).toMatchObject({
+      total_commands: 1,
+      error_count: 0,
+      error_rate: 0,
+      first_try_success_rate: 1,
+    });
   });
 
   it("forwards SIGTERM and SIGINT to the real binary and keeps its exit code", async () => {
