@@ -12,6 +12,17 @@ const EVAL_TASKS = path.join(PEERS, "eval-tasks.jsonl");
 const SMOKE = path.join(PEERS, "smoke-test.jsonl");
 
 describe("bashkit-eval peer datasets", () => {
+  test("ship unchanged in examples/bashkit-eval, with a README crediting their source", async () => {
+    const examples = path.resolve(import.meta.dirname, "../../examples/bashkit-eval");
+    for (const name of ["eval-tasks.jsonl", "smoke-test.jsonl"]) {
+      expect(await readFile(path.join(examples, name), "utf8"), name).toBe(
+        await readFile(path.join(PEERS, name), "utf8"),
+      );
+    }
+    expect(await readFile(path.join(examples, "README.md"), "utf8")).toMatch(/everruns\/bashkit.*MIT/s);
+    expect(await loadScenarios([path.join(examples, "smoke-test.jsonl")])).toHaveLength(3);
+  });
+
   test("the 58-task dataset loads: categories, gates, weights", async () => {
     const scenarios = await loadScenarios([EVAL_TASKS]);
     expect(scenarios).toHaveLength(58);
