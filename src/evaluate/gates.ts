@@ -8,7 +8,7 @@
  * bashkit-eval checks behave as in bashkit-eval: `exit_code:N` looks at the agent's last tool call
  * (none: fails), `stdout_*` at any tool call's stdout, `stderr_empty` at every call (none: passes),
  * `file_exists` accepts a file or a directory, `llm_judge` is a stub that passes (use
- * `evaluation.judge` for a real judge).
+ * `evaluation.judge` for a real judge), and a check of an unknown type (`unsupported_check`) fails.
  */
 import { readFile, stat } from "node:fs/promises";
 import { describeError } from "../errors.js";
@@ -349,6 +349,17 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
       message:
         "not evaluated: llm_judge checks are a stub, as in bashkit-eval; configure evaluation.judge with a rubric for a real judge",
     }),
+  },
+  unsupported_check: {
+    params: { check: "text" },
+    evaluate(gate) {
+      const colon = gate.check.indexOf(":");
+      const type = colon === -1 ? gate.check : gate.check.slice(0, colon);
+      return {
+        passed: false,
+        message: `unsupported check type \`${type}\` (${JSON.stringify(gate.check)}): this version of llm-tool-test cannot evaluate it, so it fails, as bashkit-eval fails checks it does not know`,
+      };
+    },
   },
 };
 

@@ -8,16 +8,23 @@ import path from "node:path";
 import {
   buildBwrapArgs,
   collectTargetBinds,
+  DEFAULT_HOSTNAME,
   ensureRootLinks,
+  type HostSystem,
   inspectHostSystem,
   isUnderSystemDir,
+  type OverlayLauncher,
+  prepareSystemOverlays,
   probeBwrap,
+  probeSystemOverlays,
   renderIdentityFiles,
   SANDBOX_HOME,
   SANDBOX_LOG_DIR,
   SANDBOX_PATH,
   SANDBOX_SHIM_DIR,
   SANDBOX_USER,
+  type SystemOverlay,
+  wrapWithOverlays,
 } from "./bwrap.js";
 import { runProcess } from "./exec.js";
 import { assertInsideRoot } from "./sandbox-paths.js";
@@ -48,7 +55,11 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
       const targetDir = hostTarget ? path.dirname(hostTarget) : null;
 
       const host = await inspectHostSystem();
-      await writeIdentityFiles(layout.root, probe.mapsUser);
+      const hostname = options.hostname ?? DEFAULT_HOSTNAME;
+      await writeIdentityFiles(layout.root, probe.mapsUser, hostname);
+      const overlays = options.writableSystemDirs
+        ? await openSystemOverlays(host, layout, { bwrapPath, parentPath, mapsUser: probe.mapsUser })
+        : null;
       if (targetBinary) {
         await mkdir(layout.shimDir, { recursive: true });
         await mkdir(layout.logDir, { recursive: true });
@@ -56,6 +67,8 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
       const buildArgs = (network: boolean, binds: string[]) =>
         buildBwrapArgs({
           root: layout.root,
+          hostname,
+          ...(overlays ? { overlays: overlays.overlays } : {}),
           network,
           mapsUser: probe.mapsUser,
           host,
@@ -65,7 +78,10 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
       const shellArgs = buildArgs(options.network, []);
       const runBwrap = async (args: string[], run: ProcessSettings) => {
         await ensureRootLinks(layout.root, host);
-        return runProcess({ file: bwrapPath, args, cwd: layout.base, ...run, processGroups });
+        const command = overlays
+          ? wrapWithOverlays(overlays.launcher, overlays.overlays, bwrapPath, args)
+          : { file: bwrapPath, args };
+        return runProcess({ ...command, cwd: layout.base, ...run, processGroups });
       };
 
       return {
@@ -94,10 +110,29 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
 }
 
 /** /etc/passwd, /etc/group and /etc/hostname of the sandbox (after the scenario's own files). */
-async function writeIdentityFiles(root: string, mapsUser: boolean): Promise<void> {
+async function writeIdentityFiles(root: string, mapsUser: boolean, hostname: string): Promise<void> {
   const identity = renderIdentityFiles(mapsUser);
   await mkdir(path.join(root, "etc"), { recursive: true });
   await writeFile(path.join(root, "etc", "passwd"), identity.passwd);
   await writeFile(path.join(root, "etc", "group"), identity.group);
-  await writeFile(path.join(root, "etc", "hostname"), "sandbox\n");
+  await writeFile(path.join(root, "etc", "hostname"), `${hostname}\n`);
+}
+
+/**
+ * The copy-on-write system folders, when this host can mount them (see bwrap.ts); otherwise null
+ * and they stay read-only, as for any scenario. Their scratch space is under the trial's temp dir.
+ */
+async function openSystemOverlays(
+  host: HostSystem,
+  layout: { root: string; base: string },
+  found: { bwrapPath: string; parentPath: string; mapsUser: boolean },
+): Promise<{ launcher: OverlayLauncher; overlays: SystemOverlay[] } | null> {
+  const find = (name: string) =>
+    resolveRealBinary(name, `${found.parentPath}:${SANDBOX_PATH}`).catch(() => null);
+  const [unshare, sh, mount] = await Promise.all([find("unshare"), find("sh"), find("mount")]);
+  if (!unshare || !sh || !mount) return null;
+  const launcher = { unshare, sh, mount };
+  if (!(await probeSystemOverlays(launcher, found.bwrapPath, found.mapsUser))) return null;
+  const overlays = await prepareSystemOverlays(host, layout.root, path.join(layout.base, "overlay"));
+  return overlays ? { launcher, overlays } : null;
 }

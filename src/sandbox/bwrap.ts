@@ -3,8 +3,16 @@
  * /proc and /dev are fresh, /tmp and /home/eval live in the root, the network is off unless the
  * scenario allows it, and every namespace (pid included) dies with the bwrap process: a command's
  * background children do not outlive its bash call.
+ *
+ * A scenario may ask for writable system directories (bashkit datasets do: their tasks write
+ * /lib/utils.sh as they could in bashkit's virtual filesystem). Each system directory is then a
+ * copy-on-write overlay whose changes land in the root (`root/usr` for /usr), so gates see them and
+ * they go with the trial. bwrap before 0.10 (Debian 12 ships 0.8) has no overlay options, so the
+ * overlay is the kernel's, mounted in a user and mount namespace of its own (`unshare`) just before
+ * bwrap starts inside it; where that is not possible the directories stay read-only.
  */
-import { lstat, readdir, readlink, realpath, symlink } from "node:fs/promises";
+import { chmod, lstat, mkdir, mkdtemp, readdir, readlink, realpath, rm, symlink } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { ConfigError, describeError } from "../errors.js";
 import { runProcess } from "./exec.js";
@@ -181,9 +189,17 @@ async function runProbe(bwrapPath: string | null, searchPath: string): Promise<B
   );
 }
 
+/** The sandbox's hostname unless the scenario names another. */
+export const DEFAULT_HOSTNAME = "sandbox";
+
 export interface BwrapLayout {
   /** Host dir that becomes `/`. */
   root: string;
+  /** Default DEFAULT_HOSTNAME. */
+  hostname?: string;
+  /** System directories mounted copy-on-write (host mount points of their overlays), bound
+   * writable instead of read-only. */
+  overlays?: SystemOverlay[];
   network: boolean;
   mapsUser: boolean;
   host: HostSystem;
@@ -201,10 +217,14 @@ export function buildBwrapArgs(layout: BwrapLayout): string[] {
   if (layout.network) args.push("--share-net");
   if (layout.mapsUser)
     args.push("--unshare-user", "--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_GID));
-  args.push("--hostname", "sandbox", "--die-with-parent", "--new-session");
+  args.push("--hostname", layout.hostname ?? DEFAULT_HOSTNAME, "--die-with-parent", "--new-session");
   args.push("--bind", layout.root, "/");
   // Symlinks are made in the root by ensureRootLinks: bwrap's --symlink fails once one exists.
-  for (const dir of layout.host.systemDirs) args.push("--ro-bind", dir, dir);
+  for (const dir of layout.host.systemDirs) {
+    const overlay = layout.overlays?.find((candidate) => candidate.dir === dir);
+    if (overlay) args.push("--bind", overlay.merged, dir);
+    else args.push("--ro-bind", dir, dir);
+  }
   args.push("--proc", "/proc", "--dev", "/dev");
   for (const entry of layout.host.etcEntries) args.push("--ro-bind", entry, entry);
   for (const entry of layout.readOnlyPaths) args.push("--ro-bind", entry, entry);
@@ -212,6 +232,167 @@ export function buildBwrapArgs(layout: BwrapLayout): string[] {
   if (layout.logDir) args.push("--bind", layout.logDir, SANDBOX_LOG_DIR);
   args.push("--chdir", SANDBOX_HOME);
   return args;
+}
+
+/** One system directory made writable: the host's `dir` below, `upper` (in the root) above. */
+export interface SystemOverlay {
+  /** The system directory, e.g. /usr. */
+  dir: string;
+  /** Where changes land: the same path inside the root, so gates find them. */
+  upper: string;
+  /** The overlay's scratch directory, outside the root. */
+  work: string;
+  /** Empty mount point, outside the root; the overlay exists only in the namespace of one command. */
+  merged: string;
+}
+
+/** The programs that mount the overlays before bwrap starts. */
+export interface OverlayLauncher {
+  unshare: string;
+  sh: string;
+  mount: string;
+}
+
+/** The overlays of a sandbox whose root is `root` and scratch space `scratch` (both made here). */
+export async function prepareSystemOverlays(
+  host: HostSystem,
+  root: string,
+  scratch: string,
+): Promise<SystemOverlay[] | null> {
+  // The overlay's mount options are a comma-separated list: such a path cannot be written in it.
+  if (/[,:\\]/.test(root) || /[,:\\]/.test(scratch)) return null;
+  const overlays: SystemOverlay[] = [];
+  for (const dir of host.systemDirs) {
+    const name = dir.slice(1).replaceAll("/", "_");
+    const overlay = {
+      dir,
+      upper: path.join(root, dir),
+      work: path.join(scratch, "work", name),
+      merged: path.join(scratch, "merged", name),
+    };
+    for (const made of [overlay.upper, overlay.work, overlay.merged]) await mkdir(made, { recursive: true });
+    overlays.push(overlay);
+  }
+  return overlays;
+}
+
+/**
+ * The command that runs bwrap with its overlays mounted: `unshare` makes a user namespace (the
+ * caller as root) and a mount namespace, a shell mounts each overlay there, then execs bwrap, so
+ * the process keeps its pid (and bwrap's --die-with-parent its parent).
+ */
+export function wrapWithOverlays(
+  launcher: OverlayLauncher,
+  overlays: readonly SystemOverlay[],
+  bwrapPath: string,
+  bwrapArgs: string[],
+): { file: string; args: string[] } {
+  const mounts = overlays.flatMap((overlay) => [overlay.dir, overlay.upper, overlay.work, overlay.merged]);
+  return {
+    file: launcher.unshare,
+    args: [
+      "--user",
+      "--map-root-user",
+      "--mount",
+      "--",
+      launcher.sh,
+      "-c",
+      MOUNT_SCRIPT,
+      "mount-overlays",
+      launcher.mount,
+      ...mounts,
+      "--",
+      bwrapPath,
+      ...bwrapArgs,
+    ],
+  };
+}
+
+/** $1 is mount, then groups of (lower, upper, work, merged) up to `--`, then the command. */
+const MOUNT_SCRIPT = [
+  "mount=$1; shift",
+  'while [ "$1" != "--" ]; do',
+  '  "$mount" -t overlay overlay -o "lowerdir=$1,upperdir=$2,workdir=$3" "$4" || exit 125',
+  "  shift 4",
+  "done",
+  "shift",
+  'exec "$@"',
+].join("\n");
+
+const overlayProbes = new Map<string, Promise<boolean>>();
+
+/**
+ * Whether overlays can be mounted here the way wrapWithOverlays does (unprivileged user
+ * namespaces, overlayfs in them: Linux 5.11+), checked once per bwrap binary with a real overlay
+ * over /usr and a write through it.
+ */
+export function probeSystemOverlays(
+  launcher: OverlayLauncher,
+  bwrapPath: string,
+  mapsUser: boolean,
+): Promise<boolean> {
+  const key = `${bwrapPath}\0${mapsUser}`;
+  let probe = overlayProbes.get(key);
+  if (!probe) {
+    probe = runOverlayProbe(launcher, bwrapPath, mapsUser).catch(() => false);
+    overlayProbes.set(key, probe);
+  }
+  return probe;
+}
+
+async function runOverlayProbe(
+  launcher: OverlayLauncher,
+  bwrapPath: string,
+  mapsUser: boolean,
+): Promise<boolean> {
+  const scratch = await mkdtemp(path.join(os.tmpdir(), "llm-tool-test-overlay-probe-"));
+  try {
+    const upper = path.join(scratch, "upper");
+    const overlay: SystemOverlay = {
+      dir: "/usr",
+      upper,
+      work: path.join(scratch, "work"),
+      merged: path.join(scratch, "merged"),
+    };
+    for (const made of [overlay.upper, overlay.work, overlay.merged]) await mkdir(made, { recursive: true });
+    const user = mapsUser
+      ? ["--unshare-user", "--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_GID)]
+      : [];
+    const args = [
+      ...user,
+      "--unshare-all",
+      "--die-with-parent",
+      "--ro-bind",
+      "/",
+      "/",
+      "--bind",
+      overlay.merged,
+      "/usr",
+      "--proc",
+      "/proc",
+      "--dev",
+      "/dev",
+      launcher.sh,
+      "-c",
+      "echo ok > /usr/.llm-tool-test-probe",
+    ];
+    const command = wrapWithOverlays(launcher, [overlay], bwrapPath, args);
+    const run = await runProcess({
+      ...command,
+      cwd: "/",
+      env: { PATH: SANDBOX_PATH },
+      timeoutMs: 20_000,
+      outputCapBytes: 4096,
+    });
+    return (
+      run.exit_code === 0 &&
+      (await lstat(path.join(upper, ".llm-tool-test-probe")).catch(() => null)) !== null
+    );
+  } finally {
+    // The kernel leaves its own scratch folder (work/work) with no permissions.
+    await chmod(path.join(scratch, "work", "work"), 0o700).catch(() => undefined);
+    await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+  }
 }
 
 /** Make (again, if the agent removed them) the system symlinks such as `/bin -> usr/bin` in the root. */

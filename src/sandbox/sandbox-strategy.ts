@@ -76,4 +76,8 @@ export interface SandboxStrategyOptions {
   bwrapPath?: string;
   /** bwrap: more host paths bound read-only at the same place (tools the target needs). */
   readOnlyPaths?: string[];
+  /** bwrap: the sandbox's hostname (default `sandbox`; local mode cannot change it). */
+  hostname?: string;
+  /** bwrap: system folders writable copy-on-write, discarded with the trial (local mode: never). */
+  writableSystemDirs?: boolean;
 }

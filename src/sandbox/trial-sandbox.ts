@@ -81,6 +81,8 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
     network: scenario.network === true,
     bwrapPath: options.bwrapPath,
     readOnlyPaths: options.readOnlyPaths,
+    hostname: scenario.machine?.hostname,
+    writableSystemDirs: scenario.machine?.writableSystemDirs,
   });
   const base = createTrialBase(options.tmpRoot ?? os.tmpdir());
   const cleanup = createCleanup(base, options.keepWorkDir === true);

@@ -3,18 +3,40 @@
  * prompt, files, expectations[{check, weight?}]`), each check string a gate with bashkit-eval's
  * meaning (see gates.ts `createCheckGate`). Their files use absolute paths, so dataset scenarios
  * run in the bwrap sandbox, where the work dir is the root.
+ *
+ * What makes a task run as it does in bashkit-eval, whose shell is an interpreter over a virtual
+ * filesystem: the turn limit defaults to bashkit-eval's 10; the sandbox's hostname is
+ * `bashkit-eval`; every folder is writable, system folders included (copy-on-write in bwrap,
+ * discarded with the trial); a check of a type this version does not know fails that check, with
+ * a load warning, instead of rejecting the dataset.
  */
 import { readFile } from "node:fs/promises";
 import { describeError } from "../errors.js";
-import { createCheckGate } from "./gates.js";
+import { checkTypeOf, createCheckGate, describeUnknownCheck, isKnownCheckType } from "./gates.js";
 import { BASHKIT_EXPECTATION_KEYS, BASHKIT_TASK_KEYS } from "./keys.js";
 import { NodeReader } from "./node-reader.js";
 import { indexField, joinField, type Problem } from "./problems.js";
-import type { GateSpec, Scenario } from "./types.js";
+import type { GateSpec, MachineProfile, Scenario } from "./types.js";
 import type { YamlNode } from "./yaml-node.js";
 import { ID_PATTERN } from "./yaml-scenario.js";
 
 type ScenarioWithoutHash = Omit<Scenario, "contentHash">;
+
+/** bashkit-eval's default `--max-turns`; a task's own `max_turns` wins. */
+export const BASHKIT_MAX_TURNS = 10;
+/** The sandbox as bashkit-eval's interpreter presents it (its tasks check `hostname`, write /lib...). */
+export const BASHKIT_MACHINE: Readonly<Required<MachineProfile>> = {
+  hostname: "bashkit-eval",
+  writableSystemDirs: true,
+};
+
+export interface ParsedDataset {
+  scenarios: ScenarioWithoutHash[];
+  /** What stops the dataset from loading. */
+  problems: Problem[];
+  /** What loads but deserves a word: checks of unknown types, which fail in every trial. */
+  warnings: Problem[];
+}
 
 const TASK_HINTS: Record<string, string> = {
   verify: "bashkit-eval `verify` scripts are not supported; express the check as an expectation",
@@ -23,12 +45,10 @@ const TASK_HINTS: Record<string, string> = {
 };
 
 /** Parses a dataset's text; `file` is its absolute path. Blank, `#` and `//` lines are skipped, as bashkit-eval does. */
-export function parseBashkitDataset(
-  text: string,
-  file: string,
-): { scenarios: ScenarioWithoutHash[]; problems: Problem[] } {
+export function parseBashkitDataset(text: string, file: string): ParsedDataset {
   const scenarios: ScenarioWithoutHash[] = [];
   const problems: Problem[] = [];
+  const warnings: Problem[] = [];
   const lines = text.split(/\r?\n/);
   lines.forEach((raw, index) => {
     const lineText = raw.trim();
@@ -42,25 +62,27 @@ export function parseBashkitDataset(
       return;
     }
     const reader = new NodeReader(file);
-    const scenario = buildTask(reader, convertJson(value, line), file, line);
+    const scenario = buildTask(reader, convertJson(value, line), file, line, warnings);
     problems.push(...reader.problems);
     if (scenario) scenarios.push(scenario);
   });
   if (scenarios.length === 0 && problems.length === 0) {
     problems.push({ file, message: "the dataset has no tasks (expected one JSON object a line)" });
   }
-  return { scenarios, problems };
+  return { scenarios, problems, warnings };
 }
 
-export async function readBashkitDataset(
-  file: string,
-): Promise<{ scenarios: ScenarioWithoutHash[]; problems: Problem[] }> {
+export async function readBashkitDataset(file: string): Promise<ParsedDataset> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    return { scenarios: [], problems: [{ file, message: `cannot read the dataset (${reason})` }] };
+    return {
+      scenarios: [],
+      problems: [{ file, message: `cannot read the dataset (${reason})` }],
+      warnings: [],
+    };
   }
   return parseBashkitDataset(text, file);
 }
@@ -70,6 +92,7 @@ function buildTask(
   node: YamlNode,
   file: string,
   line: number,
+  warnings: Problem[],
 ): ScenarioWithoutHash | undefined {
   if (node.kind !== "map") {
     reader.expected(node, "", "a JSON object (one bashkit-eval task)");
@@ -120,7 +143,7 @@ function buildTask(
   const setupNode = entries.get("setup")?.value;
   const setup = setupNode ? reader.readString(setupNode, "setup") : undefined;
   const expectationsNode = required("expectations");
-  const gates = expectationsNode ? readExpectations(reader, expectationsNode) : undefined;
+  const gates = expectationsNode ? readExpectations(reader, expectationsNode, warnings) : undefined;
 
   if (
     reader.problems.length > 0 ||
@@ -141,9 +164,10 @@ function buildTask(
     setup: setup === undefined ? [] : [setup],
     variants: [],
     target: { env: {} },
-    agent: maxTurns === undefined ? {} : { maxTurns },
+    agent: { maxTurns: maxTurns ?? BASHKIT_MAX_TURNS },
     evaluation: { gates },
     sandbox: "bwrap",
+    machine: { ...BASHKIT_MACHINE },
     source: { file, line, format: "bashkit-jsonl" },
   };
   if (description !== undefined && description !== "") scenario.description = description;
@@ -151,7 +175,7 @@ function buildTask(
   return scenario;
 }
 
-function readExpectations(reader: NodeReader, node: YamlNode): GateSpec[] | undefined {
+function readExpectations(reader: NodeReader, node: YamlNode, warnings: Problem[]): GateSpec[] | undefined {
   if (node.kind !== "seq") return reader.expected(node, "expectations", "a list of {check, weight?}");
   const gates: GateSpec[] = [];
   node.items.forEach((item, index) => {
@@ -167,6 +191,16 @@ function readExpectations(reader: NodeReader, node: YamlNode): GateSpec[] | unde
     const weightNode = entries.get("weight")?.value;
     const weight = weightNode ? reader.readNumber(weightNode, joinField(field, "weight"), 0) : 1;
     if (check === undefined || weight === undefined) return;
+    if (!isKnownCheckType(checkTypeOf(check))) {
+      warnings.push({
+        file: reader.file,
+        line: checkNode.line,
+        field: joinField(field, "check"),
+        message: `${describeUnknownCheck(check)}: the check fails in every trial, as in bashkit-eval`,
+      });
+      gates.push({ type: "unsupported_check", check, weight, description: check });
+      return;
+    }
     try {
       gates.push(createCheckGate(check, weight));
     } catch (error) {

@@ -149,9 +149,8 @@ function checkGateText(kind: GateParamKind, text: string): string | null {
  * weight 0. The original string becomes the gate's description. Throws an Error on a malformed check.
  */
 export function createCheckGate(check: string, weight: number): GateSpec {
-  const colon = check.indexOf(":");
-  const type = colon === -1 ? check : check.slice(0, colon);
-  const value = colon === -1 ? "" : check.slice(colon + 1);
+  const type = checkTypeOf(check);
+  const value = check.slice(type.length + 1);
   const base = { weight, description: check };
   const need = (what: string): string => {
     if (value === "")
@@ -204,12 +203,27 @@ export function createCheckGate(check: string, weight: number): GateSpec {
       return { ...base, type, count: integer(0, Number.MAX_SAFE_INTEGER, "a non-negative integer") };
     case "llm_judge":
       return { ...base, weight: 0, type, prompt: value };
-    default: {
-      const suggestion = suggestKey(type, BASHKIT_CHECK_TYPES);
-      const detail = suggestion
-        ? `did you mean \`${suggestion}\`?`
-        : `expected one of: ${BASHKIT_CHECK_TYPES.join(", ")}`;
-      throw new Error(`unknown check type \`${type}\` in ${JSON.stringify(check)} (${detail})`);
-    }
+    default:
+      throw new Error(describeUnknownCheck(check));
   }
+}
+
+/** The type of a check string: what comes before the first `:`. */
+export function checkTypeOf(check: string): string {
+  const colon = check.indexOf(":");
+  return colon === -1 ? check : check.slice(0, colon);
+}
+
+export function isKnownCheckType(type: string): boolean {
+  return (BASHKIT_CHECK_TYPES as readonly string[]).includes(type);
+}
+
+/** `unknown check type \`x\` in "x:1" (did you mean …? / expected one of: …)` */
+export function describeUnknownCheck(check: string): string {
+  const type = checkTypeOf(check);
+  const suggestion = suggestKey(type, BASHKIT_CHECK_TYPES);
+  const detail = suggestion
+    ? `did you mean \`${suggestion}\`?`
+    : `expected one of: ${BASHKIT_CHECK_TYPES.join(", ")}`;
+  return `unknown check type \`${type}\` in ${JSON.stringify(check)} (${detail})`;
 }

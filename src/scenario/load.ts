@@ -10,7 +10,7 @@ import { ConfigError } from "../errors.js";
 import { readBashkitDataset } from "./bashkit-dataset.js";
 import { computeContentHash } from "./content-hash.js";
 import { NodeReader } from "./node-reader.js";
-import { createProblemsError, displayPath, type Problem } from "./problems.js";
+import { createProblemsError, displayPath, formatProblem, type Problem } from "./problems.js";
 import { buildRubric } from "./rubric.js";
 import type { Rubric, Scenario } from "./types.js";
 import { convertYamlNode, type YamlNode, type YamlScalar } from "./yaml-node.js";
@@ -19,6 +19,11 @@ import { buildYamlScenario } from "./yaml-scenario.js";
 export interface LoadOptions {
   /** Base for relative paths and for file names in messages; default process.cwd(). */
   cwd?: string;
+  /**
+   * Gets each warning (`file:line: field: message`): what loads but deserves a word, such as a
+   * bashkit check of an unknown type. Default: `warning: …` on stderr.
+   */
+  onWarning?: (message: string) => void;
 }
 
 const SKIPPED_DIRS = new Set(["fixtures", "node_modules"]);
@@ -28,6 +33,7 @@ const MAX_DEPTH = 200;
 export async function loadScenarios(paths: string[], options: LoadOptions = {}): Promise<Scenario[]> {
   const cwd = options.cwd ?? process.cwd();
   const problems: Problem[] = [];
+  const warnings: Problem[] = [];
   const sources = new Map<string, "yaml" | "yaml-found" | "jsonl">();
   for (const given of paths) {
     const found = await expandPath(path.resolve(cwd, given), given, problems);
@@ -41,6 +47,7 @@ export async function loadScenarios(paths: string[], options: LoadOptions = {}):
     if (kind === "jsonl") {
       const dataset = await readBashkitDataset(file);
       problems.push(...dataset.problems);
+      warnings.push(...dataset.warnings);
       loaded.push(...dataset.scenarios);
       continue;
     }
@@ -65,6 +72,8 @@ export async function loadScenarios(paths: string[], options: LoadOptions = {}):
   }
   checkDuplicateIds(loaded, problems, cwd);
   if (problems.length > 0) throw createProblemsError(problems, cwd);
+  const warn = options.onWarning ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
+  for (const warning of warnings) warn(formatProblem(warning, cwd));
   const scenarios: Scenario[] = [];
   for (const scenario of loaded)
     scenarios.push({ ...scenario, contentHash: await computeContentHash(scenario) });

@@ -35,6 +35,15 @@ export interface Target {
   env: Record<string, string>;
 }
 
+/** What the bwrap sandbox looks like to the agent; local mode cannot change either. */
+export interface MachineProfile {
+  /** The sandbox's hostname (default `sandbox`). */
+  hostname?: string;
+  /** System folders (/usr, /lib...) writable copy-on-write, the changes discarded with the trial
+   * (default: bound read-only). */
+  writableSystemDirs?: boolean;
+}
+
 export interface AgentOverrides {
   model?: string;
   maxTurns?: number;
@@ -82,6 +91,8 @@ export type GateSpec = GateBase &
     | { type: "tool_calls_min"; count: number }
     | { type: "tool_calls_max"; count: number }
     | { type: "llm_judge"; prompt: string }
+    // a bashkit-eval check of a type this version does not know: fails, as in bashkit-eval
+    | { type: "unsupported_check"; check: string }
   );
 export type GateType = GateSpec["type"];
 
@@ -142,6 +153,8 @@ export interface Scenario {
   sandbox?: SandboxMode;
   /** Network access inside the bwrap sandbox (default false). */
   network?: boolean;
+  /** How the bwrap sandbox presents itself besides the scenario's files (bashkit datasets set it). */
+  machine?: MachineProfile;
   source: ScenarioSource;
   /** sha256 over the normalised scenario and the contents of every file it refers to. */
   contentHash: string;

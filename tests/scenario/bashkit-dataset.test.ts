@@ -1,8 +1,10 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
+import { evaluateGates } from "../../src/evaluate/gates.js";
 import { createCheckGate } from "../../src/scenario/gates.js";
 import { loadScenarios } from "../../src/scenario/load.js";
+import type { GateSpec } from "../../src/scenario/types.js";
 import { configErrorOf, makeTree } from "./helpers.js";
 
 const PEERS = path.resolve(import.meta.dirname, "../fixtures/bashkit-eval");
@@ -10,6 +12,17 @@ const EVAL_TASKS = path.join(PEERS, "eval-tasks.jsonl");
 const SMOKE = path.join(PEERS, "smoke-test.jsonl");
 
 describe("bashkit-eval peer datasets", () => {
+  test("ship unchanged in examples/bashkit-eval, with a README crediting their source", async () => {
+    const examples = path.resolve(import.meta.dirname, "../../examples/bashkit-eval");
+    for (const name of ["eval-tasks.jsonl", "smoke-test.jsonl"]) {
+      expect(await readFile(path.join(examples, name), "utf8"), name).toBe(
+        await readFile(path.join(PEERS, name), "utf8"),
+      );
+    }
+    expect(await readFile(path.join(examples, "README.md"), "utf8")).toMatch(/everruns\/bashkit.*MIT/s);
+    expect(await loadScenarios([path.join(examples, "smoke-test.jsonl")])).toHaveLength(3);
+  });
+
   test("the 58-task dataset loads: categories, gates, weights", async () => {
     const scenarios = await loadScenarios([EVAL_TASKS]);
     expect(scenarios).toHaveLength(58);
@@ -218,19 +231,67 @@ describe("malformed datasets", () => {
       ...fields,
     });
 
-  test("an unknown check names the file and line", async () => {
+  test("a check of an unknown type loads as a failing gate, with a warning naming the file and line", async () => {
     const dir = await makeTree({
       "d.jsonl": [
         task({ id: "ok" }),
         "",
         "# a comment line",
-        task({ id: "bad", expectations: [{ check: "exit_code:0" }, { check: "stdout_matches:x" }] }),
+        task({
+          id: "odd",
+          expectations: [{ check: "exit_code:0" }, { check: "stdout_matches:x", weight: 2 }],
+        }),
         "",
       ].join("\n"),
     });
+    const warnings: string[] = [];
+    const scenarios = await loadScenarios(["d.jsonl"], {
+      cwd: dir,
+      onWarning: (message) => warnings.push(message),
+    });
+    expect(scenarios.map((scenario) => scenario.id)).toEqual(["odd", "ok"]);
+    expect(warnings).toEqual([
+      'd.jsonl:4: expectations[1].check: unknown check type `stdout_matches` in "stdout_matches:x" (expected one of: exit_code, stdout_contains, stdout_regex, stderr_empty, file_exists, dir_exists, file_contains, file_line_regex, tool_calls_min, tool_calls_max, llm_judge): the check fails in every trial, as in bashkit-eval',
+    ]);
+    const gates = scenarios[0]?.evaluation.gates ?? [];
+    expect(gates[1]).toEqual({
+      type: "unsupported_check",
+      check: "stdout_matches:x",
+      weight: 2,
+      description: "stdout_matches:x",
+    });
+    const [result] = await evaluateGates([gates[1] as GateSpec], {
+      sandbox: {
+        runGateCommand: () => Promise.reject(new Error("not used")),
+        resolvePath: (p) => p,
+      },
+      events: [],
+      invocations: [],
+      scriptEnv: {},
+      gateTimeoutMs: 1000,
+    });
+    expect(result).toMatchObject({
+      gate_type: "unsupported_check",
+      passed: false,
+      weight: 2,
+      description: "stdout_matches:x",
+    });
+    expect(result?.message).toContain("unsupported check type `stdout_matches`");
+  });
+
+  test("a known check type that is malformed still rejects the dataset", async () => {
+    const dir = await makeTree({ "d.jsonl": task({ expectations: [{ check: "exit_code:zero" }] }) });
     expect(await configErrorOf(() => loadScenarios(["d.jsonl"], { cwd: dir }))).toBe(
-      'd.jsonl:4: expectations[1].check: unknown check type `stdout_matches` in "stdout_matches:x" (expected one of: exit_code, stdout_contains, stdout_regex, stderr_empty, file_exists, dir_exists, file_contains, file_line_regex, tool_calls_min, tool_calls_max, llm_judge)',
+      'd.jsonl:1: expectations[0].check: `exit_code` needs an exit code (an integer from 0 to 255), found "zero"',
     );
+  });
+
+  test("tasks run as in bashkit-eval: 10 turns, hostname bashkit-eval, writable system folders", async () => {
+    const dir = await makeTree({ "d.jsonl": task({}) });
+    const [scenario] = await loadScenarios(["d.jsonl"], { cwd: dir });
+    expect(scenario?.agent).toEqual({ maxTurns: 10 });
+    expect(scenario?.machine).toEqual({ hostname: "bashkit-eval", writableSystemDirs: true });
+    expect(scenario?.sandbox).toBe("bwrap");
   });
 
   test("every malformed line is reported", async () => {
