@@ -21,6 +21,7 @@ import {
   renderRubric,
   renderScenario,
   renderWorkflow,
+  SCHEMA_BASE_URL,
   type ScenarioTemplate,
 } from "./templates.js";
 
@@ -48,6 +49,8 @@ export interface ScaffoldOptions {
   defaultBranch?: string;
   /** Tries `--version`/`--help` on the installed binary; default runs it (5 s limit, no stdin). */
   probe?: ProbeBinary;
+  /** The folder of the JSON Schemas this package ships; default the package's own schema/. */
+  installedSchemas?: string;
 }
 
 export interface ScaffoldResult {
@@ -110,6 +113,8 @@ export async function scaffoldScenarios(options: ScaffoldOptions): Promise<Scaff
   // The action resolves scenario paths against the repository root (its working-directory).
   const scenariosPath = toPosix(path.relative(repoRoot ?? cwd, dir)) || ".";
 
+  const project = repoRoot ?? cwd;
+  const schemas = options.installedSchemas ?? INSTALLED_SCHEMAS;
   const files: [string, string][] = [
     [
       path.join(dir, `${slug}-${flag === "--version" ? "version" : "help"}.yaml`),
@@ -121,10 +126,17 @@ export async function scaffoldScenarios(options: ScaffoldOptions): Promise<Scaff
         fixture: "fixtures/sample",
         rubric: "rubrics/quality.yaml",
         guidance: "AGENTS.md",
+        schema: await schemaReference(path.join(schemas, "scenario.schema.json"), dir, project),
       }),
     ],
     [path.join(dir, "fixtures/sample/README.md"), renderFixtureReadme()],
-    [path.join(dir, "rubrics/quality.yaml"), renderRubric(command)],
+    [
+      path.join(dir, "rubrics/quality.yaml"),
+      renderRubric(
+        command,
+        await schemaReference(path.join(schemas, "rubric.schema.json"), path.join(dir, "rubrics"), project),
+      ),
+    ],
     [path.join(dir, "AGENTS.md"), renderGuidance(command)],
     [
       path.join(workflowBase, WORKFLOW_PATH),
@@ -199,6 +211,27 @@ const probeWithProcess: ProbeBinary = async (file, args) => {
     return 127;
   }
 };
+
+/** The schemas this package ships (src/init/ and lib/init/ are both two levels below the package root). */
+const INSTALLED_SCHEMAS = path.resolve(import.meta.dirname, "../../schema");
+
+/**
+ * The `$schema` an editor resolves for a file in `from`: the installed package's copy when it lives
+ * inside the project (`npm install llm-tool-test`: `../node_modules/llm-tool-test/schema/...`), so
+ * the schema matches the version that loads the file; else (npx from a cache, a global install)
+ * the published one.
+ */
+async function schemaReference(installed: string, from: string, project: string): Promise<string> {
+  if (isInside(project, installed) && (await exists(installed))) {
+    return toPosix(path.relative(from, installed));
+  }
+  return `${SCHEMA_BASE_URL}/${path.basename(installed)}`;
+}
+
+function isInside(folder: string, file: string): boolean {
+  const relative = path.relative(folder, file);
+  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
+}
 
 /** The nearest folder at or above `dir` holding `.git` (a folder, or a file for worktrees). */
 async function findRepositoryRoot(dir: string): Promise<string | undefined> {

@@ -65,6 +65,31 @@ describe("scaffoldScenarios", () => {
     );
   });
 
+  it("names the installed package's schemas by a relative path when the package is installed in the project", async () => {
+    const repo = await makeRepository();
+    const installed = path.join(repo, "node_modules/llm-tool-test/schema");
+    await mkdir(installed, { recursive: true });
+    for (const name of ["scenario.schema.json", "rubric.schema.json"]) {
+      await writeFile(path.join(installed, name), await readFile(path.join(ROOT, "schema", name)));
+    }
+    const result = await scaffoldScenarios({
+      binary: "git",
+      dir: "scenarios",
+      cwd: repo,
+      installedSchemas: installed,
+    });
+    const scenarioFile = result.files[0] as string;
+    const rubricFile = path.join(repo, "scenarios/rubrics/quality.yaml");
+    const reference = async (file: string) =>
+      /\$schema=(\S+)/.exec((await readFile(file, "utf8")).split("\n")[0] as string)?.[1] as string;
+    expect(await reference(scenarioFile)).toBe("../node_modules/llm-tool-test/schema/scenario.schema.json");
+    expect(await reference(rubricFile)).toBe("../../node_modules/llm-tool-test/schema/rubric.schema.json");
+    // An editor resolves them relative to the file.
+    for (const file of [scenarioFile, rubricFile]) {
+      expect((await stat(path.resolve(path.dirname(file), await reference(file)))).isFile()).toBe(true);
+    }
+  });
+
   it("writes a scenario that loads at once, with the binary, solution, gates, fixture, guidance and rubric", async () => {
     const repo = await makeRepository();
     const result = await scaffoldScenarios({ binary: "git", dir: "scenarios", cwd: repo });
