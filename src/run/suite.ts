@@ -137,7 +137,7 @@ export async function runSuite(
   ports.onProgress?.({
     type: "plan",
     trials: plan.length,
-    scenarios: scenarios.length,
+    scenarios: new Set(plan.map((t) => t.scenarioKey)).size,
     resumed: results.size,
     estimatedCostUsd: budget.estimateTotal(pending),
   });
@@ -237,6 +237,7 @@ export async function runSuite(
     price_table: options.prices,
     incomplete,
     shard: options.shard,
+    ...(options.agentReason ? { agent_reason: options.agentReason } : {}),
   };
   const report = assembleReport(run, groupByScenario(plan, results, options.passK));
   const compared = await writeRunOutputs(

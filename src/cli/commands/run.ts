@@ -6,6 +6,7 @@ import { renderComparisonTerminal } from "../../render/comparison-markdown.js";
 import { renderTerminalSummary } from "../../render/terminal.js";
 import { readReportFile } from "../../results/read-report.js";
 import {
+  chooseDefaultAgent,
   createRunModelClient,
   type GuidanceVariantFile,
   prepareRun,
@@ -186,8 +187,14 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   }
   const apiKey = io.env.ANTHROPIC_API_KEY || undefined;
   const baseURL = readString(values, "base-url") ?? (io.env.ANTHROPIC_BASE_URL || undefined);
-  const agentName: AgentName = readChoice(values, "agent", AGENT_NAMES) ?? (apiKey ? "anthropic" : "oracle");
+  const chosen = readChoice(values, "agent", AGENT_NAMES);
+  const { agent: agentName, reason: agentReason }: { agent: AgentName; reason: string | null } = chosen
+    ? { agent: chosen, reason: null }
+    : chooseDefaultAgent(apiKey);
   if (AGENTS[agentName].needsApiKey && !apiKey) throw new ConfigError(describeMissingApiKey(agentName));
+  // Loud, first and last: a run that fell back to the oracle must not pass for a model's.
+  const fallbackLine = agentName === "oracle" && agentReason ? `agent: oracle — ${agentReason}\n` : "";
+  io.stderr.write(fallbackLine);
 
   const resumeDir = readString(values, "resume");
   const outDir = path.resolve(io.cwd, resumeDir ?? readString(values, "out") ?? timestampFolder(new Date()));
@@ -200,6 +207,7 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
       ...readFilterFlags(values),
       variants: readVariantFlags(values, io.cwd),
       agent: agentName,
+      agentReason,
       apiKey: apiKey ?? null,
       baseURL: baseURL ?? null,
       judgeModel: readString(values, "judge-model") ?? null,
@@ -235,10 +243,12 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
     process.off("SIGTERM", onSignal);
   }
   const { report, comparison, comparisonError } = result;
-  io.stdout.write(`${renderTerminalSummary(report, { color: Boolean(io.stdout.isTTY) })}\n`);
+  io.stdout.write(`${renderTerminalSummary(report, { color: Boolean(io.stdout.isTTY) })}\n${fallbackLine}`);
   if (comparison) io.stdout.write(`\n${renderComparisonTerminal(comparison)}\n`);
   if (comparisonError) io.stderr.write(`warning: the baseline could not be compared: ${comparisonError}\n`);
-  io.stdout.write(`Report: ${displayPath(io.cwd, path.join(outDir, "report.md"))}\n`);
+  io.stdout.write(
+    `Report: ${displayPath(io.cwd, path.join(outDir, "report.md"))} (in a browser: ${displayPath(io.cwd, path.join(outDir, "report.html"))})\n`,
+  );
   return exitCodeFor(report);
 }
 
