@@ -14,6 +14,7 @@ import path from "node:path";
 import { ConfigError, InfraError } from "../errors.js";
 import { runProcess } from "../sandbox/exec.js";
 import { resolveRealBinary } from "../sandbox/shim.js";
+import { findRepositoryRoot } from "../scenario/repository-root.js";
 import { ID_PATTERN } from "../scenario/yaml-scenario.js";
 import {
   renderFixtureReadme,
@@ -231,17 +232,6 @@ async function schemaReference(installed: string, from: string, project: string)
 function isInside(folder: string, file: string): boolean {
   const relative = path.relative(folder, file);
   return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
-}
-
-/** The nearest folder at or above `dir` holding `.git` (a folder, or a file for worktrees). */
-async function findRepositoryRoot(dir: string): Promise<string | undefined> {
-  let current = dir;
-  for (;;) {
-    if (await exists(path.join(current, ".git"))) return current;
-    const parent = path.dirname(current);
-    if (parent === current) return undefined;
-    current = parent;
-  }
 }
 
 /** The remote's default branch (`origin/HEAD`), else the current branch if main or master, else main. */

@@ -42,6 +42,8 @@ export interface SuitePorts {
    * finished run is compared with it. */
   baseline?: Report | null;
   compareOptions?: CompareOptions;
+  /** What junit.xml's `file` attributes are relative to (the git root, or the working directory). */
+  repositoryRoot?: string;
 }
 
 export interface SuiteResult {
@@ -246,6 +248,7 @@ export async function runSuite(
     redact,
     ports.baseline ?? null,
     ports.compareOptions,
+    ports.repositoryRoot,
   );
   return { report, ...compared };
 }
@@ -275,6 +278,7 @@ export async function writeRunOutputs(
   redact: (text: string) => string,
   baseline: Report | null,
   compareOptions: CompareOptions = {},
+  repositoryRoot?: string,
 ): Promise<Omit<SuiteResult, "report">> {
   let comparison: Comparison | null = null;
   let comparisonError: string | null = null;
@@ -285,7 +289,10 @@ export async function writeRunOutputs(
       comparisonError = describeError(error);
     }
   }
-  await writeReportFiles(report, outDir, redact, comparison ? { comparison } : {});
+  await writeReportFiles(report, outDir, redact, {
+    ...(comparison ? { comparison } : {}),
+    ...(repositoryRoot ? { repositoryRoot } : {}),
+  });
   return { comparison, comparisonError };
 }
 
@@ -298,7 +305,7 @@ export async function writeReportFiles(
   report: Report,
   outDir: string,
   redact: (text: string) => string,
-  options: { comparison?: Comparison | null } = {},
+  options: Pick<FormatInput, "comparison" | "repositoryRoot"> = {},
 ) {
   const input: FormatInput = { report, ...options };
   for (const name of FORMAT_NAMES) {

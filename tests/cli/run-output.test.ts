@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/main.js";
 import type { Report } from "../../src/results/types.js";
 import { reportSchemaErrors } from "../support/report-schema.js";
-import { runMain, SUITE } from "./run-main.js";
+import { ROOT, runMain, SUITE } from "./run-main.js";
 
 const FALLBACK = "agent: oracle — no ANTHROPIC_API_KEY set; this run used no model";
 const SCENARIO = path.join(SUITE, "extract-names.yaml");
@@ -65,5 +65,18 @@ describe("run: scenarios are counted as the report counts them", () => {
     expect(result.stderr).toContain("Running 4 trial(s) of 4 scenario(s)");
     expect(result.stdout).toMatch(/\d\/4 scenarios/);
     expect((await readReport(path.join(dir, "out"))).scenarios).toHaveLength(4);
+  });
+});
+
+describe("run: junit.xml", () => {
+  it("names scenario files relative to the repository's root", async () => {
+    const out = await mkdtemp(path.join(os.tmpdir(), "ltt-run-junit-"));
+    // The tests run inside this repository's checkout: its root is ROOT.
+    await runMain(["run", SCENARIO, "--agent", "oracle", "--out", out, "-q"], {
+      cwd: path.join(ROOT, "tests"),
+    });
+    const xml = await readFile(path.join(out, "junit.xml"), "utf8");
+    expect(xml).toContain(' file="tests/fixtures/e2e/suite/extract-names.yaml"');
+    expect(xml).not.toContain(` file="${ROOT}`);
   });
 });

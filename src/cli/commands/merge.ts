@@ -5,6 +5,7 @@ import { mergeShardReports } from "../../results/merge.js";
 import { copyShardTrialFolders } from "../../results/merge-trial-files.js";
 import { readReportFile } from "../../results/read-report.js";
 import { writeReportFiles } from "../../run/suite.js";
+import { projectRootOf } from "../../scenario/repository-root.js";
 import { parseCommandArgs, readString } from "../args.js";
 import { type CliCommand, type CliIo, displayPath, EXIT, exitCodeFor } from "../command.js";
 
@@ -34,7 +35,7 @@ async function commandMerge(argv: string[], io: CliIo): Promise<number> {
   const outDir = path.resolve(io.cwd, out);
   await mkdir(outDir, { recursive: true });
   await copyShardTrialFolders(inputs, outDir);
-  await writeReportFiles(merged, outDir, (text) => text);
+  await writeReportFiles(merged, outDir, (text) => text, { repositoryRoot: await projectRootOf(io.cwd) });
   io.stdout.write(`${renderTerminalSummary(merged, { color: Boolean(io.stdout.isTTY) })}\n`);
   io.stdout.write(
     `Merged ${inputs.length} report(s) into ${displayPath(io.cwd, path.join(outDir, "report.json"))}\n`,

@@ -5,6 +5,7 @@ import { ConfigError } from "../../errors.js";
 import { FORMAT_NAMES, OUTPUT_FORMATS, type OutputFormat } from "../../render/formats.js";
 import { readReportFile } from "../../results/read-report.js";
 import { loadTrialEvents } from "../../results/read-trial-events.js";
+import { projectRootOf } from "../../scenario/repository-root.js";
 import { parseCommandArgs, readChoice, readString } from "../args.js";
 import { type CliCommand, type CliIo, EXIT } from "../command.js";
 
@@ -42,6 +43,7 @@ async function commandReport(argv: string[], io: CliIo): Promise<number> {
     ...(comparison ? { comparison } : {}),
     ...(format.needsEvents ? { events: await loadTrialEvents(report, path.dirname(file)) } : {}),
     color: Boolean(io.stdout.isTTY),
+    repositoryRoot: await projectRootOf(io.cwd),
   });
   const out = readString(values, "out");
   if (out) {

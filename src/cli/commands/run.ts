@@ -16,6 +16,7 @@ import { runSuite, type SuiteResult } from "../../run/suite.js";
 import { runProcess } from "../../sandbox/exec.js";
 import { SANDBOX_MODES } from "../../scenario/keys.js";
 import { parseYamlText } from "../../scenario/load.js";
+import { projectRootOf } from "../../scenario/repository-root.js";
 import {
   type OptionSpec,
   type ParsedArgs,
@@ -235,6 +236,7 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
       signal: abort.signal,
       git: await readGit(io.cwd, io.env),
       baseline,
+      repositoryRoot: await projectRootOf(io.cwd),
       ...(quiet ? {} : { onProgress: progress.onProgress }),
     });
   } finally {
