@@ -39,7 +39,20 @@ describe("validate", () => {
   it("with --oracle, proves each scenario can pass and can fail", async () => {
     const result = await runMain(["validate", path.join(SUITE, "extract-names.yaml"), "--oracle"]);
     expect(result.stdout).toContain("ok   extract_names:");
-    expect(result.stdout).toContain("All checked scenarios are satisfiable and not vacuous.");
+    expect(result.stdout).toContain("All checked scenarios are satisfiable and not vacuous (1 checked).");
+    expect(result.code).toBe(EXIT.ok);
+  });
+
+  it("with --oracle, does not call skipped scenarios satisfiable", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-no-solution-"));
+    await writeFile(
+      path.join(dir, "bare.yaml"),
+      "name: bare\ntask: do it\nevaluation:\n  gates: [{type: file_exists, path: out.txt}]\n",
+    );
+    const result = await runMain(["validate", dir, "--oracle"]);
+    expect(result.stdout).toContain("skip bare: no solution");
+    expect(result.stdout).not.toContain("satisfiable");
+    expect(result.stdout).toContain("No scenario was checked: 1 skipped: no solution to run.");
     expect(result.code).toBe(EXIT.ok);
   });
 });

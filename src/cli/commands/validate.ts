@@ -9,6 +9,18 @@ const VALIDATE_HELP =
   "Checks every scenario file. With --oracle, runs each scenario's solution (all gates must pass)\n" +
   "and the null agent (at least one gate must fail), and names unsatisfiable or vacuous scenarios.\n";
 
+/** The last line: never "all satisfiable" when nothing was checked. */
+function describeOracleVerdict(findings: { status: string }[], problems: number): string {
+  if (problems > 0) return `${problems} problem(s).`;
+  const checked = findings.filter((f) => f.status === "ok").length;
+  const skipped = findings.length - checked;
+  const skips = skipped > 0 ? ` ${skipped} skipped: no solution to run.` : "";
+  if (checked === 0) {
+    return `No scenario was checked:${skips} Add a \`solution\` to prove a scenario's gates can pass and can fail.`;
+  }
+  return `All checked scenarios are satisfiable and not vacuous (${checked} checked).${skips}`;
+}
+
 async function commandValidate(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs("validate", argv, {
     ...FILTER_OPTIONS,
@@ -30,9 +42,7 @@ async function commandValidate(argv: string[], io: CliIo): Promise<number> {
     if (finding.status !== "ok" && finding.status !== "no_solution") problems += 1;
     io.stdout.write(`${mark} ${finding.id}: ${finding.message}\n`);
   }
-  io.stdout.write(
-    problems === 0 ? "All checked scenarios are satisfiable and not vacuous.\n" : `${problems} problem(s).\n`,
-  );
+  io.stdout.write(`${describeOracleVerdict(findings, problems)}\n`);
   return problems === 0 ? EXIT.ok : EXIT.failed;
 }
 
