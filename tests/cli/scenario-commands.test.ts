@@ -16,6 +16,21 @@ describe("list", () => {
     const none = await runMain(["list", SUITE, "--tier", "0"]);
     expect(none.stdout).toBe("0 scenario(s)\n");
   });
+
+  it("says how many scenario@variant entries a run of them counts", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-variants-"));
+    await writeFile(path.join(dir, "a.md"), "a\n");
+    await writeFile(path.join(dir, "b.md"), "b\n");
+    await writeFile(
+      path.join(dir, "v.yaml"),
+      "task: t\nvariants:\n  - {name: a, guidance: a.md}\n  - {name: b, guidance: b.md}\n",
+    );
+    await writeFile(path.join(dir, "plain.yaml"), "task: t\n");
+    const listed = await runMain(["list", dir]);
+    expect(listed.stdout).toContain("2 scenario(s) (3 scenario@variant entries in a run)\n");
+    const validated = await runMain(["validate", dir]);
+    expect(validated.stdout).toBe("2 scenario(s) (3 scenario@variant entries in a run) valid.\n");
+  });
 });
 
 describe("validate", () => {

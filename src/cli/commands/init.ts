@@ -3,7 +3,7 @@ import { scaffoldScenarios } from "../../init/init.js";
 import { parseCommandArgs, readString } from "../args.js";
 import { type CliCommand, type CliIo, displayPath, EXIT } from "../command.js";
 
-const INIT_HELP = `Usage: llm-tool-test init BINARY [--dir scenarios] [--force]
+const INIT_HELP = `Usage: llm-tool-test init BINARY [--dir DIR] [--force]
 
 Writes a starter suite for BINARY (a command on PATH, or a path to one) into DIR (default ./scenarios):
 a scenario whose solution runs \`BINARY --version\` (or --help), a fixture folder, a judge rubric, an

@@ -2,7 +2,7 @@ import { validateWithOracle } from "../../run/validate-oracle.js";
 import { SANDBOX_MODES } from "../../scenario/keys.js";
 import { parseCommandArgs, readChoice } from "../args.js";
 import { type CliCommand, type CliIo, EXIT } from "../command.js";
-import { FILTER_OPTIONS, loadSelected } from "../scenario-selection.js";
+import { describeScenarioCount, FILTER_OPTIONS, loadSelected } from "../scenario-selection.js";
 
 const VALIDATE_HELP =
   "Usage: llm-tool-test validate [paths...] [--oracle] [--tags a,b] [--tier N] [--sandbox local|bwrap]\n\n" +
@@ -32,7 +32,7 @@ async function commandValidate(argv: string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   }
   const { all, selected } = await loadSelected(positionals, values, io);
-  io.stdout.write(`${all.length} scenario(s) valid.\n`);
+  io.stdout.write(`${describeScenarioCount(all)} valid.\n`);
   if (!values.oracle) return EXIT.ok;
   const sandbox = readChoice(values, "sandbox", SANDBOX_MODES) ?? null;
   const findings = await validateWithOracle(selected, { env: io.env, sandbox });
