@@ -5,7 +5,7 @@
  * The first ten minutes: install, init, edit nothing, validate --oracle, run, open report.html.
  */
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -98,7 +98,13 @@ describe("the packed package, installed as the README's quick start says", () =>
     };
     for (const hook of ["preinstall", "install", "postinstall", "prepare"])
       expect(installed.scripts?.[hook], hook).toBeUndefined();
+    // The files list (docs/releasing.md): what the CLI and the library need, nothing else.
+    const shipped = (await readdir(path.join(modules, "llm-tool-test"))).filter(
+      (f) => !/^LICEN[CS]E/i.test(f),
+    );
+    expect(shipped.sort()).toEqual(["README.md", "bin", "lib", "package.json", "schema"]);
     expect(existsSync(path.join(modules, "llm-tool-test/lib/cli/main.js"))).toBe(true);
+    expect(existsSync(path.join(modules, "llm-tool-test/lib/index.js"))).toBe(true);
     expect(existsSync(path.join(modules, "llm-tool-test/lib/action"))).toBe(false);
   });
 
