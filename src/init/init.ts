@@ -55,7 +55,7 @@ export interface ScaffoldOptions {
 }
 
 export interface ScaffoldResult {
-  /** Absolute paths of the files written, in the order written. */
+  /** Absolute paths of the files written, in the order written (the repository's .gitignore last, when extended). */
   files: string[];
   /** Things the user should know (binary not on PATH, workflow outside a repository). */
   warnings: string[];
@@ -161,7 +161,10 @@ export async function scaffoldScenarios(options: ScaffoldOptions): Promise<Scaff
     await writeFile(file, text);
   }
   const written = files.map(([file]) => file);
-  return { files: written, warnings, workflow: written[written.length - 1] as string, scenarioId };
+  const workflow = written[written.length - 1] as string;
+  // Runs write under .llm-tool-test/ in the working directory: keep them out of the first commit.
+  if (repoRoot && (await ignoreRunFolder(repoRoot))) written.push(path.join(repoRoot, ".gitignore"));
+  return { files: written, warnings, workflow, scenarioId };
 }
 
 function checkBinary(value: string): string {
@@ -212,6 +215,27 @@ const probeWithProcess: ProbeBinary = async (file, args) => {
     return 127;
   }
 };
+
+const RUN_FOLDER_PATTERN = ".llm-tool-test/";
+
+/** Adds `.llm-tool-test/` to the repository's .gitignore unless it is there; true when it wrote. */
+async function ignoreRunFolder(repoRoot: string): Promise<boolean> {
+  const file = path.join(repoRoot, ".gitignore");
+  const current = await readFile(file, "utf8").catch(() => "");
+  const lines = current.split(/\r?\n/).map((line) => line.trim());
+  if (
+    lines.some(
+      (line) => line === RUN_FOLDER_PATTERN || line === ".llm-tool-test" || line === "/.llm-tool-test/",
+    )
+  )
+    return false;
+  const separator = current === "" || current.endsWith("\n") ? "" : "\n";
+  await writeFile(
+    file,
+    `${current}${separator}# llm-tool-test runs (reports, transcripts)\n${RUN_FOLDER_PATTERN}\n`,
+  );
+  return true;
+}
 
 /** The schemas this package ships (src/init/ and lib/init/ are both two levels below the package root). */
 const INSTALLED_SCHEMAS = path.resolve(import.meta.dirname, "../../schema");

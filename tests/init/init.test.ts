@@ -41,6 +41,7 @@ describe("scaffoldScenarios", () => {
       path.join(dir, "rubrics/quality.yaml"),
       path.join(dir, "AGENTS.md"),
       path.join(repo, WORKFLOW_PATH),
+      path.join(repo, ".gitignore"),
     ]);
     expect(result.workflow).toBe(path.join(repo, ".github/workflows/llm-tool-test.yml"));
     expect(result.warnings).toEqual([]);
@@ -51,6 +52,12 @@ describe("scaffoldScenarios", () => {
       `# yaml-language-server: $schema=${SCHEMA_BASE_URL}/scenario.schema.json`,
     );
     expect(await readFile(path.join(dir, "AGENTS.md"), "utf8")).toContain("`git --help`");
+    // Runs write under .llm-tool-test/: ignored once, not twice.
+    expect(await readFile(path.join(repo, ".gitignore"), "utf8")).toBe(
+      "# llm-tool-test runs (reports, transcripts)\n.llm-tool-test/\n",
+    );
+    const again = await scaffoldScenarios({ binary: "git", dir: "more", cwd: repo, force: true });
+    expect(again.files).not.toContain(path.join(repo, ".gitignore"));
 
     // The files validate against the schemas their `$schema` comments name.
     const ajv = new Ajv({ allErrors: true, strict: true });
