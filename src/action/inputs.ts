@@ -4,7 +4,7 @@
  */
 import { ACTION_AGENT_NAMES, type AgentName, isAgentName } from "../agents/registry.js";
 import { ConfigError } from "../errors.js";
-import { DEFAULT_MODEL } from "../run/options.js";
+import { DEFAULT_EXTRA_TRIALS, DEFAULT_MODEL, DEFAULT_TRIALS } from "../run/options.js";
 import type { SandboxMode } from "../scenario/types.js";
 
 export type FailOn = "outcome" | "regression" | "never";
@@ -21,10 +21,14 @@ export interface ActionSettings {
   judgeModel: string | null;
   agent: AgentName;
   trials: number;
+  /** Adaptive extra trials per screened scenario (0: off). */
+  extraTrials: number;
   concurrency: number;
   tags: string[];
   tier: number | null;
   baseline: BaselineSetting;
+  /** With `baseline: auto`, how many base-branch runs to pool. */
+  baselineRuns: number;
   comment: boolean;
   commentKey: string;
   failOn: FailOn;
@@ -42,6 +46,7 @@ export interface ActionSettings {
 export type ReadInput = (name: string) => string;
 
 export const DEFAULT_COMMENT_KEY = "llm-tool-test";
+export const DEFAULT_BASELINE_RUNS = 4;
 const COMMENT_KEY_PATTERN = /^[A-Za-z0-9._-]{1,100}$/;
 /** Characters the artifact service refuses in names. */
 const ARTIFACT_NAME_FORBIDDEN = /["':<>|*?\r\n\\/]/;
@@ -176,11 +181,13 @@ export function readActionSettings(read: ReadInput): ActionSettings {
     model: model === "" ? DEFAULT_MODEL : model,
     judgeModel: judgeModel === "" ? null : judgeModel,
     agent: readAgent(read),
-    trials: readWholeNumber(read, "trials", 1) ?? 1,
+    trials: readWholeNumber(read, "trials", 1) ?? DEFAULT_TRIALS,
+    extraTrials: readWholeNumber(read, "extra-trials", 0) ?? DEFAULT_EXTRA_TRIALS,
     concurrency: readWholeNumber(read, "concurrency", 1) ?? 4,
     tags: readList(read, "tags", /[\s,]+/),
     tier: readWholeNumber(read, "tier", 0),
     baseline: readBaseline(read),
+    baselineRuns: readWholeNumber(read, "baseline-runs", 1) ?? DEFAULT_BASELINE_RUNS,
     comment: readBoolean(read, "comment", true),
     commentKey,
     failOn: readChoice(read, "fail-on", ["outcome", "regression", "never"] as const, "outcome"),

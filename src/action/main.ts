@@ -13,11 +13,13 @@ import { DefaultArtifactClient } from "@actions/artifact";
 import * as actionsCore from "@actions/core";
 import { getOctokit } from "@actions/github";
 import { AGENTS, describeMissingApiKey } from "../agents/registry.js";
-import type { CompareOptions, Comparison } from "../compare/types.js";
+import { describeExclusions, type PoolTarget } from "../compare/pool-baselines.js";
+import type { BaselineSource, CompareOptions, Comparison } from "../compare/types.js";
 import { ConfigError, describeError, isConfigError } from "../errors.js";
 import { formatArtifactUrl, formatRunUrl, uploadReportArtifact } from "../github/artifact.js";
 import { upsertComment } from "../github/comment.js";
 import { describeHttpError } from "../github/describe-http-error.js";
+import type { FoundBaseline } from "../github/find-baseline.js";
 import type { ArtifactClient, GitHubClient } from "../github/types.js";
 import type { ModelClient } from "../model/model-client.js";
 import { formatUsd } from "../render/format.js";
@@ -25,6 +27,7 @@ import { renderJobSummary, renderSkippedSummary } from "../render/job-summary.js
 import { type BaselineNote, formatCommentMarker, renderComment } from "../render/pr-comment.js";
 import { decideRegressionFailure } from "../render/regression-reasons.js";
 import type { Report, TrialReport } from "../results/types.js";
+import { poolTargetOf, type RunBaseline, settleBaseline } from "../run/baseline.js";
 import { createRunModelClient, prepareRun } from "../run/prepare.js";
 import { runSuite, type SuiteResult, writeRunOutputs } from "../run/suite.js";
 import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
@@ -199,9 +202,9 @@ async function runAction(
         info: log.info,
       });
   if (baseline.status === "found") {
-    const { source } = baseline;
+    for (const reason of baseline.skipped) log.info(`Passed over for the baseline: ${reason}.`);
     log.info(
-      `Baseline: ${source.kind === "path" ? source.file : `run ${source.runId} (commit ${source.sha})`}.`,
+      `Baseline: ${baseline.candidates.map((c) => labelBaseline(c.source)).join(", ")}${baseline.pool ? " (pooled where they measured what this run measures)" : ""}.`,
     );
   } else if (baseline.status === "missing") {
     log.info(`No baseline: ${baseline.reason}.`);
@@ -211,21 +214,28 @@ async function runAction(
     alpha: settings.alpha,
     sources: { base: "the baseline report", head: "this run's report" },
   };
-  const { report, comparison, comparisonError } =
+  const { report, comparison, comparisonError, settled } =
     settings.mode === "merge"
       ? await produceMergedReport(settings, deps, downloadDir, outDir, redact, log, baseline, compareOptions)
       : await produceRunReport(settings, context, deps, workDir, outDir, baseline, compareOptions, log);
   const reportPath = path.join(outDir, "report.json");
 
   let baselineNote: BaselineNote;
+  const [newest, ...older] = settled?.used ?? [];
   if (baseline.status !== "found") {
     baselineNote = baseline;
+  } else if (!newest) {
+    baselineNote = {
+      status: "missing",
+      reason: `no base-branch run measured what this run measures (${describeExclusions(settled?.excluded ?? []).join("; ")})`,
+    };
   } else if (comparison) {
     baselineNote = {
       status: "found",
-      source: baseline.source,
+      source: newest.source,
       baseRef: pr?.baseRef ?? null,
       baseSha: pr?.baseSha ?? null,
+      moreRuns: older.length,
     };
   } else {
     baselineNote = {
@@ -292,6 +302,46 @@ async function runAction(
   return decideExit(settings, report, comparison, core, log, redact, outputs);
 }
 
+/** The report, its comparison, and the baseline it was compared with (null without one). */
+type ProducedReport = SuiteResult & { settled: ActionBaseline | null };
+
+/** The baseline as settled for this run's scenarios, with the reports it is made of. */
+interface ActionBaseline extends Omit<RunBaseline, "used"> {
+  /** The runs in `report`, newest first. */
+  used: FoundBaseline[];
+}
+
+/** "run #12 (`abc1234`)", or the file of a `baseline: <path>`. */
+function labelBaseline(source: BaselineSource): string {
+  if (source.kind === "path") return source.file;
+  return `run #${source.runNumber ?? source.runId ?? "?"} (\`${(source.sha ?? "unknown").slice(0, 7)}\`)`;
+}
+
+/**
+ * Pools `auto`'s reports for the head (or takes a path's report as given), and logs what was left
+ * out. Null without a baseline.
+ */
+function settleActionBaseline(
+  baseline: BaselineResolution,
+  target: PoolTarget,
+  log: Log,
+): ActionBaseline | null {
+  if (baseline.status !== "found") return null;
+  const byLabel = new Map(baseline.candidates.map((c) => [labelBaseline(c.source), c]));
+  const settled = settleBaseline(
+    [...byLabel].map(([label, c]) => ({ label, report: c.report })),
+    target,
+    { pool: baseline.pool },
+  );
+  for (const line of describeExclusions(settled.excluded)) log.info(`Left out of the baseline: ${line}.`);
+  if (baseline.pool && settled.report) {
+    log.info(
+      `The baseline pools ${settled.used.length} of ${baseline.candidates.length} base-branch run(s).`,
+    );
+  }
+  return { ...settled, used: settled.used.map((label) => byLabel.get(label) as FoundBaseline) };
+}
+
 async function produceRunReport(
   settings: ActionSettings,
   context: RunContext,
@@ -301,8 +351,8 @@ async function produceRunReport(
   baseline: BaselineResolution,
   compareOptions: CompareOptions,
   log: Log,
-): Promise<SuiteResult> {
-  const { scenarios, options, ports } = await prepareRun(
+): Promise<ProducedReport> {
+  const prepared = await prepareRun(
     {
       paths: await expandPatterns(settings.scenarios, workDir),
       cwd: workDir,
@@ -316,6 +366,7 @@ async function produceRunReport(
         model: settings.model,
         outDir,
         trials: settings.trials,
+        extraTrials: settings.extraTrials,
         concurrency: settings.concurrency,
         sandbox: settings.sandbox,
         shard: settings.shard,
@@ -327,17 +378,24 @@ async function produceRunReport(
     },
     { env: deps.env, createModelClient: deps.createModelClient, note: (note) => log.info(`Note: ${note}.`) },
   );
+  const { scenarios, ports } = prepared;
+  const settled = settleActionBaseline(baseline, poolTargetOf(scenarios, prepared.options), log);
+  const options = { ...prepared.options, baselineCounts: settled?.report ? settled.counts : null };
   const shard = settings.shard ? `, shard ${settings.shard.index}/${settings.shard.count}` : "";
+  const extra =
+    options.baselineCounts && settings.extraTrials > 0
+      ? `, up to ${settings.extraTrials} more for scenarios that do worse than the baseline`
+      : "";
   log.info(
-    `Running ${scenarios.length} scenario(s) with the ${settings.agent} agent (${settings.trials} trial(s) each unless a scenario says otherwise, ${settings.concurrency} at once${shard}).`,
+    `Running ${scenarios.length} scenario(s) with the ${settings.agent} agent (${settings.trials} trial(s) each unless a scenario says otherwise${extra}, ${settings.concurrency} at once${shard}).`,
   );
-  return runSuite(scenarios, options, {
+  const result = await runSuite(scenarios, options, {
     // ports.env holds the key and token under secret names: the sandbox keeps them out, redaction covers them.
     ...ports,
     now: deps.now,
     ...(deps.signal ? { signal: deps.signal } : {}),
     git: { sha: context.sha, ref: context.ref },
-    baseline: baseline.status === "found" ? baseline.report : null,
+    baseline: settled?.report ?? null,
     compareOptions,
     onProgress: (event) => {
       if (event.type === "plan") {
@@ -352,8 +410,15 @@ async function produceRunReport(
         log.info(describeTrialEnd(event.key, event.report, event.done, event.total));
       if (event.type === "stopping")
         log.warn(`Stopping early: ${event.reason}. Trials not started are reported as skipped.`);
+      if (event.type === "note") log.info(`Note: ${event.message}.`);
+      if (event.type === "extended") {
+        log.info(
+          `Extra trials: ${event.scenarioKey} gets ${event.trials} more (its first trials passed less often than the baseline's); ${event.total} trial(s) planned now.`,
+        );
+      }
     },
   });
+  return { ...result, settled };
 }
 
 async function produceMergedReport(
@@ -365,7 +430,7 @@ async function produceMergedReport(
   log: Log,
   baseline: BaselineResolution,
   compareOptions: CompareOptions,
-): Promise<SuiteResult> {
+): Promise<ProducedReport> {
   const merged = await mergeShardArtifacts(
     deps.artifacts,
     settings.artifactName,
@@ -378,17 +443,18 @@ async function produceMergedReport(
       `The shard artifacts ${merged.missing.map((i) => formatShardArtifactName(settings.artifactName, { index: i, count: merged.found.length + merged.missing.length })).join(", ")} are missing: the merged report is incomplete.`,
     );
   }
+  const settled = settleActionBaseline(baseline, merged.report, log);
   const compared = await writeRunOutputs(
     merged.report,
     outDir,
     redact,
-    baseline.status === "found" ? baseline.report : null,
+    settled?.report ?? null,
     compareOptions,
   );
   log.info(
     `Merged ${merged.found.length} shard(s): ${merged.report.summary.trials} trial(s) over ${merged.report.summary.scenarios} scenario(s).`,
   );
-  return { report: merged.report, ...compared };
+  return { report: merged.report, ...compared, settled };
 }
 
 async function postComment(

@@ -1,15 +1,31 @@
-/** The `baseline` input, resolved to a report (or the reason there is none). */
+/**
+ * The `baseline` input, resolved to the candidate reports (or the reason there are none): with
+ * `auto`, the last `baseline-runs` base-branch runs' reports, to be pooled; with a path, that one
+ * report, used as given. Pooling needs the head's scenarios, so it happens where those are known.
+ */
 import { stat } from "node:fs/promises";
 import path from "node:path";
+import type { BaselineSource } from "../compare/types.js";
 import { ConfigError, describeError } from "../errors.js";
-import { type BaselineLookup, findBaseline } from "../github/find-baseline.js";
+import { type FoundBaseline, findBaselines } from "../github/find-baseline.js";
 import type { ArtifactClient, GitHubClient } from "../github/types.js";
 import { readReportFile } from "../results/read-report.js";
 import type { Report } from "../results/types.js";
 import type { RunContext } from "./context.js";
 import type { ActionSettings } from "./inputs.js";
 
-export type BaselineResolution = BaselineLookup | { status: "disabled" };
+export type BaselineResolution =
+  | {
+      status: "found";
+      /** Newest first. */
+      candidates: FoundBaseline[];
+      /** Pool them (auto), or use the single report as given (a path). */
+      pool: boolean;
+      /** Runs passed over on the way (no artifact, no usable report), each with the reason. */
+      skipped: string[];
+    }
+  | { status: "missing"; reason: string }
+  | { status: "disabled" };
 
 export interface BaselineClients {
   github: () => GitHubClient;
@@ -18,7 +34,7 @@ export interface BaselineClients {
 }
 
 export async function resolveBaseline(
-  settings: Pick<ActionSettings, "baseline" | "artifactName" | "githubToken">,
+  settings: Pick<ActionSettings, "baseline" | "baselineRuns" | "artifactName" | "githubToken">,
   context: RunContext,
   workDir: string,
   downloadDir: string,
@@ -44,21 +60,18 @@ export async function resolveBaseline(
         `input "baseline": ${describeError(error)} (expected "auto", "none" or the path of a report.json)`,
       );
     }
-    return {
-      status: "found",
-      report,
-      source: {
-        kind: "path",
-        sha: report.run.git_sha,
-        createdAt: report.run.started_at,
-        runId: null,
-        runNumber: null,
-        runUrl: null,
-        artifactId: null,
-        matchesBaseSha: false,
-        file: baseline.path,
-      },
+    const source: BaselineSource = {
+      kind: "path",
+      sha: report.run.git_sha,
+      createdAt: report.run.started_at,
+      runId: null,
+      runNumber: null,
+      runUrl: null,
+      artifactId: null,
+      matchesBaseSha: false,
+      file: baseline.path,
     };
+    return { status: "found", candidates: [{ report, source }], pool: false, skipped: [] };
   }
   const pr = context.pullRequest;
   if (!pr) {
@@ -74,9 +87,9 @@ export async function resolveBaseline(
     };
   }
   clients.info(
-    `Looking for a baseline: the latest successful push run of this workflow on ${pr.baseRef} (base commit ${pr.baseSha.slice(0, 7)}).`,
+    `Looking for a baseline: the latest ${settings.baselineRuns} successful push run(s) of this workflow on ${pr.baseRef} (base commit ${pr.baseSha.slice(0, 7)} first).`,
   );
-  return findBaseline(clients.github(), clients.artifacts, {
+  const lookup = await findBaselines(clients.github(), clients.artifacts, {
     repo: context.repo,
     runId: context.runId,
     baseBranch: pr.baseRef,
@@ -84,5 +97,8 @@ export async function resolveBaseline(
     artifactName: settings.artifactName,
     token: settings.githubToken,
     downloadDir,
+    maxRuns: settings.baselineRuns,
   });
+  if (lookup.status === "missing") return lookup;
+  return { status: "found", candidates: lookup.baselines, pool: true, skipped: lookup.skipped };
 }

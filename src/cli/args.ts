@@ -36,6 +36,12 @@ export function readString(values: ParsedArgs["values"], name: string): string |
   return typeof value === "string" ? value : undefined;
 }
 
+/** Every value of a repeatable string option, as given (no comma splitting: they may be paths). */
+export function readRepeated(values: ParsedArgs["values"], name: string): string[] {
+  const value = values[name];
+  return Array.isArray(value) ? value : typeof value === "string" ? [value] : [];
+}
+
 export function readList(values: ParsedArgs["values"], name: string): string[] {
   const value = values[name];
   const raw = Array.isArray(value) ? value : typeof value === "string" ? [value] : [];

@@ -42,6 +42,15 @@ export function createProgressReporter(stream: ProgressStream, now: () => number
           );
           break;
         }
+        case "note":
+          stream.write(`${stream.isTTY ? "\r" : ""}note: ${event.message}\n`);
+          break;
+        case "extended":
+          total = event.total;
+          stream.write(
+            `${stream.isTTY ? "\r" : ""}Extra trials: ${event.scenarioKey} gets ${event.trials} more (its first trials passed less often than the baseline's)\n`,
+          );
+          break;
         case "stopping":
           stream.write(`${stream.isTTY ? "\r" : ""}Stopping: ${event.reason}; no new trials start.\n`);
           break;

@@ -8,7 +8,7 @@
  */
 import { assembleReport, buildScenarioReport } from "../results/aggregate.js";
 import { scenarioKey } from "../results/scenario-key.js";
-import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
+import type { Report, RunInfo, ScenarioReport, TrialReport } from "../results/types.js";
 
 export interface BaselineCandidate {
   report: Report;
@@ -33,12 +33,28 @@ export interface PooledBaseline {
   runsPerScenario: Record<string, number>;
 }
 
+/** What a run measures, as far as pooling cares; a finished Report's `run` is one. */
+export type RunIdentity = Pick<
+  RunInfo,
+  "agent" | "model" | "judge_model" | "harness_version" | "evaluation_hash"
+>;
+
+/**
+ * The head a baseline is pooled for. It is known before the head runs (its identity from the run's
+ * options, its planned scenarios with their content hashes), and a finished head Report is one too.
+ */
+export interface PoolTarget {
+  run: RunIdentity;
+  /** Every planned scenario (variant included) with its content hash. */
+  scenarios: readonly Pick<ScenarioReport, "id" | "variant" | "content_hash">[];
+}
+
 function majorVersion(version: string): string {
   return version.split(".")[0] ?? version;
 }
 
 /** Why `base` cannot stand for the head run at all, or null when it can. */
-export function describeRunMismatch(base: Report, head: Report): string | null {
+export function describeRunMismatch(base: Report, head: Pick<PoolTarget, "run">): string | null {
   const b = base.run;
   const h = head.run;
   if (b.agent !== h.agent) return `agent ${b.agent}, not ${h.agent}`;
@@ -59,7 +75,7 @@ function renumber(trials: TrialReport[], offset: number): TrialReport[] {
   return trials.map((trial) => ({ ...trial, trial: trial.trial + offset }));
 }
 
-export function poolBaselines(candidates: readonly BaselineCandidate[], head: Report): PooledBaseline {
+export function poolBaselines(candidates: readonly BaselineCandidate[], head: PoolTarget): PooledBaseline {
   const excluded: ExcludedBaseline[] = [];
   const headHashes = new Map(head.scenarios.map((s) => [scenarioKey(s), s.content_hash]));
   const pooled = new Map<string, { first: ScenarioReport; trials: TrialReport[]; runs: number }>();
@@ -97,7 +113,8 @@ export function poolBaselines(candidates: readonly BaselineCandidate[], head: Re
   if (used.length === 0) return { report: null, used, excluded, runsPerScenario: {} };
   const newest = candidates.find((c) => c.label === used[0])?.report as Report;
   const scenarios = [...pooled.values()].map(({ first, trials }) => {
-    const { trials: _trials, summary: _summary, ...meta } = first;
+    // A pooled scenario has no first trials of its own: it is a baseline, never extended.
+    const { trials: _trials, summary: _summary, first_trials: _first, extended: _extended, ...meta } = first;
     return buildScenarioReport(meta, trials, newest.run.pass_k);
   });
   const report = assembleReport(
@@ -106,4 +123,11 @@ export function poolBaselines(candidates: readonly BaselineCandidate[], head: Re
   );
   const runsPerScenario = Object.fromEntries([...pooled].map(([key, entry]) => [key, entry.runs]));
   return { report, used, excluded, runsPerScenario };
+}
+
+/** One line per left-out run or scenario: "run #3, scenario `b`: the scenario changed since this run". */
+export function describeExclusions(excluded: readonly ExcludedBaseline[]): string[] {
+  return excluded.map(
+    (e) => `${e.label}${e.scenario === null ? "" : `, scenario \`${e.scenario}\``}: ${e.reason}`,
+  );
 }

@@ -16,7 +16,15 @@ import { renderReportMarkdown } from "./report-markdown.js";
 export const COMMENT_MAX_CHARS = 65_000;
 
 export type BaselineNote =
-  | { status: "found"; source: BaselineSource; baseRef: string | null; baseSha: string | null }
+  | {
+      status: "found";
+      /** The newest run in the baseline. */
+      source: BaselineSource;
+      baseRef: string | null;
+      baseSha: string | null;
+      /** Further runs pooled with it (0 or absent: a single report). */
+      moreRuns?: number;
+    }
   | { status: "missing"; reason: string }
   | { status: "disabled" };
 
@@ -142,7 +150,10 @@ function renderBaselineLine(baseline: BaselineNote, now: number): string {
     !source.matchesBaseSha && baseSha
       ? ` It is the newest usable baseline: the PR's base commit \`${baseSha.slice(0, 7)}\` has no report of its own.`
       : "";
-  return `Compared with ${commit}${where} (${run}${ageSuffix(source.createdAt, now)}).${note}`;
+  const more = baseline.moreRuns
+    ? ` and ${baseline.moreRuns} more run${baseline.moreRuns === 1 ? "" : "s"}, pooled`
+    : "";
+  return `Compared with ${commit}${where} (${run}${ageSuffix(source.createdAt, now)})${more}.${note}`;
 }
 
 function ageSuffix(createdAt: string | null, now: number): string {

@@ -136,11 +136,15 @@ export interface ScenarioReport {
   source: { file: string; line: number; format: string };
   content_hash: string;
   /**
-   * The scenario's planned trials before any adaptive extra ones (trials numbered above it are
-   * extra). Absent in reports of runs without a baseline and of older versions.
+   * The trials planned for the scenario before any extra ones (n): trials 1..n are its first
+   * trials. Counted over the whole run, also in a shard's report. Absent in reports of earlier
+   * versions and in pooled baselines.
    */
   first_trials?: number;
-  /** Whether the adaptive screen gave this scenario extra trials. */
+  /**
+   * True when the adaptive screen gave the scenario extra trials (numbered n+1 and up) because its
+   * first trials passed less often than the baseline's. Absent where first_trials is.
+   */
   extended?: boolean;
   trials: TrialReport[];
   summary: ScenarioSummary;

@@ -2,6 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError } from "../errors.js";
 import type { TrialReport } from "../results/types.js";
+import type { AdaptiveDesign } from "./adaptive.js";
 import type { PlannedTrial } from "./plan.js";
 import { trialFolderOf } from "./trial.js";
 
@@ -13,7 +14,14 @@ export interface RunManifest {
   harness_version: string;
   settings_hash: string;
   shard: { index: number; count: number } | null;
+  /** The first trials; extra trials are not listed, the adaptive design below decides them. */
   trial_keys: string[];
+  /**
+   * The adaptive design the run started with (null: no extra trials). A resumed run recomputes
+   * which scenarios get extra trials from it and the finished first trials. Absent in manifests of
+   * earlier versions, whose runs had no extra trials.
+   */
+  adaptive?: AdaptiveDesign | null;
 }
 
 const MANIFEST = "run.json";
@@ -58,10 +66,40 @@ export function checkResumable(
   }
 }
 
+/**
+ * The adaptive design a resumed run keeps: the one it started with. Refused when the flags now ask
+ * for another (other baseline counts or extra trials), since the extra trials already run or
+ * skipped were decided by the first; a run of an earlier version resumes without extra trials.
+ */
+export function resumedDesign(
+  manifest: RunManifest,
+  requested: AdaptiveDesign | null,
+  outDir: string,
+): AdaptiveDesign | null {
+  if (manifest.adaptive === undefined) return null;
+  if (stableJson(manifest.adaptive) !== stableJson(requested)) {
+    throw new ConfigError(
+      "cannot resume: the baseline or --extra-trials differ from this run's start, and they decide which scenarios get extra trials. " +
+        "Pass the same --baseline files and --extra-trials, or start a new run with another --out",
+      outDir,
+    );
+  }
+  return manifest.adaptive;
+}
+
+/** JSON with object keys sorted, so equal designs compare equal whatever their key order. */
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
 /** Trials of an earlier attempt that finished (pass, fail or error); skipped ones run again. */
 export async function loadFinishedTrials(
   outDir: string,
-  plan: PlannedTrial[],
+  plan: readonly PlannedTrial[],
 ): Promise<Map<string, TrialReport>> {
   const finished = new Map<string, TrialReport>();
   for (const planned of plan) {

@@ -2,6 +2,9 @@ import type { AgentName } from "../agents/types.js";
 import type { ModelPrice } from "../results/types.js";
 import type { SandboxMode } from "../scenario/types.js";
 import { DEFAULT_PASS_K } from "../stats/pass-at-k.js";
+import { DEFAULT_EXTRA_TRIALS } from "../stats/regression-decision.js";
+
+export { DEFAULT_EXTRA_TRIALS };
 
 export const DEFAULT_MODEL = "claude-haiku-4-5";
 export const DEFAULT_MAX_TURNS = 20;
@@ -9,6 +12,13 @@ export const DEFAULT_TRIAL_TIMEOUT_MS = 300_000;
 export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
 export const DEFAULT_GATE_TIMEOUT_MS = 60_000;
 export const DEFAULT_OUTPUT_CAP_BYTES = 256 * 1024;
+export const DEFAULT_TRIALS = 3;
+
+/** A baseline scenario's evaluated trials (errors and skips left out) and how many of them passed. */
+export interface BaselineCounts {
+  passed: number;
+  trials: number;
+}
 
 /** Everything that decides what a run does, read once by the CLI or the action. */
 export interface RunOptions {
@@ -42,6 +52,13 @@ export interface RunOptions {
   resume: boolean;
   /** The k of pass@k and pass^k in every scenario summary. */
   passK: number;
+  /**
+   * Adaptive extra trials: a scenario whose first trials passed less often than the baseline's gets
+   * this many more (0: never). Needs `baselineCounts`.
+   */
+  extraTrials: number;
+  /** The (pooled) baseline per scenario key, for the adaptive screen; null without a baseline. */
+  baselineCounts: Record<string, BaselineCounts> | null;
 }
 
 export function defaultRunOptions(overrides: Partial<RunOptions> & { outDir: string }): RunOptions {
@@ -53,7 +70,7 @@ export function defaultRunOptions(overrides: Partial<RunOptions> & { outDir: str
     judgeModel: null,
     forceJudge: false,
     maxTurns: DEFAULT_MAX_TURNS,
-    trials: 1,
+    trials: DEFAULT_TRIALS,
     trialTimeoutMs: DEFAULT_TRIAL_TIMEOUT_MS,
     commandTimeoutMs: DEFAULT_COMMAND_TIMEOUT_MS,
     gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS,
@@ -66,6 +83,8 @@ export function defaultRunOptions(overrides: Partial<RunOptions> & { outDir: str
     maxCostUsd: null,
     resume: false,
     passK: DEFAULT_PASS_K,
+    extraTrials: DEFAULT_EXTRA_TRIALS,
+    baselineCounts: null,
     ...overrides,
   };
 }

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Agent } from "../agents/types.js";
@@ -9,23 +9,41 @@ import type { ModelClient } from "../model/model-client.js";
 import { FORMAT_NAMES, type FormatInput, OUTPUT_FORMATS, type OutputFormat } from "../render/formats.js";
 import { assembleReport, buildScenarioReport, scenarioMetaOf } from "../results/aggregate.js";
 import { loadTrialEvents } from "../results/read-trial-events.js";
-import type { Report, RunInfo, TrialReport } from "../results/types.js";
+import type { Report, RunInfo, ScenarioReport, TrialReport } from "../results/types.js";
 import { warmProcessRunners } from "../sandbox/exec.js";
 import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
 import type { Scenario } from "../scenario/types.js";
 import { HARNESS_VERSION } from "../version.js";
+import {
+  type AdaptiveDesign,
+  adaptiveDesignOf,
+  createExtraTrialScheduler,
+  type ExtraTrialScheduler,
+} from "./adaptive.js";
+import { runIdentityOf } from "./baseline.js";
 import { createBudget } from "./budget.js";
-import { checkResumable, loadFinishedTrials, readManifest, writeManifest } from "./manifest.js";
+import {
+  checkResumable,
+  loadFinishedTrials,
+  readManifest,
+  resumedDesign,
+  writeManifest,
+} from "./manifest.js";
 import type { RunOptions } from "./options.js";
 import { type PlannedTrial, planTrials } from "./plan.js";
-import { agentUsesModel, runTrial, skippedTrial } from "./trial.js";
+import { hashSettings } from "./settings-hash.js";
+import { runTrial, skippedTrial } from "./trial.js";
 
 export type ProgressEvent =
   | { type: "plan"; trials: number; scenarios: number; resumed: number; estimatedCostUsd: number | null }
   | { type: "trial_start"; key: string; scenarioKey: string; trial: number }
   | { type: "turn"; key: string; turn: number }
   | { type: "trial_end"; key: string; report: TrialReport; done: number; total: number }
-  | { type: "stopping"; reason: string };
+  | { type: "stopping"; reason: string }
+  /** The screen gave a scenario `trials` extra trials; the run now has `total`. */
+  | { type: "extended"; scenarioKey: string; trials: number; total: number }
+  /** Something the user should know about the run's design (why it gets no extra trials). */
+  | { type: "note"; message: string };
 
 export interface SuitePorts {
   agent: Agent;
@@ -38,8 +56,9 @@ export interface SuitePorts {
   onProgress?: (event: ProgressEvent) => void;
   /** Git facts for the report, when known. */
   git?: { sha: string | null; ref: string | null };
-  /** A baseline report: its per-trial costs estimate this run's spend for the budget, and the
-   * finished run is compared with it. */
+  /** A baseline report (pooled or single, see baseline.ts): its per-trial costs estimate this run's
+   * spend for the budget, and the finished run is compared with it. The adaptive screen uses
+   * `options.baselineCounts`, settled from the same report. */
   baseline?: Report | null;
   compareOptions?: CompareOptions;
   /** What junit.xml's `file` attributes are relative to (the git root, or the working directory). */
@@ -52,43 +71,6 @@ export interface SuiteResult {
   comparison: Comparison | null;
   /** Why the baseline could not be compared (a report of another format, say). */
   comparisonError: string | null;
-}
-
-/** What a trial measures depends on these; the trial count and the scenarios are hashed apart. */
-function evaluationSettings(options: RunOptions) {
-  return {
-    agent: options.agent,
-    model: options.model,
-    judge: options.judgeModel,
-    maxTurns: options.maxTurns,
-    timeouts: [options.trialTimeoutMs, options.commandTimeoutMs, options.gateTimeoutMs],
-    sandbox: options.sandbox,
-  };
-}
-
-function hashJson(value: unknown): string {
-  return createHash("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
-}
-
-/** The whole run's identity, for `--resume` and `merge`: evaluation settings, trial count, scenarios. */
-export function hashSettings(options: RunOptions, scenarios: Scenario[]): string {
-  const { agent, model, judge, maxTurns, timeouts, sandbox } = evaluationSettings(options);
-  // Key order as in earlier versions, so their runs stay resumable.
-  return hashJson({
-    agent,
-    model,
-    judge,
-    maxTurns,
-    trials: options.trials,
-    timeouts,
-    sandbox,
-    scenarios: scenarios.map((s) => [s.id, s.contentHash]),
-  });
-}
-
-/** Which runs may be pooled into one baseline (see RunInfo.evaluation_hash). */
-export function hashEvaluationSettings(options: RunOptions): string {
-  return hashJson(evaluationSettings(options));
 }
 
 /** Consecutive infrastructure errors after which the run stops instead of failing for hours. */
@@ -111,27 +93,26 @@ export async function runSuite(
   const redact = createSecretRedactor(collectSecretValues(ports.env));
   await mkdir(options.outDir, { recursive: true });
 
-  const plan = planTrials(scenarios, options);
+  const firstTrials = planTrials(scenarios, options);
   const settingsHash = hashSettings(options, scenarios);
-  let runId: string = randomUUID();
-  let startedAt = new Date(now()).toISOString();
-  let results = new Map<string, TrialReport>();
+  const adaptive = adaptiveDesignOf(firstTrials, options);
+  const { runId, startedAt, design, results } = await openRun(
+    options,
+    firstTrials,
+    settingsHash,
+    adaptive.design,
+    now,
+  );
+  if (adaptive.note) ports.onProgress?.({ type: "note", message: adaptive.note });
+
+  // Every trial the run has decided to run: the first ones, then extra ones as the screen adds them.
+  const plan = [...firstTrials];
+  const extra = createExtraTrialScheduler(firstTrials, design, options.trials);
   if (options.resume) {
-    const manifest = await readManifest(options.outDir);
-    checkResumable(manifest, settingsHash, plan, options.outDir);
-    runId = manifest.run_id;
-    startedAt = manifest.started_at;
-    results = await loadFinishedTrials(options.outDir, plan);
-  } else {
-    await writeManifest(options.outDir, {
-      manifest_version: 1,
-      run_id: runId,
-      started_at: startedAt,
-      harness_version: HARNESS_VERSION,
-      settings_hash: settingsHash,
-      shard: options.shard,
-      trial_keys: plan.map((t) => t.key),
-    });
+    // The screen's decisions for scenarios whose first trials finished before the interruption.
+    const scheduled = extra.screenFinished(results);
+    plan.push(...scheduled);
+    for (const [key, report] of await loadFinishedTrials(options.outDir, scheduled)) results.set(key, report);
   }
 
   const pending = plan.filter((t) => !results.has(t.key));
@@ -159,12 +140,31 @@ export async function runSuite(
   let inFlight = 0;
   const cleanups: Promise<void>[] = [];
 
+  const schedule = (added: PlannedTrial[]) => {
+    if (added.length === 0) return;
+    plan.push(...added);
+    // Behind every first trial still waiting: under a budget, first trials matter more.
+    queue.push(...added);
+    const first = added[0] as PlannedTrial;
+    ports.onProgress?.({
+      type: "extended",
+      scenarioKey: first.scenarioKey,
+      trials: added.length,
+      total: plan.length,
+    });
+  };
+
   const worker = async () => {
     for (;;) {
       if (signal.aborted) stop("the run was cancelled");
       if (stopReason) return;
       const planned = queue[0];
-      if (!planned) return;
+      if (!planned) {
+        // A running trial may still complete a scenario's first trials and add extra ones.
+        if (inFlight === 0) return;
+        await budget.waitForChange();
+        continue;
+      }
       const admission = budget.admit(planned, inFlight);
       if (admission === "wait") {
         await budget.waitForChange();
@@ -205,15 +205,17 @@ export async function runSuite(
         }
         done += 1;
         ports.onProgress?.({ type: "trial_end", key: planned.key, report, done, total: plan.length });
+        // Scheduled even when the run is stopping: they are reported as skipped, and a resume runs them.
+        schedule(extra.afterTrial(planned, results));
       } finally {
         inFlight -= 1;
         budget.notify();
       }
     }
   };
-  await Promise.all(
-    Array.from({ length: Math.max(1, Math.min(options.concurrency, pending.length)) }, worker),
-  );
+  // With a design, idle workers wait for extra trials instead of leaving the pool.
+  const workers = design ? options.concurrency : Math.min(options.concurrency, pending.length);
+  await Promise.all(Array.from({ length: Math.max(1, workers) }, worker));
   await Promise.all(cleanups);
 
   // Trials that never started are reported as skipped, with the reason the run stopped.
@@ -227,21 +229,17 @@ export async function runSuite(
     id: runId,
     started_at: startedAt,
     ended_at: new Date(now()).toISOString(),
-    harness_version: HARNESS_VERSION,
-    agent: options.agent,
-    model: agentUsesModel(options.agent) ? options.model : null,
-    judge_model: options.judgeModel,
+    ...runIdentityOf(options),
     git_sha: ports.git?.sha ?? null,
     git_ref: ports.git?.ref ?? null,
     settings_hash: settingsHash,
-    evaluation_hash: hashEvaluationSettings(options),
     pass_k: options.passK,
     price_table: options.prices,
     incomplete,
     shard: options.shard,
     ...(options.agentReason ? { agent_reason: options.agentReason } : {}),
   };
-  const report = assembleReport(run, groupByScenario(plan, results, options.passK));
+  const report = assembleReport(run, groupByScenario(plan, results, extra, options.passK));
   const compared = await writeRunOutputs(
     report,
     options.outDir,
@@ -253,7 +251,53 @@ export async function runSuite(
   return { report, ...compared };
 }
 
-function groupByScenario(plan: PlannedTrial[], results: Map<string, TrialReport>, passK: number) {
+/**
+ * A new run writes its manifest; a resumed one checks it and loads the finished first trials. The
+ * adaptive design is the one the run started with.
+ */
+async function openRun(
+  options: RunOptions,
+  firstTrials: PlannedTrial[],
+  settingsHash: string,
+  requested: AdaptiveDesign | null,
+  now: () => number,
+): Promise<{
+  runId: string;
+  startedAt: string;
+  design: AdaptiveDesign | null;
+  results: Map<string, TrialReport>;
+}> {
+  if (options.resume) {
+    const manifest = await readManifest(options.outDir);
+    checkResumable(manifest, settingsHash, firstTrials, options.outDir);
+    return {
+      runId: manifest.run_id,
+      startedAt: manifest.started_at,
+      design: resumedDesign(manifest, requested, options.outDir),
+      results: await loadFinishedTrials(options.outDir, firstTrials),
+    };
+  }
+  const runId = randomUUID();
+  const startedAt = new Date(now()).toISOString();
+  await writeManifest(options.outDir, {
+    manifest_version: 1,
+    run_id: runId,
+    started_at: startedAt,
+    harness_version: HARNESS_VERSION,
+    settings_hash: settingsHash,
+    shard: options.shard,
+    trial_keys: firstTrials.map((t) => t.key),
+    adaptive: requested,
+  });
+  return { runId, startedAt, design: requested, results: new Map() };
+}
+
+function groupByScenario(
+  plan: PlannedTrial[],
+  results: Map<string, TrialReport>,
+  extra: ExtraTrialScheduler,
+  passK: number,
+): ScenarioReport[] {
   const byScenario = new Map<string, PlannedTrial[]>();
   for (const planned of plan) {
     const list = byScenario.get(planned.scenarioKey) ?? [];
@@ -263,7 +307,16 @@ function groupByScenario(plan: PlannedTrial[], results: Map<string, TrialReport>
   return [...byScenario.values()].map((trials) => {
     const first = trials[0] as PlannedTrial;
     const reports = trials.map((t) => results.get(t.key)).filter((r): r is TrialReport => r !== undefined);
-    return buildScenarioReport(scenarioMetaOf(first.scenario, first.variant?.name ?? null), reports, passK);
+    const meta = scenarioMetaOf(first.scenario, first.variant?.name ?? null);
+    return buildScenarioReport(
+      {
+        ...meta,
+        first_trials: extra.firstTrialsOf(first.scenarioKey),
+        extended: extra.isExtended(first.scenarioKey),
+      },
+      reports,
+      passK,
+    );
   });
 }
 

@@ -23,6 +23,11 @@ const BASE_SHA = "b".repeat(39) + "1";
 const HEAD_SHA = "c".repeat(39) + "2";
 const PR_NUMBER = 42;
 const MARKER = "<!-- llm-tool-test:llm-tool-test -->";
+/**
+ * These tests check what the bundle publishes, not the statistics: one trial per scenario keeps
+ * them fast and their counts small (action.yml's defaults are checked in inputs.test.ts).
+ */
+const ONE_TRIAL = { trials: "1" };
 
 let fake: GitHubFake;
 
@@ -66,7 +71,7 @@ async function runPullRequest(runId: number, inputs: Record<string, string> = {}
     payload: prEvent(),
     sha: "e".repeat(40),
     ref: `refs/pull/${PR_NUMBER}/merge`,
-    inputs: { agent: "oracle", "working-directory": "head", scenarios: "*.yaml", ...inputs },
+    inputs: { agent: "oracle", "working-directory": "head", scenarios: "*.yaml", ...ONE_TRIAL, ...inputs },
   });
 }
 
@@ -88,7 +93,7 @@ async function runPushOnMain(runId: number, createdAt: string) {
     payload: buildPushEvent({ owner: fake.owner, repo: fake.repo, ref: "refs/heads/main", sha: BASE_SHA }),
     sha: BASE_SHA,
     ref: "refs/heads/main",
-    inputs: { agent: "oracle", "working-directory": "base", scenarios: "." },
+    inputs: { agent: "oracle", "working-directory": "base", scenarios: ".", ...ONE_TRIAL },
   });
   // The runner marks the run finished once its jobs are done.
   const run = fake.runs.find((r) => r.id === runId)!;
@@ -367,7 +372,7 @@ describe("publishing problems", () => {
       eventName: "pull_request",
       payload: prEvent(),
       workspace,
-      inputs: { agent: "oracle", scenarios: "suite", concurrency: "8", "fail-on": "never" },
+      inputs: { agent: "oracle", scenarios: "suite", concurrency: "8", "fail-on": "never", ...ONE_TRIAL },
     });
     expect(result.exitCode).toBe(0);
     const [comment] = commentsOnPr();
@@ -416,6 +421,7 @@ describe("the API key", () => {
         "anthropic-api-key": CANARY,
         "working-directory": "head",
         scenarios: "list-files.yaml",
+        ...ONE_TRIAL,
       },
       env: { ANTHROPIC_BASE_URL: model.url },
     });
@@ -556,7 +562,7 @@ describe("a cancelled workflow", () => {
       eventName: "pull_request",
       payload: prEvent(),
       workspace,
-      inputs: { agent: "oracle", scenarios: ".", concurrency: "1" },
+      inputs: { agent: "oracle", scenarios: ".", concurrency: "1", ...ONE_TRIAL },
       // Cancel once the slow trial has started (the quick one sorts first and finishes).
       signalWhen: { pattern: /\[1\/2\] ✓ quick/, signal: "SIGTERM" },
     });

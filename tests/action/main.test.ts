@@ -9,7 +9,10 @@ import path from "node:path";
 import { getOctokit } from "@actions/github";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ActionCore, type ActionDeps, run } from "../../src/action/main.js";
+import type { Comparison } from "../../src/compare/types.js";
 import type { ArtifactClient } from "../../src/github/types.js";
+import { assembleReport, buildScenarioReport } from "../../src/results/aggregate.js";
+import type { Report } from "../../src/results/types.js";
 import { type GitHubFake, startGitHubFake } from "../support/github-server.js";
 import { buildPullRequestEvent, FIXTURES, readActionDefaults } from "./run-dist.js";
 
@@ -130,7 +133,7 @@ describe("run", () => {
     );
     expect(result.status).toBe("failed");
     expect(recorded.failed).toEqual([
-      "llm-tool-test: 1 of 2 trial(s) failed (fail-on: outcome). See the job summary and the report artifact.",
+      "llm-tool-test: 3 of 6 trial(s) failed (fail-on: outcome). See the job summary and the report artifact.",
     ]);
     expect(recorded.summaries).toHaveLength(1);
     expect(recorded.summaries[0]).toContain(
@@ -148,6 +151,90 @@ describe("run", () => {
     // Not a pull request: no comment, no lookup.
     expect(fake.requests).toHaveLength(0);
     expect(recorded.secrets).toEqual(["ghs_token"]);
+  });
+
+  it("pools the last baseline-runs base-branch artifacts, and extends the scenario that collapsed against them", async () => {
+    // A push run of the same suite gives the identity and content of the base-branch runs; in them
+    // count_items passed, here it fails.
+    const push = await run(
+      await createDeps({ agent: "oracle", "working-directory": "head", scenarios: "." }),
+    );
+    expect(push.status).toBe("failed");
+    const pushed = JSON.parse(await readFile(recorded.outputs["report-path"]!, "utf8")) as Report;
+    const passing = JSON.stringify(
+      assembleReport(
+        pushed.run,
+        pushed.scenarios.map(({ trials, summary: _summary, ...meta }) =>
+          buildScenarioReport(
+            meta,
+            trials.map((t) => ({ ...t, outcome: "pass" as const, reason: null })),
+          ),
+        ),
+      ),
+    );
+    const base = (id: number, sha: string, hoursAgo: number) => {
+      fake.addRun({
+        id,
+        run_number: id,
+        head_sha: sha,
+        created_at: new Date(Date.now() - hoursAgo * 3600_000).toISOString(),
+      });
+      return fake.addArtifact({ name: "llm-tool-test-report", runId: id });
+    };
+    const artifactRuns = new Map(
+      [base(101, "a".repeat(40), 5), base(102, "d".repeat(40), 2), base(103, "e".repeat(40), 9)].map((a) => [
+        a.id,
+        a.runId,
+      ]),
+    );
+    const downloaded: number[] = [];
+    recorded = { log: [], outputs: {}, secrets: [], failed: [], summaries: [], uploads: [] };
+
+    const result = await run(
+      await createDeps(
+        {
+          agent: "oracle",
+          "working-directory": "head",
+          scenarios: ".",
+          "baseline-runs": "2",
+          "extra-trials": "2",
+        },
+        {
+          event: "pull_request",
+          artifacts: {
+            downloadArtifact: async (id, options) => {
+              downloaded.push(artifactRuns.get(id)!);
+              await writeFile(path.join(options?.path ?? ".", "report.json"), passing);
+              return { downloadPath: options?.path };
+            },
+          },
+        },
+      ),
+    );
+    // The base commit's run first, then the newest: two of three.
+    expect(downloaded).toEqual([101, 102]);
+    const log = recorded.log.map((l) => l.message);
+    expect(log).toContain("The baseline pools 2 of 2 base-branch run(s).");
+    expect(log).toContain(
+      "Extra trials: count_items gets 2 more (its first trials passed less often than the baseline's); 8 trial(s) planned now.",
+    );
+    expect(result.status).toBe("failed");
+    const report = JSON.parse(await readFile(recorded.outputs["report-path"]!, "utf8")) as Report;
+    const byId = Object.fromEntries(report.scenarios.map((s) => [s.id, s]));
+    expect(byId.count_items).toMatchObject({ first_trials: 3, extended: true });
+    expect(byId.count_items?.trials).toHaveLength(5);
+    expect(byId.list_files).toMatchObject({ first_trials: 3, extended: false });
+    const comparison = JSON.parse(
+      await readFile(path.join(path.dirname(recorded.outputs["report-path"]!), "comparison.json"), "utf8"),
+    ) as Comparison;
+    expect(comparison.scenarios.find((s) => s.key === "count_items")?.base).toMatchObject({
+      trials: 6,
+      passed: 6,
+    });
+    expect(fake.comments).toHaveLength(1);
+    expect(fake.comments[0]?.body).toMatch(
+      /Compared with `aaaaaaa` on `main` \(\[run #101\]\([^)]*\/actions\/runs\/101\), 5 hours old\) and 1 more run, pooled\./,
+    );
   });
 
   it("does not comment when comment is false", async () => {

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,7 +10,28 @@ import { renderComparisonTerminal } from "../../src/render/comparison-markdown.j
 import { renderJunitXml } from "../../src/render/junit.js";
 import { renderReportMarkdown } from "../../src/render/report-markdown.js";
 import { readReportFile } from "../../src/results/read-report.js";
+import type { Report } from "../../src/results/types.js";
+import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
 import { BASE_REPORT, HEAD_REPORT, runMain } from "./run-main.js";
+
+/** A report of scenario `a` with the given outcomes; `run` overrides its run facts. */
+function reportOf(outcomes: ("pass" | "fail")[], run: Partial<Report["run"]> = {}): Report {
+  const specs: TrialSpec[] = outcomes.map((outcome) => ({ outcome }));
+  return makeReport([makeScenarioReport({ id: "a", trials: trialsFrom(specs), content_hash: "sha256:a" })], {
+    evaluation_hash: "e1",
+    ...run,
+  });
+}
+
+async function writeReports(reports: Record<string, Report>): Promise<Record<string, string>> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-compare-pool-"));
+  const files: Record<string, string> = {};
+  for (const [name, report] of Object.entries(reports)) {
+    files[name] = path.join(dir, `${name}.json`);
+    await writeFile(files[name], JSON.stringify(report));
+  }
+  return files;
+}
 
 describe("report", () => {
   it("re-renders a saved report in the chosen format, to stdout or a file", async () => {
@@ -64,6 +85,44 @@ describe("compare", () => {
     expect(text.code).toBe(EXIT.ok);
     const [base, head] = await Promise.all([readReportFile(BASE_REPORT), readReportFile(HEAD_REPORT)]);
     expect(text.stdout).toBe(`${renderComparisonTerminal(compareReports(base, head))}\n`);
+  });
+
+  it("pools several --baseline reports for HEAD, and lists the ones left out", async () => {
+    const files = await writeReports({
+      head: reportOf(["fail", "fail", "fail"]),
+      a: reportOf(["pass", "pass", "pass"]),
+      b: reportOf(["pass", "pass", "fail"]),
+      other: reportOf(["pass"], { model: "claude-opus-4-1" }),
+    });
+    const args = ["compare", files.head!, "--baseline", files.a!, "--baseline", files.b!];
+    const pooled = await runMain([...args, "--baseline", files.other!, "--format", "json"]);
+    expect(pooled.code).toBe(EXIT.ok);
+    const comparison = JSON.parse(pooled.stdout) as Comparison;
+    expect(comparison.scenarios[0]?.base).toMatchObject({ trials: 6, passed: 5 });
+    expect(comparison.scenarios[0]?.head).toMatchObject({ trials: 3, passed: 0 });
+    expect(pooled.stderr).toContain("note: left out of the baseline:");
+    expect(pooled.stderr).toContain("model claude-opus-4-1, not claude-sonnet-4-5");
+    expect(pooled.stderr).toContain("the baseline pools 2 of 3 runs");
+
+    // The old form and a single --baseline compare with the one report as given.
+    const old = await runMain(["compare", files.a!, files.head!, "--format", "json"]);
+    const single = await runMain(["compare", files.head!, "--baseline", files.a!, "--format", "json"]);
+    expect(JSON.parse(single.stdout)).toEqual(JSON.parse(old.stdout));
+    expect((JSON.parse(old.stdout) as Comparison).scenarios[0]?.base.trials).toBe(3);
+
+    const none = await runMain([
+      "compare",
+      files.head!,
+      "--baseline",
+      files.other!,
+      "--baseline",
+      files.other!,
+    ]);
+    expect(none.code).toBe(EXIT.usage);
+    expect(none.stderr).toContain("no --baseline report measured what");
+    const mixed = await runMain(["compare", files.a!, files.head!, "--baseline", files.b!]);
+    expect(mixed.code).toBe(EXIT.usage);
+    expect(mixed.stdout).toContain("compare HEAD.json --baseline A.json");
   });
 
   it("exits 2 when a report cannot be read", async () => {

@@ -58,6 +58,8 @@ describe("run: scenarios are counted as the report counts them", () => {
       `a=${path.join(dir, "a.md")}`,
       "--variant",
       `b=${path.join(dir, "b.md")}`,
+      "--trials",
+      "1",
       "--out",
       path.join(dir, "out"),
     ]);

@@ -6,6 +6,7 @@ import { AGENT_NAMES, AGENTS, createAgent, describeMissingApiKey } from "../../s
 import { EXIT } from "../../src/cli/main.js";
 import type { Comparison } from "../../src/compare/types.js";
 import { ConfigError } from "../../src/errors.js";
+import { assembleReport, buildScenarioReport } from "../../src/results/aggregate.js";
 import type { Report } from "../../src/results/types.js";
 import { ROOT, runMain, SUITE } from "./run-main.js";
 
@@ -147,6 +148,60 @@ describe("run with the oracle agent, in process", () => {
     expect(result.stdout).toContain("count_adults");
     expect(result.stdout).toContain(`Report: ${path.join(head, "report.md")}`);
     expect(result.stderr).not.toContain("could not be compared");
+  });
+
+  it("--baseline twice pools both runs; a scenario that collapses against them gets --extra-trials more", async () => {
+    const base = path.join(dir, "pool-base");
+    await runMain(["run", SUITE, "--agent", "oracle", "--trials", "2", "--out", base, "-q"]);
+    // The baseline's count_adults passed: the head's failures are a collapse.
+    const report = JSON.parse(await readFile(path.join(base, "report.json"), "utf8")) as Report;
+    const passing = assembleReport(
+      report.run,
+      report.scenarios.map(({ trials, summary: _summary, ...meta }) =>
+        buildScenarioReport(
+          meta,
+          trials.map((t) => ({ ...t, outcome: "pass" as const, reason: null })),
+        ),
+      ),
+    );
+    const files = [path.join(dir, "pool-a.json"), path.join(dir, "pool-b.json")];
+    for (const file of files) await writeFile(file, JSON.stringify(passing));
+
+    const head = path.join(dir, "pool-head");
+    const args = [
+      "run",
+      SUITE,
+      "--agent",
+      "oracle",
+      "--trials",
+      "2",
+      "--baseline",
+      files[0]!,
+      "--baseline",
+      files[1]!,
+    ];
+    const result = await runMain([...args, "--extra-trials", "3", "--out", head]);
+    expect(result.code).toBe(EXIT.failed);
+    expect(result.stderr).toContain("note: the baseline pools 2 of 2 runs");
+    expect(result.stderr).toContain("Extra trials: count_adults gets 3 more");
+    const final = JSON.parse(await readFile(path.join(head, "report.json"), "utf8")) as Report;
+    const byId = Object.fromEntries(final.scenarios.map((s) => [s.id, s]));
+    expect(byId.count_adults).toMatchObject({ first_trials: 2, extended: true });
+    expect(byId.count_adults?.trials.map((t) => t.trial)).toEqual([1, 2, 3, 4, 5]);
+    expect(byId.extract_names).toMatchObject({ first_trials: 2, extended: false });
+    expect(byId.extract_names?.trials).toHaveLength(2);
+    const comparison = JSON.parse(await readFile(path.join(head, "comparison.json"), "utf8")) as Comparison;
+    const counts = comparison.scenarios.find((s) => s.key === "count_adults");
+    expect(counts?.base).toMatchObject({ trials: 4, passed: 4 });
+    expect(counts?.head).toMatchObject({ trials: 5, passed: 0 });
+
+    const off = await runMain([...args, "--extra-trials", "0", "--out", path.join(dir, "pool-off"), "-q"]);
+    expect(off.code).toBe(EXIT.failed);
+    const plain = JSON.parse(await readFile(path.join(dir, "pool-off", "report.json"), "utf8")) as Report;
+    expect(plain.scenarios.map((s) => [s.id, s.trials.length, s.extended])).toEqual([
+      ["count_adults", 2, false],
+      ["extract_names", 2, false],
+    ]);
   });
 
   it("--variant NAME=FILE runs every scenario once per guidance file and compares them in report.md", async () => {

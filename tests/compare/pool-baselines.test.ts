@@ -83,6 +83,35 @@ describe("poolBaselines", () => {
     expect(describeRunMismatch(old, head())).toBeNull();
   });
 
+  it("pools for a head known only by its identity and planned scenarios, before it has run", () => {
+    const finished = head();
+    const target = {
+      run: {
+        agent: finished.run.agent,
+        model: finished.run.model,
+        judge_model: finished.run.judge_model,
+        harness_version: finished.run.harness_version,
+        evaluation_hash: "e1",
+      },
+      scenarios: [
+        { id: "a", variant: null, content_hash: "sha256:a" },
+        { id: "b", variant: null, content_hash: "sha256:b2" },
+      ],
+    };
+    const runs = [
+      {
+        label: "run #3",
+        report: makeReport([buildScenario("a", [pass, fail]), buildScenario("b", [pass])], {
+          evaluation_hash: "e1",
+        }),
+      },
+    ];
+    const early = poolBaselines(runs, target);
+    expect(early).toEqual(poolBaselines(runs, finished));
+    expect(early.report?.scenarios.map((s) => s.id)).toEqual(["a"]);
+    expect(early.excluded.map((e) => e.scenario)).toEqual(["b"]);
+  });
+
   it("marks the pooled report incomplete when a contributing run was", () => {
     const runs = [
       { label: "run #3", report: makeReport([buildScenario("a", [pass])], { incomplete: true }) },

@@ -48,7 +48,21 @@ describe.skipIf(findBwrapProblem() !== null)(
       server = await startModelServer(scriptFor(solutions));
       const out = await mkdtemp(path.join(os.tmpdir(), "ltt-bashkit-"));
       const result = await runCli(
-        ["run", SMOKE, "--agent", "anthropic", "--sandbox", "bwrap", "--out", out, "-j", "3"],
+        // One trial per task, as bashkit-eval runs them.
+        [
+          "run",
+          SMOKE,
+          "--agent",
+          "anthropic",
+          "--sandbox",
+          "bwrap",
+          "--out",
+          out,
+          "-j",
+          "3",
+          "--trials",
+          "1",
+        ],
         {
           env: { ANTHROPIC_API_KEY: "sk-ant-canary-bashkit-0001", ANTHROPIC_BASE_URL: server.url },
         },

@@ -27,7 +27,9 @@ describe("llm-tool-test run with the oracle agent (the real CLI, end to end)", (
 
   beforeAll(async () => {
     out = await mkdtemp(path.join(os.tmpdir(), "ltt-e2e-"));
-    result = await runCli(["run", SUITE, "--agent", "oracle", "--out", out], { env: CANARIES });
+    result = await runCli(["run", SUITE, "--agent", "oracle", "--out", out, "--trials", "1"], {
+      env: CANARIES,
+    });
     report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8"));
   }, 60_000);
 

@@ -1,14 +1,16 @@
 import path from "node:path";
 import { AGENT_NAMES, AGENTS, type AgentName, describeMissingApiKey } from "../../agents/registry.js";
+import { type BaselineCandidate, describeExclusions } from "../../compare/pool-baselines.js";
 import { ConfigError } from "../../errors.js";
 import { loadPriceTable } from "../../model/pricing.js";
 import { renderComparisonTerminal } from "../../render/comparison-markdown.js";
 import { renderTerminalSummary } from "../../render/terminal.js";
-import { readReportFile } from "../../results/read-report.js";
+import { poolTargetOf, type RunBaseline, settleBaseline } from "../../run/baseline.js";
 import {
   chooseDefaultAgent,
   createRunModelClient,
   type GuidanceVariantFile,
+  type PreparedRun,
   prepareRun,
   type RunOptionSettings,
 } from "../../run/prepare.js";
@@ -25,9 +27,11 @@ import {
   readDurationMs,
   readInteger,
   readNumber,
+  readRepeated,
   readShard,
   readString,
 } from "../args.js";
+import { readBaselineFiles } from "../baseline-files.js";
 import { type CliCommand, type CliIo, displayPath, EXIT, exitCodeFor } from "../command.js";
 import { createProgressReporter } from "../progress.js";
 import { FILTER_OPTIONS, readFilterFlags, readScenarioPaths } from "../scenario-selection.js";
@@ -51,7 +55,8 @@ const RUN_OPTIONS: OptionSpec = {
   prices: { type: "string" },
   shard: { type: "string" },
   "max-cost-usd": { type: "string" },
-  baseline: { type: "string" },
+  baseline: { type: "string", multiple: true },
+  "extra-trials": { type: "string" },
   resume: { type: "string" },
   variant: { type: "string", multiple: true },
   "agent-command": { type: "string" },
@@ -78,7 +83,7 @@ ${describeAgents()}  --agent-command TPL    the command agent's command, with {p
   --model ID             model under test (default claude-haiku-4-5; a scenario's agent.model wins)
   --judge-model ID       judge model for scenarios with a judge (or LLM_TOOL_TEST_JUDGE)
   --force-judge          allow the judge to be the tested model
-  --trials K             trials per scenario (default 1; a scenario's trials wins)
+  --trials K             trials per scenario (default 3; a scenario's trials wins)
   --max-turns N          model turns per trial (default 20)
   --timeout D            whole-trial timeout, e.g. 300s, 5m, 1m30s (default 300s)
   --command-timeout D    one bash call (default 60s)
@@ -92,7 +97,11 @@ ${describeAgents()}  --agent-command TPL    the command agent's command, with {p
   --prices FILE          price table (JSON/YAML, USD per million tokens) merged over the defaults
   --shard i/n            run only shard i of n (stable split)
   --max-cost-usd X       start no trial once spend plus the in-flight estimate would pass X
-  --baseline FILE        a report to compare against at the end (and to estimate cost from)
+  --baseline FILE        a report to compare against at the end (and to estimate cost from);
+                         repeat it to pool several runs (only those of the same agent, model,
+                         judge, harness major version and settings; per scenario, same content)
+  --extra-trials M       with a baseline, scenarios whose first trials pass less often than the
+                         baseline's get M more (default 6; 0 turns it off)
   --variant NAME=FILE    run every scenario once per guidance file (repeat: --variant v1=AGENTS.md
                          --variant v2=AGENTS-new.md); report.md compares them side by side
   --resume DIR           finish the interrupted run in DIR (same scenarios and flags)
@@ -162,6 +171,7 @@ async function readRunOptionFlags(
       model: readString(values, "model"),
       maxTurns: readInteger(values, "max-turns", 1),
       trials: readInteger(values, "trials", 1),
+      extraTrials: readInteger(values, "extra-trials", 0),
       trialTimeoutMs: readDurationMs(values, "timeout"),
       commandTimeoutMs: readDurationMs(values, "command-timeout"),
       gateTimeoutMs: readDurationMs(values, "gate-timeout"),
@@ -199,9 +209,8 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
 
   const resumeDir = readString(values, "resume");
   const outDir = path.resolve(io.cwd, resumeDir ?? readString(values, "out") ?? timestampFolder(new Date()));
-  const baselineFile = readString(values, "baseline");
-  const baseline = baselineFile ? await readReportFile(path.resolve(io.cwd, baselineFile)) : null;
-  const { scenarios, options, ports } = await prepareRun(
+  const baselineCandidates = await readBaselineFiles(readRepeated(values, "baseline"), io.cwd);
+  const prepared = await prepareRun(
     {
       paths: readScenarioPaths(positionals, io.cwd),
       cwd: io.cwd,
@@ -222,6 +231,9 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
       note: (note) => io.stderr.write(`note: ${note}\n`),
     },
   );
+  const { scenarios, ports } = prepared;
+  const baseline = settleBaselineFlags(baselineCandidates, prepared, io);
+  const options = { ...prepared.options, baselineCounts: baseline?.counts ?? null };
 
   const quiet = Boolean(values.quiet);
   const progress = createProgressReporter(io.stderr);
@@ -235,7 +247,7 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
       ...ports,
       signal: abort.signal,
       git: await readGit(io.cwd, io.env),
-      baseline,
+      baseline: baseline?.report ?? null,
       repositoryRoot: await projectRootOf(io.cwd),
       ...(quiet ? {} : { onProgress: progress.onProgress }),
     });
@@ -252,6 +264,30 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
     `Report: ${displayPath(io.cwd, path.join(outDir, "report.md"))} (in a browser: ${displayPath(io.cwd, path.join(outDir, "report.html"))})\n`,
   );
   return exitCodeFor(report);
+}
+
+/**
+ * One `--baseline` is used as given; several are pooled (run/baseline.ts). What was left out of the
+ * pool is said; with nothing usable the run goes on without a baseline.
+ */
+function settleBaselineFlags(
+  candidates: BaselineCandidate[],
+  prepared: PreparedRun,
+  io: CliIo,
+): RunBaseline | null {
+  if (candidates.length === 0) return null;
+  const baseline = settleBaseline(candidates, poolTargetOf(prepared.scenarios, prepared.options), {
+    pool: candidates.length > 1,
+  });
+  for (const line of describeExclusions(baseline.excluded))
+    io.stderr.write(`note: left out of the baseline: ${line}\n`);
+  if (!baseline.report) {
+    io.stderr.write("note: no --baseline report measured what this run measures: the run is not compared\n");
+    return null;
+  }
+  if (candidates.length > 1)
+    io.stderr.write(`note: the baseline pools ${baseline.used.length} of ${candidates.length} runs\n`);
+  return baseline;
 }
 
 export const runCommand: CliCommand = {

@@ -1,0 +1,104 @@
+/**
+ * The baseline a run is measured against, settled before it starts: the adaptive screen needs each
+ * scenario's baseline pass counts while the head is still running. Several reports (the CLI's
+ * repeated `--baseline`, the action's `baseline: auto`) are pooled over the runs that measured what
+ * this run measures (compare/pool-baselines.ts); a single report the user named is used as given.
+ */
+import {
+  type BaselineCandidate,
+  type ExcludedBaseline,
+  type PoolTarget,
+  poolBaselines,
+  type RunIdentity,
+} from "../compare/pool-baselines.js";
+import { scenarioKey } from "../results/scenario-key.js";
+import type { Report } from "../results/types.js";
+import type { Scenario } from "../scenario/types.js";
+import { HARNESS_VERSION } from "../version.js";
+import type { BaselineCounts, RunOptions } from "./options.js";
+import { hashEvaluationSettings } from "./settings-hash.js";
+import { agentUsesModel } from "./trial.js";
+
+/** What the run will record in its report's `run` (the fields pooling compares), before it runs. */
+export function runIdentityOf(options: RunOptions): RunIdentity {
+  return {
+    agent: options.agent,
+    model: agentUsesModel(options.agent) ? options.model : null,
+    judge_model: options.judgeModel,
+    harness_version: HARNESS_VERSION,
+    evaluation_hash: hashEvaluationSettings(options),
+  };
+}
+
+/** The run's pool target: its identity and every scenario × variant it plans, with content hashes. */
+export function poolTargetOf(scenarios: readonly Scenario[], options: RunOptions): PoolTarget {
+  return {
+    run: runIdentityOf(options),
+    scenarios: scenarios.flatMap((scenario) =>
+      (scenario.variants.length > 0 ? scenario.variants.map((v) => v.name) : [null]).map((variant) => ({
+        id: scenario.id,
+        variant,
+        content_hash: scenario.contentHash,
+      })),
+    ),
+  };
+}
+
+export interface RunBaseline {
+  /** What the run compares with and estimates its costs from; null when no report could be used. */
+  report: Report | null;
+  /** Labels of the reports in `report` (newest first when pooled). */
+  used: string[];
+  /** Runs or scenarios left out of the pool, with the reason (none when a single report is used as given). */
+  excluded: ExcludedBaseline[];
+  /** Per planned scenario key whose content the baseline measured too: its evaluated trials and passes. */
+  counts: Record<string, BaselineCounts>;
+}
+
+/**
+ * One candidate with `pool: false` is used as given (the run compares with exactly the report the
+ * user named, whatever agent or model made it); otherwise the candidates are pooled. Either way the
+ * adaptive screen only gets counts for scenarios whose content is the planned scenario's.
+ */
+export function settleBaseline(
+  candidates: readonly BaselineCandidate[],
+  /** The planned run (poolTargetOf), or a finished report (a merge of shards). */
+  target: PoolTarget,
+  { pool }: { pool: boolean },
+): RunBaseline {
+  const [single] = candidates;
+  if (!pool && candidates.length === 1 && single) {
+    return {
+      report: single.report,
+      used: [single.label],
+      excluded: [],
+      counts: countsFor(single.report, target),
+    };
+  }
+  const pooled = poolBaselines(candidates, target);
+  return {
+    report: pooled.report,
+    used: pooled.used,
+    excluded: pooled.excluded,
+    counts: pooled.report ? countsFor(pooled.report, target) : {},
+  };
+}
+
+/** The baseline's evaluated trials and passes for each target scenario it ran with the same content. */
+export function countsFor(report: Report, target: PoolTarget): Record<string, BaselineCounts> {
+  const wanted = new Map(target.scenarios.map((s) => [scenarioKey(s), s.content_hash]));
+  const counts: Record<string, BaselineCounts> = {};
+  for (const scenario of report.scenarios) {
+    const key = scenarioKey(scenario);
+    if (wanted.get(key) !== scenario.content_hash) continue;
+    const { passed, failed } = scenario.summary;
+    counts[key] = { passed, trials: passed + failed };
+  }
+  return counts;
+}
+
+/** "run #12 (`abc1234`) and 3 more", for a log line. */
+export function describeBaselineRuns(used: readonly string[]): string {
+  if (used.length <= 1) return used[0] ?? "no report";
+  return `${used[0]} and ${used.length - 1} more`;
+}

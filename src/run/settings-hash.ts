@@ -1,0 +1,41 @@
+/** The hashes that say whether two runs measured the same thing (resume, merge, pooling). */
+import { createHash } from "node:crypto";
+import type { Scenario } from "../scenario/types.js";
+import type { RunOptions } from "./options.js";
+
+/** What a trial measures depends on these; the trial count and the scenarios are hashed apart. */
+function evaluationSettings(options: RunOptions) {
+  return {
+    agent: options.agent,
+    model: options.model,
+    judge: options.judgeModel,
+    maxTurns: options.maxTurns,
+    timeouts: [options.trialTimeoutMs, options.commandTimeoutMs, options.gateTimeoutMs],
+    sandbox: options.sandbox,
+  };
+}
+
+function hashJson(value: unknown): string {
+  return createHash("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 16);
+}
+
+/** The whole run's identity, for `--resume` and `merge`: evaluation settings, trial count, scenarios. */
+export function hashSettings(options: RunOptions, scenarios: Scenario[]): string {
+  const { agent, model, judge, maxTurns, timeouts, sandbox } = evaluationSettings(options);
+  // Key order as in earlier versions, so their runs stay resumable.
+  return hashJson({
+    agent,
+    model,
+    judge,
+    maxTurns,
+    trials: options.trials,
+    timeouts,
+    sandbox,
+    scenarios: scenarios.map((s) => [s.id, s.contentHash]),
+  });
+}
+
+/** Which runs may be pooled into one baseline (see RunInfo.evaluation_hash). */
+export function hashEvaluationSettings(options: RunOptions): string {
+  return hashJson(evaluationSettings(options));
+}
