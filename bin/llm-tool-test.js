@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The CLI's entry: lib/ is compiled from src/ by `npm ci` (the `prepare` script) or `npm run build`.
+// The CLI's entry: lib/ is compiled from src/ by `npm run build` (and by `npm pack`/`npm publish`, the
+// `prepack` script, so the package ships it: installing the package builds nothing).
 import { main } from "../lib/cli/main.js";
 
 // A closed pipe (`llm-tool-test list | head`) is not an error worth a stack trace.

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { applyJsonPathAssertion, parseJsonPathAssertion, queryJsonPath } from "../src/evaluate/json-path.js";
 import { loadScenarios } from "../src/scenario/load.js";
 import { ROOT, runCli } from "./support/run-cli.js";
 
@@ -73,20 +74,23 @@ describe("the README's examples work", () => {
     });
   });
 
-  it("every CLI command it lists answers --help, and the quick start's pieces exist", async () => {
+  it("lists every CLI command with the synopses its --help gives", async () => {
     const cli = codeBlocks("text").find((block) => block.includes("llm-tool-test run")) as string;
-    const commands = [...cli.matchAll(/^llm-tool-test (\w+)/gm)].map((m) => m[1] as string);
-    expect(commands).toEqual(["run", "validate", "list", "report", "compare", "merge", "init"]);
+    const lines = cli.trim().split("\n");
+    const commands = [...new Set(lines.map((line) => /^llm-tool-test (\w+)/.exec(line)?.[1]))];
+    expect(commands).toEqual(["run", "validate", "list", "report", "compare", "merge", "plan", "init"]);
+    const overview = await runCli(["--help"]);
+    const fromHelp: string[] = [];
     for (const command of commands) {
-      const result = await runCli([command, "--help"]);
+      const result = await runCli([command as string, "--help"]);
       expect(result.code, command).toBe(0);
-      expect(result.stdout, command).toContain("Usage: llm-tool-test");
+      // "Usage: llm-tool-test ...", and any further forms on the lines under it.
+      const usage = /^Usage: (llm-tool-test .*(?:\n {2,}llm-tool-test .*)*)/m.exec(result.stdout)?.[1] ?? "";
+      fromHelp.push(...usage.split("\n").map((line) => line.trim()));
+      // The overview names every command too.
+      expect(overview.stdout).toContain(`llm-tool-test ${command} `);
     }
-    const quickStart = codeBlocks("sh")[0] as string;
-    expect(quickStart.trim().split("\n")).toEqual([
-      "npm ci && npx llm-tool-test run scenarios-example --agent oracle",
-      "npm test",
-    ]);
+    expect(lines).toEqual(fromHelp);
     const ci = await readFile(path.join(ROOT, ".ci/run"), "utf8");
     expect(ci).toContain("npm test");
   }, 60_000);
@@ -104,5 +108,41 @@ describe("the README's examples work", () => {
     // No per-metric verdicts over everything, and above the collapsed blocks only.
     expect(block).not.toMatch(/[❔➖🟢]|inconclusive|<details/u);
     expect(block).toContain("`scripts/readme-comment-example.mjs` regenerates it");
+  });
+
+  it("its quick start installs the package and then uses only its CLI, in at most five commands", () => {
+    // tests/e2e/installed-package.test.ts runs these very lines against the packed package.
+    const section = readme.slice(readme.indexOf("## Quick start"));
+    const quickStart = (/```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? "").trim().split("\n");
+    expect(quickStart[0]).toBe("npm install --save-dev llm-tool-test");
+    expect(quickStart.length).toBeLessThanOrEqual(5);
+    for (const line of quickStart.slice(1)) expect(line).toMatch(/^npx llm-tool-test (init|validate|run)\b/);
+  });
+
+  it("its JSONPath example means what it says: a filter yields a list, a plain path one value", () => {
+    const example = codeBlocks("yaml").find((block) => block.includes("type: command_json_path")) as string;
+    const gates = parse(example) as { path: string; assertion: string }[];
+    const output = {
+      name: "Work",
+      projects: [
+        { name: "Work", status: "active" },
+        { name: "Home", status: "done" },
+      ],
+    };
+    for (const gate of gates) {
+      const verdict = applyJsonPathAssertion(
+        queryJsonPath(output, gate.path),
+        parseJsonPathAssertion(gate.assertion),
+        gate.path,
+      );
+      expect(verdict.passed, `${gate.path} ${gate.assertion}: ${verdict.message}`).toBe(true);
+    }
+    const [filter] = gates;
+    const single = applyJsonPathAssertion(
+      queryJsonPath(output, filter?.path as string),
+      parseJsonPathAssertion('equals "Work"'),
+      filter?.path,
+    );
+    expect(single.passed).toBe(false);
   });
 });

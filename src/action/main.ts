@@ -32,6 +32,7 @@ import { poolTargetOf, type RunBaseline, settleBaseline } from "../run/baseline.
 import { createRunModelClient, prepareRun } from "../run/prepare.js";
 import { type DecisionSettings, runSuite, type SuiteResult, writeRunOutputs } from "../run/suite.js";
 import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
+import { projectRootOf } from "../scenario/repository-root.js";
 import { type RunContext, readRunContext } from "./context.js";
 import { expandPatterns } from "./expand-patterns.js";
 import { type ActionSettings, readActionSettings } from "./inputs.js";
@@ -403,6 +404,7 @@ async function produceRunReport(
     baseline: settled?.report ?? null,
     compareOptions,
     decision: decisionSettingsOf(settings, settled),
+    repositoryRoot: await projectRootOf(workDir),
     onProgress: (event) => {
       if (event.type === "plan") {
         const estimate =
@@ -457,6 +459,7 @@ async function produceMergedReport(
     settled?.report ?? null,
     compareOptions,
     decisionSettingsOf(settings, settled),
+    await projectRootOf(deps.cwd),
   );
   log.info(
     `Merged ${merged.found.length} shard(s): ${merged.report.summary.trials} trial(s) over ${merged.report.summary.scenarios} scenario(s).`,

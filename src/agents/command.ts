@@ -4,6 +4,8 @@
  * replaced, each shell-quoted, and the result runs with bash in the sandbox (agent environment,
  * work dir, target shim first on PATH). Without `{prompt}` the task goes to its stdin.
  *
+ * The run's model is recorded for the trial only when the template passes `{model}`.
+ *
  * Its stdout is the transcript (`agent_output` events, in chunks as it arrives); layer 1 comes from
  * the shim, or from `target.command_pattern` over that text. Exit 0 is a natural stop; anything
  * else an agent crash with the exit code and the head of its stderr.
@@ -30,7 +32,8 @@ export interface CommandAgentOptions {
 export function createCommandAgent(options: CommandAgentOptions): Agent {
   const template = options.template.trim();
   validateTemplate(template);
-  const usesPrompt = findPlaceholders(template).includes("prompt");
+  const placeholders = findPlaceholders(template);
+  const usesPrompt = placeholders.includes("prompt");
 
   async function run(context: AgentContext): Promise<AgentOutcome> {
     const runProcess = context.runProcess;
@@ -76,7 +79,8 @@ export function createCommandAgent(options: CommandAgentOptions): Agent {
     };
   }
 
-  return { name: "command", run };
+  // The model is the agent's only when the template passes it on: else the transcript must not name it.
+  return { name: "command", usesModel: placeholders.includes("model"), run };
 }
 
 /** Replaces each known placeholder with its value, single-quoted for bash. */

@@ -125,6 +125,11 @@ export function agentUsesModel(name: AgentName): boolean {
   return AGENTS[name].usesModel;
 }
 
+/** Whether a created agent talks to its model: its own answer, else its kind's. */
+export function agentInstanceUsesModel(agent: Pick<Agent, "name" | "usesModel">): boolean {
+  return agent.usesModel ?? agentUsesModel(agent.name);
+}
+
 /** The agent for `--agent NAME` (a string, since it comes straight from the user). */
 export function createAgent(name: AgentName | (string & {}), deps: AgentDeps = {}): Agent {
   if (!isAgentName(name)) {

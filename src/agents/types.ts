@@ -51,5 +51,10 @@ export interface AgentOutcome {
 
 export interface Agent {
   readonly name: AgentName;
+  /**
+   * Whether this agent talks to the model it is given, so the transcript may name it; absent: the
+   * registry's answer for its name (the command agent answers for its own template).
+   */
+  readonly usesModel?: boolean;
   run(context: AgentContext): Promise<AgentOutcome>;
 }

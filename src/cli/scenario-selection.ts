@@ -24,6 +24,16 @@ export function readFilterFlags(values: ParsedArgs["values"]): { tags: string[];
   return { tags: readList(values, "tags"), tier: readInteger(values, "tier", 0) ?? null };
 }
 
+/**
+ * "N scenario(s)", and with variants how many a run counts: a run (its progress, summary, report
+ * and comment) counts each scenario@variant as one scenario.
+ */
+export function describeScenarioCount(scenarios: Scenario[]): string {
+  const entries = scenarios.reduce((n, s) => n + Math.max(1, s.variants.length), 0);
+  const perVariant = entries === scenarios.length ? "" : ` (${entries} scenario@variant entries in a run)`;
+  return `${scenarios.length} scenario(s)${perVariant}`;
+}
+
 export async function loadSelected(
   positionals: string[],
   values: ParsedArgs["values"],

@@ -14,6 +14,7 @@ import path from "node:path";
 import { ConfigError, InfraError } from "../errors.js";
 import { runProcess } from "../sandbox/exec.js";
 import { resolveRealBinary } from "../sandbox/shim.js";
+import { findRepositoryRoot } from "../scenario/repository-root.js";
 import { ID_PATTERN } from "../scenario/yaml-scenario.js";
 import {
   renderFixtureReadme,
@@ -21,6 +22,7 @@ import {
   renderRubric,
   renderScenario,
   renderWorkflow,
+  SCHEMA_BASE_URL,
   type ScenarioTemplate,
 } from "./templates.js";
 
@@ -48,10 +50,12 @@ export interface ScaffoldOptions {
   defaultBranch?: string;
   /** Tries `--version`/`--help` on the installed binary; default runs it (5 s limit, no stdin). */
   probe?: ProbeBinary;
+  /** The folder of the JSON Schemas this package ships; default the package's own schema/. */
+  installedSchemas?: string;
 }
 
 export interface ScaffoldResult {
-  /** Absolute paths of the files written, in the order written. */
+  /** Absolute paths of the files written, in the order written (the repository's .gitignore last, when extended). */
   files: string[];
   /** Things the user should know (binary not on PATH, workflow outside a repository). */
   warnings: string[];
@@ -110,6 +114,8 @@ export async function scaffoldScenarios(options: ScaffoldOptions): Promise<Scaff
   // The action resolves scenario paths against the repository root (its working-directory).
   const scenariosPath = toPosix(path.relative(repoRoot ?? cwd, dir)) || ".";
 
+  const project = repoRoot ?? cwd;
+  const schemas = options.installedSchemas ?? INSTALLED_SCHEMAS;
   const files: [string, string][] = [
     [
       path.join(dir, `${slug}-${flag === "--version" ? "version" : "help"}.yaml`),
@@ -121,10 +127,17 @@ export async function scaffoldScenarios(options: ScaffoldOptions): Promise<Scaff
         fixture: "fixtures/sample",
         rubric: "rubrics/quality.yaml",
         guidance: "AGENTS.md",
+        schema: await schemaReference(path.join(schemas, "scenario.schema.json"), dir, project),
       }),
     ],
     [path.join(dir, "fixtures/sample/README.md"), renderFixtureReadme()],
-    [path.join(dir, "rubrics/quality.yaml"), renderRubric(command)],
+    [
+      path.join(dir, "rubrics/quality.yaml"),
+      renderRubric(
+        command,
+        await schemaReference(path.join(schemas, "rubric.schema.json"), path.join(dir, "rubrics"), project),
+      ),
+    ],
     [path.join(dir, "AGENTS.md"), renderGuidance(command)],
     [
       path.join(workflowBase, WORKFLOW_PATH),
@@ -148,7 +161,10 @@ export async function scaffoldScenarios(options: ScaffoldOptions): Promise<Scaff
     await writeFile(file, text);
   }
   const written = files.map(([file]) => file);
-  return { files: written, warnings, workflow: written[written.length - 1] as string, scenarioId };
+  const workflow = written[written.length - 1] as string;
+  // Runs write under .llm-tool-test/ in the working directory: keep them out of the first commit.
+  if (repoRoot && (await ignoreRunFolder(repoRoot))) written.push(path.join(repoRoot, ".gitignore"));
+  return { files: written, warnings, workflow, scenarioId };
 }
 
 function checkBinary(value: string): string {
@@ -200,15 +216,46 @@ const probeWithProcess: ProbeBinary = async (file, args) => {
   }
 };
 
-/** The nearest folder at or above `dir` holding `.git` (a folder, or a file for worktrees). */
-async function findRepositoryRoot(dir: string): Promise<string | undefined> {
-  let current = dir;
-  for (;;) {
-    if (await exists(path.join(current, ".git"))) return current;
-    const parent = path.dirname(current);
-    if (parent === current) return undefined;
-    current = parent;
+const RUN_FOLDER_PATTERN = ".llm-tool-test/";
+
+/** Adds `.llm-tool-test/` to the repository's .gitignore unless it is there; true when it wrote. */
+async function ignoreRunFolder(repoRoot: string): Promise<boolean> {
+  const file = path.join(repoRoot, ".gitignore");
+  const current = await readFile(file, "utf8").catch(() => "");
+  const lines = current.split(/\r?\n/).map((line) => line.trim());
+  if (
+    lines.some(
+      (line) => line === RUN_FOLDER_PATTERN || line === ".llm-tool-test" || line === "/.llm-tool-test/",
+    )
+  )
+    return false;
+  const separator = current === "" || current.endsWith("\n") ? "" : "\n";
+  await writeFile(
+    file,
+    `${current}${separator}# llm-tool-test runs (reports, transcripts)\n${RUN_FOLDER_PATTERN}\n`,
+  );
+  return true;
+}
+
+/** The schemas this package ships (src/init/ and lib/init/ are both two levels below the package root). */
+const INSTALLED_SCHEMAS = path.resolve(import.meta.dirname, "../../schema");
+
+/**
+ * The `$schema` an editor resolves for a file in `from`: the installed package's copy when it lives
+ * inside the project (`npm install llm-tool-test`: `../node_modules/llm-tool-test/schema/...`), so
+ * the schema matches the version that loads the file; else (npx from a cache, a global install)
+ * the published one.
+ */
+async function schemaReference(installed: string, from: string, project: string): Promise<string> {
+  if (isInside(project, installed) && (await exists(installed))) {
+    return toPosix(path.relative(from, installed));
   }
+  return `${SCHEMA_BASE_URL}/${path.basename(installed)}`;
+}
+
+function isInside(folder: string, file: string): boolean {
+  const relative = path.relative(folder, file);
+  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
 }
 
 /** The remote's default branch (`origin/HEAD`), else the current branch if main or master, else main. */

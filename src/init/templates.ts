@@ -29,6 +29,8 @@ export interface ScenarioTemplate {
   fixture: string;
   rubric: string;
   guidance: string;
+  /** What the `$schema` comment names: a path relative to the scenario file, or a URL. */
+  schema: string;
 }
 
 /** The file the agent writes for the starter task. */
@@ -42,7 +44,7 @@ export function renderScenario(t: ScenarioTemplate): string {
     t.flag === "--version"
       ? `Find out which version of ${t.command} is installed here and save what it reports to ${output}.`
       : `Save the built-in help text of ${t.command} to ${output}, so that we can read it later.`;
-  return `# yaml-language-server: $schema=${SCHEMA_BASE_URL}/scenario.schema.json
+  return `# yaml-language-server: $schema=${t.schema}
 # A first scenario for ${t.command}, written by \`llm-tool-test init\`. It passes as it is: check with
 #   npx llm-tool-test validate --oracle <this folder>
 # then replace the task, the solution and the gates with a real job your users give an agent.
@@ -85,8 +87,9 @@ evaluation:
 `;
 }
 
-export function renderRubric(command: string): string {
-  return `# yaml-language-server: $schema=${SCHEMA_BASE_URL}/rubric.schema.json
+/** `schema`: what the `$schema` comment names, a path relative to the rubric file or a URL. */
+export function renderRubric(command: string, schema: string): string {
+  return `# yaml-language-server: $schema=${schema}
 # What the judge scores (each criterion 0 to 1); the weights sum to 1.
 criteria:
   - id: task_completion

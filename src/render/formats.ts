@@ -24,6 +24,8 @@ export interface FormatInput {
   events?: Record<string, TrialEvent[]>;
   /** ANSI colours, for the terminal. */
   color?: boolean;
+  /** The repository root that junit's `file` attributes are relative to (render/junit.ts). */
+  repositoryRoot?: string;
 }
 
 export interface OutputFormat {
@@ -66,7 +68,7 @@ export const OUTPUT_FORMATS = {
     file: "junit.xml",
     needsComparison: false,
     needsEvents: false,
-    render: (i) => renderJunitXml(i.report),
+    render: (i) => renderJunitXml(i.report, i.repositoryRoot ? { root: i.repositoryRoot } : {}),
   },
   html: {
     file: "report.html",

@@ -82,13 +82,32 @@ function renderResult(trial: TrialReport): string {
   }
 }
 
-function renderTestcase(scenario: ScenarioReport, trial: TrialReport): string {
+/** How the junit format names scenario files. */
+export interface JunitOptions {
+  /**
+   * The repository root (the git root, or the working directory outside git): `file` attributes
+   * are relative to it, as annotating actions expect. Absent: the paths as the report has them.
+   */
+  root?: string;
+}
+
+/** A path relative to `root` with forward slashes, when it lies inside it; else as it is. */
+function relativeToRoot(file: string, root: string | undefined): string {
+  if (!root) return file;
+  const normalizedRoot = root.replace(/\\/g, "/").replace(/\/+$/, "");
+  const normalizedFile = file.replace(/\\/g, "/");
+  return normalizedFile.startsWith(`${normalizedRoot}/`)
+    ? normalizedFile.slice(normalizedRoot.length + 1)
+    : file;
+}
+
+function renderTestcase(scenario: ScenarioReport, trial: TrialReport, options: JunitOptions): string {
   const open = `<testcase${attributes({
     classname: scenario.category,
     name: `${suiteName(scenario)} #${trial.trial}`,
     time: seconds(trial.execution.duration_ms),
     // Not in the Ant schema, but what pytest and Surefire write and what annotating actions read.
-    file: scenario.source.file,
+    file: relativeToRoot(scenario.source.file, options.root),
     line: scenario.source.line,
   })}>`;
   const out = [
@@ -110,14 +129,19 @@ function sumSeconds(trials: TrialReport[]): number {
   return trials.reduce((total, t) => total + Math.max(0, t.execution.duration_ms), 0);
 }
 
-function renderTestsuite(report: Report, scenario: ScenarioReport, index: number): string {
+function renderTestsuite(
+  report: Report,
+  scenario: ScenarioReport,
+  index: number,
+  options: JunitOptions,
+): string {
   const trials = scenario.trials;
   const properties: [string, string | null][] = [
     ["category", scenario.category],
     ["variant", scenario.variant],
     ["description", scenario.description],
     ["tags", scenario.tags.length ? scenario.tags.join(",") : null],
-    ["source", `${scenario.source.file}:${scenario.source.line}`],
+    ["source", `${relativeToRoot(scenario.source.file, options.root)}:${scenario.source.line}`],
     ["pass_rate", scenario.summary.pass_rate === null ? null : String(scenario.summary.pass_rate)],
     ["flakiness", scenario.summary.flakiness],
   ];
@@ -140,13 +164,13 @@ function renderTestsuite(report: Report, scenario: ScenarioReport, index: number
     `    <properties>`,
     ...propertyXml,
     `    </properties>`,
-    ...trials.map((t) => renderTestcase(scenario, t)),
+    ...trials.map((t) => renderTestcase(scenario, t, options)),
     `  </testsuite>`,
   ].join("\n");
 }
 
 /** The report as JUnit XML. Pure. */
-export function renderJunitXml(report: Report): string {
+export function renderJunitXml(report: Report, options: JunitOptions = {}): string {
   const all = report.scenarios.flatMap((s) => s.trials);
   const head = `<testsuites${attributes({
     name: `llm-tool-test${report.run.model ? ` (${report.run.model})` : ""}`,
@@ -160,7 +184,7 @@ export function renderJunitXml(report: Report): string {
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
     head,
-    ...report.scenarios.map((s, i) => renderTestsuite(report, s, i)),
+    ...report.scenarios.map((s, i) => renderTestsuite(report, s, i, options)),
     `</testsuites>`,
     "",
   ].join("\n");

@@ -195,7 +195,7 @@ function renderBaselineLine(baseline: BaselineNote, now: number): string {
   const { source, baseRef, baseSha } = baseline;
   const commit = source.sha ? `\`${source.sha.slice(0, 7)}\`` : "an unknown commit";
   if (source.kind === "path") {
-    return `Compared with the report \`${source.file}\` (commit ${commit}${ageSuffix(source.createdAt, now)}).`;
+    return `Compared with the report \`${source.file}\`${source.sha ? ` (commit ${commit}${ageSuffix(source.createdAt, now)})` : ageSuffix(source.createdAt, now)}.`;
   }
   const run =
     source.runUrl && source.runNumber !== null ? `[run #${source.runNumber}](${source.runUrl})` : "a run";

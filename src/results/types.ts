@@ -202,6 +202,11 @@ export interface RunInfo {
   ended_at: string;
   harness_version: string;
   agent: string;
+  /**
+   * Why this agent ran when none was asked for (the CLI's default): "no ANTHROPIC_API_KEY set; this
+   * run used no model". Absent when the agent was chosen, and in reports of earlier versions.
+   */
+  agent_reason?: string;
   model: string | null;
   judge_model: string | null;
   git_sha: string | null;

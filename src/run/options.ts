@@ -26,6 +26,8 @@ export const DEFAULT_MODEL_TIMEOUT_MS = DEFAULT_ATTEMPT_TIMEOUT_MS;
 /** Everything that decides what a run does, read once by the CLI or the action. */
 export interface RunOptions {
   agent: AgentName;
+  /** Why `agent` runs when none was asked for (see chooseDefaultAgent); null when it was chosen. */
+  agentReason: string | null;
   /** The `command` agent's template (`--agent-command`): {prompt}, {workdir}, {model}, {system}. */
   agentCommand: string | null;
   /** Default model; a scenario's `agent.model` wins. */
@@ -67,6 +69,7 @@ export interface RunOptions {
 export function defaultRunOptions(overrides: Partial<RunOptions> & { outDir: string }): RunOptions {
   return {
     agent: "oracle",
+    agentReason: null,
     agentCommand: null,
     model: DEFAULT_MODEL,
     judgeModel: null,

@@ -30,7 +30,9 @@ export interface GuidanceVariantFile {
 }
 
 /** What decides the run besides the agent and the judge (settled by prepareRun); unset fields take their defaults. */
-export type RunOptionSettings = Omit<Partial<RunOptions>, "agent" | "judgeModel"> & { outDir: string };
+export type RunOptionSettings = Omit<Partial<RunOptions>, "agent" | "agentReason" | "judgeModel"> & {
+  outDir: string;
+};
 
 /** The typed settings of one run, read by a front end from its flags or inputs. */
 export interface RunSettings {
@@ -45,6 +47,8 @@ export interface RunSettings {
   /** Replace every scenario's own guidance variants with these files (none: keep them). */
   variants?: GuidanceVariantFile[];
   agent: AgentName;
+  /** Why `agent` runs when none was asked for (chooseDefaultAgent); null or absent when it was chosen. */
+  agentReason?: string | null;
   /** Null when not given: only agents that need no key can run, and judges are skipped. */
   apiKey: string | null;
   /** The real API base URL, for agents that call the API themselves (claude-code). */
@@ -70,6 +74,13 @@ export interface PreparedRun {
   scenarios: Scenario[];
   options: RunOptions;
   ports: Required<Pick<SuitePorts, "agent" | "judgeClient" | "env">>;
+}
+
+/** The agent a run uses when none is asked for, and why: a run without a key must not pass for a model's. */
+export function chooseDefaultAgent(apiKey: string | null | undefined): { agent: AgentName; reason: string } {
+  return apiKey
+    ? { agent: "anthropic", reason: "ANTHROPIC_API_KEY is set" }
+    : { agent: "oracle", reason: "no ANTHROPIC_API_KEY set; this run used no model" };
 }
 
 /** Load → filter → guidance variants → judge → target and sandbox checks → model client → agent → options. */
@@ -99,6 +110,7 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
   const options = defaultRunOptions({
     ...settings.options,
     agent: settings.agent,
+    agentReason: settings.agentReason ?? null,
     model,
     judgeModel,
     forceJudge,

@@ -63,6 +63,8 @@ export interface SuitePorts {
    * `options.baselineCounts`, settled from the same report. */
   baseline?: Report | null;
   compareOptions?: CompareOptions;
+  /** What junit.xml's `file` attributes are relative to (the git root, or the working directory). */
+  repositoryRoot?: string;
   /** How the finished run is decided (compare/decision.ts); default as `defaultDecisionSettings`. */
   decision?: DecisionSettings;
 }
@@ -133,7 +135,7 @@ export async function runSuite(
   ports.onProgress?.({
     type: "plan",
     trials: plan.length,
-    scenarios: scenarios.length,
+    scenarios: new Set(plan.map((t) => t.scenarioKey)).size,
     resumed: results.size,
     estimatedCostUsd: budget.estimateTotal(pending),
   });
@@ -250,6 +252,7 @@ export async function runSuite(
     price_table: options.prices,
     incomplete,
     shard: options.shard,
+    ...(options.agentReason ? { agent_reason: options.agentReason } : {}),
   };
   const report = assembleReport(run, groupByScenario(plan, results, extra, options.passK));
   const compared = await writeRunOutputs(
@@ -259,6 +262,7 @@ export async function runSuite(
     ports.baseline ?? null,
     ports.compareOptions,
     ports.decision,
+    ports.repositoryRoot,
   );
   return { report, ...compared };
 }
@@ -344,6 +348,7 @@ export async function writeRunOutputs(
   baseline: Report | null,
   compareOptions: CompareOptions = {},
   settings: DecisionSettings = { failOn: null, gateMetrics: [] },
+  repositoryRoot?: string,
 ): Promise<Omit<SuiteResult, "report">> {
   let comparison: Comparison | null = null;
   let comparisonError: string | null = null;
@@ -362,7 +367,11 @@ export async function writeRunOutputs(
     ...(settings.pooling ? { pooling: settings.pooling } : {}),
     ...(compareOptions.alpha !== undefined ? { alpha: compareOptions.alpha } : {}),
   });
-  await writeReportFiles(report, outDir, redact, { ...(comparison ? { comparison } : {}), decision });
+  await writeReportFiles(report, outDir, redact, {
+    ...(comparison ? { comparison } : {}),
+    decision,
+    ...(repositoryRoot ? { repositoryRoot } : {}),
+  });
   return { comparison, comparisonError, decision };
 }
 
@@ -375,7 +384,7 @@ export async function writeReportFiles(
   report: Report,
   outDir: string,
   redact: (text: string) => string,
-  options: { comparison?: Comparison | null; decision?: Decision } = {},
+  options: Pick<FormatInput, "comparison" | "decision" | "repositoryRoot"> = {},
 ) {
   const input: FormatInput = { report, ...options };
   for (const name of FORMAT_NAMES) {

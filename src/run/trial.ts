@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { agentUsesModel } from "../agents/registry.js";
+import { agentInstanceUsesModel, agentUsesModel } from "../agents/registry.js";
 import type { Agent, AgentOutcome } from "../agents/types.js";
 import { describeError, InfraError, isConfigError } from "../errors.js";
 import { evaluateTrial } from "../evaluate/evaluate-trial.js";
@@ -190,7 +190,7 @@ async function runAgentInSandbox(
       variant: variant?.name ?? null,
       trial: planned.trial,
       agent: ports.agent.name,
-      model: agentUsesModel(ports.agent.name) ? model : null,
+      model: agentInstanceUsesModel(ports.agent) ? model : null,
       // Created next, by the sandbox; the setup events and the transcript follow from there.
       work_dir: null,
       sandbox: mode,
@@ -284,7 +284,7 @@ async function evaluateOutcome(
         eventsPath: path.resolve(trial.trialDir, "events.jsonl"),
         scenarioId: scenario.id,
         scenarioDir: path.dirname(scenario.source.file),
-        model: agentUsesModel(ports.agent.name) ? model : null,
+        model: agentInstanceUsesModel(ports.agent) ? model : null,
         trial: planned.trial,
       }),
     });

@@ -110,6 +110,11 @@ export async function buildYamlScenario(
   const target = optional("target", (node, field) => readTarget(reader, node, field, dir)) ?? { env: {} };
   const agent = optional("agent", (node, field) => readAgent(reader, node, field)) ?? {};
   const solution = optional("solution", (node, field) => {
+    // One string is one bash call (a `|` block runs as one script), as one entry of the list is.
+    if (node.kind === "scalar" && typeof node.value === "string") {
+      const command = reader.readString(node, field);
+      return command === undefined ? undefined : [command];
+    }
     const list = reader.readStringList(node, field);
     if (list && list.length === 0)
       reader.report(node.line, field, "expected at least one command (or remove `solution`)");

@@ -117,6 +117,8 @@ describe("command agent with a real agent script", () => {
       .map((event) => event.text)
       .join("\n");
     expect(transcript).toContain("tiny-agent model=some-model-1");
+    // The template passes {model}: the trial records it.
+    expect(eventsOf(events, "trial_start")[0]?.model).toBe("some-model-1");
     // The task arrived whole, apostrophe included, as one argument.
     expect(transcript).toContain("task: List the names in data.json into names.txt. It's easy.");
     expect(transcript).toMatch(/cwd: (\S+) dir: \1\n/);
@@ -151,6 +153,8 @@ describe("command agent with a real agent script", () => {
       .join("\n");
     expect(transcript).toContain("task: from stdin, with $HOME and `ticks`");
     expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("natural_stop");
+    // No {model} in the template: the transcript names no model the agent was not given.
+    expect(eventsOf(trial.events, "trial_start")[0]?.model).toBeNull();
   }, 60_000);
 
   it("is an agent crash, with the exit code and stderr, when the agent exits non-zero", async () => {

@@ -37,13 +37,15 @@ async function writeReports(reports: Record<string, Report>): Promise<Record<str
 describe("report", () => {
   it("re-renders a saved report in the chosen format, to stdout or a file", async () => {
     const head = await readReportFile(HEAD_REPORT);
-    expect((await runMain(["report", HEAD_REPORT])).stdout).toBe(renderReportMarkdown(head));
+    // Without --baseline the report leads with the run's own decision (fail-on outcome), as the run wrote it.
+    const decision = decide({ head, baseline: null, failOn: { kind: "outcome" } });
+    expect((await runMain(["report", HEAD_REPORT])).stdout).toBe(renderReportMarkdown(head, { decision }));
     expect((await runMain(["report", HEAD_REPORT, "-f", "junit"])).stdout).toBe(renderJunitXml(head));
     expect(JSON.parse((await runMain(["report", HEAD_REPORT, "--format", "json"])).stdout)).toEqual(head);
     const out = path.join(await mkdtemp(path.join(os.tmpdir(), "ltt-report-")), "deep/report.md");
     const written = await runMain(["report", HEAD_REPORT, "--out", out]);
     expect(written).toEqual({ code: EXIT.ok, stdout: "", stderr: "" });
-    expect(await readFile(out, "utf8")).toBe(renderReportMarkdown(head));
+    expect(await readFile(out, "utf8")).toBe(renderReportMarkdown(head, { decision }));
   });
 
   it("refuses an unknown format, naming the formats", async () => {

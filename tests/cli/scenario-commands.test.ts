@@ -16,6 +16,21 @@ describe("list", () => {
     const none = await runMain(["list", SUITE, "--tier", "0"]);
     expect(none.stdout).toBe("0 scenario(s)\n");
   });
+
+  it("says how many scenario@variant entries a run of them counts", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-variants-"));
+    await writeFile(path.join(dir, "a.md"), "a\n");
+    await writeFile(path.join(dir, "b.md"), "b\n");
+    await writeFile(
+      path.join(dir, "v.yaml"),
+      "task: t\nvariants:\n  - {name: a, guidance: a.md}\n  - {name: b, guidance: b.md}\n",
+    );
+    await writeFile(path.join(dir, "plain.yaml"), "task: t\n");
+    const listed = await runMain(["list", dir]);
+    expect(listed.stdout).toContain("2 scenario(s) (3 scenario@variant entries in a run)\n");
+    const validated = await runMain(["validate", dir]);
+    expect(validated.stdout).toBe("2 scenario(s) (3 scenario@variant entries in a run) valid.\n");
+  });
 });
 
 describe("validate", () => {
@@ -39,7 +54,20 @@ describe("validate", () => {
   it("with --oracle, proves each scenario can pass and can fail", async () => {
     const result = await runMain(["validate", path.join(SUITE, "extract-names.yaml"), "--oracle"]);
     expect(result.stdout).toContain("ok   extract_names:");
-    expect(result.stdout).toContain("All checked scenarios are satisfiable and not vacuous.");
+    expect(result.stdout).toContain("All checked scenarios are satisfiable and not vacuous (1 checked).");
+    expect(result.code).toBe(EXIT.ok);
+  });
+
+  it("with --oracle, does not call skipped scenarios satisfiable", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-no-solution-"));
+    await writeFile(
+      path.join(dir, "bare.yaml"),
+      "name: bare\ntask: do it\nevaluation:\n  gates: [{type: file_exists, path: out.txt}]\n",
+    );
+    const result = await runMain(["validate", dir, "--oracle"]);
+    expect(result.stdout).toContain("skip bare: no solution");
+    expect(result.stdout).not.toContain("satisfiable");
+    expect(result.stdout).toContain("No scenario was checked: 1 skipped: no solution to run.");
     expect(result.code).toBe(EXIT.ok);
   });
 });

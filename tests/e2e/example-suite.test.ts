@@ -98,13 +98,13 @@ describe("the example suite (scenarios-example)", () => {
     it("validate --oracle exits 0 and reports every scenario ok", () => {
       expect(validate.stderr).toBe("");
       expect(validate.code, validate.stdout).toBe(0);
-      expect(validate.stdout).toContain("8 scenario(s) valid.");
+      expect(validate.stdout).toContain("8 scenario(s) (9 scenario@variant entries in a run) valid.");
       for (const scenario of scenarios) {
         expect(validate.stdout).toMatch(
           new RegExp(`^ok +${scenario.id}: solution passes; doing nothing fails$`, "m"),
         );
       }
-      expect(validate.stdout).toContain("All checked scenarios are satisfiable and not vacuous.");
+      expect(validate.stdout).toContain("All checked scenarios are satisfiable and not vacuous (");
     });
 
     it("run --agent oracle exits 0 and the report says every trial passed", () => {

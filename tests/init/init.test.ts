@@ -41,6 +41,7 @@ describe("scaffoldScenarios", () => {
       path.join(dir, "rubrics/quality.yaml"),
       path.join(dir, "AGENTS.md"),
       path.join(repo, WORKFLOW_PATH),
+      path.join(repo, ".gitignore"),
     ]);
     expect(result.workflow).toBe(path.join(repo, ".github/workflows/llm-tool-test.yml"));
     expect(result.warnings).toEqual([]);
@@ -51,6 +52,12 @@ describe("scaffoldScenarios", () => {
       `# yaml-language-server: $schema=${SCHEMA_BASE_URL}/scenario.schema.json`,
     );
     expect(await readFile(path.join(dir, "AGENTS.md"), "utf8")).toContain("`git --help`");
+    // Runs write under .llm-tool-test/: ignored once, not twice.
+    expect(await readFile(path.join(repo, ".gitignore"), "utf8")).toBe(
+      "# llm-tool-test runs (reports, transcripts)\n.llm-tool-test/\n",
+    );
+    const again = await scaffoldScenarios({ binary: "git", dir: "more", cwd: repo, force: true });
+    expect(again.files).not.toContain(path.join(repo, ".gitignore"));
 
     // The files validate against the schemas their `$schema` comments name.
     const ajv = new Ajv({ allErrors: true, strict: true });
@@ -63,6 +70,31 @@ describe("scaffoldScenarios", () => {
     expect(await readFile(path.join(dir, "rubrics/quality.yaml"), "utf8")).toContain(
       `$schema=${SCHEMA_BASE_URL}/rubric.schema.json`,
     );
+  });
+
+  it("names the installed package's schemas by a relative path when the package is installed in the project", async () => {
+    const repo = await makeRepository();
+    const installed = path.join(repo, "node_modules/llm-tool-test/schema");
+    await mkdir(installed, { recursive: true });
+    for (const name of ["scenario.schema.json", "rubric.schema.json"]) {
+      await writeFile(path.join(installed, name), await readFile(path.join(ROOT, "schema", name)));
+    }
+    const result = await scaffoldScenarios({
+      binary: "git",
+      dir: "scenarios",
+      cwd: repo,
+      installedSchemas: installed,
+    });
+    const scenarioFile = result.files[0] as string;
+    const rubricFile = path.join(repo, "scenarios/rubrics/quality.yaml");
+    const reference = async (file: string) =>
+      /\$schema=(\S+)/.exec((await readFile(file, "utf8")).split("\n")[0] as string)?.[1] as string;
+    expect(await reference(scenarioFile)).toBe("../node_modules/llm-tool-test/schema/scenario.schema.json");
+    expect(await reference(rubricFile)).toBe("../../node_modules/llm-tool-test/schema/rubric.schema.json");
+    // An editor resolves them relative to the file.
+    for (const file of [scenarioFile, rubricFile]) {
+      expect((await stat(path.resolve(path.dirname(file), await reference(file)))).isFile()).toBe(true);
+    }
   });
 
   it("writes a scenario that loads at once, with the binary, solution, gates, fixture, guidance and rubric", async () => {

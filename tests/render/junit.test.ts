@@ -265,3 +265,33 @@ describe("renderJunitXml", () => {
     expect(empty.attributes).toMatchObject({ tests: "0", failures: "0", errors: "0", skipped: "0" });
   });
 });
+
+describe("renderJunitXml with the repository root", () => {
+  const report = makeSampleReport();
+  const files = (xml: string) =>
+    elements(parseStrictXml(xml), "testsuite").flatMap((suite) => [
+      ...elements(suite, "testcase").map((c) => c.attributes.file),
+      elements(elements(suite, "properties")[0] as XmlElement).find((p) => p.attributes.name === "source")
+        ?.attributes.value,
+    ]);
+
+  it("names scenario files relative to it, as annotating actions expect", () => {
+    const relative = new Set(files(renderJunitXml(report, { root: "/repo" })));
+    expect(relative).toEqual(
+      new Set([
+        "scenarios/create_and_link.yaml",
+        "scenarios/search_notes.yaml",
+        "scenarios/create_and_link.yaml:1",
+        "scenarios/search_notes.yaml:1",
+      ]),
+    );
+    expect(new Set(files(renderJunitXml(report, { root: "/repo/" })))).toEqual(relative);
+  });
+
+  it("keeps a path outside the root, and every path without a root, as the report has it", () => {
+    expect(new Set(files(renderJunitXml(report, { root: "/elsewhere" })))).toEqual(
+      new Set(files(renderJunitXml(report))),
+    );
+    expect(files(renderJunitXml(report, { root: "/rep" }))).toContain("/repo/scenarios/create_and_link.yaml");
+  });
+});

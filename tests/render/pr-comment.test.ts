@@ -199,6 +199,27 @@ describe("renderComment", () => {
     expect(file).toContain(
       "Compared with the report `baseline/report.json` (commit `0123456`, 27 hours old).",
     );
+    // A report given as a path may not know its commit: it is not described as "an unknown commit".
+    const pathOnly = renderComment(
+      input({
+        baseline: {
+          status: "found",
+          source: {
+            ...source,
+            kind: "path",
+            file: "base.json",
+            sha: null,
+            runId: null,
+            runNumber: null,
+            runUrl: null,
+          },
+          baseRef: null,
+          baseSha: null,
+        },
+      }),
+    );
+    expect(pathOnly).toContain("Compared with the report `base.json`, 27 hours old.");
+    expect(pathOnly).not.toContain("unknown commit");
     const off = renderComment(
       input({
         decision: decide({ head, baseline: null }),

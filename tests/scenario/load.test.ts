@@ -117,6 +117,20 @@ describe("a full valid scenario", () => {
     });
   });
 
+  test("a solution given as one string is one bash call, a block scalar included", async () => {
+    const dir = await makeTree({
+      "one.yaml": "task: t\nsolution: echo hi > a.txt && ls\n",
+      "block.yaml": "task: t\nsolution: |\n  echo hi > a.txt\n  ls\n",
+    });
+    const scenarios = await loadScenarios([dir]);
+    const solutions = Object.fromEntries(scenarios.map((s) => [s.id, s.solution]));
+    expect(solutions).toEqual({ one: ["echo hi > a.txt && ls"], block: ["echo hi > a.txt\nls\n"] });
+    const empty = await makeTree({ "s.yaml": 'task: t\nsolution: ""\n' });
+    expect(await configErrorOf(() => loadScenarios([empty]))).toContain(
+      "s.yaml:2: solution: must not be empty",
+    );
+  });
+
   test("the basic echo scenario has a real target, a solution and gates", async () => {
     const [echo] = await loadScenarios(["basic/echo.yaml"], { cwd: FIXTURES });
     expect(echo?.id).toBe("echo");

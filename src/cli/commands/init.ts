@@ -3,12 +3,13 @@ import { scaffoldScenarios } from "../../init/init.js";
 import { parseCommandArgs, readString } from "../args.js";
 import { type CliCommand, type CliIo, displayPath, EXIT } from "../command.js";
 
-const INIT_HELP = `Usage: llm-tool-test init BINARY [--dir scenarios] [--force]
+const INIT_HELP = `Usage: llm-tool-test init BINARY [--dir DIR] [--force]
 
 Writes a starter suite for BINARY (a command on PATH, or a path to one) into DIR (default ./scenarios):
 a scenario whose solution runs \`BINARY --version\` (or --help), a fixture folder, a judge rubric, an
 AGENTS.md stub, and .github/workflows/llm-tool-test.yml at the root of the enclosing git repository
-(inside DIR when there is none). Existing files are not overwritten unless --force.
+(inside DIR when there is none), and adds .llm-tool-test/ (where runs write) to the repository's
+.gitignore. Existing files are not overwritten unless --force.
 Next: llm-tool-test validate --oracle DIR
 `;
 

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { parseCommandArgs } from "../args.js";
 import { type CliCommand, type CliIo, EXIT } from "../command.js";
-import { FILTER_OPTIONS, loadSelected } from "../scenario-selection.js";
+import { describeScenarioCount, FILTER_OPTIONS, loadSelected } from "../scenario-selection.js";
 
 const LIST_HELP = "Usage: llm-tool-test list [paths...] [--tags a,b] [--tier N] [--json]\n";
 
@@ -41,7 +41,7 @@ async function commandList(argv: string[], io: CliIo): Promise<number> {
       `${s.id}  [${s.category}]  ${extras.join(" · ")}  (${path.relative(io.cwd, s.source.file)}:${s.source.line})\n`,
     );
   }
-  io.stdout.write(`${selected.length} scenario(s)\n`);
+  io.stdout.write(`${describeScenarioCount(selected)}\n`);
   return EXIT.ok;
 }
 

@@ -2,13 +2,17 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { renderTerminalSummary } from "../../render/terminal.js";
 import { mergeShardReports } from "../../results/merge.js";
+import { copyShardTrialFolders } from "../../results/merge-trial-files.js";
 import { readReportFile } from "../../results/read-report.js";
 import { writeReportFiles } from "../../run/suite.js";
+import { projectRootOf } from "../../scenario/repository-root.js";
 import { parseCommandArgs, readString } from "../args.js";
 import { type CliCommand, type CliIo, displayPath, EXIT, exitCodeFor } from "../command.js";
 
 const MERGE_HELP =
-  "Usage: llm-tool-test merge REPORT.json... --out DIR\n\nCombines the shard reports of one run (--shard i/n) into one report.\n";
+  "Usage: llm-tool-test merge REPORT.json... --out DIR\n\n" +
+  "Combines the shard reports of one run (--shard i/n) into one report in DIR, with every shard's\n" +
+  "trial folders (events, transcripts) copied next to it so report.html shows the transcripts.\n";
 
 async function commandMerge(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs("merge", argv, {
@@ -22,12 +26,16 @@ async function commandMerge(argv: string[], io: CliIo): Promise<number> {
     return values.help ? EXIT.ok : EXIT.usage;
   }
   const inputs = await Promise.all(
-    positionals.map(async (p) => ({ file: p, report: await readReportFile(path.resolve(io.cwd, p)) })),
+    positionals.map(async (p) => {
+      const file = path.resolve(io.cwd, p);
+      return { file: p, dir: path.dirname(file), report: await readReportFile(file) };
+    }),
   );
   const merged = mergeShardReports(inputs);
   const outDir = path.resolve(io.cwd, out);
   await mkdir(outDir, { recursive: true });
-  await writeReportFiles(merged, outDir, (text) => text);
+  await copyShardTrialFolders(inputs, outDir);
+  await writeReportFiles(merged, outDir, (text) => text, { repositoryRoot: await projectRootOf(io.cwd) });
   io.stdout.write(`${renderTerminalSummary(merged, { color: Boolean(io.stdout.isTTY) })}\n`);
   io.stdout.write(
     `Merged ${inputs.length} report(s) into ${displayPath(io.cwd, path.join(outDir, "report.json"))}\n`,

@@ -1,10 +1,12 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { compareReports } from "../../compare/compare.js";
+import { decide } from "../../compare/decision.js";
 import { ConfigError } from "../../errors.js";
 import { FORMAT_NAMES, OUTPUT_FORMATS, type OutputFormat } from "../../render/formats.js";
 import { readReportFile } from "../../results/read-report.js";
 import { loadTrialEvents } from "../../results/read-trial-events.js";
+import { projectRootOf } from "../../scenario/repository-root.js";
 import { parseCommandArgs, readChoice, readString } from "../args.js";
 import { type CliCommand, type CliIo, EXIT } from "../command.js";
 
@@ -34,14 +36,17 @@ async function commandReport(argv: string[], io: CliIo): Promise<number> {
   if (format.needsComparison && !baselineFile) {
     throw new ConfigError(`${name} compares with a baseline: add --baseline BASE.json`, "--format");
   }
-  const comparison = baselineFile
-    ? compareReports(await readReportFile(path.resolve(io.cwd, baselineFile)), report)
-    : undefined;
+  const baseline = baselineFile ? await readReportFile(path.resolve(io.cwd, baselineFile)) : null;
+  const comparison = baseline ? compareReports(baseline, report) : undefined;
+  // The decision the run itself made with these inputs (run/suite.ts): the same words re-rendered.
+  const decision = decide({ head: report, baseline, failOn: { kind: baseline ? "regression" : "outcome" } });
   const text = format.render({
     report,
     ...(comparison ? { comparison } : {}),
+    decision,
     ...(format.needsEvents ? { events: await loadTrialEvents(report, path.dirname(file)) } : {}),
     color: Boolean(io.stdout.isTTY),
+    repositoryRoot: await projectRootOf(io.cwd),
   });
   const out = readString(values, "out");
   if (out) {

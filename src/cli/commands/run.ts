@@ -8,6 +8,7 @@ import { renderComparisonTerminal } from "../../render/comparison-markdown.js";
 import { renderTerminalSummary } from "../../render/terminal.js";
 import { poolTargetOf, type RunBaseline, settleBaseline } from "../../run/baseline.js";
 import {
+  chooseDefaultAgent,
   createRunModelClient,
   type GuidanceVariantFile,
   type PreparedRun,
@@ -18,6 +19,7 @@ import { runSuite, type SuiteResult } from "../../run/suite.js";
 import { runProcess } from "../../sandbox/exec.js";
 import { SANDBOX_MODES } from "../../scenario/keys.js";
 import { parseYamlText } from "../../scenario/load.js";
+import { projectRootOf } from "../../scenario/repository-root.js";
 import {
   type OptionSpec,
   type ParsedArgs,
@@ -213,8 +215,14 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   }
   const apiKey = io.env.ANTHROPIC_API_KEY || undefined;
   const baseURL = readString(values, "base-url") ?? (io.env.ANTHROPIC_BASE_URL || undefined);
-  const agentName: AgentName = readChoice(values, "agent", AGENT_NAMES) ?? (apiKey ? "anthropic" : "oracle");
+  const chosen = readChoice(values, "agent", AGENT_NAMES);
+  const { agent: agentName, reason: agentReason }: { agent: AgentName; reason: string | null } = chosen
+    ? { agent: chosen, reason: null }
+    : chooseDefaultAgent(apiKey);
   if (AGENTS[agentName].needsApiKey && !apiKey) throw new ConfigError(describeMissingApiKey(agentName));
+  // Loud, first and last: a run that fell back to the oracle must not pass for a model's.
+  const fallbackLine = agentName === "oracle" && agentReason ? `agent: oracle — ${agentReason}\n` : "";
+  io.stderr.write(fallbackLine);
 
   const resumeDir = readString(values, "resume");
   const outDir = path.resolve(io.cwd, resumeDir ?? readString(values, "out") ?? timestampFolder(new Date()));
@@ -229,6 +237,7 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
       ...readFilterFlags(values),
       variants: readVariantFlags(values, io.cwd),
       agent: agentName,
+      agentReason,
       apiKey: apiKey ?? null,
       baseURL: baseURL ?? null,
       judgeModel: readString(values, "judge-model") ?? null,
@@ -272,6 +281,7 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
           ? { pooling: { runs: baseline.used, excluded: baseline.excluded } }
           : {}),
       },
+      repositoryRoot: await projectRootOf(io.cwd),
       ...(quiet ? {} : { onProgress: progress.onProgress }),
     });
   } finally {
@@ -283,10 +293,14 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   // A baseline or an explicit --fail-on makes the decision govern; otherwise the run's own result does.
   const decided = comparison !== null || failOn !== null;
   const color = Boolean(io.stdout.isTTY);
-  io.stdout.write(`${renderTerminalSummary(report, { color, ...(decided ? { decision } : {}) })}\n`);
+  io.stdout.write(
+    `${renderTerminalSummary(report, { color, ...(decided ? { decision } : {}) })}\n${fallbackLine}`,
+  );
   if (comparison) io.stdout.write(`\n${renderComparisonTerminal(comparison, decision, { color })}\n`);
   if (comparisonError) io.stderr.write(`warning: the baseline could not be compared: ${comparisonError}\n`);
-  io.stdout.write(`Report: ${displayPath(io.cwd, path.join(outDir, "report.md"))}\n`);
+  io.stdout.write(
+    `Report: ${displayPath(io.cwd, path.join(outDir, "report.md"))} (in a browser: ${displayPath(io.cwd, path.join(outDir, "report.html"))})\n`,
+  );
   return decided ? exitCodeForDecision(decision) : exitCodeFor(report);
 }
 

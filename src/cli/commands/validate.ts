@@ -2,12 +2,24 @@ import { validateWithOracle } from "../../run/validate-oracle.js";
 import { SANDBOX_MODES } from "../../scenario/keys.js";
 import { parseCommandArgs, readChoice } from "../args.js";
 import { type CliCommand, type CliIo, EXIT } from "../command.js";
-import { FILTER_OPTIONS, loadSelected } from "../scenario-selection.js";
+import { describeScenarioCount, FILTER_OPTIONS, loadSelected } from "../scenario-selection.js";
 
 const VALIDATE_HELP =
   "Usage: llm-tool-test validate [paths...] [--oracle] [--tags a,b] [--tier N] [--sandbox local|bwrap]\n\n" +
   "Checks every scenario file. With --oracle, runs each scenario's solution (all gates must pass)\n" +
   "and the null agent (at least one gate must fail), and names unsatisfiable or vacuous scenarios.\n";
+
+/** The last line: never "all satisfiable" when nothing was checked. */
+function describeOracleVerdict(findings: { status: string }[], problems: number): string {
+  if (problems > 0) return `${problems} problem(s).`;
+  const checked = findings.filter((f) => f.status === "ok").length;
+  const skipped = findings.length - checked;
+  const skips = skipped > 0 ? ` ${skipped} skipped: no solution to run.` : "";
+  if (checked === 0) {
+    return `No scenario was checked:${skips} Add a \`solution\` to prove a scenario's gates can pass and can fail.`;
+  }
+  return `All checked scenarios are satisfiable and not vacuous (${checked} checked).${skips}`;
+}
 
 async function commandValidate(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs("validate", argv, {
@@ -20,7 +32,7 @@ async function commandValidate(argv: string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   }
   const { all, selected } = await loadSelected(positionals, values, io);
-  io.stdout.write(`${all.length} scenario(s) valid.\n`);
+  io.stdout.write(`${describeScenarioCount(all)} valid.\n`);
   if (!values.oracle) return EXIT.ok;
   const sandbox = readChoice(values, "sandbox", SANDBOX_MODES) ?? null;
   const findings = await validateWithOracle(selected, { env: io.env, sandbox });
@@ -30,9 +42,7 @@ async function commandValidate(argv: string[], io: CliIo): Promise<number> {
     if (finding.status !== "ok" && finding.status !== "no_solution") problems += 1;
     io.stdout.write(`${mark} ${finding.id}: ${finding.message}\n`);
   }
-  io.stdout.write(
-    problems === 0 ? "All checked scenarios are satisfiable and not vacuous.\n" : `${problems} problem(s).\n`,
-  );
+  io.stdout.write(`${describeOracleVerdict(findings, problems)}\n`);
   return problems === 0 ? EXIT.ok : EXIT.failed;
 }
 
