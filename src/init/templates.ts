@@ -170,6 +170,7 @@ jobs:
           anthropic-api-key: \${{ secrets.ANTHROPIC_API_KEY }}
           model: claude-haiku-4-5
           trials: 3
-          fail-on: outcome
+          # regression: fail on a regression against the base branch's runs; outcome: on any failed trial
+          fail-on: regression
 `;
 }
