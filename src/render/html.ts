@@ -63,7 +63,7 @@ export function renderReportHtml(input: HtmlReportInput): string {
   const verdict = decision
     ? renderDecisionReason(decision, { summary: report.summary })
     : report.run.incomplete
-      ? `incomplete (${report.summary.outcome})`
+      ? `INCOMPLETE (${report.summary.outcome})`
       : report.summary.outcome;
   const title = `llm-tool-test report · ${verdict} · ${report.run.started_at}`;
   return [

@@ -4,6 +4,7 @@ import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
 import { renderComparisonMarkdown } from "./comparison-markdown.js";
 import { renderDecisionHeadline, renderDesignLine } from "./decision.js";
 import { escapeMarkdownCell, markdownCode } from "./escape.js";
+import { renderEvalSummaryMarkdown, renderSubcommandsMarkdown } from "./eval-summary.js";
 import {
   formatDuration,
   formatNumber,
@@ -167,8 +168,10 @@ function renderTrialFailure(scenario: ScenarioReport, trial: TrialReport): strin
 export function renderReportMarkdown(report: Report, options: ReportMarkdownOptions = {}): string {
   const lines = [
     ...renderHeadline(report, options.decision),
+    ...renderEvalSummaryMarkdown(report.summary),
     ...renderCategories(report),
     ...renderScenarioTable(report),
+    ...renderSubcommandsMarkdown(report.scenarios),
   ];
   const variants = compareVariants(report);
   for (const { base, head, comparison } of variants) {

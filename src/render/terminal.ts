@@ -3,6 +3,7 @@ import { scenarioKey } from "../results/scenario-key.js";
 import type { Report, ScenarioReport } from "../results/types.js";
 import { renderDecisionReason, renderDesignLine } from "./decision.js";
 import { escapePlainText } from "./escape.js";
+import { renderEvalSummaryLines } from "./eval-summary.js";
 import { formatDuration, formatNumber, formatRate, formatRateRange, formatUsd } from "./format.js";
 
 export interface TerminalOptions {
@@ -76,6 +77,7 @@ export function renderTerminalSummary(report: Report, options: TerminalOptions =
       }
     }
   }
+  lines.push("", ...renderEvalSummaryLines(report.summary, escapePlainText).map(dim));
   const s = report.summary;
   // With a decision the run's line only counts: the verdict is the decision's, at the top.
   const headline = decision

@@ -1,6 +1,7 @@
 import type { Scenario } from "../scenario/types.js";
 import { DEFAULT_PASS_K, passKEstimates } from "../stats/pass-at-k.js";
 import { classifyFlakiness, summarizeMetric, wilsonInterval } from "../stats/stats.js";
+import type { EndReason } from "../transcript/events.js";
 import { METRIC_DEFINITIONS, PASS_RATE, readTrialValues } from "./trial-metrics.js";
 import type {
   CategorySummary,
@@ -9,6 +10,7 @@ import type {
   RunSummary,
   ScenarioReport,
   ScenarioSummary,
+  SubcommandSummary,
   TrialReport,
 } from "./types.js";
 import { REPORT_SCHEMA_VERSION, type Report } from "./types.js";
@@ -16,6 +18,11 @@ import { REPORT_SCHEMA_VERSION, type Report } from "./types.js";
 /** Trials that count towards rates: evaluated ones (not errors, not skipped). */
 export function isEvaluated(trial: TrialReport): boolean {
   return trial.outcome === "pass" || trial.outcome === "fail";
+}
+
+/** Trials that spent something: every one but the skipped (a skipped trial never started). */
+function ran(trial: TrialReport): boolean {
+  return trial.outcome !== "skipped";
 }
 
 function trialCost(trial: TrialReport): number {
@@ -75,7 +82,56 @@ export function buildScenarioReport(
   k: number = DEFAULT_PASS_K,
 ): ScenarioReport {
   const sorted = [...trials].sort((a, b) => a.trial - b.trial);
-  return { ...meta, trials: sorted, summary: summarizeScenario(sorted, k) };
+  return {
+    ...meta,
+    trials: sorted,
+    summary: summarizeScenario(sorted, k),
+    by_subcommand: summarizeSubcommands(sorted),
+  };
+}
+
+/**
+ * Layer 1 per subcommand, pooled over the evaluated trials, subcommands sorted by name. The error
+ * rate is errors ÷ commands of the trials whose rate was known (a trial with no known exit code
+ * adds its commands to `commands` only).
+ */
+export function summarizeSubcommands(trials: readonly TrialReport[]): Record<string, SubcommandSummary> {
+  const entries = new Map<string, SubcommandSummary & { known: number }>();
+  for (const trial of trials.filter(isEvaluated)) {
+    for (const [name, m] of Object.entries(trial.by_subcommand)) {
+      const entry = entries.get(name) ?? {
+        trials: 0,
+        commands: 0,
+        errors: 0,
+        error_rate: null,
+        retries: 0,
+        help_invocations: 0,
+        known: 0,
+      };
+      entries.set(name, entry);
+      entry.trials += 1;
+      entry.commands += m.total_commands;
+      entry.errors += m.error_count;
+      entry.retries += m.retry_count;
+      entry.help_invocations += m.help_invocations;
+      if (m.error_rate !== null) entry.known += m.total_commands;
+    }
+  }
+  const sortedNames = [...entries.keys()].sort((a, b) => a.localeCompare(b));
+  return Object.fromEntries(
+    sortedNames.map((name) => {
+      const { known, ...entry } = entries.get(name) as SubcommandSummary & { known: number };
+      return [name, { ...entry, error_rate: ratio(entry.errors, known) }];
+    }),
+  );
+}
+
+function countEndReasons(trials: readonly TrialReport[]): Partial<Record<EndReason, number>> {
+  const counts: Partial<Record<EndReason, number>> = {};
+  for (const trial of trials) {
+    if (trial.end_reason) counts[trial.end_reason] = (counts[trial.end_reason] ?? 0) + 1;
+  }
+  return counts;
 }
 
 function passKFields(passed: number, n: number, k: number) {
@@ -92,11 +148,14 @@ function ratio(numerator: number, denominator: number): number | null {
 }
 
 /**
- * Per run and per category. bashkit-eval's EvalSummary fields count evaluated trials as its
- * "tasks" (one trial = one run of a task); errors and skipped trials are counted apart.
+ * Per run and per category, in one scope (README "Run totals"): spend — tokens, cost, duration —
+ * and the end reasons cover every trial that ran, errors included, because they were paid for;
+ * everything else (tasks, score, turns, tool calls, every rate and per-task average) covers the
+ * evaluated trials, bashkit-eval's "tasks" (one trial = one run of a task).
  */
 export function summarizeRun(scenarios: ScenarioReport[]): RunSummary {
   const all = scenarios.flatMap((s) => s.trials);
+  const spent = all.filter(ran);
   const evaluated = all.filter(isEvaluated);
   const passed = evaluated.filter((t) => t.outcome === "pass").length;
   const failed = evaluated.length - passed;
@@ -105,7 +164,7 @@ export function summarizeRun(scenarios: ScenarioReport[]): RunSummary {
   const toolCalls = sum(evaluated.map((t) => t.execution.tool_calls));
   const toolOk = sum(evaluated.map((t) => t.execution.tool_calls_ok));
   const turns = sum(evaluated.map((t) => t.execution.turns));
-  const duration = sum(evaluated.map((t) => t.execution.duration_ms));
+  const evaluatedDuration = sum(evaluated.map((t) => t.execution.duration_ms));
   const score = sum(evaluated.map((t) => t.score));
   const maxScore = sum(evaluated.map((t) => t.max_score));
 
@@ -164,14 +223,15 @@ export function summarizeRun(scenarios: ScenarioReport[]): RunSummary {
     total_turns: turns,
     avg_turns_per_task: ratio(turns, evaluated.length),
     avg_tool_calls_per_task: ratio(toolCalls, evaluated.length),
-    total_input_tokens: sum(all.map((t) => t.execution.input_tokens)),
-    total_output_tokens: sum(all.map((t) => t.execution.output_tokens)),
-    total_cache_read_tokens: sum(all.map((t) => t.execution.cache_read_tokens)),
-    total_cache_write_tokens: sum(all.map((t) => t.execution.cache_write_tokens)),
-    total_duration_ms: duration,
-    avg_duration_ms: ratio(duration, evaluated.length),
-    total_cost_usd: sum(all.map(trialCost)),
-    judge_cost_usd: sum(all.map((t) => t.judge_usage?.cost_usd ?? 0)),
+    total_input_tokens: sum(spent.map((t) => t.execution.input_tokens)),
+    total_output_tokens: sum(spent.map((t) => t.execution.output_tokens)),
+    total_cache_read_tokens: sum(spent.map((t) => t.execution.cache_read_tokens)),
+    total_cache_write_tokens: sum(spent.map((t) => t.execution.cache_write_tokens)),
+    total_duration_ms: sum(spent.map((t) => t.execution.duration_ms)),
+    avg_duration_ms: ratio(evaluatedDuration, evaluated.length),
+    total_cost_usd: sum(spent.map(trialCost)),
+    judge_cost_usd: sum(spent.map((t) => t.judge_usage?.cost_usd ?? 0)),
+    end_reasons: countEndReasons(spent),
     by_category: sortedCategories,
   };
 }

@@ -148,6 +148,23 @@ export interface ScenarioReport {
   extended?: boolean;
   trials: TrialReport[];
   summary: ScenarioSummary;
+  /**
+   * Layer 1 per subcommand, pooled over the scenario's evaluated trials ("(none)" when there is no
+   * subcommand). Absent in reports of earlier versions.
+   */
+  by_subcommand?: Record<string, SubcommandSummary>;
+}
+
+/** One subcommand's invocations, pooled over a scenario's evaluated trials. */
+export interface SubcommandSummary {
+  /** Evaluated trials that invoked it at least once. */
+  trials: number;
+  commands: number;
+  errors: number;
+  /** errors / commands with a known exit code, pooled; null when none had one. */
+  error_rate: number | null;
+  retries: number;
+  help_invocations: number;
 }
 
 export interface CategorySummary {
@@ -172,7 +189,13 @@ export interface RunSummary {
   skipped: number;
   /** passed / (passed + failed). */
   pass_rate: number | null;
-  // bashkit-eval's EvalSummary, counted over trials ("tasks" = evaluated trials).
+  /*
+   * Scope of every figure below (README "Run totals"): spend — tokens, cost, duration — and the
+   * count of end reasons cover every trial that ran, errors included, because they were paid for.
+   * Everything else — tasks, score, turns, tool calls, and every rate and per-task average — covers
+   * evaluated trials only (pass or fail), as bashkit-eval's EvalSummary counts its tasks.
+   */
+  // bashkit-eval's EvalSummary ("tasks" = evaluated trials).
   total_tasks: number;
   total_passed: number;
   total_score: number;
@@ -193,6 +216,11 @@ export interface RunSummary {
   avg_duration_ms: number | null;
   total_cost_usd: number;
   judge_cost_usd: number;
+  /**
+   * How the trials that ran ended (natural_stop, turn_limit, timeout, …), counted; a trial without
+   * an end reason is not counted. Absent in reports of earlier versions.
+   */
+  end_reasons?: Partial<Record<EndReason, number>>;
   by_category: Record<string, CategorySummary>;
 }
 

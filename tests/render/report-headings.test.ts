@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { renderDecisionHeadline, renderDecisionReason } from "../../src/render/decision.js";
 import { escapeHtml } from "../../src/render/escape.js";
 import { renderReportHtml } from "../../src/render/html.js";
+import { renderJobSummary } from "../../src/render/job-summary.js";
+import { type CommentInput, renderComment } from "../../src/render/pr-comment.js";
 import { renderReportMarkdown } from "../../src/render/report-markdown.js";
 import { renderTerminalSummary } from "../../src/render/terminal.js";
 import { decideAndCompare, repeat, suiteOf } from "./decision-fixtures.js";
@@ -54,8 +56,8 @@ describe("report.html", () => {
 
   it("says incomplete for an incomplete run, never a plain pass", () => {
     const alone = renderReportHtml({ report: incomplete });
-    expect(h1(alone)).toBe(`llm-tool-test report <span class="badge error">incomplete</span>`);
-    expect(alone).toContain("<title>llm-tool-test report · incomplete (pass)");
+    expect(h1(alone)).toBe(`llm-tool-test report <span class="badge error">INCOMPLETE</span>`);
+    expect(alone).toContain("<title>llm-tool-test report · INCOMPLETE (pass)");
     const decided = renderReportHtml({ report: incomplete, decision: incompleteDecision });
     expect(h1(decided)).toMatch(/^⚠️ INCOMPLETE — No regression detected/u);
   });
@@ -89,5 +91,63 @@ describe("the terminal summary", () => {
     const text = renderTerminalSummary(hostile);
     expect(text).not.toContain("\u001b");
     expect(text).toContain("evil␛[2Jname");
+  });
+});
+
+describe("an incomplete run in every rendering", () => {
+  // A run that passed every trial it ran, then was cut: no rendering may call it a pass.
+  const cut = suiteOf([[3, 3]], ["only"], { incomplete: true });
+  const cases = [
+    ["without a baseline", decideAndCompare(cut, null)],
+    ["against a baseline", decideAndCompare(cut, suiteOf([[3, 3]], ["only"]))],
+  ] as const;
+  const commentInput = (
+    decision: (typeof cases)[number][1]["decision"],
+    comparison: (typeof cases)[number][1]["comparison"],
+  ): CommentInput => ({
+    key: "llm-tool-test",
+    report: cut,
+    decision,
+    comparison,
+    baseline: comparison ? { status: "disabled" } : { status: "missing", reason: "no run yet" },
+    runUrl: null,
+    artifactUrl: null,
+    headSha: null,
+    now: Date.parse("2025-01-02T00:00:00.000Z"),
+  });
+
+  it("the terminal's verdict line says INCOMPLETE", () => {
+    expect(renderTerminalSummary(cut).split("\n").at(-1)).toMatch(/^INCOMPLETE /);
+    for (const [, { decision }] of cases) {
+      expect(renderTerminalSummary(cut, { decision }).split("\n")[0]).toMatch(/^INCOMPLETE: /);
+    }
+  });
+
+  it("report.md's heading says INCOMPLETE", () => {
+    expect(renderReportMarkdown(cut).split("\n")[0]).toBe("# llm-tool-test report ⚠️ INCOMPLETE");
+    for (const [, { decision }] of cases) {
+      expect(renderReportMarkdown(cut, { decision }).split("\n")[0]).toMatch(/^# ⚠️ INCOMPLETE — /u);
+    }
+  });
+
+  it("report.html's heading and title say INCOMPLETE", () => {
+    const alone = renderReportHtml({ report: cut });
+    expect(h1(alone)).toContain("INCOMPLETE");
+    expect(alone).toMatch(/<title>llm-tool-test report · INCOMPLETE/);
+    for (const [, { decision }] of cases) {
+      const html = renderReportHtml({ report: cut, decision });
+      expect(h1(html)).toMatch(/^⚠️ INCOMPLETE — /u);
+      expect(html).toMatch(/<title>llm-tool-test report · INCOMPLETE: /);
+    }
+  });
+
+  it("the job summary's and the comment's headline say INCOMPLETE", () => {
+    for (const [, { decision, comparison }] of cases) {
+      const summary = renderJobSummary(commentInput(decision, comparison));
+      expect(summary.split("\n")[0]).toMatch(/^## ⚠️ INCOMPLETE — /u);
+      const comment = renderComment(commentInput(decision, comparison));
+      expect(comment.split("\n")[1]).toMatch(/^## ⚠️ INCOMPLETE — /u);
+      expect(comment).toContain("This run is **incomplete**");
+    }
   });
 });

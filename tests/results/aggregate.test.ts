@@ -49,7 +49,12 @@ describe("aggregation", () => {
       execution: execution(2, 2, 2, 500, 50, 1000, 0.005),
       interaction: makeInteraction({ total_commands: 2, error_rate: 0 }),
     }),
-    makeTrial({ trial: 3, outcome: "error", execution: execution(0, 0, 0, 10, 0, 50, 0.001) }),
+    makeTrial({
+      trial: 3,
+      outcome: "error",
+      end_reason: "infra_error",
+      execution: execution(0, 0, 0, 10, 0, 50, 0.001),
+    }),
   ]);
   const b = buildScenarioReport(scenarioMetaOf(makeScenario({ id: "b", category: "text" }), null), [
     makeTrial({
@@ -64,6 +69,7 @@ describe("aggregation", () => {
       outcome: "pass",
       score: 2,
       max_score: 2,
+      end_reason: "turn_limit",
       execution: execution(3, 1, 0, 300, 30, 500, 0),
     }),
   ]);
@@ -85,7 +91,7 @@ describe("aggregation", () => {
     expect(b.summary.flakiness).toBe("stable_pass");
   });
 
-  it("builds bashkit-eval's EvalSummary and CategorySummary over evaluated trials", () => {
+  it("builds bashkit-eval's EvalSummary and CategorySummary in one scope: spend over every trial that ran, the rest over evaluated ones", () => {
     const run = summarizeRun([a, b]);
     expect(run.outcome).toBe("fail");
     expect([run.scenarios, run.scenarios_passed, run.trials, run.passed, run.failed, run.errors]).toEqual([
@@ -102,16 +108,63 @@ describe("aggregation", () => {
     expect(run.total_turns).toBe(12);
     expect(run.avg_turns_per_task).toBe(3);
     expect(run.avg_tool_calls_per_task).toBe(2.25);
-    // Tokens and cost count every trial, errors included: they were spent.
+    // Tokens, cost and duration count every trial, errors included: they were spent.
     expect(run.total_input_tokens).toBe(2110);
     expect(run.total_output_tokens).toBe(210);
-    expect(run.total_duration_ms).toBe(4000);
-    expect(run.avg_duration_ms).toBe(1000);
+    expect(run.total_duration_ms).toBe(4050);
     expect(run.total_cost_usd).toBeCloseTo(0.016, 10);
+    // Per-task averages are over the evaluated trials: (2000 + 1000 + 500 + 500) / 4.
+    expect(run.avg_duration_ms).toBe(1000);
+    expect(run.end_reasons).toEqual({ natural_stop: 3, turn_limit: 1, infra_error: 1 });
     expect(run.by_category).toEqual({
       files: { tasks: 2, passed: 1, score: 4, max_score: 6, rate: 4 / 6, pass_rate: 0.5, errors: 1 },
       text: { tasks: 2, passed: 2, score: 4, max_score: 4, rate: 1, pass_rate: 1, errors: 0 },
     });
+  });
+
+  it("leaves skipped trials out of every total: they never started", () => {
+    const skipped = makeTrial({
+      trial: 1,
+      outcome: "skipped",
+      end_reason: "cancelled",
+      execution: execution(1, 1, 1, 99, 9, 999, 0.5),
+    });
+    const run = summarizeRun([
+      buildScenarioReport(scenarioMetaOf(makeScenario({ id: "s" }), null), [skipped]),
+    ]);
+    expect([run.total_input_tokens, run.total_duration_ms, run.total_cost_usd]).toEqual([0, 0, 0]);
+    expect(run.end_reasons).toEqual({});
+  });
+
+  it("pools the per-subcommand breakdown over a scenario's evaluated trials", () => {
+    const sub = (commands: number, errors: number, rate: number | null, retries = 0, help = 0) =>
+      makeInteraction({
+        total_commands: commands,
+        error_count: errors,
+        error_rate: rate,
+        retry_count: retries,
+        help_invocations: help,
+      });
+    const scenario = buildScenarioReport(scenarioMetaOf(makeScenario({ id: "subs" }), null), [
+      makeTrial({
+        trial: 1,
+        outcome: "pass",
+        by_subcommand: { list: sub(2, 0, 0), add: sub(3, 1, 1 / 3, 1) },
+      }),
+      makeTrial({
+        trial: 2,
+        outcome: "fail",
+        by_subcommand: { add: sub(1, 1, 1), help: sub(1, 0, null, 0, 1) },
+      }),
+      // An error's commands are not pooled: like every rate, the breakdown covers evaluated trials.
+      makeTrial({ trial: 3, outcome: "error", by_subcommand: { add: sub(9, 9, 1) } }),
+    ]);
+    expect(scenario.by_subcommand).toEqual({
+      add: { trials: 2, commands: 4, errors: 2, error_rate: 0.5, retries: 1, help_invocations: 0 },
+      help: { trials: 1, commands: 1, errors: 0, error_rate: null, retries: 0, help_invocations: 1 },
+      list: { trials: 1, commands: 2, errors: 0, error_rate: 0, retries: 0, help_invocations: 0 },
+    });
+    expect(Object.keys(scenario.by_subcommand ?? {})).toEqual(["add", "help", "list"]);
   });
 
   it("reports an all-error run as error, not pass", () => {

@@ -3,7 +3,7 @@
  * report contract is present, summaries come from the real aggregation, and the defaults are
  * neutral: tests set what they assert on.
  */
-import { summarizeRun, summarizeScenario } from "../../src/results/aggregate.js";
+import { summarizeRun, summarizeScenario, summarizeSubcommands } from "../../src/results/aggregate.js";
 import {
   type ExecutionMetrics,
   type InteractionMetrics,
@@ -161,6 +161,7 @@ export function makeScenarioReport(
     ...rest,
     trials,
     summary: summarizeScenario(trials),
+    by_subcommand: summarizeSubcommands(trials),
   };
 }
 

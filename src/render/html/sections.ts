@@ -67,7 +67,7 @@ function renderOutcomeBadge(report: Report): string {
   const outcome = report.summary.outcome;
   const badge = `<span class="badge ${esc(outcome)}">${esc(outcome)}</span>`;
   if (!report.run.incomplete) return badge;
-  return `<span class="badge error">incomplete</span>${outcome === "pass" ? "" : ` ${badge}`}`;
+  return `<span class="badge error">INCOMPLETE</span>${outcome === "pass" ? "" : ` ${badge}`}`;
 }
 
 /** The decision's verdict on the baseline, for the summary cards (the decision, never the comparison's own verdicts). */
