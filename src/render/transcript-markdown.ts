@@ -32,6 +32,18 @@ export function renderTranscriptMarkdown(events: TrialEvent[], options: Transcri
           "",
         );
         break;
+      case "prompt":
+        out.push(
+          "**Task**",
+          "",
+          fence(event.task),
+          "",
+          "**System prompt**",
+          "",
+          fence(event.system_prompt),
+          "",
+        );
+        break;
       case "setup":
         out.push(`**Setup** \`${event.command}\` → exit ${event.exit_code}`, "");
         break;

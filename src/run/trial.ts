@@ -207,6 +207,7 @@ async function runAgentInSandbox(
     });
     const activeSandbox = sandbox;
     const systemPrompt = await composeSystemPrompt(scenario, variant, sandbox.visibleWorkDir);
+    writer.emit({ type: "prompt", task: scenario.task, system_prompt: systemPrompt });
     let callCounter = 0;
     outcome = await ports.agent.run({
       scenario,

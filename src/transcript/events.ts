@@ -41,6 +41,12 @@ export type TrialEvent = EventBase &
         sandbox: "local" | "bwrap";
       }
     | {
+        /** What the agent was given: the task (the user message) and the system prompt the harness composed. */
+        type: "prompt";
+        task: string;
+        system_prompt: string;
+      }
+    | {
         type: "setup";
         command: string;
         exit_code: number;

@@ -107,6 +107,13 @@ describe("llm-tool-test run with the oracle agent (the real CLI, end to end)", (
       .map((line) => JSON.parse(line) as TrialEvent);
     expect(events[0]?.type).toBe("trial_start");
     expect(events.at(-1)?.type).toBe("trial_end");
+    // The task and the composed system prompt, before the first command.
+    const prompt = events.find((e) => e.type === "prompt");
+    expect(prompt).toMatchObject({ type: "prompt", task: expect.stringContaining("older than 30") });
+    expect(prompt?.type === "prompt" && prompt.system_prompt.length).toBeGreaterThan(0);
+    expect(events.findIndex((e) => e.type === "prompt")).toBeLessThan(
+      events.findIndex((e) => e.type === "tool_call"),
+    );
     const invocations = events.filter((e) => e.type === "target_invocation");
     expect(invocations.map((e) => e.exit_code)).toEqual([3, 3, 0]);
     expect(invocations[0]?.argv).toEqual(["jq", "[.[] | select(.age > 30)] | lenght", "data.json"]);

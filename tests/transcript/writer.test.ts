@@ -59,6 +59,12 @@ describe("event writer and reader", () => {
           work_dir: "/w",
           sandbox: "local",
         },
+        {
+          ...base,
+          type: "prompt",
+          task: "List the items.",
+          system_prompt: "You are in /w. Use ```tool```.",
+        },
         { ...base, type: "tool_call", call_id: "c1", turn: 1, command: "tool list ```x```" },
         {
           ...base,
@@ -85,6 +91,10 @@ describe("event writer and reader", () => {
       { maxOutputChars: 20 },
     );
     expect(markdown).toContain("# Trial 1 of `demo`");
+    // What the agent was given, before its first turn; a fence that the prompt's backticks cannot close.
+    expect(markdown).toContain("**Task**\n\n```\nList the items.\n```");
+    expect(markdown).toContain("**System prompt**\n\n````\nYou are in /w. Use ```tool```.\n````");
+    expect(markdown.indexOf("**Task**")).toBeLessThan(markdown.indexOf("tool list"));
     expect(markdown).toContain("````\ntool list ```x```\n````");
     expect(markdown).toContain("exit 2, 7 ms (timed out)");
     expect(markdown).toContain("[... 30 characters not shown ...]");

@@ -202,6 +202,7 @@ export function buildTimeline(events: TrialEvent[], maxOutputChars: number): Tim
         });
         break;
       case "trial_start":
+      case "prompt":
       case "model_request":
       case "target_invocation":
         break;
