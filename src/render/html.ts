@@ -19,6 +19,7 @@ import {
   renderHeadline,
   renderPassRateSection,
   renderScenarioTable,
+  renderSubcommandSection,
 } from "./html/sections.js";
 import { buildTrialViews } from "./html/trial-data.js";
 
@@ -82,6 +83,7 @@ export function renderReportHtml(input: HtmlReportInput): string {
     renderPassRateSection(report),
     comparison ? renderComparisonSection(comparison) : "",
     renderScenarioTable(report, trialIndex, comparison),
+    renderSubcommandSection(report),
     `<footer>llm-tool-test ${escapeHtml(report.run.harness_version)} · report schema ${report.schema_version} · settings ${escapeHtml(report.run.settings_hash)}</footer>`,
     "</main>",
     `<dialog id="trial-viewer" aria-label="Trial transcript"><div class="viewer-bar"><button type="button" id="viewer-close">Close (Esc)</button></div><div id="viewer-body"></div></dialog>`,

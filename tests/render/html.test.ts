@@ -11,6 +11,7 @@ import {
 } from "../../src/render/html/trial-data.js";
 import { buildContentSecurityPolicy, renderReportHtml } from "../../src/render/html.js";
 import type { TrialEvent } from "../../src/transcript/events.js";
+import { makeInteraction, makeReport, makeScenarioReport, makeTrial } from "../support/report-factory.js";
 import {
   CDATA_END,
   CONTROL_PAYLOAD,
@@ -119,6 +120,33 @@ describe("renderReportHtml", () => {
     expect(failures).toContain(
       "failed gates: command_json_path (the two notes are linked) · file_contains · 2 judge issue(s)",
     );
+  });
+
+  it("shows each scenario's subcommands pooled over its trials, names escaped", () => {
+    const hostile = makeReport([
+      makeScenarioReport({
+        id: "tool",
+        trials: [
+          makeTrial({
+            trial: 1,
+            outcome: "pass",
+            by_subcommand: {
+              "<img src=x onerror=alert(1)>": makeInteraction({
+                total_commands: 2,
+                error_count: 1,
+                error_rate: 0.5,
+              }),
+            },
+          }),
+        ],
+      }),
+    ]);
+    const page = renderReportHtml({ report: hostile, events: {} });
+    const section = page.slice(page.indexOf('<section id="subcommands">'));
+    expect(section).toContain("<h2>Per subcommand</h2>");
+    expect(section).toContain("<code>&lt;img src=x onerror=alert(1)&gt;</code>");
+    expect(section).not.toContain("<img src=x");
+    expect(section).toMatch(/>2<\/td>.*>1<\/td>.*>50%<\/td>/);
   });
 
   it("numbers the trial chips in the order of the data blob", () => {

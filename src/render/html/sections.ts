@@ -193,6 +193,32 @@ export function renderCategoryTable(report: Report): string {
   );
 }
 
+/** Each scenario's target invocations per subcommand, pooled over its evaluated trials, one collapsed table each. */
+export function renderSubcommandSection(report: Report): string {
+  const scenarios = report.scenarios.filter((s) => Object.keys(s.by_subcommand ?? {}).length > 0);
+  if (scenarios.length === 0) return "";
+  const blocks = scenarios.map((scenario) => {
+    const rows = Object.entries(scenario.by_subcommand ?? {}).map(
+      ([name, c]) =>
+        `<tr><td><code>${esc(name)}</code></td>${numCell(String(c.trials), c.trials)}${numCell(String(c.commands), c.commands)}` +
+        `${numCell(String(c.errors), c.errors)}${numCell(formatRate(c.error_rate), c.error_rate)}` +
+        `${numCell(String(c.retries), c.retries)}${numCell(String(c.help_invocations), c.help_invocations)}</tr>`,
+    );
+    return (
+      `<details><summary><code>${esc(labelScenario(scenario))}</code></summary><div class="table-wrap"><table class="sortable"><thead><tr>` +
+      header("Subcommand", "text") +
+      header("Trials", "num", "Evaluated trials that invoked it") +
+      header("Commands", "num") +
+      header("Errors", "num") +
+      header("Error rate", "num") +
+      header("Retries", "num") +
+      header("Help", "num") +
+      `</tr></thead><tbody>${rows.join("")}</tbody></table></div></details>`
+    );
+  });
+  return `<section id="subcommands"><h2>Per subcommand</h2>${blocks.join("")}</section>`;
+}
+
 function metricCell(scenario: ScenarioReport, name: string, kind: "rate" | "number"): string {
   const m = scenario.summary.metrics[name];
   const mean = m?.mean ?? null;
