@@ -158,26 +158,8 @@ async function runAction(
     warn: (message) => core.warning(redact(message)),
   };
 
-  const pr = context.pullRequest;
-  if (AGENTS[settings.agent].needsApiKey && !settings.apiKey) {
-    if (pr && (pr.fromFork || context.actor === "dependabot[bot]")) {
-      const who = pr.fromFork ? `a fork (${pr.headRepo ?? "a deleted repository"})` : "Dependabot";
-      const reason =
-        `This pull request comes from ${who}, and GitHub gives such workflow runs no secrets, so there is no ` +
-        "Anthropic API key: the scenarios were not run, and the check passes. They run on pull requests from " +
-        "branches of this repository, and on the push to the base branch after merging.";
-      log.info(reason);
-      await writeSummarySafely(deps, renderSkippedSummary(reason), log);
-      const outputs = buildSkippedOutputs(reason);
-      setOutputs(core, outputs);
-      return { status: "skipped", outputs, message: reason };
-    }
-    if (settings.mode === "run") {
-      throw new ConfigError(
-        `input "anthropic-api-key" is empty, and ${describeMissingApiKey(settings.agent, ACTION_KEY_REMEDY)}`,
-      );
-    }
-  }
+  const skipped = await skipWithoutSecrets(settings, context, deps, log);
+  if (skipped) return skipped;
 
   const workDir = path.resolve(context.workspace, settings.workingDirectory);
   if (!(await isDirectory(workDir))) {
@@ -199,11 +181,81 @@ async function runAction(
   // A shard is compared once merged.
   const baseline: BaselineResolution = sharded
     ? { status: "missing", reason: "a shard is compared with the baseline after the merge" }
-    : await resolveBaseline(settings, context, workDir, path.join(downloadDir, "baseline"), {
-        github: () => deps.createGitHubClient(settings.githubToken),
-        artifacts: deps.artifacts,
-        info: log.info,
-      });
+    : await lookUpBaseline(settings, context, deps, workDir, downloadDir, log);
+
+  const compareOptions = {
+    alpha: settings.alpha,
+    sources: { base: "the baseline report", head: "this run's report" },
+  };
+  const produced =
+    settings.mode === "merge"
+      ? await produceMergedReport(settings, deps, downloadDir, outDir, redact, log, baseline, compareOptions)
+      : await produceRunReport(settings, context, deps, workDir, outDir, baseline, compareOptions, log);
+  const baselineNote = noteBaseline(baseline, produced, context, log);
+
+  const outputs = await publish(settings, context, deps, redact, log, {
+    produced,
+    baselineNote,
+    artifactName,
+    outDir,
+    sharded,
+  });
+  setOutputs(core, outputs);
+  if (sharded) {
+    // A failing shard would keep the merge job (`needs:`) from running: the merge decides.
+    log.info(`Shard done (${produced.report.summary.outcome}); the merge job decides the check's status.`);
+    return { status: "passed", outputs, message: null };
+  }
+  return decideExit(produced.decision, produced.report, baselineNote, core, log, redact, outputs);
+}
+
+/**
+ * A run that needs an API key and has none: on a pull request from a fork or Dependabot (which get
+ * no secrets) the check is skipped and passes; otherwise, when the action runs the scenarios, it is
+ * a configuration error. Null when the run goes ahead.
+ */
+async function skipWithoutSecrets(
+  settings: ActionSettings,
+  context: RunContext,
+  deps: ActionDeps,
+  log: Log,
+): Promise<ActionResult | null> {
+  if (!AGENTS[settings.agent].needsApiKey || settings.apiKey) return null;
+  const pr = context.pullRequest;
+  if (pr && (pr.fromFork || context.actor === "dependabot[bot]")) {
+    const who = pr.fromFork ? `a fork (${pr.headRepo ?? "a deleted repository"})` : "Dependabot";
+    const reason =
+      `This pull request comes from ${who}, and GitHub gives such workflow runs no secrets, so there is no ` +
+      "Anthropic API key: the scenarios were not run, and the check passes. They run on pull requests from " +
+      "branches of this repository, and on the push to the base branch after merging.";
+    log.info(reason);
+    await writeSummarySafely(deps, renderSkippedSummary(reason), log);
+    const outputs = buildSkippedOutputs(reason);
+    setOutputs(deps.core, outputs);
+    return { status: "skipped", outputs, message: reason };
+  }
+  if (settings.mode === "run") {
+    throw new ConfigError(
+      `input "anthropic-api-key" is empty, and ${describeMissingApiKey(settings.agent, ACTION_KEY_REMEDY)}`,
+    );
+  }
+  return null;
+}
+
+/** Finds the baseline report(s) for `baseline:` and logs what was found, passed over or missing. */
+async function lookUpBaseline(
+  settings: ActionSettings,
+  context: RunContext,
+  deps: ActionDeps,
+  workDir: string,
+  downloadDir: string,
+  log: Log,
+): Promise<BaselineResolution> {
+  const baseline = await resolveBaseline(settings, context, workDir, path.join(downloadDir, "baseline"), {
+    github: () => deps.createGitHubClient(settings.githubToken),
+    artifacts: deps.artifacts,
+    info: log.info,
+  });
   if (baseline.status === "found") {
     for (const reason of baseline.skipped) log.info(`Passed over for the baseline: ${reason}.`);
     log.info(
@@ -212,43 +264,63 @@ async function runAction(
   } else if (baseline.status === "missing") {
     log.info(`No baseline: ${baseline.reason}.`);
   }
+  return baseline;
+}
 
-  const compareOptions = {
-    alpha: settings.alpha,
-    sources: { base: "the baseline report", head: "this run's report" },
-  };
-  const { report, comparison, comparisonError, decision, settled } =
-    settings.mode === "merge"
-      ? await produceMergedReport(settings, deps, downloadDir, outDir, redact, log, baseline, compareOptions)
-      : await produceRunReport(settings, context, deps, workDir, outDir, baseline, compareOptions, log);
-  const reportPath = path.join(outDir, "report.json");
-
-  let baselineNote: BaselineNote;
+/** What the summary, comment and outputs say about the baseline this run was compared with. */
+function noteBaseline(
+  baseline: BaselineResolution,
+  produced: ProducedReport,
+  context: RunContext,
+  log: Log,
+): BaselineNote {
+  const { comparison, comparisonError, settled } = produced;
+  const pr = context.pullRequest;
   const [newest, ...older] = settled?.used ?? [];
-  if (baseline.status !== "found") {
-    baselineNote = baseline;
-  } else if (!newest) {
-    baselineNote = {
+  if (baseline.status !== "found") return baseline;
+  if (!newest) {
+    return {
       status: "missing",
       reason: `no base-branch run measured what this run measures (${describeExclusions(settled?.excluded ?? []).join("; ")})`,
     };
-  } else if (comparison) {
-    baselineNote = {
+  }
+  if (comparison) {
+    return {
       status: "found",
       source: newest.source,
       baseRef: pr?.baseRef ?? null,
       baseSha: pr?.baseSha ?? null,
       moreRuns: older.length,
     };
-  } else {
-    baselineNote = {
-      status: "missing",
-      reason: `the baseline report could not be compared (${comparisonError})`,
-    };
-    log.warn(`The baseline report could not be compared: ${comparisonError}`);
   }
+  log.warn(`The baseline report could not be compared: ${comparisonError}`);
+  return {
+    status: "missing",
+    reason: `the baseline report could not be compared (${comparisonError})`,
+  };
+}
 
-  // Publish: artifact, job summary, comment. Each failure is a warning.
+/**
+ * Publishes the report: the artifact, the job summary and (on a pull request) the comment. Each
+ * failure is a warning. Returns the action's outputs, which link to what was published.
+ */
+async function publish(
+  settings: ActionSettings,
+  context: RunContext,
+  deps: ActionDeps,
+  redact: (text: string) => string,
+  log: Log,
+  what: {
+    produced: ProducedReport;
+    baselineNote: BaselineNote;
+    artifactName: string;
+    outDir: string;
+    sharded: boolean;
+  },
+): Promise<ActionOutputs> {
+  const { report, comparison, decision } = what.produced;
+  const { artifactName, outDir } = what;
+  const pr = context.pullRequest;
   let artifactId: number | null = null;
   try {
     const uploaded = await uploadReportArtifact(deps.artifacts, artifactName, outDir);
@@ -269,7 +341,7 @@ async function runAction(
     report,
     comparison,
     decision,
-    baseline: baselineNote,
+    baseline: what.baselineNote,
     runUrl,
     artifactUrl,
     headSha: pr?.headSha ?? context.sha,
@@ -278,7 +350,7 @@ async function runAction(
   await writeSummarySafely(deps, redact(renderJobSummary(view)), log);
 
   let commentUrl: string | null = null;
-  if (pr && settings.comment && !sharded) {
+  if (pr && settings.comment && !what.sharded) {
     commentUrl = await postComment(
       settings,
       context,
@@ -288,23 +360,16 @@ async function runAction(
     );
   }
 
-  const outputs = buildOutputs({
+  return buildOutputs({
     report,
-    reportPath,
+    reportPath: path.join(outDir, "report.json"),
     comparison,
     decision,
-    baseline: baselineNote,
+    baseline: what.baselineNote,
     artifactId,
     artifactUrl,
     commentUrl,
   });
-  setOutputs(core, outputs);
-  if (sharded) {
-    // A failing shard would keep the merge job (`needs:`) from running: the merge decides.
-    log.info(`Shard done (${report.summary.outcome}); the merge job decides the check's status.`);
-    return { status: "passed", outputs, message: null };
-  }
-  return decideExit(decision, report, baselineNote, core, log, redact, outputs);
 }
 
 /** The report, its comparison, and the baseline it was compared with (null without one). */

@@ -36,15 +36,16 @@ export interface AnthropicAgentOptions {
 const EPHEMERAL = { type: "ephemeral" } as const;
 
 export function createAnthropicAgent(client: ModelClient, options: AnthropicAgentOptions = {}): Agent {
-  const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
-  const now = options.now ?? (() => performance.now());
+  const settings: TurnSettings = {
+    client,
+    maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+    temperature: options.temperature,
+    now: options.now ?? (() => performance.now()),
+  };
 
   async function run(context: AgentContext): Promise<AgentOutcome> {
-    const { signal, events } = context;
-    const { tools, system } = buildStablePrefix(
-      context.systemPrompt,
-      describeBashTool(context.commandTimeoutMs),
-    );
+    const { signal } = context;
+    const prefix = buildStablePrefix(context.systemPrompt, describeBashTool(context.commandTimeoutMs));
     const history: ChatMessage[] = [{ role: "user", content: [{ type: "text", text: context.task }] }];
     let turns = 0;
 
@@ -52,117 +53,177 @@ export function createAnthropicAgent(client: ModelClient, options: AnthropicAgen
       if (signal.aborted) return { reason: classifyAbort(signal), turns };
       if (turns >= context.maxTurns) return { reason: "turn_limit", turns };
       turns += 1;
-      const turn = turns;
-
-      const params: CreateMessageParams = {
-        model: context.model,
-        max_tokens: maxTokens,
-        tools,
-        messages: withMovingBreakpoint(history),
-        ...(system ? { system } : {}),
-        ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
-      };
-      events.emit({ type: "model_request", turn, model: context.model, message_count: history.length });
-      const started = now();
-      const failedAttempts: RetryNotice[] = [];
-      let response: ModelResponse;
-      try {
-        response = await client.createMessage(params, {
-          signal,
-          onRetry: (notice) => {
-            failedAttempts.push(notice);
-            events.emit({
-              type: "model_error",
-              turn,
-              attempt: notice.attempt,
-              status: notice.status,
-              message: notice.message,
-              will_retry: notice.willRetry,
-              // When retrying: the wait actually planned before the next attempt (the server's
-              // retry-after, capped, else the backoff). When giving up: what the server asked for, if anything.
-              retry_after_ms: notice.delayMs ?? notice.retryAfterMs,
-            });
-          },
-        });
-      } catch (error) {
-        if (signal.aborted) {
-          return endedDuringModelCall(signal, { turn, waitedMs: now() - started, failedAttempts });
-        }
-        if (error instanceof ModelCallError) {
-          // A rejected key or an unknown model fails every trial alike: the run should stop.
-          const fatal = error.status === 401 || error.status === 403 || error.status === 404;
-          return { reason: "infra_error", error: error.message, turns, ...(fatal ? { fatal } : {}) };
-        }
-        return { reason: "infra_error", error: `model call failed: ${describeError(error)}`, turns };
-      }
-
-      const toolUses = response.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
-      events.emit({
-        type: "model_response",
-        turn,
-        stop_reason: response.stop_reason,
-        usage: {
-          input_tokens: response.usage.input_tokens,
-          output_tokens: response.usage.output_tokens,
-          cache_read_tokens: response.usage.cache_read_input_tokens,
-          cache_write_tokens: response.usage.cache_creation_input_tokens,
-        },
-        text: response.content
-          .filter((block): block is TextBlock => block.type === "text")
-          .map((block) => block.text)
-          .join("\n"),
-        tool_uses: toolUses.map(({ id, name, input }) => ({ id, name, input })),
-        duration_ms: Math.round(now() - started),
-        ...(response.waited_ms !== undefined ? { waited_ms: Math.round(response.waited_ms) } : {}),
-      });
-      // The API rejects an assistant message with no content; an empty reply adds nothing to keep.
-      if (response.content.length > 0) history.push({ role: "assistant", content: response.content });
-
-      if (toolUses.length === 0) {
-        if (response.stop_reason === "max_tokens") {
-          history.push({ role: "user", content: [{ type: "text", text: CONTINUE_MESSAGE }] });
-          continue;
-        }
-        return { reason: "natural_stop", turns };
-      }
-
-      const results: ToolResultBlock[] = [];
-      for (const toolUse of toolUses) {
-        if (signal.aborted) return { reason: classifyAbort(signal), turns };
-        const command = commandOf(toolUse);
-        if (typeof command !== "string") {
-          results.push({
-            type: "tool_result",
-            tool_use_id: toolUse.id,
-            content: command.error,
-            is_error: true,
-          });
-          continue;
-        }
-        let result: ExecResult;
-        try {
-          result = await context.bash(command, turn);
-        } catch (error) {
-          if (signal.aborted) return { reason: classifyAbort(signal), turns };
-          return {
-            reason: "infra_error",
-            error: `the sandbox failed to run a command: ${describeError(error)}`,
-            turns,
-          };
-        }
-        results.push({
-          type: "tool_result",
-          tool_use_id: toolUse.id,
-          content: formatToolResult(result, context.commandTimeoutMs),
-          ...(result.exit_code !== 0 ? { is_error: true } : {}),
-        });
-      }
-      // Every tool_use must be answered, all in the one user message that follows it.
-      history.push({ role: "user", content: results });
+      const ended = await takeTurn(settings, context, prefix, history, turns);
+      if (ended) return ended;
     }
   }
 
   return { name: "anthropic", run };
+}
+
+/** What every turn of an agent's run uses. */
+interface TurnSettings {
+  client: ModelClient;
+  maxTokens: number;
+  temperature: number | undefined;
+  now: () => number;
+}
+
+/**
+ * One turn: a model call, then the commands it asked for, both added to `history`. Returns the
+ * outcome when the run ends here, null when the next turn follows.
+ */
+async function takeTurn(
+  settings: TurnSettings,
+  context: AgentContext,
+  prefix: { tools: ToolDefinition[]; system: TextBlock[] | undefined },
+  history: ChatMessage[],
+  turn: number,
+): Promise<AgentOutcome | null> {
+  const params: CreateMessageParams = {
+    model: context.model,
+    max_tokens: settings.maxTokens,
+    tools: prefix.tools,
+    messages: withMovingBreakpoint(history),
+    ...(prefix.system ? { system: prefix.system } : {}),
+    ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+  };
+  const answer = await askModel(settings, context, params, history.length, turn);
+  if ("outcome" in answer) return answer.outcome;
+  const { response, toolUses } = answer;
+  // The API rejects an assistant message with no content; an empty reply adds nothing to keep.
+  if (response.content.length > 0) history.push({ role: "assistant", content: response.content });
+
+  if (toolUses.length === 0) {
+    if (response.stop_reason === "max_tokens") {
+      history.push({ role: "user", content: [{ type: "text", text: CONTINUE_MESSAGE }] });
+      return null;
+    }
+    return { reason: "natural_stop", turns: turn };
+  }
+
+  const results = await runToolUses(context, toolUses, turn);
+  if (!Array.isArray(results)) return results;
+  // Every tool_use must be answered, all in the one user message that follows it.
+  history.push({ role: "user", content: results });
+  return null;
+}
+
+/**
+ * The turn's model call, its failed attempts and its answer recorded as events. A call that fails
+ * for good (or is cut short by the trial's signal) ends the run with `outcome`.
+ */
+async function askModel(
+  settings: TurnSettings,
+  context: AgentContext,
+  params: CreateMessageParams,
+  messageCount: number,
+  turn: number,
+): Promise<{ response: ModelResponse; toolUses: ToolUseBlock[] } | { outcome: AgentOutcome }> {
+  const { signal, events } = context;
+  const { now } = settings;
+  events.emit({ type: "model_request", turn, model: context.model, message_count: messageCount });
+  const started = now();
+  const failedAttempts: RetryNotice[] = [];
+  let response: ModelResponse;
+  try {
+    response = await settings.client.createMessage(params, {
+      signal,
+      onRetry: (notice) => {
+        failedAttempts.push(notice);
+        events.emit({
+          type: "model_error",
+          turn,
+          attempt: notice.attempt,
+          status: notice.status,
+          message: notice.message,
+          will_retry: notice.willRetry,
+          // When retrying: the wait actually planned before the next attempt (the server's
+          // retry-after, capped, else the backoff). When giving up: what the server asked for, if anything.
+          retry_after_ms: notice.delayMs ?? notice.retryAfterMs,
+        });
+      },
+    });
+  } catch (error) {
+    if (signal.aborted) {
+      return { outcome: endedDuringModelCall(signal, { turn, waitedMs: now() - started, failedAttempts }) };
+    }
+    if (error instanceof ModelCallError) {
+      // A rejected key or an unknown model fails every trial alike: the run should stop.
+      const fatal = error.status === 401 || error.status === 403 || error.status === 404;
+      return {
+        outcome: { reason: "infra_error", error: error.message, turns: turn, ...(fatal ? { fatal } : {}) },
+      };
+    }
+    return {
+      outcome: { reason: "infra_error", error: `model call failed: ${describeError(error)}`, turns: turn },
+    };
+  }
+
+  const toolUses = response.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
+  events.emit({
+    type: "model_response",
+    turn,
+    stop_reason: response.stop_reason,
+    usage: {
+      input_tokens: response.usage.input_tokens,
+      output_tokens: response.usage.output_tokens,
+      cache_read_tokens: response.usage.cache_read_input_tokens,
+      cache_write_tokens: response.usage.cache_creation_input_tokens,
+    },
+    text: response.content
+      .filter((block): block is TextBlock => block.type === "text")
+      .map((block) => block.text)
+      .join("\n"),
+    tool_uses: toolUses.map(({ id, name, input }) => ({ id, name, input })),
+    duration_ms: Math.round(now() - started),
+    ...(response.waited_ms !== undefined ? { waited_ms: Math.round(response.waited_ms) } : {}),
+  });
+  return { response, toolUses };
+}
+
+/**
+ * Runs the turn's commands in order, one tool_result each. Returns the outcome instead when the
+ * trial's signal or a broken sandbox ends the run.
+ */
+async function runToolUses(
+  context: AgentContext,
+  toolUses: ToolUseBlock[],
+  turn: number,
+): Promise<ToolResultBlock[] | AgentOutcome> {
+  const { signal } = context;
+  const results: ToolResultBlock[] = [];
+  for (const toolUse of toolUses) {
+    if (signal.aborted) return { reason: classifyAbort(signal), turns: turn };
+    const command = commandOf(toolUse);
+    if (typeof command !== "string") {
+      results.push({
+        type: "tool_result",
+        tool_use_id: toolUse.id,
+        content: command.error,
+        is_error: true,
+      });
+      continue;
+    }
+    let result: ExecResult;
+    try {
+      result = await context.bash(command, turn);
+    } catch (error) {
+      if (signal.aborted) return { reason: classifyAbort(signal), turns: turn };
+      return {
+        reason: "infra_error",
+        error: `the sandbox failed to run a command: ${describeError(error)}`,
+        turns: turn,
+      };
+    }
+    results.push({
+      type: "tool_result",
+      tool_use_id: toolUse.id,
+      content: formatToolResult(result, context.commandTimeoutMs),
+      ...(result.exit_code !== 0 ? { is_error: true } : {}),
+    });
+  }
+  return results;
 }
 
 /**

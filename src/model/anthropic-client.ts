@@ -73,13 +73,37 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
   const maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS));
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   if (!(requestTimeoutMs > 0)) throw new Error("createAnthropicClient needs a requestTimeoutMs > 0");
-  const keySource = options.keySource ?? "ANTHROPIC_API_KEY (the action's anthropic-api-key input)";
-  const sleep = options.sleep ?? sleepFor;
-  const now = options.now ?? Date.now;
-  const random = options.random ?? Math.random;
-  const limiter = options.limiter;
+  const client: ClientSettings = {
+    sdk: createSdk(apiKey, baseURL, requestTimeoutMs, options.proxyEnv ?? process.env),
+    apiKey,
+    baseURL,
+    maxAttempts,
+    requestTimeoutMs,
+    keySource: options.keySource ?? "ANTHROPIC_API_KEY (the action's anthropic-api-key input)",
+    sleep: options.sleep ?? sleepFor,
+    now: options.now ?? Date.now,
+    random: options.random ?? Math.random,
+    limiter: options.limiter,
+  };
+  return { createMessage: (params, callOptions = {}) => callWithRetries(client, params, callOptions) };
+}
 
-  const sdk = new Anthropic({
+/** The client's options, resolved, with the SDK instance they configure. */
+interface ClientSettings {
+  sdk: Anthropic;
+  apiKey: string;
+  baseURL: string;
+  maxAttempts: number;
+  requestTimeoutMs: number;
+  keySource: string;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  now: () => number;
+  random: () => number;
+  limiter: CallLimiter | undefined;
+}
+
+function createSdk(apiKey: string, baseURL: string, requestTimeoutMs: number, proxyEnv: ProxyEnv): Anthropic {
+  return new Anthropic({
     // Every option that would otherwise fall back to an ANTHROPIC_* variable or a profile on disk
     // is given here: an explicit apiKey turns off the SDK's credential chain, baseURL is never
     // left to ANTHROPIC_BASE_URL, and the headers below win over ANTHROPIC_CUSTOM_HEADERS so no
@@ -99,119 +123,143 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     // Node's global fetch ignores proxy settings, and a dispatcher from the npm undici need not
     // work with the undici bundled in Node. Its types are undici's rather than the DOM's.
     fetch: undiciFetch as unknown as ClientOptions["fetch"],
-    fetchOptions: { dispatcher: createHttpDispatcher(options.proxyEnv ?? process.env) },
+    fetchOptions: { dispatcher: createHttpDispatcher(proxyEnv) },
   });
+}
 
-  function redact(message: string): string {
-    // Belt and braces: nothing we build contains the key, but an error body or a proxy might echo it.
-    return apiKey.length >= 8 ? message.split(apiKey).join("[redacted]") : message;
+/**
+ * The retry loop: attempts until one answers, a failure is not retryable, or the attempts run out.
+ * Every failed attempt is reported through `onRetry`; the time spent queued for the limiter and
+ * backing off is the response's `waited_ms`.
+ */
+async function callWithRetries(
+  client: ClientSettings,
+  params: CreateMessageParams,
+  callOptions: CallOptions,
+): Promise<ModelResponse> {
+  const { signal, onRetry } = callOptions;
+  const { limiter, now } = client;
+  let waited = 0;
+  for (let attempt = 1; ; attempt += 1) {
+    throwIfAborted(signal);
+    const result = await attemptOnce(client, params, signal);
+    waited += result.queuedMs;
+    if ("response" in result) return { ...result.response, waited_ms: waited, attempts: attempt };
+    const { failure } = result;
+
+    if (failure.status === 429 || failure.status === 529) limiter?.onRateLimited(failure.retryAfterMs);
+    const message = redactKey(failure.message, client.apiKey);
+    const willRetry = failure.retryable && attempt < client.maxAttempts;
+    const delayMs = willRetry ? planDelay(failure.retryAfterMs, attempt, client.random) : null;
+    onRetry?.({
+      attempt,
+      status: failure.status,
+      message,
+      willRetry,
+      retryAfterMs: failure.retryAfterMs,
+      delayMs,
+    });
+    if (delayMs === null) {
+      const final = failure.retryable
+        ? `gave up after ${attempt} attempt${attempt === 1 ? "" : "s"}: ${message}`
+        : message;
+      throw new ModelCallError(final, failure.status, attempt);
+    }
+    const before = now();
+    try {
+      await client.sleep(delayMs, signal);
+    } catch {
+      throw abortError(signal);
+    }
+    waited += now() - before;
   }
+}
 
-  const timedOut: AttemptFailure = {
+/**
+ * One attempt: a limiter slot, then the request under its own deadline. A cancelled call throws;
+ * anything else that goes wrong is a failure for the retry loop to weigh.
+ */
+async function attemptOnce(
+  client: ClientSettings,
+  params: CreateMessageParams,
+  signal: AbortSignal | undefined,
+): Promise<{ queuedMs: number } & ({ response: ModelResponse } | { failure: AttemptFailure })> {
+  const { limiter, now } = client;
+  let queuedMs = 0;
+  if (limiter) {
+    const before = now();
+    try {
+      await limiter.acquire(signal);
+    } catch {
+      throw abortError(signal);
+    }
+    queuedMs = now() - before;
+  }
+  const deadline = startDeadline(client.requestTimeoutMs, signal);
+  try {
+    const message = await client.sdk.messages.create(toSdkParams(params), { signal: deadline.signal });
+    limiter?.onSuccess();
+    return { queuedMs, response: fromSdkMessage(message) };
+  } catch (error) {
+    if (signal?.aborted) throw abortError(signal);
+    if (deadline.expired()) return { queuedMs, failure: timedOut(client) };
+    if (error instanceof APIUserAbortError) throw abortError(signal);
+    return { queuedMs, failure: describeFailure(error, params.model, client) };
+  } finally {
+    // The slot is held for this attempt only: an answer, a failure, the deadline or an abort frees it.
+    deadline.clear();
+    limiter?.release();
+  }
+}
+
+function redactKey(message: string, apiKey: string): string {
+  // Belt and braces: nothing we build contains the key, but an error body or a proxy might echo it.
+  return apiKey.length >= 8 ? message.split(apiKey).join("[redacted]") : message;
+}
+
+function timedOut(client: ClientSettings): AttemptFailure {
+  return {
     status: null,
-    message: `the request timed out after ${formatMs(requestTimeoutMs)} with no answer from ${baseURL}`,
+    message: `the request timed out after ${formatMs(client.requestTimeoutMs)} with no answer from ${client.baseURL}`,
     retryable: true,
     retryAfterMs: null,
   };
+}
 
-  function describeFailure(error: unknown, model: string): AttemptFailure {
-    if (error instanceof APIConnectionTimeoutError) return timedOut;
-    if (error instanceof APIConnectionError) {
-      const cause = error.cause instanceof Error ? `: ${causeChain(error.cause)}` : "";
-      return {
-        status: null,
-        message: `could not reach ${baseURL}${cause}`,
-        retryable: true,
-        retryAfterMs: null,
-      };
-    }
-    if (error instanceof APIError && typeof error.status === "number") {
-      const status = error.status;
-      const apiMessage = error.apiMessage ?? error.message;
-      const retryAfterMs = readRetryAfter(error.headers, now());
-      const shouldRetry = error.headers?.get("x-should-retry");
-      const retryable =
-        shouldRetry === "true" ||
-        (shouldRetry !== "false" &&
-          (status === 408 || status === 409 || status === 429 || status === 529 || status >= 500));
-      return {
-        status,
-        message: describeStatus(status, apiMessage, model, keySource),
-        retryable,
-        retryAfterMs,
-      };
-    }
+/** What went wrong, in words, and whether another attempt may do better. */
+function describeFailure(error: unknown, model: string, client: ClientSettings): AttemptFailure {
+  if (error instanceof APIConnectionTimeoutError) return timedOut(client);
+  if (error instanceof APIConnectionError) {
+    const cause = error.cause instanceof Error ? `: ${causeChain(error.cause)}` : "";
     return {
       status: null,
-      message: describeError(error),
-      retryable: false,
+      message: `could not reach ${client.baseURL}${cause}`,
+      retryable: true,
       retryAfterMs: null,
     };
   }
-
-  async function createMessage(
-    params: CreateMessageParams,
-    callOptions: CallOptions = {},
-  ): Promise<ModelResponse> {
-    const { signal, onRetry } = callOptions;
-    let waited = 0;
-    for (let attempt = 1; ; attempt += 1) {
-      throwIfAborted(signal);
-      let failure: AttemptFailure;
-      if (limiter) {
-        const before = now();
-        try {
-          await limiter.acquire(signal);
-        } catch {
-          throw abortError(signal);
-        }
-        waited += now() - before;
-      }
-      const deadline = startDeadline(requestTimeoutMs, signal);
-      try {
-        const message = await sdk.messages.create(toSdkParams(params), { signal: deadline.signal });
-        limiter?.onSuccess();
-        return { ...fromSdkMessage(message), waited_ms: waited, attempts: attempt };
-      } catch (error) {
-        if (signal?.aborted) throw abortError(signal);
-        if (deadline.expired()) failure = timedOut;
-        else if (error instanceof APIUserAbortError) throw abortError(signal);
-        else failure = describeFailure(error, params.model);
-      } finally {
-        // The slot is held for this attempt only: an answer, a failure, the deadline or an abort frees it.
-        deadline.clear();
-        limiter?.release();
-      }
-
-      if (failure.status === 429 || failure.status === 529) limiter?.onRateLimited(failure.retryAfterMs);
-      const message = redact(failure.message);
-      const willRetry = failure.retryable && attempt < maxAttempts;
-      const delayMs = willRetry ? planDelay(failure.retryAfterMs, attempt, random) : null;
-      onRetry?.({
-        attempt,
-        status: failure.status,
-        message,
-        willRetry,
-        retryAfterMs: failure.retryAfterMs,
-        delayMs,
-      });
-      if (delayMs === null) {
-        const final = failure.retryable
-          ? `gave up after ${attempt} attempt${attempt === 1 ? "" : "s"}: ${message}`
-          : message;
-        throw new ModelCallError(final, failure.status, attempt);
-      }
-      const before = now();
-      try {
-        await sleep(delayMs, signal);
-      } catch {
-        throw abortError(signal);
-      }
-      waited += now() - before;
-    }
+  if (error instanceof APIError && typeof error.status === "number") {
+    const status = error.status;
+    const apiMessage = error.apiMessage ?? error.message;
+    const retryAfterMs = readRetryAfter(error.headers, client.now());
+    const shouldRetry = error.headers?.get("x-should-retry");
+    const retryable =
+      shouldRetry === "true" ||
+      (shouldRetry !== "false" &&
+        (status === 408 || status === 409 || status === 429 || status === 529 || status >= 500));
+    return {
+      status,
+      message: describeStatus(status, apiMessage, model, client.keySource),
+      retryable,
+      retryAfterMs,
+    };
   }
-
-  return { createMessage };
+  return {
+    status: null,
+    message: describeError(error),
+    retryable: false,
+    retryAfterMs: null,
+  };
 }
 
 function describeStatus(status: number, apiMessage: string, model: string, keySource: string): string {

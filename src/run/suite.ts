@@ -23,7 +23,7 @@ import {
   type ExtraTrialScheduler,
 } from "./adaptive.js";
 import { runIdentityOf } from "./baseline.js";
-import { createBudget } from "./budget.js";
+import { type Budget, createBudget } from "./budget.js";
 import {
   checkResumable,
   loadFinishedTrials,
@@ -108,6 +108,31 @@ export async function runSuite(
   const redact = createSecretRedactor(collectSecretValues(ports.env));
   await mkdir(options.outDir, { recursive: true });
 
+  const run = await startRun(scenarios, options, ports, now);
+  const stopReason = await runTrials(run, { options, ports, now, signal, redact });
+  return finishRun(run, stopReason, options, ports, now, redact);
+}
+
+/** A run as opened (or resumed): who it is, and what it has decided to run so far. */
+interface StartedRun {
+  runId: string;
+  startedAt: string;
+  settingsHash: string;
+  design: AdaptiveDesign | null;
+  /** Every trial the run has decided to run: the first ones, then extra ones as the screen adds them. */
+  plan: PlannedTrial[];
+  /** The finished trials, by key. */
+  results: Map<string, TrialReport>;
+  extra: ExtraTrialScheduler;
+}
+
+/** Plans the first trials, opens the run (its manifest) and, on a resume, takes back what finished. */
+async function startRun(
+  scenarios: Scenario[],
+  options: RunOptions,
+  ports: SuitePorts,
+  now: () => number,
+): Promise<StartedRun> {
   const firstTrials = planTrials(scenarios, options);
   const settingsHash = hashSettings(options, scenarios);
   const adaptive = adaptiveDesignOf(firstTrials, options);
@@ -120,7 +145,6 @@ export async function runSuite(
   );
   if (adaptive.note) ports.onProgress?.({ type: "note", message: adaptive.note });
 
-  // Every trial the run has decided to run: the first ones, then extra ones as the screen adds them.
   const plan = [...firstTrials];
   const extra = createExtraTrialScheduler(firstTrials, design, options.trials);
   if (options.resume) {
@@ -129,110 +153,175 @@ export async function runSuite(
     plan.push(...scheduled);
     for (const [key, report] of await loadFinishedTrials(options.outDir, scheduled)) results.set(key, report);
   }
+  return { runId, startedAt, settingsHash, design, plan, results, extra };
+}
 
-  const pending = plan.filter((t) => !results.has(t.key));
-  const budget = createBudget(options.maxCostUsd, ports.baseline ?? null, [...results.values()]);
+/** What every trial of a run is run with. */
+interface TrialSettings {
+  options: RunOptions;
+  ports: SuitePorts;
+  now: () => number;
+  signal: AbortSignal;
+  redact: (text: string) => string;
+}
+
+/** What the workers share while the trials run. */
+interface TrialPool extends TrialSettings {
+  run: StartedRun;
+  budget: Budget;
+  /** The trials waiting to start, in order. */
+  queue: PlannedTrial[];
+  inFlight: number;
+  done: number;
+  consecutiveInfraErrors: number;
+  /** Each finished trial's sandbox cleanup, awaited before the report is written. */
+  cleanups: Promise<void>[];
+  /** Why the run stopped early; null while it runs on. */
+  stopReason: string | null;
+}
+
+/**
+ * Runs the planned trials (and the extra ones the screen adds) with `options.concurrency` workers,
+ * within the budget, until they are done or the run stops. Returns why it stopped, if it did.
+ */
+async function runTrials(run: StartedRun, settings: TrialSettings): Promise<string | null> {
+  const { options, ports } = settings;
+  const pending = run.plan.filter((t) => !run.results.has(t.key));
+  const budget = createBudget(options.maxCostUsd, ports.baseline ?? null, [...run.results.values()]);
   ports.onProgress?.({
     type: "plan",
-    trials: plan.length,
-    scenarios: new Set(plan.map((t) => t.scenarioKey)).size,
-    resumed: results.size,
+    trials: run.plan.length,
+    scenarios: new Set(run.plan.map((t) => t.scenarioKey)).size,
+    resumed: run.results.size,
     estimatedCostUsd: budget.estimateTotal(pending),
   });
 
-  let stopReason: string | null = null;
-  const stop = (reason: string) => {
-    if (stopReason) return;
-    stopReason = reason;
-    ports.onProgress?.({ type: "stopping", reason });
+  const pool: TrialPool = {
+    ...settings,
+    run,
+    budget,
+    queue: [...pending],
+    inFlight: 0,
+    done: run.results.size,
+    consecutiveInfraErrors: 0,
+    cleanups: [],
+    stopReason: null,
   };
-  signal.addEventListener("abort", () => stop("the run was cancelled"), { once: true });
+  settings.signal.addEventListener("abort", () => stopPool(pool, "the run was cancelled"), { once: true });
   // Ready by the time the first trials' agents run their first commands.
   if (pending.length > 0) warmProcessRunners();
-  let consecutiveInfraErrors = 0;
-  let done = results.size;
-  const queue = [...pending];
-  let inFlight = 0;
-  const cleanups: Promise<void>[] = [];
-
-  const schedule = (added: PlannedTrial[]) => {
-    if (added.length === 0) return;
-    plan.push(...added);
-    // Behind every first trial still waiting: under a budget, first trials matter more.
-    queue.push(...added);
-    const first = added[0] as PlannedTrial;
-    ports.onProgress?.({
-      type: "extended",
-      scenarioKey: first.scenarioKey,
-      trials: added.length,
-      total: plan.length,
-    });
-  };
-
-  const worker = async () => {
-    for (;;) {
-      if (signal.aborted) stop("the run was cancelled");
-      if (stopReason) return;
-      const planned = queue[0];
-      if (!planned) {
-        // A running trial may still complete a scenario's first trials and add extra ones.
-        if (inFlight === 0) return;
-        await budget.waitForChange();
-        continue;
-      }
-      const admission = budget.admit(planned, inFlight);
-      if (admission === "wait") {
-        await budget.waitForChange();
-        continue;
-      }
-      if (admission === "over") {
-        stop(`the cost budget of $${options.maxCostUsd} would be exceeded`);
-        return;
-      }
-      queue.shift();
-      inFlight += 1;
-      budget.start(planned);
-      ports.onProgress?.({
-        type: "trial_start",
-        key: planned.key,
-        scenarioKey: planned.scenarioKey,
-        trial: planned.trial,
-      });
-      try {
-        const { report, fatalError, cleanedUp } = await runTrial(planned, options, {
-          agent: ports.agent,
-          judgeClient: ports.judgeClient ?? null,
-          parentEnv: ports.env,
-          redact,
-          now,
-          signal,
-          onTurn: (turn) => ports.onProgress?.({ type: "turn", key: planned.key, turn }),
-        });
-        cleanups.push(cleanedUp);
-        results.set(planned.key, report);
-        budget.finish(planned, report);
-        consecutiveInfraErrors = report.end_reason === "infra_error" ? consecutiveInfraErrors + 1 : 0;
-        if (fatalError) stop(fatalError);
-        if (consecutiveInfraErrors >= breakerThreshold(options.concurrency)) {
-          stop(
-            `${consecutiveInfraErrors} trials in a row ended in infrastructure errors (last: ${report.reason ?? "unknown"})`,
-          );
-        }
-        done += 1;
-        ports.onProgress?.({ type: "trial_end", key: planned.key, report, done, total: plan.length });
-        // Scheduled even when the run is stopping: they are reported as skipped, and a resume runs them.
-        schedule(extra.afterTrial(planned, results));
-      } finally {
-        inFlight -= 1;
-        budget.notify();
-      }
-    }
-  };
   // With a design, idle workers wait for extra trials instead of leaving the pool.
-  const workers = design ? options.concurrency : Math.min(options.concurrency, pending.length);
-  await Promise.all(Array.from({ length: Math.max(1, workers) }, worker));
-  await Promise.all(cleanups);
+  const workers = run.design ? options.concurrency : Math.min(options.concurrency, pending.length);
+  await Promise.all(Array.from({ length: Math.max(1, workers) }, () => poolWorker(pool)));
+  await Promise.all(pool.cleanups);
+  return pool.stopReason;
+}
 
+function stopPool(pool: TrialPool, reason: string): void {
+  if (pool.stopReason) return;
+  pool.stopReason = reason;
+  pool.ports.onProgress?.({ type: "stopping", reason });
+}
+
+/** One worker: takes the next trial the budget admits, until the queue is empty or the run stops. */
+async function poolWorker(pool: TrialPool): Promise<void> {
+  const { budget, queue } = pool;
+  for (;;) {
+    if (pool.signal.aborted) stopPool(pool, "the run was cancelled");
+    if (pool.stopReason) return;
+    const planned = queue[0];
+    if (!planned) {
+      // A running trial may still complete a scenario's first trials and add extra ones.
+      if (pool.inFlight === 0) return;
+      await budget.waitForChange();
+      continue;
+    }
+    const admission = budget.admit(planned, pool.inFlight);
+    if (admission === "wait") {
+      await budget.waitForChange();
+      continue;
+    }
+    if (admission === "over") {
+      stopPool(pool, `the cost budget of $${pool.options.maxCostUsd} would be exceeded`);
+      return;
+    }
+    queue.shift();
+    await runPooledTrial(pool, planned);
+  }
+}
+
+/** Runs one admitted trial and records it: its result, its cost, the breaker, the screen's extra trials. */
+async function runPooledTrial(pool: TrialPool, planned: PlannedTrial): Promise<void> {
+  const { ports, budget, run } = pool;
+  pool.inFlight += 1;
+  budget.start(planned);
+  ports.onProgress?.({
+    type: "trial_start",
+    key: planned.key,
+    scenarioKey: planned.scenarioKey,
+    trial: planned.trial,
+  });
+  try {
+    const { report, fatalError, cleanedUp } = await runTrial(planned, pool.options, {
+      agent: ports.agent,
+      judgeClient: ports.judgeClient ?? null,
+      parentEnv: ports.env,
+      redact: pool.redact,
+      now: pool.now,
+      signal: pool.signal,
+      onTurn: (turn) => ports.onProgress?.({ type: "turn", key: planned.key, turn }),
+    });
+    pool.cleanups.push(cleanedUp);
+    run.results.set(planned.key, report);
+    budget.finish(planned, report);
+    pool.consecutiveInfraErrors = report.end_reason === "infra_error" ? pool.consecutiveInfraErrors + 1 : 0;
+    if (fatalError) stopPool(pool, fatalError);
+    if (pool.consecutiveInfraErrors >= breakerThreshold(pool.options.concurrency)) {
+      stopPool(
+        pool,
+        `${pool.consecutiveInfraErrors} trials in a row ended in infrastructure errors (last: ${report.reason ?? "unknown"})`,
+      );
+    }
+    pool.done += 1;
+    ports.onProgress?.({
+      type: "trial_end",
+      key: planned.key,
+      report,
+      done: pool.done,
+      total: run.plan.length,
+    });
+    // Scheduled even when the run is stopping: they are reported as skipped, and a resume runs them.
+    scheduleExtraTrials(pool, run.extra.afterTrial(planned, run.results));
+  } finally {
+    pool.inFlight -= 1;
+    budget.notify();
+  }
+}
+
+function scheduleExtraTrials(pool: TrialPool, added: PlannedTrial[]): void {
+  if (added.length === 0) return;
+  pool.run.plan.push(...added);
+  // Behind every first trial still waiting: under a budget, first trials matter more.
+  pool.queue.push(...added);
+  const first = added[0] as PlannedTrial;
+  pool.ports.onProgress?.({
+    type: "extended",
+    scenarioKey: first.scenarioKey,
+    trials: added.length,
+    total: pool.run.plan.length,
+  });
+}
+
+/** Reports the trials that never ran as skipped, builds the report, and writes every output. */
+async function finishRun(
+  started: StartedRun,
+  stopReason: string | null,
+  options: RunOptions,
+  ports: SuitePorts,
+  now: () => number,
+  redact: (text: string) => string,
+): Promise<SuiteResult> {
+  const { plan, results } = started;
   // Trials that never started are reported as skipped, with the reason the run stopped.
   for (const planned of plan) {
     if (!results.has(planned.key)) {
@@ -241,20 +330,20 @@ export async function runSuite(
   }
   const incomplete = stopReason !== null || [...results.values()].some((t) => t.outcome === "skipped");
   const run: RunInfo = {
-    id: runId,
-    started_at: startedAt,
+    id: started.runId,
+    started_at: started.startedAt,
     ended_at: new Date(now()).toISOString(),
     ...runIdentityOf(options),
     git_sha: ports.git?.sha ?? null,
     git_ref: ports.git?.ref ?? null,
-    settings_hash: settingsHash,
+    settings_hash: started.settingsHash,
     pass_k: options.passK,
     price_table: options.prices,
     incomplete,
     shard: options.shard,
     ...(options.agentReason ? { agent_reason: options.agentReason } : {}),
   };
-  const report = assembleReport(run, groupByScenario(plan, results, extra, options.passK));
+  const report = assembleReport(run, groupByScenario(plan, results, started.extra, options.passK));
   const compared = await writeRunOutputs(
     report,
     options.outDir,
