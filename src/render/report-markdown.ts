@@ -9,6 +9,7 @@ import {
   formatNumber,
   formatRate,
   formatRateRange,
+  formatRunCost,
   formatTokens,
   formatUsd,
 } from "./format.js";
@@ -82,7 +83,7 @@ function renderHeadline(report: Report, decision: Decision | undefined): string[
       ` · tool calls ${s.total_tool_calls} (${s.tool_calls_ok} ok / ${s.tool_calls_error} error, ${formatRate(s.tool_call_success_rate)})` +
       ` · ${formatNumber(s.avg_turns_per_task)} turns/trial` +
       ` · tokens ${formatTokens(s.total_input_tokens)} in / ${formatTokens(s.total_output_tokens)} out` +
-      ` · cost ${formatUsd(s.total_cost_usd)} · ${formatDuration(s.total_duration_ms)} of trial time`,
+      ` · ${formatRunCost(s)} · ${formatDuration(s.total_duration_ms)} of trial time`,
   ];
   if (report.run.incomplete)
     lines.push("", "> ⚠️ This run is **incomplete**: it was interrupted or cut by its budget.");

@@ -18,8 +18,16 @@ export function isEvaluated(trial: TrialReport): boolean {
   return trial.outcome === "pass" || trial.outcome === "fail";
 }
 
+/** The trial's known cost (agent and judge); see hasUnknownCost for what it leaves out. */
 function trialCost(trial: TrialReport): number {
   return (trial.execution.cost_usd ?? 0) + (trial.judge_usage?.cost_usd ?? 0);
+}
+
+/** True when the agent's or the judge's cost could not be computed (a model with no known price). */
+export function hasUnknownCost(trial: TrialReport): boolean {
+  return (
+    trial.execution.cost_usd === null || (trial.judge_usage !== null && trial.judge_usage.cost_usd === null)
+  );
 }
 
 export function summarizeScenario(trials: TrialReport[], k: number = DEFAULT_PASS_K): ScenarioSummary {
@@ -172,6 +180,7 @@ export function summarizeRun(scenarios: ScenarioReport[]): RunSummary {
     avg_duration_ms: ratio(duration, evaluated.length),
     total_cost_usd: sum(all.map(trialCost)),
     judge_cost_usd: sum(all.map((t) => t.judge_usage?.cost_usd ?? 0)),
+    trials_cost_unknown: all.filter(hasUnknownCost).length,
     by_category: sortedCategories,
   };
 }

@@ -17,6 +17,7 @@ import {
   formatNumber,
   formatRate,
   formatRateRange,
+  formatRunCost,
   formatTokens,
   formatUsd,
 } from "../format.js";
@@ -130,7 +131,7 @@ export function renderHeadline(
     ),
     renderCard(
       "Cost",
-      formatUsd(s.total_cost_usd),
+      formatRunCost(s, { label: false }),
       `${formatTokens(s.total_input_tokens)} in / ${formatTokens(s.total_output_tokens)} out tokens${s.judge_cost_usd ? ` · judge ${formatUsd(s.judge_cost_usd)}` : ""}`,
     ),
     renderCard(
