@@ -13,7 +13,7 @@ import type { Report } from "../results/types.js";
 import { buildComparisonBlocks, fitScenarioTable } from "./comparison-markdown.js";
 import { renderDecisionHeadline, renderDesignLine } from "./decision.js";
 import { markdownCode } from "./escape.js";
-import { formatRate, formatRunCost, formatUsd } from "./format.js";
+import { formatRate, formatRunCost } from "./format.js";
 import { renderReportMarkdown } from "./report-markdown.js";
 
 /** Below GitHub's 65,536-character limit for a comment body, with room to spare. */

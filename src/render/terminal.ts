@@ -3,14 +3,7 @@ import { scenarioKey } from "../results/scenario-key.js";
 import type { Report, ScenarioReport } from "../results/types.js";
 import { renderDecisionReason, renderDesignLine } from "./decision.js";
 import { escapePlainText } from "./escape.js";
-import {
-  formatDuration,
-  formatNumber,
-  formatRate,
-  formatRateRange,
-  formatRunCost,
-  formatUsd,
-} from "./format.js";
+import { formatDuration, formatNumber, formatRate, formatRateRange, formatRunCost } from "./format.js";
 
 export interface TerminalOptions {
   color?: boolean;
