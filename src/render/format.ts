@@ -73,6 +73,17 @@ export function formatRunCost(
   return options.label === false ? text.replace(/^cost /, "") : text;
 }
 
+/** A table cell's cost: "$0.12", "≥ $0.12" when some trials' cost is unknown, "unknown" when all are. */
+export function formatCostCell(
+  knownUsd: number,
+  trialsCostUnknown: number | undefined,
+  trials: number,
+): string {
+  const unknown = trialsCostUnknown ?? 0;
+  if (unknown === 0) return formatUsd(knownUsd);
+  return unknown >= trials ? "unknown" : `≥ ${formatUsd(knownUsd)}`;
+}
+
 /** Milliseconds for people: "350 ms", "12.5 s", "2 min 5 s", "1 h 15 min". */
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return "–";

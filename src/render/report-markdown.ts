@@ -5,13 +5,13 @@ import { renderComparisonMarkdown } from "./comparison-markdown.js";
 import { renderDecisionHeadline, renderDesignLine } from "./decision.js";
 import { escapeMarkdownCell, markdownCode } from "./escape.js";
 import {
+  formatCostCell,
   formatDuration,
   formatNumber,
   formatRate,
   formatRateRange,
   formatRunCost,
   formatTokens,
-  formatUsd,
 } from "./format.js";
 
 const OUTCOME_MARK: Record<string, string> = { pass: "✅", fail: "❌", error: "⚠️", skipped: "⏭️" };
@@ -122,7 +122,7 @@ function renderScenarioTable(report: Report): string[] {
         ` | ${metric(scenario, "total_commands", "number")} | ${metric(scenario, "error_rate", "rate")}` +
         ` | ${metric(scenario, "retry_rate", "rate")} | ${metric(scenario, "help_invocations", "number")}` +
         ` | ${metric(scenario, "first_try_success_rate", "rate")} | ${metric(scenario, "iteration_ratio", "rate")}` +
-        ` | ${metric(scenario, "turns", "number")} | ${formatUsd(scenario.summary.cost_usd)} |`,
+        ` | ${metric(scenario, "turns", "number")} | ${formatCostCell(scenario.summary.cost_usd, scenario.summary.trials_cost_unknown, scenario.summary.trials)} |`,
     );
   }
   lines.push(

@@ -58,6 +58,7 @@ export function summarizeScenario(trials: TrialReport[], k: number = DEFAULT_PAS
     score: sum(evaluated.map((t) => t.score)),
     max_score: sum(evaluated.map((t) => t.max_score)),
     cost_usd: sum(trials.map(trialCost)),
+    trials_cost_unknown: trials.filter(hasUnknownCost).length,
     metrics,
   };
 }

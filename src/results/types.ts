@@ -123,7 +123,10 @@ export interface ScenarioSummary {
   flakiness: Flakiness;
   score: number;
   max_score: number;
+  /** The known costs summed; trials_cost_unknown counts the trials left out. */
   cost_usd: number;
+  /** Trials whose agent or judge cost is unknown. Absent in reports of older versions. */
+  trials_cost_unknown?: number;
   /** Per metric (interaction + execution numeric fields): mean, median, 95% interval. */
   metrics: Record<string, MetricSummary>;
 }

@@ -11,6 +11,7 @@ import { wilsonInterval } from "../../stats/stats.js";
 import { renderDecisionHeadlineHtml, renderDesignLine } from "../decision.js";
 import { escapeHtml } from "../escape.js";
 import {
+  formatCostCell,
   formatDuration,
   formatMetricDelta,
   formatMetricInterval,
@@ -264,7 +265,7 @@ export function renderScenarioTable(
       metricCell(scenario, "first_try_success_rate", "rate") +
       metricCell(scenario, "iteration_ratio", "rate") +
       metricCell(scenario, "turns", "number") +
-      numCell(formatUsd(s.cost_usd), s.cost_usd) +
+      numCell(formatCostCell(s.cost_usd, s.trials_cost_unknown, s.trials), s.cost_usd) +
       "</tr>"
     );
   });
