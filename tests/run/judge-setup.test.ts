@@ -146,8 +146,9 @@ describe("run: a self-judging scenario through the CLI", () => {
     return { result, outDir };
   }
 
-  it("exits 2 before any model call, naming the scenario", async () => {
-    const { result } = await run(await suiteWithSelfJudge(), []);
+  it("exits 2 before any model call, naming the scenario, although --judge-model names another model", async () => {
+    // The scenario's own judge.model wins over the flag, so the flag cannot hide the self-grading.
+    const { result } = await run(await suiteWithSelfJudge(), ["--judge-model", "claude-haiku-4-5"]);
     expect(result.code).toBe(EXIT.usage);
     expect(result.stderr).toContain(
       "scenario self_graded: the judge model claude-opus-4-5 is the model under test",
