@@ -111,6 +111,7 @@ export async function evaluateTrial(input: EvaluateTrialInput): Promise<TrialEva
     judge_score: judgeScore,
     judge_response: verdict?.ok ? verdict.response : null,
     judge_usage: judgeUsage,
+    judge_model: verdict && input.judge ? input.judge.model : null,
     composite_score: computeComposite(scenario.evaluation.composite, {
       gateScore: score.score,
       gateMax: score.max_score,

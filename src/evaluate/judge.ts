@@ -8,7 +8,13 @@
 
 import { ConfigError, describeError } from "../errors.js";
 import type { ModelClient, ModelResponse, ToolDefinition, ToolUseBlock } from "../model/model-client.js";
-import { computeCost, DEFAULT_PRICE_TABLE, lookupPrice, type PriceTable } from "../model/pricing.js";
+import {
+  computeCost,
+  DEFAULT_PRICE_TABLE,
+  lookupPrice,
+  mergePriceTable,
+  type PriceTable,
+} from "../model/pricing.js";
 import type { GateResult, JudgeResponse, JudgeUsage } from "../results/types.js";
 import type { Rubric, Scenario } from "../scenario/types.js";
 
@@ -70,7 +76,11 @@ export async function runJudge(input: JudgeInput): Promise<JudgeVerdict> {
     return { ok: false, error: `judge call to ${input.model} failed: ${describeError(error)}`, usage: null };
   }
 
-  const usage = buildJudgeUsage(input.model, response, input.prices ?? DEFAULT_PRICE_TABLE);
+  const usage = buildJudgeUsage(
+    input.model,
+    response,
+    mergePriceTable(DEFAULT_PRICE_TABLE, input.prices ?? {}),
+  );
   const block = response.content.find(
     (item): item is ToolUseBlock => item.type === "tool_use" && item.name === JUDGE_TOOL_NAME,
   );
@@ -225,10 +235,11 @@ export function truncateMiddle(text: string, budget: number): string {
 }
 
 /**
- * The judge model: `--judge-model` (flag), else the scenario's `evaluation.judge.model`, else
- * LLM_TOOL_TEST_JUDGE (env), else claude-haiku-4-5 (claude-sonnet-4-5 when haiku is the tested
- * model). A judge equal to the tested model (case, provider prefix and date ignored) is a
- * ConfigError unless forced (`--force-judge`).
+ * The judge model of one scenario's trials: the scenario's `evaluation.judge.model`, else
+ * `--judge-model` (flag; the action's judge-model input), else LLM_TOOL_TEST_JUDGE (env), else
+ * claude-haiku-4-5 (claude-sonnet-4-5 when haiku is the tested model). A judge equal to the model
+ * the trial tests (case, provider prefix and date ignored) is a ConfigError naming the scenario,
+ * unless forced (`--force-judge`): a model grading itself is biased.
  */
 export function resolveJudgeModel(options: {
   flag?: string | null;
@@ -236,18 +247,21 @@ export function resolveJudgeModel(options: {
   env?: string | null;
   testedModel: string | null;
   force?: boolean;
+  /** Named in the refusal. */
+  scenarioId?: string;
 }): string {
   const candidates: [string | null | undefined, string][] = [
-    [options.flag, "--judge-model"],
     [options.scenario, "evaluation.judge.model"],
+    [options.flag, "--judge-model"],
     [options.env, JUDGE_ENV_VAR],
   ];
   for (const [value, where] of candidates) {
     const model = value?.trim();
     if (!model) continue;
     if (!options.force && options.testedModel && isSameModel(model, options.testedModel)) {
+      const subject = options.scenarioId ? `scenario ${options.scenarioId}: ` : "";
       throw new ConfigError(
-        `the judge model ${model} is the model under test, and a model grading itself is biased; choose another judge model (--judge-model, evaluation.judge.model or ${JUDGE_ENV_VAR}) or pass --force-judge`,
+        `${subject}the judge model ${model} is the model under test, and a model grading itself is biased; choose another judge model (evaluation.judge.model, --judge-model or ${JUDGE_ENV_VAR}) or pass --force-judge`,
         where,
       );
     }

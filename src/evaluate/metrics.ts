@@ -108,7 +108,9 @@ export function computeBySubcommand(
  * rate_limit_wait_ms sums the waits the model client announced before retrying (model_error
  * events with will_retry and retry_after_ms); a retry without an announced wait adds 0.
  * cost_usd: the sum of costs an external agent reported on its model_response events when it
- * reported any; else the tokens priced with `prices` for `model`; null when the model is unknown.
+ * reported any; else the tokens priced with `prices` for `model`; null when the model is unknown
+ * (never 0: an unknown cost is said, not hidden). A trial that called no model (the oracle, a
+ * trial that never started) costs 0.
  */
 export function computeExecution(
   events: readonly TrialEvent[],
@@ -166,6 +168,7 @@ export function computeExecution(
   };
   let cost: number | null = null;
   if (hasReportedCost) cost = reportedCost;
+  else if (responses === 0 && (end?.turns ?? 0) === 0 && Object.values(usage).every((n) => n === 0)) cost = 0;
   else {
     const price = lookupPrice(options.prices, options.model);
     if (price) cost = computeCost(usage, price);

@@ -15,6 +15,9 @@ function priceFrom(input: number, output: number): ModelPrice {
   return { input, output, cache_read: round(input * 0.1), cache_write: round(input * 1.25) };
 }
 
+/** When DEFAULT_PRICE_TABLE was last checked against Anthropic's price list. */
+export const PRICE_TABLE_CHECKED_ON = "2026-11-22";
+
 /**
  * Anthropic list prices, checked on 2026-11-22 against
  * https://platform.claude.com/docs/en/about-claude/pricing ("Model pricing"; 5m cache writes,

@@ -55,6 +55,35 @@ export function formatUsd(value: number | null | undefined): string {
   return `${value < 0 ? "−" : ""}$${text}`;
 }
 
+/**
+ * A run's total cost: the known costs summed, and how many trials had no known cost (a model
+ * missing from the price table), never a silent "$0" for them: "cost $0.12", "cost $0.12, and
+ * unknown for 2 trials", "cost unknown for 3 trials". `label: false` drops the leading "cost ".
+ */
+export function formatRunCost(
+  summary: { total_cost_usd: number; trials_cost_unknown?: number },
+  options: { label?: boolean } = {},
+): string {
+  const unknown = summary.trials_cost_unknown ?? 0;
+  const trials = `${unknown} trial${unknown === 1 ? "" : "s"}`;
+  let text: string;
+  if (unknown === 0) text = `cost ${formatUsd(summary.total_cost_usd)}`;
+  else if (summary.total_cost_usd === 0) text = `cost unknown for ${trials}`;
+  else text = `cost ${formatUsd(summary.total_cost_usd)}, and unknown for ${trials}`;
+  return options.label === false ? text.replace(/^cost /, "") : text;
+}
+
+/** A table cell's cost: "$0.12", "≥ $0.12" when some trials' cost is unknown, "unknown" when all are. */
+export function formatCostCell(
+  knownUsd: number,
+  trialsCostUnknown: number | undefined,
+  trials: number,
+): string {
+  const unknown = trialsCostUnknown ?? 0;
+  if (unknown === 0) return formatUsd(knownUsd);
+  return unknown >= trials ? "unknown" : `≥ ${formatUsd(knownUsd)}`;
+}
+
 /** Milliseconds for people: "350 ms", "12.5 s", "2 min 5 s", "1 h 15 min". */
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return "–";

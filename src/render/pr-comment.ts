@@ -13,7 +13,7 @@ import type { Report } from "../results/types.js";
 import { buildComparisonBlocks, fitScenarioTable } from "./comparison-markdown.js";
 import { renderDecisionHeadline, renderDesignLine } from "./decision.js";
 import { markdownCode } from "./escape.js";
-import { formatRate, formatUsd } from "./format.js";
+import { formatRate, formatRunCost } from "./format.js";
 import { renderReportMarkdown } from "./report-markdown.js";
 
 /** Below GitHub's 65,536-character limit for a comment body, with room to spare. */
@@ -170,7 +170,7 @@ function renderStatus(input: LayoutInput, scenarioSummary: string): string {
       : []),
     ...(s.skipped > 0 ? [`${s.skipped} skipped`] : []),
     `${s.scenarios_passed}/${s.scenarios} scenario${s.scenarios === 1 ? "" : "s"} passed every trial`,
-    `cost ${formatUsd(s.total_cost_usd)}`,
+    formatRunCost(s),
     `agent ${markdownCode(report.run.agent)}${report.run.model ? `, model ${markdownCode(report.run.model)}` : ""}`,
   ];
   // The headline already says why there is no baseline.

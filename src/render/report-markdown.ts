@@ -6,12 +6,13 @@ import { renderDecisionHeadline, renderDesignLine } from "./decision.js";
 import { escapeMarkdownCell, markdownCode } from "./escape.js";
 import { renderEvalSummaryMarkdown, renderSubcommandsMarkdown } from "./eval-summary.js";
 import {
+  formatCostCell,
   formatDuration,
   formatNumber,
   formatRate,
   formatRateRange,
+  formatRunCost,
   formatTokens,
-  formatUsd,
 } from "./format.js";
 
 const OUTCOME_MARK: Record<string, string> = { pass: "✅", fail: "❌", error: "⚠️", skipped: "⏭️" };
@@ -83,7 +84,7 @@ function renderHeadline(report: Report, decision: Decision | undefined): string[
       ` · tool calls ${s.total_tool_calls} (${s.tool_calls_ok} ok / ${s.tool_calls_error} error, ${formatRate(s.tool_call_success_rate)})` +
       ` · ${formatNumber(s.avg_turns_per_task)} turns/trial` +
       ` · tokens ${formatTokens(s.total_input_tokens)} in / ${formatTokens(s.total_output_tokens)} out` +
-      ` · cost ${formatUsd(s.total_cost_usd)} · ${formatDuration(s.total_duration_ms)} of trial time`,
+      ` · ${formatRunCost(s)} · ${formatDuration(s.total_duration_ms)} of trial time`,
   ];
   if (report.run.incomplete)
     lines.push("", "> ⚠️ This run is **incomplete**: it was interrupted or cut by its budget.");
@@ -122,7 +123,7 @@ function renderScenarioTable(report: Report): string[] {
         ` | ${metric(scenario, "total_commands", "number")} | ${metric(scenario, "error_rate", "rate")}` +
         ` | ${metric(scenario, "retry_rate", "rate")} | ${metric(scenario, "help_invocations", "number")}` +
         ` | ${metric(scenario, "first_try_success_rate", "rate")} | ${metric(scenario, "iteration_ratio", "rate")}` +
-        ` | ${metric(scenario, "turns", "number")} | ${formatUsd(scenario.summary.cost_usd)} |`,
+        ` | ${metric(scenario, "turns", "number")} | ${formatCostCell(scenario.summary.cost_usd, scenario.summary.trials_cost_unknown, scenario.summary.trials)} |`,
     );
   }
   lines.push(

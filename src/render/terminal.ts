@@ -4,7 +4,7 @@ import type { Report, ScenarioReport } from "../results/types.js";
 import { renderDecisionReason, renderDesignLine } from "./decision.js";
 import { escapePlainText } from "./escape.js";
 import { renderEvalSummaryLines } from "./eval-summary.js";
-import { formatDuration, formatNumber, formatRate, formatRateRange, formatUsd } from "./format.js";
+import { formatDuration, formatNumber, formatRate, formatRateRange, formatRunCost } from "./format.js";
 
 export interface TerminalOptions {
   color?: boolean;
@@ -96,7 +96,7 @@ export function renderTerminalSummary(report: Report, options: TerminalOptions =
       (s.errors ? `, ${s.errors} errored` : "") +
       (s.skipped ? `, ${s.skipped} skipped` : "") +
       // The trials' durations added up: with concurrency, more than the run's wall time.
-      ` · ${formatUsd(s.total_cost_usd)} · ${formatDuration(s.total_duration_ms)} of trial time`,
+      ` · ${formatRunCost(s)} · ${formatDuration(s.total_duration_ms)} of trial time`,
   );
   return lines.join("\n");
 }

@@ -25,8 +25,16 @@ function ran(trial: TrialReport): boolean {
   return trial.outcome !== "skipped";
 }
 
+/** The trial's known cost (agent and judge); see hasUnknownCost for what it leaves out. */
 function trialCost(trial: TrialReport): number {
   return (trial.execution.cost_usd ?? 0) + (trial.judge_usage?.cost_usd ?? 0);
+}
+
+/** True when the agent's or the judge's cost could not be computed (a model with no known price). */
+export function hasUnknownCost(trial: TrialReport): boolean {
+  return (
+    trial.execution.cost_usd === null || (trial.judge_usage !== null && trial.judge_usage.cost_usd === null)
+  );
 }
 
 export function summarizeScenario(trials: TrialReport[], k: number = DEFAULT_PASS_K): ScenarioSummary {
@@ -57,6 +65,7 @@ export function summarizeScenario(trials: TrialReport[], k: number = DEFAULT_PAS
     score: sum(evaluated.map((t) => t.score)),
     max_score: sum(evaluated.map((t) => t.max_score)),
     cost_usd: sum(trials.map(trialCost)),
+    trials_cost_unknown: trials.filter(hasUnknownCost).length,
     metrics,
   };
 }
@@ -232,6 +241,7 @@ export function summarizeRun(scenarios: ScenarioReport[]): RunSummary {
     total_cost_usd: sum(spent.map(trialCost)),
     judge_cost_usd: sum(spent.map((t) => t.judge_usage?.cost_usd ?? 0)),
     end_reasons: countEndReasons(spent),
+    trials_cost_unknown: spent.filter(hasUnknownCost).length,
     by_category: sortedCategories,
   };
 }

@@ -87,6 +87,8 @@ export interface TrialReport {
   judge_score: number | null;
   judge_response: JudgeResponse | null;
   judge_usage: JudgeUsage | null;
+  /** The model that judged this trial (resolved per scenario); null without a judge. Absent in older reports. */
+  judge_model?: string | null;
   composite_score: number | null;
   /** Relative to the report's folder. */
   events_path: string | null;
@@ -121,7 +123,10 @@ export interface ScenarioSummary {
   flakiness: Flakiness;
   score: number;
   max_score: number;
+  /** The known costs summed; trials_cost_unknown counts the trials left out. */
   cost_usd: number;
+  /** Trials whose agent or judge cost is unknown. Absent in reports of older versions. */
+  trials_cost_unknown?: number;
   /** Per metric (interaction + execution numeric fields): mean, median, 95% interval. */
   metrics: Record<string, MetricSummary>;
 }
@@ -214,6 +219,7 @@ export interface RunSummary {
   total_cache_write_tokens: number;
   total_duration_ms: number;
   avg_duration_ms: number | null;
+  /** The known costs summed (agent and judge); trials_cost_unknown says how many were left out. */
   total_cost_usd: number;
   judge_cost_usd: number;
   /**
@@ -221,6 +227,11 @@ export interface RunSummary {
    * an end reason is not counted. Absent in reports of earlier versions.
    */
   end_reasons?: Partial<Record<EndReason, number>>;
+  /**
+   * Trials whose agent or judge cost is unknown (a model missing from the price table): their
+   * tokens are in the totals, their cost is not. Absent in reports of older versions.
+   */
+  trials_cost_unknown?: number;
   by_category: Record<string, CategorySummary>;
 }
 

@@ -16,8 +16,15 @@ export interface Budget {
   waitForChange(): Promise<void>;
 }
 
-function costOf(trial: TrialReport): number {
-  return (trial.execution.cost_usd ?? 0) + (trial.judge_usage?.cost_usd ?? 0);
+/** Agent and judge together; null when either is unknown (no price), so it never estimates $0. */
+function costOf(trial: TrialReport): number | null {
+  const judge = trial.judge_usage ? trial.judge_usage.cost_usd : 0;
+  if (trial.execution.cost_usd === null || judge === null) return null;
+  return trial.execution.cost_usd + judge;
+}
+
+function knownCosts(trials: readonly TrialReport[]): number[] {
+  return trials.map(costOf).filter((cost): cost is number => cost !== null);
 }
 
 function mean(values: number[]): number | null {
@@ -37,12 +44,15 @@ export function createBudget(
 ): Budget {
   const baselineCost = new Map<string, number>();
   for (const scenario of baseline?.scenarios ?? []) {
-    const costs = scenario.trials.filter((t) => t.outcome !== "skipped").map(costOf);
+    const costs = knownCosts(scenario.trials.filter((t) => t.outcome !== "skipped"));
     const average = mean(costs);
     if (average !== null) baselineCost.set(scenarioKey(scenario), average);
   }
-  const finishedCosts = finished.map(costOf);
-  let spent = finishedCosts.reduce((a, b) => a + b, 0);
+  const finishedCosts = knownCosts(finished);
+  let spent = finished.reduce(
+    (sum, t) => sum + (t.execution.cost_usd ?? 0) + (t.judge_usage?.cost_usd ?? 0),
+    0,
+  );
   const inFlight = new Map<string, number | null>();
   let waiters: (() => void)[] = [];
 
@@ -73,9 +83,10 @@ export function createBudget(
     },
     finish(planned, report) {
       inFlight.delete(planned.key);
+      // The known part is spent; a partly unknown cost teaches the estimate nothing.
+      spent += (report.execution.cost_usd ?? 0) + (report.judge_usage?.cost_usd ?? 0);
       const cost = costOf(report);
-      finishedCosts.push(cost);
-      spent += cost;
+      if (cost !== null) finishedCosts.push(cost);
     },
     notify() {
       const woken = waiters;

@@ -1,5 +1,6 @@
 import type { AgentName } from "../agents/types.js";
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from "../model/model-client.js";
+import { DEFAULT_PRICE_TABLE, mergePriceTable } from "../model/pricing.js";
 import type { ModelPrice } from "../results/types.js";
 import type { SandboxMode } from "../scenario/types.js";
 import { DEFAULT_PASS_K } from "../stats/pass-at-k.js";
@@ -84,7 +85,6 @@ export function defaultRunOptions(overrides: Partial<RunOptions> & { outDir: str
     concurrency: 1,
     sandbox: null,
     keepWorkDirs: false,
-    prices: {},
     shard: null,
     maxCostUsd: null,
     resume: false,
@@ -92,5 +92,7 @@ export function defaultRunOptions(overrides: Partial<RunOptions> & { outDir: str
     extraTrials: DEFAULT_EXTRA_TRIALS,
     baselineCounts: null,
     ...overrides,
+    // Given prices extend or override the built-in table; they never replace it wholesale.
+    prices: mergePriceTable(DEFAULT_PRICE_TABLE, overrides.prices ?? {}),
   };
 }

@@ -7,13 +7,14 @@
 
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { createAgent } from "../agents/registry.js";
+import { agentUsesModel, createAgent } from "../agents/registry.js";
 import type { AgentName } from "../agents/types.js";
 import { ConfigError } from "../errors.js";
 import { resolveJudgeModel } from "../evaluate/judge.js";
 import { createAnthropicClient } from "../model/anthropic-client.js";
 import { createAimdLimiter } from "../model/call-limiter.js";
 import type { ModelClient } from "../model/model-client.js";
+import { lookupPrice, PRICE_TABLE_CHECKED_ON, type PriceTable } from "../model/pricing.js";
 import { warmProcessRunners } from "../sandbox/exec.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
@@ -116,6 +117,12 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     forceJudge,
   });
 
+  for (const unpriced of unpricedModels(scenarios, options, agentUsesModel(settings.agent))) {
+    ports.note(
+      `cost unknown for model ${unpriced}: it is not in the price table (built in, checked ${PRICE_TABLE_CHECKED_ON}); its trials' cost is reported as unknown, and --max-cost-usd cannot count it; give its prices with --prices FILE`,
+    );
+  }
+
   const searchPath = ports.env.PATH ?? "";
   await checkTargetBinaries(scenarios, searchPath);
   await checkSandbox(scenarios, options.sandbox, searchPath);
@@ -188,18 +195,21 @@ export function createRunModelClient(input: {
 }
 
 export interface JudgeSetup {
-  /** The scenarios to run (judges removed when no judge can run). */
+  /** The scenarios to run: each judge's model resolved (or the judge removed when none can run). */
   scenarios: Scenario[];
-  /** The run's judge model; a scenario's own `judge.model` wins for that scenario. */
+  /** The run's default judge (what a scenario without its own `judge.model` uses), for run.judge_model. */
   judgeModel: string | null;
   /** Said to the user when judges were skipped. */
   note: string | null;
 }
 
 /**
- * Resolves the judge model and refuses a judge equal to the model it judges (unless forced).
- * Without an API key only the oracle and null agents can run at all; their judges are skipped
- * with a note, since their gates already say whether the scenario is satisfiable.
+ * Resolves each judged scenario's judge model (resolveJudgeModel: the scenario's own model, then
+ * the flag, then the environment, then the default) and writes it into the scenario, so a trial
+ * is judged by exactly the model checked here. A judge equal to the model the scenario tests is
+ * refused before any model call, naming the scenario (unless forced). Without an API key only
+ * the oracle and null agents can run at all; their judges are skipped with a note, since their
+ * gates already say whether the scenario is satisfiable.
  */
 export function setUpJudge(
   scenarios: Scenario[],
@@ -223,20 +233,35 @@ export function setUpJudge(
       note: `the judge of ${judged.length} scenario(s) is skipped: it needs an Anthropic API key (the ${input.agent} agent needs none)`,
     };
   }
-  const judgeModel = resolveJudgeModel({
-    flag: input.flag ?? undefined,
-    env: input.env ?? undefined,
-    testedModel: input.testedModel,
-    force: input.force,
-  });
-  for (const scenario of judged) {
-    resolveJudgeModel({
-      flag: input.flag ?? undefined,
-      scenario: scenario.evaluation.judge?.model,
-      env: input.env ?? undefined,
+  const requested = { flag: input.flag ?? undefined, env: input.env ?? undefined };
+  // The run's default only records where resolution started; each scenario's own judge is checked.
+  const judgeModel = resolveJudgeModel({ ...requested, testedModel: input.testedModel, force: true });
+  const resolved = scenarios.map((scenario) => {
+    const judge = scenario.evaluation.judge;
+    if (!judge?.enabled) return scenario;
+    const model = resolveJudgeModel({
+      ...requested,
+      scenario: judge.model,
       testedModel: scenario.agent.model ?? input.testedModel,
       force: input.force,
+      scenarioId: scenario.id,
     });
+    return { ...scenario, evaluation: { ...scenario.evaluation, judge: { ...judge, model } } };
+  });
+  return { scenarios: resolved, judgeModel, note: null };
+}
+
+/** The models this run will pay for (agent and judge) that the price table does not know. */
+export function unpricedModels(
+  scenarios: readonly Scenario[],
+  options: { model: string; prices: Readonly<PriceTable> },
+  agentUsesModel: boolean,
+): string[] {
+  const models = new Set<string>();
+  for (const scenario of scenarios) {
+    if (agentUsesModel) models.add(scenario.agent.model ?? options.model);
+    const judge = scenario.evaluation.judge;
+    if (judge?.enabled && judge.model) models.add(judge.model);
   }
-  return { scenarios, judgeModel, note: null };
+  return [...models].filter((model) => lookupPrice(options.prices, model) === null).sort();
 }

@@ -235,9 +235,9 @@ describe("judge prompt and truncation", () => {
 });
 
 describe("resolveJudgeModel", () => {
-  it("prefers the flag, then the scenario, then LLM_TOOL_TEST_JUDGE", () => {
-    expect(resolveJudgeModel({ flag: "a", scenario: "b", env: "c", testedModel: "m" })).toBe("a");
-    expect(resolveJudgeModel({ scenario: "b", env: "c", testedModel: "m" })).toBe("b");
+  it("prefers the scenario's judge.model, then the flag, then LLM_TOOL_TEST_JUDGE", () => {
+    expect(resolveJudgeModel({ flag: "a", scenario: "b", env: "c", testedModel: "m" })).toBe("b");
+    expect(resolveJudgeModel({ flag: "a", env: "c", testedModel: "m" })).toBe("a");
     expect(resolveJudgeModel({ env: "c", testedModel: "m" })).toBe("c");
   });
 

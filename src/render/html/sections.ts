@@ -11,12 +11,14 @@ import { wilsonInterval } from "../../stats/stats.js";
 import { renderDecisionHeadlineHtml, renderDesignLine } from "../decision.js";
 import { escapeHtml } from "../escape.js";
 import {
+  formatCostCell,
   formatDuration,
   formatMetricDelta,
   formatMetricInterval,
   formatNumber,
   formatRate,
   formatRateRange,
+  formatRunCost,
   formatTokens,
   formatUsd,
 } from "../format.js";
@@ -130,7 +132,7 @@ export function renderHeadline(
     ),
     renderCard(
       "Cost",
-      formatUsd(s.total_cost_usd),
+      formatRunCost(s, { label: false }),
       `${formatTokens(s.total_input_tokens)} in / ${formatTokens(s.total_output_tokens)} out tokens${s.judge_cost_usd ? ` · judge ${formatUsd(s.judge_cost_usd)}` : ""}`,
     ),
     renderCard(
@@ -289,7 +291,7 @@ export function renderScenarioTable(
       metricCell(scenario, "first_try_success_rate", "rate") +
       metricCell(scenario, "iteration_ratio", "rate") +
       metricCell(scenario, "turns", "number") +
-      numCell(formatUsd(s.cost_usd), s.cost_usd) +
+      numCell(formatCostCell(s.cost_usd, s.trials_cost_unknown, s.trials), s.cost_usd) +
       "</tr>"
     );
   });

@@ -1,0 +1,179 @@
+/**
+ * Issue 15, item 2: the judge cannot grade itself. The judge model is resolved per scenario (its
+ * own evaluation.judge.model, then --judge-model / LLM_TOOL_TEST_JUDGE, then the default); a judge
+ * equal to the model that scenario tests refuses the run before any model call, naming the
+ * scenario, unless --force-judge; each trial records the model that judged it.
+ */
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { EXIT } from "../../src/cli/main.js";
+import { ConfigError } from "../../src/errors.js";
+import { JUDGE_TOOL_NAME } from "../../src/evaluate/judge.js";
+import type { Report } from "../../src/results/types.js";
+import { setUpJudge } from "../../src/run/prepare.js";
+import type { Scenario } from "../../src/scenario/types.js";
+import { runMain } from "../cli/run-main.js";
+import { bashCall, finalText, type ModelServer, startModelServer, toolUse } from "../support/model-server.js";
+import { makeScenario } from "../support/scenario-factory.js";
+
+function judged(id: string, fields: { agentModel?: string; judgeModel?: string } = {}): Scenario {
+  return makeScenario({
+    id,
+    agent: fields.agentModel ? { model: fields.agentModel } : {},
+    evaluation: {
+      gates: [],
+      judge: {
+        enabled: true,
+        passThreshold: 0.5,
+        rubric: { file: "/rubric.yaml", criteria: [{ id: "done", weight: 1, description: "did it" }] },
+        ...(fields.judgeModel ? { model: fields.judgeModel } : {}),
+      },
+    },
+  });
+}
+
+const setUp = (scenarios: Scenario[], input: { flag?: string; env?: string; force?: boolean } = {}) =>
+  setUpJudge(scenarios, {
+    flag: input.flag ?? null,
+    env: input.env ?? null,
+    testedModel: "claude-sonnet-4-5",
+    force: input.force ?? false,
+    hasApiKey: true,
+    agent: "anthropic",
+  });
+
+const judgeModels = (scenarios: Scenario[]) => scenarios.map((s) => s.evaluation.judge?.model);
+
+describe("setUpJudge: the judge model per scenario", () => {
+  it("lets the scenario's judge.model win over --judge-model and LLM_TOOL_TEST_JUDGE", () => {
+    const setup = setUp([judged("own", { judgeModel: "claude-opus-4-5" }), judged("plain")], {
+      flag: "claude-haiku-4-5",
+      env: "claude-opus-4-1",
+    });
+    expect(judgeModels(setup.scenarios)).toEqual(["claude-opus-4-5", "claude-haiku-4-5"]);
+    // The run records the default it started from.
+    expect(setup.judgeModel).toBe("claude-haiku-4-5");
+  });
+
+  it("takes LLM_TOOL_TEST_JUDGE without a flag, then the built-in default", () => {
+    expect(judgeModels(setUp([judged("a")], { env: "claude-opus-4-5" }).scenarios)).toEqual([
+      "claude-opus-4-5",
+    ]);
+    expect(judgeModels(setUp([judged("a")]).scenarios)).toEqual(["claude-haiku-4-5"]);
+  });
+
+  it("refuses a scenario whose own judge is the model it tests, naming the scenario", () => {
+    const scenarios = [
+      judged("fine"),
+      judged("self-graded", { agentModel: "claude-opus-4-5", judgeModel: "claude-opus-4-5" }),
+    ];
+    expect(() => setUp(scenarios)).toThrow(ConfigError);
+    expect(() => setUp(scenarios)).toThrow(
+      /scenario self-graded: the judge model claude-opus-4-5 is the model under test/,
+    );
+    expect(judgeModels(setUp(scenarios, { force: true }).scenarios)).toEqual([
+      "claude-haiku-4-5",
+      "claude-opus-4-5",
+    ]);
+  });
+
+  it("checks the flag against the model each scenario tests, not only the run's", () => {
+    // The run tests sonnet; one scenario tests haiku, which the flag names as the judge.
+    const scenarios = [judged("run-model"), judged("haiku-agent", { agentModel: "claude-haiku-4-5" })];
+    expect(() => setUp(scenarios, { flag: "claude-haiku-4-5" })).toThrow(/scenario haiku-agent: /);
+  });
+
+  it("falls back from the default judge when a scenario tests the default judge's model", () => {
+    const setup = setUp([judged("haiku-agent", { agentModel: "claude-haiku-4-5-20251001" })]);
+    expect(judgeModels(setup.scenarios)).toEqual(["claude-sonnet-4-5"]);
+  });
+});
+
+describe("run: a self-judging scenario through the CLI", () => {
+  let server: ModelServer | null = null;
+  afterEach(async () => {
+    await server?.close();
+    server = null;
+  });
+
+  async function suiteWithSelfJudge(): Promise<string> {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-self-judge-"));
+    await mkdir(path.join(dir, "rubrics"));
+    await writeFile(
+      path.join(dir, "rubrics/quality.yaml"),
+      "criteria:\n  - id: done\n    weight: 1\n    description: wrote the file\n",
+    );
+    await writeFile(
+      path.join(dir, "self-graded.yaml"),
+      [
+        "name: self_graded",
+        "task: write hi to x.txt",
+        "agent:",
+        "  model: claude-opus-4-5",
+        "evaluation:",
+        "  gates:",
+        "    - type: file_contains",
+        "      path: x.txt",
+        "      substring: hi",
+        "  judge:",
+        "    rubric: rubrics/quality.yaml",
+        "    model: claude-opus-4-5",
+        "",
+      ].join("\n"),
+    );
+    return dir;
+  }
+
+  async function run(dir: string, extra: string[]) {
+    server = await startModelServer((request) => {
+      if (request.body.tool_choice?.name === JUDGE_TOOL_NAME) {
+        return {
+          kind: "message",
+          content: [
+            toolUse({ scores: { done: 1 }, confidence: 1, issues: [], highlights: [] }, JUDGE_TOOL_NAME),
+          ],
+          stop_reason: "tool_use",
+        };
+      }
+      return request.body.messages.length === 1 ? bashCall("echo hi > x.txt") : finalText("done");
+    });
+    const outDir = path.join(dir, "out");
+    const result = await runMain(["run", dir, "--agent", "anthropic", "--out", outDir, ...extra], {
+      env: { ANTHROPIC_API_KEY: "sk-ant-test-self-judge", ANTHROPIC_BASE_URL: server.url },
+    });
+    return { result, outDir };
+  }
+
+  it("exits 2 before any model call, naming the scenario, although --judge-model names another model", async () => {
+    // The scenario's own judge.model wins over the flag, so the flag cannot hide the self-grading.
+    const { result } = await run(await suiteWithSelfJudge(), ["--judge-model", "claude-haiku-4-5"]);
+    expect(result.code).toBe(EXIT.usage);
+    expect(result.stderr).toContain(
+      "scenario self_graded: the judge model claude-opus-4-5 is the model under test",
+    );
+    expect(server?.messageRequests()).toHaveLength(0);
+  });
+
+  it("runs with --force-judge and records the model that judged each trial", async () => {
+    const { result, outDir } = await run(await suiteWithSelfJudge(), [
+      "--force-judge",
+      "--judge-model",
+      "claude-haiku-4-5",
+    ]);
+    expect(result.stderr).not.toContain("model under test");
+    const report = JSON.parse(await readFile(path.join(outDir, "report.json"), "utf8")) as Report;
+    expect(report.run.judge_model).toBe("claude-haiku-4-5");
+    const trials = report.scenarios[0]?.trials ?? [];
+    expect(trials.length).toBeGreaterThan(0);
+    for (const trial of trials) {
+      expect(trial.judge_model).toBe("claude-opus-4-5");
+      expect(trial.judge_usage?.model).toBe("claude-opus-4-5");
+    }
+    const judgeRequests = server
+      ?.messageRequests()
+      .filter((r) => r.body.tool_choice?.name === JUDGE_TOOL_NAME);
+    expect(judgeRequests?.map((r) => r.body.model)).toEqual(trials.map(() => "claude-opus-4-5"));
+  });
+});
