@@ -22,6 +22,7 @@ import {
   DEFAULT_SUITE_ALPHA,
   decideRegression,
   type ScenarioCounts,
+  screenForExtraTrials,
 } from "../stats/regression-decision.js";
 import { adjustPValues, computeMean, createRng, deriveSeed, permutationTest } from "../stats/stats.js";
 import type { ExcludedBaseline } from "./pool-baselines.js";
@@ -294,14 +295,25 @@ function decideRegressionAgainst(
     };
   });
   const adaptive = input.head.scenarios.some((s) => s.extended !== undefined);
-  const counts: ScenarioCounts[] = rows.map((r) => ({
+  // A scenario the screen would extend against this baseline but that got no extra trials never met
+  // the screen (the run had no baseline, was sharded, or ran out of budget): it is tested on the
+  // trials it ran, as in the fixed design, rather than counted as screened out.
+  const wouldExtend = screenForExtraTrials(
+    rows.map((r) => ({
+      basePassed: r.base?.passed ?? 0,
+      baseTrials: r.base?.trials ?? 0,
+      headPassed: r.head_first.passed,
+      headTrials: r.head_first.trials,
+    })),
+  );
+  const counts: ScenarioCounts[] = rows.map((r, i) => ({
     basePassed: r.base?.passed ?? 0,
     baseTrials: r.base?.trials ?? 0,
     headPassed: r.head.passed,
     headTrials: r.head.trials,
     initialHeadPassed: r.head_first.passed,
     initialHeadTrials: r.head_first.trials,
-    ...(adaptive ? { extended: r.extended } : {}),
+    ...(adaptive ? { extended: r.extended || wouldExtend[i] === true } : {}),
   }));
   const result = decideRegression(counts, { alpha: passAlpha, suiteAlpha: passAlpha * suiteShare });
   const scale = alpha / passAlpha;

@@ -141,6 +141,19 @@ describe("decide: fail-on regression", () => {
     expect(decision.design).toMatchObject({ head_trials: 3, extra_trials: 6, head_trials_spent: 12 });
   });
 
+  it("tests on what ran a scenario the screen would have extended but did not see (a run without a baseline)", () => {
+    // `run` without a baseline records first_trials and extended: false on every scenario; compared
+    // later, a collapse among them is the fixed design's to test, not "screened out".
+    const head = suite(
+      [...tenOf(3, 3).slice(1), [0, 3]],
+      Array.from({ length: 10 }, () => ({ first_trials: 3, extended: false })),
+    );
+    const decision = decide({ head, baseline: suite(tenOf(12, 12)) });
+    expect(decision.scenarios[9]).toMatchObject({ tested: true, extended: false, regressed: true });
+    expect(decision.scenarios.slice(0, 9).every((s) => !s.tested)).toBe(true);
+    expect(decision.regressed).toEqual(["s9"]);
+  });
+
   it("gates on a named metric, one-sided in its bad direction, and splits alpha with it", () => {
     const errorsIn = (rate: number, n: number) =>
       makeScenarioReport({
