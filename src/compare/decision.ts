@@ -195,6 +195,7 @@ export interface DecisionInput {
   failOn?: FailOn;
   gateMetrics?: readonly string[];
   alpha?: number;
+  /** The suite test's part of alpha; default half of it (0.025 of 0.05). */
   suiteAlpha?: number;
   /** Extra trials a screened scenario gets in this design (for the design line); default: as many as the
    * head report's extended scenarios ran. */
@@ -280,7 +281,9 @@ function decideRegressionAgainst(
   // Bonferroni between the pass-rate decision and each gate metric's family.
   const parts = 1 + gateMetrics.length;
   const passAlpha = alpha / parts;
-  const suiteShare = (input.suiteAlpha ?? DEFAULT_SUITE_ALPHA) / alpha;
+  // Half of alpha to the suite test by default, whatever alpha is (docs/statistics.md, "The α split").
+  const suiteShare =
+    input.suiteAlpha !== undefined ? input.suiteAlpha / alpha : DEFAULT_SUITE_ALPHA / DEFAULT_ALPHA;
 
   const baseByKey = new Map(baseline.scenarios.map((s) => [scenarioKey(s), s]));
   const paired = input.head.scenarios.map((h) => ({ head: h, base: baseByKey.get(scenarioKey(h)) ?? null }));
