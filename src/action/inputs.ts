@@ -5,10 +5,13 @@
 
 import { ACTION_AGENT_NAMES, type AgentName, isAgentName } from "../agents/registry.js";
 import { checkGateMetrics, type FailOn, parseFailOn } from "../compare/decision.js";
+import { DEFAULT_BASELINE_RUNS } from "../compare/pool-baselines.js";
 import { ConfigError } from "../errors.js";
 import { DEFAULT_EXTRA_TRIALS, DEFAULT_MODEL, DEFAULT_TRIALS } from "../run/options.js";
 import { parseDuration } from "../scenario/duration.js";
 import type { SandboxMode } from "../scenario/types.js";
+
+export { DEFAULT_BASELINE_RUNS };
 
 export type ActionMode = "run" | "merge";
 export type BaselineSetting = { kind: "auto" } | { kind: "none" } | { kind: "path"; path: string };
@@ -52,11 +55,6 @@ export interface ActionSettings {
 export type ReadInput = (name: string) => string;
 
 export const DEFAULT_COMMENT_KEY = "llm-tool-test";
-/**
- * 8 pooled runs (24 baseline trials a scenario at 3 trials) meet the decision's power targets at the
- * defaults; 4 cannot (docs/statistics.md, "Defaults, and the targets they meet").
- */
-export const DEFAULT_BASELINE_RUNS = 8;
 const COMMENT_KEY_PATTERN = /^[A-Za-z0-9._-]{1,100}$/;
 /** Characters the artifact service refuses in names. */
 const ARTIFACT_NAME_FORBIDDEN = /["':<>|*?\r\n\\/]/;

@@ -22,6 +22,7 @@ import {
   DEFAULT_SUITE_ALPHA,
   decideRegression,
   type ScenarioCounts,
+  screenForExtraTrials,
 } from "../stats/regression-decision.js";
 import { adjustPValues, computeMean, createRng, deriveSeed, permutationTest } from "../stats/stats.js";
 import type { ExcludedBaseline } from "./pool-baselines.js";
@@ -194,6 +195,7 @@ export interface DecisionInput {
   failOn?: FailOn;
   gateMetrics?: readonly string[];
   alpha?: number;
+  /** The suite test's part of alpha; default half of it (0.025 of 0.05). */
   suiteAlpha?: number;
   /** Extra trials a screened scenario gets in this design (for the design line); default: as many as the
    * head report's extended scenarios ran. */
@@ -279,7 +281,9 @@ function decideRegressionAgainst(
   // Bonferroni between the pass-rate decision and each gate metric's family.
   const parts = 1 + gateMetrics.length;
   const passAlpha = alpha / parts;
-  const suiteShare = (input.suiteAlpha ?? DEFAULT_SUITE_ALPHA) / alpha;
+  // Half of alpha to the suite test by default, whatever alpha is (docs/statistics.md, "The α split").
+  const suiteShare =
+    input.suiteAlpha !== undefined ? input.suiteAlpha / alpha : DEFAULT_SUITE_ALPHA / DEFAULT_ALPHA;
 
   const baseByKey = new Map(baseline.scenarios.map((s) => [scenarioKey(s), s]));
   const paired = input.head.scenarios.map((h) => ({ head: h, base: baseByKey.get(scenarioKey(h)) ?? null }));
@@ -294,14 +298,25 @@ function decideRegressionAgainst(
     };
   });
   const adaptive = input.head.scenarios.some((s) => s.extended !== undefined);
-  const counts: ScenarioCounts[] = rows.map((r) => ({
+  // A scenario the screen would extend against this baseline but that got no extra trials never met
+  // the screen (the run had no baseline, was sharded, or ran out of budget): it is tested on the
+  // trials it ran, as in the fixed design, rather than counted as screened out.
+  const wouldExtend = screenForExtraTrials(
+    rows.map((r) => ({
+      basePassed: r.base?.passed ?? 0,
+      baseTrials: r.base?.trials ?? 0,
+      headPassed: r.head_first.passed,
+      headTrials: r.head_first.trials,
+    })),
+  );
+  const counts: ScenarioCounts[] = rows.map((r, i) => ({
     basePassed: r.base?.passed ?? 0,
     baseTrials: r.base?.trials ?? 0,
     headPassed: r.head.passed,
     headTrials: r.head.trials,
     initialHeadPassed: r.head_first.passed,
     initialHeadTrials: r.head_first.trials,
-    ...(adaptive ? { extended: r.extended } : {}),
+    ...(adaptive ? { extended: r.extended || wouldExtend[i] === true } : {}),
   }));
   const result = decideRegression(counts, { alpha: passAlpha, suiteAlpha: passAlpha * suiteShare });
   const scale = alpha / passAlpha;

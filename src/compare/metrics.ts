@@ -19,6 +19,7 @@ export const DEFAULT_COMPARE_METRICS: readonly string[] = [
   "first_try_success_rate",
   "iteration_ratio",
   "total_commands",
+  "completed",
   "turns",
   "tool_calls",
   "input_tokens",

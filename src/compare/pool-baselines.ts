@@ -10,6 +10,13 @@ import { assembleReport, buildScenarioReport } from "../results/aggregate.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import type { Report, RunInfo, ScenarioReport, TrialReport } from "../results/types.js";
 
+/**
+ * Base-branch runs the action pools by default: 8 (24 baseline trials a scenario at 3 trials) meet
+ * the decision's power targets at the defaults; 4 cannot (docs/statistics.md, "Defaults, and the
+ * targets they meet"). `plan` plans with it.
+ */
+export const DEFAULT_BASELINE_RUNS = 8;
+
 export interface BaselineCandidate {
   report: Report;
   /** How the comment names this run: "run #12 (`abc1234`)", or a file path. */

@@ -38,13 +38,7 @@ describe("the CLI's dispatcher", () => {
   });
 
   it("shows a command's usage with a usage status when its arguments are missing", async () => {
-    for (const argv of [
-      ["report"],
-      ["compare", "a.json"],
-      ["merge", "a.json"],
-      ["plan", "a.json"],
-      ["init"],
-    ]) {
+    for (const argv of [["report"], ["compare", "a.json"], ["merge", "a.json"], ["plan"], ["init"]]) {
       const result = await runMain(argv);
       expect(result.code, argv.join(" ")).toBe(EXIT.usage);
       expect(result.stdout, argv.join(" ")).toMatch(/^Usage: llm-tool-test /);

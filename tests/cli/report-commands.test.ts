@@ -5,7 +5,12 @@ import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/main.js";
 import { compareReports } from "../../src/compare/compare.js";
 import { decide } from "../../src/compare/decision.js";
-import { planTrialsNeeded, renderTrialPlan } from "../../src/compare/planning.js";
+import {
+  planDesign,
+  planTrialsNeeded,
+  renderDesignPlan,
+  renderTrialPlan,
+} from "../../src/compare/planning.js";
 import type { Comparison } from "../../src/compare/types.js";
 import { renderComparisonTerminal } from "../../src/render/comparison-markdown.js";
 import { renderJunitXml } from "../../src/render/junit.js";
@@ -153,10 +158,78 @@ describe("plan", () => {
     expect(result.stdout).toContain(`≈ ${plan.suite.trials_per_scenario} trials per scenario`);
   });
 
-  it("needs --effect", async () => {
-    const result = await runMain(["plan", HEAD_REPORT]);
-    expect(result.code).toBe(EXIT.usage);
-    expect(result.stdout).toMatch(/^Usage: llm-tool-test plan REPORT\.json --effect/);
+  it("plans the design given on the command line, at the action's defaults for what is left out", async () => {
+    const given = await runMain([
+      "plan",
+      "--scenarios",
+      "20",
+      "--trials",
+      "3",
+      "--extra-trials",
+      "6",
+      "--baseline-runs",
+      "8",
+    ]);
+    expect(given.code).toBe(EXIT.ok);
+    const plan = planDesign({ scenarios: 20, trials: 3, extraTrials: 6, baselineRuns: 8 });
+    expect(given.stdout).toBe(`${renderDesignPlan(plan)}\n`);
+    expect(given.stdout).toMatch(/^Design: 20 scenarios × 3 \(\+6\) trials against 8 baseline runs/);
+    expect(given.stdout).toContain("Chance to flag one scenario whose pass rate drops (exact):");
+    const defaults = await runMain(["plan", "--scenarios", "20"]);
+    expect(defaults.stdout).toBe(given.stdout);
+    const other = await runMain([
+      "plan",
+      "--scenarios",
+      "12",
+      "--extra-trials",
+      "0",
+      "--baseline-runs",
+      "4",
+      "--alpha",
+      "0.1",
+    ]);
+    expect(other.stdout).toBe(
+      `${renderDesignPlan(planDesign({ scenarios: 12, trials: 3, extraTrials: 0, baselineRuns: 4, alpha: 0.1 }))}\n`,
+    );
+  });
+
+  it("takes the scenario count and first trials from a report, flags winning", async () => {
+    // 7 scenarios of 3 first trials, four of them extended to 9: the design is still 7 × 3.
+    const scenarios = Array.from({ length: 7 }, (_, i) =>
+      makeScenarioReport({
+        id: `s${i}`,
+        trials: trialsFrom(Array.from({ length: i < 4 ? 9 : 3 }, () => ({}))),
+        first_trials: 3,
+        extended: i < 4,
+      }),
+    );
+    const files = await writeReports({ head: makeReport(scenarios) });
+    const fromReport = await runMain(["plan", files.head!]);
+    expect(fromReport.code).toBe(EXIT.ok);
+    expect(fromReport.stdout).toBe(
+      `${renderDesignPlan(planDesign({ scenarios: 7, trials: 3, extraTrials: 6, baselineRuns: 8 }))}\n`,
+    );
+    const overridden = await runMain(["plan", files.head!, "--trials", "5", "--scenarios", "30"]);
+    expect(overridden.stdout.split("\n")[0]).toBe(
+      "Design: 30 scenarios × 5 (+6) trials against 8 baseline runs (40 trials a scenario).",
+    );
+  });
+
+  it("needs a report or --scenarios, and keeps the two modes' flags apart", async () => {
+    const bare = await runMain(["plan"]);
+    expect(bare.code).toBe(EXIT.usage);
+    expect(bare.stdout).toMatch(/^Usage: llm-tool-test plan \[REPORT\.json\] \[--scenarios N\]/);
+    const mixed = await runMain(["plan", HEAD_REPORT, "--effect", "0.2", "--trials", "3"]);
+    expect(mixed.code).toBe(EXIT.usage);
+    expect(mixed.stderr).toMatch(/--trials: plans the design; leave out --effect/);
+    const noReport = await runMain(["plan", "--scenarios", "5", "--effect", "0.2"]);
+    expect(noReport.code).toBe(EXIT.usage);
+    const stray = await runMain(["plan", "--scenarios", "5", "--metric", "pass_rate"]);
+    expect(stray.code).toBe(EXIT.usage);
+    expect(stray.stderr).toContain("--metric: goes with --effect");
+    const zero = await runMain(["plan", "--scenarios", "0"]);
+    expect(zero.code).toBe(EXIT.usage);
+    expect(zero.stderr).toContain("--scenarios must be a whole number >= 1");
   });
 });
 

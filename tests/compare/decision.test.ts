@@ -141,6 +141,34 @@ describe("decide: fail-on regression", () => {
     expect(decision.design).toMatchObject({ head_trials: 3, extra_trials: 6, head_trials_spent: 12 });
   });
 
+  it("gives the suite test half of any alpha, as at the default 0.025 of 0.05", () => {
+    const head = tenOf(3, 3);
+    head[4] = [0, 3];
+    for (const alpha of [0.1, 0.025, 0.01]) {
+      const decision = decide({ head: suite(head), baseline: suite(tenOf(12, 12)), alpha });
+      expect(decision.primary_alpha).toBeCloseTo(alpha / 2, 15);
+      expect(decision.suite_alpha).toBeCloseTo(alpha / 2, 15);
+    }
+    expect(
+      decide({ head: suite(head), baseline: suite(tenOf(12, 12)), alpha: 0.1, suiteAlpha: 0.02 }),
+    ).toMatchObject({
+      suite_alpha: 0.02,
+    });
+  });
+
+  it("tests on what ran a scenario the screen would have extended but did not see (a run without a baseline)", () => {
+    // `run` without a baseline records first_trials and extended: false on every scenario; compared
+    // later, a collapse among them is the fixed design's to test, not "screened out".
+    const head = suite(
+      [...tenOf(3, 3).slice(1), [0, 3]],
+      Array.from({ length: 10 }, () => ({ first_trials: 3, extended: false })),
+    );
+    const decision = decide({ head, baseline: suite(tenOf(12, 12)) });
+    expect(decision.scenarios[9]).toMatchObject({ tested: true, extended: false, regressed: true });
+    expect(decision.scenarios.slice(0, 9).every((s) => !s.tested)).toBe(true);
+    expect(decision.regressed).toEqual(["s9"]);
+  });
+
   it("gates on a named metric, one-sided in its bad direction, and splits alpha with it", () => {
     const errorsIn = (rate: number, n: number) =>
       makeScenarioReport({

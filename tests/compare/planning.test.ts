@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { planTrialsNeeded, renderTrialPlan } from "../../src/compare/planning.js";
+import { detectionPower } from "../../src/compare/decision.js";
+import {
+  MAX_PLANNED_BASELINE_RUNS,
+  planDesign,
+  planTrialsNeeded,
+  renderDesignPlan,
+  renderTrialPlan,
+  screenedShare,
+} from "../../src/compare/planning.js";
 import { ConfigError } from "../../src/errors.js";
 import { trialsNeededForMean, trialsNeededForRate } from "../../src/stats/stats.js";
 import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
@@ -76,5 +84,113 @@ describe("planTrialsNeeded", () => {
     // Counts take effects in their own unit.
     const counts = planTrialsNeeded(report, { effect: 2, metric: "total_commands" });
     expect(renderTrialPlan(counts)).toContain("a change of 2 in total_commands");
+  });
+});
+
+describe("planDesign", () => {
+  const defaults = { scenarios: 20, trials: 3, extraTrials: 6, baselineRuns: 8 };
+
+  it("computes the screen's share exactly from the binomials", () => {
+    // 1 baseline trial, 2 head trials, both at 0.9: extended when head/2 < base/1, i.e. the baseline
+    // passed (0.9) and the head passed at most once (1 − 0.81 = 0.19): 0.9 · 0.19 = 0.171.
+    expect(screenedShare(1, 2, 0.9)).toBeCloseTo(0.171, 12);
+    // Nothing passes less often than a baseline that never passed.
+    expect(screenedShare(4, 3, 0)).toBe(0);
+    // One head trial: only the suite test decides, so the screen extends nothing.
+    expect(screenedShare(8, 1, 0.5)).toBe(0);
+  });
+
+  it("at the action's defaults: α split as decide() splits it, Holm's first step, exact powers and the trials a PR spends", () => {
+    const plan = planDesign(defaults);
+    expect(plan).toMatchObject({
+      alpha: 0.05,
+      primary_alpha: 0.025,
+      suite_alpha: 0.025,
+      baseline_trials: 24,
+    });
+    expect(plan.level).toBeCloseTo(0.025 / 20, 15);
+    expect(plan.detection.map((d) => [d.from, d.to])).toEqual([
+      [0.9, 0.1],
+      [0.9, 0.5],
+      [1, 0.7],
+    ]);
+    for (const d of plan.detection) {
+      expect(d.power).toBe(detectionPower(24, 3, 6, d.from, d.to, 0.025 / 20));
+    }
+    // The issue's targets at the defaults: the collapse caught ≥ 90% of the time for ≤ 100 head trials.
+    expect(plan.detection[0]!.power).toBeGreaterThanOrEqual(0.9);
+    expect(plan.extended_share).toBe(screenedShare(24, 3, 0.9));
+    expect(plan.head_trials.first).toBe(60);
+    expect(plan.head_trials.extra).toBeCloseTo(20 * plan.extended_share * 6, 12);
+    expect(plan.head_trials.total).toBeLessThanOrEqual(100);
+    // The fewest baseline runs reaching 90% on the collapse: that many do, one fewer does not.
+    const needed = plan.baseline_runs_needed!;
+    expect(detectionPower(needed * 3, 3, 6, 0.9, 0.1, 0.025 / 20)).toBeGreaterThanOrEqual(0.9);
+    expect(detectionPower((needed - 1) * 3, 3, 6, 0.9, 0.1, 0.025 / 20)).toBeLessThan(0.9);
+    const text = renderDesignPlan(plan);
+    expect(text.split("\n")[0]).toBe(
+      "Design: 20 scenarios × 3 (+6) trials against 8 baseline runs (24 trials a scenario).",
+    );
+    expect(text).toContain("p ≤ 0.025/20 = 0.00125");
+    expect(text).toContain(`  90% → 10%    ${Math.round(plan.detection[0]!.power * 100)}%`);
+    expect(text).toContain(
+      `Head trials per PR: 60 first + ~${Math.round(plan.head_trials.extra)} extra (the screen extends ${Math.round(plan.extended_share * 100)}% of scenarios at a 90% pass rate`,
+    );
+    expect(text).toContain(
+      `Baseline runs for 90% power on the 90% → 10% collapse: ${needed} (${needed * 3} trials a scenario).`,
+    );
+  });
+
+  it("grows with the family: more scenarios, a stricter first step, less power", () => {
+    const small = planDesign({ ...defaults, scenarios: 5 });
+    const large = planDesign({ ...defaults, scenarios: 60 });
+    expect(small.level).toBeCloseTo(0.005, 15);
+    expect(large.detection[1]!.power).toBeLessThan(small.detection[1]!.power);
+    expect(large.head_trials.first).toBe(180);
+  });
+
+  it("without extra trials spends only the first trials, and says when no baseline size is enough", () => {
+    const plan = planDesign({ scenarios: 30, trials: 2, extraTrials: 0, baselineRuns: 4 });
+    expect(plan).toMatchObject({
+      extra_trials: 0,
+      extended_share: 0,
+      head_trials: { first: 60, extra: 0, total: 60 },
+    });
+    expect(plan.detection[0]!.power).toBe(detectionPower(8, 2, 0, 0.9, 0.1, 0.025 / 30));
+    // 0/2 can never reach p ≤ 0.025/30 against a 90% baseline, however large.
+    expect(plan.baseline_runs_needed).toBeNull();
+    expect(renderDesignPlan(plan)).toContain(
+      `No number of baseline runs up to ${MAX_PLANNED_BASELINE_RUNS} reaches 90% power`,
+    );
+    expect(renderDesignPlan(plan)).toContain("Head trials per PR: 60 first.");
+  });
+
+  it("with one trial per scenario: only the suite test decides, at the full α, and nothing is extended", () => {
+    const plan = planDesign({ ...defaults, trials: 1 });
+    expect(plan).toMatchObject({
+      suite_only: true,
+      primary_alpha: 0,
+      suite_alpha: 0.05,
+      detection: [],
+      extra_trials: 0,
+      baseline_runs_needed: null,
+      head_trials: { first: 20, extra: 0, total: 20 },
+    });
+    expect(renderDesignPlan(plan)).toContain("only the suite test can decide");
+  });
+
+  it("refuses an empty or fractional design and a bad alpha", () => {
+    expect(() => planDesign({ ...defaults, scenarios: 0 })).toThrow(
+      /^scenarios: must be a whole number >= 1/,
+    );
+    expect(() => planDesign({ ...defaults, trials: 2.5 })).toThrow(ConfigError);
+    expect(() => planDesign({ ...defaults, extraTrials: -1 })).toThrow(/extra-trials/);
+    expect(() => planDesign({ ...defaults, alpha: 1 })).toThrow(/alpha/);
+    expect(() => planDesign({ ...defaults, alpha: 0.05, suiteAlpha: 0.05 })).toThrow(/suite-alpha/);
+    // Any other alpha is split in half, as decide() splits it.
+    expect(planDesign({ ...defaults, alpha: 0.01 })).toMatchObject({
+      primary_alpha: 0.005,
+      suite_alpha: 0.005,
+    });
   });
 });

@@ -112,6 +112,9 @@ describe("renderComment", () => {
     expect(lines[1]).toBe("## ✅ No regression detected");
     expect(lines[2]).toMatch(/^30 scenarios × 3 \(\+6\) trials against 4 baseline runs/);
     expect(lines).toContain("| commands | 4 → 4 | 0 [0, 0] |");
+    // Completion closes the suite table of the seed's layer-1 metrics (issue 14, point 8).
+    const completion = lines.findIndex((line) => line.startsWith("| completion | 100% → 100% | 0 "));
+    expect(completion).toBe(lines.indexOf("| commands | 4 → 4 | 0 [0, 0] |") + 1);
     expect(lines.at(-1)).toMatch(/^All 30 scenarios unchanged\. This run: 90\/90 trials passed \(100%\)/);
     expect(lines.join("\n")).not.toContain("| Scenario |");
   });
