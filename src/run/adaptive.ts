@@ -56,7 +56,8 @@ export interface ExtraTrialScheduler {
   screenFinished(results: ReadonlyMap<string, TrialReport>): PlannedTrial[];
   /** The scenario's planned first trials (n), whatever the shard. */
   firstTrialsOf(scenarioKey: string): number;
-  isExtended(scenarioKey: string): boolean;
+  /** Undefined when the run had no extra-trials design: the report then leaves `extended` out. */
+  isExtended(scenarioKey: string): boolean | undefined;
 }
 
 export function createExtraTrialScheduler(
@@ -109,6 +110,6 @@ export function createExtraTrialScheduler(
     afterTrial: (planned, results) => screen(planned.scenarioKey, results),
     screenFinished: (results) => [...scenarios.keys()].flatMap((key) => screen(key, results)),
     firstTrialsOf: plannedFirstTrials,
-    isExtended: (key) => scenarios.get(key)?.extended ?? false,
+    isExtended: (key) => (design ? (scenarios.get(key)?.extended ?? false) : undefined),
   };
 }

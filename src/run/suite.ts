@@ -413,11 +413,12 @@ function groupByScenario(
     const first = trials[0] as PlannedTrial;
     const reports = trials.map((t) => results.get(t.key)).filter((r): r is TrialReport => r !== undefined);
     const meta = scenarioMetaOf(first.scenario, first.variant?.name ?? null);
+    const extended = extra.isExtended(first.scenarioKey);
     return buildScenarioReport(
       {
         ...meta,
         first_trials: extra.firstTrialsOf(first.scenarioKey),
-        extended: extra.isExtended(first.scenarioKey),
+        ...(extended === undefined ? {} : { extended }),
       },
       reports,
       passK,
