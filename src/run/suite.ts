@@ -328,7 +328,11 @@ async function finishRun(
       results.set(planned.key, skippedTrial(planned, `not run: ${stopReason ?? "the run stopped"}`));
     }
   }
-  const incomplete = stopReason !== null || [...results.values()].some((t) => t.outcome === "skipped");
+  // Incomplete: a planned trial never ran, or was cut short by the stop. A stop that only kept new
+  // trials from starting after every one had started (the breaker, the budget) leaves it complete.
+  const incomplete = [...results.values()].some(
+    (t) => t.outcome === "skipped" || (stopReason !== null && t.end_reason === "cancelled"),
+  );
   const run: RunInfo = {
     id: started.runId,
     started_at: started.startedAt,

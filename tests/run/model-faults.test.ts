@@ -104,6 +104,8 @@ describe("model faults at -j 4: hangs, resets, 429s and 529s in one run", () => 
     const keys = report.scenarios.flatMap((s) => s.trials.map((t) => `${s.id}#${t.trial}`));
     expect(keys.sort()).toEqual(["healthy#1", "healthy#2", ...FAULTY.map((id) => `${id}#1`)].sort());
     expect(report.summary.passed + report.summary.errors).toBe(keys.length);
+    // Every trial ran to its end: the run is complete, even if the breaker stopped new starts.
+    expect(report.run.incomplete).toBe(false);
     for (const trial of report.scenarios.flatMap((s) => s.trials)) {
       const events = await readEvents(path.join(outDir, trial.events_path ?? ""));
       expect(events.filter((e) => e.type === "trial_end")).toHaveLength(1);
