@@ -24,7 +24,14 @@ import {
   type ScenarioCounts,
   screenForExtraTrials,
 } from "../stats/regression-decision.js";
-import { adjustPValues, computeMean, createRng, deriveSeed, permutationTest } from "../stats/stats.js";
+import {
+  adjustPValues,
+  binomialPmf,
+  computeMean,
+  createRng,
+  deriveSeed,
+  permutationTest,
+} from "../stats/stats.js";
 import type { ExcludedBaseline } from "./pool-baselines.js";
 import type { ScenarioStatus } from "./types.js";
 
@@ -454,16 +461,6 @@ function describeDesign(
     head_trials_spent: rows.reduce((sum, r) => sum + r.head.trials, 0),
     power,
   };
-}
-
-function binomialPmf(n: number, p: number): number[] {
-  const pmf: number[] = [];
-  let c = 1;
-  for (let k = 0; k <= n; k++) {
-    pmf.push(c * p ** k * (1 - p) ** (n - k));
-    c = (c * (n - k)) / (k + 1);
-  }
-  return pmf;
 }
 
 /** Exact: sum over the baseline's and the head's first (and extra) outcomes. */

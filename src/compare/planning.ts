@@ -9,6 +9,7 @@ import { scenarioKey } from "../results/scenario-key.js";
 import type { Report } from "../results/types.js";
 import { DEFAULT_ALPHA, DEFAULT_SUITE_ALPHA, screenForExtraTrials } from "../stats/regression-decision.js";
 import {
+  binomialPmf,
   computeMean,
   computeMedian,
   computeVariance,
@@ -253,20 +254,10 @@ function checkWhole(value: number, name: string, min: number): void {
   }
 }
 
-function binomial(n: number, p: number): number[] {
-  const pmf: number[] = [];
-  let c = 1;
-  for (let k = 0; k <= n; k++) {
-    pmf.push(c * p ** k * (1 - p) ** (n - k));
-    c = (c * (n - k)) / (k + 1);
-  }
-  return pmf;
-}
-
 /** P(the screen extends a scenario) when baseline and head both pass at `rate`: exact over both binomials. */
 export function screenedShare(baseTrials: number, headTrials: number, rate: number): number {
-  const base = binomial(baseTrials, rate);
-  const head = binomial(headTrials, rate);
+  const base = binomialPmf(baseTrials, rate);
+  const head = binomialPmf(headTrials, rate);
   let share = 0;
   base.forEach((pb, basePassed) => {
     head.forEach((ph, headPassed) => {

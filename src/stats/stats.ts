@@ -844,3 +844,14 @@ function checkPlan(alpha = 0.05, power = 0.8): { alpha: number; power: number } 
   if (!(power > 0 && power < 1)) throw new ConfigError(`power must be in (0, 1), got ${power}`, "power");
   return { alpha, power };
 }
+
+/** The binomial distribution's probabilities P(X = k), k = 0..n, for n trials of success probability p. */
+export function binomialPmf(n: number, p: number): number[] {
+  const pmf: number[] = [];
+  let c = 1;
+  for (let k = 0; k <= n; k++) {
+    pmf.push(c * p ** k * (1 - p) ** (n - k));
+    c = (c * (n - k)) / (k + 1);
+  }
+  return pmf;
+}
