@@ -94,6 +94,11 @@ describe("module boundaries", () => {
   it("parses the source tree (the checks below look at real imports)", () => {
     expect(edges.length).toBeGreaterThan(300);
     expect(externalImports.some((e) => e.to === "yaml")).toBe(true);
+    // The owners below must really use what they own, or "only its owner imports X" proves nothing.
+    const imports = (from: string, to: string) => externalImports.some((e) => e.from === from && e.to === to);
+    expect(imports(path.join("sandbox", "process-runner.js"), "execa")).toBe(true);
+    expect(imports(path.join("model", "anthropic-client.ts"), "@anthropic-ai/sdk")).toBe(true);
+    expect(imports(path.join("model", "http-dispatcher.ts"), "undici")).toBe(true);
   });
 
   const owners: Array<[string, (pkg: string) => boolean, (file: string) => boolean]> = [

@@ -28,6 +28,7 @@ import { ConfigError } from "../errors.js";
 import { summarizeScenario } from "../results/aggregate.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import {
+  type Flakiness,
   REPORT_SCHEMA_VERSION,
   type Report,
   type ScenarioReport,
@@ -325,9 +326,8 @@ function summarizeSide(trials: readonly TrialReport[]): SideSummary {
   };
 }
 
-function classifyStatus(base: SideSummary, head: SideSummary): ScenarioStatus {
-  const b = base.flakiness;
-  const h = head.flakiness;
+/** A scenario's label from the two sides' flakiness ("newly failing", …): a description, never a gate. */
+export function classifyStatus(b: Flakiness, h: Flakiness): ScenarioStatus {
   if (b === "no_data" || h === "no_data") return "no_data";
   if (b === "stable_pass")
     return h === "stable_pass" ? "still_passing" : h === "stable_fail" ? "newly_failing" : "became_flaky";
@@ -376,7 +376,7 @@ function compareScenario(
     category: head.category,
     renamed_from: renamedFrom,
     content_changed: renamedFrom === null && base.content_hash !== head.content_hash,
-    status: classifyStatus(baseSide, headSide),
+    status: classifyStatus(baseSide.flakiness, headSide.flakiness),
     base: baseSide,
     head: headSide,
     metrics,

@@ -27,11 +27,13 @@ import {
 import {
   adjustPValues,
   binomialPmf,
+  classifyFlakiness,
   computeMean,
   createRng,
   deriveSeed,
   permutationTest,
 } from "../stats/stats.js";
+import { classifyStatus } from "./compare.js";
 import type { ExcludedBaseline } from "./pool-baselines.js";
 import type { ScenarioStatus } from "./types.js";
 
@@ -54,6 +56,11 @@ export function parseFailOn(text: string, where: string): FailOn {
     `must be regression, outcome, never or pass-rate<X with X in (0, 1] (e.g. pass-rate<0.8), got "${text}"`,
     where,
   );
+}
+
+/** Without an explicit fail-on: the regression test when there is a baseline, else the run's own outcome. */
+export function defaultFailOn(hasBaseline: boolean): FailOn {
+  return { kind: hasBaseline ? "regression" : "outcome" };
 }
 
 export function formatFailOn(failOn: FailOn): string {
@@ -222,15 +229,11 @@ function firstTrials(scenario: ScenarioReport): TrialReport[] {
   return first === undefined ? scenario.trials : scenario.trials.filter((t) => t.trial <= first);
 }
 
+/** The comparison's label, from pass counts (errors and skips are not in them). */
 function classifyCounts(base: PassCount | null, head: PassCount): ScenarioStatus {
-  const side = (c: PassCount | null) =>
-    !c || c.trials === 0 ? "none" : c.passed === c.trials ? "pass" : c.passed === 0 ? "fail" : "mixed";
-  const b = side(base);
-  const h = side(head);
-  if (b === "none" || h === "none") return "no_data";
-  if (b === "pass") return h === "pass" ? "still_passing" : h === "fail" ? "newly_failing" : "became_flaky";
-  if (b === "fail") return h === "fail" ? "still_failing" : h === "pass" ? "newly_passing" : "became_flaky";
-  return h === "pass" ? "stabilized_pass" : h === "fail" ? "stabilized_fail" : "still_flaky";
+  const flakiness = (c: PassCount | null) =>
+    classifyFlakiness(c?.passed ?? 0, (c?.trials ?? 0) - (c?.passed ?? 0));
+  return classifyStatus(flakiness(base), flakiness(head));
 }
 
 function median(values: readonly number[]): number {

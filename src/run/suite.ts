@@ -3,7 +3,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Agent } from "../agents/types.js";
 import { compareReports } from "../compare/compare.js";
-import { type Decision, decide, type FailOn } from "../compare/decision.js";
+import { type Decision, decide, defaultFailOn, type FailOn } from "../compare/decision.js";
 import type { ExcludedBaseline } from "../compare/pool-baselines.js";
 import type { CompareOptions, Comparison } from "../compare/types.js";
 import { describeError } from "../errors.js";
@@ -456,7 +456,7 @@ export async function writeRunOutputs(
   const decision = decide({
     head: report,
     baseline: comparison ? baseline : null,
-    failOn: settings.failOn ?? { kind: comparison ? "regression" : "outcome" },
+    failOn: settings.failOn ?? defaultFailOn(comparison !== null),
     gateMetrics: settings.gateMetrics,
     ...(settings.pooling ? { pooling: settings.pooling } : {}),
     ...(compareOptions.alpha !== undefined ? { alpha: compareOptions.alpha } : {}),

@@ -3,42 +3,11 @@
  * repository (the registry serves its dependencies). Shared by the end-to-end test of the installed
  * package (tests/e2e/installed-package.test.ts) and the footprint benchmark (bench/footprint.bench-run.ts).
  */
-import { spawn } from "node:child_process";
 import { mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
+import { type CommandResult, ROOT, runCommand } from "./run-cli.js";
 
-export const ROOT = path.resolve(import.meta.dirname, "../..");
-
-export interface CommandResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command with exactly `env` and returns its output (never throws on a non-zero exit). */
-export function runCommand(
-  file: string,
-  args: string[],
-  options: { cwd: string; env: Record<string, string | undefined> },
-): Promise<CommandResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+export { type CommandResult, ROOT, runCommand };
 
 function check(result: CommandResult, what: string): CommandResult {
   if (result.code !== 0) {

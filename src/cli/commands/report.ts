@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { compareReports } from "../../compare/compare.js";
-import { decide } from "../../compare/decision.js";
+import { decide, defaultFailOn } from "../../compare/decision.js";
 import { ConfigError } from "../../errors.js";
 import { FORMAT_NAMES, OUTPUT_FORMATS, type OutputFormat } from "../../render/formats.js";
 import { readReportFile } from "../../results/read-report.js";
@@ -39,7 +39,7 @@ async function commandReport(argv: string[], io: CliIo): Promise<number> {
   const baseline = baselineFile ? await readReportFile(path.resolve(io.cwd, baselineFile)) : null;
   const comparison = baseline ? compareReports(baseline, report) : undefined;
   // The decision the run itself made with these inputs (run/suite.ts): the same words re-rendered.
-  const decision = decide({ head: report, baseline, failOn: { kind: baseline ? "regression" : "outcome" } });
+  const decision = decide({ head: report, baseline, failOn: defaultFailOn(baseline !== null) });
   const text = format.render({
     report,
     ...(comparison ? { comparison } : {}),
