@@ -205,8 +205,8 @@ describe("readActionSettings", () => {
 
   it("accepts every agent of the registry, the command agent with its template", async () => {
     for (const name of AGENT_NAMES) {
-      const inputs =
-        name === "command" ? { agent: name, "agent-command": "my-agent {prompt}" } : { agent: name };
+      const inputs: Record<string, string> = { agent: name };
+      if (name === "command") inputs["agent-command"] = "my-agent {prompt}";
       expect((await readWith(inputs)).agent).toBe(name);
     }
     expect(
