@@ -9,8 +9,8 @@ import {
   type RunCommand,
 } from "../../src/action/claude-code-cli.js";
 import { ConfigError } from "../../src/errors.js";
-import { ROOT } from "../support/run-cli.js";
 
+const ROOT = path.resolve(import.meta.dirname, "../..");
 let dir: string;
 let installDir: string;
 let log: string[];
