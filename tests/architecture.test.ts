@@ -99,6 +99,7 @@ describe("module boundaries", () => {
     expect(imports(path.join("sandbox", "process-runner.js"), "execa")).toBe(true);
     expect(imports(path.join("model", "anthropic-client.ts"), "@anthropic-ai/sdk")).toBe(true);
     expect(imports(path.join("model", "http-dispatcher.ts"), "undici")).toBe(true);
+    expect(imports(path.join("scenario", "patterns.ts"), "tinyglobby")).toBe(true);
   });
 
   const owners: Array<[string, (pkg: string) => boolean, (file: string) => boolean]> = [
@@ -115,6 +116,7 @@ describe("module boundaries", () => {
       (f) => f.startsWith(`model${path.sep}`),
     ],
     ["jsonpath-plus", (p) => p === "jsonpath-plus", (f) => f.startsWith(`evaluate${path.sep}`)],
+    ["tinyglobby", (p) => p === "tinyglobby", (f) => f === path.join("scenario", "patterns.ts")],
     ["undici (HTTP to model APIs)", (p) => p === "undici", (f) => f.startsWith(`model${path.sep}`)],
     [
       "@actions/*",

@@ -3,7 +3,7 @@
  * action reads inputs. A bad value is a ConfigError that names the input and shows what was given.
  */
 
-import { ACTION_AGENT_NAMES, type AgentName, isAgentName } from "../agents/registry.js";
+import { AGENT_NAMES, type AgentName } from "../agents/registry.js";
 import { checkGateMetrics, type FailOn, parseFailOn } from "../compare/decision.js";
 import { DEFAULT_BASELINE_RUNS } from "../compare/pool-baselines.js";
 import { ConfigError } from "../errors.js";
@@ -18,13 +18,17 @@ export type BaselineSetting = { kind: "auto" } | { kind: "none" } | { kind: "pat
 
 export interface ActionSettings {
   mode: ActionMode;
-  /** Paths or globs, relative to workingDirectory. */
+  /** Paths, globs and `!pattern` exclusions, relative to workingDirectory. */
   scenarios: string[];
   /** Empty when not given (a fork's pull request has no secrets). */
   apiKey: string;
   model: string;
   judgeModel: string | null;
   agent: AgentName;
+  /** The `command` agent's template (`agent-command`); null for the other agents. */
+  agentCommand: string | null;
+  /** The Anthropic API base URL (`base-url`); null: ANTHROPIC_BASE_URL, else the API's own. */
+  baseURL: string | null;
   trials: number;
   /** Adaptive extra trials per screened scenario (0: off). */
   extraTrials: number;
@@ -168,12 +172,32 @@ function readArtifactName(read: ReadInput, commentKey: string): string {
 function readAgent(read: ReadInput): AgentName {
   const raw = read("agent").trim();
   if (raw === "") return "anthropic";
-  const lowered = raw.toLowerCase();
-  if (ACTION_AGENT_NAMES.includes(lowered as AgentName)) return lowered as AgentName;
-  if (isAgentName(lowered)) {
-    fail("agent", `is not available in the action yet; use one of ${ACTION_AGENT_NAMES.join(", ")}`, raw);
+  const match = AGENT_NAMES.find((name) => name === raw.toLowerCase());
+  return match ?? fail("agent", `must be one of ${AGENT_NAMES.join(", ")}`, raw);
+}
+
+/** Required with `agent: command`, and meaningless (so refused) with any other agent. */
+function readAgentCommand(read: ReadInput, agent: AgentName): string | null {
+  const raw = read("agent-command").trim();
+  if (agent === "command" && raw === "") {
+    throw new ConfigError(
+      `input "agent-command" is required with "agent: command": the command template, e.g. "my-agent --model {model} --task {prompt}"`,
+    );
   }
-  return fail("agent", `must be one of ${ACTION_AGENT_NAMES.join(", ")}`, raw);
+  if (agent !== "command" && raw !== "") {
+    fail("agent-command", `is only used with "agent: command" (agent is "${agent}")`, raw);
+  }
+  return raw === "" ? null : raw;
+}
+
+function readBaseUrl(read: ReadInput): string | null {
+  const raw = read("base-url").trim();
+  if (raw === "") return null;
+  const url = URL.canParse(raw) ? new URL(raw) : null;
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    fail("base-url", "must be an http:// or https:// URL (e.g. https://gateway.example.com/anthropic)", raw);
+  }
+  return raw;
 }
 
 /** Reads and validates every input. Throws a ConfigError naming the first bad input. */
@@ -182,13 +206,16 @@ export function readActionSettings(read: ReadInput): ActionSettings {
   const scenarios = readList(read, "scenarios", /[\n,]/);
   const model = read("model").trim();
   const judgeModel = read("judge-model").trim();
+  const agent = readAgent(read);
   return {
     mode: readChoice(read, "mode", ["run", "merge"] as const, "run"),
     scenarios: scenarios.length > 0 ? scenarios : ["scenarios"],
     apiKey: read("anthropic-api-key").trim(),
     model: model === "" ? DEFAULT_MODEL : model,
     judgeModel: judgeModel === "" ? null : judgeModel,
-    agent: readAgent(read),
+    agent,
+    agentCommand: readAgentCommand(read, agent),
+    baseURL: readBaseUrl(read),
     trials: readWholeNumber(read, "trials", 1) ?? DEFAULT_TRIALS,
     extraTrials: readWholeNumber(read, "extra-trials", 0) ?? DEFAULT_EXTRA_TRIALS,
     concurrency: readWholeNumber(read, "concurrency", 1) ?? 4,

@@ -31,10 +31,12 @@ import type { Report, TrialReport } from "../results/types.js";
 import { poolTargetOf, type RunBaseline, settleBaseline } from "../run/baseline.js";
 import { createRunModelClient, prepareRun } from "../run/prepare.js";
 import { type DecisionSettings, runSuite, type SuiteResult, writeRunOutputs } from "../run/suite.js";
+import { runProcess } from "../sandbox/exec.js";
 import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
+import { expandScenarioPatterns } from "../scenario/patterns.js";
 import { projectRootOf } from "../scenario/repository-root.js";
+import { provideClaudeCode, type RunCommand } from "./claude-code-cli.js";
 import { type RunContext, readRunContext } from "./context.js";
-import { expandPatterns } from "./expand-patterns.js";
 import { type ActionSettings, readActionSettings } from "./inputs.js";
 import { formatShardArtifactName, mergeShardArtifacts } from "./merge-shards.js";
 import { type ActionOutputs, buildOutputs, buildSkippedOutputs } from "./outputs.js";
@@ -60,8 +62,15 @@ export interface ActionDeps {
   now: () => number;
   createGitHubClient(token: string): GitHubClient;
   artifacts: ArtifactClient;
-  /** `concurrency` bounds the calls in flight (lowered on rate limits). */
-  createModelClient(apiKey: string, concurrency: number, attemptTimeoutMs: number): ModelClient;
+  /** `concurrency` bounds the calls in flight (lowered on rate limits); `baseURL` null: the API's own. */
+  createModelClient(
+    apiKey: string,
+    concurrency: number,
+    attemptTimeoutMs: number,
+    baseURL: string | null,
+  ): ModelClient;
+  /** Runs a program to its end (npm, to install Claude Code for `agent: claude-code`). */
+  runCommand: RunCommand;
   /** Aborted when the workflow is cancelled: the run stops and publishes what it has. */
   signal?: AbortSignal;
 }
@@ -92,17 +101,29 @@ function createDefaultDeps(overrides: Partial<ActionDeps>): ActionDeps {
     createGitHubClient: (token) =>
       getOctokit(token, env.GITHUB_API_URL ? { baseUrl: env.GITHUB_API_URL } : {}),
     artifacts: new DefaultArtifactClient(),
-    createModelClient: (apiKey, concurrency, attemptTimeoutMs) =>
+    createModelClient: (apiKey, concurrency, attemptTimeoutMs, baseURL) =>
       createRunModelClient({
         apiKey,
-        baseURL: env.ANTHROPIC_BASE_URL,
+        baseURL: baseURL ?? undefined,
         concurrency,
         attemptTimeoutMs,
         keySource: 'the action\'s "anthropic-api-key" input',
       }),
+    runCommand: (file, args, commandEnv) =>
+      runProcess({
+        file,
+        args,
+        cwd: process.cwd(),
+        env: commandEnv,
+        timeoutMs: INSTALL_TIMEOUT_MS,
+        outputCapBytes: 1024 * 1024,
+      }),
     ...overrides,
   };
 }
+
+/** npm installing Claude Code on a slow runner. */
+const INSTALL_TIMEOUT_MS = 10 * 60_000;
 
 /** The action's entry. Never throws: every failure ends in `core.setFailed` with a clear message. */
 export async function run(overrides: Partial<ActionDeps> = {}): Promise<ActionResult> {
@@ -422,15 +443,29 @@ async function produceRunReport(
   compareOptions: CompareOptions,
   log: Log,
 ): Promise<ProducedReport> {
+  // The input, else the environment's, as the CLI's --base-url: for the agent, claude-code's proxy and the judge.
+  const baseURL = settings.baseURL ?? (deps.env.ANTHROPIC_BASE_URL || null);
+  // Before a possible install: a pattern that matches nothing should not wait for npm.
+  const patterns = await expandScenarioPatterns(settings.scenarios, workDir, 'input "scenarios"');
+  const claudeBinary =
+    settings.agent === "claude-code"
+      ? await provideClaudeCode({
+          env: deps.env,
+          installDir: path.join(context.tempDir, "llm-tool-test", "claude-code"),
+          runCommand: deps.runCommand,
+          log: log.info,
+        })
+      : null;
   const prepared = await prepareRun(
     {
-      paths: await expandPatterns(settings.scenarios, workDir),
+      ...patterns,
       cwd: workDir,
       tags: settings.tags,
       tier: settings.tier,
       agent: settings.agent,
       apiKey: settings.apiKey || null,
-      baseURL: null,
+      baseURL,
+      ...(claudeBinary ? { claudeBinary } : {}),
       judgeModel: settings.judgeModel,
       options: {
         model: settings.model,
@@ -441,13 +476,19 @@ async function produceRunReport(
         sandbox: settings.sandbox,
         shard: settings.shard,
         maxCostUsd: settings.maxCostUsd,
+        agentCommand: settings.agentCommand,
         ...(settings.modelTimeoutMs !== undefined ? { modelTimeoutMs: settings.modelTimeoutMs } : {}),
       },
       describeNoMatch: (loaded) =>
         `no scenario left to run: ${loaded} loaded from input "scenarios", none matching` +
         `${settings.tags.length ? ` tags ${settings.tags.join(", ")}` : ""}${settings.tier !== null ? ` tier <= ${settings.tier}` : ""}`,
     },
-    { env: deps.env, createModelClient: deps.createModelClient, note: (note) => log.info(`Note: ${note}.`) },
+    {
+      env: deps.env,
+      createModelClient: (key, concurrency, timeoutMs) =>
+        deps.createModelClient(key, concurrency, timeoutMs, baseURL),
+      note: (note) => log.info(`Note: ${note}.`),
+    },
   );
   const { scenarios, ports } = prepared;
   const settled = settleActionBaseline(baseline, poolTargetOf(scenarios, prepared.options), log);

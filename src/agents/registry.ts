@@ -1,6 +1,6 @@
 /**
  * Every agent, once: what it needs, where it is offered, how it is built. The CLI's choices and
- * help, the action's allowed list, which agents record a model and the "needs an API key" message
+ * help, the action's `agent` input, which agents record a model and the "needs an API key" message
  * are all derived from these descriptors, so adding an agent is one descriptor and its own file.
  */
 import { suggestKey } from "../did-you-mean.js";
@@ -34,8 +34,6 @@ export interface AgentDescriptor {
   usesModel: boolean;
   /** Cannot start without an Anthropic API key. */
   needsApiKey: boolean;
-  /** Offered by the GitHub Action (the others need tools or settings the action does not provide yet). */
-  inAction: boolean;
   /** One line for `run --help` (at most 60 characters). */
   description: string;
   /** Throws a ConfigError naming what is missing from `deps`. */
@@ -55,7 +53,6 @@ export const AGENTS = {
   anthropic: {
     usesModel: true,
     needsApiKey: true,
-    inAction: true,
     description: "the built-in loop: a bash tool and the Messages API",
     create(deps) {
       if (!deps.modelClient) throw new ConfigError(describeMissingApiKey("anthropic"), "--agent");
@@ -65,21 +62,18 @@ export const AGENTS = {
   oracle: {
     usesModel: false,
     needsApiKey: false,
-    inAction: true,
     description: "runs each scenario's solution, without a model",
     create: () => createOracleAgent(),
   },
   null: {
     usesModel: false,
     needsApiKey: false,
-    inAction: true,
     description: "does nothing: shows the gates can fail",
     create: () => createNullAgent(),
   },
   "claude-code": {
     usesModel: true,
     needsApiKey: true,
-    inAction: false,
     description: "the Claude Code CLI, the key reaching it via a local proxy",
     create(deps) {
       if (!deps.apiKey) throw new ConfigError(describeMissingApiKey("claude-code"), "--agent");
@@ -94,7 +88,6 @@ export const AGENTS = {
   command: {
     usesModel: true,
     needsApiKey: false,
-    inAction: false,
     description: "any agent CLI, from the --agent-command template",
     create(deps) {
       if (!deps.agentCommand) {
@@ -112,9 +105,6 @@ export type AgentName = keyof typeof AGENTS;
 
 /** In the registry's order, which is the order of every list shown to users. */
 export const AGENT_NAMES = Object.keys(AGENTS) as AgentName[];
-
-/** The agents the GitHub Action accepts. */
-export const ACTION_AGENT_NAMES: readonly AgentName[] = AGENT_NAMES.filter((name) => AGENTS[name].inAction);
 
 export function isAgentName(name: string): name is AgentName {
   return Object.hasOwn(AGENTS, name);

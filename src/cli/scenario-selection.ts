@@ -1,7 +1,7 @@
 /** The scenario paths and filters that run, list and validate read the same way. */
-import path from "node:path";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
+import { expandScenarioPatterns, type ScenarioPatterns } from "../scenario/patterns.js";
 import type { Scenario } from "../scenario/types.js";
 import { type OptionSpec, type ParsedArgs, readInteger, readList } from "./args.js";
 import type { CliIo } from "./command.js";
@@ -13,10 +13,12 @@ export const FILTER_OPTIONS: OptionSpec = {
   debug: { type: "boolean" },
 };
 
-/** The positional paths, resolved; ./scenarios when none is given. */
-export function readScenarioPaths(positionals: string[], cwd: string): string[] {
-  const inputs = positionals.length > 0 ? positionals : ["scenarios"];
-  return inputs.map((p) => path.resolve(cwd, p));
+/**
+ * The positional paths, globs and `!pattern` exclusions, expanded as the action's `scenarios`
+ * input is (relative to `cwd`); ./scenarios when none is given.
+ */
+export function readScenarioPatterns(positionals: string[], cwd: string): Promise<ScenarioPatterns> {
+  return expandScenarioPatterns(positionals, cwd, "the scenario paths");
 }
 
 /** `--tags a,b` (repeatable) and `--tier N`. */
@@ -39,7 +41,8 @@ export async function loadSelected(
   values: ParsedArgs["values"],
   io: CliIo,
 ): Promise<{ all: Scenario[]; selected: Scenario[] }> {
-  const all = await loadScenarios(readScenarioPaths(positionals, io.cwd), { cwd: io.cwd });
+  const { paths, exclude } = await readScenarioPatterns(positionals, io.cwd);
+  const all = await loadScenarios(paths, { cwd: io.cwd, exclude });
   const { tags, tier } = readFilterFlags(values);
   const selected = filterScenarios(all, {
     ...(tags.length ? { tags } : {}),

@@ -39,6 +39,8 @@ export type RunOptionSettings = Omit<Partial<RunOptions>, "agent" | "agentReason
 export interface RunSettings {
   /** Scenario files, folders or .jsonl datasets (absolute, or relative to `cwd`). */
   paths: string[];
+  /** Absolute files to leave out (expandScenarioPatterns's `!pattern` exclusions). */
+  exclude?: readonly string[];
   /** What the scenarios' relative paths and messages are relative to. */
   cwd: string;
   /** Keep scenarios with any of these tags (none: all). */
@@ -54,6 +56,8 @@ export interface RunSettings {
   apiKey: string | null;
   /** The real API base URL, for agents that call the API themselves (claude-code). */
   baseURL: string | null;
+  /** The `claude` binary claude-code runs; absent: found by resolveClaudeBinary. */
+  claudeBinary?: string;
   /** The judge model asked for; LLM_TOOL_TEST_JUDGE in the environment is the fallback. */
   judgeModel: string | null;
   options: RunOptionSettings;
@@ -88,7 +92,10 @@ export function chooseDefaultAgent(apiKey: string | null | undefined): { agent: 
 export async function prepareRun(settings: RunSettings, ports: PreparePorts): Promise<PreparedRun> {
   // Their start-up overlaps with loading the scenarios instead of delaying the first commands.
   warmProcessRunners();
-  const all = await loadScenarios(settings.paths, { cwd: settings.cwd });
+  const all = await loadScenarios(settings.paths, {
+    cwd: settings.cwd,
+    ...(settings.exclude ? { exclude: settings.exclude } : {}),
+  });
   const filtered = filterScenarios(all, {
     ...(settings.tags.length > 0 ? { tags: settings.tags } : {}),
     ...(settings.tier !== null ? { tier: settings.tier } : {}),
@@ -135,6 +142,7 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
     agentCommand: options.agentCommand,
     env: ports.env,
+    ...(settings.claudeBinary ? { claudeCode: { binary: settings.claudeBinary } } : {}),
   });
   return { scenarios, options, ports: { agent, judgeClient: modelClient, env: ports.env } };
 }

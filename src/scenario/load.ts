@@ -24,6 +24,8 @@ export interface LoadOptions {
    * bashkit check of an unknown type. Default: `warning: …` on stderr.
    */
   onWarning?: (message: string) => void;
+  /** Absolute files to leave out wherever they were found (the `!pattern` exclusions). */
+  exclude?: Iterable<string>;
 }
 
 const SKIPPED_DIRS = new Set(["fixtures", "node_modules"]);
@@ -35,9 +37,11 @@ export async function loadScenarios(paths: string[], options: LoadOptions = {}):
   const problems: Problem[] = [];
   const warnings: Problem[] = [];
   const sources = new Map<string, "yaml" | "yaml-found" | "jsonl">();
+  const excluded = new Set(options.exclude ?? []);
   for (const given of paths) {
     const found = await expandPath(path.resolve(cwd, given), given, problems);
     for (const [file, kind] of found) {
+      if (excluded.has(file)) continue;
       // A file named directly wins over the same file found in a directory.
       if (!sources.has(file) || kind === "yaml") sources.set(file, kind);
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { deriveArtifactName, readActionSettings } from "../../src/action/inputs.js";
+import { AGENT_NAMES } from "../../src/agents/registry.js";
 import { ConfigError } from "../../src/errors.js";
 import { readActionDefaults } from "./run-dist.js";
 
@@ -31,6 +32,8 @@ describe("readActionSettings", () => {
       model: "claude-haiku-4-5",
       judgeModel: null,
       agent: "anthropic",
+      agentCommand: null,
+      baseURL: null,
       trials: 3,
       extraTrials: 6,
       concurrency: 4,
@@ -72,6 +75,7 @@ describe("readActionSettings", () => {
       "gate-metrics": "error_rate, help_invocations",
       "max-cost-usd": "2.50",
       "working-directory": "tools/cli",
+      "base-url": " https://gateway.example.com/anthropic ",
       sandbox: "bwrap",
       shard: "2 / 4",
       mode: "merge",
@@ -97,6 +101,7 @@ describe("readActionSettings", () => {
       maxCostUsd: 2.5,
       artifactName: "llm-tool-test-report-nightly.v2",
       workingDirectory: "tools/cli",
+      baseURL: "https://gateway.example.com/anthropic",
       sandbox: "bwrap",
       shard: { index: 2, count: 4 },
       mode: "merge",
@@ -126,10 +131,25 @@ describe("readActionSettings", () => {
     [{ concurrency: "four" }, 'input "concurrency" must be a whole number >= 1, got "four"'],
     [{ tier: "-1" }, 'input "tier" must be a whole number >= 0, got "-1"'],
     [{ tier: "high" }, 'input "tier" must be a whole number >= 0, got "high"'],
-    [{ agent: "gpt" }, 'input "agent" must be one of anthropic, oracle, null, got "gpt"'],
     [
-      { agent: "claude-code" },
-      'input "agent" is not available in the action yet; use one of anthropic, oracle, null, got "claude-code"',
+      { agent: "gpt" },
+      'input "agent" must be one of anthropic, oracle, null, claude-code, command, got "gpt"',
+    ],
+    [
+      { agent: "command" },
+      'input "agent-command" is required with "agent: command": the command template, e.g. "my-agent --model {model} --task {prompt}"',
+    ],
+    [
+      { agent: "oracle", "agent-command": "my-agent {prompt}" },
+      'input "agent-command" is only used with "agent: command" (agent is "oracle"), got "my-agent {prompt}"',
+    ],
+    [
+      { "base-url": "gateway.example.com" },
+      'input "base-url" must be an http:// or https:// URL (e.g. https://gateway.example.com/anthropic), got "gateway.example.com"',
+    ],
+    [
+      { "base-url": "ftp://gateway.example.com" },
+      'input "base-url" must be an http:// or https:// URL (e.g. https://gateway.example.com/anthropic), got "ftp://gateway.example.com"',
     ],
     [{ comment: "yes" }, 'input "comment" must be true or false, got "yes"'],
     [{ comment: "1" }, 'input "comment" must be true or false, got "1"'],
@@ -181,6 +201,21 @@ describe("readActionSettings", () => {
   ])("rejects %o", async (inputs, message) => {
     const error = await errorFor(inputs);
     expect(error.message).toBe(message);
+  });
+
+  it("accepts every agent of the registry, the command agent with its template", async () => {
+    for (const name of AGENT_NAMES) {
+      const inputs: Record<string, string> = { agent: name };
+      if (name === "command") inputs["agent-command"] = "my-agent {prompt}";
+      expect((await readWith(inputs)).agent).toBe(name);
+    }
+    expect(
+      await readWith({ agent: "Command", "agent-command": "  my-agent --task {prompt} " }),
+    ).toMatchObject({
+      agent: "command",
+      agentCommand: "my-agent --task {prompt}",
+    });
+    expect((await readWith({ "base-url": "http://127.0.0.1:8080" })).baseURL).toBe("http://127.0.0.1:8080");
   });
 
   it("reads model-timeout as a duration, empty for the default", async () => {

@@ -3,17 +3,19 @@
  * against the fake GitHub API, and the oracle agent on the fixture suites: the paths the bundled
  * end-to-end tests do not take.
  */
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { getOctokit } from "@actions/github";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ActionCore, type ActionDeps, run } from "../../src/action/main.js";
 import type { Comparison } from "../../src/compare/types.js";
+import { JUDGE_TOOL_NAME } from "../../src/evaluate/judge.js";
 import type { ArtifactClient } from "../../src/github/types.js";
 import { assembleReport, buildScenarioReport } from "../../src/results/aggregate.js";
 import type { Report } from "../../src/results/types.js";
 import { type GitHubFake, startGitHubFake } from "../support/github-server.js";
+import { startModelServer, toolUse } from "../support/model-server.js";
 import { buildPullRequestEvent, FIXTURES, readActionDefaults } from "./run-dist.js";
 
 interface Recorded {
@@ -239,6 +241,61 @@ describe("run", () => {
     expect(fake.comments[0]?.body).toMatch(
       /Compared with `aaaaaaa` on `main` \(\[run #101\]\([^)]*\/actions\/runs\/101\), 5 hours old\) and 1 more run, pooled\./,
     );
+  });
+
+  it("runs the command agent on globbed scenarios less the excluded ones, its judge through base-url", async () => {
+    const key = "sk-ant-judge-canary-51c8e2";
+    const model = await startModelServer(() => ({
+      kind: "message",
+      content: [toolUse({ scores: { done: 1 } }, JUDGE_TOOL_NAME, "toolu_judge")],
+      stop_reason: "tool_use",
+    }));
+    try {
+      const suite = path.join(tempDir, "suite");
+      const scenario = (name: string, judged: boolean) =>
+        [
+          `name: ${name}`,
+          "task: Write hello to out.txt.",
+          "evaluation:",
+          "  gates: [{type: file_contains, path: out.txt, substring: hello}]",
+          ...(judged ? ["  judge: {enabled: true, rubric: ../rubric.yaml, pass_threshold: 0.5}"] : []),
+          "",
+        ].join("\n");
+      await mkdir(path.join(suite, "scenarios/slow"), { recursive: true });
+      await writeFile(path.join(suite, "scenarios/greet.yaml"), scenario("greet", true));
+      await writeFile(path.join(suite, "scenarios/slow/long.yaml"), scenario("long", false));
+      await writeFile(
+        path.join(suite, "rubric.yaml"),
+        "criteria:\n  - {id: done, weight: 1, description: hello is written}\n",
+      );
+      const result = await run(
+        await createDeps({
+          agent: "command",
+          "agent-command": "echo hello > out.txt && echo wrote {prompt}",
+          "anthropic-api-key": key,
+          "base-url": model.url,
+          "working-directory": suite,
+          scenarios: "scenarios/**/*.yaml\n!scenarios/slow/**",
+          trials: "1",
+        }),
+      );
+      expect(recorded.failed).toEqual([]);
+      expect(result.status).toBe("passed");
+      const report = JSON.parse(await readFile(recorded.outputs["report-path"]!, "utf8")) as Report;
+      expect(report.run.agent).toBe("command");
+      expect(report.scenarios.map((s) => [s.id, s.trials.map((t) => t.outcome)])).toEqual([
+        ["greet", ["pass"]],
+      ]);
+      expect(recorded.log.map((l) => l.message)).toContain(
+        "Running 1 scenario(s) with the command agent (1 trial(s) each unless a scenario says otherwise, 4 at once).",
+      );
+      // The judge reached the base-url's server with the key; the agent made no model call.
+      expect(model.messageRequests()).toHaveLength(1);
+      expect(model.messageRequests()[0]?.headers.authorization).toBe(`Bearer ${key}`);
+      expect(recorded.secrets).toContain(key);
+    } finally {
+      await model.close();
+    }
   });
 
   it("does not comment when comment is false", async () => {

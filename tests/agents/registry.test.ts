@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { readActionSettings } from "../../src/action/inputs.js";
 import { run as runAction } from "../../src/action/main.js";
 import {
-  ACTION_AGENT_NAMES,
   AGENT_NAMES,
   AGENTS,
   agentUsesModel,
@@ -74,16 +73,14 @@ describe("the agent registry", () => {
     expect(AGENT_NAMES.filter(agentUsesModel)).toEqual(["anthropic", "claude-code", "command"]);
   });
 
-  it("gives the action its allowed agents from the descriptors (the same three as before)", () => {
-    expect(ACTION_AGENT_NAMES).toEqual(AGENT_NAMES.filter((name) => AGENTS[name].inAction));
-    expect(ACTION_AGENT_NAMES).toEqual(["anthropic", "oracle", "null"]);
-    const read = (agent: string) => () => readActionSettings((name) => (name === "agent" ? agent : ""));
-    for (const name of ACTION_AGENT_NAMES) expect(read(name)().agent).toBe(name);
-    for (const name of AGENT_NAMES.filter((n) => !AGENTS[n].inAction)) {
-      expect(read(name)).toThrow(
-        `input "agent" is not available in the action yet; use one of ${ACTION_AGENT_NAMES.join(", ")}, got "${name}"`,
-      );
-    }
+  it("offers the action every agent of the registry", () => {
+    const read =
+      (agent: string, command = "") =>
+      () =>
+        readActionSettings((name) => (name === "agent" ? agent : name === "agent-command" ? command : ""));
+    for (const name of AGENT_NAMES)
+      expect(read(name, name === "command" ? "my-agent {prompt}" : "")().agent).toBe(name);
+    expect(read("gpt")).toThrow(`input "agent" must be one of ${AGENT_NAMES.join(", ")}, got "gpt"`);
   });
 
   it("says that a key is missing in one sentence, which the action uses too", async () => {

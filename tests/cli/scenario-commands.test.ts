@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -15,6 +15,29 @@ describe("list", () => {
     expect(JSON.parse(json.stdout).map((s: { id: string }) => s.id)).toEqual(["extract_names"]);
     const none = await runMain(["list", SUITE, "--tier", "0"]);
     expect(none.stdout).toBe("0 scenario(s)\n");
+  });
+
+  it("takes quoted globs and !exclusions as the action's scenarios input does", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-globs-"));
+    await mkdir(path.join(dir, "scenarios/slow"), { recursive: true });
+    for (const [file, name] of [
+      ["scenarios/quick.yaml", "quick"],
+      ["scenarios/slow/long.yaml", "long"],
+    ]) {
+      await writeFile(path.join(dir, file as string), `name: ${name}\ntask: t\n`);
+    }
+    const ids = async (args: string[]) => {
+      const result = await runMain(["list", ...args, "--json"], { cwd: dir });
+      return JSON.parse(result.stdout).map((s: { id: string }) => s.id);
+    };
+    expect(await ids([])).toEqual(["long", "quick"]);
+    expect(await ids(["scenarios/**/*.yaml", "!scenarios/slow/**"])).toEqual(["quick"]);
+    expect(await ids(["!scenarios/slow"])).toEqual(["quick"]);
+    const none = await runMain(["list", "scenarios/*.yml"], { cwd: dir });
+    expect(none.code).toBe(EXIT.usage);
+    expect(none.stderr).toContain(
+      `the scenario paths: the pattern "scenarios/*.yml" matches no file under ${dir}`,
+    );
   });
 
   it("says how many scenario@variant entries a run of them counts", async () => {

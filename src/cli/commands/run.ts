@@ -43,7 +43,7 @@ import {
   exitCodeForDecision,
 } from "../command.js";
 import { createProgressReporter } from "../progress.js";
-import { FILTER_OPTIONS, readFilterFlags, readScenarioPaths } from "../scenario-selection.js";
+import { FILTER_OPTIONS, readFilterFlags, readScenarioPatterns } from "../scenario-selection.js";
 
 const RUN_OPTIONS: OptionSpec = {
   ...FILTER_OPTIONS,
@@ -86,7 +86,8 @@ function describeAgents(): string {
 
 const RUN_HELP = `Usage: llm-tool-test run [paths...] [options]
 
-Paths are scenario YAML files, folders of them, or bashkit-eval .jsonl datasets (default: ./scenarios).
+Paths are scenario YAML files, folders of them, or bashkit-eval .jsonl datasets (default: ./scenarios);
+quoted globs ('scenarios/**/*.yaml') and exclusions ('!scenarios/slow/**') work as in the action.
 
   --agent NAME           the agent under test (default: anthropic when ANTHROPIC_API_KEY is set,
                          else oracle); those marked (API key) need ANTHROPIC_API_KEY:
@@ -232,7 +233,7 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   const gateMetrics = checkGateMetrics(readList(values, "gate-metrics"), "--gate-metrics");
   const prepared = await prepareRun(
     {
-      paths: readScenarioPaths(positionals, io.cwd),
+      ...(await readScenarioPatterns(positionals, io.cwd)),
       cwd: io.cwd,
       ...readFilterFlags(values),
       variants: readVariantFlags(values, io.cwd),

@@ -1,0 +1,119 @@
+import { chmod, mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { beforeEach, describe, expect, it } from "vitest";
+import {
+  CLAUDE_CODE_PACKAGE,
+  CLAUDE_CODE_VERSION,
+  provideClaudeCode,
+  type RunCommand,
+} from "../../src/action/claude-code-cli.js";
+import { ConfigError } from "../../src/errors.js";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+let dir: string;
+let installDir: string;
+let log: string[];
+let calls: { file: string; args: string[]; env: Record<string, string> }[];
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "claude-code-cli-"));
+  installDir = path.join(dir, "install");
+  log = [];
+  calls = [];
+});
+
+async function writeExecutable(file: string): Promise<string> {
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, "#!/bin/sh\necho 2.1.197\n");
+  await chmod(file, 0o755);
+  return file;
+}
+
+/** npm as the action runs it, without the network: records the call and does what `install` says. */
+function fakeNpm(install: "binary" | "nothing" | "fail"): RunCommand {
+  return async (file, args, env) => {
+    calls.push({ file, args, env });
+    if (install === "fail")
+      return { exit_code: 1, stdout: "", stderr: "npm error code E403\nnpm error 403 Forbidden" };
+    if (install === "binary") await writeExecutable(path.join(installDir, "bin", "claude"));
+    return { exit_code: 0, stdout: "added 3 packages", stderr: "" };
+  };
+}
+
+const provide = (env: Record<string, string | undefined>, runCommand: RunCommand) =>
+  provideClaudeCode({ env, installDir, runCommand, log: (m) => log.push(m), searchFrom: [] });
+
+describe("provideClaudeCode", () => {
+  it("pins the version the tests run against", async () => {
+    const installed = JSON.parse(
+      await readFile(path.join(ROOT, "node_modules", CLAUDE_CODE_PACKAGE, "package.json"), "utf8"),
+    ) as { version: string };
+    expect(CLAUDE_CODE_VERSION).toBe(installed.version);
+  });
+
+  it("uses a claude on PATH and installs nothing", async () => {
+    const claude = await writeExecutable(path.join(dir, "bin", "claude"));
+    const found = await provide({ PATH: `/nowhere:${path.dirname(claude)}` }, fakeNpm("binary"));
+    expect(found).toBe(claude);
+    expect(calls).toEqual([]);
+    expect(log).toEqual([`Claude Code: using ${claude} (found on PATH).`]);
+  });
+
+  it("uses LLM_TOOL_TEST_CLAUDE_BIN, and does not install over a wrong one", async () => {
+    const claude = await writeExecutable(path.join(dir, "elsewhere", "claude-2"));
+    expect(await provide({ LLM_TOOL_TEST_CLAUDE_BIN: claude, PATH: "" }, fakeNpm("binary"))).toBe(claude);
+    expect(log).toEqual([`Claude Code: using ${claude} (from LLM_TOOL_TEST_CLAUDE_BIN).`]);
+    const wrong = provide(
+      { LLM_TOOL_TEST_CLAUDE_BIN: path.join(dir, "missing"), PATH: "" },
+      fakeNpm("binary"),
+    );
+    await expect(wrong).rejects.toThrow(ConfigError);
+    await expect(wrong).rejects.toThrow(/is not an executable file/);
+    expect(calls).toEqual([]);
+  });
+
+  it("installs the pinned version with npm into its folder when none is found, without the secrets", async () => {
+    const env = {
+      PATH: "/usr/bin:/bin",
+      HOME: "/home/runner",
+      npm_config_registry: "https://registry.example.com/",
+      ANTHROPIC_API_KEY: "sk-ant-canary-7f3a",
+      GITHUB_TOKEN: "ghs_canary_9b2c",
+    };
+    const found = await provide(env, fakeNpm("binary"));
+    expect(found).toBe(path.join(installDir, "bin", "claude"));
+    expect(calls).toEqual([
+      {
+        file: "npm",
+        args: [
+          "install",
+          "--global",
+          "--prefix",
+          installDir,
+          "--no-audit",
+          "--no-fund",
+          `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`,
+        ],
+        env: {
+          PATH: "/usr/bin:/bin",
+          HOME: "/home/runner",
+          npm_config_registry: "https://registry.example.com/",
+        },
+      },
+    ]);
+    expect(log).toEqual([
+      `Claude Code: no \`claude\` on PATH; installing @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION} with npm into ${installDir}.`,
+      `Claude Code: using ${found} (@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}, installed by the action).`,
+    ]);
+  });
+
+  it("fails with npm's words when the install fails, or leaves no binary", async () => {
+    await expect(provide({ PATH: "" }, fakeNpm("fail"))).rejects.toThrow(
+      `could not install @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION} for "agent: claude-code" (npm exited with 1): npm error code E403\nnpm error 403 Forbidden; install it in an earlier step or set LLM_TOOL_TEST_CLAUDE_BIN`,
+    );
+    await expect(provide({ PATH: "" }, fakeNpm("nothing"))).rejects.toThrow(
+      /^npm installed @anthropic-ai\/claude-code@[\d.]+ into .*, but no `claude` binary is there/,
+    );
+  });
+});
