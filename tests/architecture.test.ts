@@ -98,6 +98,7 @@ describe("module boundaries", () => {
     const imports = (from: string, to: string) => externalImports.some((e) => e.from === from && e.to === to);
     expect(imports(path.join("sandbox", "process-runner.js"), "execa")).toBe(true);
     expect(imports(path.join("model", "anthropic-client.ts"), "@anthropic-ai/sdk")).toBe(true);
+    expect(imports(path.join("model", "openai-client.ts"), "openai")).toBe(true);
     expect(imports(path.join("model", "http-dispatcher.ts"), "undici")).toBe(true);
     expect(imports(path.join("scenario", "patterns.ts"), "tinyglobby")).toBe(true);
   });

@@ -6,6 +6,7 @@
 import { suggestKey } from "../did-you-mean.js";
 import { ConfigError } from "../errors.js";
 import type { ModelClient } from "../model/model-client.js";
+import { API_KEY_VARIABLES, type ProviderName } from "../model/provider.js";
 import { type AnthropicAgentOptions, createAnthropicAgent } from "./anthropic.js";
 import { type ClaudeCodeAgentOptions, createClaudeCodeAgent } from "./claude-code.js";
 import { createCommandAgent } from "./command.js";
@@ -14,7 +15,7 @@ import { createOracleAgent } from "./oracle.js";
 import type { Agent } from "./types.js";
 
 export interface AgentDeps {
-  /** Required by `anthropic`; built by the CLI/action from the API key. */
+  /** Required by `anthropic`; built by the CLI/action from the API keys (one client per provider). */
   modelClient?: ModelClient;
   anthropic?: AnthropicAgentOptions;
   /** The real API key, for `claude-code` (it reaches the CLI only through a loopback proxy). */
@@ -32,7 +33,7 @@ export interface AgentDeps {
 export interface AgentDescriptor {
   /** Talks to a model, so the report records which one. */
   usesModel: boolean;
-  /** Cannot start without an Anthropic API key. */
+  /** Cannot start without an API key (of the model's provider). */
   needsApiKey: boolean;
   /** One line for `run --help` (at most 60 characters). */
   description: string;
@@ -40,9 +41,13 @@ export interface AgentDescriptor {
   create(deps: AgentDeps): Agent;
 }
 
-/** How to give the key on the command line or to the library: the remedy unless a front end has its own. */
-export const API_KEY_REMEDY =
-  "set ANTHROPIC_API_KEY in the environment (never in a scenario file), or run with --agent oracle to try the scenarios without a model";
+/** How to give the key of `provider`'s models on the command line or to the library. */
+export function apiKeyRemedy(provider: ProviderName): string {
+  return `set ${API_KEY_VARIABLES[provider]} in the environment (never in a scenario file), or run with --agent oracle to try the scenarios without a model`;
+}
+
+/** The remedy for Anthropic's models (bare model ids), unless a front end has its own. */
+export const API_KEY_REMEDY = apiKeyRemedy("anthropic");
 
 /** The one "needs an API key" message; `remedy` says how to give one where the user is. */
 export function describeMissingApiKey(name: AgentName, remedy: string = API_KEY_REMEDY): string {
@@ -53,7 +58,7 @@ export const AGENTS = {
   anthropic: {
     usesModel: true,
     needsApiKey: true,
-    description: "the built-in loop: a bash tool and the Messages API",
+    description: "the built-in loop: a bash tool, Anthropic or OpenAI models",
     create(deps) {
       if (!deps.modelClient) throw new ConfigError(describeMissingApiKey("anthropic"), "--agent");
       return createAnthropicAgent(deps.modelClient, deps.anthropic);

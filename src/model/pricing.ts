@@ -1,22 +1,39 @@
 /**
  * Model prices for cost_usd, in USD per million tokens. A user can override or extend the table
  * with a JSON or YAML file: `{ "<model id>": { input, output, cache_read?, cache_write? } }`.
- * An unknown model costs null ("not known"), never 0.
+ * Keys are model ids as `--model` takes them: `openai:gpt-5.2`, and bare ids for Anthropic's
+ * models (`claude-haiku-4-5`, or `anthropic:claude-haiku-4-5`). A price only ever applies to its
+ * own provider's models. An unknown model costs null ("not known"), never 0.
  */
 import { readFile } from "node:fs/promises";
 import { ConfigError, describeError } from "../errors.js";
 import type { ModelPrice } from "../results/types.js";
 import type { TokenUsage } from "../transcript/events.js";
+import { type ProviderName, parseModelId, providerOfModel } from "./provider.js";
 
 export type PriceTable = Record<string, ModelPrice>;
 
-/** Cache reads cost 0.1x the input price; 5-minute cache writes 1.25x (Anthropic's multipliers). */
-function priceFrom(input: number, output: number): ModelPrice {
+/**
+ * The cache prices a provider's models have when only input and output are given. Anthropic:
+ * cache reads 0.1x the input price, 5-minute cache writes 1.25x. OpenAI: cached input 0.1x (the
+ * GPT-5 family's discount; older models' is smaller, so give theirs), and no cache writes (the
+ * client reports none: OpenAI caches without charging for it).
+ */
+function priceFrom(input: number, output: number, provider: ProviderName = "anthropic"): ModelPrice {
+  if (provider === "openai") return { input, output, cache_read: round(input * 0.1), cache_write: input };
   return { input, output, cache_read: round(input * 0.1), cache_write: round(input * 1.25) };
 }
 
-/** When DEFAULT_PRICE_TABLE was last checked against Anthropic's price list. */
-export const PRICE_TABLE_CHECKED_ON = "2026-11-22";
+/** An OpenAI price with its published cached-input price (USD per million tokens). */
+function openAiPrice(input: number, output: number, cachedInput: number = input): ModelPrice {
+  return { input, output, cache_read: cachedInput, cache_write: input };
+}
+
+/** When the built-in prices were last checked against each provider's price list. */
+export const PRICE_TABLE_CHECKED_ON: Readonly<Record<ProviderName, string>> = {
+  anthropic: "2026-11-22",
+  openai: "2025-12-11",
+};
 
 /**
  * Anthropic list prices, checked on 2026-11-22 against
@@ -37,13 +54,36 @@ export const DEFAULT_PRICE_TABLE: Readonly<PriceTable> = Object.freeze({
   "claude-sonnet-4-0": priceFrom(3, 15),
   "claude-sonnet-4": priceFrom(3, 15),
   "claude-haiku-4-5": priceFrom(1, 5),
+  // OpenAI list prices as published on https://openai.com/api/pricing/ (Standard tier: input,
+  // cached input, output), as known on 2025-12-11 and not re-checked since: check them before
+  // trusting a budget. Models without a cached-input price are charged their input price for it.
+  "openai:gpt-5.2": openAiPrice(1.75, 14, 0.175),
+  "openai:gpt-5.2-pro": openAiPrice(21, 168),
+  "openai:gpt-5.1": openAiPrice(1.25, 10, 0.125),
+  "openai:gpt-5.1-codex": openAiPrice(1.25, 10, 0.125),
+  "openai:gpt-5.1-codex-max": openAiPrice(1.25, 10, 0.125),
+  "openai:gpt-5.1-codex-mini": openAiPrice(0.25, 2, 0.025),
+  "openai:gpt-5": openAiPrice(1.25, 10, 0.125),
+  "openai:gpt-5-codex": openAiPrice(1.25, 10, 0.125),
+  "openai:gpt-5-pro": openAiPrice(15, 120),
+  "openai:gpt-5-mini": openAiPrice(0.25, 2, 0.025),
+  "openai:gpt-5-nano": openAiPrice(0.05, 0.4, 0.005),
+  "openai:gpt-4.1": openAiPrice(2, 8, 0.5),
+  "openai:gpt-4.1-mini": openAiPrice(0.4, 1.6, 0.1),
+  "openai:gpt-4.1-nano": openAiPrice(0.1, 0.4, 0.025),
+  "openai:gpt-4o": openAiPrice(2.5, 10, 1.25),
+  "openai:gpt-4o-mini": openAiPrice(0.15, 0.6, 0.075),
+  "openai:o3": openAiPrice(2, 8, 0.5),
+  "openai:o3-mini": openAiPrice(1.1, 4.4, 0.55),
+  "openai:o4-mini": openAiPrice(1.1, 4.4, 0.275),
 });
 
 /**
- * The price of `model`: the exact id first, then the longest table key the id starts with, as long
- * as what follows is a date, a version tag or a provider suffix (`-20250929`, `-v1:0`, `@...`),
- * not another minor version: `claude-opus-4-9` must not be priced as `claude-opus-4`.
- * Provider prefixes (`anthropic/`, `us.anthropic.`) are ignored.
+ * The price of `model`: the exact id first, then, among the keys of the same provider, the longest
+ * one the id starts with, as long as what follows is a date, a version tag or a provider suffix
+ * (`-20250929`, `-2025-08-07`, `-v1:0`, `@...`), not another minor version or size:
+ * `claude-opus-4-9` must not be priced as `claude-opus-4`, nor `gpt-5-mini` as `gpt-5`. Path and
+ * Bedrock prefixes (`anthropic/`, `us.anthropic.`) are ignored.
  */
 export function lookupPrice(
   table: Readonly<PriceTable>,
@@ -52,15 +92,21 @@ export function lookupPrice(
   if (!model) return null;
   const exact = table[model];
   if (exact) return exact;
-  const normalized = normalizeModelId(model);
-  const normalizedExact = table[normalized];
-  if (normalizedExact) return normalizedExact;
+  const wanted = providerOfModel(model);
+  if (!wanted) return null;
+  const normalized = normalizeModelId(wanted.model);
   let best: string | null = null;
+  let bestLength = -1;
   for (const key of Object.keys(table)) {
-    const normalizedKey = key.toLowerCase();
+    const keyed = providerOfModel(key);
+    if (!keyed || keyed.provider !== wanted.provider) continue;
+    const normalizedKey = normalizeModelId(keyed.model);
     if (!normalized.startsWith(normalizedKey)) continue;
     if (!isVersionSuffix(normalized.slice(normalizedKey.length))) continue;
-    if (best === null || key.length > best.length) best = key;
+    if (normalizedKey.length > bestLength) {
+      best = key;
+      bestLength = normalizedKey.length;
+    }
   }
   return best === null ? null : (table[best] ?? null);
 }
@@ -125,6 +171,8 @@ export function parsePriceTable(data: unknown, file: string): PriceTable {
   }
   const table: PriceTable = {};
   for (const [model, entry] of Object.entries(data)) {
+    // A key with an unknown provider prefix would never be looked up: say so now.
+    const { provider } = parseModelId(model, file);
     if (!isRecord(entry)) {
       throw new ConfigError(
         `${model}: expected an object with input and output prices (USD per million tokens)`,
@@ -138,7 +186,7 @@ export function parsePriceTable(data: unknown, file: string): PriceTable {
     }
     const input = readPrice(entry, "input", model, file, true) as number;
     const output = readPrice(entry, "output", model, file, true) as number;
-    const defaults = priceFrom(input, output);
+    const defaults = priceFrom(input, output, provider);
     table[model] = {
       input,
       output,
@@ -185,11 +233,11 @@ function normalizeModelId(model: string): string {
   return id.replaceAll("@", "-");
 }
 
-/** What may follow a table key in a model id: nothing, a date, `latest`, a `v1`-style tag, `:`. */
+/** What may follow a table key in a model id: nothing, a date (Anthropic's or OpenAI's), `latest`, a `v1`-style tag, `:`. */
 function isVersionSuffix(rest: string): boolean {
   if (rest === "") return true;
   if (rest.startsWith(":") || rest.startsWith("[")) return true;
-  return /^-(\d{8}|latest|v\d)/.test(rest);
+  return /^-(\d{8}|\d{4}-\d{2}-\d{2}|latest|v\d)/.test(rest);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

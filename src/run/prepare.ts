@@ -7,14 +7,23 @@
 
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { agentUsesModel, createAgent } from "../agents/registry.js";
+import { agentUsesModel, apiKeyRemedy, createAgent, describeMissingApiKey } from "../agents/registry.js";
 import type { AgentName } from "../agents/types.js";
 import { ConfigError } from "../errors.js";
 import { resolveJudgeModel } from "../evaluate/judge.js";
 import { createAnthropicClient } from "../model/anthropic-client.js";
 import { createAimdLimiter } from "../model/call-limiter.js";
 import type { ModelClient } from "../model/model-client.js";
+import { createOpenAiClient, type OpenAiApiChoice } from "../model/openai-client.js";
 import { lookupPrice, PRICE_TABLE_CHECKED_ON, type PriceTable } from "../model/pricing.js";
+import {
+  API_KEY_VARIABLES,
+  createProviderRouter,
+  PROVIDERS,
+  type ProviderName,
+  parseModelId,
+  providerOfModel,
+} from "../model/provider.js";
 import { warmProcessRunners } from "../sandbox/exec.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
@@ -52,12 +61,14 @@ export interface RunSettings {
   agent: AgentName;
   /** Why `agent` runs when none was asked for (chooseDefaultAgent); null or absent when it was chosen. */
   agentReason?: string | null;
-  /** Null when not given: only agents that need no key can run, and judges are skipped. */
+  /** The Anthropic key. Null when not given (nor the OpenAI one): only agents that need no key can run, and judges are skipped. */
   apiKey: string | null;
   /** The real API base URL, for agents that call the API themselves (claude-code). */
   baseURL: string | null;
   /** The `claude` binary claude-code runs; absent: found by resolveClaudeBinary. */
   claudeBinary?: string;
+  /** OpenAI-compatible models (`openai:` ids): the key, and how the front end builds their client. */
+  openai?: OpenAiSettings;
   /** The judge model asked for; LLM_TOOL_TEST_JUDGE in the environment is the fallback. */
   judgeModel: string | null;
   options: RunOptionSettings;
@@ -65,11 +76,25 @@ export interface RunSettings {
   describeNoMatch(loaded: number): string;
 }
 
+export interface OpenAiSettings {
+  /** OPENAI_API_KEY (null: `openai:` models cannot run). */
+  apiKey: string | null;
+}
+
 export interface PreparePorts {
   /** The parent environment: PATH for the checks, LLM_TOOL_TEST_JUDGE, the agent's environment. */
   env: Record<string, string | undefined>;
-  /** `concurrency` bounds the calls in flight (lowered on rate limits); `attemptTimeoutMs` bounds one attempt. */
-  createModelClient(apiKey: string, concurrency: number, attemptTimeoutMs: number): ModelClient;
+  /**
+   * One provider's client, built for each provider with a key. `concurrency` bounds the calls in
+   * flight (lowered on rate limits; each provider has its own limits); `attemptTimeoutMs` bounds
+   * one attempt.
+   */
+  createModelClient(
+    apiKey: string,
+    concurrency: number,
+    attemptTimeoutMs: number,
+    provider: ProviderName,
+  ): ModelClient;
   /** Says something the user should know that is not an error (a judge skipped). */
   note(message: string): void;
 }
@@ -81,11 +106,18 @@ export interface PreparedRun {
   ports: Required<Pick<SuitePorts, "agent" | "judgeClient" | "env">>;
 }
 
-/** The agent a run uses when none is asked for, and why: a run without a key must not pass for a model's. */
-export function chooseDefaultAgent(apiKey: string | null | undefined): { agent: AgentName; reason: string } {
+/**
+ * The agent a run uses when none is asked for, and why: a run without a key must not pass for a
+ * model's. `apiKey` is the key of the model's provider (Anthropic's unless said).
+ */
+export function chooseDefaultAgent(
+  apiKey: string | null | undefined,
+  provider: ProviderName = "anthropic",
+): { agent: AgentName; reason: string } {
+  const variable = API_KEY_VARIABLES[provider];
   return apiKey
-    ? { agent: "anthropic", reason: "ANTHROPIC_API_KEY is set" }
-    : { agent: "oracle", reason: "no ANTHROPIC_API_KEY set; this run used no model" };
+    ? { agent: "anthropic", reason: `${variable} is set` }
+    : { agent: "oracle", reason: `no ${variable} set; this run used no model` };
 }
 
 /** Load → filter → guidance variants → judge → target and sandbox checks → model client → agent → options. */
@@ -110,7 +142,7 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     env: ports.env.LLM_TOOL_TEST_JUDGE,
     testedModel: model,
     force: forceJudge,
-    hasApiKey: Boolean(settings.apiKey),
+    hasApiKey: Boolean(settings.apiKey || settings.openai?.apiKey),
     agent: settings.agent,
   });
   if (judge.note) ports.note(judge.note);
@@ -124,18 +156,24 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     forceJudge,
   });
 
+  const keys: Record<ProviderName, string | null> = {
+    anthropic: settings.apiKey || null,
+    openai: settings.openai?.apiKey || null,
+  };
+  checkModelProviders(scenarios, options.model, settings.agent, keys);
   for (const unpriced of unpricedModels(scenarios, options, agentUsesModel(settings.agent))) {
+    const checked = PRICE_TABLE_CHECKED_ON[providerOfModel(unpriced)?.provider ?? "anthropic"];
     ports.note(
-      `cost unknown for model ${unpriced}: it is not in the price table (built in, checked ${PRICE_TABLE_CHECKED_ON}); its trials' cost is reported as unknown, and --max-cost-usd cannot count it; give its prices with --prices FILE`,
+      `cost unknown for model ${unpriced}: it is not in the price table (built in, checked ${checked}); its trials' cost is reported as unknown, and --max-cost-usd cannot count it; give its prices with --prices FILE`,
     );
   }
 
   const searchPath = ports.env.PATH ?? "";
   await checkTargetBinaries(scenarios, searchPath);
   await checkSandbox(scenarios, options.sandbox, searchPath);
-  const modelClient = settings.apiKey
-    ? ports.createModelClient(settings.apiKey, options.concurrency, options.modelTimeoutMs)
-    : null;
+  const modelClient = createModelClients(keys, (key, provider) =>
+    ports.createModelClient(key, options.concurrency, options.modelTimeoutMs, provider),
+  );
   const agent = createAgent(settings.agent, {
     ...(modelClient ? { modelClient } : {}),
     ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
@@ -179,7 +217,60 @@ async function applyGuidanceVariants(
   }));
 }
 
+/** One client per provider with a key, behind the router (null when there is no key at all). */
+function createModelClients(
+  keys: Record<ProviderName, string | null>,
+  create: (key: string, provider: ProviderName) => ModelClient,
+): ModelClient | null {
+  const clients: Partial<Record<ProviderName, ModelClient>> = {};
+  for (const provider of PROVIDERS) {
+    const key = keys[provider];
+    if (key) clients[provider] = create(key, provider);
+  }
+  return Object.keys(clients).length > 0 ? createProviderRouter(clients) : null;
+}
+
+/**
+ * Every model the run will call names a known provider whose key was given, before any trial
+ * starts: the built-in agent's models (the run's and each scenario's own), and every judge. The
+ * claude-code agent talks to Anthropic only. Other agents' model ids are theirs to read.
+ */
+export function checkModelProviders(
+  scenarios: readonly Scenario[],
+  runModel: string,
+  agent: AgentName,
+  keys: Record<ProviderName, string | null>,
+): void {
+  const callsModels = agent === "anthropic" || agent === "claude-code";
+  for (const scenario of scenarios) {
+    if (callsModels) {
+      const model = scenario.agent.model ?? runModel;
+      const where = scenario.agent.model ? `${scenario.id}: agent.model` : "--model";
+      const { provider } = parseModelId(model, where);
+      if (agent === "claude-code" && provider !== "anthropic") {
+        throw new ConfigError(`the claude-code agent runs Anthropic models only, not "${model}"`, where);
+      }
+      if (!keys[provider]) throw new ConfigError(describeMissingApiKey(agent, apiKeyRemedy(provider)), where);
+    }
+    const judge = scenario.evaluation.judge;
+    if (judge?.enabled && judge.model) {
+      const where = `${scenario.id}: the judge`;
+      const { provider } = parseModelId(judge.model, where);
+      if (!keys[provider]) {
+        throw new ConfigError(
+          `the judge model "${judge.model}" needs ${API_KEY_VARIABLES[provider]}; set it, or choose a judge of a provider whose key is set (--judge-model, evaluation.judge.model or LLM_TOOL_TEST_JUDGE, e.g. openai:gpt-5-mini)`,
+          where,
+        );
+      }
+    }
+  }
+}
+
 export function createRunModelClient(input: {
+  /** Default anthropic. */
+  provider?: ProviderName;
+  /** For OpenAI: which API each model is called through (default auto). */
+  openaiApi?: OpenAiApiChoice;
   apiKey: string;
   baseURL?: string | undefined;
   concurrency: number;
@@ -192,14 +283,18 @@ export function createRunModelClient(input: {
   if (timeout !== undefined && !(timeout > 0)) {
     throw new ConfigError("the model timeout (--model-timeout, the model-timeout input) must be more than 0");
   }
-  return createAnthropicClient({
+  const options = {
     apiKey: input.apiKey,
     keySource: input.keySource,
     ...(timeout !== undefined ? { requestTimeoutMs: timeout } : {}),
     // Calls in flight adapt to rate limits: halved on 429/529, raised again on success.
     limiter: createAimdLimiter({ initial: input.concurrency, max: input.concurrency }),
     ...(input.baseURL ? { baseURL: input.baseURL } : {}),
-  });
+  };
+  if (input.provider === "openai") {
+    return createOpenAiClient({ ...options, ...(input.openaiApi ? { api: input.openaiApi } : {}) });
+  }
+  return createAnthropicClient(options);
 }
 
 export interface JudgeSetup {
@@ -238,7 +333,7 @@ export function setUpJudge(
         s.evaluation.judge?.enabled ? { ...s, evaluation: { ...s.evaluation, judge: undefined } } : s,
       ),
       judgeModel: null,
-      note: `the judge of ${judged.length} scenario(s) is skipped: it needs an Anthropic API key (the ${input.agent} agent needs none)`,
+      note: `the judge of ${judged.length} scenario(s) is skipped: it needs a model API key, ANTHROPIC_API_KEY or OPENAI_API_KEY (the ${input.agent} agent needs none)`,
     };
   }
   const requested = { flag: input.flag ?? undefined, env: input.env ?? undefined };

@@ -3,7 +3,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors.js";
-import { computeCost, DEFAULT_PRICE_TABLE, loadPriceTable, lookupPrice } from "../../src/model/pricing.js";
+import {
+  computeCost,
+  DEFAULT_PRICE_TABLE,
+  loadPriceTable,
+  lookupPrice,
+  parsePriceTable,
+} from "../../src/model/pricing.js";
 import { parseYamlText } from "../../src/scenario/load.js";
 
 const parseYaml = parseYamlText;
@@ -38,6 +44,41 @@ describe("lookupPrice", () => {
     };
     expect(lookupPrice(table, "my-model-large-20260101")?.input).toBe(9);
     expect(lookupPrice(table, "my-model-20260101")?.input).toBe(1);
+  });
+});
+
+describe("lookupPrice across providers", () => {
+  it("prices openai: ids from the OpenAI keys only, with OpenAI's dated ids", () => {
+    expect(lookupPrice(DEFAULT_PRICE_TABLE, "openai:gpt-5.2")).toEqual({
+      input: 1.75,
+      output: 14,
+      cache_read: 0.175,
+      cache_write: 1.75,
+    });
+    expect(lookupPrice(DEFAULT_PRICE_TABLE, "openai:gpt-5-mini-2025-08-07")?.input).toBe(0.25);
+    expect(lookupPrice(DEFAULT_PRICE_TABLE, "openai:gpt-4o-2024-08-06")?.input).toBe(2.5);
+    // A size or a minor version is another model, not a dated release of the shorter key.
+    expect(lookupPrice(DEFAULT_PRICE_TABLE, "openai:gpt-5.3")).toBeNull();
+    expect(lookupPrice(DEFAULT_PRICE_TABLE, "openai:gpt-4o-mini-tts")).toBeNull();
+    // The provider is part of the key: a bare id is Anthropic's, and never finds an OpenAI price.
+    expect(lookupPrice(DEFAULT_PRICE_TABLE, "gpt-5.2")).toBeNull();
+    expect(lookupPrice(DEFAULT_PRICE_TABLE, "openai:claude-haiku-4-5")).toBeNull();
+    expect(lookupPrice(DEFAULT_PRICE_TABLE, "anthropic:claude-haiku-4-5")?.input).toBe(1);
+    expect(lookupPrice(DEFAULT_PRICE_TABLE, "vllm:gpt-5.2")).toBeNull();
+  });
+
+  it("derives a user's OpenAI price's cache prices the OpenAI way, and rejects an unknown provider", async () => {
+    const table = parsePriceTable({ "openai:llama3:8b": { input: 0.2, output: 0.6 } }, "prices.json");
+    expect(table["openai:llama3:8b"]).toEqual({
+      input: 0.2,
+      output: 0.6,
+      cache_read: 0.02,
+      cache_write: 0.2,
+    });
+    expect(lookupPrice(table, "openai:llama3:8b")?.output).toBe(0.6);
+    expect(() => parsePriceTable({ "opnai:gpt-5": { input: 1, output: 2 } }, "prices.json")).toThrow(
+      /prices\.json: unknown provider "opnai".*did you mean "openai:gpt-5"/,
+    );
   });
 });
 

@@ -1,12 +1,21 @@
 import path from "node:path";
-import { AGENT_NAMES, AGENTS, type AgentName, describeMissingApiKey } from "../../agents/registry.js";
+import {
+  AGENT_NAMES,
+  AGENTS,
+  type AgentName,
+  apiKeyRemedy,
+  describeMissingApiKey,
+} from "../../agents/registry.js";
 import { checkGateMetrics, parseFailOn } from "../../compare/decision.js";
 import { type BaselineCandidate, describeExclusions } from "../../compare/pool-baselines.js";
 import { ConfigError } from "../../errors.js";
+import { OPENAI_APIS } from "../../model/openai-client.js";
 import { loadPriceTable } from "../../model/pricing.js";
+import { API_KEY_VARIABLES, parseModelId } from "../../model/provider.js";
 import { renderComparisonTerminal } from "../../render/comparison-markdown.js";
 import { renderTerminalSummary } from "../../render/terminal.js";
 import { poolTargetOf, type RunBaseline, settleBaseline } from "../../run/baseline.js";
+import { DEFAULT_MODEL } from "../../run/options.js";
 import {
   chooseDefaultAgent,
   createRunModelClient,
@@ -59,6 +68,8 @@ const RUN_OPTIONS: OptionSpec = {
   "model-timeout": { type: "string" },
   out: { type: "string", short: "o" },
   "base-url": { type: "string" },
+  "openai-base-url": { type: "string" },
+  "openai-api": { type: "string" },
   concurrency: { type: "string", short: "j" },
   sandbox: { type: "string" },
   "keep-workdirs": { type: "boolean" },
@@ -89,11 +100,13 @@ const RUN_HELP = `Usage: llm-tool-test run [paths...] [options]
 Paths are scenario YAML files, folders of them, or bashkit-eval .jsonl datasets (default: ./scenarios);
 quoted globs ('scenarios/**/*.yaml') and exclusions ('!scenarios/slow/**') work as in the action.
 
-  --agent NAME           the agent under test (default: anthropic when ANTHROPIC_API_KEY is set,
-                         else oracle); those marked (API key) need ANTHROPIC_API_KEY:
+  --agent NAME           the agent under test (default: anthropic when the model's key is set,
+                         else oracle); those marked (API key) need ANTHROPIC_API_KEY
+                         (OPENAI_API_KEY for openai: models):
 ${describeAgents()}  --agent-command TPL    the command agent's command, with {prompt}, {workdir}, {model}, {system}
                          placeholders (shell-quoted), e.g. 'my-agent --model {model} {prompt}'
-  --model ID             model under test (default claude-haiku-4-5; a scenario's agent.model wins)
+  --model ID             model under test (default claude-haiku-4-5; a scenario's agent.model wins);
+                         PROVIDER:MODEL for others: openai:gpt-5.2 (any OpenAI-compatible server)
   --judge-model ID       judge model for scenarios with a judge (or LLM_TOOL_TEST_JUDGE)
   --force-judge          allow the judge to be the tested model
   --trials K             trials per scenario (default 3; a scenario's trials wins)
@@ -108,6 +121,10 @@ ${describeAgents()}  --agent-command TPL    the command agent's command, with {p
   --sandbox MODE         local | bwrap (default: the scenario's, else local)
   --out DIR              output folder (default .llm-tool-test/run-<timestamp>)
   --base-url URL         Messages API base URL (or ANTHROPIC_BASE_URL), for gateways and proxies
+  --openai-base-url URL  OpenAI-compatible API base URL for openai: models (or OPENAI_BASE_URL),
+                         e.g. http://localhost:11434/v1 for Ollama, a vLLM or LiteLLM server
+  --openai-api API       auto | chat | responses: how openai: models are called (default auto:
+                         the Responses API for the models only it serves, else Chat Completions)
   --prices FILE          price table (JSON/YAML, USD per million tokens) merged over the defaults
   --shard i/n            run only shard i of n (stable split)
   --max-cost-usd X       start no trial once spend plus the in-flight estimate would pass X
@@ -216,11 +233,19 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   }
   const apiKey = io.env.ANTHROPIC_API_KEY || undefined;
   const baseURL = readString(values, "base-url") ?? (io.env.ANTHROPIC_BASE_URL || undefined);
+  // Read once here, like Anthropic's: the key never reaches an agent's environment.
+  const openaiApiKey = io.env.OPENAI_API_KEY || undefined;
+  const openaiBaseURL = readString(values, "openai-base-url") ?? (io.env.OPENAI_BASE_URL || undefined);
+  const openaiApi = readChoice(values, "openai-api", ["auto", ...OPENAI_APIS] as const);
+  const { provider } = parseModelId(readString(values, "model") ?? DEFAULT_MODEL, "--model");
+  const modelKey = provider === "openai" ? openaiApiKey : apiKey;
   const chosen = readChoice(values, "agent", AGENT_NAMES);
   const { agent: agentName, reason: agentReason }: { agent: AgentName; reason: string | null } = chosen
     ? { agent: chosen, reason: null }
-    : chooseDefaultAgent(apiKey);
-  if (AGENTS[agentName].needsApiKey && !apiKey) throw new ConfigError(describeMissingApiKey(agentName));
+    : chooseDefaultAgent(modelKey, provider);
+  if (AGENTS[agentName].needsApiKey && !modelKey) {
+    throw new ConfigError(describeMissingApiKey(agentName, apiKeyRemedy(provider)));
+  }
   // Loud, first and last: a run that fell back to the oracle must not pass for a model's.
   const fallbackLine = agentName === "oracle" && agentReason ? `agent: oracle — ${agentReason}\n` : "";
   io.stderr.write(fallbackLine);
@@ -241,19 +266,22 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
       agentReason,
       apiKey: apiKey ?? null,
       baseURL: baseURL ?? null,
+      openai: { apiKey: openaiApiKey ?? null },
       judgeModel: readString(values, "judge-model") ?? null,
       options: await readRunOptionFlags(values, io, outDir),
       describeNoMatch: () => "no scenario matches the given paths and filters",
     },
     {
       env: io.env,
-      createModelClient: (key, concurrency, attemptTimeoutMs) =>
+      createModelClient: (key, concurrency, attemptTimeoutMs, provider) =>
         createRunModelClient({
+          provider,
           apiKey: key,
-          baseURL,
+          baseURL: provider === "openai" ? openaiBaseURL : baseURL,
           concurrency,
           attemptTimeoutMs,
-          keySource: "ANTHROPIC_API_KEY",
+          keySource: API_KEY_VARIABLES[provider],
+          ...(openaiApi ? { openaiApi } : {}),
         }),
       note: (note) => io.stderr.write(`note: ${note}\n`),
     },
