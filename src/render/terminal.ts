@@ -5,6 +5,7 @@ import { renderDecisionReason, renderDesignLine } from "./decision.js";
 import { escapePlainText } from "./escape.js";
 import { renderEvalSummaryLines } from "./eval-summary.js";
 import { formatDuration, formatNumber, formatRate, formatRateRange, formatRunCost } from "./format.js";
+import { describeReplay } from "./replay.js";
 
 export interface TerminalOptions {
   color?: boolean;
@@ -72,6 +73,13 @@ export function renderTerminalSummary(report: Report, options: TerminalOptions =
         lines.push(
           dim(
             `        trial ${trial.trial}: ${escapePlainText((trial.reason ?? trial.outcome).split("\n")[0] ?? "")}`,
+          ),
+        );
+      }
+      if (trial.replay?.first_divergence) {
+        lines.push(
+          dim(
+            `        trial ${trial.trial} replay: ${escapePlainText(describeReplay(trial.replay, (c) => `\`${c}\``))}`,
           ),
         );
       }

@@ -3,6 +3,7 @@
  * `schema/report.schema.json`. Field names are snake_case, as in the seed specs.
  */
 import type { EndReason } from "../transcript/events.js";
+import type { ReplaySummary } from "./replay-summary.js";
 
 export const REPORT_SCHEMA_VERSION = 1;
 
@@ -90,6 +91,8 @@ export interface TrialReport {
   /** The model that judged this trial (resolved per scenario); null without a judge. Absent in older reports. */
   judge_model?: string | null;
   composite_score: number | null;
+  /** A replayed trial (`--agent replay`): how its recorded calls behaved now. Absent otherwise. */
+  replay?: ReplaySummary;
   /** Relative to the report's folder. */
   events_path: string | null;
   transcript_path: string | null;

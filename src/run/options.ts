@@ -31,6 +31,8 @@ export interface RunOptions {
   agentReason: string | null;
   /** The `command` agent's template (`--agent-command`): {prompt}, {workdir}, {model}, {system}. */
   agentCommand: string | null;
+  /** The `replay` agent's recordings (`--replay-from`): a run's output folder or a bashkit-eval results file. */
+  replayFrom: string | null;
   /** Default model; a scenario's `agent.model` wins. */
   model: string;
   judgeModel: string | null;
@@ -72,6 +74,7 @@ export function defaultRunOptions(overrides: Partial<RunOptions> & { outDir: str
     agent: "oracle",
     agentReason: null,
     agentCommand: null,
+    replayFrom: null,
     model: DEFAULT_MODEL,
     judgeModel: null,
     forceJudge: false,

@@ -15,6 +15,7 @@ import { createAnthropicClient } from "../model/anthropic-client.js";
 import { createAimdLimiter } from "../model/call-limiter.js";
 import type { ModelClient } from "../model/model-client.js";
 import { lookupPrice, PRICE_TABLE_CHECKED_ON, type PriceTable } from "../model/pricing.js";
+import { readRecordings } from "../results/read-recordings.js";
 import { warmProcessRunners } from "../sandbox/exec.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
@@ -134,6 +135,8 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
     ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
     agentCommand: options.agentCommand,
+    recordings:
+      settings.agent === "replay" && options.replayFrom ? await readRecordings(options.replayFrom) : null,
     env: ports.env,
   });
   return { scenarios, options, ports: { agent, judgeClient: modelClient, env: ports.env } };

@@ -72,6 +72,7 @@ const RUN_OPTIONS: OptionSpec = {
   resume: { type: "string" },
   variant: { type: "string", multiple: true },
   "agent-command": { type: "string" },
+  "replay-from": { type: "string" },
   quiet: { type: "boolean", short: "q" },
 };
 
@@ -91,6 +92,7 @@ Paths are scenario YAML files, folders of them, or bashkit-eval .jsonl datasets 
   --agent NAME           the agent under test (default: anthropic when ANTHROPIC_API_KEY is set,
                          else oracle); those marked (API key) need ANTHROPIC_API_KEY:
 ${describeAgents()}  --agent-command TPL    the command agent's command, with {prompt}, {workdir}, {model}, {system}
+  --replay-from PATH     the replay agent's recordings: a run's output folder or a bashkit-eval results .json
                          placeholders (shell-quoted), e.g. 'my-agent --model {model} {prompt}'
   --model ID             model under test (default claude-haiku-4-5; a scenario's agent.model wins)
   --judge-model ID       judge model for scenarios with a judge (or LLM_TOOL_TEST_JUDGE)
@@ -204,6 +206,7 @@ async function readRunOptionFlags(
     keepWorkDirs: Boolean(values["keep-workdirs"]),
     resume: readString(values, "resume") !== undefined,
     agentCommand: readString(values, "agent-command") ?? null,
+    replayFrom: resolvePath(readString(values, "replay-from"), io.cwd),
   };
 }
 
@@ -215,7 +218,14 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   }
   const apiKey = io.env.ANTHROPIC_API_KEY || undefined;
   const baseURL = readString(values, "base-url") ?? (io.env.ANTHROPIC_BASE_URL || undefined);
-  const chosen = readChoice(values, "agent", AGENT_NAMES);
+  // --replay-from alone means the replay agent; with another agent it is a mistake worth saying.
+  const replaying = readString(values, "replay-from") !== undefined;
+  const chosen = readChoice(values, "agent", AGENT_NAMES) ?? (replaying ? "replay" : undefined);
+  if (replaying && chosen !== "replay") {
+    throw new ConfigError(
+      `--replay-from is for the replay agent, not ${chosen}: drop --agent or pass --agent replay`,
+    );
+  }
   const { agent: agentName, reason: agentReason }: { agent: AgentName; reason: string | null } = chosen
     ? { agent: chosen, reason: null }
     : chooseDefaultAgent(apiKey);
@@ -334,3 +344,7 @@ export const runCommand: CliCommand = {
   summary: "run scenarios (YAML files, folders, .jsonl datasets) and evaluate them",
   run: commandRun,
 };
+
+function resolvePath(given: string | undefined, cwd: string): string | null {
+  return given ? path.resolve(cwd, given) : null;
+}
