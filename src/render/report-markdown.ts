@@ -14,6 +14,7 @@ import {
   formatRunCost,
   formatTokens,
 } from "./format.js";
+import { renderModelMatrixMarkdown } from "./model-matrix.js";
 import { describeReplay } from "./replay.js";
 
 const OUTCOME_MARK: Record<string, string> = { pass: "✅", fail: "❌", error: "⚠️", skipped: "⏭️" };
@@ -195,6 +196,7 @@ export function renderReportMarkdown(report: Report, options: ReportMarkdownOpti
   const lines = [
     ...renderHeadline(report, options.decision),
     ...renderEvalSummaryMarkdown(report.summary),
+    ...(report.model_matrix ? renderModelMatrixMarkdown(report.model_matrix) : []),
     ...renderCategories(report),
     ...renderScenarioTable(report),
     ...renderSubcommandsMarkdown(report.scenarios),

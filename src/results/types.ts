@@ -3,6 +3,7 @@
  * `schema/report.schema.json`. Field names are snake_case, as in the seed specs.
  */
 import type { EndReason } from "../transcript/events.js";
+import type { ModelMatrix } from "./model-matrix.js";
 import type { ReplaySummary } from "./replay-summary.js";
 
 export const REPORT_SCHEMA_VERSION = 1;
@@ -138,6 +139,8 @@ export interface ScenarioReport {
   id: string;
   /** Guidance/binary variant name; null when the scenario has no variants. */
   variant: string | null;
+  /** The model its trials ran with, in a run across several models (a model matrix); absent otherwise. */
+  model?: string;
   category: string;
   description: string | null;
   tags: string[];
@@ -250,6 +253,8 @@ export interface RunInfo {
    */
   agent_reason?: string;
   model: string | null;
+  /** A model matrix's models (two or more), in the order given; absent in a one-model run. */
+  models?: string[];
   judge_model: string | null;
   git_sha: string | null;
   git_ref: string | null;
@@ -282,4 +287,6 @@ export interface Report {
   run: RunInfo;
   scenarios: ScenarioReport[];
   summary: RunSummary;
+  /** A model-matrix run's cross-model view (results/model-matrix.ts); absent in a one-model run. */
+  model_matrix?: ModelMatrix;
 }

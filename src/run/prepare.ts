@@ -21,6 +21,7 @@ import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
 import type { Scenario } from "../scenario/types.js";
 import { DEFAULT_MODEL, defaultRunOptions, type RunOptions } from "./options.js";
+import { runModels } from "./plan.js";
 import { checkSandbox, checkTargetBinaries } from "./preflight.js";
 import type { SuitePorts } from "./suite.js";
 
@@ -257,12 +258,14 @@ export function setUpJudge(
 /** The models this run will pay for (agent and judge) that the price table does not know. */
 export function unpricedModels(
   scenarios: readonly Scenario[],
-  options: { model: string; prices: Readonly<PriceTable> },
+  options: { model: string; models?: string[]; prices: Readonly<PriceTable> },
   agentUsesModel: boolean,
 ): string[] {
   const models = new Set<string>();
   for (const scenario of scenarios) {
-    if (agentUsesModel) models.add(scenario.agent.model ?? options.model);
+    if (agentUsesModel)
+      for (const model of scenario.agent.model ? [scenario.agent.model] : runModels(options))
+        models.add(model);
     const judge = scenario.evaluation.judge;
     if (judge?.enabled && judge.model) models.add(judge.model);
   }

@@ -59,10 +59,6 @@ function judgeFor(scenario: Scenario, options: RunOptions, client: ModelClient |
 // Which agents record a model is a fact of the registry; suite.ts reads it from here too.
 export { agentUsesModel };
 
-function modelFor(scenario: Scenario, options: RunOptions): string {
-  return scenario.agent.model ?? options.model;
-}
-
 async function composeSystemPrompt(
   scenario: Scenario,
   variant: Variant | null,
@@ -110,7 +106,7 @@ export async function runTrial(
     ports,
     writer,
     trialDir,
-    model: modelFor(planned.scenario, options),
+    model: planned.model,
   };
   const { sandbox, outcome } = await runAgentInSandbox(trial);
 
@@ -219,7 +215,7 @@ async function runAgentInSandbox(
     let callCounter = 0;
     outcome = await ports.agent.run({
       scenario,
-      scenarioKey: scenarioKey({ id: scenario.id, variant: variant?.name ?? null }),
+      scenarioKey: planned.scenarioKey,
       trial: planned.trial,
       task: scenario.task,
       systemPrompt,

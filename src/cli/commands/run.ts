@@ -48,7 +48,7 @@ import { FILTER_OPTIONS, readFilterFlags, readScenarioPaths } from "../scenario-
 const RUN_OPTIONS: OptionSpec = {
   ...FILTER_OPTIONS,
   agent: { type: "string" },
-  model: { type: "string" },
+  model: { type: "string", multiple: true },
   "judge-model": { type: "string" },
   "force-judge": { type: "boolean" },
   "max-turns": { type: "string" },
@@ -94,7 +94,8 @@ Paths are scenario YAML files, folders of them, or bashkit-eval .jsonl datasets 
 ${describeAgents()}  --agent-command TPL    the command agent's command, with {prompt}, {workdir}, {model}, {system}
   --replay-from PATH     the replay agent's recordings: a run's output folder or a bashkit-eval results .json
                          placeholders (shell-quoted), e.g. 'my-agent --model {model} {prompt}'
-  --model ID             model under test (default claude-haiku-4-5; a scenario's agent.model wins)
+  --model ID             model under test (default claude-haiku-4-5; a scenario's agent.model wins);
+                         repeat it (or a,b) for a model matrix: every scenario runs with each
   --judge-model ID       judge model for scenarios with a judge (or LLM_TOOL_TEST_JUDGE)
   --force-judge          allow the judge to be the tested model
   --trials K             trials per scenario (default 3; a scenario's trials wins)
@@ -186,7 +187,7 @@ async function readRunOptionFlags(
   return {
     outDir,
     ...definedEntries({
-      model: readString(values, "model"),
+      ...readModels(values),
       maxTurns: readInteger(values, "max-turns", 1),
       trials: readInteger(values, "trials", 1),
       extraTrials: readInteger(values, "extra-trials", 0),
@@ -347,4 +348,11 @@ export const runCommand: CliCommand = {
 
 function resolvePath(given: string | undefined, cwd: string): string | null {
   return given ? path.resolve(cwd, given) : null;
+}
+
+/** `--model a --model b` (or `--model a,b`): the first is the run's model; two or more make a matrix. */
+function readModels(values: ParsedArgs["values"]): { model?: string; models?: string[] } {
+  const models = [...new Set(readList(values, "model"))];
+  if (models.length === 0) return {};
+  return models.length === 1 ? { model: models[0] as string } : { model: models[0] as string, models };
 }
