@@ -10,7 +10,7 @@ import { readFile } from "node:fs/promises";
 import { agentUsesModel, createAgent } from "../agents/registry.js";
 import type { AgentName } from "../agents/types.js";
 import { ConfigError } from "../errors.js";
-import { resolveJudgeModel } from "../evaluate/judge.js";
+import { isSameModel, resolveJudgeModel } from "../evaluate/judge.js";
 import { createAnthropicClient } from "../model/anthropic-client.js";
 import { createAimdLimiter } from "../model/call-limiter.js";
 import type { ModelClient } from "../model/model-client.js";
@@ -104,6 +104,7 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     flag: settings.judgeModel,
     env: ports.env.LLM_TOOL_TEST_JUDGE,
     testedModel: model,
+    testedModels: runModels(settings.options),
     force: forceJudge,
     hasApiKey: Boolean(settings.apiKey),
     agent: settings.agent,
@@ -221,6 +222,8 @@ export function setUpJudge(
     flag: string | null | undefined;
     env: string | null | undefined;
     testedModel: string;
+    /** A model matrix's models (the judge must differ from each); default `[testedModel]`. */
+    testedModels?: string[];
     force: boolean;
     hasApiKey: boolean;
     agent: AgentName;
@@ -243,16 +246,31 @@ export function setUpJudge(
   const resolved = scenarios.map((scenario) => {
     const judge = scenario.evaluation.judge;
     if (!judge?.enabled) return scenario;
-    const model = resolveJudgeModel({
-      ...requested,
-      scenario: judge.model,
-      testedModel: scenario.agent.model ?? input.testedModel,
-      force: input.force,
-      scenarioId: scenario.id,
-    });
+    // In a model matrix the judge must differ from every model the scenario runs with.
+    const tested = scenario.agent.model
+      ? [scenario.agent.model]
+      : (input.testedModels ?? [input.testedModel]);
+    const resolutions = tested.map((testedModel) =>
+      resolveJudgeModel({
+        ...requested,
+        scenario: judge.model,
+        testedModel,
+        force: input.force,
+        scenarioId: scenario.id,
+      }),
+    );
+    const model =
+      resolutions.find((judgeModel) => input.force || !tested.some((t) => isSameModel(judgeModel, t))) ??
+      refuseMatrixJudge(scenario.id, tested);
     return { ...scenario, evaluation: { ...scenario.evaluation, judge: { ...judge, model } } };
   });
   return { scenarios: resolved, judgeModel, note: null };
+}
+
+function refuseMatrixJudge(scenarioId: string, tested: string[]): never {
+  throw new ConfigError(
+    `scenario ${scenarioId}: the default judge models are among the models under test (${tested.join(", ")}), and a model grading itself is biased; choose another judge with --judge-model (or evaluation.judge.model), or pass --force-judge`,
+  );
 }
 
 /** The models this run will pay for (agent and judge) that the price table does not know. */
