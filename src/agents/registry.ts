@@ -7,11 +7,13 @@ import { suggestKey } from "../did-you-mean.js";
 import { ConfigError } from "../errors.js";
 import type { ModelClient } from "../model/model-client.js";
 import { API_KEY_VARIABLES, type ProviderName } from "../model/provider.js";
+import type { RecordingSet } from "../results/read-recordings.js";
 import { type AnthropicAgentOptions, createAnthropicAgent } from "./anthropic.js";
 import { type ClaudeCodeAgentOptions, createClaudeCodeAgent } from "./claude-code.js";
 import { createCommandAgent } from "./command.js";
 import { createNullAgent } from "./null.js";
 import { createOracleAgent } from "./oracle.js";
+import { createReplayAgent } from "./replay.js";
 import type { Agent } from "./types.js";
 
 export interface AgentDeps {
@@ -24,6 +26,8 @@ export interface AgentDeps {
   baseURL?: string;
   /** The command template of the `command` agent (`--agent-command`). */
   agentCommand?: string | null;
+  /** The recorded calls the `replay` agent re-issues (`--replay-from`). */
+  recordings?: RecordingSet | null;
   /** Environment for finding the `claude` binary (LLM_TOOL_TEST_CLAUDE_BIN, PATH); default process.env. */
   env?: Record<string, string | undefined>;
   /** More claude-code settings (binary, tools, clock). */
@@ -69,6 +73,20 @@ export const AGENTS = {
     needsApiKey: false,
     description: "runs each scenario's solution, without a model",
     create: () => createOracleAgent(),
+  },
+  replay: {
+    usesModel: false,
+    needsApiKey: false,
+    description: "re-runs a recorded run's calls (--replay-from)",
+    create(deps) {
+      if (!deps.recordings) {
+        throw new ConfigError(
+          "the replay agent needs recorded calls: pass --replay-from PATH (a previous run's output folder or a bashkit-eval results .json)",
+          "--replay-from",
+        );
+      }
+      return createReplayAgent(deps.recordings);
+    },
   },
   null: {
     usesModel: false,

@@ -9,6 +9,10 @@ export type { AgentName };
 /** What the harness hands an agent for one trial. */
 export interface AgentContext {
   scenario: Scenario;
+  /** The scenario's key in reports (`id`, or `id@variant`). */
+  scenarioKey: string;
+  /** This trial's number (1-based) within its scenario. */
+  trial: number;
   /** The user message. */
   task: string;
   /** Composed by the harness: where the agent is, guidance in system mode, the scenario's `system`. */

@@ -43,7 +43,7 @@ export interface PooledBaseline {
 /** What a run measures, as far as pooling cares; a finished Report's `run` is one. */
 export type RunIdentity = Pick<
   RunInfo,
-  "agent" | "model" | "judge_model" | "harness_version" | "evaluation_hash"
+  "agent" | "model" | "models" | "judge_model" | "harness_version" | "evaluation_hash"
 >;
 
 /**
@@ -53,7 +53,7 @@ export type RunIdentity = Pick<
 export interface PoolTarget {
   run: RunIdentity;
   /** Every planned scenario (variant included) with its content hash. */
-  scenarios: readonly Pick<ScenarioReport, "id" | "variant" | "content_hash">[];
+  scenarios: readonly Pick<ScenarioReport, "id" | "variant" | "model" | "content_hash">[];
 }
 
 function majorVersion(version: string): string {

@@ -273,7 +273,7 @@ export function resolveJudgeModel(options: {
 }
 
 /** Same model up to case, provider prefix and a date suffix. */
-function isSameModel(a: string, b: string): boolean {
+export function isSameModel(a: string, b: string): boolean {
   const normalize = (id: string) =>
     id
       .trim()

@@ -3,6 +3,7 @@
  * SVG; a CSP that forbids every load, so the page works offline and cannot phone home even if a
  * string slipped through. Trial details travel as one JSON blob and are drawn on demand.
  */
+
 import { createHash } from "node:crypto";
 import type { Decision } from "../compare/decision.js";
 import type { Comparison } from "../compare/types.js";
@@ -22,6 +23,7 @@ import {
   renderSubcommandSection,
 } from "./html/sections.js";
 import { buildTrialViews } from "./html/trial-data.js";
+import { renderModelMatrixHtml } from "./model-matrix.js";
 
 export interface HtmlReportInput {
   report: Report;
@@ -80,6 +82,7 @@ export function renderReportHtml(input: HtmlReportInput): string {
     renderHeadline(report, comparison, decision),
     renderFailureList(report, trialIndex),
     renderCategoryTable(report),
+    report.model_matrix ? renderModelMatrixHtml(report.model_matrix) : "",
     renderPassRateSection(report),
     comparison ? renderComparisonSection(comparison) : "",
     renderScenarioTable(report, trialIndex, comparison),

@@ -14,6 +14,7 @@ import { buildComparisonBlocks, fitScenarioTable } from "./comparison-markdown.j
 import { renderDecisionHeadline, renderDesignLine } from "./decision.js";
 import { markdownCode } from "./escape.js";
 import { formatRate, formatRunCost } from "./format.js";
+import { renderModelMatrixMarkdown } from "./model-matrix.js";
 import { renderReportMarkdown } from "./report-markdown.js";
 
 /** Below GitHub's 65,536-character limit for a comment body, with room to spare. */
@@ -76,7 +77,11 @@ export function renderLayout(input: LayoutInput, options: LayoutOptions): string
   const blocks = input.comparison ? buildComparisonBlocks(input.comparison, input.decision) : null;
   // What always shows, above every collapsed block: warnings, the suite's metrics, the run's line.
   const status = renderStatus(input, blocks?.scenarioSummary ?? "");
-  const fixedBlocks = [head, blocks?.warnings ?? "", blocks?.suiteTable ?? "", status, footer].filter(
+  // A model matrix: right after the decision across models, the models side by side.
+  const matrix = input.report.model_matrix
+    ? renderModelMatrixMarkdown(input.report.model_matrix, { maxRows: COMMENT_MATRIX_ROWS }).join("\n").trim()
+    : "";
+  const fixedBlocks = [head, matrix, blocks?.warnings ?? "", blocks?.suiteTable ?? "", status, footer].filter(
     (block) => block.length > 0,
   );
   const fixed = fixedBlocks.join("\n\n");
@@ -127,6 +132,7 @@ export function renderLayout(input: LayoutInput, options: LayoutOptions): string
 
   const ordered = [
     head,
+    matrix,
     blocks?.warnings ?? "",
     blocks?.suiteTable ?? "",
     scenarioTable,
@@ -139,6 +145,8 @@ export function renderLayout(input: LayoutInput, options: LayoutOptions): string
 }
 
 const MIN_USEFUL_REPORT = 400;
+/** The comment shows the scenarios that fail first; report.md has every row. */
+const COMMENT_MATRIX_ROWS = 25;
 const TRUNCATED_NOTE = "_… cut to fit; the full report is `report.md` in the report artifact._";
 const OMITTED_NOTE = "_The full report did not fit here; it is `report.md` in the report artifact._";
 

@@ -14,6 +14,8 @@ import {
   formatRunCost,
   formatTokens,
 } from "./format.js";
+import { renderModelMatrixMarkdown } from "./model-matrix.js";
+import { describeReplay } from "./replay.js";
 
 const OUTCOME_MARK: Record<string, string> = { pass: "✅", fail: "❌", error: "⚠️", skipped: "⏭️" };
 
@@ -165,14 +167,40 @@ function renderTrialFailure(scenario: ScenarioReport, trial: TrialReport): strin
   return lines;
 }
 
+/** A replayed run: per trial, where its recorded calls now diverge (every trial, passing ones too). */
+function renderReplayMarkdown(scenarios: readonly ScenarioReport[]): string[] {
+  const rows = scenarios.flatMap((s) =>
+    s.trials.flatMap((t) =>
+      t.replay
+        ? [
+            `| ${escapeMarkdownCell(markdownCode(scenarioLabel(s)))} | ${t.trial} | ${escapeMarkdownCell(describeReplay(t.replay, markdownCode))} |`,
+          ]
+        : [],
+    ),
+  );
+  if (rows.length === 0) return [];
+  return [
+    "",
+    "## Replay: recorded calls against this build",
+    "",
+    "| Scenario | Trial | Where the recorded calls diverge |",
+    "|---|---|---|",
+    ...rows,
+    "",
+    "A replay re-issues the recorded calls whatever the tool now answers: it shows where the tool's behaviour changed under the same calls, not how a model would react to the change.",
+  ];
+}
+
 /** `report.md`: headline (the decision when given), per-category and per-scenario tables, then each failing trial. Pure. */
 export function renderReportMarkdown(report: Report, options: ReportMarkdownOptions = {}): string {
   const lines = [
     ...renderHeadline(report, options.decision),
     ...renderEvalSummaryMarkdown(report.summary),
+    ...(report.model_matrix ? renderModelMatrixMarkdown(report.model_matrix) : []),
     ...renderCategories(report),
     ...renderScenarioTable(report),
     ...renderSubcommandsMarkdown(report.scenarios),
+    ...renderReplayMarkdown(report.scenarios),
   ];
   const variants = compareVariants(report);
   for (const { base, head, comparison } of variants) {

@@ -5,6 +5,8 @@ import { renderDecisionReason, renderDesignLine } from "./decision.js";
 import { escapePlainText } from "./escape.js";
 import { renderEvalSummaryLines } from "./eval-summary.js";
 import { formatDuration, formatNumber, formatRate, formatRateRange, formatRunCost } from "./format.js";
+import { renderModelMatrixLines } from "./model-matrix.js";
+import { describeReplay } from "./replay.js";
 
 export interface TerminalOptions {
   color?: boolean;
@@ -75,9 +77,17 @@ export function renderTerminalSummary(report: Report, options: TerminalOptions =
           ),
         );
       }
+      if (trial.replay?.first_divergence) {
+        lines.push(
+          dim(
+            `        trial ${trial.trial} replay: ${escapePlainText(describeReplay(trial.replay, (c) => `\`${c}\``))}`,
+          ),
+        );
+      }
     }
   }
   lines.push("", ...renderEvalSummaryLines(report.summary, escapePlainText).map(dim));
+  if (report.model_matrix) lines.push(...renderModelMatrixLines(report.model_matrix));
   const s = report.summary;
   // With a decision the run's line only counts: the verdict is the decision's, at the top.
   const headline = decision

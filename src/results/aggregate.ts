@@ -2,6 +2,7 @@ import type { Scenario } from "../scenario/types.js";
 import { DEFAULT_PASS_K, passKEstimates } from "../stats/pass-at-k.js";
 import { classifyFlakiness, summarizeMetric, wilsonInterval } from "../stats/stats.js";
 import type { EndReason } from "../transcript/events.js";
+import { buildModelMatrix } from "./model-matrix.js";
 import { METRIC_DEFINITIONS, PASS_RATE, readTrialValues } from "./trial-metrics.js";
 import type {
   CategorySummary,
@@ -73,10 +74,16 @@ export function summarizeScenario(trials: TrialReport[], k: number = DEFAULT_PAS
 /** What a scenario report says about its scenario, apart from its trials. */
 export type ScenarioMeta = Omit<ScenarioReport, "trials" | "summary">;
 
-export function scenarioMetaOf(scenario: Scenario, variant: string | null): ScenarioMeta {
+/** `model`: the model of a matrix run's entry (null outside a matrix). */
+export function scenarioMetaOf(
+  scenario: Scenario,
+  variant: string | null,
+  model: string | null = null,
+): ScenarioMeta {
   return {
     id: scenario.id,
     variant,
+    ...(model ? { model } : {}),
     category: scenario.category,
     description: scenario.description ?? null,
     tags: scenario.tags,
@@ -247,5 +254,12 @@ export function summarizeRun(scenarios: ScenarioReport[]): RunSummary {
 }
 
 export function assembleReport(run: RunInfo, scenarios: ScenarioReport[]): Report {
-  return { schema_version: REPORT_SCHEMA_VERSION, run, scenarios, summary: summarizeRun(scenarios) };
+  const report: Report = {
+    schema_version: REPORT_SCHEMA_VERSION,
+    run,
+    scenarios,
+    summary: summarizeRun(scenarios),
+  };
+  const matrix = buildModelMatrix(report);
+  return matrix ? { ...report, model_matrix: matrix } : report;
 }

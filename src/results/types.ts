@@ -3,6 +3,8 @@
  * `schema/report.schema.json`. Field names are snake_case, as in the seed specs.
  */
 import type { EndReason } from "../transcript/events.js";
+import type { ModelMatrix } from "./model-matrix.js";
+import type { ReplaySummary } from "./replay-summary.js";
 
 export const REPORT_SCHEMA_VERSION = 1;
 
@@ -90,6 +92,8 @@ export interface TrialReport {
   /** The model that judged this trial (resolved per scenario); null without a judge. Absent in older reports. */
   judge_model?: string | null;
   composite_score: number | null;
+  /** A replayed trial (`--agent replay`): how its recorded calls behaved now. Absent otherwise. */
+  replay?: ReplaySummary;
   /** Relative to the report's folder. */
   events_path: string | null;
   transcript_path: string | null;
@@ -135,6 +139,8 @@ export interface ScenarioReport {
   id: string;
   /** Guidance/binary variant name; null when the scenario has no variants. */
   variant: string | null;
+  /** The model its trials ran with, in a run across several models (a model matrix); absent otherwise. */
+  model?: string;
   category: string;
   description: string | null;
   tags: string[];
@@ -247,6 +253,8 @@ export interface RunInfo {
    */
   agent_reason?: string;
   model: string | null;
+  /** A model matrix's models (two or more), in the order given; absent in a one-model run. */
+  models?: string[];
   judge_model: string | null;
   git_sha: string | null;
   git_ref: string | null;
@@ -279,4 +287,6 @@ export interface Report {
   run: RunInfo;
   scenarios: ScenarioReport[];
   summary: RunSummary;
+  /** A model-matrix run's cross-model view (results/model-matrix.ts); absent in a one-model run. */
+  model_matrix?: ModelMatrix;
 }

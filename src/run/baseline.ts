@@ -16,6 +16,7 @@ import type { Report } from "../results/types.js";
 import type { Scenario } from "../scenario/types.js";
 import { HARNESS_VERSION } from "../version.js";
 import type { BaselineCounts, RunOptions } from "./options.js";
+import { planTrials } from "./plan.js";
 import { hashEvaluationSettings } from "./settings-hash.js";
 import { agentUsesModel } from "./trial.js";
 
@@ -24,24 +25,25 @@ export function runIdentityOf(options: RunOptions): RunIdentity {
   return {
     agent: options.agent,
     model: agentUsesModel(options.agent) ? options.model : null,
+    ...(agentUsesModel(options.agent) && options.models.length > 1 ? { models: options.models } : {}),
     judge_model: options.judgeModel,
     harness_version: HARNESS_VERSION,
     evaluation_hash: hashEvaluationSettings(options),
   };
 }
 
-/** The run's pool target: its identity and every scenario × variant it plans, with content hashes. */
+/** The run's pool target: its identity and every scenario × variant (× model) it plans, with content hashes. */
 export function poolTargetOf(scenarios: readonly Scenario[], options: RunOptions): PoolTarget {
-  return {
-    run: runIdentityOf(options),
-    scenarios: scenarios.flatMap((scenario) =>
-      (scenario.variants.length > 0 ? scenario.variants.map((v) => v.name) : [null]).map((variant) => ({
-        id: scenario.id,
-        variant,
-        content_hash: scenario.contentHash,
-      })),
-    ),
-  };
+  const entries = new Map<string, PoolTarget["scenarios"][number]>();
+  for (const planned of planTrials([...scenarios], { ...options, trials: 1, shard: null })) {
+    entries.set(planned.scenarioKey, {
+      id: planned.scenario.id,
+      variant: planned.variant?.name ?? null,
+      ...(planned.inMatrix ? { model: planned.model } : {}),
+      content_hash: planned.scenario.contentHash,
+    });
+  }
+  return { run: runIdentityOf(options), scenarios: [...entries.values()] };
 }
 
 export interface RunBaseline {

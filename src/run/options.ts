@@ -31,6 +31,10 @@ export interface RunOptions {
   agentReason: string | null;
   /** The `command` agent's template (`--agent-command`): {prompt}, {workdir}, {model}, {system}. */
   agentCommand: string | null;
+  /** A model matrix (`--model` given several times): every scenario runs with each. Empty: `model` alone. */
+  models: string[];
+  /** The `replay` agent's recordings (`--replay-from`): a run's output folder or a bashkit-eval results file. */
+  replayFrom: string | null;
   /** Default model; a scenario's `agent.model` wins. */
   model: string;
   judgeModel: string | null;
@@ -72,6 +76,8 @@ export function defaultRunOptions(overrides: Partial<RunOptions> & { outDir: str
     agent: "oracle",
     agentReason: null,
     agentCommand: null,
+    models: [],
+    replayFrom: null,
     model: DEFAULT_MODEL,
     judgeModel: null,
     forceJudge: false,

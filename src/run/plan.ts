@@ -1,31 +1,48 @@
 import { createHash } from "node:crypto";
 import { scenarioKey } from "../results/scenario-key.js";
 import type { Scenario, Variant } from "../scenario/types.js";
-import type { RunOptions } from "./options.js";
+import { DEFAULT_MODEL, type RunOptions } from "./options.js";
 
-/** One trial to run: a scenario, one of its variants (or none), and the trial number (1-based). */
+/** One trial to run: a scenario, one of its variants (or none), its model, and the trial number (1-based). */
 export interface PlannedTrial {
-  /** `id`, `id@variant`, then `#n`: unique within a run, stable across runs. */
+  /** `id`, `id@variant`, `~model` in a matrix, then `#n`: unique within a run, stable across runs. */
   key: string;
   scenarioKey: string;
   scenario: Scenario;
   variant: Variant | null;
+  /** The model the agent is given: the scenario's pinned `agent.model`, else one of the run's models. */
+  model: string;
+  /** Whether the run is a model matrix (several models): the key and the report name the model. */
+  inMatrix: boolean;
   trial: number;
 }
 
-/** scenario × variant × trial; with a shard, a stable balanced share of that list. */
+/** The run's models: `--model` given several times makes a matrix; none given, the default. */
+export function runModels(options: Partial<Pick<RunOptions, "model" | "models">>): string[] {
+  return options.models && options.models.length > 0 ? options.models : [options.model ?? DEFAULT_MODEL];
+}
+
+/**
+ * scenario × variant × model × trial, every combination with the same trials (a scenario whose
+ * `agent.model` pins a model runs with that one only); with a shard, a stable balanced share.
+ */
 export function planTrials(
   scenarios: Scenario[],
-  options: Pick<RunOptions, "trials" | "shard">,
+  options: Pick<RunOptions, "trials" | "shard"> & Partial<Pick<RunOptions, "model" | "models">>,
 ): PlannedTrial[] {
+  const models = runModels(options);
+  const inMatrix = models.length > 1;
   const all: PlannedTrial[] = [];
   for (const scenario of scenarios) {
     const variants: (Variant | null)[] = scenario.variants.length > 0 ? scenario.variants : [null];
     const count = scenario.trials ?? options.trials;
+    const scenarioModels = scenario.agent.model ? [scenario.agent.model] : models;
     for (const variant of variants) {
-      const key = scenarioKey({ id: scenario.id, variant: variant?.name });
-      for (let trial = 1; trial <= count; trial++) {
-        all.push({ key: `${key}#${trial}`, scenarioKey: key, scenario, variant, trial });
+      for (const model of scenarioModels) {
+        const key = scenarioKey({ id: scenario.id, variant: variant?.name, model: inMatrix ? model : null });
+        for (let trial = 1; trial <= count; trial++) {
+          all.push({ key: `${key}#${trial}`, scenarioKey: key, scenario, variant, model, inMatrix, trial });
+        }
       }
     }
   }

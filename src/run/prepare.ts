@@ -10,7 +10,7 @@ import { readFile } from "node:fs/promises";
 import { agentUsesModel, apiKeyRemedy, createAgent, describeMissingApiKey } from "../agents/registry.js";
 import type { AgentName } from "../agents/types.js";
 import { ConfigError } from "../errors.js";
-import { resolveJudgeModel } from "../evaluate/judge.js";
+import { isSameModel, resolveJudgeModel } from "../evaluate/judge.js";
 import { createAnthropicClient } from "../model/anthropic-client.js";
 import { createAimdLimiter } from "../model/call-limiter.js";
 import type { ModelClient } from "../model/model-client.js";
@@ -24,11 +24,13 @@ import {
   parseModelId,
   providerOfModel,
 } from "../model/provider.js";
+import { readRecordings } from "../results/read-recordings.js";
 import { warmProcessRunners } from "../sandbox/exec.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
 import type { Scenario } from "../scenario/types.js";
 import { DEFAULT_MODEL, defaultRunOptions, type RunOptions } from "./options.js";
+import { runModels } from "./plan.js";
 import { checkSandbox, checkTargetBinaries } from "./preflight.js";
 import type { SuitePorts } from "./suite.js";
 
@@ -141,6 +143,7 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     flag: settings.judgeModel,
     env: ports.env.LLM_TOOL_TEST_JUDGE,
     testedModel: model,
+    testedModels: runModels(settings.options),
     force: forceJudge,
     hasApiKey: Boolean(settings.apiKey || settings.openai?.apiKey),
     agent: settings.agent,
@@ -160,7 +163,7 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     anthropic: settings.apiKey || null,
     openai: settings.openai?.apiKey || null,
   };
-  checkModelProviders(scenarios, options.model, settings.agent, keys);
+  checkModelProviders(scenarios, runModels(options), settings.agent, keys);
   for (const unpriced of unpricedModels(scenarios, options, agentUsesModel(settings.agent))) {
     const checked = PRICE_TABLE_CHECKED_ON[providerOfModel(unpriced)?.provider ?? "anthropic"];
     ports.note(
@@ -179,6 +182,8 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
     ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
     agentCommand: options.agentCommand,
+    recordings:
+      settings.agent === "replay" && options.replayFrom ? await readRecordings(options.replayFrom) : null,
     env: ports.env,
     ...(settings.claudeBinary ? { claudeCode: { binary: settings.claudeBinary } } : {}),
   });
@@ -237,14 +242,14 @@ function createModelClients(
  */
 export function checkModelProviders(
   scenarios: readonly Scenario[],
-  runModel: string,
+  runModels: readonly string[],
   agent: AgentName,
   keys: Record<ProviderName, string | null>,
 ): void {
   const callsModels = agent === "anthropic" || agent === "claude-code";
   for (const scenario of scenarios) {
-    if (callsModels) {
-      const model = scenario.agent.model ?? runModel;
+    // A model matrix: every model of the run, unless the scenario pins its own.
+    for (const model of callsModels ? (scenario.agent.model ? [scenario.agent.model] : runModels) : []) {
       const where = scenario.agent.model ? `${scenario.id}: agent.model` : "--model";
       const { provider } = parseModelId(model, where);
       if (agent === "claude-code" && provider !== "anthropic") {
@@ -320,6 +325,8 @@ export function setUpJudge(
     flag: string | null | undefined;
     env: string | null | undefined;
     testedModel: string;
+    /** A model matrix's models (the judge must differ from each); default `[testedModel]`. */
+    testedModels?: string[];
     force: boolean;
     hasApiKey: boolean;
     agent: AgentName;
@@ -342,27 +349,44 @@ export function setUpJudge(
   const resolved = scenarios.map((scenario) => {
     const judge = scenario.evaluation.judge;
     if (!judge?.enabled) return scenario;
-    const model = resolveJudgeModel({
-      ...requested,
-      scenario: judge.model,
-      testedModel: scenario.agent.model ?? input.testedModel,
-      force: input.force,
-      scenarioId: scenario.id,
-    });
+    // In a model matrix the judge must differ from every model the scenario runs with.
+    const tested = scenario.agent.model
+      ? [scenario.agent.model]
+      : (input.testedModels ?? [input.testedModel]);
+    const resolutions = tested.map((testedModel) =>
+      resolveJudgeModel({
+        ...requested,
+        scenario: judge.model,
+        testedModel,
+        force: input.force,
+        scenarioId: scenario.id,
+      }),
+    );
+    const model =
+      resolutions.find((judgeModel) => input.force || !tested.some((t) => isSameModel(judgeModel, t))) ??
+      refuseMatrixJudge(scenario.id, tested);
     return { ...scenario, evaluation: { ...scenario.evaluation, judge: { ...judge, model } } };
   });
   return { scenarios: resolved, judgeModel, note: null };
 }
 
+function refuseMatrixJudge(scenarioId: string, tested: string[]): never {
+  throw new ConfigError(
+    `scenario ${scenarioId}: the default judge models are among the models under test (${tested.join(", ")}), and a model grading itself is biased; choose another judge with --judge-model (or evaluation.judge.model), or pass --force-judge`,
+  );
+}
+
 /** The models this run will pay for (agent and judge) that the price table does not know. */
 export function unpricedModels(
   scenarios: readonly Scenario[],
-  options: { model: string; prices: Readonly<PriceTable> },
+  options: { model: string; models?: string[]; prices: Readonly<PriceTable> },
   agentUsesModel: boolean,
 ): string[] {
   const models = new Set<string>();
   for (const scenario of scenarios) {
-    if (agentUsesModel) models.add(scenario.agent.model ?? options.model);
+    if (agentUsesModel)
+      for (const model of scenario.agent.model ? [scenario.agent.model] : runModels(options))
+        models.add(model);
     const judge = scenario.evaluation.judge;
     if (judge?.enabled && judge.model) models.add(judge.model);
   }

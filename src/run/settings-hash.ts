@@ -7,7 +7,8 @@ import type { RunOptions } from "./options.js";
 function evaluationSettings(options: RunOptions) {
   return {
     agent: options.agent,
-    model: options.model,
+    // A matrix's models as a list; a one-model run's hash stays what earlier versions wrote.
+    model: options.models.length > 1 ? options.models : options.model,
     judge: options.judgeModel,
     maxTurns: options.maxTurns,
     timeouts: [options.trialTimeoutMs, options.commandTimeoutMs, options.gateTimeoutMs],

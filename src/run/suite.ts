@@ -416,7 +416,11 @@ function groupByScenario(
   return [...byScenario.values()].map((trials) => {
     const first = trials[0] as PlannedTrial;
     const reports = trials.map((t) => results.get(t.key)).filter((r): r is TrialReport => r !== undefined);
-    const meta = scenarioMetaOf(first.scenario, first.variant?.name ?? null);
+    const meta = scenarioMetaOf(
+      first.scenario,
+      first.variant?.name ?? null,
+      first.inMatrix ? first.model : null,
+    );
     const extended = extra.isExtended(first.scenarioKey);
     return buildScenarioReport(
       {

@@ -9,11 +9,13 @@ import { buildScriptEnv } from "../evaluate/gates.js";
 import { computeExecution, computeInteraction } from "../evaluate/metrics.js";
 import type { ModelClient } from "../model/model-client.js";
 import { renderTranscriptMarkdown } from "../render/transcript-markdown.js";
+import { summarizeReplay } from "../results/replay-summary.js";
+import { scenarioKey } from "../results/scenario-key.js";
 import type { ExecutionMetrics, TrialReport } from "../results/types.js";
 import { createTrialSandbox } from "../sandbox/trial-sandbox.js";
 import type { TrialSandbox } from "../sandbox/types.js";
 import type { Scenario, Variant } from "../scenario/types.js";
-import type { EndReason } from "../transcript/events.js";
+import type { EndReason, TrialEvent } from "../transcript/events.js";
 import { createEventWriter, type EventWriter } from "../transcript/writer.js";
 import type { RunOptions } from "./options.js";
 import { folderNameFor, type PlannedTrial } from "./plan.js";
@@ -56,10 +58,6 @@ function judgeFor(scenario: Scenario, options: RunOptions, client: ModelClient |
 
 // Which agents record a model is a fact of the registry; suite.ts reads it from here too.
 export { agentUsesModel };
-
-function modelFor(scenario: Scenario, options: RunOptions): string {
-  return scenario.agent.model ?? options.model;
-}
 
 async function composeSystemPrompt(
   scenario: Scenario,
@@ -108,7 +106,7 @@ export async function runTrial(
     ports,
     writer,
     trialDir,
-    model: modelFor(planned.scenario, options),
+    model: planned.model,
   };
   const { sandbox, outcome } = await runAgentInSandbox(trial);
 
@@ -132,6 +130,7 @@ export async function runTrial(
     const report: TrialReport = {
       trial: planned.trial,
       ...(await evaluateOutcome(trial, sandbox, outcome, transcript)),
+      ...replayField(writer.events),
       events_path: path.join(folder, "events.jsonl"),
       transcript_path: path.join(folder, "transcript.md"),
     };
@@ -207,10 +206,17 @@ async function runAgentInSandbox(
     });
     const activeSandbox = sandbox;
     const systemPrompt = await composeSystemPrompt(scenario, variant, sandbox.visibleWorkDir);
-    writer.emit({ type: "prompt", task: scenario.task, system_prompt: systemPrompt });
+    writer.emit({
+      type: "prompt",
+      task: scenario.task,
+      system_prompt: systemPrompt,
+      work_dir: sandbox.visibleWorkDir,
+    });
     let callCounter = 0;
     outcome = await ports.agent.run({
       scenario,
+      scenarioKey: planned.scenarioKey,
+      trial: planned.trial,
       task: scenario.task,
       systemPrompt,
       model,
@@ -299,6 +305,11 @@ async function evaluateOutcome(
     endReason: outcome.reason,
     execution: computeExecution(writer.events, { prices: options.prices, model }),
   });
+}
+
+function replayField(events: readonly TrialEvent[]): Pick<TrialReport, "replay"> {
+  const replay = summarizeReplay(events);
+  return replay ? { replay } : {};
 }
 
 /** Best effort: dispose ends what it can and falls back on its own failures (see trial-sandbox). */

@@ -45,6 +45,8 @@ export type TrialEvent = EventBase &
         type: "prompt";
         task: string;
         system_prompt: string;
+        /** The work dir as the agent sees it (absent in events of earlier versions). */
+        work_dir?: string;
       }
     | {
         type: "setup";
@@ -98,6 +100,21 @@ export type TrialEvent = EventBase &
         /** Epoch ms when the invocation started (from the shim). */
         started_at_ms: number;
       }
+    /**
+     * The replay agent's check of one re-issued call against its recording (after the call's
+     * tool_result): what differs, in order (empty when the call behaved as recorded).
+     */
+    | {
+        type: "replay_check";
+        call_id: string;
+        /** 1-based position in the recorded sequence. */
+        index: number;
+        /** Calls in the recording (the replay may stop before the last one: a timeout, a cancel). */
+        recorded_calls: number;
+        recorded_exit_code: number | null;
+        exit_code: number;
+        differences: ReplayDifference[];
+      }
     /** Free text from an external agent (its stdout) kept as the transcript. */
     | { type: "agent_output"; text: string }
     | {
@@ -108,6 +125,9 @@ export type TrialEvent = EventBase &
         duration_ms: number;
       }
   );
+
+/** How a replayed call differs from its recording. */
+export type ReplayDifference = "exit_code" | "stdout" | "stderr";
 
 export type TrialEventType = TrialEvent["type"];
 export type EventOf<T extends TrialEventType> = Extract<TrialEvent, { type: T }>;

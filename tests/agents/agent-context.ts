@@ -60,6 +60,8 @@ export async function makeContext(
   const bash = bashOverride ?? ((command: string, _turn: number, cwd: string) => runBash(command, cwd));
   const context: AgentContext = {
     scenario: makeScenario(),
+    scenarioKey: "test-scenario",
+    trial: 1,
     task: "do the thing",
     systemPrompt: "You are in a work dir.",
     model: "claude-test",

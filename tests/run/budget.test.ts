@@ -7,7 +7,15 @@ import { makeReport, makeTrial } from "../support/report-factory.js";
 import { makeScenario } from "../support/scenario-factory.js";
 
 function planned(id: string, trial: number): PlannedTrial {
-  return { key: `${id}#${trial}`, scenarioKey: id, scenario: makeScenario({ id }), variant: null, trial };
+  return {
+    key: `${id}#${trial}`,
+    scenarioKey: id,
+    scenario: makeScenario({ id }),
+    variant: null,
+    model: "claude-test",
+    inMatrix: false,
+    trial,
+  };
 }
 
 function costing(usd: number): TrialReport {

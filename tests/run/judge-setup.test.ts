@@ -177,3 +177,37 @@ describe("run: a self-judging scenario through the CLI", () => {
     expect(judgeRequests?.map((r) => r.body.model)).toEqual(trials.map(() => "claude-opus-4-5"));
   });
 });
+
+describe("setUpJudge in a model matrix", () => {
+  const matrix = (models: string[], input: { flag?: string; force?: boolean } = {}) =>
+    setUpJudge([judged("a")], {
+      flag: input.flag ?? null,
+      env: null,
+      testedModel: models[0] as string,
+      testedModels: models,
+      force: input.force ?? false,
+      hasApiKey: true,
+      agent: "anthropic",
+    });
+
+  it("picks a default judge that is none of the models under test", () => {
+    expect(judgeModels(matrix(["claude-haiku-4-5", "claude-opus-4-5"]).scenarios)).toEqual([
+      "claude-sonnet-4-5",
+    ]);
+    expect(judgeModels(matrix(["claude-opus-4-5", "claude-opus-4-1"]).scenarios)).toEqual([
+      "claude-haiku-4-5",
+    ]);
+  });
+
+  it("refuses when every default judge is a model under test, or the flag names one of them", () => {
+    expect(() => matrix(["claude-haiku-4-5", "claude-sonnet-4-5"])).toThrow(
+      /the default judge models are among the models under test \(claude-haiku-4-5, claude-sonnet-4-5\)/,
+    );
+    expect(() => matrix(["claude-opus-4-5", "claude-sonnet-4-5"], { flag: "claude-sonnet-4-5" })).toThrow(
+      /the judge model claude-sonnet-4-5 is the model under test/,
+    );
+    expect(judgeModels(matrix(["claude-haiku-4-5", "claude-sonnet-4-5"], { force: true }).scenarios)).toEqual(
+      ["claude-sonnet-4-5"],
+    );
+  });
+});

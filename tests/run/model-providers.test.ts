@@ -47,7 +47,7 @@ describe("checkModelProviders", () => {
     expect(() =>
       checkModelProviders(
         [scenario("a", { judgeModel: "openai:gpt-5-nano" })],
-        "openai:gpt-5-mini",
+        ["openai:gpt-5-mini"],
         "anthropic",
         onlyOpenAi,
       ),
@@ -58,7 +58,7 @@ describe("checkModelProviders", () => {
     expect(() =>
       checkModelProviders(
         [scenario("pinned", { agentModel: "claude-haiku-4-5" })],
-        "openai:gpt-5-mini",
+        ["openai:gpt-5-mini"],
         "anthropic",
         onlyOpenAi,
       ),
@@ -71,19 +71,30 @@ describe("checkModelProviders", () => {
     expect(() =>
       checkModelProviders(
         [scenario("judged", { judgeModel: "claude-haiku-4-5" })],
-        "openai:gpt-5-mini",
+        ["openai:gpt-5-mini"],
         "oracle",
         onlyOpenAi,
       ),
     ).toThrow(/^judged: the judge: the judge model "claude-haiku-4-5" needs ANTHROPIC_API_KEY/);
   });
 
+  it("checks every model of a model matrix", () => {
+    expect(() =>
+      checkModelProviders(
+        [scenario("a")],
+        ["openai:gpt-5-mini", "claude-haiku-4-5"],
+        "anthropic",
+        onlyOpenAi,
+      ),
+    ).toThrow(/the anthropic agent needs an API key: set ANTHROPIC_API_KEY/);
+  });
+
   it("refuses an unknown provider, and an OpenAI model for claude-code", () => {
-    expect(() => checkModelProviders([scenario("a")], "openia:gpt-5", "anthropic", onlyOpenAi)).toThrow(
+    expect(() => checkModelProviders([scenario("a")], ["openia:gpt-5"], "anthropic", onlyOpenAi)).toThrow(
       /--model: unknown provider "openia".*did you mean "openai:gpt-5"/,
     );
     expect(() =>
-      checkModelProviders([scenario("a")], "openai:gpt-5", "claude-code", { anthropic: "k", openai: "k" }),
+      checkModelProviders([scenario("a")], ["openai:gpt-5"], "claude-code", { anthropic: "k", openai: "k" }),
     ).toThrow('--model: the claude-code agent runs Anthropic models only, not "openai:gpt-5"');
   });
 });

@@ -23,6 +23,8 @@ export async function runSingleTrial(
     scenarioKey: scenario.id,
     scenario,
     variant: null,
+    model: "claude-test",
+    inMatrix: false,
     trial: 1,
   };
   const output = await runTrial(planned, options, {

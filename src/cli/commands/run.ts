@@ -57,7 +57,7 @@ import { FILTER_OPTIONS, readFilterFlags, readScenarioPatterns } from "../scenar
 const RUN_OPTIONS: OptionSpec = {
   ...FILTER_OPTIONS,
   agent: { type: "string" },
-  model: { type: "string" },
+  model: { type: "string", multiple: true },
   "judge-model": { type: "string" },
   "force-judge": { type: "boolean" },
   "max-turns": { type: "string" },
@@ -83,6 +83,7 @@ const RUN_OPTIONS: OptionSpec = {
   resume: { type: "string" },
   variant: { type: "string", multiple: true },
   "agent-command": { type: "string" },
+  "replay-from": { type: "string" },
   quiet: { type: "boolean", short: "q" },
 };
 
@@ -105,8 +106,10 @@ quoted globs ('scenarios/**/*.yaml') and exclusions ('!scenarios/slow/**') work 
                          (OPENAI_API_KEY for openai: models):
 ${describeAgents()}  --agent-command TPL    the command agent's command, with {prompt}, {workdir}, {model}, {system}
                          placeholders (shell-quoted), e.g. 'my-agent --model {model} {prompt}'
+  --replay-from PATH     the replay agent's recordings: a run's output folder or a bashkit-eval results .json
   --model ID             model under test (default claude-haiku-4-5; a scenario's agent.model wins);
-                         PROVIDER:MODEL for others: openai:gpt-5.2 (any OpenAI-compatible server)
+                         PROVIDER:MODEL for others: openai:gpt-5.2 (any OpenAI-compatible server);
+                         repeat it (or a,b) for a model matrix: every scenario runs with each
   --judge-model ID       judge model for scenarios with a judge (or LLM_TOOL_TEST_JUDGE)
   --force-judge          allow the judge to be the tested model
   --trials K             trials per scenario (default 3; a scenario's trials wins)
@@ -202,7 +205,7 @@ async function readRunOptionFlags(
   return {
     outDir,
     ...definedEntries({
-      model: readString(values, "model"),
+      ...readModels(values),
       maxTurns: readInteger(values, "max-turns", 1),
       trials: readInteger(values, "trials", 1),
       extraTrials: readInteger(values, "extra-trials", 0),
@@ -222,6 +225,7 @@ async function readRunOptionFlags(
     keepWorkDirs: Boolean(values["keep-workdirs"]),
     resume: readString(values, "resume") !== undefined,
     agentCommand: readString(values, "agent-command") ?? null,
+    replayFrom: resolvePath(readString(values, "replay-from"), io.cwd),
   };
 }
 
@@ -237,9 +241,17 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   const openaiApiKey = io.env.OPENAI_API_KEY || undefined;
   const openaiBaseURL = readString(values, "openai-base-url") ?? (io.env.OPENAI_BASE_URL || undefined);
   const openaiApi = readChoice(values, "openai-api", ["auto", ...OPENAI_APIS] as const);
-  const { provider } = parseModelId(readString(values, "model") ?? DEFAULT_MODEL, "--model");
+  // The first model decides the default agent; prepareRun checks every model's provider and key.
+  const { provider } = parseModelId(readList(values, "model")[0] ?? DEFAULT_MODEL, "--model");
   const modelKey = provider === "openai" ? openaiApiKey : apiKey;
-  const chosen = readChoice(values, "agent", AGENT_NAMES);
+  // --replay-from alone means the replay agent; with another agent it is a mistake worth saying.
+  const replaying = readString(values, "replay-from") !== undefined;
+  const chosen = readChoice(values, "agent", AGENT_NAMES) ?? (replaying ? "replay" : undefined);
+  if (replaying && chosen !== "replay") {
+    throw new ConfigError(
+      `--replay-from is for the replay agent, not ${chosen}: drop --agent or pass --agent replay`,
+    );
+  }
   const { agent: agentName, reason: agentReason }: { agent: AgentName; reason: string | null } = chosen
     ? { agent: chosen, reason: null }
     : chooseDefaultAgent(modelKey, provider);
@@ -363,3 +375,14 @@ export const runCommand: CliCommand = {
   summary: "run scenarios (YAML files, folders, .jsonl datasets) and evaluate them",
   run: commandRun,
 };
+
+function resolvePath(given: string | undefined, cwd: string): string | null {
+  return given ? path.resolve(cwd, given) : null;
+}
+
+/** `--model a --model b` (or `--model a,b`): the first is the run's model; two or more make a matrix. */
+function readModels(values: ParsedArgs["values"]): { model?: string; models?: string[] } {
+  const models = [...new Set(readList(values, "model"))];
+  if (models.length === 0) return {};
+  return models.length === 1 ? { model: models[0] as string } : { model: models[0] as string, models };
+}

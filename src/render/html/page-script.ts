@@ -235,6 +235,7 @@ ${EMBEDDED_FORMATTERS}
     add(title, el("span", "badge " + t.outcome, t.outcome));
     add(body, el("p", "muted", "category " + t.category));
     if (t.reason) add(body, el("p", "reason", t.reason));
+    if (t.replay) add(body, el("p", "replay", "Replay: " + t.replay));
     var f = t.figures;
     add(
       body,

@@ -6,6 +6,7 @@
 import { scenarioKey } from "../../results/scenario-key.js";
 import type { GateResult, Report, ScenarioReport, TrialReport } from "../../results/types.js";
 import type { TrialEvent } from "../../transcript/events.js";
+import { describeReplay } from "../replay.js";
 
 /** One step of the timeline, in the order the trial lived it. Tool calls are paired with their results. */
 export type TimelineStep =
@@ -55,6 +56,8 @@ export interface TrialView {
   trial: number;
   outcome: TrialReport["outcome"];
   reason: string | null;
+  /** A replayed trial: where its recorded calls now diverge. */
+  replay: string | null;
   end_reason: string | null;
   invocation_source: string;
   figures: {
@@ -234,6 +237,7 @@ function buildTrialView(
     trial: trial.trial,
     outcome: trial.outcome,
     reason: trial.reason,
+    replay: trial.replay ? describeReplay(trial.replay, (c) => `\`${c}\``) : null,
     end_reason: trial.end_reason,
     invocation_source: trial.invocation_source,
     figures: {

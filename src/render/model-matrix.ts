@@ -1,0 +1,141 @@
+/**
+ * The cross-model view of a model-matrix run, in the shape of bashkit-eval's baseline table (one
+ * column per model: tasks passed, rates, tool calls, turns, tokens, duration, cost, per-category
+ * rates), then the per-scenario matrix with its diagnosis. Pure.
+ */
+import {
+  MATRIX_CLASS_LABELS,
+  type MatrixClass,
+  type ModelCell,
+  type ModelMatrix,
+} from "../results/model-matrix.js";
+import type { RunSummary } from "../results/types.js";
+import { escapeHtml, escapeMarkdownCell, escapePlainText, markdownCode } from "./escape.js";
+import { formatDuration, formatNumber, formatRate, formatTokens, formatUsd } from "./format.js";
+
+type Row = [label: string, value: (s: RunSummary) => string];
+
+const BASELINE_ROWS: Row[] = [
+  ["Tasks passed", (s) => `${s.total_passed}/${s.total_tasks}`],
+  ["Pass rate", (s) => formatRate(s.pass_rate)],
+  ["Overall rate (score)", (s) => formatRate(s.overall_rate)],
+  ["Tool calls (ok / error)", (s) => `${s.total_tool_calls} (${s.tool_calls_ok} / ${s.tool_calls_error})`],
+  ["Tool-call success", (s) => formatRate(s.tool_call_success_rate)],
+  ["Turns per task", (s) => formatNumber(s.avg_turns_per_task)],
+  ["Tool calls per task", (s) => formatNumber(s.avg_tool_calls_per_task)],
+  [
+    "Tokens (in / out)",
+    (s) => `${formatTokens(s.total_input_tokens)} / ${formatTokens(s.total_output_tokens)}`,
+  ],
+  ["Duration per task", (s) => formatDuration(s.avg_duration_ms)],
+  ["Cost", (s) => formatUsd(s.total_cost_usd)],
+];
+
+const CELL_MARK: Record<ModelCell["state"], string> = { pass: "✅", fail: "❌", incomplete: "⚠️" };
+
+function describeCell(cell: ModelCell | undefined): string {
+  if (!cell) return "–";
+  return `${CELL_MARK[cell.state]} ${cell.passed}/${cell.evaluated}`;
+}
+
+function categoryNames(matrix: ModelMatrix): string[] {
+  const names = new Set<string>();
+  for (const { summary } of matrix.summaries)
+    for (const name of Object.keys(summary.by_category)) names.add(name);
+  return [...names].sort();
+}
+
+/** "2 all pass · 1 some models fail · 1 all models fail" (classes with rows only). */
+function describeCounts(matrix: ModelMatrix, clean: (text: string) => string = (t) => t): string {
+  const order: MatrixClass[] = ["all_fail", "some_fail", "incomplete", "all_pass"];
+  return order
+    .filter((c) => matrix.counts[c] > 0)
+    .map((c) => `${matrix.counts[c]} ${clean(MATRIX_CLASS_LABELS[c])}`)
+    .join(" · ");
+}
+
+/** report.md's and the comment's section: the baseline table, per-category rates, the scenario matrix. */
+export function renderModelMatrixMarkdown(matrix: ModelMatrix, options: { maxRows?: number } = {}): string[] {
+  const header = `| | ${matrix.models.map((m) => escapeMarkdownCell(markdownCode(m))).join(" | ")} |`;
+  const rule = `|---|${matrix.models.map(() => "---").join("|")}|`;
+  const lines = ["", "## Models side by side", "", header, rule];
+  for (const [label, value] of BASELINE_ROWS) {
+    lines.push(`| ${label} | ${matrix.summaries.map((m) => value(m.summary)).join(" | ")} |`);
+  }
+  for (const category of categoryNames(matrix)) {
+    const rates = matrix.summaries.map((m) => {
+      const c = m.summary.by_category[category];
+      return c ? `${formatRate(c.pass_rate)} (${c.passed}/${c.tasks})` : "–";
+    });
+    lines.push(`| ${escapeMarkdownCell(markdownCode(category))} | ${rates.join(" | ")} |`);
+  }
+  lines.push("", `**By scenario:** ${describeCounts(matrix)}.`, "");
+  lines.push(
+    `| Scenario | ${matrix.models.map((m) => escapeMarkdownCell(markdownCode(m))).join(" | ")} | Diagnosis |`,
+  );
+  lines.push(`|---|${matrix.models.map(() => "---").join("|")}|---|`);
+  // Failures first: they are what the matrix is for.
+  const order: MatrixClass[] = ["all_fail", "some_fail", "incomplete", "all_pass"];
+  const rows = [...matrix.rows].sort(
+    (a, b) => order.indexOf(a.classification) - order.indexOf(b.classification),
+  );
+  const shown = rows.slice(0, options.maxRows ?? rows.length);
+  for (const row of shown) {
+    const cells = matrix.models.map((m) => describeCell(row.cells[m]));
+    lines.push(
+      `| ${escapeMarkdownCell(markdownCode(row.scenario))} | ${cells.join(" | ")} | ${MATRIX_CLASS_LABELS[row.classification]} |`,
+    );
+  }
+  if (shown.length < rows.length)
+    lines.push("", `…and ${rows.length - shown.length} more (all in report.md).`);
+  lines.push(
+    "",
+    "Cells: scenario passed (every evaluated trial) ✅, failed ❌, or no verdict ⚠️, with passed/evaluated trials. " +
+      "A scenario every model fails points at the tool or its guidance; one only some fail, at the models.",
+  );
+  return lines;
+}
+
+/** The terminal's lines: one per model, then the scenarios that some or all models fail. */
+export function renderModelMatrixLines(matrix: ModelMatrix): string[] {
+  const width = Math.max(...matrix.models.map((m) => escapePlainText(m).length));
+  const lines = ["", `Models (${matrix.models.length}):`];
+  for (const { model, summary: s } of matrix.summaries) {
+    lines.push(
+      `  ${escapePlainText(model).padEnd(width)}  ${s.total_passed}/${s.total_tasks} passed (${formatRate(s.pass_rate)})  ` +
+        `tool calls ${formatRate(s.tool_call_success_rate)} ok  ${formatNumber(s.avg_turns_per_task)} turns/task  ${formatUsd(s.total_cost_usd)}`,
+    );
+  }
+  lines.push(`  By scenario: ${describeCounts(matrix)}`);
+  for (const row of matrix.rows) {
+    if (row.classification === "all_pass") continue;
+    const failing = matrix.models.filter((m) => row.cells[m]?.state !== "pass").map(escapePlainText);
+    lines.push(
+      `    ${escapePlainText(row.scenario)}: ${row.classification === "all_fail" ? "every model fails" : `not passed by ${failing.join(", ")}`}`,
+    );
+  }
+  return lines;
+}
+
+/** report.html's section (a table like report.md's). */
+export function renderModelMatrixHtml(matrix: ModelMatrix): string {
+  const head = matrix.models.map((m) => `<th>${escapeHtml(m)}</th>`).join("");
+  const summaryRows = BASELINE_ROWS.map(
+    ([label, value]) =>
+      `<tr><th scope="row">${escapeHtml(label)}</th>${matrix.summaries.map((m) => `<td>${escapeHtml(value(m.summary))}</td>`).join("")}</tr>`,
+  ).join("");
+  const scenarioRows = matrix.rows
+    .map(
+      (row) =>
+        `<tr class="${row.classification}"><th scope="row">${escapeHtml(row.scenario)}</th>${matrix.models
+          .map((m) => `<td>${escapeHtml(describeCell(row.cells[m]))}</td>`)
+          .join("")}<td>${escapeHtml(MATRIX_CLASS_LABELS[row.classification])}</td></tr>`,
+    )
+    .join("");
+  return (
+    `<section id="models"><h2>Models side by side</h2>` +
+    `<table><thead><tr><th></th>${head}</tr></thead><tbody>${summaryRows}</tbody></table>` +
+    `<p>By scenario: ${escapeHtml(describeCounts(matrix))}.</p>` +
+    `<table><thead><tr><th>Scenario</th>${head}<th>Diagnosis</th></tr></thead><tbody>${scenarioRows}</tbody></table></section>`
+  );
+}
