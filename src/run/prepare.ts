@@ -13,9 +13,11 @@ import { ConfigError } from "../errors.js";
 import { resolveJudgeModel } from "../evaluate/judge.js";
 import { createAnthropicClient } from "../model/anthropic-client.js";
 import { createAimdLimiter } from "../model/call-limiter.js";
+import type { ProxyEnv } from "../model/http-dispatcher.js";
 import type { ModelClient } from "../model/model-client.js";
 import { lookupPrice, PRICE_TABLE_CHECKED_ON, type PriceTable } from "../model/pricing.js";
 import { warmProcessRunners } from "../sandbox/exec.js";
+import { PARENTS_OUT_OF_REACH } from "../sandbox/withdraw-environment.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
 import type { Scenario } from "../scenario/types.js";
@@ -68,6 +70,8 @@ export interface PreparePorts {
   createModelClient(apiKey: string, concurrency: number, attemptTimeoutMs: number): ModelClient;
   /** Says something the user should know that is not an error (a judge skipped). */
   note(message: string): void;
+  /** Says what weakens the run's containment (an agent in local mode). */
+  warn(message: string): void;
 }
 
 /** What runSuite needs; the front end adds its own ports (signal, progress, git, baseline). */
@@ -126,6 +130,9 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
   const searchPath = ports.env.PATH ?? "";
   await checkTargetBinaries(scenarios, searchPath);
   await checkSandbox(scenarios, options.sandbox, searchPath);
+  if (scenarios.some((s) => (options.sandbox ?? s.sandbox ?? "local") === "local")) {
+    ports.warn(`local sandbox: ${PARENTS_OUT_OF_REACH}`);
+  }
   const modelClient = settings.apiKey
     ? ports.createModelClient(settings.apiKey, options.concurrency, options.modelTimeoutMs)
     : null;
@@ -179,6 +186,8 @@ export function createRunModelClient(input: {
   attemptTimeoutMs?: number | undefined;
   /** Where the key comes from, for the message when it is rejected. */
   keySource: string;
+  /** Where HTTPS_PROXY / HTTP_PROXY / NO_PROXY are read: the withdrawn environment, not process.env. */
+  proxyEnv: ProxyEnv;
 }): ModelClient {
   const timeout = input.attemptTimeoutMs;
   if (timeout !== undefined && !(timeout > 0)) {
@@ -187,6 +196,7 @@ export function createRunModelClient(input: {
   return createAnthropicClient({
     apiKey: input.apiKey,
     keySource: input.keySource,
+    proxyEnv: input.proxyEnv,
     ...(timeout !== undefined ? { requestTimeoutMs: timeout } : {}),
     // Calls in flight adapt to rate limits: halved on 429/529, raised again on success.
     limiter: createAimdLimiter({ initial: input.concurrency, max: input.concurrency }),

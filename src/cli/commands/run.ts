@@ -253,10 +253,13 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
           concurrency,
           attemptTimeoutMs,
           keySource: "ANTHROPIC_API_KEY",
+          proxyEnv: io.env,
         }),
       note: (note) => io.stderr.write(`note: ${note}\n`),
+      warn: (warning) => io.stderr.write(`warning: ${warning}\n`),
     },
   );
+  if (io.environmentWarning) io.stderr.write(`warning: ${io.environmentWarning}\n`);
   const { scenarios, ports } = prepared;
   const baseline = settleBaselineFlags(baselineCandidates, prepared, io);
   const options = { ...prepared.options, baselineCounts: baseline?.counts ?? null };
