@@ -70,8 +70,10 @@ export function withdrawEnvironment(options: { keep?: readonly string[] } = {}):
   const env: Environment = { ...process.env };
   const failure = scrubEnvironmentBlock();
   const kept = new Set(options.keep ?? []);
-  for (const name of Object.keys(env)) {
-    if (!isMinimal(name) && !kept.has(name)) delete process.env[name];
+  // Set again, not just left: the zeroed block held the strings libc's environ pointed to.
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && (isMinimal(name) || kept.has(name))) process.env[name] = value;
+    else delete process.env[name];
   }
   withdrawn = failure === null ? { env, scrubbed: true } : { env, scrubbed: false, reason: failure };
   return withdrawn;
