@@ -9,6 +9,8 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildPushEvent, type DistRun, FAKE_GITHUB_TOKEN, REPO_ROOT, runDist } from "../action/run-dist.js";
+import { type GitHubFake, readZipEntries, startGitHubFake } from "../support/github-server.js";
 import { type CliResult, runCli } from "../support/run-cli.js";
 
 const token = () => randomBytes(9).toString("hex");
@@ -39,6 +41,7 @@ done
 echo WALK-END
 `;
 
+/** The scenario, with `agent` in the YAML for the oracle (the action has no command agent). */
 const SCENARIO = `name: proc_walk
 description: An agent that reads every process's environment
 category: hostile
@@ -49,6 +52,8 @@ target:
   binary: cat
   env:
     WALK_CONTROL: ${CONTROL}
+solution:
+  - bash walk.sh
 evaluation:
   gates:
     - type: file_exists
@@ -127,5 +132,99 @@ describe.each(["local", "bwrap"] as const)("an agent walking /proc in %s mode", 
 
   it.runIf(mode === "local")("warns that processes the tool does not control are out of its reach", () => {
     expect(result.stderr).toContain("npx, the shell that started it, the CI step");
+  });
+});
+
+/**
+ * The action's entry (src/action/index.ts, as the bundle runs it) with the runner's environment:
+ * the key and token as INPUT_* variables, ACTIONS_RUNTIME_TOKEN for the artifact service (a fake).
+ * The oracle runs the same walk; afterwards the report is still uploaded with that token.
+ */
+describe("the action's own process, walked by an agent in local mode", () => {
+  const RUN_ID = 7101;
+  const apiKey = `sk-ant-api03-${token()}`;
+  let fake: GitHubFake;
+  let workspace: string;
+  let run: DistRun;
+  let secrets: Record<string, string>;
+
+  beforeAll(async () => {
+    fake = await startGitHubFake();
+    workspace = await mkdtemp(path.join(os.tmpdir(), "ltt-proc-environ-action-"));
+    await writeFile(path.join(workspace, "proc-walk.yaml"), SCENARIO);
+    fake.addRun({ id: RUN_ID, event: "push", head_branch: "main", status: "in_progress", conclusion: null });
+    secrets = {
+      "INPUT_ANTHROPIC-API-KEY": apiKey,
+      "INPUT_GITHUB-TOKEN": FAKE_GITHUB_TOKEN,
+      ACTIONS_RUNTIME_TOKEN: fake.runtimeToken(RUN_ID),
+      FOO_SETTING: CANARIES.FOO_SETTING,
+    };
+    run = await runDist({
+      fake,
+      runId: RUN_ID,
+      eventName: "push",
+      payload: buildPushEvent({
+        owner: fake.owner,
+        repo: fake.repo,
+        ref: "refs/heads/main",
+        sha: "a".repeat(40),
+      }),
+      workspace,
+      inputs: {
+        agent: "oracle",
+        "anthropic-api-key": apiKey,
+        scenarios: "*.yaml",
+        trials: "1",
+        baseline: "none",
+        sandbox: "local",
+      },
+      env: { FOO_SETTING: CANARIES.FOO_SETTING },
+      // The bundle's entry compiled by tsc (dist/ is rebuilt only at release). Not through tsx: its
+      // esbuild service would be a child started before the entry clears its environment.
+      entry: [path.join(REPO_ROOT, "lib/action/index.js")],
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await fake.close();
+    await rm(workspace, { recursive: true, force: true });
+    await rm(run.tempDir, { recursive: true, force: true });
+  });
+
+  it("runs the walk, and still uploads the report with the runtime token afterwards", () => {
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    const artifact = fake.artifacts.find((a) => a.runId === RUN_ID);
+    expect(artifact?.name).toBe("llm-tool-test-report");
+    const files = readZipEntries(artifact?.data ?? Buffer.alloc(0));
+    const events = [...files.entries()].find(([name]) => name.endsWith("events.jsonl"))?.[1].toString("utf8");
+    expect(events).toContain("WALK-END");
+    for (const form of encodings(CONTROL)) expect(events).toContain(form);
+  });
+
+  it("lets no input, token or other variable of the action's out, in any output or encoding", async () => {
+    const artifact = fake.artifacts.find((a) => a.runId === RUN_ID);
+    // `::add-mask::` asks the runner to hide a value in the log: it is there by design.
+    const stdout = run.stdout
+      .split("\n")
+      .filter((line) => !line.startsWith("::add-mask::"))
+      .join("\n");
+    const texts = new Map<string, string>([
+      ["stdout", stdout],
+      ["stderr", run.stderr],
+      ["summary", run.summary],
+      ["outputs", JSON.stringify(run.outputs)],
+      ...[...readZipEntries(artifact?.data ?? Buffer.alloc(0))].map(
+        ([name, data]) => [`artifact ${name}`, data.toString("utf8")] as [string, string],
+      ),
+      ...(await readOutputs(path.join(run.tempDir, "llm-tool-test"))),
+    ]);
+    expect(texts.size).toBeGreaterThan(6);
+    const found: string[] = [];
+    for (const [name, secret] of Object.entries(secrets)) {
+      for (const form of encodings(secret)) {
+        for (const [file, text] of texts) if (text.includes(form)) found.push(`${name} in ${file}`);
+      }
+    }
+    expect(found).toEqual([]);
   });
 });
