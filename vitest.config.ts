@@ -10,6 +10,7 @@ export const COMPILED_TESTS = [
   "tests/readme.test.ts",
   "tests/version.test.ts",
   "tests/sandbox/process-runner.test.ts",
+  "tests/hostile/proc-environ.test.ts",
 ];
 
 export default defineConfig({

@@ -1,7 +1,12 @@
 #!/usr/bin/env node
 // The CLI's entry: lib/ is compiled from src/ by `npm run build` (and by `npm pack`/`npm publish`, the
 // `prepack` script, so the package ships it: installing the package builds nothing).
-import { main } from "../lib/cli/main.js";
+import { createProcessIo, main } from "../lib/cli/main.js";
+import { withdrawEnvironment } from "../lib/sandbox/withdraw-environment.js";
+
+// First of all: the environment (API keys, tokens) moves into memory and this process's
+// /proc/<pid>/environ is cleared, so that no agent this run starts can read it there.
+const withdrawn = withdrawEnvironment();
 
 // A closed pipe (`llm-tool-test list | head`) is not an error worth a stack trace.
 for (const stream of [process.stdout, process.stderr]) {
@@ -11,6 +16,6 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-main(process.argv.slice(2)).then((code) => {
+main(process.argv.slice(2), createProcessIo(withdrawn)).then((code) => {
   process.exitCode = code;
 });

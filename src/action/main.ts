@@ -41,6 +41,7 @@ import { type ActionSettings, readActionSettings } from "./inputs.js";
 import { formatShardArtifactName, mergeShardArtifacts } from "./merge-shards.js";
 import { type ActionOutputs, buildOutputs, buildSkippedOutputs } from "./outputs.js";
 import { type BaselineResolution, resolveBaseline } from "./resolve-baseline.js";
+import { createInputReader, lendServiceVariables, withServiceVariablesSync } from "./runner-environment.js";
 
 /** The slice of `@actions/core` the action uses. */
 export interface ActionCore {
@@ -73,6 +74,8 @@ export interface ActionDeps {
   runCommand: RunCommand;
   /** Aborted when the workflow is cancelled: the run stops and publishes what it has. */
   signal?: AbortSignal;
+  /** Set when the process's environment block still holds the inputs and tokens (warned before trials). */
+  environmentWarning?: string | undefined;
 }
 
 /** What happened, for tests and logs; the runner sees the outputs and the exit status. */
@@ -85,7 +88,8 @@ export interface ActionResult {
 function createDefaultDeps(overrides: Partial<ActionDeps>): ActionDeps {
   const env = overrides.env ?? process.env;
   return {
-    core: actionsCore,
+    // core.getInput reads process.env, which the entry emptied: the inputs come from `env`.
+    core: { ...actionsCore, getInput: createInputReader(env) },
     writeSummary: async (markdown) => {
       // The runner creates the file; a local run (local-action, .env) may only name it.
       const file = env.GITHUB_STEP_SUMMARY;
@@ -99,8 +103,10 @@ function createDefaultDeps(overrides: Partial<ActionDeps>): ActionDeps {
     cwd: process.cwd(),
     now: Date.now,
     createGitHubClient: (token) =>
-      getOctokit(token, env.GITHUB_API_URL ? { baseUrl: env.GITHUB_API_URL } : {}),
-    artifacts: new DefaultArtifactClient(),
+      withServiceVariablesSync(env, () =>
+        getOctokit(token, env.GITHUB_API_URL ? { baseUrl: env.GITHUB_API_URL } : {}),
+      ),
+    artifacts: lendServiceVariables(new DefaultArtifactClient(), env),
     createModelClient: (apiKey, concurrency, attemptTimeoutMs, baseURL) =>
       createRunModelClient({
         apiKey,
@@ -108,6 +114,7 @@ function createDefaultDeps(overrides: Partial<ActionDeps>): ActionDeps {
         concurrency,
         attemptTimeoutMs,
         keySource: 'the action\'s "anthropic-api-key" input',
+        proxyEnv: env,
       }),
     runCommand: (file, args, commandEnv) =>
       runProcess({
@@ -181,6 +188,7 @@ async function runAction(
 
   const skipped = await skipWithoutSecrets(settings, context, deps, log);
   if (skipped) return skipped;
+  if (deps.environmentWarning && settings.mode === "run") log.warn(deps.environmentWarning);
 
   const workDir = path.resolve(context.workspace, settings.workingDirectory);
   if (!(await isDirectory(workDir))) {
@@ -488,6 +496,7 @@ async function produceRunReport(
       createModelClient: (key, concurrency, timeoutMs) =>
         deps.createModelClient(key, concurrency, timeoutMs, baseURL),
       note: (note) => log.info(`Note: ${note}.`),
+      warn: (warning) => log.warn(warning),
     },
   );
   const { scenarios, ports } = prepared;

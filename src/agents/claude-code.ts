@@ -40,7 +40,10 @@ export interface ClaudeCodeAgentOptions {
   baseURL?: string;
   /** Path of the `claude` binary; default: resolved by resolveClaudeBinary. */
   binary?: string;
-  /** For resolving the binary (LLM_TOOL_TEST_CLAUDE_BIN, PATH); default process.env. */
+  /**
+   * For resolving the binary (LLM_TOOL_TEST_CLAUDE_BIN, PATH) and the proxy's upstream proxy
+   * (HTTPS_PROXY...); default process.env. Never passed to Claude Code: it gets the agent's own.
+   */
   env?: Record<string, string | undefined>;
   /** Claude Code tools offered to the model; default ["Bash"]. */
   tools?: readonly string[];
@@ -57,7 +60,8 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
       "--agent",
     );
   }
-  const binary = options.binary ?? resolveClaudeBinary(options.env ?? process.env);
+  const env = options.env ?? process.env;
+  const binary = options.binary ?? resolveClaudeBinary(env);
   const tools = options.tools ?? DEFAULT_CLAUDE_TOOLS;
   const now = options.now ?? (() => performance.now());
 
@@ -90,6 +94,7 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
       proxy = await startCredentialProxy({
         apiKey: options.apiKey,
         upstream: options.baseURL || DEFAULT_BASE_URL,
+        proxyEnv: env,
       });
     } catch (error) {
       await unlink();

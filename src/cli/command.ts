@@ -12,6 +12,8 @@ export interface CliIo {
   stderr: { write(text: string): unknown; isTTY?: boolean; columns?: number };
   env: Record<string, string | undefined>;
   cwd: string;
+  /** Set when the process's environment block still holds its secrets; said before agents run. */
+  environmentWarning?: string;
 }
 
 export interface CliCommand {

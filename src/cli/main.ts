@@ -1,6 +1,7 @@
 /** The CLI's entry: finds the command, runs it, and turns errors into a message and an exit status. */
 import { suggestKey } from "../did-you-mean.js";
 import { describeError, isConfigError } from "../errors.js";
+import { describeUnscrubbedEnvironment, type WithdrawnEnvironment } from "../sandbox/withdraw-environment.js";
 import { HARNESS_VERSION } from "../version.js";
 import { type CliCommand, type CliIo, EXIT } from "./command.js";
 import { compareCommand } from "./commands/compare.js";
@@ -34,6 +35,24 @@ Run 'llm-tool-test <command> --help' for a command's options.
 Exit status: 0 all passed, 1 a scenario failed, 2 configuration or usage error, 3 infrastructure errors left the result incomplete.
 `;
 
+/**
+ * The process's own streams and directory, with the environment the entry withdrew from
+ * `process.env` (see sandbox/withdraw-environment.ts); a block that could not be cleared is
+ * warned about by the commands that run agents.
+ */
+export function createProcessIo(withdrawn: WithdrawnEnvironment): CliIo {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: withdrawn.env,
+    cwd: process.cwd(),
+    ...(withdrawn.scrubbed
+      ? {}
+      : { environmentWarning: describeUnscrubbedEnvironment(withdrawn.reason ?? "") }),
+  };
+}
+
+/** For library callers: this process as it is (nothing withdrawn). */
 const defaultIo = (): CliIo => ({
   stdout: process.stdout,
   stderr: process.stderr,

@@ -13,6 +13,7 @@ import { ConfigError } from "../errors.js";
 import { isSameModel, resolveJudgeModel } from "../evaluate/judge.js";
 import { createAnthropicClient } from "../model/anthropic-client.js";
 import { createAimdLimiter } from "../model/call-limiter.js";
+import type { ProxyEnv } from "../model/http-dispatcher.js";
 import type { ModelClient } from "../model/model-client.js";
 import { createOpenAiClient, type OpenAiApiChoice } from "../model/openai-client.js";
 import { lookupPrice, PRICE_TABLE_CHECKED_ON, type PriceTable } from "../model/pricing.js";
@@ -26,6 +27,7 @@ import {
 } from "../model/provider.js";
 import { readRecordings } from "../results/read-recordings.js";
 import { warmProcessRunners } from "../sandbox/exec.js";
+import { PARENTS_OUT_OF_REACH } from "../sandbox/withdraw-environment.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
 import type { Scenario } from "../scenario/types.js";
@@ -99,6 +101,8 @@ export interface PreparePorts {
   ): ModelClient;
   /** Says something the user should know that is not an error (a judge skipped). */
   note(message: string): void;
+  /** Says what weakens the run's containment (an agent in local mode). */
+  warn(message: string): void;
 }
 
 /** What runSuite needs; the front end adds its own ports (signal, progress, git, baseline). */
@@ -174,6 +178,9 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
   const searchPath = ports.env.PATH ?? "";
   await checkTargetBinaries(scenarios, searchPath);
   await checkSandbox(scenarios, options.sandbox, searchPath);
+  if (scenarios.some((s) => (options.sandbox ?? s.sandbox ?? "local") === "local")) {
+    ports.warn(`local sandbox: ${PARENTS_OUT_OF_REACH}`);
+  }
   const modelClient = createModelClients(keys, (key, provider) =>
     ports.createModelClient(key, options.concurrency, options.modelTimeoutMs, provider),
   );
@@ -283,6 +290,8 @@ export function createRunModelClient(input: {
   attemptTimeoutMs?: number | undefined;
   /** Where the key comes from, for the message when it is rejected. */
   keySource: string;
+  /** Where HTTPS_PROXY / HTTP_PROXY / NO_PROXY are read: the withdrawn environment, not process.env. */
+  proxyEnv: ProxyEnv;
 }): ModelClient {
   const timeout = input.attemptTimeoutMs;
   if (timeout !== undefined && !(timeout > 0)) {
@@ -291,6 +300,7 @@ export function createRunModelClient(input: {
   const options = {
     apiKey: input.apiKey,
     keySource: input.keySource,
+    proxyEnv: input.proxyEnv,
     ...(timeout !== undefined ? { requestTimeoutMs: timeout } : {}),
     // Calls in flight adapt to rate limits: halved on 429/529, raised again on success.
     limiter: createAimdLimiter({ initial: input.concurrency, max: input.concurrency }),

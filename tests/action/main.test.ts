@@ -343,7 +343,9 @@ describe("run", () => {
       })),
     );
     expect(result.status).toBe("passed");
-    const warnings = recorded.log.filter((l) => l.level === "warning").map((l) => l.message);
+    const warnings = recorded.log
+      .filter((l) => l.level === "warning" && !l.message.startsWith("local sandbox:"))
+      .map((l) => l.message);
     expect(warnings).toEqual([
       'The report artifact "llm-tool-test-report" could not be uploaded: Unable to get the ACTIONS_RUNTIME_TOKEN env variable',
       "The job summary could not be written: Unable to find environment variable for $GITHUB_STEP_SUMMARY",

@@ -40,6 +40,8 @@ export interface DistRunOptions {
   timeoutMs?: number;
   /** Send a signal once stdout matches (as the runner does when a workflow is cancelled). */
   signalWhen?: { pattern: RegExp; signal: NodeJS.Signals };
+  /** Node's arguments that start the action; default the bundle (dist/index.js). */
+  entry?: string[];
 }
 
 let defaults: Record<string, string> | null = null;
@@ -122,7 +124,7 @@ export async function runDist(options: DistRunOptions): Promise<DistRun> {
     ...options.env,
   };
 
-  const child = spawn(process.execPath, [DIST_ENTRY], {
+  const child = spawn(process.execPath, options.entry ?? [DIST_ENTRY], {
     cwd: options.workspace ?? FIXTURES,
     env,
     stdio: "pipe",

@@ -294,10 +294,13 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
           attemptTimeoutMs,
           keySource: API_KEY_VARIABLES[provider],
           ...(openaiApi ? { openaiApi } : {}),
+          proxyEnv: io.env,
         }),
       note: (note) => io.stderr.write(`note: ${note}\n`),
+      warn: (warning) => io.stderr.write(`warning: ${warning}\n`),
     },
   );
+  if (io.environmentWarning) io.stderr.write(`warning: ${io.environmentWarning}\n`);
   const { scenarios, ports } = prepared;
   const baseline = settleBaselineFlags(baselineCandidates, prepared, io);
   const options = { ...prepared.options, baselineCounts: baseline?.counts ?? null };

@@ -35,6 +35,7 @@ async function commandValidate(argv: string[], io: CliIo): Promise<number> {
   io.stdout.write(`${describeScenarioCount(all)} valid.\n`);
   if (!values.oracle) return EXIT.ok;
   const sandbox = readChoice(values, "sandbox", SANDBOX_MODES) ?? null;
+  if (io.environmentWarning) io.stderr.write(`warning: ${io.environmentWarning}\n`);
   const findings = await validateWithOracle(selected, { env: io.env, sandbox });
   let problems = 0;
   for (const finding of findings) {
