@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildPushEvent, type DistRun, FAKE_GITHUB_TOKEN, REPO_ROOT, runDist } from "../action/run-dist.js";
+import { buildPushEvent, type DistRun, REPO_ROOT, runDist } from "../action/run-dist.js";
 import { type GitHubFake, readZipEntries, startGitHubFake } from "../support/github-server.js";
 import { type CliResult, runCli } from "../support/run-cli.js";
 
@@ -143,6 +143,9 @@ describe.each(["local", "bwrap"] as const)("an agent walking /proc in %s mode", 
 describe("the action's own process, walked by an agent in local mode", () => {
   const RUN_ID = 7101;
   const apiKey = `sk-ant-api03-${token()}`;
+  // Its own token, not the shared fake one: other tests' action processes, running at the same
+  // time, hold that one, and the walk sees every process of the machine.
+  const githubToken = `ghs_${token()}`;
   let fake: GitHubFake;
   let workspace: string;
   let run: DistRun;
@@ -155,7 +158,7 @@ describe("the action's own process, walked by an agent in local mode", () => {
     fake.addRun({ id: RUN_ID, event: "push", head_branch: "main", status: "in_progress", conclusion: null });
     secrets = {
       "INPUT_ANTHROPIC-API-KEY": apiKey,
-      "INPUT_GITHUB-TOKEN": FAKE_GITHUB_TOKEN,
+      "INPUT_GITHUB-TOKEN": githubToken,
       ACTIONS_RUNTIME_TOKEN: fake.runtimeToken(RUN_ID),
       FOO_SETTING: CANARIES.FOO_SETTING,
     };
@@ -173,6 +176,7 @@ describe("the action's own process, walked by an agent in local mode", () => {
       inputs: {
         agent: "oracle",
         "anthropic-api-key": apiKey,
+        "github-token": githubToken,
         scenarios: "*.yaml",
         trials: "1",
         baseline: "none",
