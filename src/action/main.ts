@@ -447,7 +447,12 @@ async function produceRunReport(
         `no scenario left to run: ${loaded} loaded from input "scenarios", none matching` +
         `${settings.tags.length ? ` tags ${settings.tags.join(", ")}` : ""}${settings.tier !== null ? ` tier <= ${settings.tier}` : ""}`,
     },
-    { env: deps.env, createModelClient: deps.createModelClient, note: (note) => log.info(`Note: ${note}.`) },
+    {
+      env: deps.env,
+      createModelClient: deps.createModelClient,
+      note: (note) => log.info(`Note: ${note}.`),
+      warn: (warning) => log.warn(warning),
+    },
   );
   const { scenarios, ports } = prepared;
   const settled = settleActionBaseline(baseline, poolTargetOf(scenarios, prepared.options), log);

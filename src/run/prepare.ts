@@ -16,6 +16,7 @@ import { createAimdLimiter } from "../model/call-limiter.js";
 import type { ModelClient } from "../model/model-client.js";
 import { lookupPrice, PRICE_TABLE_CHECKED_ON, type PriceTable } from "../model/pricing.js";
 import { warmProcessRunners } from "../sandbox/exec.js";
+import { createSandboxSelector } from "../sandbox/sandbox-selection.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
 import type { Scenario } from "../scenario/types.js";
@@ -68,13 +69,15 @@ export interface PreparePorts {
   createModelClient(apiKey: string, concurrency: number, attemptTimeoutMs: number): ModelClient;
   /** Says something the user should know that is not an error (a judge skipped). */
   note(message: string): void;
+  /** Says something the user must not miss (the agent was not isolated); default `note`. */
+  warn?(message: string): void;
 }
 
 /** What runSuite needs; the front end adds its own ports (signal, progress, git, baseline). */
 export interface PreparedRun {
   scenarios: Scenario[];
   options: RunOptions;
-  ports: Required<Pick<SuitePorts, "agent" | "judgeClient" | "env">>;
+  ports: Required<Pick<SuitePorts, "agent" | "judgeClient" | "env" | "sandboxes">>;
 }
 
 /** The agent a run uses when none is asked for, and why: a run without a key must not pass for a model's. */
@@ -125,7 +128,11 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
 
   const searchPath = ports.env.PATH ?? "";
   await checkTargetBinaries(scenarios, searchPath);
-  await checkSandbox(scenarios, options.sandbox, searchPath);
+  // One selector for the run: bwrap is probed once, and its warnings reach the report.
+  const sandboxes = createSandboxSelector({ searchPath });
+  for (const warning of await checkSandbox(scenarios, options.sandbox, sandboxes, searchPath)) {
+    (ports.warn ?? ports.note)(warning);
+  }
   const modelClient = settings.apiKey
     ? ports.createModelClient(settings.apiKey, options.concurrency, options.modelTimeoutMs)
     : null;
@@ -136,7 +143,7 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     agentCommand: options.agentCommand,
     env: ports.env,
   });
-  return { scenarios, options, ports: { agent, judgeClient: modelClient, env: ports.env } };
+  return { scenarios, options, ports: { agent, judgeClient: modelClient, env: ports.env, sandboxes } };
 }
 
 /**

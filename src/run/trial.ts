@@ -10,12 +10,13 @@ import { computeExecution, computeInteraction } from "../evaluate/metrics.js";
 import type { ModelClient } from "../model/model-client.js";
 import { renderTranscriptMarkdown } from "../render/transcript-markdown.js";
 import type { ExecutionMetrics, TrialReport } from "../results/types.js";
+import { createSandboxSelector, type SandboxSelector } from "../sandbox/sandbox-selection.js";
 import { createTrialSandbox } from "../sandbox/trial-sandbox.js";
 import type { TrialSandbox } from "../sandbox/types.js";
 import type { Scenario, Variant } from "../scenario/types.js";
 import type { EndReason } from "../transcript/events.js";
 import { createEventWriter, type EventWriter } from "../transcript/writer.js";
-import type { RunOptions } from "./options.js";
+import { DEFAULT_SANDBOX, type RunOptions } from "./options.js";
 import { folderNameFor, type PlannedTrial } from "./plan.js";
 
 export interface TrialPorts {
@@ -28,6 +29,8 @@ export interface TrialPorts {
   /** Aborted with reason "cancelled" when the run is interrupted. */
   signal: AbortSignal;
   onTurn?: (turn: number) => void;
+  /** The run's sandbox selector (bwrap probed once per run); default one for this trial alone. */
+  sandboxes?: SandboxSelector;
 }
 
 export interface TrialOutput {
@@ -132,6 +135,7 @@ export async function runTrial(
     const report: TrialReport = {
       trial: planned.trial,
       ...(await evaluateOutcome(trial, sandbox, outcome, transcript)),
+      sandbox: sandbox?.mode ?? null,
       events_path: path.join(folder, "events.jsonl"),
       transcript_path: path.join(folder, "transcript.md"),
     };
@@ -169,7 +173,8 @@ async function runAgentInSandbox(
 ): Promise<{ sandbox: TrialSandbox | null; outcome: AgentOutcome }> {
   const { planned, options, ports, writer, model } = trial;
   const { scenario, variant } = planned;
-  const mode = options.sandbox ?? scenario.sandbox ?? "local";
+  const sandboxes = ports.sandboxes ?? createSandboxSelector({ searchPath: ports.parentEnv.PATH ?? "" });
+  const { mode } = await sandboxes.select(options.sandbox ?? scenario.sandbox ?? DEFAULT_SANDBOX);
   const maxTurns = scenario.agent.maxTurns ?? options.maxTurns;
   const timeoutMs = scenario.agent.timeoutMs ?? options.trialTimeoutMs;
   const commandTimeoutMs = scenario.agent.commandTimeoutMs ?? options.commandTimeoutMs;

@@ -17,7 +17,7 @@ import {
 } from "../../run/prepare.js";
 import { runSuite, type SuiteResult } from "../../run/suite.js";
 import { runProcess } from "../../sandbox/exec.js";
-import { SANDBOX_MODES } from "../../scenario/keys.js";
+import { SANDBOX_SETTINGS } from "../../scenario/keys.js";
 import { parseYamlText } from "../../scenario/load.js";
 import { projectRootOf } from "../../scenario/repository-root.js";
 import {
@@ -104,7 +104,8 @@ ${describeAgents()}  --agent-command TPL    the command agent's command, with {p
   --tags a,b             only scenarios with any of these tags
   --tier N               only scenarios with tier <= N
   -j, --concurrency N    trials in flight at once (default 1)
-  --sandbox MODE         local | bwrap (default: the scenario's, else local)
+  --sandbox MODE         auto | local | bwrap (default: the scenario's, else auto: bwrap where it
+                         works here, else local with a warning that the agent was not isolated)
   --out DIR              output folder (default .llm-tool-test/run-<timestamp>)
   --base-url URL         Messages API base URL (or ANTHROPIC_BASE_URL), for gateways and proxies
   --prices FILE          price table (JSON/YAML, USD per million tokens) merged over the defaults
@@ -193,7 +194,7 @@ async function readRunOptionFlags(
       gateTimeoutMs: readDurationMs(values, "gate-timeout"),
       modelTimeoutMs: readDurationMs(values, "model-timeout"),
       concurrency: readInteger(values, "concurrency", 1),
-      sandbox: readChoice(values, "sandbox", SANDBOX_MODES),
+      sandbox: readChoice(values, "sandbox", SANDBOX_SETTINGS),
       shard: readShard(values, "shard"),
       maxCostUsd: readNumber(values, "max-cost-usd", 0),
       prices: pricesFile
@@ -255,6 +256,7 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
           keySource: "ANTHROPIC_API_KEY",
         }),
       note: (note) => io.stderr.write(`note: ${note}\n`),
+      warn: (warning) => io.stderr.write(`warning: ${warning}\n`),
     },
   );
   const { scenarios, ports } = prepared;
