@@ -39,6 +39,7 @@ import { type ActionSettings, readActionSettings } from "./inputs.js";
 import { formatShardArtifactName, mergeShardArtifacts } from "./merge-shards.js";
 import { type ActionOutputs, buildOutputs, buildSkippedOutputs } from "./outputs.js";
 import { type BaselineResolution, resolveBaseline } from "./resolve-baseline.js";
+import { type CommandRunner, createCommandRunner, setUpSandboxFor } from "./sandbox-setup.js";
 
 /** The slice of `@actions/core` the action uses. */
 export interface ActionCore {
@@ -64,6 +65,8 @@ export interface ActionDeps {
   createModelClient(apiKey: string, concurrency: number, attemptTimeoutMs: number): ModelClient;
   /** Aborted when the workflow is cancelled: the run stops and publishes what it has. */
   signal?: AbortSignal;
+  /** Runs the commands that make bwrap work on the runner (sandbox-setup.ts); default real ones. */
+  commands?: CommandRunner;
 }
 
 /** What happened, for tests and logs; the runner sees the outputs and the exit status. */
@@ -187,6 +190,9 @@ async function runAction(
     alpha: settings.alpha,
     sources: { base: "the baseline report", head: "this run's report" },
   };
+  if (settings.mode === "run") {
+    await setUpSandboxFor(settings, deps.commands ?? createCommandRunner(deps.env), log);
+  }
   const produced =
     settings.mode === "merge"
       ? await produceMergedReport(settings, deps, downloadDir, outDir, redact, log, baseline, compareOptions)

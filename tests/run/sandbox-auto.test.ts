@@ -43,7 +43,7 @@ async function pathWithBlockedBwrap(): Promise<string> {
 const scenario = makeScenario({
   id: "auto-falls-back",
   solution: ["echo done > out.txt"],
-  evaluation: { gates: [{ type: "file_exists", path: "out.txt" }] },
+  evaluation: { gates: [{ type: "file_exists", path: "out.txt", weight: 1 }] },
 });
 
 describe("sandbox auto where bwrap does not work", () => {
