@@ -286,7 +286,8 @@ async function evaluateOutcome(
       transcript,
       gateTimeoutMs: options.gateTimeoutMs,
       scriptEnv: buildScriptEnv({
-        workDir: sandbox.workDir,
+        // As the gate's command sees it (in bwrap, /home/eval).
+        workDir: sandbox.visibleWorkDir,
         eventsPath: path.resolve(trial.trialDir, "events.jsonl"),
         scenarioId: scenario.id,
         scenarioDir: path.dirname(scenario.source.file),

@@ -96,7 +96,10 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
         logDir: SANDBOX_LOG_DIR,
         userName: SANDBOX_USER,
         basePath: targetDir && !isUnderSystemDir(targetDir) ? `${targetDir}:${SANDBOX_PATH}` : SANDBOX_PATH,
-        runShell: (command, run) => runBwrap([...shellArgs, "--", host.bash, "-c", command], run),
+        runShell: (command, run) => {
+          const args = run.hostPaths?.length ? buildArgs(options.network, run.hostPaths) : shellArgs;
+          return runBwrap([...args, "--", host.bash, "-c", command], run);
+        },
         // An external agent (a CLI) must reach its model API through the harness's loopback proxy,
         // so it shares the host's network; its binary's directories are bound read-only.
         runProcess: async (file, args, run) => {

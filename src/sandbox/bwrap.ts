@@ -431,8 +431,11 @@ export function renderIdentityFiles(mapsUser: boolean): { passwd: string; group:
 export async function collectTargetBinds(binaryPath: string, sandboxBase: string): Promise<string[]> {
   const real = await realpath(binaryPath).catch(() => binaryPath);
   const wanted = new Set<string>([path.dirname(binaryPath), path.dirname(real)]);
-  const nodeModules = real.indexOf(`${path.sep}node_modules${path.sep}`);
-  if (nodeModules !== -1) wanted.add(real.slice(0, nodeModules + "/node_modules".length));
+  // node_modules as reached through the given path too (a linked node_modules: .bin's relative links).
+  for (const candidate of [real, binaryPath]) {
+    const nodeModules = candidate.indexOf(`${path.sep}node_modules${path.sep}`);
+    if (nodeModules !== -1) wanted.add(candidate.slice(0, nodeModules + "/node_modules".length));
+  }
   const binds: string[] = [];
   for (const dir of wanted) {
     if (isUnderSystemDir(dir)) continue;

@@ -28,6 +28,8 @@ export interface RunSettings {
   timeoutMs: number;
   outputCapBytes: number;
   signal?: AbortSignal;
+  /** Host paths the command must see at the same place (bwrap binds them read-only; local sees the host). */
+  hostPaths?: string[];
 }
 
 export interface ProcessSettings extends RunSettings {

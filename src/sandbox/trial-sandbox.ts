@@ -10,7 +10,7 @@
  * Output caps (per stream, head and tail kept): 128 KiB for the agent's and setup commands (what a
  * model can usefully read), 8 MiB for gate commands (so JSON output stays parseable).
  */
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync } from "node:fs";
 import { chmod, copyFile, cp, mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -296,12 +296,20 @@ function assembleSandbox(parts: {
         env: run.env ? environments.build([], run.env) : environments.gate,
         timeoutMs: run.timeoutMs,
         outputCapBytes: run.outputCapBytes ?? options.gateOutputCapBytes ?? DEFAULT_GATE_OUTPUT_CAP_BYTES,
+        // A script gate reads its scenario's folder and the trial's events (LLM_TOOL_TEST_*).
+        ...(run.env ? { hostPaths: scriptGatePaths(options) } : {}),
       }),
     resolvePath: (target) => resolveSandboxPath(target, layout.root, layout.workDir),
     readTargetInvocations: async (): Promise<TargetInvocationRecord[]> =>
       shimLogFile ? readShimLog(shimLogFile) : [],
     dispose: cleanup.dispose,
   };
+}
+
+/** What a script gate may read on the host: the scenario's folder and the trial's events, where they exist. */
+function scriptGatePaths(options: TrialSandboxOptions): string[] {
+  const wanted = [path.dirname(options.scenario.source.file), path.resolve(options.trialDir, "events.jsonl")];
+  return wanted.filter((candidate) => existsSync(candidate));
 }
 
 async function copyFixture(fixture: string, workDir: string, scenario: Scenario): Promise<void> {
