@@ -9,7 +9,8 @@ import { DEFAULT_BASELINE_RUNS } from "../compare/pool-baselines.js";
 import { ConfigError } from "../errors.js";
 import { DEFAULT_EXTRA_TRIALS, DEFAULT_MODEL, DEFAULT_TRIALS } from "../run/options.js";
 import { parseDuration } from "../scenario/duration.js";
-import type { SandboxMode } from "../scenario/types.js";
+import { SANDBOX_SETTINGS } from "../scenario/keys.js";
+import type { SandboxSetting } from "../scenario/types.js";
 
 export { DEFAULT_BASELINE_RUNS };
 
@@ -48,7 +49,10 @@ export interface ActionSettings {
   artifactName: string;
   workingDirectory: string;
   githubToken: string;
-  sandbox: SandboxMode | null;
+  /** Null: each scenario's (default auto). */
+  sandbox: SandboxSetting | null;
+  /** Make bwrap work on the runner (install it, allow its user namespaces) unless the sandbox is local. */
+  sandboxSetup: boolean;
   shard: { index: number; count: number } | null;
   alpha: number;
   /** One attempt of a model call; undefined: the default (120 s). */
@@ -231,10 +235,8 @@ export function readActionSettings(read: ReadInput): ActionSettings {
     artifactName: readArtifactName(read, commentKey),
     workingDirectory: read("working-directory").trim() || ".",
     githubToken: read("github-token").trim(),
-    sandbox:
-      read("sandbox").trim() === ""
-        ? null
-        : readChoice(read, "sandbox", ["local", "bwrap"] as const, "local"),
+    sandbox: read("sandbox").trim() === "" ? null : readChoice(read, "sandbox", SANDBOX_SETTINGS, "auto"),
+    sandboxSetup: readBoolean(read, "sandbox-setup", true),
     shard: readShard(read),
     alpha: readAlpha(read),
     modelTimeoutMs: readModelTimeout(read),

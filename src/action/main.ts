@@ -42,6 +42,7 @@ import { formatShardArtifactName, mergeShardArtifacts } from "./merge-shards.js"
 import { type ActionOutputs, buildOutputs, buildSkippedOutputs } from "./outputs.js";
 import { type BaselineResolution, resolveBaseline } from "./resolve-baseline.js";
 import { createInputReader, lendServiceVariables, withServiceVariablesSync } from "./runner-environment.js";
+import { type CommandRunner, createCommandRunner, setUpSandboxFor } from "./sandbox-setup.js";
 
 /** The slice of `@actions/core` the action uses. */
 export interface ActionCore {
@@ -76,6 +77,8 @@ export interface ActionDeps {
   signal?: AbortSignal;
   /** Set when the process's environment block still holds the inputs and tokens (warned before trials). */
   environmentWarning?: string | undefined;
+  /** Runs the commands that make bwrap work on the runner (sandbox-setup.ts); default real ones. */
+  commands?: CommandRunner;
 }
 
 /** What happened, for tests and logs; the runner sees the outputs and the exit status. */
@@ -216,6 +219,9 @@ async function runAction(
     alpha: settings.alpha,
     sources: { base: "the baseline report", head: "this run's report" },
   };
+  if (settings.mode === "run") {
+    await setUpSandboxFor(settings, deps.commands ?? createCommandRunner(deps.env), log);
+  }
   const produced =
     settings.mode === "merge"
       ? await produceMergedReport(settings, deps, downloadDir, outDir, redact, log, baseline, compareOptions)

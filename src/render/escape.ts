@@ -51,6 +51,11 @@ export function markdownCode(text: string): string {
   return `${fence}${pad}${flat}${pad}${fence}`;
 }
 
+/** Markdown: untrusted text as one line of a paragraph or quote (HTML escaped, line breaks as spaces). */
+export function escapeMarkdownLine(text: string): string {
+  return escapeHtml(text.replace(/\r?\n|\r/g, " "));
+}
+
 /** Plain text for a terminal or a log line: control characters (ANSI escapes, line breaks) shown as their Unicode pictures. */
 export function escapePlainText(text: string): string {
   return text.replace(/[\u0000-\u001F\u007F]/g, (c) =>

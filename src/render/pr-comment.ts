@@ -12,7 +12,7 @@ import type { BaselineSource, Comparison } from "../compare/types.js";
 import type { Report } from "../results/types.js";
 import { buildComparisonBlocks, fitScenarioTable } from "./comparison-markdown.js";
 import { renderDecisionHeadline, renderDesignLine } from "./decision.js";
-import { markdownCode } from "./escape.js";
+import { escapeMarkdownLine, markdownCode } from "./escape.js";
 import { formatRate, formatRunCost } from "./format.js";
 import { renderModelMatrixMarkdown } from "./model-matrix.js";
 import { renderReportMarkdown } from "./report-markdown.js";
@@ -192,7 +192,10 @@ function renderStatus(input: LayoutInput, scenarioSummary: string): string {
   const incomplete = report.run.incomplete
     ? "\n\n> [!WARNING]\n> This run is **incomplete**: it was interrupted or cut by its budget."
     : "";
-  return paragraph + incomplete;
+  const warnings = (report.run.warnings ?? [])
+    .map((warning) => `\n\n> [!WARNING]\n> ${escapeMarkdownLine(warning)}`)
+    .join("");
+  return paragraph + incomplete + warnings;
 }
 
 function renderBaselineLine(baseline: BaselineNote, now: number): string {

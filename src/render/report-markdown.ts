@@ -3,7 +3,7 @@ import { compareVariants } from "../compare/variants.js";
 import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
 import { renderComparisonMarkdown } from "./comparison-markdown.js";
 import { renderDecisionHeadline, renderDesignLine } from "./decision.js";
-import { escapeMarkdownCell, markdownCode } from "./escape.js";
+import { escapeMarkdownCell, escapeMarkdownLine, markdownCode } from "./escape.js";
 import { renderEvalSummaryMarkdown, renderSubcommandsMarkdown } from "./eval-summary.js";
 import {
   formatCostCell,
@@ -90,6 +90,7 @@ function renderHeadline(report: Report, decision: Decision | undefined): string[
   ];
   if (report.run.incomplete)
     lines.push("", "> ⚠️ This run is **incomplete**: it was interrupted or cut by its budget.");
+  for (const warning of report.run.warnings ?? []) lines.push("", `> ⚠️ ${escapeMarkdownLine(warning)}`);
   return lines;
 }
 

@@ -99,6 +99,8 @@ export function renderTerminalSummary(report: Report, options: TerminalOptions =
         : s.outcome === "error"
           ? yellow("INCOMPLETE (errors)")
           : green("PASSED");
+  for (const warning of report.run.warnings ?? [])
+    lines.push("", yellow(`warning: ${escapePlainText(warning)}`));
   lines.push(
     "",
     `${headline}  ${s.passed}/${s.passed + s.failed} trials passed (${formatRate(s.pass_rate)}), ` +

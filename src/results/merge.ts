@@ -87,8 +87,15 @@ export function mergeShardReports(inputs: ShardInput[]): Report {
       started_at: startedAt,
       ended_at: endedAt,
       incomplete: missingShards > 0 || reports.some((r) => r.run.incomplete),
+      ...mergeWarnings(reports.map((r) => r.run.warnings ?? [])),
       shard: null,
     },
     merged,
   );
+}
+
+/** Each shard's warnings, each once (every shard probes its own runner). */
+function mergeWarnings(lists: string[][]): { warnings?: string[] } {
+  const warnings = [...new Set(lists.flat())];
+  return warnings.length > 0 ? { warnings } : {};
 }

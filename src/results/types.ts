@@ -2,6 +2,7 @@
  * The report contract (`report.json`). Versioned by REPORT_SCHEMA_VERSION; its JSON Schema is
  * `schema/report.schema.json`. Field names are snake_case, as in the seed specs.
  */
+import type { SandboxMode } from "../scenario/types.js";
 import type { EndReason } from "../transcript/events.js";
 import type { ModelMatrix } from "./model-matrix.js";
 import type { ReplaySummary } from "./replay-summary.js";
@@ -91,6 +92,8 @@ export interface TrialReport {
   judge_usage: JudgeUsage | null;
   /** The model that judged this trial (resolved per scenario); null without a judge. Absent in older reports. */
   judge_model?: string | null;
+  /** The sandbox the trial really ran in (`auto` resolved); null when it never got one. Absent in older reports. */
+  sandbox?: SandboxMode | null;
   composite_score: number | null;
   /** A replayed trial (`--agent replay`): how its recorded calls behaved now. Absent otherwise. */
   replay?: ReplaySummary;
@@ -272,6 +275,12 @@ export interface RunInfo {
   price_table: Record<string, ModelPrice>;
   /** True when the run was interrupted or cut by a budget. */
   incomplete: boolean;
+  /**
+   * What a reader must not miss about how the run was made, shown in every report and the comment:
+   * today, that `sandbox: auto` fell back to the local sandbox (the agent was not isolated). Absent
+   * when there is none, and in reports of earlier versions.
+   */
+  warnings?: string[];
   shard: { index: number; count: number } | null;
 }
 

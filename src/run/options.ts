@@ -2,7 +2,7 @@ import type { AgentName } from "../agents/types.js";
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from "../model/model-client.js";
 import { DEFAULT_PRICE_TABLE, mergePriceTable } from "../model/pricing.js";
 import type { ModelPrice } from "../results/types.js";
-import type { SandboxMode } from "../scenario/types.js";
+import type { SandboxSetting } from "../scenario/types.js";
 import { DEFAULT_PASS_K } from "../stats/pass-at-k.js";
 import { DEFAULT_EXTRA_TRIALS } from "../stats/regression-decision.js";
 
@@ -15,6 +15,8 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
 export const DEFAULT_GATE_TIMEOUT_MS = 60_000;
 export const DEFAULT_OUTPUT_CAP_BYTES = 256 * 1024;
 export const DEFAULT_TRIALS = 3;
+/** bwrap where it works here, else local with a warning that the agent was not isolated. */
+export const DEFAULT_SANDBOX: SandboxSetting = "auto";
 
 /** A baseline scenario's evaluated trials (errors and skips left out) and how many of them passed. */
 export interface BaselineCounts {
@@ -51,8 +53,8 @@ export interface RunOptions {
   outputCapBytes: number;
   /** Trials in flight at once. */
   concurrency: number;
-  /** Overrides every scenario's sandbox mode when set. */
-  sandbox: SandboxMode | null;
+  /** Overrides every scenario's sandbox setting when set (otherwise the scenario's, else DEFAULT_SANDBOX). */
+  sandbox: SandboxSetting | null;
   keepWorkDirs: boolean;
   outDir: string;
   prices: Record<string, ModelPrice>;

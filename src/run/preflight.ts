@@ -1,7 +1,9 @@
 import { ConfigError } from "../errors.js";
 import { probeBwrap } from "../sandbox/bwrap.js";
+import type { SandboxSelector } from "../sandbox/sandbox-selection.js";
 import { resolveRealBinary } from "../sandbox/shim.js";
-import type { SandboxMode, Scenario } from "../scenario/types.js";
+import type { SandboxSetting, Scenario } from "../scenario/types.js";
+import { DEFAULT_SANDBOX } from "./options.js";
 
 /**
  * Before anything runs: every target named by a bare command name must be on PATH, or every trial
@@ -34,14 +36,22 @@ export async function checkTargetBinaries(scenarios: Scenario[], searchPath: str
   );
 }
 
-/** bwrap is probed once before a run that needs it, so an unusable bwrap is one clear error. */
+/**
+ * bwrap is probed once before a run that needs it: an explicit `bwrap` that cannot work is one
+ * clear error; `auto` settles here whether it runs in bwrap. Returns the selections' warnings (an
+ * `auto` that fell back to the local sandbox), for the log.
+ */
 export async function checkSandbox(
   scenarios: Scenario[],
-  override: SandboxMode | null,
+  override: SandboxSetting | null,
+  selector: SandboxSelector,
   searchPath: string,
-): Promise<void> {
-  const needsBwrap = scenarios.some((s) => (override ?? s.sandbox ?? "local") === "bwrap");
-  if (!needsBwrap) return;
-  const bwrapPath = await resolveRealBinary("bwrap", searchPath).catch(() => null);
-  await probeBwrap(bwrapPath, searchPath);
+): Promise<string[]> {
+  const settings = new Set(scenarios.map((s) => override ?? s.sandbox ?? DEFAULT_SANDBOX));
+  if (settings.has("bwrap")) {
+    const bwrapPath = await resolveRealBinary("bwrap", searchPath).catch(() => null);
+    await probeBwrap(bwrapPath, searchPath);
+  }
+  for (const setting of settings) await selector.select(setting);
+  return selector.warnings();
 }

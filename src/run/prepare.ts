@@ -27,6 +27,7 @@ import {
 } from "../model/provider.js";
 import { readRecordings } from "../results/read-recordings.js";
 import { warmProcessRunners } from "../sandbox/exec.js";
+import { createSandboxSelector } from "../sandbox/sandbox-selection.js";
 import { PARENTS_OUT_OF_REACH } from "../sandbox/withdraw-environment.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
@@ -109,7 +110,7 @@ export interface PreparePorts {
 export interface PreparedRun {
   scenarios: Scenario[];
   options: RunOptions;
-  ports: Required<Pick<SuitePorts, "agent" | "judgeClient" | "env">>;
+  ports: Required<Pick<SuitePorts, "agent" | "judgeClient" | "env" | "sandboxes">>;
 }
 
 /**
@@ -177,8 +178,12 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
 
   const searchPath = ports.env.PATH ?? "";
   await checkTargetBinaries(scenarios, searchPath);
-  await checkSandbox(scenarios, options.sandbox, searchPath);
-  if (scenarios.some((s) => (options.sandbox ?? s.sandbox ?? "local") === "local")) {
+  // One selector for the run: bwrap is probed once, and its warnings reach the report.
+  const sandboxes = createSandboxSelector({ searchPath });
+  for (const warning of await checkSandbox(scenarios, options.sandbox, sandboxes, searchPath))
+    ports.warn(warning);
+  // An explicit local sandbox is the user's choice (no report warning); the log says what it leaves in reach.
+  if (scenarios.some((s) => (options.sandbox ?? s.sandbox) === "local")) {
     ports.warn(`local sandbox: ${PARENTS_OUT_OF_REACH}`);
   }
   const modelClient = createModelClients(keys, (key, provider) =>
@@ -194,7 +199,7 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     env: ports.env,
     ...(settings.claudeBinary ? { claudeCode: { binary: settings.claudeBinary } } : {}),
   });
-  return { scenarios, options, ports: { agent, judgeClient: modelClient, env: ports.env } };
+  return { scenarios, options, ports: { agent, judgeClient: modelClient, env: ports.env, sandboxes } };
 }
 
 /**

@@ -13,6 +13,7 @@ import { assembleReport, buildScenarioReport, scenarioMetaOf } from "../results/
 import { loadTrialEvents } from "../results/read-trial-events.js";
 import type { Report, RunInfo, ScenarioReport, TrialReport } from "../results/types.js";
 import { warmProcessRunners } from "../sandbox/exec.js";
+import { createSandboxSelector, type SandboxSelector } from "../sandbox/sandbox-selection.js";
 import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
 import type { Scenario } from "../scenario/types.js";
 import { HARNESS_VERSION } from "../version.js";
@@ -52,6 +53,8 @@ export interface SuitePorts {
   judgeClient?: ModelClient | null;
   /** The parent process environment: the sandbox builds the agent's env from it, minus secrets. */
   env: Record<string, string | undefined>;
+  /** Picks each trial's sandbox mode (`auto`: bwrap probed once); default a new one on env.PATH. */
+  sandboxes?: SandboxSelector;
   now?: () => number;
   /** Abort with reason "cancelled" to stop: no new trials start, running ones are killed. */
   signal?: AbortSignal;
@@ -107,10 +110,11 @@ export async function runSuite(
   const signal = ports.signal ?? new AbortController().signal;
   const redact = createSecretRedactor(collectSecretValues(ports.env));
   await mkdir(options.outDir, { recursive: true });
+  const sandboxes = ports.sandboxes ?? createSandboxSelector({ searchPath: ports.env.PATH ?? "" });
 
   const run = await startRun(scenarios, options, ports, now);
-  const stopReason = await runTrials(run, { options, ports, now, signal, redact });
-  return finishRun(run, stopReason, options, ports, now, redact);
+  const stopReason = await runTrials(run, { options, ports, now, signal, redact, sandboxes });
+  return finishRun(run, stopReason, options, { ...ports, sandboxes }, now, redact);
 }
 
 /** A run as opened (or resumed): who it is, and what it has decided to run so far. */
@@ -163,6 +167,7 @@ interface TrialSettings {
   now: () => number;
   signal: AbortSignal;
   redact: (text: string) => string;
+  sandboxes: SandboxSelector;
 }
 
 /** What the workers share while the trials run. */
@@ -267,6 +272,7 @@ async function runPooledTrial(pool: TrialPool, planned: PlannedTrial): Promise<v
       judgeClient: ports.judgeClient ?? null,
       parentEnv: ports.env,
       redact: pool.redact,
+      sandboxes: pool.sandboxes,
       now: pool.now,
       signal: pool.signal,
       onTurn: (turn) => ports.onProgress?.({ type: "turn", key: planned.key, turn }),
@@ -317,7 +323,7 @@ async function finishRun(
   started: StartedRun,
   stopReason: string | null,
   options: RunOptions,
-  ports: SuitePorts,
+  ports: SuitePorts & { sandboxes: SandboxSelector },
   now: () => number,
   redact: (text: string) => string,
 ): Promise<SuiteResult> {
@@ -346,6 +352,7 @@ async function finishRun(
     incomplete,
     shard: options.shard,
     ...(options.agentReason ? { agent_reason: options.agentReason } : {}),
+    ...runWarningsOf(ports.sandboxes.warnings()),
   };
   const report = assembleReport(run, groupByScenario(plan, results, started.extra, options.passK));
   const compared = await writeRunOutputs(
@@ -358,6 +365,11 @@ async function finishRun(
     ports.repositoryRoot,
   );
   return { report, ...compared };
+}
+
+/** What a reader of the report must not miss (the agent was not isolated); absent when nothing. */
+function runWarningsOf(warnings: string[]): { warnings?: string[] } {
+  return warnings.length > 0 ? { warnings } : {};
 }
 
 /**

@@ -12,12 +12,13 @@ import { renderTranscriptMarkdown } from "../render/transcript-markdown.js";
 import { summarizeReplay } from "../results/replay-summary.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import type { ExecutionMetrics, TrialReport } from "../results/types.js";
+import { createSandboxSelector, type SandboxSelector } from "../sandbox/sandbox-selection.js";
 import { createTrialSandbox } from "../sandbox/trial-sandbox.js";
 import type { TrialSandbox } from "../sandbox/types.js";
 import type { Scenario, Variant } from "../scenario/types.js";
 import type { EndReason, TrialEvent } from "../transcript/events.js";
 import { createEventWriter, type EventWriter } from "../transcript/writer.js";
-import type { RunOptions } from "./options.js";
+import { DEFAULT_SANDBOX, type RunOptions } from "./options.js";
 import { folderNameFor, type PlannedTrial } from "./plan.js";
 
 export interface TrialPorts {
@@ -30,6 +31,8 @@ export interface TrialPorts {
   /** Aborted with reason "cancelled" when the run is interrupted. */
   signal: AbortSignal;
   onTurn?: (turn: number) => void;
+  /** The run's sandbox selector (bwrap probed once per run); default one for this trial alone. */
+  sandboxes?: SandboxSelector;
 }
 
 export interface TrialOutput {
@@ -131,6 +134,7 @@ export async function runTrial(
       trial: planned.trial,
       ...(await evaluateOutcome(trial, sandbox, outcome, transcript)),
       ...replayField(writer.events),
+      sandbox: sandbox?.mode ?? null,
       events_path: path.join(folder, "events.jsonl"),
       transcript_path: path.join(folder, "transcript.md"),
     };
@@ -168,7 +172,8 @@ async function runAgentInSandbox(
 ): Promise<{ sandbox: TrialSandbox | null; outcome: AgentOutcome }> {
   const { planned, options, ports, writer, model } = trial;
   const { scenario, variant } = planned;
-  const mode = options.sandbox ?? scenario.sandbox ?? "local";
+  const sandboxes = ports.sandboxes ?? createSandboxSelector({ searchPath: ports.parentEnv.PATH ?? "" });
+  const { mode } = await sandboxes.select(options.sandbox ?? scenario.sandbox ?? DEFAULT_SANDBOX);
   const maxTurns = scenario.agent.maxTurns ?? options.maxTurns;
   const timeoutMs = scenario.agent.timeoutMs ?? options.trialTimeoutMs;
   const commandTimeoutMs = scenario.agent.commandTimeoutMs ?? options.commandTimeoutMs;
@@ -287,7 +292,8 @@ async function evaluateOutcome(
       transcript,
       gateTimeoutMs: options.gateTimeoutMs,
       scriptEnv: buildScriptEnv({
-        workDir: sandbox.workDir,
+        // As the gate's command sees it (in bwrap, /home/eval).
+        workDir: sandbox.visibleWorkDir,
         eventsPath: path.resolve(trial.trialDir, "events.jsonl"),
         scenarioId: scenario.id,
         scenarioDir: path.dirname(scenario.source.file),

@@ -4,7 +4,7 @@ import path from "node:path";
 import { createAgent } from "../agents/registry.js";
 import type { AgentName } from "../agents/types.js";
 import type { Report, ScenarioReport } from "../results/types.js";
-import type { SandboxMode, Scenario } from "../scenario/types.js";
+import type { SandboxSetting, Scenario } from "../scenario/types.js";
 import { defaultRunOptions } from "./options.js";
 import { runSuite } from "./suite.js";
 
@@ -20,7 +20,7 @@ async function runWith(
   agent: AgentName,
   scenarios: Scenario[],
   env: Record<string, string | undefined>,
-  sandbox: SandboxMode | null,
+  sandbox: SandboxSetting | null,
 ) {
   const outDir = await mkdtemp(path.join(os.tmpdir(), `llm-tool-test-validate-${agent}-`));
   try {
@@ -51,7 +51,7 @@ function firstTrial(report: Report, id: string): ScenarioReport["trials"][number
 /** Proves each scenario's gates can pass (oracle) and can fail (null agent). */
 export async function validateWithOracle(
   scenarios: Scenario[],
-  options: { env: Record<string, string | undefined>; sandbox: SandboxMode | null },
+  options: { env: Record<string, string | undefined>; sandbox: SandboxSetting | null },
 ): Promise<OracleFinding[]> {
   const withSolution = scenarios.filter((s) => s.solution && s.solution.length > 0);
   const findings: OracleFinding[] = scenarios

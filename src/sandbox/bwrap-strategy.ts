@@ -43,7 +43,7 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
       const root = path.join(base, "root");
       return { root, workDir: path.join(root, SANDBOX_HOME), tmpDir: path.join(root, "tmp") };
     },
-    async open(layout, processGroups) {
+    async open(layout, processes) {
       // The target must be visible inside, so a bare name (or an absolute path) is found on the host
       // now and its folders bound; a relative path is looked up inside after setup.
       const hostTarget =
@@ -81,7 +81,12 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
         const command = overlays
           ? wrapWithOverlays(overlays.launcher, overlays.overlays, bwrapPath, args)
           : { file: bwrapPath, args };
-        return runProcess({ ...command, cwd: layout.base, ...run, processGroups });
+        return runProcess({
+          ...processes.contain(command.file, command.args),
+          cwd: layout.base,
+          ...run,
+          processGroups: processes.groups,
+        });
       };
 
       return {
@@ -91,7 +96,10 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
         logDir: SANDBOX_LOG_DIR,
         userName: SANDBOX_USER,
         basePath: targetDir && !isUnderSystemDir(targetDir) ? `${targetDir}:${SANDBOX_PATH}` : SANDBOX_PATH,
-        runShell: (command, run) => runBwrap([...shellArgs, "--", host.bash, "-c", command], run),
+        runShell: (command, run) => {
+          const args = run.hostPaths?.length ? buildArgs(options.network, run.hostPaths) : shellArgs;
+          return runBwrap([...args, "--", host.bash, "-c", command], run);
+        },
         // An external agent (a CLI) must reach its model API through the harness's loopback proxy,
         // so it shares the host's network; its binary's directories are bound read-only.
         runProcess: async (file, args, run) => {

@@ -130,7 +130,8 @@ export function probeBwrap(bwrapPath: string | null, searchPath: string): Promis
 
 const INSTALL_HINT = "install it (sudo apt-get install -y bubblewrap) or use the local sandbox";
 const USERNS_HINT =
-  "unprivileged user namespaces are probably blocked: on Ubuntu 24.04 (GitHub-hosted runners) run " +
+  "unprivileged user namespaces are probably blocked: on Ubuntu 24.04 (GitHub-hosted runners, where " +
+  "the action does this unless `sandbox-setup: false`) run " +
   "`sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`; in a container, allow user " +
   "namespaces (e.g. docker run --security-opt seccomp=unconfined --security-opt apparmor=unconfined) " +
   "or use the local sandbox";
@@ -160,7 +161,23 @@ async function runProbe(bwrapPath: string | null, searchPath: string): Promise<B
       `sandbox "bwrap" cannot run here: \`bwrap --ro-bind / / true\` failed (exit ${basic.exit_code}: ${firstLine(basic.stderr)}); ${USERNS_HINT}`,
     );
   }
-  const namespaces = [
+  const mapped = await run([...bwrapProbeArgs(true), "true"]);
+  if (mapped.exit_code === 0) return { mapsUser: true };
+  const unmapped = await run([...bwrapProbeArgs(false), "true"]);
+  if (unmapped.exit_code === 0) return { mapsUser: false };
+  throw new ConfigError(
+    `sandbox "bwrap" cannot run here: bwrap cannot create its namespaces (exit ${unmapped.exit_code}: ${firstLine(unmapped.stderr)}); ${USERNS_HINT}`,
+  );
+}
+
+/**
+ * bwrap's arguments, up to the command, that create the namespaces the sandbox uses: what a probe
+ * runs `true` with (here, and in the action's setup of the runner).
+ */
+export function bwrapProbeArgs(mapsUser: boolean): string[] {
+  const user = mapsUser ? ["--unshare-user", "--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_GID)] : [];
+  return [
+    ...user,
     "--unshare-all",
     "--die-with-parent",
     "--new-session",
@@ -172,21 +189,6 @@ async function runProbe(bwrapPath: string | null, searchPath: string): Promise<B
     "--dev",
     "/dev",
   ];
-  const mapped = await run([
-    "--unshare-user",
-    "--uid",
-    String(SANDBOX_UID),
-    "--gid",
-    String(SANDBOX_GID),
-    ...namespaces,
-    "true",
-  ]);
-  if (mapped.exit_code === 0) return { mapsUser: true };
-  const unmapped = await run([...namespaces, "true"]);
-  if (unmapped.exit_code === 0) return { mapsUser: false };
-  throw new ConfigError(
-    `sandbox "bwrap" cannot run here: bwrap cannot create its namespaces (exit ${unmapped.exit_code}: ${firstLine(unmapped.stderr)}); ${USERNS_HINT}`,
-  );
 }
 
 /** The sandbox's hostname unless the scenario names another. */
@@ -429,8 +431,11 @@ export function renderIdentityFiles(mapsUser: boolean): { passwd: string; group:
 export async function collectTargetBinds(binaryPath: string, sandboxBase: string): Promise<string[]> {
   const real = await realpath(binaryPath).catch(() => binaryPath);
   const wanted = new Set<string>([path.dirname(binaryPath), path.dirname(real)]);
-  const nodeModules = real.indexOf(`${path.sep}node_modules${path.sep}`);
-  if (nodeModules !== -1) wanted.add(real.slice(0, nodeModules + "/node_modules".length));
+  // node_modules as reached through the given path too (a linked node_modules: .bin's relative links).
+  for (const candidate of [real, binaryPath]) {
+    const nodeModules = candidate.indexOf(`${path.sep}node_modules${path.sep}`);
+    if (nodeModules !== -1) wanted.add(candidate.slice(0, nodeModules + "/node_modules".length));
+  }
   const binds: string[] = [];
   for (const dir of wanted) {
     if (isUnderSystemDir(dir)) continue;

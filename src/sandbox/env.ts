@@ -1,3 +1,4 @@
+import { PROCESS_MARKER_ENV } from "./marked-processes.js";
 import { collectSecretValues } from "./secrets.js";
 
 export interface AgentEnvironmentOptions {
@@ -16,6 +17,8 @@ export interface AgentEnvironmentOptions {
   extra?: Record<string, string>;
   /** USER and LOGNAME; default `agent`. */
   userName?: string;
+  /** The trial's process marker (marked-processes.ts), set after everything else. */
+  processMarker?: string;
 }
 
 const FALLBACK_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -23,7 +26,8 @@ const FALLBACK_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/
 /**
  * The environment of the agent's commands, built from scratch rather than copied: PATH, HOME,
  * TMPDIR, USER/LOGNAME, LANG/LC_ALL, TERM=dumb, NO_COLOR=1, TZ (when the parent sets it), then the
- * scenario's target env, then `extra`. Nothing else comes from the parent.
+ * scenario's target env, then `extra`, then the trial's process marker (its leftovers are found by
+ * it when the trial ends). Nothing else comes from the parent.
  *
  * `CI` is deliberately not set: it changes the behaviour of many CLIs (the tool under test among
  * them), and the point is to measure the tool as a user's agent meets it. A scenario that wants it
@@ -59,6 +63,7 @@ export function buildAgentEnvironment(options: AgentEnvironmentOptions): Record<
       env[name] = value;
     }
   }
+  if (options.processMarker !== undefined) env[PROCESS_MARKER_ENV] = options.processMarker;
   return env;
 }
 

@@ -3,8 +3,8 @@
  * there as the harness's user, with the parent's PATH after the shim.
  */
 import path from "node:path";
-import { runProcess, runShell } from "./exec.js";
-import type { SandboxStrategy, SandboxStrategyOptions } from "./sandbox-strategy.js";
+import { runProcess } from "./exec.js";
+import type { ProcessSettings, SandboxStrategy, SandboxStrategyOptions } from "./sandbox-strategy.js";
 import { resolveRealBinary } from "./shim.js";
 
 export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStrategy {
@@ -14,8 +14,15 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
       const workDir = path.join(base, "work");
       return { root: workDir, workDir, tmpDir: path.join(base, "tmp") };
     },
-    async open(layout, processGroups) {
+    async open(layout, processes) {
       const shell = await resolveShell(parentPath);
+      const run = (file: string, args: string[], settings: ProcessSettings) =>
+        runProcess({
+          ...processes.contain(file, args),
+          cwd: layout.workDir,
+          ...settings,
+          processGroups: processes.groups,
+        });
       return {
         workDir: layout.workDir,
         tmpDir: layout.tmpDir,
@@ -23,9 +30,8 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
         logDir: layout.logDir,
         userName: "agent",
         basePath: parentPath,
-        runShell: (command, run) => runShell({ command, cwd: layout.workDir, ...run, shell, processGroups }),
-        runProcess: (file, args, run) =>
-          runProcess({ file, args, cwd: layout.workDir, ...run, processGroups }),
+        runShell: (command, settings) => run(shell, ["-c", command], settings),
+        runProcess: run,
         resolveTarget: (binary) => resolveRealBinary(binary, parentPath, layout.workDir),
       };
     },

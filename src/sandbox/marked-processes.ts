@@ -1,9 +1,11 @@
 /**
- * Ending an external agent's whole process tree. Agent CLIs start their tools in new sessions
- * (Claude Code runs each Bash call under setsid), out of reach of a process-group kill, and
- * orphans lose their parent chain. Every process the agent starts inherits its environment, so
- * the agent gets a unique marker variable and the survivors are found by it in /proc (the way CI
- * servers end a build's leftovers). Linux only; elsewhere nothing is found.
+ * Ending a trial's whole process tree. Agent CLIs start their tools in new sessions (Claude Code
+ * runs each Bash call under setsid), and an agent's commands can `setsid` or double-fork a daemon,
+ * out of reach of a process-group kill; orphans lose their parent chain. Every process inherits
+ * its parent's environment, so every command of a trial gets a unique marker variable and the
+ * survivors are found by it in /proc (the way CI servers end a build's leftovers). A process that
+ * clears its own environment escapes it: the trial's cgroup (trial-cgroup.ts) holds it where one
+ * can be made. Linux only; elsewhere nothing is found.
  */
 import { randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";

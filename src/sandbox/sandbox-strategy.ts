@@ -28,6 +28,8 @@ export interface RunSettings {
   timeoutMs: number;
   outputCapBytes: number;
   signal?: AbortSignal;
+  /** Host paths the command must see at the same place (bwrap binds them read-only; local sees the host). */
+  hostPaths?: string[];
 }
 
 export interface ProcessSettings extends RunSettings {
@@ -59,9 +61,17 @@ export interface SandboxStrategy {
   layOut(base: string): Pick<TrialLayout, "root" | "workDir" | "tmpDir">;
   /**
    * Once the work dir holds the fixture, files and guidance: what the mode adds around it, then
-   * the interior its commands run in. Processes started there are tracked in `processGroups`.
+   * the interior its commands run in. Every process started there goes through `processes`.
    */
-  open(layout: TrialLayout, processGroups: ProcessGroupRegistry): Promise<SandboxInterior>;
+  open(layout: TrialLayout, processes: TrialProcesses): Promise<SandboxInterior>;
+}
+
+/** How a trial's processes are kept track of, so that none outlives it (trial-sandbox.ts owns it). */
+export interface TrialProcesses {
+  /** Where each spawned process group is tracked. */
+  groups: ProcessGroupRegistry;
+  /** The command as it must be started: inside the trial's cgroup when there is one. */
+  contain(file: string, args: string[]): { file: string; args: string[] };
 }
 
 /** What a mode is chosen with. */

@@ -10,7 +10,7 @@
  * Output caps (per stream, head and tail kept): 128 KiB for the agent's and setup commands (what a
  * model can usefully read), 8 MiB for gate commands (so JSON output stays parseable).
  */
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync } from "node:fs";
 import { chmod, copyFile, cp, mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -29,9 +29,11 @@ import type {
   SandboxStrategy,
   SandboxStrategyOptions,
   TrialLayout,
+  TrialProcesses,
 } from "./sandbox-strategy.js";
 import { readShimLog, writeShim } from "./shim.js";
-import type { ExecResult, ProcessGroupRegistry, TargetInvocationRecord, TrialSandbox } from "./types.js";
+import { createTrialCgroup } from "./trial-cgroup.js";
+import type { ExecResult, TargetInvocationRecord, TrialSandbox } from "./types.js";
 
 export const DEFAULT_OUTPUT_CAP_BYTES = 128 * 1024;
 export const DEFAULT_GATE_OUTPUT_CAP_BYTES = 8 * 1024 * 1024;
@@ -85,12 +87,12 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
     writableSystemDirs: scenario.machine?.writableSystemDirs,
   });
   const base = createTrialBase(options.tmpRoot ?? os.tmpdir());
-  const cleanup = createCleanup(base, options.keepWorkDir === true);
+  const cleanup = await createCleanup(base, options.keepWorkDir === true);
   try {
     const layout = createLayout(strategy, base, options.trialDir);
     await fillWorkDir(scenario, variant, layout);
-    const interior = await strategy.open(layout, cleanup.processGroups);
-    const environments = createEnvironments(options, interior);
+    const interior = await strategy.open(layout, cleanup.processes);
+    const environments = createEnvironments(options, interior, cleanup.trialMarker);
     await runSetup(options, interior, environments.gate);
     // After setup, which may have built or installed the target.
     const binary = scenario.target.binary;
@@ -112,24 +114,33 @@ function createTrialBase(tmpRoot: string): string {
 }
 
 interface Cleanup {
-  processGroups: ProcessGroupRegistry;
-  /** Agent processes' trees, found by an environment marker (their tools may leave the group). */
+  processes: TrialProcesses;
+  /** In the environment of every command of the trial: its survivors are found by it. */
+  trialMarker: string;
+  /** Agent processes' own markers, so a killed agent's tree can be ended on its own. */
   processMarkers: string[];
   dispose(): Promise<void>;
 }
 
-/** What disposing a trial's sandbox ends: its process groups, its agents' trees, its temp dir. */
-function createCleanup(base: string, keepWorkDir: boolean): Cleanup {
-  const processGroups = createProcessGroupRegistry();
-  const processMarkers: string[] = [];
+/**
+ * What disposing a trial's sandbox ends: its process groups, every process carrying one of its
+ * markers, its cgroup (which holds even a process that cleared its environment), its temp dir.
+ */
+async function createCleanup(base: string, keepWorkDir: boolean): Promise<Cleanup> {
+  const groups = createProcessGroupRegistry();
+  const trialMarker = createProcessMarker();
+  const processMarkers = [trialMarker];
+  const cgroup = await createTrialCgroup();
   let disposed = false;
   return {
-    processGroups,
+    processes: { groups, contain: (file, args) => (cgroup ? cgroup.wrap(file, args) : { file, args }) },
+    trialMarker,
     processMarkers,
     async dispose() {
       if (disposed) return;
       disposed = true;
-      await killAllProcessGroups(processGroups);
+      await killAllProcessGroups(groups);
+      await cgroup?.dispose();
       for (const marker of processMarkers) await killMarkedProcesses(marker);
       if (!keepWorkDir) await removeTree(base);
     },
@@ -177,7 +188,11 @@ interface Environments {
   shimPathPrefix: string[];
 }
 
-function createEnvironments(options: TrialSandboxOptions, interior: SandboxInterior): Environments {
+function createEnvironments(
+  options: TrialSandboxOptions,
+  interior: SandboxInterior,
+  trialMarker: string,
+): Environments {
   const { scenario, variant } = options;
   const targetEnv = { ...scenario.target.env, ...(variant?.env ?? {}) };
   const build = (pathPrefix: string[], extra?: Record<string, string>) =>
@@ -190,6 +205,7 @@ function createEnvironments(options: TrialSandboxOptions, interior: SandboxInter
       targetEnv,
       ...(extra ? { extra } : {}),
       userName: interior.userName,
+      processMarker: trialMarker,
     });
   const shimPathPrefix = scenario.target.binary ? [interior.shimDir] : [];
   return { agent: build(shimPathPrefix), gate: build([]), build, shimPathPrefix };
@@ -256,6 +272,7 @@ function assembleSandbox(parts: {
         ...(run.signal ? { signal: run.signal } : {}),
       }),
     runAgentProcess: async (file, args, run) => {
+      // Its own marker (instead of the trial's), so a killed agent's tree can be ended alone.
       const marker = createProcessMarker();
       cleanup.processMarkers.push(marker);
       const env = {
@@ -279,12 +296,20 @@ function assembleSandbox(parts: {
         env: run.env ? environments.build([], run.env) : environments.gate,
         timeoutMs: run.timeoutMs,
         outputCapBytes: run.outputCapBytes ?? options.gateOutputCapBytes ?? DEFAULT_GATE_OUTPUT_CAP_BYTES,
+        // A script gate reads its scenario's folder and the trial's events (LLM_TOOL_TEST_*).
+        ...(run.env ? { hostPaths: scriptGatePaths(options) } : {}),
       }),
     resolvePath: (target) => resolveSandboxPath(target, layout.root, layout.workDir),
     readTargetInvocations: async (): Promise<TargetInvocationRecord[]> =>
       shimLogFile ? readShimLog(shimLogFile) : [],
     dispose: cleanup.dispose,
   };
+}
+
+/** What a script gate may read on the host: the scenario's folder and the trial's events, where they exist. */
+function scriptGatePaths(options: TrialSandboxOptions): string[] {
+  const wanted = [path.dirname(options.scenario.source.file), path.resolve(options.trialDir, "events.jsonl")];
+  return wanted.filter((candidate) => existsSync(candidate));
 }
 
 async function copyFixture(fixture: string, workDir: string, scenario: Scenario): Promise<void> {

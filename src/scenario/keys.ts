@@ -36,7 +36,7 @@ export const AGENT_KEYS = ["model", "max_turns", "timeout", "command_timeout"] a
 export const EVALUATION_KEYS = ["gates", "judge", "composite"] as const;
 export const JUDGE_KEYS = ["enabled", "rubric", "pass_threshold", "model"] as const;
 export const COMPOSITE_KEYS = ["gate_weight", "judge_weight", "interaction_weight"] as const;
-export const SANDBOX_MODES = ["local", "bwrap"] as const;
+export const SANDBOX_SETTINGS = ["auto", "local", "bwrap"] as const;
 
 /** Keys every `type:` gate accepts besides its own parameters. */
 export const GATE_COMMON_KEYS = ["type", "weight", "description"] as const;

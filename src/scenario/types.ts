@@ -2,7 +2,10 @@
  * for agent settings (those come from the run options; see `resolveAgentSettings`). */
 
 export type GuidanceMode = "workdir" | "system" | "both";
+/** The sandbox a trial really runs in. */
 export type SandboxMode = "local" | "bwrap";
+/** The sandbox asked for: a mode, or `auto` (bwrap where it works here, else local with a warning). */
+export type SandboxSetting = "auto" | SandboxMode;
 export type ScenarioFormat = "yaml" | "bashkit-jsonl";
 
 export interface ScenarioSource {
@@ -150,7 +153,8 @@ export interface Scenario {
   solution?: string[];
   evaluation: Evaluation;
   trials?: number;
-  sandbox?: SandboxMode;
+  /** Absent: the run's setting (default auto). */
+  sandbox?: SandboxSetting;
   /** Network access inside the bwrap sandbox (default false). */
   network?: boolean;
   /** How the bwrap sandbox presents itself besides the scenario's files (bashkit datasets set it). */

@@ -12,7 +12,7 @@ import {
   GUIDANCE_KEYS,
   GUIDANCE_MODES,
   JUDGE_KEYS,
-  SANDBOX_MODES,
+  SANDBOX_SETTINGS,
   SCENARIO_KEYS,
   TARGET_KEYS,
   VARIANT_KEYS,
@@ -97,7 +97,7 @@ export async function buildYamlScenario(
   if (!taskNode)
     reader.report(tree.line, "task", "missing required key `task` (the message given to the agent)");
   const system = optional("system", (node, field) => reader.readString(node, field));
-  const sandbox = optional("sandbox", (node, field) => reader.readEnum(node, field, SANDBOX_MODES));
+  const sandbox = optional("sandbox", (node, field) => reader.readEnum(node, field, SANDBOX_SETTINGS));
   const network = optional("network", (node, field) => reader.readBoolean(node, field));
   const fixture = await optionalAsync(get("fixture"), (node) => readFixture(reader, node, "fixture", dir));
   const files = optional("files", (node, field) => readFiles(reader, node, field, sandbox)) ?? {};

@@ -50,6 +50,7 @@ describe("readActionSettings", () => {
       workingDirectory: ".",
       githubToken: "ghs_token",
       sandbox: null,
+      sandboxSetup: true,
       shard: null,
       alpha: 0.05,
     });
@@ -189,7 +190,7 @@ describe("readActionSettings", () => {
       { "artifact-name": "what?" },
       'input "artifact-name" must not contain any of " \' : < > | * ? \\ / or a newline (at most 200 characters), got "what?"',
     ],
-    [{ sandbox: "docker" }, 'input "sandbox" must be one of "local", "bwrap", got "docker"'],
+    [{ sandbox: "docker" }, 'input "sandbox" must be one of "auto", "local", "bwrap", got "docker"'],
     [{ shard: "3" }, 'input "shard" must be "i/n" with 1 <= i <= n (e.g. "2/4"), got "3"'],
     [{ shard: "0/4" }, 'input "shard" must be "i/n" with 1 <= i <= n (e.g. "2/4"), got "0/4"'],
     [{ shard: "5/4" }, 'input "shard" must be "i/n" with 1 <= i <= n (e.g. "2/4"), got "5/4"'],

@@ -49,7 +49,7 @@ describe("run: configuration errors exit 2 with one clear line", () => {
     [["--timeout", "1m30"], '--timeout must be a duration such as 90s, 5m or 1500ms, got "1m30"'],
     [["--model-timeout", "soon"], '--model-timeout must be a duration such as 90s, 5m or 1500ms, got "soon"'],
     [["--variant", "oops"], '--variant must look like NAME=FILE (e.g. v2=docs/AGENTS.md), got "oops"'],
-    [["--sandbox", "docker"], '--sandbox must be one of local, bwrap; got "docker"'],
+    [["--sandbox", "docker"], '--sandbox must be one of auto, local, bwrap; got "docker"'],
   ])("%j", async (flags, message) => {
     const result = await runMain(["run", SUITE, "--agent", "oracle", ...flags]);
     expect(result.code).toBe(EXIT.usage);

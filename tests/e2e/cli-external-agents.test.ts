@@ -31,6 +31,9 @@ describe("external agent CLIs through the real CLI", () => {
       `${agent} {prompt}`,
       "--out",
       out,
+      // The fake agent lives in this repository, which the bwrap sandbox does not show.
+      "--sandbox",
+      "local",
     ]);
     expect(result.code).toBe(0);
     const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report;

@@ -20,7 +20,7 @@ import {
   GUIDANCE_MODES,
   JUDGE_KEYS,
   RUBRIC_KEYS,
-  SANDBOX_MODES,
+  SANDBOX_SETTINGS,
   SCENARIO_KEYS,
   TARGET_KEYS,
   VARIANT_KEYS,
@@ -102,7 +102,7 @@ describe("scenario schema", () => {
     expect(keysOf(definition("evaluation"))).toEqual(sorted(EVALUATION_KEYS));
     expect(keysOf(definition("judge"))).toEqual(sorted(JUDGE_KEYS));
     expect(keysOf(definition("composite"))).toEqual(sorted(COMPOSITE_KEYS));
-    expect(scenarioSchema.properties?.sandbox?.enum).toEqual([...SANDBOX_MODES]);
+    expect(scenarioSchema.properties?.sandbox?.enum).toEqual([...SANDBOX_SETTINGS]);
     expect(keysOf(definition("gate_check"))).toEqual(sorted(CHECK_GATE_KEYS));
 
     const gateRefs = (definition("gate").oneOf ?? []).map((option) =>

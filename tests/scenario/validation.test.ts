@@ -270,7 +270,7 @@ const cases: Case[] = [
     name: "enum value with a did-you-mean",
     files: { "s.yaml": "task: t\nsandbox: bwarp\n" },
     error:
-      's.yaml:2: sandbox: expected one of `local`, `bwrap`, found a string ("bwarp") (did you mean `bwrap`?)',
+      's.yaml:2: sandbox: expected one of `auto`, `local`, `bwrap`, found a string ("bwarp") (did you mean `bwrap`?)',
   },
   {
     name: "guidance file missing and a bad mode",

@@ -26,7 +26,7 @@ import {
 } from "../../run/prepare.js";
 import { runSuite, type SuiteResult } from "../../run/suite.js";
 import { runProcess } from "../../sandbox/exec.js";
-import { SANDBOX_MODES } from "../../scenario/keys.js";
+import { SANDBOX_SETTINGS } from "../../scenario/keys.js";
 import { parseYamlText } from "../../scenario/load.js";
 import { projectRootOf } from "../../scenario/repository-root.js";
 import {
@@ -121,7 +121,8 @@ ${describeAgents()}  --agent-command TPL    the command agent's command, with {p
   --tags a,b             only scenarios with any of these tags
   --tier N               only scenarios with tier <= N
   -j, --concurrency N    trials in flight at once (default 1)
-  --sandbox MODE         local | bwrap (default: the scenario's, else local)
+  --sandbox MODE         auto | local | bwrap (default: the scenario's, else auto: bwrap where it
+                         works here, else local with a warning that the agent was not isolated)
   --out DIR              output folder (default .llm-tool-test/run-<timestamp>)
   --base-url URL         Messages API base URL (or ANTHROPIC_BASE_URL), for gateways and proxies
   --openai-base-url URL  OpenAI-compatible API base URL for openai: models (or OPENAI_BASE_URL),
@@ -214,7 +215,7 @@ async function readRunOptionFlags(
       gateTimeoutMs: readDurationMs(values, "gate-timeout"),
       modelTimeoutMs: readDurationMs(values, "model-timeout"),
       concurrency: readInteger(values, "concurrency", 1),
-      sandbox: readChoice(values, "sandbox", SANDBOX_MODES),
+      sandbox: readChoice(values, "sandbox", SANDBOX_SETTINGS),
       shard: readShard(values, "shard"),
       maxCostUsd: readNumber(values, "max-cost-usd", 0),
       prices: pricesFile

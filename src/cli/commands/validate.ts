@@ -1,11 +1,11 @@
 import { validateWithOracle } from "../../run/validate-oracle.js";
-import { SANDBOX_MODES } from "../../scenario/keys.js";
+import { SANDBOX_SETTINGS } from "../../scenario/keys.js";
 import { parseCommandArgs, readChoice } from "../args.js";
 import { type CliCommand, type CliIo, EXIT } from "../command.js";
 import { describeScenarioCount, FILTER_OPTIONS, loadSelected } from "../scenario-selection.js";
 
 const VALIDATE_HELP =
-  "Usage: llm-tool-test validate [paths...] [--oracle] [--tags a,b] [--tier N] [--sandbox local|bwrap]\n\n" +
+  "Usage: llm-tool-test validate [paths...] [--oracle] [--tags a,b] [--tier N] [--sandbox auto|local|bwrap]\n\n" +
   "Checks every scenario file. With --oracle, runs each scenario's solution (all gates must pass)\n" +
   "and the null agent (at least one gate must fail), and names unsatisfiable or vacuous scenarios.\n";
 
@@ -34,7 +34,7 @@ async function commandValidate(argv: string[], io: CliIo): Promise<number> {
   const { all, selected } = await loadSelected(positionals, values, io);
   io.stdout.write(`${describeScenarioCount(all)} valid.\n`);
   if (!values.oracle) return EXIT.ok;
-  const sandbox = readChoice(values, "sandbox", SANDBOX_MODES) ?? null;
+  const sandbox = readChoice(values, "sandbox", SANDBOX_SETTINGS) ?? null;
   if (io.environmentWarning) io.stderr.write(`warning: ${io.environmentWarning}\n`);
   const findings = await validateWithOracle(selected, { env: io.env, sandbox });
   let problems = 0;

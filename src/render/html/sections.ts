@@ -159,6 +159,7 @@ export function renderHeadline(
     run.incomplete
       ? `<p class="banner">This run is <strong>incomplete</strong>: it was interrupted or cut by its budget, so some trials are missing or skipped.</p>`
       : "",
+    ...(run.warnings ?? []).map((warning) => `<p class="banner">${esc(warning)}</p>`),
     comparison === null ? `<p class="muted">No baseline report to compare against.</p>` : "",
   ].join("");
   const design = decision ? renderDesignLine(decision) : "";

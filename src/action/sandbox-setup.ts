@@ -1,0 +1,168 @@
+/**
+ * Making bwrap work on the runner before a run whose sandbox may be bwrap (`auto` or `bwrap`).
+ * GitHub's Ubuntu 24.04 images ship bubblewrap but let AppArmor block unprivileged user namespaces
+ * (`bwrap: setting up uid map: Permission denied`); the runner user has passwordless sudo. So:
+ * install bubblewrap if it is missing, probe it with the namespaces the sandbox uses, and on the
+ * AppArmor symptom install an AppArmor profile that lets bwrap create user namespaces (as Ubuntu
+ * does for its own unprivileged sandboxes), or else turn the restriction off with sysctl, then
+ * probe again. What cannot be fixed is a warning: `auto` then runs locally and says so.
+ *
+ * Every command goes through an injected runner (tests use a fake; nothing here needs root).
+ */
+import { bwrapProbeArgs } from "../sandbox/bwrap.js";
+import { runProcess } from "../sandbox/exec.js";
+
+export interface CommandOutcome {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one command with an argv (and optional stdin); a command that cannot start is exit 127. */
+export type CommandRunner = (file: string, args: string[], stdin?: string) => Promise<CommandOutcome>;
+
+export const BWRAP_APPARMOR_PROFILE_PATH = "/etc/apparmor.d/bwrap";
+const RESTRICTION_SYSCTL = "kernel.apparmor_restrict_unprivileged_userns";
+/** apt-get update and install can take minutes on a cold mirror. */
+const SETUP_COMMAND_TIMEOUT_MS = 600_000;
+
+/** The profile Ubuntu 24.04's own unprivileged sandboxes get: unconfined, allowed user namespaces. */
+export function renderBwrapAppArmorProfile(bwrapPath: string): string {
+  return [
+    "abi <abi/4.0>,",
+    "include <tunables/global>",
+    "",
+    `profile bwrap ${bwrapPath} flags=(unconfined) {`,
+    "  userns,",
+    "}",
+    "",
+  ].join("\n");
+}
+
+export interface SandboxSetupLog {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+export interface SandboxSetupResult {
+  /** Whether bwrap runs with the sandbox's namespaces once the setup is done. */
+  usable: boolean;
+  /** What the setup changed on the machine, in order (empty when bwrap already worked). */
+  changes: string[];
+}
+
+/** The runner the action uses: commands through the sandbox's process runners, with a minimal env. */
+export function createCommandRunner(env: Record<string, string | undefined>): CommandRunner {
+  const commandEnv: Record<string, string> = {
+    PATH: env.PATH ?? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    HOME: env.HOME ?? "/tmp",
+    LANG: "C.UTF-8",
+    DEBIAN_FRONTEND: "noninteractive",
+  };
+  return async (file, args, stdin) => {
+    try {
+      const result = await runProcess({
+        file,
+        args,
+        cwd: "/",
+        env: commandEnv,
+        timeoutMs: SETUP_COMMAND_TIMEOUT_MS,
+        outputCapBytes: 64 * 1024,
+        ...(stdin !== undefined ? { stdin } : {}),
+      });
+      return { exitCode: result.exit_code, stdout: result.stdout, stderr: result.stderr };
+    } catch (error) {
+      return { exitCode: 127, stdout: "", stderr: error instanceof Error ? error.message : String(error) };
+    }
+  };
+}
+
+/**
+ * The setup, when the run may use bwrap (sandbox auto or bwrap), the `sandbox-setup` input allows it
+ * and the runner is Linux; returns null when it was not run.
+ */
+export async function setUpSandboxFor(
+  settings: { sandbox: string | null; sandboxSetup: boolean },
+  run: CommandRunner,
+  log: SandboxSetupLog,
+  platform: NodeJS.Platform = process.platform,
+): Promise<SandboxSetupResult | null> {
+  if (!settings.sandboxSetup || settings.sandbox === "local" || platform !== "linux") return null;
+  const result = await setUpSandbox(run, log);
+  for (const change of result.changes) log.info(`Sandbox setup: ${change}.`);
+  return result;
+}
+
+/** Install, probe, unblock, probe again. Never throws: a setup that fails is a warning. */
+export async function setUpSandbox(run: CommandRunner, log: SandboxSetupLog): Promise<SandboxSetupResult> {
+  const changes: string[] = [];
+  // sudo -n: never wait for a password that will not come.
+  const sudo = (args: string[], stdin?: string) => run("sudo", ["-n", ...args], stdin);
+  let bwrapPath = await locateBwrap(run);
+  if (!bwrapPath) {
+    log.info("bubblewrap is not installed: installing it (sudo apt-get install -y bubblewrap).");
+    const update = await sudo(["apt-get", "update"]);
+    const install = update.exitCode === 0 ? await sudo(["apt-get", "install", "-y", "bubblewrap"]) : update;
+    bwrapPath = await locateBwrap(run);
+    if (install.exitCode !== 0 || !bwrapPath) {
+      log.warn(
+        `could not install bubblewrap (${describeFailure(install)}): sandbox auto will run the agent unisolated, and sandbox bwrap cannot run.`,
+      );
+      return { usable: false, changes };
+    }
+    changes.push("installed the bubblewrap package");
+  }
+
+  let probe = await probeBwrap(run, bwrapPath);
+  if (probe.exitCode === 0) return { usable: true, changes };
+  if (!isUserNamespaceDenial(probe)) {
+    log.warn(`bwrap does not work on this runner (${describeFailure(probe)}); the action cannot fix this.`);
+    return { usable: false, changes };
+  }
+
+  log.info(
+    `AppArmor blocks bwrap's user namespaces (${describeFailure(probe)}): installing an AppArmor profile for ${bwrapPath} at ${BWRAP_APPARMOR_PROFILE_PATH}.`,
+  );
+  const written = await sudo(["tee", BWRAP_APPARMOR_PROFILE_PATH], renderBwrapAppArmorProfile(bwrapPath));
+  const loaded =
+    written.exitCode === 0 ? await sudo(["apparmor_parser", "-r", BWRAP_APPARMOR_PROFILE_PATH]) : written;
+  if (loaded.exitCode === 0) {
+    changes.push(
+      `installed the AppArmor profile ${BWRAP_APPARMOR_PROFILE_PATH} (bwrap may create user namespaces)`,
+    );
+    probe = await probeBwrap(run, bwrapPath);
+    if (probe.exitCode === 0) return { usable: true, changes };
+  }
+
+  log.info(`The profile did not help: setting ${RESTRICTION_SYSCTL}=0 for this runner.`);
+  const sysctl = await sudo(["sysctl", "-w", `${RESTRICTION_SYSCTL}=0`]);
+  if (sysctl.exitCode === 0) {
+    changes.push(`set ${RESTRICTION_SYSCTL}=0 (unprivileged user namespaces allowed for every program)`);
+    probe = await probeBwrap(run, bwrapPath);
+    if (probe.exitCode === 0) return { usable: true, changes };
+  }
+  log.warn(
+    `could not make bwrap work on this runner (${describeFailure(probe)}): sandbox auto will run the agent unisolated, and sandbox bwrap cannot run.`,
+  );
+  return { usable: false, changes };
+}
+
+async function locateBwrap(run: CommandRunner): Promise<string | null> {
+  const found = await run("sh", ["-c", "command -v bwrap"]);
+  const bwrapPath = found.stdout.trim();
+  return found.exitCode === 0 && bwrapPath.startsWith("/") ? bwrapPath : null;
+}
+
+function probeBwrap(run: CommandRunner, bwrapPath: string): Promise<CommandOutcome> {
+  return run(bwrapPath, [...bwrapProbeArgs(true), "true"]);
+}
+
+/** What AppArmor's restriction (or a disabled user namespace) looks like from bwrap. */
+function isUserNamespaceDenial(outcome: CommandOutcome): boolean {
+  return /uid map|user namespace|Permission denied|Operation not permitted/i.test(outcome.stderr);
+}
+
+function describeFailure(outcome: CommandOutcome): string {
+  const line = outcome.stderr.trim().split("\n")[0]?.trim();
+  return `exit ${outcome.exitCode}${line ? `: ${line}` : ""}`;
+}

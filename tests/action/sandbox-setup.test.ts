@@ -1,0 +1,151 @@
+/**
+ * The action's setup of bwrap on the runner, with a fake command runner standing in for the machine
+ * (no sudo in tests): which commands it issues in each state of the runner, the opt-out, and the
+ * warning when nothing helps.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  BWRAP_APPARMOR_PROFILE_PATH,
+  type CommandOutcome,
+  renderBwrapAppArmorProfile,
+  setUpSandboxFor,
+} from "../../src/action/sandbox-setup.js";
+
+const DENIED = "bwrap: setting up uid map: Permission denied";
+
+/** A runner whose state changes as the setup's commands succeed, like the machine would. */
+function fakeRunner(machine: {
+  installed: boolean;
+  /** What makes the probe pass: nothing needed, the AppArmor profile, or only the sysctl. */
+  fixedBy: "nothing" | "profile" | "sysctl" | "never";
+  sudoWorks?: boolean;
+}) {
+  const commands: { line: string; stdin?: string }[] = [];
+  let profile = false;
+  let sysctl = false;
+  const ok = (stdout = ""): CommandOutcome => ({ exitCode: 0, stdout, stderr: "" });
+  const fail = (stderr: string, exitCode = 1): CommandOutcome => ({ exitCode, stdout: "", stderr });
+  const run = async (file: string, args: string[], stdin?: string): Promise<CommandOutcome> => {
+    const line = [file, ...args].join(" ");
+    commands.push({ line, ...(stdin !== undefined ? { stdin } : {}) });
+    if (file === "sh") return machine.installed ? ok("/usr/bin/bwrap\n") : fail("", 1);
+    if (file === "sudo") {
+      if (machine.sudoWorks === false) return fail("sudo: a password is required");
+      const command = args.slice(1).join(" ");
+      if (command === "apt-get install -y bubblewrap") machine.installed = true;
+      if (command === `apparmor_parser -r ${BWRAP_APPARMOR_PROFILE_PATH}`) profile = true;
+      if (command.startsWith("sysctl -w")) sysctl = true;
+      return ok();
+    }
+    if (file === "/usr/bin/bwrap") {
+      const works =
+        machine.fixedBy === "nothing" ||
+        (machine.fixedBy === "profile" && profile) ||
+        (machine.fixedBy === "sysctl" && sysctl);
+      return works ? ok() : fail(DENIED);
+    }
+    throw new Error(`unexpected command ${line}`);
+  };
+  return { run, commands, lines: () => commands.map((c) => c.line.split(" --")[0]) };
+}
+
+function recordingLog() {
+  const entries: { level: "info" | "warn"; message: string }[] = [];
+  return {
+    entries,
+    log: {
+      info: (message: string) => entries.push({ level: "info", message }),
+      warn: (message: string) => entries.push({ level: "warn", message }),
+    },
+    warnings: () => entries.filter((e) => e.level === "warn").map((e) => e.message),
+  };
+}
+
+const AUTO = { sandbox: null, sandboxSetup: true };
+
+describe("the action's sandbox setup", () => {
+  it("changes nothing where bwrap already works", async () => {
+    const machine = fakeRunner({ installed: true, fixedBy: "nothing" });
+    const log = recordingLog();
+    expect(await setUpSandboxFor(AUTO, machine.run, log.log, "linux")).toEqual({ usable: true, changes: [] });
+    expect(machine.lines()).toEqual(["sh -c command -v bwrap", "/usr/bin/bwrap"]);
+    expect(machine.commands.some((c) => c.line.startsWith("sudo"))).toBe(false);
+    expect(log.entries).toEqual([]);
+  });
+
+  it("installs bubblewrap when it is missing, then unblocks it with an AppArmor profile (Ubuntu 24.04)", async () => {
+    const machine = fakeRunner({ installed: false, fixedBy: "profile" });
+    const log = recordingLog();
+    const result = await setUpSandboxFor(AUTO, machine.run, log.log, "linux");
+    expect(result?.usable).toBe(true);
+    expect(machine.lines()).toEqual([
+      "sh -c command -v bwrap",
+      "sudo -n apt-get update",
+      "sudo -n apt-get install -y bubblewrap",
+      "sh -c command -v bwrap",
+      "/usr/bin/bwrap",
+      `sudo -n tee ${BWRAP_APPARMOR_PROFILE_PATH}`,
+      `sudo -n apparmor_parser -r ${BWRAP_APPARMOR_PROFILE_PATH}`,
+      "/usr/bin/bwrap",
+    ]);
+    // The probe uses the namespaces the sandbox uses, user mapping included.
+    expect(machine.commands[4]!.line).toContain("--unshare-user --uid 1000 --gid 1000 --unshare-all");
+    const profile = machine.commands[5]!.stdin;
+    expect(profile).toBe(renderBwrapAppArmorProfile("/usr/bin/bwrap"));
+    expect(profile).toContain("abi <abi/4.0>,");
+    expect(profile).toContain("include <tunables/global>");
+    expect(profile).toContain("profile bwrap /usr/bin/bwrap flags=(unconfined) {\n  userns,\n}");
+    expect(result?.changes).toEqual([
+      "installed the bubblewrap package",
+      `installed the AppArmor profile ${BWRAP_APPARMOR_PROFILE_PATH} (bwrap may create user namespaces)`,
+    ]);
+    expect(log.warnings()).toEqual([]);
+  });
+
+  it("falls back to the sysctl when the profile does not help", async () => {
+    const machine = fakeRunner({ installed: true, fixedBy: "sysctl" });
+    const result = await setUpSandboxFor(AUTO, machine.run, recordingLog().log, "linux");
+    expect(result?.usable).toBe(true);
+    expect(machine.lines().slice(-2)).toEqual([
+      "sudo -n sysctl -w kernel.apparmor_restrict_unprivileged_userns=0",
+      "/usr/bin/bwrap",
+    ]);
+  });
+
+  it("warns, without throwing, when nothing makes bwrap work", async () => {
+    const machine = fakeRunner({ installed: true, fixedBy: "never", sudoWorks: false });
+    const log = recordingLog();
+    const result = await setUpSandboxFor(
+      { sandbox: "bwrap", sandboxSetup: true },
+      machine.run,
+      log.log,
+      "linux",
+    );
+    expect(result).toEqual({ usable: false, changes: [] });
+    expect(log.warnings()).toEqual([
+      `could not make bwrap work on this runner (exit 1: ${DENIED}): sandbox auto will run the agent unisolated, and sandbox bwrap cannot run.`,
+    ]);
+  });
+
+  it("warns when bubblewrap cannot be installed", async () => {
+    const machine = fakeRunner({ installed: false, fixedBy: "nothing", sudoWorks: false });
+    const log = recordingLog();
+    expect((await setUpSandboxFor(AUTO, machine.run, log.log, "linux"))?.usable).toBe(false);
+    expect(log.warnings()).toHaveLength(1);
+    expect(log.warnings()[0]).toMatch(
+      /^could not install bubblewrap \(exit 1: sudo: a password is required\)/,
+    );
+  });
+
+  it("is skipped with sandbox-setup: false, with sandbox local, and off Linux", async () => {
+    for (const [settings, platform] of [
+      [{ sandbox: null, sandboxSetup: false }, "linux"],
+      [{ sandbox: "local", sandboxSetup: true }, "linux"],
+      [AUTO, "darwin"],
+    ] as const) {
+      const machine = fakeRunner({ installed: false, fixedBy: "never" });
+      expect(await setUpSandboxFor(settings, machine.run, recordingLog().log, platform)).toBeNull();
+      expect(machine.commands).toEqual([]);
+    }
+  });
+});
