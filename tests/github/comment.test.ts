@@ -1,11 +1,6 @@
 import { getOctokit } from "@actions/github";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  findMarkedComment,
-  findViewerLogin,
-  isAuthoredBy,
-  upsertComment,
-} from "../../src/github/comment.js";
+import { findMarkedComment, findViewerLogin, isAuthoredBy, upsertComment } from "../../src/github/comment.js";
 import type { GitHubClient } from "../../src/github/types.js";
 import { formatCommentMarker } from "../../src/render/pr-comment.js";
 import { type GitHubFake, startGitHubFake } from "../support/github-server.js";
