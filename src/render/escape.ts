@@ -124,7 +124,7 @@ export function markdownText(text: string): string {
     .trim();
   const escaped = flat
     .replace(/[&<>]/g, (c) => HTML_ESCAPES[c] ?? c)
-    .replace(/[\\`*[\]{}|~$#!]/g, "\\$&")
+    .replace(/[\\`*[\]{}|~$#]/g, "\\$&")
     // `_` emphasises only at a word's edge: snake_case names stay as they are.
     .replace(/(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])/g, "\\_")
     .replace(/^(?:[-+=]|\d{1,9}(?=[.)](?: |$)))/, (marker) =>
@@ -161,9 +161,13 @@ export function markdownFence(text: string, indent = ""): string {
   return [fence, ...body.split("\n"), fence].map((line) => `${indent}${line}`).join("\n");
 }
 
-/** Markdown: untrusted text inside an HTML element of ours (`<summary><code>…</code></summary>`). */
+/**
+ * Markdown: untrusted text inside an HTML element of ours (`<summary><code>…</code></summary>`):
+ * HTML-escaped, and Markdown's punctuation as character references too, so it stays text whether
+ * GitHub reads the line as an HTML block or as inline HTML in a paragraph (where Markdown applies).
+ */
 export function markdownHtml(text: string): string {
-  return breakReferences(escapeHtml(text));
+  return breakReferences(escapeHtml(text)).replace(/[[\]*_`\\|~$]/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 // ---------------------------------------------------------------------------------------------

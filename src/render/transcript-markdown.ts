@@ -60,7 +60,8 @@ export function renderTranscriptMarkdown(events: TrialEvent[], options: Transcri
         );
         break;
       case "tool_call":
-        out.push(`**$** ${fence(event.command)}`, "");
+        // The fence on a line of its own: after text on the same line it would be an inline code span, which a blank line ends.
+        out.push("**$**", fence(event.command), "");
         break;
       case "tool_result": {
         const flags = [event.timed_out ? "timed out" : "", event.truncated ? "output truncated" : ""].filter(
