@@ -8,6 +8,7 @@
  * `javascript:` link, no control character, table rows keep their cells, fenced excerpts stay shut.
  */
 import { describe, expect, it } from "vitest";
+import { createProgressReporter } from "../../src/cli/progress.js";
 import { compareReports } from "../../src/compare/compare.js";
 import { decide } from "../../src/compare/decision.js";
 import { renderComparisonMarkdown, renderComparisonTerminal } from "../../src/render/comparison-markdown.js";
@@ -266,6 +267,36 @@ describe("terminal output", () => {
       for (const sequence of sequences) expect(sequence).toMatch(/^\u001b\[(0|2|31|32|33)m$/);
       expect(text).toContain("␛[2J");
       expect(text).not.toMatch(/[\u0000\u0080-\u009F\u202A-\u202E\u2066-\u2069]/);
+    }
+  });
+
+  it("prints progress lines of hostile scenario keys without their escape sequences", () => {
+    for (const isTTY of [false, true]) {
+      let written = "";
+      const progress = createProgressReporter({ isTTY, columns: 400, write: (t: string) => (written += t) });
+      const key = `${ONE_LINE}#1`;
+      progress.onProgress({
+        type: "plan",
+        trials: 1,
+        scenarios: 1,
+        resumed: 0,
+        estimatedCostUsd: null,
+      } as never);
+      progress.onProgress({ type: "trial_start", key, scenarioKey: ONE_LINE, trial: 1 });
+      progress.onProgress({ type: "turn", key, turn: 2 });
+      progress.onProgress({ type: "note", message: ONE_LINE });
+      progress.onProgress({ type: "stopping", reason: ONE_LINE });
+      progress.onProgress({
+        type: "trial_end",
+        key,
+        report: makeTrial({ trial: 1, outcome: "fail" }),
+        done: 1,
+        total: 1,
+      });
+      progress.finish();
+      expect(written).toContain("someone");
+      expect(written).not.toContain("\u001b");
+      expect(written).not.toMatch(/[\u0000\u0080-\u009F\u202A-\u202E\u2066-\u2069]/);
     }
   });
 });
