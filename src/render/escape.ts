@@ -167,7 +167,11 @@ export function markdownFence(text: string, indent = ""): string {
  * GitHub reads the line as an HTML block or as inline HTML in a paragraph (where Markdown applies).
  */
 export function markdownHtml(text: string): string {
-  return breakReferences(escapeHtml(text)).replace(/[[\]*_`\\|~$]/g, (c) => `&#${c.charCodeAt(0)};`);
+  // References broken first: the character references made below carry `#` and digits.
+  return escapeHtml(breakReferences(text)).replace(
+    /[[\]*`\\|~$]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])/g,
+    (c) => `&#${c.charCodeAt(0)};`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -79,6 +79,8 @@ describe("markdownFence", () => {
 describe("markdownHtml", () => {
   it("escapes HTML, and Markdown punctuation as references", () => {
     expect(markdownHtml("<b>[x](y)</b> @me")).toBe(`&lt;b&gt;&#91;x&#93;(y)&lt;/b&gt; @${ZWSP}me`);
+    expect(markdownHtml("snake_case _em_")).toBe("snake_case &#95;em&#95;");
+    expect(markdownHtml("it's #1")).toBe(`it&#39;s #${ZWSP}1`);
   });
 });
 
