@@ -1,3 +1,4 @@
+import { escapePlainText } from "../render/escape.js";
 import type { ProgressEvent } from "../run/suite.js";
 
 export interface ProgressStream {
@@ -43,27 +44,29 @@ export function createProgressReporter(stream: ProgressStream, now: () => number
           break;
         }
         case "note":
-          stream.write(`${stream.isTTY ? "\r" : ""}note: ${event.message}\n`);
+          stream.write(`${stream.isTTY ? "\r" : ""}note: ${escapePlainText(event.message)}\n`);
           break;
         case "extended":
           total = event.total;
           stream.write(
-            `${stream.isTTY ? "\r" : ""}Extra trials: ${event.scenarioKey} gets ${event.trials} more (its first trials passed less often than the baseline's)\n`,
+            `${stream.isTTY ? "\r" : ""}Extra trials: ${escapePlainText(event.scenarioKey)} gets ${event.trials} more (its first trials passed less often than the baseline's)\n`,
           );
           break;
         case "stopping":
-          stream.write(`${stream.isTTY ? "\r" : ""}Stopping: ${event.reason}; no new trials start.\n`);
+          stream.write(
+            `${stream.isTTY ? "\r" : ""}Stopping: ${escapePlainText(event.reason)}; no new trials start.\n`,
+          );
           break;
         case "trial_start":
-          running.set(event.key, 0);
+          running.set(escapePlainText(event.key), 0);
           break;
         case "turn":
-          running.set(event.key, event.turn);
+          running.set(escapePlainText(event.key), event.turn);
           break;
         case "trial_end": {
-          running.delete(event.key);
+          running.delete(escapePlainText(event.key));
           done = event.done;
-          const line = `${event.report.outcome.toUpperCase().padEnd(7)} ${event.key} (${event.done}/${event.total}, ${elapsed()})`;
+          const line = `${event.report.outcome.toUpperCase().padEnd(7)} ${escapePlainText(event.key)} (${event.done}/${event.total}, ${elapsed()})`;
           if (stream.isTTY) {
             stream.write(`\r${line}${" ".repeat(Math.max(0, lastLength - line.length))}\n`);
             lastLength = 0;

@@ -36,12 +36,15 @@ export interface CommentData {
   id: number;
   body?: string;
   html_url: string;
+  /** The author (REST: a bot's login ends in `[bot]`, its type is "Bot"). */
+  user?: { login?: string; type?: string } | null;
 }
 
 type Repo = { owner: string; repo: string };
 
-/** What of Octokit's `rest` API is used. */
+/** What of Octokit's `rest` and `graphql` APIs is used. */
 export interface GitHubClient {
+  graphql<T>(query: string, parameters?: Record<string, unknown>): Promise<T>;
   rest: {
     actions: {
       getWorkflowRun(params: Repo & { run_id: number }): Promise<{ data: WorkflowRunData }>;

@@ -18,7 +18,14 @@ import type {
   SuiteMetricComparison,
 } from "../compare/types.js";
 import { renderDecisionHeadline, renderDecisionReason, renderDesignLine } from "./decision.js";
-import { escapeHtml, escapeMarkdownCell, escapePlainText, markdownCode } from "./escape.js";
+import {
+  escapeMarkdownCell,
+  escapePlainText,
+  markdownCode,
+  markdownHtml,
+  markdownText,
+  stripControls,
+} from "./escape.js";
 import {
   formatDeltaWithInterval,
   formatMetricDelta,
@@ -196,8 +203,16 @@ export function buildComparisonBlocks(
 }
 
 function renderWarnings(c: Comparison): string {
-  if (c.warnings.length === 0) return "";
-  return ["> [!WARNING]", ...c.warnings.map((w) => `> - ${w.message}`)].join("\n");
+  return renderMarkdownWarnings(c.warnings.map((w) => w.message));
+}
+
+/**
+ * A GitHub warning callout listing `messages` as plain text: whatever a warning carries (model
+ * names, scenario keys, paths) is escaped, so any warning can take this path.
+ */
+export function renderMarkdownWarnings(messages: readonly string[]): string {
+  if (messages.length === 0) return "";
+  return ["> [!WARNING]", ...messages.map((m) => `> - ${markdownText(m)}`)].join("\n");
 }
 
 function gateFamily(decision: Decision | null, metric: string): MetricFamily | undefined {
@@ -220,7 +235,7 @@ function renderSuiteTable(comparison: Comparison, decision: Decision | null): st
   ];
   const rows = metrics.map((m) => {
     const cells = [
-      metricLabel(m.metric),
+      markdownText(metricLabel(m.metric)),
       `${formatMetricValue(m, m.base_mean)} → ${formatMetricValue(m, m.head_mean)}`,
       formatDeltaWithInterval(m, m.delta, m.ci_low, m.ci_high),
     ];
@@ -301,7 +316,7 @@ function renderMetricRow(m: MetricComparison, family: MetricFamily | undefined, 
     ? `${formatMetricDelta(m, m.delta)}${finding?.adjusted_p != null ? `, ${formatPStatement("adjusted p", finding.adjusted_p)}` : ""}${finding?.regressed ? " 🔴 regressed" : ""}`
     : formatDeltaWithInterval(m, m.delta, m.ci_low, m.ci_high);
   const cells = [
-    escapeMarkdownCell(metricLabel(m.metric)),
+    markdownText(metricLabel(m.metric)),
     formatMetricValue(m, m.base_mean),
     formatMetricValue(m, m.head_mean),
     change,
@@ -311,8 +326,8 @@ function renderMetricRow(m: MetricComparison, family: MetricFamily | undefined, 
 
 function renderScenarioDetails(line: ScenarioLine, decision: Decision | null, open: string): string {
   const c = line.comparison;
-  const labels = describeLabels(line, (t) => `<code>${escapeHtml(t)}</code>`);
-  const summary = [`<code>${escapeHtml(line.key)}</code>`, describeCounts(line), ...labels].join(" · ");
+  const labels = describeLabels(line, (t) => `<code>${markdownHtml(t)}</code>`);
+  const summary = [`<code>${markdownHtml(line.key)}</code>`, describeCounts(line), ...labels].join(" · ");
   const passRow = `| pass rate | ${line.base.passed}/${line.base.trials} | ${line.head.passed}/${line.head.trials} | ${
     line.adjustedP === null ? "not tested" : formatPStatement("adjusted p", line.adjustedP)
   } |`;
@@ -336,7 +351,7 @@ function renderLegend(decision: Decision | null): string {
   if (!isDecided(decision)) {
     return "<sub>Changes are head − base with their 95% intervals: estimates, not tests; no pass/fail decision was made from them.</sub>";
   }
-  const gates = decision.secondary.map((f) => f.metric.replaceAll("_", " "));
+  const gates = decision.secondary.map((f) => markdownText(f.metric.replaceAll("_", " ")));
   const gateText =
     gates.length > 0
       ? ` Gate metrics (${gates.join(", ")}): one one-sided family each over the scenarios, Holm, α split equally with the pass rate.`
@@ -412,9 +427,12 @@ export function renderComparisonMarkdown(
     if (!take(d)) break;
     details.push(d);
   }
-  return [title, warnings, suiteTable, scenarioTable, summary, ...details, legend]
-    .filter((b) => b.length > 0)
-    .join("\n\n");
+  // Untrusted text was escaped where it was placed; no control character of anyone's passes.
+  return stripControls(
+    [title, warnings, suiteTable, scenarioTable, summary, ...details, legend]
+      .filter((b) => b.length > 0)
+      .join("\n\n"),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -460,7 +478,7 @@ export function renderComparisonTerminal(
   const design = decision ? renderDesignLine(decision) : "";
   if (design) lines.push(`  ${design}`);
   lines.push(`  baseline ${describeSide(c.base)}`, `  head     ${describeSide(c.head)}`);
-  for (const w of c.warnings) lines.push(`  ! ${w.message}`);
+  for (const w of c.warnings) lines.push(`  ! ${plain(w.message)}`);
 
   const suite = LAYER_ONE_METRICS.map((name) => c.suite.metrics.find((m) => m.metric === name)).filter(
     (m): m is SuiteMetricComparison => m !== undefined && m.scenarios > 0,
@@ -470,7 +488,7 @@ export function renderComparisonTerminal(
     lines.push(
       ...terminalTable(
         suite.map((m) => [
-          metricLabel(m.metric),
+          plain(metricLabel(m.metric)),
           `${formatMetricValue(m, m.base_mean)} -> ${formatMetricValue(m, m.head_mean)}`,
           formatMetricDelta(m, m.delta),
           formatMetricInterval(m, m.ci_low, m.ci_high),

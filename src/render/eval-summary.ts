@@ -4,7 +4,7 @@
  * over every trial that ran, rates and per-task averages over evaluated trials. Pure.
  */
 import type { RunSummary, ScenarioReport, SubcommandSummary } from "../results/types.js";
-import { escapeHtml, escapeMarkdownCell, markdownCode } from "./escape.js";
+import { escapeMarkdownCell, markdownCode, markdownHtml } from "./escape.js";
 import { formatDuration, formatNumber, formatRate, formatTokens } from "./format.js";
 
 /** "3 natural, 1 turn limit, 1 infra_error": natural and turn-limit stops first, then any others. */
@@ -97,7 +97,7 @@ export function renderSubcommandsMarkdown(scenarios: readonly ScenarioReport[]):
     const key = scenario.variant ? `${scenario.id} @ ${scenario.variant}` : scenario.id;
     lines.push(
       // Inside HTML Markdown is not rendered: the name is escaped as HTML.
-      `<details><summary><code>${escapeHtml(key)}</code></summary>`,
+      `<details><summary><code>${markdownHtml(key)}</code></summary>`,
       "",
       "| Subcommand | Trials | Commands | Errors | Error rate | Retries | Help |",
       "|---|---:|---:|---:|---:|---:|---:|",

@@ -12,7 +12,7 @@ import type { BaselineSource, Comparison } from "../compare/types.js";
 import type { Report } from "../results/types.js";
 import { buildComparisonBlocks, fitScenarioTable } from "./comparison-markdown.js";
 import { renderDecisionHeadline, renderDesignLine } from "./decision.js";
-import { escapeMarkdownLine, markdownCode } from "./escape.js";
+import { markdownCode, markdownText, stripControls } from "./escape.js";
 import { formatRate, formatRunCost } from "./format.js";
 import { renderModelMatrixMarkdown } from "./model-matrix.js";
 import { renderReportMarkdown } from "./report-markdown.js";
@@ -68,8 +68,16 @@ export function renderComment(input: CommentInput): string {
 
 type LayoutInput = Omit<CommentInput, "key" | "maxChars">;
 
-/** The shared layout of the comment and the job summary, never longer than `options.maxChars`. */
+/**
+ * The shared layout of the comment and the job summary, never longer than `options.maxChars`.
+ * Every piece of untrusted text was escaped where it was placed; the last pass drops any control
+ * character whatever its source (our own text has none).
+ */
 export function renderLayout(input: LayoutInput, options: LayoutOptions): string {
+  return stripControls(composeLayout(input, options));
+}
+
+function composeLayout(input: LayoutInput, options: LayoutOptions): string {
   const head = [options.marker, ...renderHeadline(input)]
     .filter((part): part is string => part !== null)
     .join("\n");
@@ -147,6 +155,8 @@ export function renderLayout(input: LayoutInput, options: LayoutOptions): string
 const MIN_USEFUL_REPORT = 400;
 /** The comment shows the scenarios that fail first; report.md has every row. */
 const COMMENT_MATRIX_ROWS = 25;
+/** Room kept for closing a fence and a few `<details>` after a cut. */
+const CLOSING_RESERVE = 64;
 const TRUNCATED_NOTE = "_… cut to fit; the full report is `report.md` in the report artifact._";
 const OMITTED_NOTE = "_The full report did not fit here; it is `report.md` in the report artifact._";
 
@@ -193,7 +203,7 @@ function renderStatus(input: LayoutInput, scenarioSummary: string): string {
     ? "\n\n> [!WARNING]\n> This run is **incomplete**: it was interrupted or cut by its budget."
     : "";
   const warnings = (report.run.warnings ?? [])
-    .map((warning) => `\n\n> [!WARNING]\n> ${escapeMarkdownLine(warning)}`)
+    .map((warning) => `\n\n> [!WARNING]\n> ${markdownText(warning)}`)
     .join("");
   return paragraph + incomplete + warnings;
 }
@@ -204,16 +214,16 @@ function renderBaselineLine(baseline: BaselineNote, now: number): string {
     return `**No baseline to compare with:** ${baseline.reason}. This is neutral: the run is shown on its own.`;
   }
   const { source, baseRef, baseSha } = baseline;
-  const commit = source.sha ? `\`${source.sha.slice(0, 7)}\`` : "an unknown commit";
+  const commit = source.sha ? markdownCode(source.sha.slice(0, 7)) : "an unknown commit";
   if (source.kind === "path") {
-    return `Compared with the report \`${source.file}\`${source.sha ? ` (commit ${commit}${ageSuffix(source.createdAt, now)})` : ageSuffix(source.createdAt, now)}.`;
+    return `Compared with the report ${markdownCode(source.file)}${source.sha ? ` (commit ${commit}${ageSuffix(source.createdAt, now)})` : ageSuffix(source.createdAt, now)}.`;
   }
   const run =
     source.runUrl && source.runNumber !== null ? `[run #${source.runNumber}](${source.runUrl})` : "a run";
-  const where = baseRef ? ` on \`${baseRef}\`` : "";
+  const where = baseRef ? ` on ${markdownCode(baseRef)}` : "";
   const note =
     !source.matchesBaseSha && baseSha
-      ? ` It is the newest usable baseline: the PR's base commit \`${baseSha.slice(0, 7)}\` has no report of its own.`
+      ? ` It is the newest usable baseline: the PR's base commit ${markdownCode(baseSha.slice(0, 7))} has no report of its own.`
       : "";
   const more = baseline.moreRuns
     ? ` and ${baseline.moreRuns} more run${baseline.moreRuns === 1 ? "" : "s"}, pooled`
@@ -244,8 +254,8 @@ function renderFooter(input: Omit<CommentInput, "key" | "maxChars">): string {
     input.runUrl ? `[Workflow run](${input.runUrl})` : null,
     input.artifactUrl ? `[Report artifact](${input.artifactUrl})` : "Report artifact: not uploaded",
   ].filter((link): link is string => link !== null);
-  const measured = input.headSha ? ` · measured on \`${input.headSha.slice(0, 7)}\`` : "";
-  return `${links.join(" · ")}\n\n<sub>llm-tool-test ${input.report.run.harness_version}${measured}</sub>`;
+  const measured = input.headSha ? ` · measured on ${markdownCode(input.headSha.slice(0, 7))}` : "";
+  return `${links.join(" · ")}\n\n<sub>llm-tool-test ${markdownText(input.report.run.harness_version)}${measured}</sub>`;
 }
 
 /** The report's own H1 repeats the headline. */
@@ -258,26 +268,41 @@ function demoteHeadings(markdown: string): string {
   return markdown.replace(/^(#{1,5}) /gm, "#$1 ");
 }
 
-/** Whole lines up to `max` characters, then `note`; closes a code fence or `<details>` left open. */
+/**
+ * Whole lines up to `max` characters, then `note`; closes a code fence or `<details>` left open.
+ * A fence closes only on a line of its own character at least as long (as CommonMark reads it), so
+ * a shorter run of backticks inside an excerpt does not confuse the count.
+ */
 export function cutLines(text: string, max: number, note: string): string {
   if (text.length <= max) return text;
-  const closingReserve = 64;
-  const budget = max - note.length - closingReserve;
+  const budget = max - note.length - CLOSING_RESERVE;
   const kept: string[] = [];
   let length = 0;
-  let fenceOpen = false;
+  let openFence: { indent: string; fence: string } | null = null;
   let detailsOpen = 0;
   for (const line of text.split("\n")) {
     if (length + line.length + 1 > budget) break;
     kept.push(line);
     length += line.length + 1;
-    if (line.trimStart().startsWith("```")) fenceOpen = !fenceOpen;
-    if (!fenceOpen) {
-      detailsOpen += (line.match(/<details[\s>]/g) ?? []).length;
-      detailsOpen -= (line.match(/<\/details>/g) ?? []).length;
+    const fence = /^( {0,3})(`{3,}|~{3,})/.exec(line);
+    if (openFence) {
+      const closes =
+        fence !== null &&
+        fence[2]![0] === openFence.fence[0] &&
+        fence[2]!.length >= openFence.fence.length &&
+        line.slice(fence[0].length).trim() === "";
+      if (closes) openFence = null;
+      continue;
     }
+    if (fence) {
+      openFence = { indent: fence[1]!, fence: fence[2]! };
+      continue;
+    }
+    detailsOpen += (line.match(/<details[\s>]/g) ?? []).length;
+    detailsOpen -= (line.match(/<\/details>/g) ?? []).length;
   }
-  if (fenceOpen) kept.push("```");
+  // The escapers keep fences to 16 backticks: the reserve holds one and three `</details>`.
+  if (openFence) kept.push(`${openFence.indent}${openFence.fence}`);
   // Close at most a few nested blocks (the reserve above holds them).
   for (let i = 0; i < Math.min(detailsOpen, 3); i += 1) kept.push("", "</details>");
   return `${kept.join("\n")}\n\n${note}`;

@@ -3,7 +3,7 @@ import { compareVariants } from "../compare/variants.js";
 import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
 import { renderComparisonMarkdown } from "./comparison-markdown.js";
 import { renderDecisionHeadline, renderDesignLine } from "./decision.js";
-import { escapeMarkdownCell, escapeMarkdownLine, markdownCode } from "./escape.js";
+import { escapeMarkdownCell, markdownCode, markdownFence, markdownText, stripControls } from "./escape.js";
 import { renderEvalSummaryMarkdown, renderSubcommandsMarkdown } from "./eval-summary.js";
 import {
   formatCostCell,
@@ -80,8 +80,8 @@ function renderHeadline(report: Report, decision: Decision | undefined): string[
       (s.errors > 0 ? ` **${s.errors} trial(s) errored** (infrastructure; excluded from rates).` : "") +
       (s.skipped > 0 ? ` ${s.skipped} skipped.` : ""),
     "",
-    `Agent \`${report.run.agent}\`${report.run.model ? `, model \`${report.run.model}\`` : ""}` +
-      `${report.run.judge_model ? `, judge \`${report.run.judge_model}\`` : ""}` +
+    `Agent ${markdownCode(report.run.agent)}${report.run.model ? `, model ${markdownCode(report.run.model)}` : ""}` +
+      `${report.run.judge_model ? `, judge ${markdownCode(report.run.judge_model)}` : ""}` +
       ` · score ${formatNumber(s.total_score)}/${formatNumber(s.total_max_score)} (${formatRate(s.overall_rate)})` +
       ` · tool calls ${s.total_tool_calls} (${s.tool_calls_ok} ok / ${s.tool_calls_error} error, ${formatRate(s.tool_call_success_rate)})` +
       ` · ${formatNumber(s.avg_turns_per_task)} turns/trial` +
@@ -90,7 +90,7 @@ function renderHeadline(report: Report, decision: Decision | undefined): string[
   ];
   if (report.run.incomplete)
     lines.push("", "> ⚠️ This run is **incomplete**: it was interrupted or cut by its budget.");
-  for (const warning of report.run.warnings ?? []) lines.push("", `> ⚠️ ${escapeMarkdownLine(warning)}`);
+  for (const warning of report.run.warnings ?? []) lines.push("", `> ⚠️ ${markdownText(warning)}`);
   return lines;
 }
 
@@ -106,7 +106,7 @@ function renderCategories(report: Report): string[] {
   ];
   for (const [name, c] of entries) {
     lines.push(
-      `| ${escapeMarkdownCell(name)} | ${c.tasks} | ${c.passed} | ${formatRate(c.pass_rate)} | ${formatNumber(c.score)}/${formatNumber(c.max_score)} | ${formatRate(c.rate)} | ${c.errors} |`,
+      `| ${markdownText(name)} | ${c.tasks} | ${c.passed} | ${formatRate(c.pass_rate)} | ${formatNumber(c.score)}/${formatNumber(c.max_score)} | ${formatRate(c.rate)} | ${c.errors} |`,
     );
   }
   return lines;
@@ -136,15 +136,25 @@ function renderScenarioTable(report: Report): string[] {
   return lines;
 }
 
+/**
+ * Untrusted text after a label of ours: one line inline as prose, several as a fenced block under
+ * the label (indented by `indent` to stay in a list item), so nothing in it can end the block.
+ */
+function describeExcerpt(label: string, text: string, indent = ""): string[] {
+  const trimmed = text.replace(/\s+$/, "");
+  if (!trimmed.includes("\n")) return [`${label} ${markdownText(trimmed)}`];
+  return [label, "", markdownFence(trimmed, indent || "  ")];
+}
+
 function renderTrialFailure(scenario: ScenarioReport, trial: TrialReport): string[] {
   const lines = [
     "",
     `### ${OUTCOME_MARK[trial.outcome] ?? ""} ${scenarioLabel(scenario)} — trial ${trial.trial}: ${trial.outcome}`,
     "",
   ];
-  if (trial.reason) lines.push(`**Why:** ${trial.reason}`, "");
+  if (trial.reason) lines.push(...describeExcerpt("**Why:**", trial.reason), "");
   lines.push(
-    `Ended by \`${trial.end_reason ?? "unknown"}\` after ${trial.execution.turns} turn(s), ${trial.execution.tool_calls} tool call(s), ` +
+    `Ended by ${markdownCode(trial.end_reason ?? "unknown")} after ${trial.execution.turns} turn(s), ${trial.execution.tool_calls} tool call(s), ` +
       `${trial.interaction.total_commands} target command(s) (source: ${trial.invocation_source}); gates ${trial.gates_passed}/${trial.gates_total}, score ${formatNumber(trial.score)}/${formatNumber(trial.max_score)}.`,
     "",
   );
@@ -153,7 +163,7 @@ function renderTrialFailure(scenario: ScenarioReport, trial: TrialReport): strin
     lines.push("Failed gates:", "");
     for (const gate of failed) {
       const label = gate.description ? `${gate.gate_type} (${gate.description})` : gate.gate_type;
-      lines.push(`- **${escapeMarkdownCell(label)}**: ${gate.message.replace(/\n/g, "\n  ")}`);
+      lines.push(...describeExcerpt(`- **${markdownText(label)}**:`, gate.message, "  "));
     }
     lines.push("");
   }
@@ -161,10 +171,10 @@ function renderTrialFailure(scenario: ScenarioReport, trial: TrialReport): strin
     lines.push(
       `Judge score ${formatNumber(trial.judge_score)} (confidence ${formatNumber(trial.judge_response.confidence)}).`,
     );
-    for (const issue of trial.judge_response.issues) lines.push(`- ${issue}`);
+    for (const issue of trial.judge_response.issues) lines.push(`- ${markdownText(issue)}`);
     lines.push("");
   }
-  if (trial.transcript_path) lines.push(`Transcript: \`${trial.transcript_path}\``);
+  if (trial.transcript_path) lines.push(`Transcript: ${markdownCode(trial.transcript_path)}`);
   return lines;
 }
 
@@ -207,7 +217,7 @@ export function renderReportMarkdown(report: Report, options: ReportMarkdownOpti
   for (const { base, head, comparison } of variants) {
     lines.push(
       "",
-      `## Guidance variants: \`${head}\` against \`${base}\``,
+      `## Guidance variants: ${markdownCode(head)} against ${markdownCode(base)}`,
       "",
       renderComparisonMarkdown(comparison, null, { maxChars: 12_000 }).trim(),
     );
@@ -221,8 +231,9 @@ export function renderReportMarkdown(report: Report, options: ReportMarkdownOpti
   }
   lines.push(
     "",
-    `<sub>llm-tool-test ${report.run.harness_version} · run ${report.run.id} · ${report.run.started_at} → ${report.run.ended_at}${report.run.git_sha ? ` · ${report.run.git_sha.slice(0, 7)}` : ""}</sub>`,
+    `<sub>${markdownText(`llm-tool-test ${report.run.harness_version} · run ${report.run.id} · ${report.run.started_at} → ${report.run.ended_at}${report.run.git_sha ? ` · ${report.run.git_sha.slice(0, 7)}` : ""}`)}</sub>`,
     "",
   );
-  return lines.join("\n");
+  // Every piece of report text was escaped where it was placed; no control character of anyone's passes.
+  return stripControls(lines.join("\n"));
 }

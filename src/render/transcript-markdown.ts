@@ -1,16 +1,12 @@
 import type { TrialEvent } from "../transcript/events.js";
-import { escapeMarkdownCell } from "./escape.js";
+import { escapeMarkdownCell, markdownCode, markdownFence, markdownText } from "./escape.js";
 
 export interface TranscriptOptions {
   /** Longest stdout/stderr shown per tool result before it is cut (the events keep the full capture). */
   maxOutputChars?: number;
 }
 
-function fence(text: string): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  const ticks = "`".repeat(longest + 1);
-  return `${ticks}\n${text.replace(/\n$/, "")}\n${ticks}`;
-}
+const fence = (text: string) => markdownFence(text);
 
 function clip(text: string, max: number): string {
   if (text.length <= max) return text;
@@ -26,9 +22,9 @@ export function renderTranscriptMarkdown(events: TrialEvent[], options: Transcri
     switch (event.type) {
       case "trial_start":
         out.push(
-          `# Trial ${event.trial} of \`${event.scenario_id}\`${event.variant ? ` (variant \`${event.variant}\`)` : ""}`,
+          `# Trial ${event.trial} of ${markdownCode(event.scenario_id)}${event.variant ? ` (variant ${markdownCode(event.variant)})` : ""}`,
           "",
-          `Agent \`${event.agent}\`${event.model ? `, model \`${event.model}\`` : ""}, sandbox \`${event.sandbox}\`, started ${event.ts}.`,
+          `Agent ${markdownCode(event.agent)}${event.model ? `, model ${markdownCode(event.model)}` : ""}, sandbox ${markdownCode(event.sandbox)}, started ${markdownText(event.ts)}.`,
           "",
         );
         break;
@@ -45,25 +41,27 @@ export function renderTranscriptMarkdown(events: TrialEvent[], options: Transcri
         );
         break;
       case "setup":
-        out.push(`**Setup** \`${event.command}\` → exit ${event.exit_code}`, "");
+        out.push(`**Setup** ${markdownCode(event.command)} → exit ${event.exit_code}`, "");
         break;
       case "model_response": {
         const tokens = `${event.usage.input_tokens} in / ${event.usage.output_tokens} out`;
         out.push(
-          `## Turn ${event.turn} (${tokens}, ${event.duration_ms} ms, stop: ${event.stop_reason ?? "none"})`,
+          `## Turn ${event.turn} (${tokens}, ${event.duration_ms} ms, stop: ${markdownText(event.stop_reason ?? "none")})`,
           "",
         );
-        if (event.text.trim()) out.push(event.text.trim(), "");
+        // The model's words are the agent's: shown as written, in a block nothing in them can end.
+        if (event.text.trim()) out.push(fence(event.text.trim()), "");
         break;
       }
       case "model_error":
         out.push(
-          `> Model call failed (attempt ${event.attempt}${event.status ? `, HTTP ${event.status}` : ""}): ${event.message}${event.will_retry ? " — retrying" : ""}`,
+          `> Model call failed (attempt ${event.attempt}${event.status ? `, HTTP ${event.status}` : ""}): ${markdownText(event.message)}${event.will_retry ? " — retrying" : ""}`,
           "",
         );
         break;
       case "tool_call":
-        out.push(`**$** ${fence(event.command)}`, "");
+        // The fence on a line of its own: after text on the same line it would be an inline code span, which a blank line ends.
+        out.push("**$**", fence(event.command), "");
         break;
       case "tool_result": {
         const flags = [event.timed_out ? "timed out" : "", event.truncated ? "output truncated" : ""].filter(
@@ -87,7 +85,7 @@ export function renderTranscriptMarkdown(events: TrialEvent[], options: Transcri
         out.push(
           `---`,
           "",
-          `Ended: **${event.reason}** after ${event.turns} turn(s), ${event.duration_ms} ms.${event.error ? ` Error: ${event.error}` : ""}`,
+          `Ended: **${markdownText(event.reason)}** after ${event.turns} turn(s), ${event.duration_ms} ms.${event.error ? ` Error: ${markdownText(event.error)}` : ""}`,
           "",
         );
         break;
@@ -99,7 +97,7 @@ export function renderTranscriptMarkdown(events: TrialEvent[], options: Transcri
     invocations.forEach((e, i) => {
       const argv = e.argv.map((a) => (/[\s|"'`]/.test(a) ? JSON.stringify(a) : a)).join(" ");
       out.push(
-        `| ${i + 1} | \`${escapeMarkdownCell(argv.replace(/`/g, "'"))}\` | ${e.exit_code} | ${e.duration_ms} |`,
+        `| ${i + 1} | ${escapeMarkdownCell(markdownCode(argv))} | ${e.exit_code} | ${e.duration_ms} |`,
       );
     });
     out.push("");

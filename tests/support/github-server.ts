@@ -2,7 +2,10 @@
  * A fake of the GitHub services an action talks to, on 127.0.0.1, speaking their real wire formats
  * so the real `@actions/github` (Octokit) and `@actions/artifact` clients can be pointed at it:
  * - the REST API: workflow runs, run artifacts (download answered with a 302 to blob storage, or
- *   410 when expired), issue comments (paginated with `Link` headers), with `token` auth;
+ *   410 when expired), issue comments (paginated with `Link` headers, each with its author), with
+ *   `token` auth;
+ * - the GraphQL endpoint (`POST /graphql`), answering `viewer { login }` as GitHub does for the
+ *   workflow token: `github-actions`, while REST shows that bot's comments as `github-actions[bot]`;
  * - the artifact service's Twirp endpoints (ACTIONS_RESULTS_URL): CreateArtifact, FinalizeArtifact,
  *   ListArtifacts, GetSignedArtifactURL; the run is found from the ids in the runtime token's `scp`;
  * - its Azure-style blob storage: staged blocks and a committed block list for uploads, GET for
@@ -46,10 +49,17 @@ export interface FakeArtifact {
   created_at: string;
 }
 
+/** A comment's author as REST shows it (`user.login`, `user.type`). */
+export interface FakeUser {
+  login: string;
+  type: "User" | "Bot";
+}
+
 export interface FakeComment {
   id: number;
   issueNumber: number;
   body: string;
+  user: FakeUser;
   created_at: string;
   updated_at: string;
 }
@@ -71,11 +81,16 @@ export interface GitHubFake {
   runs: FakeRun[];
   artifacts: FakeArtifact[];
   comments: FakeComment[];
+  /** Who the token is: REST writes comments as `user`; GraphQL's viewer answers `viewerLogin`. */
+  identity: { user: FakeUser; viewerLogin: string };
   /** Status codes to answer instead of the real behaviour, by operation. */
-  failures: Partial<Record<"listComments" | "createComment" | "updateComment" | "listWorkflowRuns", number>>;
+  failures: Partial<
+    Record<"listComments" | "createComment" | "updateComment" | "listWorkflowRuns" | "graphql", number>
+  >;
   addRun(run: Partial<FakeRun> & { id: number }): FakeRun;
   addArtifact(artifact: Partial<FakeArtifact> & { name: string; runId: number }): FakeArtifact;
-  addComment(issueNumber: number, body: string): FakeComment;
+  /** A comment by `user` (default: the token's own identity). */
+  addComment(issueNumber: number, body: string, user?: FakeUser): FakeComment;
   /** An ACTIONS_RUNTIME_TOKEN for a job of this run (a JWT whose scp names the run's backend ids). */
   runtimeToken(runId: number): string;
   close(): Promise<void>;
@@ -100,6 +115,10 @@ export async function startGitHubFake(options: GitHubFakeOptions = {}): Promise<
   const artifacts: FakeArtifact[] = [];
   const comments: FakeComment[] = [];
   const failures: GitHubFake["failures"] = {};
+  const identity: GitHubFake["identity"] = {
+    user: { login: "github-actions[bot]", type: "Bot" },
+    viewerLogin: "github-actions",
+  };
   const blobs = new Map<string, Buffer>();
   const stagedBlocks = new Map<string, Map<string, Buffer>>();
   /** Created but not yet finalized uploads, by run backend id + name. */
@@ -118,6 +137,7 @@ export async function startGitHubFake(options: GitHubFakeOptions = {}): Promise<
     runs,
     artifacts,
     comments,
+    identity,
     failures,
     addRun(run) {
       const full: FakeRun = {
@@ -146,9 +166,16 @@ export async function startGitHubFake(options: GitHubFakeOptions = {}): Promise<
       artifacts.push(full);
       return full;
     },
-    addComment(issueNumber, body) {
+    addComment(issueNumber, body, user = identity.user) {
       const now = new Date().toISOString();
-      const comment = { id: nextCommentId++, issueNumber, body, created_at: now, updated_at: now };
+      const comment = {
+        id: nextCommentId++,
+        issueNumber,
+        body,
+        user: { ...user },
+        created_at: now,
+        updated_at: now,
+      };
       comments.push(comment);
       return comment;
     },
@@ -198,7 +225,7 @@ export async function startGitHubFake(options: GitHubFakeOptions = {}): Promise<
     html_url: `${serverUrl}/${owner}/${repo}/pull/${comment.issueNumber}#issuecomment-${comment.id}`,
     issue_url: `${baseUrl}${repoPath}/issues/${comment.issueNumber}`,
     body: comment.body,
-    user: { login: "github-actions[bot]", type: "Bot" },
+    user: { login: comment.user.login, type: comment.user.type },
     created_at: comment.created_at,
     updated_at: comment.updated_at,
   });
@@ -247,6 +274,7 @@ export async function startGitHubFake(options: GitHubFakeOptions = {}): Promise<
     if (!auth || !/^(token|bearer) \S+/i.test(auth)) {
       return json(401, { message: "Requires authentication", status: "401" });
     }
+    if (method === "POST" && path === "/graphql") return handleGraphql(body);
     if (!path.startsWith(`${repoPath}/`)) return notFound();
     const rest = path.slice(repoPath.length);
     /** The route's one parameter when method and path match, else null. */
@@ -327,6 +355,19 @@ export async function startGitHubFake(options: GitHubFakeOptions = {}): Promise<
       return json(200, commentJson(comment));
     }
     return notFound();
+  }
+
+  /** GraphQL: only `viewer { login }` is known; anything else is an error as GitHub words it. */
+  function handleGraphql(body: Buffer): Reply {
+    const forced = failure("graphql");
+    if (forced) return forced;
+    const { query } = JSON.parse(body.toString("utf8") || "{}") as { query?: string };
+    if (typeof query === "string" && /^\s*(query\s*)?\{\s*viewer\s*\{\s*login\s*\}\s*\}\s*$/.test(query)) {
+      return json(200, { data: { viewer: { login: identity.viewerLogin } } });
+    }
+    return json(200, {
+      errors: [{ type: "UNSUPPORTED", message: `the fake answers only viewer { login }, not: ${query}` }],
+    });
   }
 
   function runForBackend(backendRunId: string): FakeRun | undefined {
