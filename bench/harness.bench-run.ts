@@ -129,6 +129,25 @@ async function runBareLoop(args: string[]): Promise<string> {
   }
 }
 
+/** bench/cpu-probe.mjs against a scripted server of short latency (CPU is what it measures). */
+async function runCpuProbe(): Promise<string> {
+  const server = await startWarmServer(10);
+  try {
+    const child = spawn(process.execPath, [path.join(import.meta.dirname, "cpu-probe.mjs"), server.url], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+    });
+    const [code] = (await once(child, "close")) as [number | null];
+    expect(code).toBe(0);
+    return output.trim();
+  } finally {
+    await server.close();
+  }
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
@@ -191,6 +210,26 @@ it("harness efficiency and sequential vs concurrent", async () => {
     "report",
     true,
   );
+  // The CPU each step costs, the harness's way and the bare way (bench/cpu-probe.mjs): unlike the
+  // wall times above it hardly moves when other work shares the machine. Linux only (/proc).
+  if (process.platform === "linux") {
+    const cpu = JSON.parse(await runCpuProbe()) as Record<
+      "clientCallMs" | "bareCallMs" | "runnerCommandMs" | "bareCommandMs",
+      number
+    >;
+    record(
+      "  CPU per model call, 8 at once: the harness's client (the SDK over undici) ÷ node:http (bench/cpu-probe.mjs)",
+      `${(cpu.clientCallMs / cpu.bareCallMs).toFixed(2)}× (${cpu.clientCallMs.toFixed(2)} ms vs ${cpu.bareCallMs.toFixed(2)} ms)`,
+      "report",
+      true,
+    );
+    record(
+      "  CPU per command, 8 at once: through the process runners (execa; runners and bash included) ÷ spawned bare",
+      `${(cpu.runnerCommandMs / cpu.bareCommandMs).toFixed(2)}× (${cpu.runnerCommandMs.toFixed(2)} ms vs ${cpu.bareCommandMs.toFixed(2)} ms)`,
+      "report",
+      true,
+    );
+  }
   // With a model's real latency (a second or more per call) the same per-step overhead vanishes.
   const slow = await timeSuite(8, 16, 1000);
   const slowIdeal = (16 / 8) * TURNS * 1000;
@@ -427,13 +466,15 @@ it("writes BENCHMARKS.md", async () => {
     "  every other trial's model traffic stalls. Small process runners spawn the commands instead,",
     "  with execa (docs/architecture.md). The bare-loop row shows what spawning from the event loop",
     "  costs: that loop has no sandbox, events or evaluation.",
-    "- Model calls go through undici with keep-alive connections (and through HTTPS_PROXY when set).",
-    "- Since the layout change of issue #13 the runners spawn with execa and model calls go through",
-    "  undici. Measured side by side by the helpers that made the change, execa costs the runner about",
-    "  1.5 ms more CPU per command (2.7 vs 1.2 ms) and undici about 0.6 ms more per model call. On two",
-    "  cores at concurrency 8 that is visible: 1.165 here against 1.098 before (the harness ÷ the bare",
-    "  loop went from 0.95 to 0.99), above the 1.10 target; at concurrency 32, 1.88 against 1.29. At a",
-    "  real model's latency it is within noise (the 1 s/response row: 1.023 against 1.017).",
+    "- Model calls go through undici with keep-alive connections (and through HTTPS_PROXY when set),",
+    "  by its request API under the SDK rather than its fetch: on the one event loop that every trial",
+    "  shares, fetch's WHATWG streams cost about half a millisecond more CPU per call. The CPU rows",
+    "  (bench/cpu-probe.mjs) compare each step with its bare form; what a model call costs over",
+    "  node:http is mostly the SDK's own work.",
+    "- The runners spawn with execa, about a millisecond more CPU per command than a bare spawn; no",
+    "  execa option (buffer, encoding, lines, verbose, ipc) and no V8 flag of the runner measurably",
+    "  lowers it. Before execa and undici (issue #13) concurrency 8 measured 1.098 and concurrency 32",
+    "  1.29; with both, model calls still through undici's fetch, 1.165 and 1.88.",
     "- With a real model's latency (a second or more per call) all of this is a percent or two (the",
     "  1 s/response row).",
     "",

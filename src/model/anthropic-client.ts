@@ -10,8 +10,7 @@ import Anthropic, {
   APIUserAbortError,
   type ClientOptions,
 } from "@anthropic-ai/sdk";
-import { fetch as undiciFetch } from "undici";
-import { createHttpDispatcher, type ProxyEnv } from "./http-dispatcher.js";
+import { createHttpDispatcher, createHttpFetch, type ProxyEnv } from "./http-dispatcher.js";
 import type {
   CreateMessageParams,
   ModelClient,
@@ -75,11 +74,9 @@ function createSdk(apiKey: string, baseURL: string, requestTimeoutMs: number, pr
     // export message content as traces.
     logLevel: "off",
     openTelemetry: false,
-    // undici's own fetch with this client's dispatcher (keep-alive, the proxy from proxyEnv):
-    // Node's global fetch ignores proxy settings, and a dispatcher from the npm undici need not
-    // work with the undici bundled in Node. Its types are undici's rather than the DOM's.
-    fetch: undiciFetch as unknown as ClientOptions["fetch"],
-    fetchOptions: { dispatcher: createHttpDispatcher(proxyEnv) },
+    // undici on this client's dispatcher (keep-alive, the proxy from proxyEnv): Node's global
+    // fetch ignores proxy settings. Its request API rather than its fetch, for the CPU (see there).
+    fetch: createHttpFetch(createHttpDispatcher(proxyEnv)) as ClientOptions["fetch"],
   });
 }
 
