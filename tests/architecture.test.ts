@@ -99,6 +99,7 @@ describe("module boundaries", () => {
     expect(imports(path.join("sandbox", "process-runner.js"), "execa")).toBe(true);
     expect(imports(path.join("model", "anthropic-client.ts"), "@anthropic-ai/sdk")).toBe(true);
     expect(imports(path.join("model", "http-dispatcher.ts"), "undici")).toBe(true);
+    expect(imports(path.join("evaluate", "regex.ts"), "re2js")).toBe(true);
   });
 
   const owners: Array<[string, (pkg: string) => boolean, (file: string) => boolean]> = [
@@ -115,6 +116,8 @@ describe("module boundaries", () => {
       (f) => f.startsWith(`model${path.sep}`),
     ],
     ["jsonpath-plus", (p) => p === "jsonpath-plus", (f) => f.startsWith(`evaluate${path.sep}`)],
+    // One regex engine for scenario patterns, so a pattern means the same at load and evaluation.
+    ["re2js", (p) => p === "re2js", (f) => f === path.join("evaluate", "regex.ts")],
     ["undici (HTTP to model APIs)", (p) => p === "undici", (f) => f.startsWith(`model${path.sep}`)],
     [
       "@actions/*",

@@ -1,6 +1,5 @@
 import { describe, expect, test } from "vitest";
 import { measureEditDistance, suggestKey } from "../../src/did-you-mean.js";
-import { compilePattern, patternSyntaxError } from "../../src/evaluate/regex.js";
 import { parseDuration } from "../../src/scenario/duration.js";
 
 describe("parseDuration", () => {
@@ -31,27 +30,6 @@ describe("parseDuration", () => {
     [-1, "expected a positive duration, found -1"],
   ] as const)("rejects %j", (input, message) => {
     expect(() => parseDuration(input)).toThrowError(new Error(message));
-  });
-});
-
-describe("compilePattern", () => {
-  test("plain JavaScript regexes", () => {
-    expect(compilePattern("a+b").test("xaab")).toBe(true);
-    expect(compilePattern("^x$").test("a\nx")).toBe(false);
-  });
-  test("leading inline flags as in bashkit-eval datasets", () => {
-    expect(compilePattern("(?i)files? modified.*3").test("3 FILES MODIFIED... 3")).toBe(true);
-    expect(compilePattern("(?m)^x$").test("a\nx")).toBe(true);
-    expect(compilePattern("(?s)a.b").test("a\nb")).toBe(true);
-    expect(compilePattern("(?is)A.B").flags).toBe("is");
-    expect(compilePattern("x", "g").flags).toBe("g");
-  });
-  test("errors", () => {
-    expect(patternSyntaxError("a(")).toBe('invalid regex "a(": Unterminated group');
-    expect(patternSyntaxError("(?x)a")).toBe(
-      "inline flag `x` in `(?x)` is not supported (only i, m and s are)",
-    );
-    expect(patternSyntaxError("ok")).toBeNull();
   });
 });
 
