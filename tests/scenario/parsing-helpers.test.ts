@@ -28,6 +28,10 @@ describe("parseDuration", () => {
     ["0s", 'expected a positive duration, found "0s"'],
     ["10S", 'expected a duration like "300s", "5m", "1500ms", "1h" or a number of seconds, found "10S"'],
     [-1, "expected a positive duration, found -1"],
+    [0, "expected a positive duration, found 0"],
+    ["0ms", 'expected a positive duration, found "0ms"'],
+    [Number.POSITIVE_INFINITY, "expected a positive duration, found Infinity"],
+    ["597h", 'expected a duration of at most 596h, found "597h"'],
   ] as const)("rejects %j", (input, message) => {
     expect(() => parseDuration(input)).toThrowError(new Error(message));
   });
