@@ -41,7 +41,18 @@ describe("a regex gate catastrophic for a backtracking engine, over an agent's l
       await writeFile(path.join(dir, "redos.yaml"), SCENARIO);
       const out = path.join(dir, "out");
       const started = Date.now();
-      const result = await runMain(["run", dir, "--agent", "oracle", "--sandbox", sandbox, "--out", out, "--trials", "1"]);
+      const result = await runMain([
+        "run",
+        dir,
+        "--agent",
+        "oracle",
+        "--sandbox",
+        sandbox,
+        "--out",
+        out,
+        "--trials",
+        "1",
+      ]);
       const elapsed = Date.now() - started;
       expect(elapsed).toBeLessThan(TRIAL_TIMEOUT_S * 1000);
       expect(result.stderr).not.toMatch(/\n\s+at /);
