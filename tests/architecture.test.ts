@@ -101,6 +101,7 @@ describe("module boundaries", () => {
     expect(imports(path.join("model", "openai-client.ts"), "openai")).toBe(true);
     expect(imports(path.join("model", "http-dispatcher.ts"), "undici")).toBe(true);
     expect(imports(path.join("scenario", "patterns.ts"), "tinyglobby")).toBe(true);
+    expect(imports(path.join("evaluate", "regex.ts"), "re2js")).toBe(true);
   });
 
   const owners: Array<[string, (pkg: string) => boolean, (file: string) => boolean]> = [
@@ -118,6 +119,8 @@ describe("module boundaries", () => {
     ],
     ["jsonpath-plus", (p) => p === "jsonpath-plus", (f) => f.startsWith(`evaluate${path.sep}`)],
     ["tinyglobby", (p) => p === "tinyglobby", (f) => f === path.join("scenario", "patterns.ts")],
+    // One regex engine for scenario patterns, so a pattern means the same at load and evaluation.
+    ["re2js", (p) => p === "re2js", (f) => f === path.join("evaluate", "regex.ts")],
     ["undici (HTTP to model APIs)", (p) => p === "undici", (f) => f.startsWith(`model${path.sep}`)],
     [
       "@actions/*",

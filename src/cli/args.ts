@@ -75,10 +75,9 @@ export function readDurationMs(values: ParsedArgs["values"], name: string): numb
   const raw = readString(values, name);
   if (raw === undefined) return undefined;
   try {
-    // Zero has always been accepted on the command line; refusing it is a separate change.
-    return parseDuration(raw, { allowZero: true });
+    return parseDuration(raw);
   } catch {
-    throw new ConfigError(`--${name} must be a duration such as 90s, 5m or 1500ms, got "${raw}"`);
+    throw new ConfigError(`--${name} must be a positive duration such as 90s, 5m or 1500ms, got "${raw}"`);
   }
 }
 

@@ -12,6 +12,7 @@
  */
 import { readFile, stat } from "node:fs/promises";
 import { describeError } from "../errors.js";
+import { describeExcessNesting, findExcessNesting } from "../json-nesting.js";
 import type { GateResult } from "../results/types.js";
 import type { ExecResult, TrialSandbox } from "../sandbox/types.js";
 import type { GateParamKind } from "../scenario/keys.js";
@@ -403,6 +404,13 @@ async function evaluateJsonPathGate(
   context: GateContext,
 ): Promise<GateOutcome> {
   const run = await runCommand(context, gate.command);
+  // An agent can print JSON deep enough to overflow the stack of the JSONPath walk.
+  if (findExcessNesting(run.stdout) !== null) {
+    return {
+      passed: false,
+      message: `stdout is not usable JSON (${describeExcessNesting()}); ${describeRun(gate.command, run)}`,
+    };
+  }
   let json: unknown;
   try {
     json = JSON.parse(run.stdout);

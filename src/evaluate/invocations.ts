@@ -27,7 +27,7 @@ import { ConfigError, describeError } from "../errors.js";
 import type { InvocationSource } from "../results/types.js";
 import type { Target } from "../scenario/types.js";
 import type { EventOf, TrialEvent } from "../transcript/events.js";
-import { compilePattern } from "./regex.js";
+import { commandWordPattern, compilePattern, type PatternMatch, type ScenarioPattern } from "./regex.js";
 import { findSimpleCommands, type ShellWord } from "./shell-commands.js";
 
 export interface Invocation {
@@ -77,7 +77,7 @@ export function extractInvocations(events: readonly TrialEvent[], target: Target
   return { source: "transcript_regex", invocations: extractTranscriptInvocations(events, target) };
 }
 
-function fromShimRecord(event: EventOf<"target_invocation">, pattern: RegExp | null): Invocation {
+function fromShimRecord(event: EventOf<"target_invocation">, pattern: ScenarioPattern | null): Invocation {
   const command = event.argv.map(quoteShellWord).join(" ");
   return {
     command,
@@ -202,7 +202,7 @@ const COMMAND_WRAPPERS = new Set([
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
 
 /** One invocation per simple command whose command word (or a wrapped one) is the target. */
-function findScriptInvocations(script: string, matcher: RegExp): ScriptInvocation[] {
+function findScriptInvocations(script: string, matcher: ScenarioPattern): ScriptInvocation[] {
   const commands = findSimpleCommands(script);
   const found: ScriptInvocation[] = [];
   commands.forEach((command, index) => {
@@ -233,15 +233,14 @@ function findScriptInvocations(script: string, matcher: RegExp): ScriptInvocatio
 function matchCommandWord(
   script: string,
   word: ShellWord,
-  matcher: RegExp,
-): { at: number; groups: RegExpExecArray } | null {
+  matcher: ScenarioPattern,
+): { at: number; groups: PatternMatch["groups"] } | null {
   const starts = [word.start];
   if (/['"\\]/.test(script[word.start] ?? "")) starts.push(word.start + 1);
   for (let pos = word.start; pos < word.end; pos += 1) if (script[pos] === "/") starts.push(pos + 1);
   for (const at of starts) {
-    matcher.lastIndex = at;
-    const groups = matcher.exec(script);
-    if (groups) return { at, groups };
+    const match = matcher.matchAt(script, at);
+    if (match) return { at, groups: match.groups };
   }
   return null;
 }
@@ -263,20 +262,12 @@ function argumentsAgree(recorded: readonly string[], parsed: readonly string[]):
 export function extractTranscriptInvocations(events: readonly TrialEvent[], target: Target): Invocation[] {
   const pattern = compileTargetPattern(target);
   if (!pattern) return [];
-  const global = new RegExp(
-    pattern.source,
-    pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`,
-  );
   const invocations: Invocation[] = [];
   for (const event of events) {
     if (event.type !== "agent_output") continue;
     const text = event.text;
-    global.lastIndex = 0;
-    for (let match = global.exec(text); match !== null; match = global.exec(text)) {
-      if (match[0] === "") {
-        global.lastIndex += 1; // an empty match would loop forever
-        continue;
-      }
+    for (const match of pattern.findAll(text)) {
+      if (match.text === "") continue;
       const lineEnd = text.indexOf("\n", match.index);
       // Markdown often wraps commands in backticks; the closing one is not part of the command.
       const command = text
@@ -287,7 +278,7 @@ export function extractTranscriptInvocations(events: readonly TrialEvent[], targ
       invocations.push({
         command,
         argv,
-        subcommand: cleanCapture(match[1]) ?? findArgvSubcommand(argv),
+        subcommand: cleanCapture(match.groups[1]) ?? findArgvSubcommand(argv),
         exit_code: null,
         duration_ms: null,
       });
@@ -313,7 +304,7 @@ export function quoteShellWord(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
-function compileTargetPattern(target: Target): RegExp | null {
+function compileTargetPattern(target: Target): ScenarioPattern | null {
   if (!target.commandPattern) return null;
   try {
     return compilePattern(target.commandPattern);
@@ -323,9 +314,9 @@ function compileTargetPattern(target: Target): RegExp | null {
   }
 }
 
-function findPatternSubcommand(pattern: RegExp | null, text: string): string | null {
+function findPatternSubcommand(pattern: ScenarioPattern | null, text: string): string | null {
   if (!pattern) return null;
-  return cleanCapture(pattern.exec(text)?.[1]);
+  return cleanCapture(pattern.find(text)?.groups[1]);
 }
 
 /** A capture without the quotes, Markdown and punctuation that prose wraps a command in. */
@@ -339,12 +330,11 @@ function cleanCapture(capture: string | undefined): string | null {
  * The sticky matcher for a target in a tool call: `command_pattern`, else the binary's base name
  * as a whole word (an absolute path ending in `/NAME` matches where the name starts).
  */
-function compileCommandMatcher(target: Target): RegExp | null {
+function compileCommandMatcher(target: Target): ScenarioPattern | null {
   const pattern = compileTargetPattern(target);
-  if (pattern) return new RegExp(pattern.source, `${pattern.flags.replace(/[gy]/g, "")}y`);
+  if (pattern) return pattern;
   if (!target.binary) return null;
-  const escaped = basename(target.binary).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`${escaped}(?=$|[\\s;&|()<>\`'"])`, "y");
+  return commandWordPattern(basename(target.binary));
 }
 
 function basename(file: string): string {

@@ -1,8 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { ConfigError, describeError } from "../errors.js";
+import { describeExcessNesting, findExcessNesting } from "../json-nesting.js";
+import { findNumberOutOfRange } from "./check-report-numbers.js";
 import { REPORT_SCHEMA_VERSION, type Report } from "./types.js";
 
-/** Reads a saved report.json, refusing files that are not reports or are from a newer schema. */
+/**
+ * Reads a saved report.json, refusing files that are not reports, are from a newer schema, nest
+ * deeper than a report does, or hold numbers out of their range (a rate of 7, a negative count).
+ */
 export async function readReportFile(file: string): Promise<Report> {
   let text: string;
   try {
@@ -10,6 +15,8 @@ export async function readReportFile(file: string): Promise<Report> {
   } catch {
     throw new ConfigError("cannot read the report file: check the path", file);
   }
+  const deepLine = findExcessNesting(text);
+  if (deepLine !== null) throw new ConfigError(describeExcessNesting(), `${file}:${deepLine}`);
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -34,5 +41,8 @@ export async function readReportFile(file: string): Promise<Report> {
       file,
     );
   }
+  const outOfRange = findNumberOutOfRange(report);
+  if (outOfRange)
+    throw new ConfigError(`${outOfRange} (a report's numbers are checked when it is read)`, file);
   return report as Report;
 }

@@ -10,12 +10,13 @@
  * discarded with the trial); a check of a type this version does not know fails that check, with
  * a load warning, instead of rejecting the dataset.
  */
-import { readFile } from "node:fs/promises";
 import { describeError } from "../errors.js";
+import { describeExcessNesting, findExcessNesting } from "../json-nesting.js";
 import { checkTypeOf, createCheckGate, describeUnknownCheck, isKnownCheckType } from "./gates.js";
 import { BASHKIT_EXPECTATION_KEYS, BASHKIT_TASK_KEYS } from "./keys.js";
 import { NodeReader } from "./node-reader.js";
 import { indexField, joinField, type Problem } from "./problems.js";
+import { MAX_DATASET_BYTES, readInputText } from "./read-text.js";
 import type { GateSpec, MachineProfile, Scenario } from "./types.js";
 import type { YamlNode } from "./yaml-node.js";
 import { ID_PATTERN } from "./yaml-scenario.js";
@@ -54,6 +55,10 @@ export function parseBashkitDataset(text: string, file: string): ParsedDataset {
     const lineText = raw.trim();
     if (lineText === "" || lineText.startsWith("#") || lineText.startsWith("//")) return;
     const line = index + 1;
+    if (findExcessNesting(lineText) !== null) {
+      problems.push({ file, line, message: describeExcessNesting() });
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(lineText);
@@ -73,18 +78,15 @@ export function parseBashkitDataset(text: string, file: string): ParsedDataset {
 }
 
 export async function readBashkitDataset(file: string): Promise<ParsedDataset> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  const read = await readInputText(file, MAX_DATASET_BYTES);
+  if ("reason" in read) {
     return {
       scenarios: [],
-      problems: [{ file, message: `cannot read the dataset (${reason})` }],
+      problems: [{ file, message: `cannot read the dataset (${read.reason})` }],
       warnings: [],
     };
   }
-  return parseBashkitDataset(text, file);
+  return parseBashkitDataset(read.text, file);
 }
 
 function buildTask(

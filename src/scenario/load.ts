@@ -3,7 +3,7 @@
  * datasets. The only module that imports `yaml`; others parse YAML through `parseYamlText` /
  * `parseYamlFile`. Every problem found is reported together in one ConfigError.
  */
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import { ConfigError } from "../errors.js";
@@ -11,6 +11,7 @@ import { readBashkitDataset } from "./bashkit-dataset.js";
 import { computeContentHash } from "./content-hash.js";
 import { NodeReader } from "./node-reader.js";
 import { createProblemsError, displayPath, formatProblem, type Problem } from "./problems.js";
+import { MAX_YAML_BYTES, readInputText } from "./read-text.js";
 import { buildRubric } from "./rubric.js";
 import type { Rubric, Scenario } from "./types.js";
 import { convertYamlNode, type YamlNode, type YamlScalar } from "./yaml-node.js";
@@ -30,6 +31,13 @@ export interface LoadOptions {
 
 const SKIPPED_DIRS = new Set(["fixtures", "node_modules"]);
 const MAX_DEPTH = 200;
+const TOO_DEEP = `the document nests more than ${MAX_DEPTH} levels deep`;
+/**
+ * How many values a YAML document may stand for once its aliases are expanded. `yaml`'s own
+ * `maxAliasCount` guards only `toJS`, and this module expands aliases itself: without a budget ten
+ * lines of nested aliases ("billion laughs") grow to gigabytes. Real scenarios hold hundreds.
+ */
+const MAX_VALUES = 100_000;
 
 /** Loads every scenario the paths name, sorted by id. Throws one ConfigError listing all problems. */
 export async function loadScenarios(paths: string[], options: LoadOptions = {}): Promise<Scenario[]> {
@@ -103,30 +111,37 @@ export function parseYamlText(text: string, file = "<yaml>", options: LoadOption
 export async function parseYamlFile(file: string, options: LoadOptions = {}): Promise<unknown> {
   const cwd = options.cwd ?? process.cwd();
   const absolute = path.resolve(cwd, file);
-  const text = await readFile(absolute, "utf8").catch((error: NodeJS.ErrnoException) => {
-    throw new ConfigError(
-      `cannot read the file (${error.code ?? error.message})`,
-      displayPath(absolute, cwd),
-    );
-  });
-  return parseYamlText(text, absolute, options);
+  const read = await readInputText(absolute, MAX_YAML_BYTES);
+  if ("reason" in read)
+    throw new ConfigError(`cannot read the file (${read.reason})`, displayPath(absolute, cwd));
+  return parseYamlText(read.text, absolute, options);
 }
 
 /** Parses YAML into a tree that keeps the line of every value; syntax errors become problems. */
 export function parseYamlTree(text: string, file: string): { tree?: YamlNode; problems: Problem[] } {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  let doc: Document;
+  try {
+    doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return { problems: [{ file, line: 1, message: TOO_DEEP }] };
+  }
   const lineAt = (offset: number | undefined): number =>
     offset === undefined ? 1 : lineCounter.linePos(offset).line;
   const error = doc.errors[0];
   if (error) {
     // Only the first: after a syntax error the parser's follow-up complaints are noise.
+    const line = lineAt(error.pos[0]);
+    // `yaml` turns its own stack overflow on deep nesting into an error like any other.
+    if (error.message.startsWith("Maximum call stack size exceeded"))
+      return { problems: [{ file, line, message: TOO_DEEP }] };
     const message =
       error.code === "DUPLICATE_KEY" ? "a key is written twice in the same mapping" : error.message;
-    return { problems: [{ file, line: lineAt(error.pos[0]), message: `YAML syntax error: ${message}` }] };
+    return { problems: [{ file, line, message: `YAML syntax error: ${message}` }] };
   }
   const problems: Problem[] = [];
-  const tree = convertNode(doc.contents, { doc, lineAt, file, problems }, 1, 0);
+  const tree = convertNode(doc.contents, { doc, lineAt, file, problems, valuesLeft: MAX_VALUES }, 1, 0);
   return problems.length > 0 ? { problems } : { tree, problems };
 }
 
@@ -135,16 +150,31 @@ interface ConvertContext {
   lineAt: (offset: number | undefined) => number;
   file: string;
   problems: Problem[];
+  /** The values still allowed (MAX_VALUES); below zero the conversion has given up. */
+  valuesLeft: number;
+  /** The line of the outermost alias being expanded, where an over-budget document is reported. */
+  aliasLine?: number;
 }
 
 function convertNode(node: unknown, context: ConvertContext, fallbackLine: number, depth: number): YamlNode {
   const range = (node as { range?: [number, number, number] } | null)?.range;
   const line = range ? context.lineAt(range[0]) : fallbackLine;
+  context.valuesLeft -= 1;
+  if (context.valuesLeft < 0) {
+    if (context.valuesLeft === -1) {
+      context.problems.push({
+        file: context.file,
+        line: context.aliasLine ?? line,
+        message: `the document stands for more than ${MAX_VALUES} values once its aliases are expanded (an alias bomb?)`,
+      });
+    }
+    return { kind: "scalar", line, value: null };
+  }
   if (depth > MAX_DEPTH) {
     context.problems.push({
       file: context.file,
       line,
-      message: "the document nests too deeply (a recursive alias?)",
+      message: `${TOO_DEEP} (a recursive alias?)`,
     });
     return { kind: "scalar", line, value: null };
   }
@@ -154,7 +184,11 @@ function convertNode(node: unknown, context: ConvertContext, fallbackLine: numbe
       context.problems.push({ file: context.file, line, message: `unknown alias \`*${node.source}\`` });
       return { kind: "scalar", line, value: null };
     }
-    return { ...convertNode(target, context, line, depth + 1), line };
+    const outerAlias = context.aliasLine;
+    context.aliasLine ??= line;
+    const converted = convertNode(target, context, line, depth + 1);
+    context.aliasLine = outerAlias;
+    return { ...converted, line };
   }
   if (isMap(node)) {
     return {
@@ -193,15 +227,9 @@ function toScalar(value: unknown): YamlScalar {
 }
 
 async function readRubricFile(file: string): Promise<{ rubric?: Rubric; problems: Problem[] }> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    return {
-      problems: [{ file, message: `cannot read the rubric (${(error as NodeJS.ErrnoException).code})` }],
-    };
-  }
-  const parsed = parseYamlTree(text, file);
+  const read = await readInputText(file, MAX_YAML_BYTES);
+  if ("reason" in read) return { problems: [{ file, message: `cannot read the rubric (${read.reason})` }] };
+  const parsed = parseYamlTree(read.text, file);
   if (!parsed.tree) return { problems: parsed.problems };
   return buildRubric(parsed.tree, file);
 }
@@ -211,12 +239,12 @@ async function loadYamlScenario(
   onlyIfScenario: boolean,
   problems: Problem[],
 ): Promise<Omit<Scenario, "contentHash"> | undefined> {
-  const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
-    problems.push({ file, message: `cannot read the file (${error.code ?? error.message})` });
+  const read = await readInputText(file, MAX_YAML_BYTES);
+  if ("reason" in read) {
+    problems.push({ file, message: `cannot read the file (${read.reason})` });
     return undefined;
-  });
-  if (text === undefined) return undefined;
-  const parsed = parseYamlTree(text, file);
+  }
+  const parsed = parseYamlTree(read.text, file);
   if (!parsed.tree) {
     problems.push(...parsed.problems);
     return undefined;

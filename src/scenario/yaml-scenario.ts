@@ -18,6 +18,7 @@ import {
   VARIANT_KEYS,
 } from "./keys.js";
 import type { NodeReader } from "./node-reader.js";
+import { describeEscape, findEscapingLink, findReadableRoot, isInside } from "./paths.js";
 import { indexField, joinField, type Problem } from "./problems.js";
 import { formatSum, WEIGHT_TOLERANCE } from "./rubric.js";
 import type {
@@ -221,15 +222,16 @@ async function readFixture(
     );
     return undefined;
   }
+  const link = await findEscapingLink(resolved);
+  if (link !== undefined) {
+    reader.report(
+      node.line,
+      field,
+      `the fixture holds a symbolic link that points outside it (${JSON.stringify(link)}); links in a fixture must stay inside it and be relative`,
+    );
+    return undefined;
+  }
   return resolved;
-}
-
-function isInside(dir: string, candidate: string): boolean {
-  const relative = path.relative(dir, candidate);
-  return (
-    relative === "" ||
-    (!relative.startsWith(`..${path.sep}`) && relative !== ".." && !path.isAbsolute(relative))
-  );
 }
 
 function readFiles(
@@ -288,12 +290,13 @@ async function readGuidance(
     return reader.expected(node, field, "a file path or a mapping {file, mode}");
   }
   const fileField = node.kind === "map" ? joinField(field, "file") : field;
-  const file = await readExistingFile(reader, fileNode, fileField, dir, "guidance file");
+  const file = await readConfinedFile(reader, fileNode, fileField, dir, "guidance file");
   if (file === undefined || mode === undefined) return undefined;
   return { file, mode };
 }
 
-async function readExistingFile(
+/** A file that exists and stays in the scenario's repository (or folder), symlinks resolved. */
+async function readConfinedFile(
   reader: NodeReader,
   node: YamlNode,
   field: string,
@@ -303,6 +306,11 @@ async function readExistingFile(
   const value = reader.readString(node, field);
   if (value === undefined) return undefined;
   const resolved = path.resolve(dir, value);
+  const root = await findReadableRoot(dir);
+  if (!isInside(root.dir, resolved)) {
+    reader.report(node.line, field, `${what} ${await describeEscape(resolved, root, value)}`);
+    return undefined;
+  }
   const info = await stat(resolved).catch(() => undefined);
   if (!info) {
     reader.report(
@@ -314,6 +322,11 @@ async function readExistingFile(
   }
   if (!info.isFile()) {
     reader.report(node.line, field, `${what} ${JSON.stringify(value)} is not a file`);
+    return undefined;
+  }
+  const leaves = await describeEscape(resolved, root, value);
+  if (leaves) {
+    reader.report(node.line, field, `${what} ${leaves}`);
     return undefined;
   }
   return resolved;
@@ -534,7 +547,7 @@ async function readJudge(
     }
     return undefined;
   }
-  const rubricFile = await readExistingFile(
+  const rubricFile = await readConfinedFile(
     reader,
     rubricNode,
     joinField(field, "rubric"),

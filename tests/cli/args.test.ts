@@ -46,22 +46,30 @@ describe("command-line parsing", () => {
     expect(readInteger(values, "agent", 1)).toBeUndefined();
   });
 
-  it("reads durations like a scenario does, zero included as before", () => {
+  it("reads durations like a scenario does; zero, negative and timer-overflowing ones are refused", () => {
     const read = (raw: string) => readDurationMs(parse([`--timeout=${raw}`]), "timeout");
     expect(read("1m30s")).toBe(90_000);
     expect(read("90")).toBe(90_000);
     expect(read("1500ms")).toBe(1500);
     expect(read("1h")).toBe(3_600_000);
-    expect(read("0")).toBe(0);
-    expect(read("0s")).toBe(0);
-    expect(() => read("-5s")).toThrow('--timeout must be a duration such as 90s, 5m or 1500ms, got "-5s"');
+    for (const zero of ["0", "0s", "0ms", "0.0001"]) {
+      expect(() => read(zero)).toThrow(
+        `--timeout must be a positive duration such as 90s, 5m or 1500ms, got "${zero}"`,
+      );
+    }
+    expect(() => read("999h")).toThrow(
+      '--timeout must be a positive duration such as 90s, 5m or 1500ms, got "999h"',
+    );
+    expect(() => read("-5s")).toThrow(
+      '--timeout must be a positive duration such as 90s, 5m or 1500ms, got "-5s"',
+    );
   });
 
   it.each([
     [["--trails", "3"], "unknown option --trails (did you mean --trials?); see `llm-tool-test run --help`"],
     [["--trials", "0"], '--trials must be a whole number >= 1, got "0"'],
     [["--trials", "2.5"], '--trials must be a whole number >= 1, got "2.5"'],
-    [["--timeout", "soon"], '--timeout must be a duration such as 90s, 5m or 1500ms, got "soon"'],
+    [["--timeout", "soon"], '--timeout must be a positive duration such as 90s, 5m or 1500ms, got "soon"'],
     [["--shard", "5/4"], '--shard must look like i/n with 1 <= i <= n (e.g. 2/4), got "5/4"'],
     [
       ["--agent", "antropic"],

@@ -46,8 +46,11 @@ describe("run: the agents come from the registry", () => {
 describe("run: configuration errors exit 2 with one clear line", () => {
   it.each([
     [["--trails", "2"], "unknown option --trails (did you mean --trials?); see `llm-tool-test run --help`"],
-    [["--timeout", "1m30"], '--timeout must be a duration such as 90s, 5m or 1500ms, got "1m30"'],
-    [["--model-timeout", "soon"], '--model-timeout must be a duration such as 90s, 5m or 1500ms, got "soon"'],
+    [["--timeout", "1m30"], '--timeout must be a positive duration such as 90s, 5m or 1500ms, got "1m30"'],
+    [
+      ["--model-timeout", "soon"],
+      '--model-timeout must be a positive duration such as 90s, 5m or 1500ms, got "soon"',
+    ],
     [["--variant", "oops"], '--variant must look like NAME=FILE (e.g. v2=docs/AGENTS.md), got "oops"'],
     [["--sandbox", "docker"], '--sandbox must be one of auto, local, bwrap; got "docker"'],
   ])("%j", async (flags, message) => {

@@ -128,6 +128,14 @@ describe("command gates", () => {
     const missing = await runOne(gate(`echo '{"a":1}'`, "$.b", "exists"));
     expect(missing.passed).toBe(false);
     expect(missing.message).toContain("matched nothing");
+    // Nested deep enough to overflow a recursive walk: a failed gate, not a crashed trial.
+    const deep = await runOne(
+      gate(`printf '%.0s[' $(seq 50000); printf '%.0s]' $(seq 50000)`, "$..x", "exists"),
+    );
+    expect(deep.passed).toBe(false);
+    expect(deep.message).toMatch(
+      /^stdout is not usable JSON \(a JSON value nests more than 100 levels deep\)/,
+    );
   });
 
   it("fails a command that runs past the gate timeout and says so", async () => {

@@ -4,6 +4,7 @@ import { renderTerminalSummary } from "../../render/terminal.js";
 import { mergeShardReports } from "../../results/merge.js";
 import { copyShardTrialFolders } from "../../results/merge-trial-files.js";
 import { readReportFile } from "../../results/read-report.js";
+import { checkOutputPath } from "../../run/output-path.js";
 import { writeReportFiles } from "../../run/suite.js";
 import { projectRootOf } from "../../scenario/repository-root.js";
 import { parseCommandArgs, readString } from "../args.js";
@@ -25,6 +26,7 @@ async function commandMerge(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(MERGE_HELP);
     return values.help ? EXIT.ok : EXIT.usage;
   }
+  const outDir = await checkOutputPath(out, io.cwd, { flag: "--out", kind: "folder" });
   const inputs = await Promise.all(
     positionals.map(async (p) => {
       const file = path.resolve(io.cwd, p);
@@ -32,7 +34,6 @@ async function commandMerge(argv: string[], io: CliIo): Promise<number> {
     }),
   );
   const merged = mergeShardReports(inputs);
-  const outDir = path.resolve(io.cwd, out);
   await mkdir(outDir, { recursive: true });
   await copyShardTrialFolders(inputs, outDir);
   await writeReportFiles(merged, outDir, (text) => text, { repositoryRoot: await projectRootOf(io.cwd) });

@@ -6,6 +6,7 @@ import { ConfigError } from "../../errors.js";
 import { FORMAT_NAMES, OUTPUT_FORMATS, type OutputFormat } from "../../render/formats.js";
 import { readReportFile } from "../../results/read-report.js";
 import { loadTrialEvents } from "../../results/read-trial-events.js";
+import { checkOutputPath } from "../../run/output-path.js";
 import { projectRootOf } from "../../scenario/repository-root.js";
 import { parseCommandArgs, readChoice, readString } from "../args.js";
 import { type CliCommand, type CliIo, EXIT } from "../command.js";
@@ -29,6 +30,8 @@ async function commandReport(argv: string[], io: CliIo): Promise<number> {
     return values.help ? EXIT.ok : EXIT.usage;
   }
   const file = path.resolve(io.cwd, positionals[0] as string);
+  const outText = readString(values, "out");
+  const out = outText ? await checkOutputPath(outText, io.cwd, { flag: "--out", kind: "file" }) : undefined;
   const report = await readReportFile(file);
   const name = readChoice(values, "format", FORMAT_NAMES) ?? "md";
   const format: OutputFormat = OUTPUT_FORMATS[name];
@@ -48,10 +51,9 @@ async function commandReport(argv: string[], io: CliIo): Promise<number> {
     color: Boolean(io.stdout.isTTY),
     repositoryRoot: await projectRootOf(io.cwd),
   });
-  const out = readString(values, "out");
   if (out) {
-    await mkdir(path.dirname(path.resolve(io.cwd, out)), { recursive: true });
-    await writeFile(path.resolve(io.cwd, out), text);
+    await mkdir(path.dirname(out), { recursive: true });
+    await writeFile(out, text);
   } else {
     io.stdout.write(text);
   }

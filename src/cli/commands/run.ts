@@ -16,6 +16,7 @@ import { renderComparisonTerminal } from "../../render/comparison-markdown.js";
 import { renderTerminalSummary } from "../../render/terminal.js";
 import { poolTargetOf, type RunBaseline, settleBaseline } from "../../run/baseline.js";
 import { DEFAULT_MODEL } from "../../run/options.js";
+import { checkOutputPath } from "../../run/output-path.js";
 import {
   chooseDefaultAgent,
   createRunModelClient,
@@ -264,7 +265,11 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   io.stderr.write(fallbackLine);
 
   const resumeDir = readString(values, "resume");
-  const outDir = path.resolve(io.cwd, resumeDir ?? readString(values, "out") ?? timestampFolder(new Date()));
+  const outDir = await checkOutputPath(
+    resumeDir ?? readString(values, "out") ?? timestampFolder(new Date()),
+    io.cwd,
+    { flag: resumeDir !== undefined ? "--resume" : "--out", kind: "folder" },
+  );
   const baselineCandidates = await readBaselineFiles(readRepeated(values, "baseline"), io.cwd);
   const failOnText = readString(values, "fail-on");
   const failOn = failOnText ? parseFailOn(failOnText, "--fail-on") : null;
