@@ -13,7 +13,7 @@ import { assembleReport, buildScenarioReport, scenarioMetaOf } from "../results/
 import { loadTrialEvents } from "../results/read-trial-events.js";
 import type { Report, RunInfo, ScenarioReport, TrialReport } from "../results/types.js";
 import { warmProcessRunners } from "../sandbox/exec.js";
-import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
+import { collectSecretValues, createSecretRedactor, mergeSecretValues } from "../sandbox/secrets.js";
 import type { Scenario } from "../scenario/types.js";
 import { HARNESS_VERSION } from "../version.js";
 import {
@@ -105,12 +105,25 @@ export async function runSuite(
 ): Promise<SuiteResult> {
   const now = ports.now ?? Date.now;
   const signal = ports.signal ?? new AbortController().signal;
-  const redact = createSecretRedactor(collectSecretValues(ports.env));
+  const redact = createSecretRedactor(collectRunSecrets(scenarios, ports.env));
   await mkdir(options.outDir, { recursive: true });
 
   const run = await startRun(scenarios, options, ports, now);
   const stopReason = await runTrials(run, { options, ports, now, signal, redact });
   return finishRun(run, stopReason, options, ports, now, redact);
+}
+
+/**
+ * The secret values of the run: the parent's, and those the scenarios' authors wrote into the
+ * target's env (a password in a `DATABASE_URL`), which the agent sees and may print in any form.
+ */
+function collectRunSecrets(scenarios: Scenario[], env: Record<string, string | undefined>): string[] {
+  const lists = [collectSecretValues(env)];
+  for (const scenario of scenarios) {
+    lists.push(collectSecretValues(scenario.target.env));
+    for (const variant of scenario.variants) lists.push(collectSecretValues(variant.env ?? {}));
+  }
+  return mergeSecretValues(...lists);
 }
 
 /** A run as opened (or resumed): who it is, and what it has decided to run so far. */
