@@ -235,6 +235,9 @@ ${EMBEDDED_FORMATTERS}
     add(title, el("span", "badge " + t.outcome, t.outcome));
     add(body, el("p", "muted", "category " + t.category));
     if (t.reason) add(body, el("p", "reason", t.reason));
+    (t.shim_disagreements || []).forEach(function (message) {
+      add(body, el("p", "reason", "Shim records disagree with the tool calls: " + message));
+    });
     var f = t.figures;
     add(
       body,

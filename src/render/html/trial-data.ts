@@ -57,6 +57,8 @@ export interface TrialView {
   reason: string | null;
   end_reason: string | null;
   invocation_source: string;
+  /** Where the shim's records disagree with the tool calls; empty when they agree. */
+  shim_disagreements: string[];
   figures: {
     turns: number;
     tool_calls: number;
@@ -236,6 +238,7 @@ function buildTrialView(
     reason: trial.reason,
     end_reason: trial.end_reason,
     invocation_source: trial.invocation_source,
+    shim_disagreements: trial.shim_disagreements ?? [],
     figures: {
       turns: trial.execution.turns,
       tool_calls: trial.execution.tool_calls,
