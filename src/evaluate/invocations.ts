@@ -139,9 +139,7 @@ function extractShimAndUnseenInvocations(
       `${unexplained.length} shim record(s) match no tool call that invokes the target (run from a script, or forged)${successes > 0 ? `; ${successes} reporting success not counted` : ""}`,
     );
   }
-  const counted = records.filter(
-    (record) => !checked || record.explained || isFailedExit(record.exitCode),
-  );
+  const counted = records.filter((record) => !checked || record.explained || isFailedExit(record.exitCode));
   const timed = [
     ...counted.map((record) => ({
       invocation: { ...fromShimRecord(record.event, pattern), exit_code: record.exitCode },
@@ -220,10 +218,21 @@ function reconcileCall(
         `tool call ${callNumber}: the shim recorded no call of ${quoteHeadOf(invocation.command)}; counted from the tool call`,
       );
     }
-    added.push({ invocation: withCallResult(invocation, result), atMs: previousMs + (added.length + 1) * 1e-6 });
+    added.push({
+      invocation: withCallResult(invocation, result),
+      atMs: previousMs + (added.length + 1) * 1e-6,
+    });
   });
+  // A call of nothing but target commands, without a loop or a function, runs each once: a record
+  // its commands did not claim (one back-dated into it) is not explained by it.
+  if (onlyTarget && !LOOP_OR_FUNCTION.test(call.command)) {
+    for (const record of during) record.explained = record.claimed;
+  }
   return added;
 }
+
+/** Shell words that can run a command more than once. */
+const LOOP_OR_FUNCTION = /\b(?:for|while|until|select|function)\b|\(\s*\)|[{}]/;
 
 /** The records (sorted by start) that started in [fromMs, toMs]: a binary search, then a slice. */
 function recordsBetween(records: readonly ShimRecord[], fromMs: number, toMs: number): ShimRecord[] {
@@ -311,6 +320,8 @@ function findScriptInvocations(script: string, matcher: RegExp): ScriptInvocatio
     const { words } = command;
     let first = 0;
     while (first < words.length - 1 && ASSIGNMENT.test((words[first] as ShellWord).text)) first += 1;
+    // Only assignments (`log=$(… /path/my-tool)`): nothing runs as a command here.
+    if (ASSIGNMENT.test((words[first] as ShellWord).text)) return;
     const wrapped = COMMAND_WRAPPERS.has(basename((words[first] as ShellWord).text));
     const last = wrapped ? words.length - 1 : first;
     for (let wordIndex = first; wordIndex <= last; wordIndex += 1) {

@@ -180,7 +180,9 @@ function renderShimDisagreements(report: Report): string[] {
   ];
   for (const [scenario, trial] of flagged) {
     for (const message of trial.shim_disagreements ?? []) {
-      lines.push(`- ${escapeMarkdownCell(scenarioLabel(scenario))}, trial ${trial.trial}: ${escapeMarkdownCell(message)}`);
+      lines.push(
+        `- ${escapeMarkdownCell(scenarioLabel(scenario))}, trial ${trial.trial}: ${escapeMarkdownCell(message)}`,
+      );
     }
   }
   return lines;

@@ -244,6 +244,33 @@ describe("extractInvocations with a binary: calls the shim did not see", () => {
     ]);
   });
 
+  it("does not count a success back-dated into a call that ran the target once", () => {
+    const log = createEventLog();
+    log.call("my-tool fail", 1);
+    const callAt = Date.parse(log.events[0]!.ts);
+    log.push({
+      type: "target_invocation",
+      argv: ["my-tool", "fail"],
+      exit_code: 0,
+      duration_ms: 1,
+      cwd: null,
+      started_at_ms: callAt,
+    });
+    log.shim(["my-tool", "fail"], 1);
+    const result = extractInvocations(log.events, target);
+    expect(result.invocations.map((i) => i.exit_code)).toEqual([1]);
+    expect(result.disagreements?.[0]).toContain("1 reporting success not counted");
+  });
+
+  it("keeps every record of a call that loops over the target", () => {
+    const log = createEventLog();
+    log.call("for x in a b c; do my-tool show $x; done", 0);
+    for (const name of ["a", "b", "c"]) log.shim(["my-tool", "show", name], 0);
+    const result = extractInvocations(log.events, target);
+    expect(result.invocations).toHaveLength(3);
+    expect(result.disagreements).toBeUndefined();
+  });
+
   it("takes the harness's exit code when the record of a call's last command says otherwise", () => {
     const log = createEventLog();
     log.call("my-tool fail", 1);

@@ -192,7 +192,10 @@ describe("createTrialSandbox (local)", () => {
     expect(JSON.stringify(sandbox.agentEnv)).not.toContain("CANARY");
     expect(JSON.stringify(events.events)).not.toContain("CANARY");
     const base = path.dirname(sandbox.workDir);
-    const written = [...listFilesRecursively(base), ...(existsSync(trialDir) ? listFilesRecursively(trialDir) : [])];
+    const written = [
+      ...listFilesRecursively(base),
+      ...(existsSync(trialDir) ? listFilesRecursively(trialDir) : []),
+    ];
     // The shim script, the work dir's files (the shim's records go through a FIFO, not a file).
     expect(written.length).toBeGreaterThanOrEqual(3);
     for (const file of written) expect(readFileSync(file, "utf8"), file).not.toContain("CANARY");
