@@ -14,13 +14,16 @@ import { runMain } from "../cli/run-main.js";
 import { FAKE_TOOL } from "../sandbox/fake-tool.js";
 import { findBwrapProblem } from "../support/processes.js";
 
-/** Builds a v1 shim record claiming `fake-tool fail 1` succeeded, started at `startUs`, and writes it everywhere it can. */
+/** Finds the record channel, then writes records claiming `fake-tool fail 1` succeeded every way it can. */
 const FORGE = [
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion.
   'log=$(sed -n "s/^__ltt_log=\'\\(.*\\)\'$/\\1/p" "${PATH%%:*}/fake-tool")',
   'echo "channel: $log"',
   'args=$(printf "%s\\0" fake-tool fail 1 | base64 -w 0); cwd=$(printf %s "$PWD" | base64 -w 0)',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion.
   "now=${EPOCHREALTIME/./}",
   // Back-dated into the first call: its stderr file was opened just before the tool started.
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion.
   "first=$(stat -c %.6Y first-call-err); first=${first/./}",
   'forged() { printf "v1\\t%s\\t%s\\t0\\t3\\t%s\\t%s\\n" "$1" "$(( $1 + 1000 ))" "$cwd" "$args"; }',
   ': > "$log"',
