@@ -182,20 +182,25 @@ function reconcileCall(
   const during = recordsBetween(records, fromMs, toMs);
   if (found.length === 0) return [];
   for (const record of during) record.explained = true;
-  // Claimed from the latest back, so the last typed command gets the call's last record.
-  const claim = (argv: readonly string[]) => {
-    const record = [...during]
+  const observed = result !== null && !result.timed_out;
+  // Claimed from the latest back, so the last typed command gets the call's last record; the last
+  // command prefers a record with the exit code the harness saw (a forged one rarely has it).
+  const claim = (argv: readonly string[], exitCode: number | null = null) => {
+    const candidates = [...during]
       .reverse()
-      .find(({ event, claimed }) => !claimed && argumentsAgree(event.argv, argv));
+      .filter(({ event, claimed }) => !claimed && argumentsAgree(event.argv, argv));
+    const record = candidates.find((entry) => entry.exitCode === exitCode) ?? candidates[0];
     if (record) record.claimed = true;
     return record ?? null;
   };
+  const lastExit = observed ? result.exit_code : null;
   // Bare-name calls went through the shim: they claim their records before the path calls look.
   const seen = [...found]
     .reverse()
-    .map((invocation) => (invocation.viaPath ? null : claim(invocation.argv)))
+    .map((invocation) =>
+      invocation.viaPath ? null : claim(invocation.argv, invocation.last ? lastExit : null),
+    )
     .reverse();
-  const observed = result !== null && !result.timed_out;
   const added: { invocation: Invocation; atMs: number }[] = [];
   let previousMs = fromMs;
   found.forEach((invocation, index) => {
