@@ -21,7 +21,12 @@ import { ConfigError, describeError } from "../errors.js";
 import type { ExecResult } from "../sandbox/types.js";
 import type { EventSink, TokenUsage } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
-import { type CredentialProxy, PLACEHOLDER_API_KEY, startCredentialProxy } from "./credential-proxy.js";
+import {
+  type CredentialProxy,
+  PLACEHOLDER_API_KEY,
+  type ProxyRefusal,
+  startCredentialProxy,
+} from "./credential-proxy.js";
 import type { Agent, AgentContext, AgentOutcome } from "./types.js";
 
 export const CLAUDE_BIN_ENV = "LLM_TOOL_TEST_CLAUDE_BIN";
@@ -51,6 +56,8 @@ export interface ClaudeCodeAgentOptions {
   maxRetries?: number;
   /** Milliseconds, for turn and tool durations. */
   now?: () => number;
+  /** API requests the credential proxy forwards per trial at most; default DEFAULT_MAX_PROXY_REQUESTS. */
+  maxApiRequests?: number;
 }
 
 export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
@@ -89,12 +96,16 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
       };
     }
 
+    const mapper = createClaudeStreamMapper(context.events, now);
     let proxy: CredentialProxy;
     try {
       proxy = await startCredentialProxy({
         apiKey: options.apiKey,
         upstream: options.baseURL || DEFAULT_BASE_URL,
         proxyEnv: env,
+        ...(options.maxApiRequests !== undefined ? { maxRequests: options.maxApiRequests } : {}),
+        // Each refusal is in the trial's events, so the report says why the agent's call failed.
+        onRefusal: (refusal) => context.events.emit(refusalEvent(refusal, mapper.turns())),
       });
     } catch (error) {
       await unlink();
@@ -105,7 +116,6 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
       };
     }
 
-    const mapper = createClaudeStreamMapper(context.events, now);
     let result: ExecResult;
     try {
       result = await runProcess(binary, buildClaudeArgs(context, tools), {
@@ -127,10 +137,30 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
       await proxy.close();
       await unlink();
     }
-    return mapper.finish(result, context.signal);
+    return withCapNote(mapper.finish(result, context.signal), proxy.refused());
   }
 
   return { name: "claude-code", run };
+}
+
+/** A refused API request as the trial's events show it: a model error that will not be retried. */
+function refusalEvent(refusal: ProxyRefusal, turns: number) {
+  return {
+    type: "model_error" as const,
+    turn: turns + 1,
+    attempt: 1,
+    status: 403,
+    message: refusal.message,
+    will_retry: false,
+    retry_after_ms: null,
+  };
+}
+
+/** A trial that ran into the request cap ends saying so, whatever Claude Code made of the 403. */
+function withCapNote(outcome: AgentOutcome, refusals: readonly ProxyRefusal[]): AgentOutcome {
+  const cap = refusals.find((refusal) => refusal.reason === "request_cap");
+  if (!cap) return outcome;
+  return { ...outcome, error: outcome.error ? `${cap.message}; ${outcome.error}` : cap.message };
 }
 
 /**

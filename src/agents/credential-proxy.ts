@@ -3,10 +3,20 @@
  *
  * An agent CLI's own tools (Claude Code's Bash) inherit its environment, so the real API key must
  * never be in it. The CLI gets `ANTHROPIC_BASE_URL=<this proxy>` and a placeholder key; the proxy
- * forwards `/v1/*` to the real base URL with the real key (`x-api-key` and `authorization: Bearer`)
- * in place of whatever key the client sent. Responses stream through unbuffered (server-sent
- * events). Only loopback clients are served; nothing but `/v1/*` is forwarded. Upstream requests
- * go through the model client's transport, so they honour HTTPS_PROXY / HTTP_PROXY / NO_PROXY too.
+ * forwards the API calls the agent needs to the real base URL with the real key (`x-api-key` and
+ * `authorization: Bearer`) in place of whatever key the client sent. Responses stream through
+ * unbuffered (server-sent events). Upstream requests go through the model client's transport, so
+ * they honour HTTPS_PROXY / HTTP_PROXY / NO_PROXY too.
+ *
+ * The agent (or a tool it runs) can send anything to this port, so the key goes only where it must:
+ * - only loopback clients are served;
+ * - the request path is normalised before it is checked (percent-encoding decoded once, `.` and
+ *   `..` segments resolved); encoded slashes or backslashes, a `%` left after decoding, control
+ *   characters and paths that climb above `/` are refused;
+ * - only the endpoints in ALLOWED_ENDPOINTS are forwarded (the rest: 403 with a JSON error), and
+ *   what is forwarded is the allowlisted path itself, joined under the base URL's path prefix;
+ * - at most `maxRequests` are forwarded per proxy (one proxy per trial); past the cap every request
+ *   is refused with 403 and `onRefusal` is told, so the trial's events say why.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -21,13 +31,40 @@ export interface CredentialProxyOptions {
   upstream: string;
   /** Where HTTPS_PROXY / HTTP_PROXY / NO_PROXY are read for the upstream; defaults to process.env. */
   proxyEnv?: ProxyEnv;
+  /** Requests forwarded at most (a runaway or hostile agent's cap); default DEFAULT_MAX_PROXY_REQUESTS. */
+  maxRequests?: number;
+  /** Told of every request refused (not allowed, malformed, or past the cap). */
+  onRefusal?: (refusal: ProxyRefusal) => void;
 }
+
+export interface ProxyRefusal {
+  reason: "not_allowed" | "malformed_path" | "request_cap";
+  method: string;
+  /** The path as the client sent it, without the query, cut to 200 characters. */
+  path: string;
+  message: string;
+}
+
+/** Per trial: far above what a real trial needs (a turn is one or two calls), low enough to stop a loop. */
+export const DEFAULT_MAX_PROXY_REQUESTS = 1000;
+
+/**
+ * What Claude Code needs, by method and normalised path: the Messages API and its token counter.
+ * (Its other traffic, telemetry, update checks and OAuth, is turned off by buildClaudeEnv or not
+ * used with an API key.)
+ */
+const ALLOWED_ENDPOINTS: ReadonlySet<string> = new Set([
+  "POST /v1/messages",
+  "POST /v1/messages/count_tokens",
+]);
 
 export interface CredentialProxy {
   /** http://127.0.0.1:PORT, for ANTHROPIC_BASE_URL. */
   url: string;
   /** Requests forwarded upstream so far. */
   forwarded(): number;
+  /** Requests refused so far. */
+  refused(): ProxyRefusal[];
   close(): Promise<void>;
 }
 
@@ -59,28 +96,63 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
   const dispatcher = createHttpDispatcher(options.proxyEnv ?? process.env);
   let forwarded = 0;
 
+  const maxRequests = options.maxRequests ?? DEFAULT_MAX_PROXY_REQUESTS;
+  const refusals: ProxyRefusal[] = [];
+  const refuse = (req: http.IncomingMessage, res: http.ServerResponse, refusal: ProxyRefusal) => {
+    req.resume();
+    refusals.push(refusal);
+    options.onRefusal?.(refusal);
+    sendError(res, 403, "permission_error", refusal.message);
+  };
+
   const server = http.createServer((req, res) => {
     if (!isLoopback(req.socket.remoteAddress)) {
       req.socket.destroy();
       return;
     }
-    const url = req.url ?? "/";
-    const pathOnly = url.split("?")[0] ?? "/";
-    if (!pathOnly.startsWith("/v1/")) {
-      // Clients probe the base URL for connectivity (`HEAD /`); nothing else is served.
-      if ((req.method === "HEAD" || req.method === "GET") && pathOnly === "/") {
-        res.writeHead(200, { "content-length": "0" }).end();
-      } else {
-        sendError(
-          res,
-          404,
-          "not_found_error",
-          `the llm-tool-test proxy forwards only /v1/*, not ${pathOnly}`,
-        );
-      }
+    const target = req.url ?? "/";
+    const queryAt = target.indexOf("?");
+    const rawPath = queryAt === -1 ? target : target.slice(0, queryAt);
+    const query = queryAt === -1 ? "" : target.slice(queryAt);
+    const method = req.method ?? "GET";
+    const shown = rawPath.slice(0, 200);
+    // Clients probe the base URL for connectivity (`HEAD /`): answered here.
+    if ((method === "HEAD" || method === "GET") && rawPath === "/") {
       req.resume();
+      res.writeHead(200, { "content-length": "0" }).end();
       return;
     }
+    const normalised = normaliseRequestPath(rawPath);
+    if (normalised === null) {
+      refuse(req, res, {
+        reason: "malformed_path",
+        method,
+        path: shown,
+        message: `the llm-tool-test proxy refuses the path ${JSON.stringify(shown)} (encoded slashes or backslashes, dot segments above the root, control characters or double encoding)`,
+      });
+      return;
+    }
+    const endpoint = `${method} ${normalised}`;
+    if (!ALLOWED_ENDPOINTS.has(endpoint)) {
+      refuse(req, res, {
+        reason: "not_allowed",
+        method,
+        path: shown,
+        message: `the llm-tool-test proxy forwards only ${[...ALLOWED_ENDPOINTS].join(" and ")}, not ${endpoint}`,
+      });
+      return;
+    }
+    if (forwarded >= maxRequests) {
+      refuse(req, res, {
+        reason: "request_cap",
+        method,
+        path: shown,
+        message: `the llm-tool-test proxy's cap of ${maxRequests} API requests for this trial is reached`,
+      });
+      return;
+    }
+    // Query strings carry only flags (`?beta=true`); characters outside a URL's are refused upstream.
+    const forwardPath = `${basePath}${normalised}${query}`;
 
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.headers)) {
@@ -103,7 +175,7 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
     dispatcher
       .request({
         origin: upstream.origin,
-        path: `${basePath}${url}`,
+        path: forwardPath,
         method: req.method ?? "GET",
         headers,
         body: hasBody ? req : null,
@@ -146,12 +218,42 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
   return {
     url: `http://127.0.0.1:${port}`,
     forwarded: () => forwarded,
+    refused: () => [...refusals],
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await dispatcher.destroy();
     },
   };
+}
+
+/**
+ * The path a server would act on: percent-encoding decoded once, `.` and `..` resolved. Null for a
+ * path that is not origin-form (`/…`), that encodes a slash or backslash or holds a raw backslash,
+ * that still holds `%` after decoding (double encoding an upstream might decode again), a control
+ * character, or a `..` above the root.
+ */
+export function normaliseRequestPath(rawPath: string): string | null {
+  if (!rawPath.startsWith("/") || rawPath.includes("\\") || /%(?:2f|5c)/i.test(rawPath)) return null;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(rawPath);
+  } catch {
+    return null;
+  }
+  if (decoded.includes("%") || /[\u0000-\u001f\u007f]/.test(decoded)) return null;
+  const segments: string[] = [];
+  const parts = decoded.split("/").slice(1);
+  for (const [index, part] of parts.entries()) {
+    if (part === ".") {
+      if (index === parts.length - 1) segments.push("");
+    } else if (part === "..") {
+      if (segments.length === 0) return null;
+      segments.pop();
+      if (index === parts.length - 1) segments.push("");
+    } else segments.push(part);
+  }
+  return `/${segments.join("/")}`;
 }
 
 function isLoopback(address: string | undefined): boolean {

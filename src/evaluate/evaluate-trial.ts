@@ -41,7 +41,7 @@ export async function evaluateTrial(input: EvaluateTrialInput): Promise<TrialEva
   const endReason: EndReason | null = end?.reason ?? null;
   const completed = isCompleted(endReason);
 
-  const { source, invocations } = extractInvocations(events, scenario.target);
+  const { source, invocations, disagreements } = extractInvocations(events, scenario.target);
   const interaction = computeInteraction(invocations, completed);
   const bySubcommand = computeBySubcommand(invocations, completed);
   const execution = computeExecution(events, { prices: input.prices, model: input.model });
@@ -100,6 +100,7 @@ export async function evaluateTrial(input: EvaluateTrialInput): Promise<TrialEva
     reason: decided.reason,
     end_reason: endReason,
     invocation_source: source,
+    ...(disagreements && disagreements.length > 0 ? { shim_disagreements: disagreements } : {}),
     interaction,
     by_subcommand: bySubcommand,
     execution,

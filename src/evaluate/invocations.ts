@@ -59,10 +59,15 @@ export function isFailedExit(exitCode: number | null): boolean {
 export interface ExtractedInvocations {
   source: InvocationSource;
   invocations: Invocation[];
+  /** Where the shim's records and the tool calls disagree (source `shim` only). */
+  disagreements?: string[];
 }
 
 export function extractInvocations(events: readonly TrialEvent[], target: Target): ExtractedInvocations {
-  if (target.binary) return { source: "shim", invocations: extractShimAndUnseenInvocations(events, target) };
+  if (target.binary) {
+    const { invocations, disagreements } = extractShimAndUnseenInvocations(events, target);
+    return { source: "shim", invocations, ...(disagreements.length > 0 ? { disagreements } : {}) };
+  }
   if (!target.commandPattern) return { source: "none", invocations: [] };
   // Structured tool events are exact even when there are none, unless the agent only left free text.
   let hasToolCalls = false;
@@ -92,53 +97,164 @@ function fromShimRecord(event: EventOf<"target_invocation">, pattern: ScenarioPa
  * The shim's records, plus the path invocations in tool calls that the shim did not record (see
  * the module comment), in the order they ran: by start time, an added one right after the
  * shim-recorded call that preceded it in its tool call.
+ *
+ * The records are checked against the tool calls the harness saw (the agent can add records to the
+ * shim's channel, see sandbox/shim-channel.ts), and every disagreement is said:
+ * - a call whose last command is the target, that the shim did not record: the call's own exit
+ *   code (the harness's) stands in for the missing record;
+ * - a record whose exit code is not the one the harness saw for that call: the harness's counts;
+ * - a record no tool call explains (it started outside every call, or during a call that typed no
+ *   invocation of the target: the target run from a script, or a forged record): it counts only
+ *   when it reports a failure, so added records never improve the metrics.
+ * Agents without tool calls (free text only) have nothing to check against.
  */
-function extractShimAndUnseenInvocations(events: readonly TrialEvent[], target: Target): Invocation[] {
+function extractShimAndUnseenInvocations(
+  events: readonly TrialEvent[],
+  target: Target,
+): { invocations: Invocation[]; disagreements: string[] } {
   const pattern = compileTargetPattern(target);
   const matcher = compileCommandMatcher(target);
-  const records: { event: EventOf<"target_invocation">; claimed: boolean }[] = [];
+  const records: ShimRecord[] = [];
   for (const event of events) {
-    if (event.type === "target_invocation") records.push({ event, claimed: false });
+    if (event.type === "target_invocation") {
+      records.push({ event, claimed: false, explained: false, exitCode: event.exit_code });
+    }
   }
-  const timed = records.map(({ event }) => ({
-    invocation: fromShimRecord(event, pattern),
-    atMs: event.started_at_ms,
-  }));
-  if (!matcher) return timed.map((entry) => entry.invocation);
-
-  const claim = (argv: readonly string[], fromMs: number, toMs: number) => {
-    const record = records.find(
-      ({ event, claimed }) =>
-        !claimed &&
-        event.started_at_ms >= fromMs &&
-        event.started_at_ms <= toMs &&
-        argumentsAgree(event.argv, argv),
-    );
-    if (record) record.claimed = true;
-    return record?.event ?? null;
-  };
-  for (const { call, result } of pairToolCalls(events)) {
-    const found = findScriptInvocations(call.command, matcher);
-    if (!found.some((invocation) => invocation.viaPath)) continue;
-    const fromMs = Date.parse(call.ts);
-    const toMs = result ? Date.parse(result.ts) : Number.POSITIVE_INFINITY;
-    // Bare-name calls went through the shim: they claim their records before the path calls look.
-    const seen = found.map((invocation) =>
-      invocation.viaPath ? null : claim(invocation.argv, fromMs, toMs),
-    );
-    let previousMs = fromMs;
-    let added = 0;
-    found.forEach((invocation, index) => {
-      const record = seen[index] ?? (invocation.viaPath ? claim(invocation.argv, fromMs, toMs) : null);
-      if (record) previousMs = record.started_at_ms;
-      else if (invocation.viaPath) {
-        added += 1;
-        timed.push({ invocation: withCallResult(invocation, result), atMs: previousMs + added * 1e-6 });
-      }
-    });
+  // By start time (stable), for the windows of the tool calls.
+  records.sort((a, b) => a.event.started_at_ms - b.event.started_at_ms);
+  const calls = pairToolCalls(events);
+  const disagreements: string[] = [];
+  const added: { invocation: Invocation; atMs: number }[] = [];
+  if (matcher) {
+    for (const [index, pair] of calls.entries()) {
+      const found = findScriptInvocations(pair.call.command, matcher);
+      added.push(...reconcileCall(pair, index + 1, found, records, disagreements));
+    }
   }
+  const checked = matcher !== null && calls.length > 0;
+  const unexplained = checked ? records.filter((record) => !record.explained) : [];
+  if (unexplained.length > 0) {
+    const successes = unexplained.filter((record) => !isFailedExit(record.exitCode)).length;
+    disagreements.push(
+      `${unexplained.length} shim record(s) match no tool call that invokes the target (run from a script, or forged)${successes > 0 ? `; ${successes} reporting success not counted` : ""}`,
+    );
+  }
+  const counted = records.filter((record) => !checked || record.explained || isFailedExit(record.exitCode));
+  const timed = [
+    ...counted.map((record) => ({
+      invocation: { ...fromShimRecord(record.event, pattern), exit_code: record.exitCode },
+      atMs: record.event.started_at_ms,
+    })),
+    ...added,
+  ];
   // Stable: shim records keep their order.
-  return timed.sort((a, b) => a.atMs - b.atMs).map((entry) => entry.invocation);
+  return {
+    invocations: timed.sort((a, b) => a.atMs - b.atMs).map((entry) => entry.invocation),
+    disagreements,
+  };
+}
+
+interface ShimRecord {
+  event: EventOf<"target_invocation">;
+  /** Taken by one typed invocation (by its arguments). */
+  claimed: boolean;
+  /** Started during a tool call that typed an invocation of the target. */
+  explained: boolean;
+  /** The record's exit code, or the harness's when they disagree. */
+  exitCode: number;
+}
+
+/**
+ * One tool call against the shim's records: claims the records of its typed invocations, checks the
+ * last one's exit code against the call's, and returns the invocations the shim did not record
+ * (typed with a path, or missing).
+ */
+function reconcileCall(
+  { call, result }: { call: EventOf<"tool_call">; result: EventOf<"tool_result"> | null },
+  callNumber: number,
+  found: ScriptInvocation[],
+  records: ShimRecord[],
+  disagreements: string[],
+): { invocation: Invocation; atMs: number }[] {
+  const onlyTarget = found.length === findSimpleCommands(call.command).length;
+  const fromMs = Date.parse(call.ts);
+  const toMs = result ? Date.parse(result.ts) : Number.POSITIVE_INFINITY;
+  const during = recordsBetween(records, fromMs, toMs);
+  if (found.length === 0) return [];
+  for (const record of during) record.explained = true;
+  const observed = result !== null && !result.timed_out;
+  // Claimed from the latest back, so the last typed command gets the call's last record; the last
+  // command prefers a record with the exit code the harness saw (a forged one rarely has it).
+  const claim = (argv: readonly string[], exitCode: number | null = null) => {
+    const candidates = [...during]
+      .reverse()
+      .filter(({ event, claimed }) => !claimed && argumentsAgree(event.argv, argv));
+    const record = candidates.find((entry) => entry.exitCode === exitCode) ?? candidates[0];
+    if (record) record.claimed = true;
+    return record ?? null;
+  };
+  const lastExit = observed ? result.exit_code : null;
+  // Bare-name calls went through the shim: they claim their records before the path calls look.
+  const seen = [...found]
+    .reverse()
+    .map((invocation) =>
+      invocation.viaPath ? null : claim(invocation.argv, invocation.last ? lastExit : null),
+    )
+    .reverse();
+  const added: { invocation: Invocation; atMs: number }[] = [];
+  let previousMs = fromMs;
+  found.forEach((invocation, index) => {
+    const record = seen[index] ?? (invocation.viaPath ? claim(invocation.argv) : null);
+    if (record) {
+      previousMs = record.event.started_at_ms;
+      if (invocation.last && observed && record.exitCode !== result.exit_code) {
+        disagreements.push(
+          `tool call ${callNumber}: the shim recorded exit code ${record.exitCode}, the harness saw ${result.exit_code}; the harness's counts`,
+        );
+        record.exitCode = result.exit_code;
+      }
+      return;
+    }
+    if (!invocation.viaPath) {
+      // A bare name always runs the shim; it surely ran only when the call is nothing but the
+      // target's commands (`test -f x && my-tool x` may skip it) and it is the last.
+      if (!(invocation.last && observed && onlyTarget)) return;
+      disagreements.push(
+        `tool call ${callNumber}: the shim recorded no call of ${quoteHeadOf(invocation.command)}; counted from the tool call`,
+      );
+    }
+    added.push({
+      invocation: withCallResult(invocation, result),
+      atMs: previousMs + (added.length + 1) * 1e-6,
+    });
+  });
+  // A call of nothing but target commands, without a loop or a function, runs each once: a record
+  // its commands did not claim (one back-dated into it) is not explained by it.
+  if (onlyTarget && !LOOP_OR_FUNCTION.test(call.command)) {
+    for (const record of during) record.explained = record.claimed;
+  }
+  return added;
+}
+
+/** Shell words that can run a command more than once. */
+const LOOP_OR_FUNCTION = /\b(?:for|while|until|select|function)\b|\(\s*\)|[{}]/;
+
+/** The records (sorted by start) that started in [fromMs, toMs]: a binary search, then a slice. */
+function recordsBetween(records: readonly ShimRecord[], fromMs: number, toMs: number): ShimRecord[] {
+  let low = 0;
+  let high = records.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((records[middle] as ShimRecord).event.started_at_ms < fromMs) low = middle + 1;
+    else high = middle;
+  }
+  let end = low;
+  while (end < records.length && (records[end] as ShimRecord).event.started_at_ms <= toMs) end += 1;
+  return records.slice(low, end);
+}
+
+function quoteHeadOf(command: string): string {
+  return `\`${command.length > 80 ? `${command.slice(0, 80)}…` : command}\``;
 }
 
 /** Each agent tool call's invocations of the target (see the module comment). */
@@ -209,6 +325,8 @@ function findScriptInvocations(script: string, matcher: ScenarioPattern): Script
     const { words } = command;
     let first = 0;
     while (first < words.length - 1 && ASSIGNMENT.test((words[first] as ShellWord).text)) first += 1;
+    // Only assignments (`log=$(… /path/my-tool)`): nothing runs as a command here.
+    if (ASSIGNMENT.test((words[first] as ShellWord).text)) return;
     const wrapped = COMMAND_WRAPPERS.has(basename((words[first] as ShellWord).text));
     const last = wrapped ? words.length - 1 : first;
     for (let wordIndex = first; wordIndex <= last; wordIndex += 1) {

@@ -202,6 +202,29 @@ function renderReplayMarkdown(scenarios: readonly ScenarioReport[]): string[] {
   ];
 }
 
+/** Trials whose shim records disagree with their tool calls (forged or lost records), whatever their outcome. */
+function renderShimDisagreements(report: Report): string[] {
+  const flagged = report.scenarios.flatMap((s) =>
+    s.trials.filter((t) => (t.shim_disagreements?.length ?? 0) > 0).map((t) => [s, t] as const),
+  );
+  if (flagged.length === 0) return [];
+  const lines = [
+    "",
+    "## Shim records that disagree with the tool calls",
+    "",
+    "Layer 1 counted what the harness saw; an agent may have tampered with the records.",
+    "",
+  ];
+  for (const [scenario, trial] of flagged) {
+    for (const message of trial.shim_disagreements ?? []) {
+      lines.push(
+        `- ${markdownCode(scenarioLabel(scenario))}, trial ${trial.trial}: ${markdownText(message)}`,
+      );
+    }
+  }
+  return lines;
+}
+
 /** `report.md`: headline (the decision when given), per-category and per-scenario tables, then each failing trial. Pure. */
 export function renderReportMarkdown(report: Report, options: ReportMarkdownOptions = {}): string {
   const lines = [
@@ -222,6 +245,7 @@ export function renderReportMarkdown(report: Report, options: ReportMarkdownOpti
       renderComparisonMarkdown(comparison, null, { maxChars: 12_000 }).trim(),
     );
   }
+  lines.push(...renderShimDisagreements(report));
   const failing = report.scenarios.flatMap((s) =>
     s.trials.filter((t) => t.outcome === "fail" || t.outcome === "error").map((t) => [s, t] as const),
   );

@@ -78,6 +78,12 @@ export interface TrialReport {
   reason: string | null;
   end_reason: EndReason | null;
   invocation_source: InvocationSource;
+  /**
+   * Where the shim's records disagree with the tool calls the harness saw (a missing record, another
+   * exit code, records no tool call explains): layer 1 then counted what the harness saw. Absent
+   * when they agree (and in reports of earlier versions).
+   */
+  shim_disagreements?: string[];
   interaction: InteractionMetrics;
   /** Layer 1 per subcommand ("(none)" when there is no subcommand). */
   by_subcommand: Record<string, InteractionMetrics>;

@@ -14,7 +14,7 @@ import { loadTrialEvents } from "../results/read-trial-events.js";
 import type { Report, RunInfo, ScenarioReport, TrialReport } from "../results/types.js";
 import { warmProcessRunners } from "../sandbox/exec.js";
 import { createSandboxSelector, type SandboxSelector } from "../sandbox/sandbox-selection.js";
-import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
+import { collectSecretValues, createSecretRedactor, mergeSecretValues } from "../sandbox/secrets.js";
 import type { Scenario } from "../scenario/types.js";
 import { HARNESS_VERSION } from "../version.js";
 import {
@@ -108,13 +108,26 @@ export async function runSuite(
 ): Promise<SuiteResult> {
   const now = ports.now ?? Date.now;
   const signal = ports.signal ?? new AbortController().signal;
-  const redact = createSecretRedactor(collectSecretValues(ports.env));
+  const redact = createSecretRedactor(collectRunSecrets(scenarios, ports.env));
   await mkdir(options.outDir, { recursive: true });
   const sandboxes = ports.sandboxes ?? createSandboxSelector({ searchPath: ports.env.PATH ?? "" });
 
   const run = await startRun(scenarios, options, ports, now);
   const stopReason = await runTrials(run, { options, ports, now, signal, redact, sandboxes });
   return finishRun(run, stopReason, options, { ...ports, sandboxes }, now, redact);
+}
+
+/**
+ * The secret values of the run: the parent's, and those the scenarios' authors wrote into the
+ * target's env (a password in a `DATABASE_URL`), which the agent sees and may print in any form.
+ */
+function collectRunSecrets(scenarios: Scenario[], env: Record<string, string | undefined>): string[] {
+  const lists = [collectSecretValues(env)];
+  for (const scenario of scenarios) {
+    lists.push(collectSecretValues(scenario.target.env));
+    for (const variant of scenario.variants) lists.push(collectSecretValues(variant.env ?? {}));
+  }
+  return mergeSecretValues(...lists);
 }
 
 /** A run as opened (or resumed): who it is, and what it has decided to run so far. */

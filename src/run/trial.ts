@@ -130,7 +130,7 @@ export async function runTrial(
     // The trial's own files are written synchronously, like its events: a local write of a few
     // kilobytes is cheaper than the thread pool's round trips when trials keep every core busy.
     writeFileSync(path.join(trialDir, "transcript.md"), ports.redact(transcript));
-    const report: TrialReport = {
+    const evaluated: TrialReport = {
       trial: planned.trial,
       ...(await evaluateOutcome(trial, sandbox, outcome, transcript)),
       ...replayField(writer.events),
@@ -138,11 +138,16 @@ export async function runTrial(
       events_path: path.join(folder, "events.jsonl"),
       transcript_path: path.join(folder, "transcript.md"),
     };
-    writeFileSync(path.join(trialDir, "result.json"), ports.redact(`${JSON.stringify(report, null, 2)}\n`));
+    const serialized = `${JSON.stringify(evaluated, null, 2)}\n`;
+    const redacted = ports.redact(serialized);
+    writeFileSync(path.join(trialDir, "result.json"), redacted);
+    // The kept copy matches the file: the terminal summary, the comment and the run's report are
+    // built from it, so a secret in a gate's message or an excerpt is gone from them too.
+    const report = redacted === serialized ? evaluated : (JSON.parse(redacted) as TrialReport);
     return {
       report,
       folder,
-      fatalError: outcome.fatal ? (outcome.error ?? outcome.reason) : null,
+      fatalError: outcome.fatal ? ports.redact(outcome.error ?? outcome.reason) : null,
       cleanedUp: removeSandbox(sandbox),
     };
   } catch (error) {

@@ -1,7 +1,8 @@
 /**
  * The bwrap sandbox (src/sandbox/bwrap.ts builds its arguments): `root/` becomes `/`, the work dir
  * is `root/home/eval` (HOME and cwd `/home/eval`), TMPDIR `/tmp` is `root/tmp`, the shim's folder
- * is bound read-only at /run/llm-tool-test/bin and its log folder at /run/llm-tool-test/log.
+ * is bound read-only at /run/llm-tool-test/bin and its record channel's folder (read-only too; the
+ * FIFO in it stays writable) at /run/llm-tool-test/log.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";

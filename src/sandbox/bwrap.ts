@@ -209,7 +209,9 @@ export interface BwrapLayout {
   readOnlyPaths: string[];
   /** Host dir of the shim scripts, bound read-only at SANDBOX_SHIM_DIR. */
   shimDir?: string;
-  /** Host dir of the shim log, bound writable at SANDBOX_LOG_DIR. */
+  /** Host dir of the shim's record channel, bound read-only at SANDBOX_LOG_DIR: the FIFO in it
+   * stays writable (a FIFO is not written through its file system), but cannot be replaced, removed,
+   * chmodded (so not read) or joined by other files. */
   logDir?: string;
 }
 
@@ -231,7 +233,7 @@ export function buildBwrapArgs(layout: BwrapLayout): string[] {
   for (const entry of layout.host.etcEntries) args.push("--ro-bind", entry, entry);
   for (const entry of layout.readOnlyPaths) args.push("--ro-bind", entry, entry);
   if (layout.shimDir) args.push("--ro-bind", layout.shimDir, SANDBOX_SHIM_DIR);
-  if (layout.logDir) args.push("--bind", layout.logDir, SANDBOX_LOG_DIR);
+  if (layout.logDir) args.push("--ro-bind", layout.logDir, SANDBOX_LOG_DIR);
   args.push("--chdir", SANDBOX_HOME);
   return args;
 }

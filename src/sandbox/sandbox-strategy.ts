@@ -18,7 +18,7 @@ export interface TrialLayout {
   tmpDir: string;
   /** Host dir of the shim scripts, outside the work dir. */
   shimDir: string;
-  /** Host dir of the shim's log: `<trialDir>/target-shim/`, outside the work dir. */
+  /** Host dir of the shim's record channel (a FIFO), outside the work dir. */
   logDir: string;
 }
 

@@ -1,27 +1,33 @@
 /**
  * The target shim: an executable named like the target binary, first on the agent's PATH. It
- * records every real invocation (argv, exit code, start, duration, cwd) as one line of a log that
- * lives outside the work dir, then runs the real binary transparently: stdin, stdout and stderr
- * pass through, the exit code is preserved, SIGTERM/SIGINT/SIGHUP are forwarded.
+ * records every real invocation (argv, exit code, start, duration, cwd) as one line written to the
+ * harness's record channel (shim-channel.ts: a FIFO the harness reads), then runs the real binary
+ * transparently: stdin, stdout and stderr pass through, the exit code is preserved,
+ * SIGTERM/SIGINT/SIGHUP are forwarded.
  *
- * Log line (tab-separated, ASCII): `v1 start_us end_us exit_code argc cwd_b64 argv_b64`, where
+ * Record line (tab-separated, ASCII): `v1 start_us end_us exit_code argc cwd_b64 argv_b64`, where
  * argv_b64 is base64 of the binary's name and the arguments, each followed by a NUL byte (so any
- * bytes survive), argc counts them (a torn line decodes to fewer), and the
- * times come from bash's $EPOCHREALTIME (no fork of `date`). A line short enough to be written by
- * one write(2) is appended to the log; a longer one (its arguments are huge) goes to a file of its
- * own next to the log, so concurrent invocations (a pipe) never interleave.
+ * bytes survive), argc counts them (a torn line decodes to fewer), and the times come from bash's
+ * $EPOCHREALTIME (no fork of `date`). A line is written with one write(2) no longer than PIPE_BUF,
+ * so concurrent invocations (a pipe) never interleave; a longer one (huge arguments) is sent as
+ * numbered parts `v1c key index count text`, reassembled by the reader.
  *
  * The exit code is bash's `wait` status: 128+n when the binary was killed by signal n, e.g. 141 for
  * SIGPIPE (`my-tool help | head -3`). It is recorded as is; evaluate/ does not count 141 as an error.
  */
 import { constants as fsConstants } from "node:fs";
-import { access, chmod, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { access, chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { InfraError } from "../errors.js";
 import type { TargetInvocationRecord } from "./types.js";
 
-/** Below bash's stdio buffer (4 KiB), so printf writes the line with a single write(2). */
-const MAX_APPENDED_LINE = 3800;
+/**
+ * Below PIPE_BUF (4096 on Linux, 512 on macOS) and bash's stdio buffer, so printf writes the line
+ * with a single write(2), which a pipe keeps whole among concurrent writers.
+ */
+function maxRecordLine(platform: NodeJS.Platform): number {
+  return platform === "darwin" ? 440 : 3800;
+}
 
 export interface ShimOptions {
   /** Name of the target binary (a path's basename is used). */
@@ -29,7 +35,7 @@ export interface ShimOptions {
   /** Absolute path of the real binary, as seen where the shim runs. */
   realPath: string;
   shimDir: string;
-  /** Log path, as seen where the shim runs. */
+  /** The record channel (a FIFO, or a plain file in tests), as seen where the shim runs. */
   logFile: string;
   /** Platform whose base64 flavour to use; default this process's. */
   platform?: NodeJS.Platform;
@@ -46,7 +52,10 @@ export async function writeShim(options: ShimOptions): Promise<string> {
 }
 
 export function renderShimScript(options: ShimOptions): string {
-  const base64 = (options.platform ?? process.platform) === "darwin" ? "base64 | tr -d '\\n'" : "base64 -w 0";
+  const platform = options.platform ?? process.platform;
+  const base64 = platform === "darwin" ? "base64 | tr -d '\\n'" : "base64 -w 0";
+  const maxLine = maxRecordLine(platform);
+  const part = maxLine - 100;
   return `#!/usr/bin/env bash
 # Written by llm-tool-test: records each invocation of ${options.binary}, then runs the real one.
 __ltt_name=${quoteShell(options.binary)}
@@ -81,10 +90,13 @@ done
 __ltt_now; __ltt_end=$__ltt_t
 {
   __ltt_line="v1	$__ltt_start	$__ltt_end	$__ltt_code	$(($# + 1))	$(printf '%s' "$PWD" | ${base64})	$(printf '%s\\0' "$__ltt_name" "$@" | ${base64})"
-  if (( \${#__ltt_line} <= ${MAX_APPENDED_LINE} )); then
+  if (( \${#__ltt_line} <= ${maxLine} )); then
     printf '%s\\n' "$__ltt_line" >> "$__ltt_log"
   else
-    printf '%s\\n' "$__ltt_line" > "$__ltt_log.$__ltt_start.$BASHPID"
+    __ltt_count=$(( (\${#__ltt_line} + ${part} - 1) / ${part} ))
+    for (( __ltt_i = 0; __ltt_i < __ltt_count; __ltt_i++ )); do
+      printf 'v1c\\t%s\\t%s\\t%s\\t%s\\n' "$__ltt_start.$BASHPID" "$__ltt_i" "$__ltt_count" "\${__ltt_line:__ltt_i*${part}:${part}}" >> "$__ltt_log"
+    done
   fi
 } 2>/dev/null
 exit "$__ltt_code"
@@ -128,34 +140,40 @@ async function isExecutableFile(file: string): Promise<boolean> {
   }
 }
 
-/** Invocations in the log (and its side files), in start order; torn or foreign lines are skipped. */
+/** Invocations in a record file (a shim writing to a plain file), in start order. */
 export async function readShimLog(logFile: string): Promise<TargetInvocationRecord[]> {
-  const texts: string[] = [];
-  const main = await readTextIfExists(logFile);
-  if (main !== null) texts.push(main);
-  const dir = path.dirname(logFile);
-  const prefix = `${path.basename(logFile)}.`;
-  let names: string[] = [];
-  try {
-    names = await readdir(dir);
-  } catch {
-    names = [];
-  }
-  for (const name of names.filter((entry) => entry.startsWith(prefix)).sort()) {
-    const text = await readTextIfExists(path.join(dir, name));
-    if (text !== null) texts.push(text);
-  }
+  return parseShimRecords((await readTextIfExists(logFile)) ?? "");
+}
+
+/**
+ * The invocations in the shim's record text, in start order: whole lines, and long records
+ * reassembled from their parts; torn, incomplete or foreign lines are skipped.
+ */
+export function parseShimRecords(text: string): TargetInvocationRecord[] {
   const records: { record: TargetInvocationRecord; startUs: bigint }[] = [];
-  for (const text of texts) {
-    for (const line of text.split("\n")) {
-      const parsed = parseShimLine(line);
-      if (parsed) records.push(parsed);
+  const parts = new Map<string, { count: number; texts: (string | undefined)[] }>();
+  for (const line of text.split("\n")) {
+    const part = SHIM_PART.exec(line);
+    if (part) {
+      const [, key, index, count, piece] = part as unknown as [string, string, string, string, string];
+      const entry = parts.get(key) ?? { count: Number(count), texts: [] };
+      if (entry.count === Number(count) && Number(index) < entry.count) entry.texts[Number(index)] = piece;
+      parts.set(key, entry);
+      continue;
     }
+    const parsed = parseShimLine(line);
+    if (parsed) records.push(parsed);
+  }
+  for (const { count, texts } of parts.values()) {
+    if (texts.length !== count || texts.some((piece) => piece === undefined)) continue;
+    const parsed = parseShimLine(texts.join(""));
+    if (parsed) records.push(parsed);
   }
   records.sort((a, b) => (a.startUs < b.startUs ? -1 : a.startUs > b.startUs ? 1 : 0));
   return records.map((entry) => entry.record);
 }
 
+const SHIM_PART = /^v1c\t(\d+\.\d+)\t(\d+)\t(\d+)\t(.*)$/;
 const SHIM_LINE = /^v1\t(\d+)\t(\d+)\t(\d+)\t(\d+)\t([A-Za-z0-9+/=]*)\t([A-Za-z0-9+/=]*)$/;
 
 function parseShimLine(line: string): { record: TargetInvocationRecord; startUs: bigint } | null {

@@ -4,8 +4,9 @@
  * shim first on the agent's PATH. Where the directories go and how commands run inside is the
  * mode's strategy (local-strategy.ts, bwrap-strategy.ts); the rest is the same in every mode.
  *
- * Under a fresh `llm-tool-test-XXXXXX` temp dir: the mode's root, work dir and TMPDIR, and `shim/`
- * (the shim scripts). The shim's log is written to `<trialDir>/target-shim/`, outside the work dir.
+ * Under a fresh `llm-tool-test-XXXXXX` temp dir: the mode's root, work dir and TMPDIR, `shim/`
+ * (the shim scripts) and `shim-log/records`, the FIFO through which the shim's records reach the
+ * harness (shim-channel.ts says why a FIFO, and what the agent can and cannot do to it).
  *
  * Output caps (per stream, head and tail kept): 128 KiB for the agent's and setup commands (what a
  * model can usefully read), 8 MiB for gate commands (so JSON output stays parseable).
@@ -31,21 +32,21 @@ import type {
   TrialLayout,
   TrialProcesses,
 } from "./sandbox-strategy.js";
-import { readShimLog, writeShim } from "./shim.js";
+import { writeShim } from "./shim.js";
+import { openShimChannel, type ShimChannel } from "./shim-channel.js";
 import { createTrialCgroup } from "./trial-cgroup.js";
-import type { ExecResult, TargetInvocationRecord, TrialSandbox } from "./types.js";
+import type { ExecResult, ProcessGroupRegistry, TargetInvocationRecord, TrialSandbox } from "./types.js";
 
 export const DEFAULT_OUTPUT_CAP_BYTES = 128 * 1024;
 export const DEFAULT_GATE_OUTPUT_CAP_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_SETUP_TIMEOUT_MS = 300_000;
-const SHIM_LOG_NAME = "invocations.log";
 const STDERR_HEAD_CHARS = 800;
 
 export interface TrialSandboxOptions {
   scenario: Scenario;
   variant?: Variant;
   mode: SandboxMode;
-  /** The trial's output folder; the shim log goes to `<trialDir>/target-shim/`. */
+  /** The trial's output folder. */
   trialDir: string;
   parentEnv: Record<string, string | undefined>;
   events: EventSink;
@@ -89,15 +90,16 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
   const base = createTrialBase(options.tmpRoot ?? os.tmpdir());
   const cleanup = await createCleanup(base, options.keepWorkDir === true);
   try {
-    const layout = createLayout(strategy, base, options.trialDir);
+    const layout = createLayout(strategy, base);
     await fillWorkDir(scenario, variant, layout);
     const interior = await strategy.open(layout, cleanup.processes);
     const environments = createEnvironments(options, interior, cleanup.trialMarker);
     await runSetup(options, interior, environments.gate);
     // After setup, which may have built or installed the target.
     const binary = scenario.target.binary;
-    const shimLogFile = binary ? await installShim(binary, layout, interior) : null;
-    return assembleSandbox({ options, layout, interior, environments, cleanup, shimLogFile });
+    const shimChannel = binary ? await installShim(binary, layout, interior, options.parentEnv) : null;
+    if (shimChannel) cleanup.onDispose(() => shimChannel.close());
+    return assembleSandbox({ options, layout, interior, environments, cleanup, shimChannel });
   } catch (error) {
     await cleanup.dispose();
     throw error;
@@ -119,6 +121,8 @@ interface Cleanup {
   trialMarker: string;
   /** Agent processes' own markers, so a killed agent's tree can be ended on its own. */
   processMarkers: string[];
+  /** Run once every process is gone, before the temp dir goes. */
+  onDispose(action: () => void): void;
   dispose(): Promise<void>;
 }
 
@@ -131,28 +135,31 @@ async function createCleanup(base: string, keepWorkDir: boolean): Promise<Cleanu
   const trialMarker = createProcessMarker();
   const processMarkers = [trialMarker];
   const cgroup = await createTrialCgroup();
+  const actions: (() => void)[] = [];
   let disposed = false;
   return {
     processes: { groups, contain: (file, args) => (cgroup ? cgroup.wrap(file, args) : { file, args }) },
     trialMarker,
     processMarkers,
+    onDispose: (action) => actions.push(action),
     async dispose() {
       if (disposed) return;
       disposed = true;
       await killAllProcessGroups(groups);
       await cgroup?.dispose();
       for (const marker of processMarkers) await killMarkedProcesses(marker);
+      for (const action of actions) action();
       if (!keepWorkDir) await removeTree(base);
     },
   };
 }
 
-function createLayout(strategy: SandboxStrategy, base: string, trialDir: string): TrialLayout {
+function createLayout(strategy: SandboxStrategy, base: string): TrialLayout {
   const layout: TrialLayout = {
     base,
     ...strategy.layOut(base),
     shimDir: path.join(base, "shim"),
-    logDir: path.join(path.resolve(trialDir), "target-shim"),
+    logDir: path.join(base, "shim-log"),
   };
   mkdirSync(layout.workDir, { recursive: true });
   mkdirSync(layout.tmpDir, { recursive: true });
@@ -234,18 +241,27 @@ async function runSetup(
   }
 }
 
-/** Writes the target's shim (its log starts empty); returns the log's host path. */
-async function installShim(binary: string, layout: TrialLayout, interior: SandboxInterior): Promise<string> {
+/** Opens the shim's record channel and writes the target's shim, which sends its records there. */
+async function installShim(
+  binary: string,
+  layout: TrialLayout,
+  interior: SandboxInterior,
+  parentEnv: Record<string, string | undefined>,
+): Promise<ShimChannel> {
   const realPath = await interior.resolveTarget(binary);
-  await rm(layout.logDir, { recursive: true, force: true });
-  await mkdir(layout.logDir, { recursive: true });
-  await writeShim({
-    binary,
-    realPath,
-    shimDir: layout.shimDir,
-    logFile: path.posix.join(interior.logDir, SHIM_LOG_NAME),
-  });
-  return path.join(layout.logDir, SHIM_LOG_NAME);
+  const channel = await openShimChannel(layout.logDir, parentEnv.PATH ?? SANDBOX_PATH);
+  try {
+    await writeShim({
+      binary,
+      realPath,
+      shimDir: layout.shimDir,
+      logFile: path.posix.join(interior.logDir, path.basename(channel.file)),
+    });
+  } catch (error) {
+    channel.close();
+    throw error;
+  }
+  return channel;
 }
 
 function assembleSandbox(parts: {
@@ -254,9 +270,9 @@ function assembleSandbox(parts: {
   interior: SandboxInterior;
   environments: Environments;
   cleanup: Cleanup;
-  shimLogFile: string | null;
+  shimChannel: ShimChannel | null;
 }): TrialSandbox {
-  const { options, layout, interior, environments, cleanup, shimLogFile } = parts;
+  const { options, layout, interior, environments, cleanup, shimChannel } = parts;
   const agentCap = options.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES;
   return {
     mode: options.mode,
@@ -300,8 +316,7 @@ function assembleSandbox(parts: {
         ...(run.env ? { hostPaths: scriptGatePaths(options) } : {}),
       }),
     resolvePath: (target) => resolveSandboxPath(target, layout.root, layout.workDir),
-    readTargetInvocations: async (): Promise<TargetInvocationRecord[]> =>
-      shimLogFile ? readShimLog(shimLogFile) : [],
+    readTargetInvocations: async (): Promise<TargetInvocationRecord[]> => shimChannel?.read() ?? [],
     dispose: cleanup.dispose,
   };
 }

@@ -128,7 +128,13 @@ interface ClaudeTrial {
 async function runClaudeTrial(
   scenario: Scenario,
   respond: Responder,
-  options: { sandbox?: "local" | "bwrap"; maxTurns?: number; signal?: AbortSignal; maxRetries?: number } = {},
+  options: {
+    sandbox?: "local" | "bwrap";
+    maxTurns?: number;
+    signal?: AbortSignal;
+    maxRetries?: number;
+    maxApiRequests?: number;
+  } = {},
 ): Promise<ClaudeTrial> {
   const server = await startModelServer(respond);
   cleanups.push(() => server.close());
@@ -138,7 +144,10 @@ async function runClaudeTrial(
     baseURL: server.url,
     // No claude on this PATH: the devDependency's binary is found.
     env: { PATH: "/usr/bin:/bin" },
-    ...(options.maxRetries !== undefined ? { claudeCode: { maxRetries: options.maxRetries } } : {}),
+    claudeCode: {
+      ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+      ...(options.maxApiRequests !== undefined ? { maxApiRequests: options.maxApiRequests } : {}),
+    },
   });
   const runOptions = defaultRunOptions({
     outDir,
@@ -321,6 +330,21 @@ describe("claude-code agent with the real claude binary", () => {
     // Its retry is in the events as the API's error, bounded by maxRetries.
     expect(eventsOf(trial.events, "model_error").map((e) => [e.status, e.attempt])).toEqual([[401, 1]]);
     expect(trial.output.report.outcome).toBe("error");
+  }, 120_000);
+
+  it("ends at the proxy's request cap, the refusal in its events and the reason in its end", async () => {
+    const trial = await runClaudeTrial(
+      jqScenario({ evaluation: { gates: [] } }),
+      claudeScript([bash("echo one"), bash("echo two"), bash("echo three"), finalText("done")]),
+      { maxApiRequests: 2, maxRetries: 0 },
+    );
+    expect(trial.server.requests.length).toBeLessThanOrEqual(2);
+    const refusals = eventsOf(trial.events, "model_error").filter((e) => e.status === 403);
+    expect(refusals.length).toBeGreaterThan(0);
+    expect(refusals[0]!.message).toContain("cap of 2 API requests");
+    const end = eventsOf(trial.events, "trial_end")[0]!;
+    expect(end.reason).not.toBe("natural_stop");
+    expect(end.error).toContain("cap of 2 API requests");
   }, 120_000);
 
   it("kills Claude Code's process group, Bash children included, when the trial times out", async () => {

@@ -176,7 +176,7 @@ describe("credential proxy", () => {
     expect(seen).toEqual([{ url: "/gateway/anthropic/v1/messages/count_tokens?beta=true", key: CANARY_KEY }]);
   });
 
-  it("answers a connectivity probe itself and forwards nothing outside /v1/", async () => {
+  it("answers a connectivity probe itself and forwards nothing outside the allowed endpoints", async () => {
     const upstream = await startUpstream((req, res) => {
       req.resume();
       res.writeHead(500).end();
@@ -185,8 +185,17 @@ describe("credential proxy", () => {
     const probe = await fetch(`${proxy.url}/`, { method: "HEAD" });
     expect(probe.status).toBe(200);
     const other = await fetch(`${proxy.url}/api/oauth/profile`);
-    expect(other.status).toBe(404);
-    expect(((await other.json()) as { error: { message: string } }).error.message).toContain("only /v1/*");
+    expect(other.status).toBe(403);
+    expect(await other.json()).toMatchObject({
+      type: "error",
+      error: {
+        type: "permission_error",
+        message: expect.stringContaining("forwards only POST /v1/messages"),
+      },
+    });
+    expect(proxy.refused()).toMatchObject([
+      { reason: "not_allowed", method: "GET", path: "/api/oauth/profile" },
+    ]);
     expect(proxy.forwarded()).toBe(0);
   });
 

@@ -11,7 +11,8 @@ import { createEventLog } from "../support/event-builder.js";
 describe("extractInvocations: source order", () => {
   it("uses the shim whenever a binary is named, even with zero records", () => {
     const log = createEventLog();
-    log.call("my-tool list", 0); // a tool call mentions the tool, but the shim saw nothing
+    // The tool may have been skipped (`test` failed): the shim saw nothing, so nothing ran.
+    log.call("test -f x && my-tool list", 1);
     const result = extractInvocations(log.events, {
       binary: "my-tool",
       commandPattern: "my-tool\\s+(\\S+)",
@@ -220,10 +221,75 @@ describe("extractInvocations with a binary: calls the shim did not see", () => {
     ]);
   });
 
-  it("never adds bare-name calls: those went through the shim", () => {
+  it("never adds bare-name calls that may not have run: those went through the shim", () => {
     const log = createEventLog();
-    log.call("my-tool list", 0); // no record: the shim saw no such call, so there was none
-    expect(extractInvocations(log.events, target).invocations).toEqual([]);
+    log.call("my-tool list; echo done", 0); // no record: the shim saw no such call, so there was none
+    log.call("[ -f a ] && my-tool show a", 1);
+    expect(extractInvocations(log.events, target)).toEqual({ source: "shim", invocations: [] });
+  });
+
+  it("does not let added records improve the metrics: unexplained successes are dropped and flagged", () => {
+    const log = createEventLog();
+    for (let index = 0; index < 3; index += 1) {
+      log.call("my-tool fail", 1);
+      log.shim(["my-tool", "fail"], 1);
+    }
+    // A forged success written during a call that never invokes the target.
+    log.call("printf 'v1...' >> /run/llm-tool-test/log/records", 0);
+    log.shim(["my-tool", "fail"], 0);
+    const result = extractInvocations(log.events, target);
+    expect(result.invocations.map((i) => i.exit_code)).toEqual([1, 1, 1]);
+    expect(result.disagreements).toEqual([
+      "1 shim record(s) match no tool call that invokes the target (run from a script, or forged); 1 reporting success not counted",
+    ]);
+  });
+
+  it("does not count a success back-dated into a call that ran the target once", () => {
+    const log = createEventLog();
+    log.call("my-tool fail", 1);
+    const callAt = Date.parse(log.events[0]!.ts);
+    log.push({
+      type: "target_invocation",
+      argv: ["my-tool", "fail"],
+      exit_code: 0,
+      duration_ms: 1,
+      cwd: null,
+      started_at_ms: callAt,
+    });
+    log.shim(["my-tool", "fail"], 1);
+    const result = extractInvocations(log.events, target);
+    expect(result.invocations.map((i) => i.exit_code)).toEqual([1]);
+    expect(result.disagreements?.[0]).toContain("1 reporting success not counted");
+  });
+
+  it("keeps every record of a call that loops over the target", () => {
+    const log = createEventLog();
+    log.call("for x in a b c; do my-tool show $x; done", 0);
+    for (const name of ["a", "b", "c"]) log.shim(["my-tool", "show", name], 0);
+    const result = extractInvocations(log.events, target);
+    expect(result.invocations).toHaveLength(3);
+    expect(result.disagreements).toBeUndefined();
+  });
+
+  it("takes the harness's exit code when the record of a call's last command says otherwise", () => {
+    const log = createEventLog();
+    log.call("my-tool fail", 1);
+    log.shim(["my-tool", "fail"], 0);
+    const result = extractInvocations(log.events, target);
+    expect(result.invocations.map((i) => i.exit_code)).toEqual([1]);
+    expect(result.disagreements).toEqual([
+      "tool call 1: the shim recorded exit code 0, the harness saw 1; the harness's counts",
+    ]);
+  });
+
+  it("counts a call that surely ran the target but left no record from the tool call, and says so", () => {
+    const log = createEventLog();
+    log.call("my-tool list", 2); // the record was lost or diverted (local mode: the agent can)
+    const result = extractInvocations(log.events, target);
+    expect(result.invocations.map((i) => [i.command, i.exit_code])).toEqual([["my-tool list", 2]]);
+    expect(result.disagreements).toEqual([
+      "tool call 1: the shim recorded no call of `my-tool list`; counted from the tool call",
+    ]);
   });
 });
 

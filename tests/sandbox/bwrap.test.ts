@@ -313,7 +313,7 @@ describe("buildBwrapArgs", () => {
     expect(args).not.toContain("--symlink");
     expect(args.join(" ")).toContain("--ro-bind /opt/tool/bin /opt/tool/bin");
     expect(args.join(" ")).toContain(
-      "--ro-bind /tmp/shim /run/llm-tool-test/bin --bind /out/log /run/llm-tool-test/log",
+      "--ro-bind /tmp/shim /run/llm-tool-test/bin --ro-bind /out/log /run/llm-tool-test/log",
     );
     expect(args.slice(-2)).toEqual(["--chdir", "/home/eval"]);
     const online = buildBwrapArgs({

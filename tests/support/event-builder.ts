@@ -27,6 +27,8 @@ export function createEventLog({
 }: EventClock = {}) {
   const events: TrialEvent[] = [];
   let callId = 0;
+  /** When the last tool call started: a shim record made after it ran during it, as a real one would. */
+  let lastCallAtMs: number | null = null;
   const push = (event: EventInput): void => {
     const tMs = firstMs + events.length * stepMs;
     events.push({ ...event, ts: new Date(startedAtMs + tMs).toISOString(), t_ms: tMs } as TrialEvent);
@@ -38,6 +40,7 @@ export function createEventLog({
     call(command: string, exitCode = 0, output: { stdout?: string; stderr?: string; turn?: number } = {}) {
       callId += 1;
       const id = `call_${callId}`;
+      lastCallAtMs = startedAtMs + firstMs + events.length * stepMs;
       push({ type: "tool_call", call_id: id, turn: output.turn ?? 1, command });
       push({
         type: "tool_result",
@@ -50,6 +53,7 @@ export function createEventLog({
         timed_out: false,
       });
     },
+    /** A shim record; it started during the last tool call (1 ms in), or at 0 before any call. */
     shim(argv: string[], exitCode = 0, durationMs = 3) {
       push({
         type: "target_invocation",
@@ -57,7 +61,7 @@ export function createEventLog({
         exit_code: exitCode,
         duration_ms: durationMs,
         cwd: null,
-        started_at_ms: 0,
+        started_at_ms: lastCallAtMs === null ? 0 : lastCallAtMs + 1,
       });
     },
     response(turn: number, usage: Partial<TokenUsage> = {}, extra: { cost_usd?: number } = {}) {

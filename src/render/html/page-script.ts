@@ -236,6 +236,9 @@ ${EMBEDDED_FORMATTERS}
     add(body, el("p", "muted", "category " + t.category));
     if (t.reason) add(body, el("p", "reason", t.reason));
     if (t.replay) add(body, el("p", "replay", "Replay: " + t.replay));
+    (t.shim_disagreements || []).forEach(function (message) {
+      add(body, el("p", "reason", "Shim records disagree with the tool calls: " + message));
+    });
     var f = t.figures;
     add(
       body,

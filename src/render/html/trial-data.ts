@@ -60,6 +60,8 @@ export interface TrialView {
   replay: string | null;
   end_reason: string | null;
   invocation_source: string;
+  /** Where the shim's records disagree with the tool calls; empty when they agree. */
+  shim_disagreements: string[];
   figures: {
     turns: number;
     tool_calls: number;
@@ -240,6 +242,7 @@ function buildTrialView(
     replay: trial.replay ? describeReplay(trial.replay, (c) => `\`${c}\``) : null,
     end_reason: trial.end_reason,
     invocation_source: trial.invocation_source,
+    shim_disagreements: trial.shim_disagreements ?? [],
     figures: {
       turns: trial.execution.turns,
       tool_calls: trial.execution.tool_calls,
