@@ -260,14 +260,16 @@ describe("run", () => {
           "task: Write hello to out.txt.",
           "evaluation:",
           "  gates: [{type: file_contains, path: out.txt, substring: hello}]",
-          ...(judged ? ["  judge: {enabled: true, rubric: ../rubric.yaml, pass_threshold: 0.5}"] : []),
+          ...(judged ? ["  judge: {enabled: true, rubric: rubrics/greet.yaml, pass_threshold: 0.5}"] : []),
           "",
         ].join("\n");
       await mkdir(path.join(suite, "scenarios/slow"), { recursive: true });
+      // Rubrics stay inside the scenario's folder (or its git repository; this suite has none).
+      await mkdir(path.join(suite, "scenarios/rubrics"), { recursive: true });
       await writeFile(path.join(suite, "scenarios/greet.yaml"), scenario("greet", true));
       await writeFile(path.join(suite, "scenarios/slow/long.yaml"), scenario("long", false));
       await writeFile(
-        path.join(suite, "rubric.yaml"),
+        path.join(suite, "scenarios/rubrics/greet.yaml"),
         "criteria:\n  - {id: done, weight: 1, description: hello is written}\n",
       );
       const result = await run(
@@ -277,7 +279,7 @@ describe("run", () => {
           "anthropic-api-key": key,
           "base-url": model.url,
           "working-directory": suite,
-          scenarios: "scenarios/**/*.yaml\n!scenarios/slow/**",
+          scenarios: "scenarios/**/*.yaml\n!scenarios/slow/**\n!scenarios/rubrics/**",
           trials: "1",
         }),
       );

@@ -23,7 +23,7 @@ export async function runSingleTrial(
     scenarioKey: scenario.id,
     scenario,
     variant: null,
-    model: "claude-test",
+    model: scenario.agent.model ?? options.model,
     inMatrix: false,
     trial: 1,
   };
