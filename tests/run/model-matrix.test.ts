@@ -19,6 +19,13 @@ import {
   startModelServer,
   turnOf,
 } from "../support/model-server.js";
+import {
+  type OpenAiServer,
+  openAiBashCall,
+  openAiText,
+  openAiTurnOf,
+  startOpenAiServer,
+} from "../support/openai-server.js";
 
 const STRONG = "claude-strong-1";
 const WEAK = "claude-weak-1";
@@ -169,5 +176,83 @@ describe("a run across two models", () => {
     expect(body.indexOf("all models fail: likely the tool or its guidance")).toBeGreaterThan(models);
     // Only the decision's headline comes before the matrix.
     expect(body.slice(0, models)).not.toContain("<details>");
+  });
+});
+
+describe("a run across two models of two providers", () => {
+  const ANTHROPIC_MODEL = "claude-haiku-4-5";
+  const OPENAI_MODEL = "openai:gpt-5-mini";
+  let openai: OpenAiServer;
+  let report: Report;
+  let output: string;
+
+  beforeAll(async () => {
+    // The OpenAI-compatible model writes the wrong file on the hard task; Claude does as asked.
+    openai = await startOpenAiServer((request) => {
+      if (openAiTurnOf(request) > 0) return openAiText("done");
+      const messages: { role: string; content: unknown }[] = request.body.messages ?? [];
+      const task = JSON.stringify(messages.find((m) => m.role === "user")?.content ?? "");
+      const file = /to (\S+\.txt)/.exec(task)?.[1] ?? "x.txt";
+      return openAiBashCall(`echo ok > ${file === "hard.txt" ? "other.txt" : file}`, {
+        prompt_tokens: 1000,
+        completion_tokens: 50,
+      });
+    });
+    const out = path.join(dir, "two-providers");
+    const result = await runMain(
+      [
+        "run",
+        "scenarios",
+        "--model",
+        `${ANTHROPIC_MODEL},${OPENAI_MODEL}`,
+        "--sandbox",
+        "local",
+        "--out",
+        out,
+      ],
+      {
+        cwd: dir,
+        env: {
+          ANTHROPIC_API_KEY: "sk-ant-test-matrix",
+          ANTHROPIC_BASE_URL: server.url,
+          OPENAI_API_KEY: "sk-proj-test-matrix",
+          OPENAI_BASE_URL: openai.url,
+        },
+      },
+    );
+    output = result.stdout + result.stderr;
+    expect(result.code, output).toBe(1);
+    report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report;
+  });
+
+  afterAll(async () => {
+    await openai.close();
+  });
+
+  it("calls each provider for its own model only", () => {
+    expect(new Set(server.messageRequests().map((r) => r.body.model))).toContain(ANTHROPIC_MODEL);
+    expect(openai.requests.length).toBeGreaterThan(0);
+    expect(new Set(openai.requests.map((r) => r.body.model))).toEqual(new Set(["gpt-5-mini"]));
+  });
+
+  it("prints bashkit-eval's baseline table for both, with the cross-model classification and costs", async () => {
+    const matrix = report.model_matrix;
+    expect(matrix?.models).toEqual([ANTHROPIC_MODEL, OPENAI_MODEL]);
+    expect(Object.fromEntries((matrix?.rows ?? []).map((r) => [r.scenario, r.classification]))).toEqual({
+      broken: "all_fail",
+      easy: "all_pass",
+      hard: "some_fail",
+    });
+    const [claude, gpt] = matrix?.summaries ?? [];
+    expect(claude?.summary.total_passed).toBe(6);
+    expect(gpt?.summary.total_passed).toBe(3);
+    // Both models are in the price table: each column has a known cost.
+    expect(claude?.summary.total_cost_usd).toBeGreaterThan(0);
+    expect(gpt?.summary.total_cost_usd).toBeGreaterThan(0);
+    expect(gpt?.summary.trials_cost_unknown).toBe(0);
+    const md = await readFile(path.join(dir, "two-providers", "report.md"), "utf8");
+    expect(md).toContain(`| | \`${ANTHROPIC_MODEL}\` | \`${OPENAI_MODEL}\` |`);
+    expect(md).toContain("| Tasks passed | 6/9 | 3/9 |");
+    expect(output).toContain(`hard: not passed by ${OPENAI_MODEL}`);
   });
 });
