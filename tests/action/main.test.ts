@@ -260,14 +260,14 @@ describe("run", () => {
           "task: Write hello to out.txt.",
           "evaluation:",
           "  gates: [{type: file_contains, path: out.txt, substring: hello}]",
-          ...(judged ? ["  judge: {enabled: true, rubric: ../rubric.yaml, pass_threshold: 0.5}"] : []),
+          ...(judged ? ["  judge: {enabled: true, rubric: rubric.yaml, pass_threshold: 0.5}"] : []),
           "",
         ].join("\n");
       await mkdir(path.join(suite, "scenarios/slow"), { recursive: true });
       await writeFile(path.join(suite, "scenarios/greet.yaml"), scenario("greet", true));
       await writeFile(path.join(suite, "scenarios/slow/long.yaml"), scenario("long", false));
       await writeFile(
-        path.join(suite, "rubric.yaml"),
+        path.join(suite, "scenarios/rubric.yaml"),
         "criteria:\n  - {id: done, weight: 1, description: hello is written}\n",
       );
       const result = await run(
