@@ -7,6 +7,8 @@ import { AGENT_NAMES, type AgentName } from "../agents/registry.js";
 import { checkGateMetrics, type FailOn, parseFailOn } from "../compare/decision.js";
 import { DEFAULT_BASELINE_RUNS } from "../compare/pool-baselines.js";
 import { ConfigError } from "../errors.js";
+import { OPENAI_APIS, type OpenAiApiChoice } from "../model/openai-client.js";
+import { parseModelId } from "../model/provider.js";
 import { DEFAULT_EXTRA_TRIALS, DEFAULT_MODEL, DEFAULT_TRIALS } from "../run/options.js";
 import { parseDuration } from "../scenario/duration.js";
 import { SANDBOX_SETTINGS } from "../scenario/keys.js";
@@ -16,6 +18,9 @@ export { DEFAULT_BASELINE_RUNS };
 
 export type ActionMode = "run" | "merge";
 export type BaselineSetting = { kind: "auto" } | { kind: "none" } | { kind: "path"; path: string };
+/** A pull request without secrets (a fork's, Dependabot's): replay the baseline's transcripts, or skip. */
+export type ForkMode = "replay" | "skip";
+export const FORK_MODES: readonly ForkMode[] = ["replay", "skip"];
 
 export interface ActionSettings {
   mode: ActionMode;
@@ -23,7 +28,16 @@ export interface ActionSettings {
   scenarios: string[];
   /** Empty when not given (a fork's pull request has no secrets). */
   apiKey: string;
+  /** The OpenAI key for `openai:` models (`openai-api-key`); empty when not given. */
+  openaiApiKey: string;
+  /** The OpenAI-compatible base URL (`openai-base-url`); null: OPENAI_BASE_URL, else OpenAI's own. */
+  openaiBaseURL: string | null;
+  /** How `openai:` models are called (`openai-api`). */
+  openaiApi: OpenAiApiChoice;
+  /** The run's model: `model`, or the first of `models`. */
   model: string;
+  /** Two or more (`models`): a model matrix, as the CLI's repeated --model; empty otherwise. */
+  models: string[];
   judgeModel: string | null;
   agent: AgentName;
   /** The `command` agent's template (`agent-command`); null for the other agents. */
@@ -55,6 +69,8 @@ export interface ActionSettings {
   sandboxSetup: boolean;
   shard: { index: number; count: number } | null;
   alpha: number;
+  /** What a pull request without secrets gets (`fork-mode`). */
+  forkMode: ForkMode;
   /** One attempt of a model call; undefined: the default (120 s). */
   modelTimeoutMs?: number | undefined;
 }
@@ -194,32 +210,54 @@ function readAgentCommand(read: ReadInput, agent: AgentName): string | null {
   return raw === "" ? null : raw;
 }
 
-function readBaseUrl(read: ReadInput): string | null {
-  const raw = read("base-url").trim();
+function readBaseUrl(read: ReadInput, name: string, example: string): string | null {
+  const raw = read(name).trim();
   if (raw === "") return null;
   const url = URL.canParse(raw) ? new URL(raw) : null;
   if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    fail("base-url", "must be an http:// or https:// URL (e.g. https://gateway.example.com/anthropic)", raw);
+    fail(name, `must be an http:// or https:// URL (e.g. ${example})`, raw);
   }
   return raw;
+}
+
+/**
+ * `models` (comma- or newline-separated) as the CLI's repeated --model: the first is the run's
+ * model, two or more make a matrix. Without it, `model`. Each id's provider is checked here, so
+ * a typo names the input.
+ */
+function readModels(read: ReadInput): { model: string; models: string[] } {
+  const listed = [...new Set(readList(read, "models", /[\n,]/))];
+  const single = read("model").trim();
+  if (listed.length > 0 && single !== "" && single !== DEFAULT_MODEL && !listed.includes(single)) {
+    fail(
+      "models",
+      `and input "model" (${JSON.stringify(single)}) are both given: use one of them`,
+      listed.join(","),
+    );
+  }
+  const models = listed.length > 0 ? listed : [single === "" ? DEFAULT_MODEL : single];
+  for (const model of models) parseModelId(model, listed.length > 0 ? 'input "models"' : 'input "model"');
+  return { model: models[0] as string, models: models.length > 1 ? models : [] };
 }
 
 /** Reads and validates every input. Throws a ConfigError naming the first bad input. */
 export function readActionSettings(read: ReadInput): ActionSettings {
   const commentKey = readCommentKey(read);
   const scenarios = readList(read, "scenarios", /[\n,]/);
-  const model = read("model").trim();
   const judgeModel = read("judge-model").trim();
   const agent = readAgent(read);
   return {
     mode: readChoice(read, "mode", ["run", "merge"] as const, "run"),
     scenarios: scenarios.length > 0 ? scenarios : ["scenarios"],
     apiKey: read("anthropic-api-key").trim(),
-    model: model === "" ? DEFAULT_MODEL : model,
+    openaiApiKey: read("openai-api-key").trim(),
+    openaiBaseURL: readBaseUrl(read, "openai-base-url", "http://localhost:11434/v1"),
+    openaiApi: readChoice(read, "openai-api", ["auto", ...OPENAI_APIS] as const, "auto"),
+    ...readModels(read),
     judgeModel: judgeModel === "" ? null : judgeModel,
     agent,
     agentCommand: readAgentCommand(read, agent),
-    baseURL: readBaseUrl(read),
+    baseURL: readBaseUrl(read, "base-url", "https://gateway.example.com/anthropic"),
     trials: readWholeNumber(read, "trials", 1) ?? DEFAULT_TRIALS,
     extraTrials: readWholeNumber(read, "extra-trials", 0) ?? DEFAULT_EXTRA_TRIALS,
     concurrency: readWholeNumber(read, "concurrency", 1) ?? 4,
@@ -239,6 +277,7 @@ export function readActionSettings(read: ReadInput): ActionSettings {
     sandboxSetup: readBoolean(read, "sandbox-setup", true),
     shard: readShard(read),
     alpha: readAlpha(read),
+    forkMode: readChoice(read, "fork-mode", FORK_MODES, "replay"),
     modelTimeoutMs: readModelTimeout(read),
   };
 }

@@ -7,7 +7,7 @@
  * `run(deps)` takes its side effects as arguments; called without them (as the bundle's entry and
  * `@github/local-action` do) it wires the real `@actions/core`, Octokit and artifact client.
  */
-import { appendFile, mkdir, rm, stat } from "node:fs/promises";
+import { appendFile, mkdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
 import * as actionsCore from "@actions/core";
@@ -23,9 +23,11 @@ import { describeHttpError } from "../github/describe-http-error.js";
 import type { FoundBaseline } from "../github/find-baseline.js";
 import type { ArtifactClient, GitHubClient } from "../github/types.js";
 import type { ModelClient } from "../model/model-client.js";
+import type { OpenAiApiChoice } from "../model/openai-client.js";
+import { API_KEY_VARIABLES, type ProviderName, parseModelId } from "../model/provider.js";
 import { renderDecisionReason } from "../render/decision.js";
 import { formatUsd } from "../render/format.js";
-import { renderJobSummary, renderSkippedSummary } from "../render/job-summary.js";
+import { renderJobSummary, renderSkippedSummary, SUMMARY_MAX_BYTES } from "../render/job-summary.js";
 import { type BaselineNote, formatCommentMarker, renderComment } from "../render/pr-comment.js";
 import type { Report, TrialReport } from "../results/types.js";
 import { poolTargetOf, type RunBaseline, settleBaseline } from "../run/baseline.js";
@@ -37,6 +39,13 @@ import { expandScenarioPatterns } from "../scenario/patterns.js";
 import { projectRootOf } from "../scenario/repository-root.js";
 import { provideClaudeCode, type RunCommand } from "./claude-code-cli.js";
 import { type RunContext, readRunContext } from "./context.js";
+import {
+  describeSecretlessSender,
+  FORK_COMMENT_FILE,
+  findReplaySource,
+  type ReplaySource,
+  renderReplayPreamble,
+} from "./fork-replay.js";
 import { type ActionSettings, readActionSettings } from "./inputs.js";
 import { formatShardArtifactName, mergeShardArtifacts } from "./merge-shards.js";
 import { type ActionOutputs, buildOutputs, buildSkippedOutputs } from "./outputs.js";
@@ -64,13 +73,8 @@ export interface ActionDeps {
   now: () => number;
   createGitHubClient(token: string): GitHubClient;
   artifacts: ArtifactClient;
-  /** `concurrency` bounds the calls in flight (lowered on rate limits); `baseURL` null: the API's own. */
-  createModelClient(
-    apiKey: string,
-    concurrency: number,
-    attemptTimeoutMs: number,
-    baseURL: string | null,
-  ): ModelClient;
+  /** One provider's client (prepareRun asks for one per provider with a key). */
+  createModelClient(request: ModelClientRequest): ModelClient;
   /** Runs a program to its end (npm, to install Claude Code for `agent: claude-code`). */
   runCommand: RunCommand;
   /** Aborted when the workflow is cancelled: the run stops and publishes what it has. */
@@ -80,6 +84,24 @@ export interface ActionDeps {
   /** Runs the commands that make bwrap work on the runner (sandbox-setup.ts); default real ones. */
   commands?: CommandRunner;
 }
+
+export interface ModelClientRequest {
+  provider: ProviderName;
+  apiKey: string;
+  /** Bounds the calls in flight (lowered on rate limits). */
+  concurrency: number;
+  attemptTimeoutMs: number;
+  /** The provider's base URL; null: the API's own. */
+  baseURL: string | null;
+  /** How `openai:` models are called. */
+  openaiApi: OpenAiApiChoice;
+}
+
+/** The input that gives each provider's key. */
+const KEY_INPUTS: Readonly<Record<ProviderName, string>> = {
+  anthropic: "anthropic-api-key",
+  openai: "openai-api-key",
+};
 
 /** What happened, for tests and logs; the runner sees the outputs and the exit status. */
 export interface ActionResult {
@@ -110,13 +132,15 @@ function createDefaultDeps(overrides: Partial<ActionDeps>): ActionDeps {
         getOctokit(token, env.GITHUB_API_URL ? { baseUrl: env.GITHUB_API_URL } : {}),
       ),
     artifacts: lendServiceVariables(new DefaultArtifactClient(), env),
-    createModelClient: (apiKey, concurrency, attemptTimeoutMs, baseURL) =>
+    createModelClient: (request) =>
       createRunModelClient({
-        apiKey,
-        baseURL: baseURL ?? undefined,
-        concurrency,
-        attemptTimeoutMs,
-        keySource: 'the action\'s "anthropic-api-key" input',
+        provider: request.provider,
+        openaiApi: request.openaiApi,
+        apiKey: request.apiKey,
+        baseURL: request.baseURL ?? undefined,
+        concurrency: request.concurrency,
+        attemptTimeoutMs: request.attemptTimeoutMs,
+        keySource: `the action's "${KEY_INPUTS[request.provider]}" input`,
         proxyEnv: env,
       }),
     runCommand: (file, args, commandEnv) =>
@@ -143,12 +167,14 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<ActionRe
   let redact = createSecretRedactor(collectSecretValues(ambient));
   try {
     const settings = readActionSettings((name) => core.getInput(name));
-    for (const secret of [settings.apiKey, settings.githubToken]) if (secret) core.setSecret(secret);
+    for (const secret of [settings.apiKey, settings.openaiApiKey, settings.githubToken])
+      if (secret) core.setSecret(secret);
     // The secrets under names the redaction recognises; the other inputs are not secrets (the
     // value of `comment-key` must not be redacted just because the input's name ends in KEY).
     const env = {
       ...ambient,
       ...(settings.apiKey ? { ANTHROPIC_API_KEY: settings.apiKey } : {}),
+      ...(settings.openaiApiKey ? { OPENAI_API_KEY: settings.openaiApiKey } : {}),
       ...(settings.githubToken ? { GITHUB_TOKEN: settings.githubToken } : {}),
     };
     redact = createSecretRedactor(collectSecretValues(env));
@@ -167,14 +193,22 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<ActionRe
   }
 }
 
-/** How to give the action the key, for the one "needs an API key" message. */
-const ACTION_KEY_REMEDY =
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: a workflow expression for the user to copy.
-  'add "anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}" to the step (or use "agent: oracle" to try the scenarios without a model)';
+/** How to give the action `provider`'s key, for the one "needs an API key" message. */
+export function actionKeyRemedy(provider: ProviderName): string {
+  const secret = API_KEY_VARIABLES[provider];
+  return `add "${KEY_INPUTS[provider]}: \${{ secrets.${secret} }}" to the step (or use "agent: oracle" to try the scenarios without a model)`;
+}
 
 interface Log {
   info(message: string): void;
   warn(message: string): void;
+}
+
+/** A fork's (or Dependabot's) pull request replaying the baseline's transcripts instead of calling a model. */
+interface ForkReplay {
+  sender: string;
+  /** The baseline run replayed, as the summary names it. */
+  label: string;
 }
 
 async function runAction(
@@ -189,8 +223,8 @@ async function runAction(
     warn: (message) => core.warning(redact(message)),
   };
 
-  const skipped = await skipWithoutSecrets(settings, context, deps, log);
-  if (skipped) return skipped;
+  const secrets = checkSecrets(settings, context);
+  if (secrets.kind === "skip") return skip(secrets.reason, deps, log);
   if (deps.environmentWarning && settings.mode === "run") log.warn(deps.environmentWarning);
 
   const workDir = path.resolve(context.workspace, settings.workingDirectory);
@@ -210,10 +244,40 @@ async function runAction(
   await mkdir(outDir, { recursive: true });
 
   // The baseline comes first: the budget's estimate uses its costs, and a broken lookup shows early.
-  // A shard is compared once merged.
-  const baseline: BaselineResolution = sharded
-    ? { status: "missing", reason: "a shard is compared with the baseline after the merge" }
-    : await lookUpBaseline(settings, context, deps, workDir, downloadDir, log);
+  // A shard is compared once merged, but a replaying shard still needs the baseline's transcripts.
+  const replaying = settings.mode === "run" && (secrets.kind === "replay" || settings.agent === "replay");
+  let baseline: BaselineResolution =
+    sharded && !replaying
+      ? { status: "missing", reason: "a shard is compared with the baseline after the merge" }
+      : await lookUpBaseline(settings, context, deps, workDir, downloadDir, log);
+
+  let runSettings = settings;
+  let forkReplay: ForkReplay | null = null;
+  let replayFrom: string | null = null;
+  if (replaying) {
+    const source = await findReplaySource(baseline, workDir);
+    if (source.status === "missing") {
+      if (secrets.kind !== "replay") {
+        throw new ConfigError(
+          `input "agent": the replay agent replays the baseline's recorded calls, and there are none: ${source.reason}`,
+        );
+      }
+      return skip(
+        `${secrets.cause}, and fork-mode replay found nothing to replay: ${source.reason}. The scenarios were not run, and the check passes.`,
+        deps,
+        log,
+      );
+    }
+    const label = labelBaseline(source.candidate.source);
+    log.info(
+      `Replaying the recorded calls of ${label} (${source.scenarios} scenario(s) with transcripts) against this build, without a model.`,
+    );
+    replayFrom = source.replayFrom;
+    // A replay is deterministic: extra trials would only repeat the same recordings.
+    runSettings = { ...settings, agent: "replay", extraTrials: 0 };
+    baseline = replayBaseline(source, sharded);
+    if (secrets.kind === "replay") forkReplay = { sender: secrets.sender, label };
+  }
 
   const compareOptions = {
     alpha: settings.alpha,
@@ -224,8 +288,24 @@ async function runAction(
   }
   const produced =
     settings.mode === "merge"
-      ? await produceMergedReport(settings, deps, downloadDir, outDir, redact, log, baseline, compareOptions)
-      : await produceRunReport(settings, context, deps, workDir, outDir, baseline, compareOptions, log);
+      ? await produceMergedReport(
+          settings,
+          deps,
+          workDir,
+          downloadDir,
+          outDir,
+          redact,
+          log,
+          baseline,
+          compareOptions,
+        )
+      : await produceRunReport(runSettings, context, deps, workDir, outDir, baseline, compareOptions, log, {
+          replayFrom,
+        });
+  if (settings.mode === "merge" && produced.replayed) {
+    baseline = produced.replayed.baseline;
+    if (secrets.kind === "replay") forkReplay = { sender: secrets.sender, label: produced.replayed.label };
+  }
   const baselineNote = noteBaseline(baseline, produced, context, log);
 
   const outputs = await publish(settings, context, deps, redact, log, {
@@ -234,6 +314,7 @@ async function runAction(
     artifactName,
     outDir,
     sharded,
+    forkReplay,
   });
   setOutputs(core, outputs);
   if (sharded) {
@@ -245,36 +326,64 @@ async function runAction(
 }
 
 /**
- * A run that needs an API key and has none: on a pull request from a fork or Dependabot (which get
- * no secrets) the check is skipped and passes; otherwise, when the action runs the scenarios, it is
- * a configuration error. Null when the run goes ahead.
+ * A replay is compared with the run whose calls it replays, used as given (its agent was a model's,
+ * so pooling would leave every run out). A shard is compared after the merge.
  */
-async function skipWithoutSecrets(
-  settings: ActionSettings,
-  context: RunContext,
-  deps: ActionDeps,
-  log: Log,
-): Promise<ActionResult | null> {
-  if (!AGENTS[settings.agent].needsApiKey || settings.apiKey) return null;
+function replayBaseline(source: ReplaySource & { status: "found" }, sharded: boolean): BaselineResolution {
+  if (sharded) return { status: "missing", reason: "a shard is compared with the baseline after the merge" };
+  return { status: "found", candidates: [source.candidate], pool: false, skipped: [] };
+}
+
+type SecretsCheck =
+  | { kind: "run" }
+  | { kind: "skip"; reason: string }
+  /** A pull request without secrets, with `fork-mode: replay`: `cause` says why it cannot call a model. */
+  | { kind: "replay"; cause: string; sender: string };
+
+/**
+ * A run that needs an API key and lacks one: on a pull request from a fork or Dependabot (which get
+ * no secrets) the baseline's transcripts are replayed (`fork-mode: replay`) or the check is skipped
+ * and passes; otherwise, when the action runs the scenarios, it is a configuration error naming
+ * the input of the provider whose key is missing.
+ */
+function checkSecrets(settings: ActionSettings, context: RunContext): SecretsCheck {
+  if (!AGENTS[settings.agent].needsApiKey) return { kind: "run" };
+  const keys: Record<ProviderName, string> = { anthropic: settings.apiKey, openai: settings.openaiApiKey };
+  const models = settings.models.length > 0 ? settings.models : [settings.model];
+  const missing = [...new Set(models.map((model) => parseModelId(model).provider))].filter(
+    (provider) => !keys[provider],
+  );
+  const [provider] = missing;
+  if (!provider) return { kind: "run" };
   const pr = context.pullRequest;
   if (pr && (pr.fromFork || context.actor === "dependabot[bot]")) {
-    const who = pr.fromFork ? `a fork (${pr.headRepo ?? "a deleted repository"})` : "Dependabot";
-    const reason =
-      `This pull request comes from ${who}, and GitHub gives such workflow runs no secrets, so there is no ` +
-      "Anthropic API key: the scenarios were not run, and the check passes. They run on pull requests from " +
-      "branches of this repository, and on the push to the base branch after merging.";
-    log.info(reason);
-    await writeSummarySafely(deps, renderSkippedSummary(reason), log);
-    const outputs = buildSkippedOutputs(reason);
-    setOutputs(deps.core, outputs);
-    return { status: "skipped", outputs, message: reason };
+    const sender = describeSecretlessSender(pr.fromFork, pr.headRepo);
+    const names = missing.map((p) => PROVIDER_LABELS[p]).join(" or ");
+    const cause = `This pull request comes from ${sender}, and GitHub gives such workflow runs no secrets, so there is no ${names} API key`;
+    // A merge job replays nothing itself: it merges the shards that did.
+    if (settings.forkMode === "replay") return { kind: "replay", cause, sender };
+    return {
+      kind: "skip",
+      reason: `${cause}: the scenarios were not run, and the check passes. They run on pull requests from branches of this repository, and on the push to the base branch after merging.`,
+    };
   }
   if (settings.mode === "run") {
     throw new ConfigError(
-      `input "anthropic-api-key" is empty, and ${describeMissingApiKey(settings.agent, ACTION_KEY_REMEDY)}`,
+      `input "${KEY_INPUTS[provider]}" is empty, and ${describeMissingApiKey(settings.agent, actionKeyRemedy(provider))}`,
     );
   }
-  return null;
+  return { kind: "run" };
+}
+
+const PROVIDER_LABELS: Readonly<Record<ProviderName, string>> = { anthropic: "Anthropic", openai: "OpenAI" };
+
+/** A run that did not happen: said in the log, the summary and the outputs; the check passes. */
+async function skip(reason: string, deps: ActionDeps, log: Log): Promise<ActionResult> {
+  log.info(reason);
+  await writeSummarySafely(deps, renderSkippedSummary(reason), log);
+  const outputs = buildSkippedOutputs(reason);
+  setOutputs(deps.core, outputs);
+  return { status: "skipped", outputs, message: reason };
 }
 
 /** Finds the baseline report(s) for `baseline:` and logs what was found, passed over or missing. */
@@ -351,11 +460,32 @@ async function publish(
     artifactName: string;
     outDir: string;
     sharded: boolean;
+    forkReplay: ForkReplay | null;
   },
 ): Promise<ActionOutputs> {
   const { report, comparison, decision } = what.produced;
   const { artifactName, outDir } = what;
   const pr = context.pullRequest;
+  const runUrl =
+    context.repo && context.runId ? formatRunUrl(context.serverUrl, context.repo, context.runId) : null;
+  const commenting = pr !== null && settings.comment && !what.sharded;
+  const renderCommentWith = (artifactUrl: string | null) =>
+    redact(
+      renderComment({
+        report,
+        comparison,
+        decision,
+        baseline: what.baselineNote,
+        runUrl,
+        artifactUrl,
+        headSha: pr?.headSha ?? context.sha,
+        now: deps.now(),
+        key: settings.commentKey,
+      }),
+    );
+  // A fork's token cannot comment: the artifact carries the comment for a workflow_run follow-up.
+  if (commenting && pr?.fromFork)
+    await writeFile(path.join(outDir, FORK_COMMENT_FILE), renderCommentWith(null));
   let artifactId: number | null = null;
   try {
     const uploaded = await uploadReportArtifact(deps.artifacts, artifactName, outDir);
@@ -366,8 +496,6 @@ async function publish(
   } catch (error) {
     log.warn(`The report artifact "${artifactName}" could not be uploaded: ${describeError(error)}`);
   }
-  const runUrl =
-    context.repo && context.runId ? formatRunUrl(context.serverUrl, context.repo, context.runId) : null;
   const artifactUrl =
     context.repo && context.runId && artifactId !== null
       ? formatArtifactUrl(context.serverUrl, context.repo, context.runId, artifactId)
@@ -382,18 +510,18 @@ async function publish(
     headSha: pr?.headSha ?? context.sha,
     now: deps.now(),
   };
-  await writeSummarySafely(deps, redact(renderJobSummary(view)), log);
-
-  let commentUrl: string | null = null;
-  if (pr && settings.comment && !what.sharded) {
-    commentUrl = await postComment(
-      settings,
-      context,
-      deps,
-      redact(renderComment({ ...view, key: settings.commentKey })),
-      log,
-    );
-  }
+  const commentUrl = commenting
+    ? await postComment(settings, context, deps, renderCommentWith(artifactUrl), log)
+    : null;
+  const preamble = what.forkReplay
+    ? renderReplayPreamble({
+        sender: what.forkReplay.sender,
+        replayed: what.forkReplay.label,
+        commented: commentUrl !== null,
+      })
+    : "";
+  const summary = renderJobSummary({ ...view, maxBytes: SUMMARY_MAX_BYTES - Buffer.byteLength(preamble) });
+  await writeSummarySafely(deps, redact(`${preamble}${preamble ? "\n" : ""}${summary}`), log);
 
   return buildOutputs({
     report,
@@ -404,11 +532,18 @@ async function publish(
     artifactId,
     artifactUrl,
     commentUrl,
+    replay: what.forkReplay ? { replayed: what.forkReplay.label } : null,
   });
 }
 
-/** The report, its comparison, and the baseline it was compared with (null without one). */
-type ProducedReport = SuiteResult & { settled: ActionBaseline | null };
+/**
+ * The report, its comparison, and the baseline it was compared with (null without one); a merge of
+ * replayed shards also says which baseline run they replayed.
+ */
+type ProducedReport = SuiteResult & {
+  settled: ActionBaseline | null;
+  replayed?: { baseline: BaselineResolution; label: string };
+};
 
 /** The baseline as settled for this run's scenarios, with the reports it is made of. */
 interface ActionBaseline extends Omit<RunBaseline, "used"> {
@@ -456,9 +591,14 @@ async function produceRunReport(
   baseline: BaselineResolution,
   compareOptions: CompareOptions,
   log: Log,
+  replay: { replayFrom: string | null },
 ): Promise<ProducedReport> {
   // The input, else the environment's, as the CLI's --base-url: for the agent, claude-code's proxy and the judge.
   const baseURL = settings.baseURL ?? (deps.env.ANTHROPIC_BASE_URL || null);
+  const baseURLs: Record<ProviderName, string | null> = {
+    anthropic: baseURL,
+    openai: settings.openaiBaseURL ?? (deps.env.OPENAI_BASE_URL || null),
+  };
   // Before a possible install: a pattern that matches nothing should not wait for npm.
   const patterns = await expandScenarioPatterns(settings.scenarios, workDir, 'input "scenarios"');
   const claudeBinary =
@@ -479,10 +619,13 @@ async function produceRunReport(
       agent: settings.agent,
       apiKey: settings.apiKey || null,
       baseURL,
+      openai: { apiKey: settings.openaiApiKey || null },
       ...(claudeBinary ? { claudeBinary } : {}),
       judgeModel: settings.judgeModel,
       options: {
         model: settings.model,
+        ...(settings.models.length > 1 ? { models: settings.models } : {}),
+        replayFrom: replay.replayFrom,
         outDir,
         trials: settings.trials,
         extraTrials: settings.extraTrials,
@@ -499,8 +642,16 @@ async function produceRunReport(
     },
     {
       env: deps.env,
-      createModelClient: (key, concurrency, timeoutMs) =>
-        deps.createModelClient(key, concurrency, timeoutMs, baseURL),
+      createModelClient: (apiKey, concurrency, attemptTimeoutMs, provider) =>
+        deps.createModelClient({
+          provider,
+          apiKey,
+          concurrency,
+          attemptTimeoutMs,
+          baseURL: baseURLs[provider],
+          openaiApi: settings.openaiApi,
+        }),
+      keyRemedy: actionKeyRemedy,
       note: (note) => log.info(`Note: ${note}.`),
       warn: (warning) => log.warn(warning),
     },
@@ -553,6 +704,7 @@ async function produceRunReport(
 async function produceMergedReport(
   settings: ActionSettings,
   deps: ActionDeps,
+  workDir: string,
   downloadDir: string,
   outDir: string,
   redact: (text: string) => string,
@@ -572,7 +724,16 @@ async function produceMergedReport(
       `The shard artifacts ${merged.missing.map((i) => formatShardArtifactName(settings.artifactName, { index: i, count: merged.found.length + merged.missing.length })).join(", ")} are missing: the merged report is incomplete.`,
     );
   }
-  const settled = settleActionBaseline(baseline, merged.report, log);
+  // Replayed shards compare with the run they replayed, as a replay run does.
+  const replayed = merged.report.run.agent === "replay" ? await findReplaySource(baseline, workDir) : null;
+  const replayedBaseline =
+    replayed?.status === "found"
+      ? {
+          baseline: replayBaseline(replayed, false),
+          label: labelBaseline(replayed.candidate.source),
+        }
+      : null;
+  const settled = settleActionBaseline(replayedBaseline?.baseline ?? baseline, merged.report, log);
   const compared = await writeRunOutputs(
     merged.report,
     outDir,
@@ -585,7 +746,12 @@ async function produceMergedReport(
   log.info(
     `Merged ${merged.found.length} shard(s): ${merged.report.summary.trials} trial(s) over ${merged.report.summary.scenarios} scenario(s).`,
   );
-  return { report: merged.report, ...compared, settled };
+  return {
+    report: merged.report,
+    ...compared,
+    settled,
+    ...(replayedBaseline ? { replayed: replayedBaseline } : {}),
+  };
 }
 
 async function postComment(
@@ -615,6 +781,13 @@ async function postComment(
     );
     return result.url;
   } catch (error) {
+    if (pr.fromFork) {
+      // Expected, not a fault: GitHub gives a fork's `pull_request` run a read-only token.
+      log.info(
+        `The pull request comment was not posted (${describeHttpError(error)}): a pull request from a fork gets a read-only token. The result is in the job summary and the step's outputs; ${FORK_COMMENT_FILE} in the report artifact is the comment, for a workflow_run follow-up workflow to post (README: "Pull requests from forks").`,
+      );
+      return null;
+    }
     log.warn(
       `The pull request comment could not be posted (${describeHttpError(error)}). The workflow needs "permissions: pull-requests: write" for it.`,
     );

@@ -14,6 +14,8 @@ export interface PublishFacts {
   artifactId: number | null;
   artifactUrl: string | null;
   commentUrl: string | null;
+  /** A pull request without secrets that replayed a baseline run's recorded calls (`fork-mode: replay`). */
+  replay?: { replayed: string } | null;
 }
 
 export type ActionOutputs = Record<
@@ -56,6 +58,8 @@ export function buildOutputs(facts: PublishFacts): ActionOutputs {
     comment_url: facts.commentUrl,
     baseline: describeBaseline(facts.baseline),
     comparison: facts.comparison ? describeComparison(facts.comparison) : null,
+    // A replay re-issues the baseline's recorded calls: it shows the tool's changed behaviour, not a model's.
+    replay: facts.replay ? { replayed: facts.replay.replayed, agent: "replay" } : null,
   };
   const d = facts.decision;
   const decision = {

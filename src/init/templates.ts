@@ -166,7 +166,8 @@ jobs:
         with:
           scenarios: ${formatYamlString(t.scenarios)}
           # Add the secret under Settings > Secrets and variables > Actions. Pull requests from
-          # forks get no secrets: the action then says so and skips without failing the check.
+          # forks get no secrets: the action then replays the base branch's recorded calls against
+          # the PR's build (fork-mode: replay, no model, no key), or skips with fork-mode: skip.
           anthropic-api-key: \${{ secrets.ANTHROPIC_API_KEY }}
           model: claude-haiku-4-5
           trials: 3

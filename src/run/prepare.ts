@@ -100,6 +100,8 @@ export interface PreparePorts {
     attemptTimeoutMs: number,
     provider: ProviderName,
   ): ModelClient;
+  /** How to give `provider`'s key where the user is (default: the environment variable, as on the command line). */
+  keyRemedy?: (provider: ProviderName) => string;
   /** Says something the user should know that is not an error (a judge skipped). */
   note(message: string): void;
   /** Says what weakens the run's containment (an agent in local mode). */
@@ -168,7 +170,7 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     anthropic: settings.apiKey || null,
     openai: settings.openai?.apiKey || null,
   };
-  checkModelProviders(scenarios, runModels(options), settings.agent, keys);
+  checkModelProviders(scenarios, runModels(options), settings.agent, keys, ports.keyRemedy);
   for (const unpriced of unpricedModels(scenarios, options, agentUsesModel(settings.agent))) {
     const checked = PRICE_TABLE_CHECKED_ON[providerOfModel(unpriced)?.provider ?? "anthropic"];
     ports.note(
@@ -257,6 +259,7 @@ export function checkModelProviders(
   runModels: readonly string[],
   agent: AgentName,
   keys: Record<ProviderName, string | null>,
+  keyRemedy: (provider: ProviderName) => string = apiKeyRemedy,
 ): void {
   const callsModels = agent === "anthropic" || agent === "claude-code";
   for (const scenario of scenarios) {
@@ -267,7 +270,7 @@ export function checkModelProviders(
       if (agent === "claude-code" && provider !== "anthropic") {
         throw new ConfigError(`the claude-code agent runs Anthropic models only, not "${model}"`, where);
       }
-      if (!keys[provider]) throw new ConfigError(describeMissingApiKey(agent, apiKeyRemedy(provider)), where);
+      if (!keys[provider]) throw new ConfigError(describeMissingApiKey(agent, keyRemedy(provider)), where);
     }
     const judge = scenario.evaluation.judge;
     if (judge?.enabled && judge.model) {

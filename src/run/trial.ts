@@ -10,7 +10,6 @@ import { computeExecution, computeInteraction } from "../evaluate/metrics.js";
 import type { ModelClient } from "../model/model-client.js";
 import { renderTranscriptMarkdown } from "../render/transcript-markdown.js";
 import { summarizeReplay } from "../results/replay-summary.js";
-import { scenarioKey } from "../results/scenario-key.js";
 import type { ExecutionMetrics, TrialReport } from "../results/types.js";
 import { createSandboxSelector, type SandboxSelector } from "../sandbox/sandbox-selection.js";
 import { createTrialSandbox } from "../sandbox/trial-sandbox.js";

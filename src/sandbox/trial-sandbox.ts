@@ -35,7 +35,7 @@ import type {
 import { writeShim } from "./shim.js";
 import { openShimChannel, type ShimChannel } from "./shim-channel.js";
 import { createTrialCgroup } from "./trial-cgroup.js";
-import type { ExecResult, ProcessGroupRegistry, TargetInvocationRecord, TrialSandbox } from "./types.js";
+import type { ExecResult, TargetInvocationRecord, TrialSandbox } from "./types.js";
 
 export const DEFAULT_OUTPUT_CAP_BYTES = 128 * 1024;
 export const DEFAULT_GATE_OUTPUT_CAP_BYTES = 8 * 1024 * 1024;

@@ -259,8 +259,9 @@ describe("the bundled action without a baseline or a key", () => {
       runId: 320,
       eventName: "pull_request",
       payload: prEvent({ headRepo: "outsider/octo-tool" }),
-      // The default agent (anthropic) needs the key, which forks do not get.
-      inputs: { "working-directory": "head", "anthropic-api-key": "" },
+      // The default agent (anthropic) needs the key, which forks do not get; fork-mode replay is
+      // tested in process (main.test.ts).
+      inputs: { "working-directory": "head", "anthropic-api-key": "", "fork-mode": "skip" },
     });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain("This pull request comes from a fork (outsider/octo-tool)");

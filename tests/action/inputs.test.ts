@@ -29,7 +29,11 @@ describe("readActionSettings", () => {
       mode: "run",
       scenarios: ["scenarios"],
       apiKey: "",
+      openaiApiKey: "",
+      openaiBaseURL: null,
+      openaiApi: "auto",
       model: "claude-haiku-4-5",
+      models: [],
       judgeModel: null,
       agent: "anthropic",
       agentCommand: null,
@@ -53,6 +57,8 @@ describe("readActionSettings", () => {
       sandboxSetup: true,
       shard: null,
       alpha: 0.05,
+      forkMode: "replay",
+      modelTimeoutMs: undefined,
     });
   });
 
@@ -224,6 +230,58 @@ describe("readActionSettings", () => {
     expect((await readWith({ "model-timeout": "3m" })).modelTimeoutMs).toBe(180_000);
     expect((await errorFor({ "model-timeout": "0" })).message).toBe(
       'input "model-timeout" must be a duration such as "120s" or "3m", got "0"',
+    );
+  });
+
+  it("reads models as the CLI's repeated --model: two or more make a matrix, one is the model", async () => {
+    expect(
+      await readWith({ models: "claude-haiku-4-5, openai:gpt-5-mini\nopenai:gpt-5-mini\n" }),
+    ).toMatchObject({
+      model: "claude-haiku-4-5",
+      models: ["claude-haiku-4-5", "openai:gpt-5-mini"],
+    });
+    expect(await readWith({ models: " openai:gpt-5.2 " })).toMatchObject({
+      model: "openai:gpt-5.2",
+      models: [],
+    });
+    expect(await readWith({ model: "openai:gpt-5.2" })).toMatchObject({
+      model: "openai:gpt-5.2",
+      models: [],
+    });
+    // `model` keeps its default under `models`; a model of its own beside them is ambiguous.
+    expect((await errorFor({ model: "claude-sonnet-4-5", models: "a,b" })).message).toBe(
+      'input "models" and input "model" ("claude-sonnet-4-5") are both given: use one of them, got "a,b"',
+    );
+    expect((await errorFor({ models: "claude-haiku-4-5, opnai:gpt-5" })).message).toMatch(
+      /^input "models": unknown provider "opnai" in model id "opnai:gpt-5"; did you mean "openai:gpt-5"\?/,
+    );
+    expect((await errorFor({ model: "gemini:pro" })).message).toMatch(
+      /^input "model": unknown provider "gemini"/,
+    );
+  });
+
+  it("reads the OpenAI key, base URL and API, and fork-mode", async () => {
+    expect(
+      await readWith({
+        "openai-api-key": " sk-openai-x ",
+        "openai-base-url": "http://127.0.0.1:11434/v1",
+        "openai-api": "Responses",
+        "fork-mode": "SKIP",
+      }),
+    ).toMatchObject({
+      openaiApiKey: "sk-openai-x",
+      openaiBaseURL: "http://127.0.0.1:11434/v1",
+      openaiApi: "responses",
+      forkMode: "skip",
+    });
+    expect((await errorFor({ "openai-base-url": "localhost:11434" })).message).toBe(
+      'input "openai-base-url" must be an http:// or https:// URL (e.g. http://localhost:11434/v1), got "localhost:11434"',
+    );
+    expect((await errorFor({ "openai-api": "completions" })).message).toBe(
+      'input "openai-api" must be one of "auto", "chat", "responses", got "completions"',
+    );
+    expect((await errorFor({ "fork-mode": "run" })).message).toBe(
+      'input "fork-mode" must be one of "replay", "skip", got "run"',
     );
   });
 

@@ -3,7 +3,7 @@
  * against the fake GitHub API, and the oracle agent on the fixture suites: the paths the bundled
  * end-to-end tests do not take.
  */
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { getOctokit } from "@actions/github";
@@ -15,7 +15,13 @@ import type { ArtifactClient } from "../../src/github/types.js";
 import { assembleReport, buildScenarioReport } from "../../src/results/aggregate.js";
 import type { Report } from "../../src/results/types.js";
 import { type GitHubFake, startGitHubFake } from "../support/github-server.js";
-import { startModelServer, toolUse } from "../support/model-server.js";
+import { bashCall, finalText, scriptByTurn, startModelServer, toolUse } from "../support/model-server.js";
+import {
+  openAiBashCall,
+  openAiScriptByTurn,
+  openAiText,
+  startOpenAiServer,
+} from "../support/openai-server.js";
 import { buildPullRequestEvent, FIXTURES, readActionDefaults } from "./run-dist.js";
 
 interface Recorded {
@@ -47,6 +53,8 @@ async function createDeps(
     event?: "push" | "pull_request";
     artifacts?: Partial<ArtifactClient>;
     env?: Record<string, string>;
+    /** `owner/name` of the pull request's head repository: a fork when it is not the fake's. */
+    headRepo?: string;
   } = {},
 ): Promise<Partial<ActionDeps>> {
   const values: Record<string, string> = {
@@ -84,6 +92,7 @@ async function createDeps(
             repo: fake.repo,
             baseSha: "a".repeat(40),
             headSha: "b".repeat(40),
+            ...(options.headRepo ? { headRepo: options.headRepo } : {}),
           })
         : { ref: "refs/heads/main" },
     ),
@@ -260,16 +269,15 @@ describe("run", () => {
           "task: Write hello to out.txt.",
           "evaluation:",
           "  gates: [{type: file_contains, path: out.txt, substring: hello}]",
-          ...(judged ? ["  judge: {enabled: true, rubric: rubrics/greet.yaml, pass_threshold: 0.5}"] : []),
+          ...(judged ? ["  judge: {enabled: true, rubric: rubric.yml, pass_threshold: 0.5}"] : []),
           "",
         ].join("\n");
       await mkdir(path.join(suite, "scenarios/slow"), { recursive: true });
-      // Rubrics stay inside the scenario's folder (or its git repository; this suite has none).
-      await mkdir(path.join(suite, "scenarios/rubrics"), { recursive: true });
       await writeFile(path.join(suite, "scenarios/greet.yaml"), scenario("greet", true));
       await writeFile(path.join(suite, "scenarios/slow/long.yaml"), scenario("long", false));
       await writeFile(
-        path.join(suite, "scenarios/rubrics/greet.yaml"),
+        // Beside the scenarios (a rubric stays inside the scenario's folder), out of the *.yaml glob.
+        path.join(suite, "scenarios/rubric.yml"),
         "criteria:\n  - {id: done, weight: 1, description: hello is written}\n",
       );
       const result = await run(
@@ -279,7 +287,7 @@ describe("run", () => {
           "anthropic-api-key": key,
           "base-url": model.url,
           "working-directory": suite,
-          scenarios: "scenarios/**/*.yaml\n!scenarios/slow/**\n!scenarios/rubrics/**",
+          scenarios: "scenarios/**/*.yaml\n!scenarios/slow/**",
           trials: "1",
         }),
       );
@@ -405,5 +413,272 @@ describe("run", () => {
     expect(recorded.failed).toEqual(["llm-tool-test failed unexpectedly: client refused key [REDACTED]"]);
     expect(recorded.secrets).toContain(key);
     expect(JSON.stringify(recorded.log)).not.toContain(key);
+  });
+});
+
+describe("a pull request without secrets (fork-mode)", () => {
+  const FORK = "outsider/octo-tool";
+
+  /**
+   * A push run of the head suite with the oracle (count_items fails, list_files passes), its output
+   * folder copied aside as the base branch's artifact: report.json and each trial's events.jsonl.
+   * `passing` rewrites the recorded outcomes to passes, as a base branch where count_items passed.
+   */
+  async function recordBaseline(options: { passing?: boolean } = {}): Promise<string> {
+    const push = await run(
+      await createDeps({ agent: "oracle", "working-directory": "head", scenarios: "." }),
+    );
+    expect(push.status).toBe("passed");
+    const folder = path.join(tempDir, "recorded");
+    await cp(path.dirname(recorded.outputs["report-path"]!), folder, { recursive: true });
+    if (options.passing) {
+      const report = JSON.parse(await readFile(path.join(folder, "report.json"), "utf8")) as Report;
+      const passing = assembleReport(
+        report.run,
+        report.scenarios.map(({ trials, summary: _summary, ...meta }) =>
+          buildScenarioReport(
+            meta,
+            trials.map((t) => ({ ...t, outcome: "pass" as const, reason: null })),
+          ),
+        ),
+      );
+      await writeFile(path.join(folder, "report.json"), JSON.stringify(passing));
+    }
+    recorded = { log: [], outputs: {}, secrets: [], failed: [], summaries: [], uploads: [] };
+    return folder;
+  }
+
+  function addBaseRun(id: number): void {
+    fake.addRun({ id, run_number: id, head_sha: "a".repeat(40), created_at: new Date().toISOString() });
+    fake.addArtifact({ name: "llm-tool-test-report", runId: id });
+  }
+
+  const downloadFrom = (folder: string): Partial<ArtifactClient> => ({
+    downloadArtifact: async (_id, options) => {
+      await cp(folder, options?.path ?? ".", { recursive: true });
+      return { downloadPath: options?.path };
+    },
+  });
+
+  it("replays the baseline's transcripts against this build: no model, the result in the summary and outputs", async () => {
+    const folder = await recordBaseline({ passing: true });
+    addBaseRun(101);
+    // A fork's token cannot write: the comment is refused as GitHub refuses it.
+    fake.failures.createComment = 403;
+    const model = await startModelServer(() => finalText("never asked"));
+    try {
+      const result = await run(
+        await createDeps(
+          { "working-directory": "head", scenarios: ".", "base-url": model.url },
+          { event: "pull_request", headRepo: FORK, artifacts: downloadFrom(folder) },
+        ),
+      );
+      expect(model.messageRequests()).toHaveLength(0);
+      const report = JSON.parse(await readFile(recorded.outputs["report-path"]!, "utf8")) as Report;
+      expect(report.run.agent).toBe("replay");
+      const trials = report.scenarios.flatMap((s) => s.trials);
+      expect(trials).toHaveLength(6);
+      expect(trials.every((t) => t.replay !== undefined && t.replay.recorded_calls > 0)).toBe(true);
+      // The replay compares with the run it replayed: count_items passed there and fails now.
+      const summary = JSON.parse(recorded.outputs.summary!);
+      expect(summary.replay).toEqual({ replayed: "run #101 (`aaaaaaa`)", agent: "replay" });
+      expect(summary.baseline).toMatchObject({ status: "found", run_id: 101 });
+      expect(summary.comparison.newly_failing).toEqual(["count_items"]);
+      const decision = JSON.parse(recorded.outputs.decision!);
+      // 3 of 3 recorded passes, 0 of 3 now: newly failing, yet too few trials to gate a regression.
+      expect(decision).toMatchObject({ failed: false, fail_on: "regression", basis: "no_regression" });
+      expect(result.status).toBe("passed");
+      // The summary says it is a replay, what a replay can and cannot show, and where the comment is.
+      expect(recorded.summaries).toHaveLength(1);
+      const text = recorded.summaries[0]!;
+      expect(text.split("\n")[0]).toBe("## 🔁 llm-tool-test: replay of the baseline's recorded calls");
+      expect(text).toContain(`This pull request comes from a fork (${FORK})`);
+      expect(text).toContain("the tool calls recorded in the baseline run #101 (`aaaaaaa`) were re-issued");
+      expect(text).toContain("it cannot show how a model would react to the change");
+      expect(text).toContain("a `workflow_run` follow-up workflow can post it");
+      // Not an error: the log says why there is no comment and what carries it.
+      const log = recorded.log.map((l) => l.message);
+      expect(log.some((m) => m.startsWith("Replaying the recorded calls of run #101 (`aaaaaaa`)"))).toBe(
+        true,
+      );
+      expect(recorded.log.find((l) => l.message.includes("comment was not posted"))).toMatchObject({
+        level: "info",
+      });
+      expect(recorded.log.filter((l) => l.level === "warning" && l.message.includes("comment"))).toEqual([]);
+      expect(recorded.uploads[0]?.files).toEqual(expect.arrayContaining(["comment.md", "report.json"]));
+      const comment = await readFile(
+        path.join(path.dirname(recorded.outputs["report-path"]!), "comment.md"),
+        "utf8",
+      );
+      expect(comment).toContain("<!-- llm-tool-test:llm-tool-test -->");
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("applies fail-on to the replayed trials", async () => {
+    const folder = await recordBaseline();
+    addBaseRun(102);
+    const result = await run(
+      await createDeps(
+        { "working-directory": "head", scenarios: ".", "fail-on": "outcome" },
+        { event: "pull_request", headRepo: FORK, artifacts: downloadFrom(folder) },
+      ),
+    );
+    // count_items' recorded calls fail their gate again: `outcome` fails the check.
+    expect(result.status).toBe("failed");
+    expect(recorded.failed[0]).toMatch(/^llm-tool-test: Failed: 3\/6 trials failed \(fail-on: outcome\)/);
+    expect(recorded.outputs.outcome).toBe("fail");
+  });
+
+  it("skips, saying why, when no baseline has transcripts to replay", async () => {
+    // A base-branch run whose artifact holds a report without the trials' folders.
+    const folder = await recordBaseline();
+    await rm(path.join(folder, "trials"), { recursive: true, force: true });
+    addBaseRun(103);
+    const result = await run(
+      await createDeps(
+        { "working-directory": "head", scenarios: "." },
+        { event: "pull_request", headRepo: FORK, artifacts: downloadFrom(folder) },
+      ),
+    );
+    expect(result.status).toBe("skipped");
+    expect(result.message).toMatch(
+      new RegExp(
+        `^This pull request comes from a fork \\(${FORK}\\), and GitHub gives such workflow runs no secrets, so there is no Anthropic API key, and fork-mode replay found nothing to replay: no baseline report has its trials' transcripts \\(.*no trial transcripts.*\\)\\. The scenarios were not run, and the check passes\\.$`,
+      ),
+    );
+    expect(recorded.outputs.outcome).toBe("skipped");
+    expect(recorded.summaries[0]).toContain("## ⏭️ llm-tool-test: skipped");
+    expect(recorded.uploads).toHaveLength(0);
+  });
+
+  it("skips, saying why, when there is no baseline at all", async () => {
+    const result = await run(
+      await createDeps(
+        { "working-directory": "head", scenarios: "." },
+        { event: "pull_request", headRepo: FORK },
+      ),
+    );
+    expect(result.status).toBe("skipped");
+    expect(result.message).toContain(
+      "fork-mode replay found nothing to replay: no baseline: no successful push run of this workflow on `main` yet",
+    );
+    expect(JSON.parse(recorded.outputs.summary!)).toMatchObject({ outcome: "skipped" });
+  });
+
+  it("skips as before with fork-mode skip, looking nothing up", async () => {
+    addBaseRun(104);
+    const result = await run(
+      await createDeps(
+        { "working-directory": "head", scenarios: ".", "fork-mode": "skip" },
+        { event: "pull_request", headRepo: FORK },
+      ),
+    );
+    expect(result.status).toBe("skipped");
+    expect(result.message).toBe(
+      `This pull request comes from a fork (${FORK}), and GitHub gives such workflow runs no secrets, so there is no Anthropic API key: the scenarios were not run, and the check passes. They run on pull requests from branches of this repository, and on the push to the base branch after merging.`,
+    );
+    expect(fake.requests).toHaveLength(0);
+    expect(recorded.uploads).toHaveLength(0);
+  });
+});
+
+describe("models and providers", () => {
+  it("runs a two-model matrix from the models input, one Anthropic and one OpenAI-compatible model", async () => {
+    const anthropicKey = "sk-ant-matrix-canary-7d41a9";
+    const openaiKey = "sk-openai-matrix-canary-3f92c0";
+    const anthropic = await startModelServer(
+      scriptByTurn([bashCall("ls -1 alpha.txt beta.txt > listing.txt"), finalText("done")]),
+    );
+    const openai = await startOpenAiServer(
+      openAiScriptByTurn([openAiBashCall("ls -1 alpha.txt beta.txt > listing.txt"), openAiText("done")]),
+    );
+    try {
+      const result = await run(
+        await createDeps({
+          "working-directory": "head",
+          scenarios: "list-files.yaml",
+          trials: "1",
+          models: "claude-haiku-4-5\nopenai:gpt-5-mini",
+          "anthropic-api-key": anthropicKey,
+          "openai-api-key": openaiKey,
+          "base-url": anthropic.url,
+          "openai-base-url": openai.url,
+        }),
+      );
+      expect(recorded.failed).toEqual([]);
+      expect(result.status).toBe("passed");
+      const report = JSON.parse(await readFile(recorded.outputs["report-path"]!, "utf8")) as Report;
+      expect(report.run.models).toEqual(["claude-haiku-4-5", "openai:gpt-5-mini"]);
+      expect(report.model_matrix).toBeDefined();
+      expect(report.scenarios.map((s) => [s.model, s.trials.map((t) => t.outcome)])).toEqual([
+        ["claude-haiku-4-5", ["pass"]],
+        ["openai:gpt-5-mini", ["pass"]],
+      ]);
+      // Each provider's calls went to its own base URL with its own key.
+      expect(
+        anthropic.messageRequests().every((r) => r.headers.authorization === `Bearer ${anthropicKey}`),
+      ).toBe(true);
+      expect(anthropic.messageRequests()).toHaveLength(2);
+      expect(openai.requests).toHaveLength(2);
+      expect(openai.requests.every((r) => r.headers.authorization === `Bearer ${openaiKey}`)).toBe(true);
+      expect(openai.requests[0]?.body.model).toBe("gpt-5-mini");
+      expect(recorded.secrets).toEqual(expect.arrayContaining([anthropicKey, openaiKey]));
+      const published = [
+        ...recorded.summaries,
+        JSON.stringify(recorded.log),
+        JSON.stringify(recorded.outputs),
+      ];
+      for (const text of published) {
+        expect(text).not.toContain(anthropicKey);
+        expect(text).not.toContain(openaiKey);
+      }
+    } finally {
+      await anthropic.close();
+      await openai.close();
+    }
+  });
+
+  it("runs an openai: model with openai-api-key and no Anthropic key", async () => {
+    const openaiKey = "sk-openai-single-canary-5e18b7";
+    const openai = await startOpenAiServer(
+      openAiScriptByTurn([openAiBashCall("ls -1 alpha.txt beta.txt > listing.txt"), openAiText("done")]),
+    );
+    try {
+      const result = await run(
+        await createDeps({
+          "working-directory": "head",
+          scenarios: "list-files.yaml",
+          trials: "1",
+          model: "openai:gpt-5.2",
+          "openai-api-key": openaiKey,
+          "openai-base-url": openai.url,
+        }),
+      );
+      expect(recorded.failed).toEqual([]);
+      expect(result.status).toBe("passed");
+      const report = JSON.parse(await readFile(recorded.outputs["report-path"]!, "utf8")) as Report;
+      expect(report.run.model).toBe("openai:gpt-5.2");
+      expect(openai.requests.map((r) => r.body.model)).toEqual(["gpt-5.2", "gpt-5.2"]);
+      expect(recorded.secrets).toContain(openaiKey);
+    } finally {
+      await openai.close();
+    }
+  });
+
+  it.each([
+    [{ model: "openai:gpt-5.2" }, "openai-api-key", "OPENAI_API_KEY"],
+    [
+      { models: "openai:gpt-5.2, claude-haiku-4-5", "openai-api-key": "sk-openai-x1" },
+      "anthropic-api-key",
+      "ANTHROPIC_API_KEY",
+    ],
+  ])("names the input of the missing key: %o", async (inputs, input, secret) => {
+    const result = await run(await createDeps({ "working-directory": "head", scenarios: ".", ...inputs }));
+    expect(result.status).toBe("config_error");
+    expect(recorded.failed).toEqual([
+      `input "${input}" is empty, and the anthropic agent needs an API key: add "${input}: \${{ secrets.${secret} }}" to the step (or use "agent: oracle" to try the scenarios without a model)`,
+    ]);
   });
 });

@@ -262,7 +262,7 @@ describe("scaffoldScenarios", () => {
     };
     for (const input of Object.keys(step?.with ?? {})) expect(Object.keys(action.inputs)).toContain(input);
     expect(await readFile(result.workflow, "utf8")).toMatch(
-      /forks get no secrets: the action then says so and skips/,
+      /forks get no secrets: the action then replays the base branch.s recorded calls/,
     );
   });
 
