@@ -249,6 +249,8 @@ async function runAgentInSandbox(
           signal: trialAbort.signal,
           ...(processOptions.extraEnv ? { env: processOptions.extraEnv } : {}),
           ...(processOptions.onStdoutLine ? { onStdoutLine: processOptions.onStdoutLine } : {}),
+          ...(processOptions.onStdoutCut ? { onStdoutCut: processOptions.onStdoutCut } : {}),
+          ...(processOptions.streamCapBytes ? { streamCapBytes: processOptions.streamCapBytes } : {}),
           ...(processOptions.stdin !== undefined ? { stdin: processOptions.stdin } : {}),
         }),
     });

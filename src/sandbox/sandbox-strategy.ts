@@ -34,6 +34,8 @@ export interface RunSettings {
 
 export interface ProcessSettings extends RunSettings {
   onStdoutLine?: (line: string) => void;
+  onStdoutCut?: (droppedBytes: number) => void;
+  streamCapBytes?: number;
   stdin?: string;
 }
 
