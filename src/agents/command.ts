@@ -50,6 +50,7 @@ export function createCommandAgent(options: CommandAgentOptions): Agent {
       system: context.systemPrompt,
     });
     const output = createOutputChunker(context.events);
+    const program = findCommandProgram(command);
     let result: ExecResult;
     try {
       result = await runProcess("bash", ["-c", command], {
@@ -63,6 +64,8 @@ export function createCommandAgent(options: CommandAgentOptions): Agent {
           LLM_TOOL_TEST_MAX_TURNS: String(context.maxTurns),
         },
         ...(usesPrompt ? {} : { stdin: context.task }),
+        // A script or binary of the user's (in their repository, on their PATH): the sandbox shows it.
+        ...(program ? { programs: [program] } : {}),
       });
     } catch (error) {
       output.flush();
@@ -87,6 +90,16 @@ export function createCommandAgent(options: CommandAgentOptions): Agent {
 
   // The model is the agent's only when the template passes it on: else the transcript must not name it.
   return { name: "command", usesModel: placeholders.includes("model"), run };
+}
+
+/**
+ * The program a shell command starts: its first word, after any `NAME=value` assignments; null
+ * when it does not start with a plain word (quotes, expansions, a subshell).
+ */
+export function findCommandProgram(command: string): string | null {
+  const word = "[^\\s;&|<>()'\"`$\\\\]";
+  const pattern = new RegExp(`^\\s*(?:[A-Za-z_][A-Za-z0-9_]*=${word}*\\s+)*(${word}+)(?=$|[\\s;&|<>()])`);
+  return pattern.exec(command)?.[1] ?? null;
 }
 
 /** Replaces each known placeholder with its value, single-quoted for bash. */

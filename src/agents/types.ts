@@ -44,6 +44,11 @@ export interface AgentProcessOptions {
   onStdoutLine?: (line: string) => void;
   onStdoutCut?: (droppedBytes: number) => void;
   streamCapBytes?: number;
+  /**
+   * Host programs the process runs (a path, or a name on the parent's PATH): bwrap binds their
+   * folders, and a script's interpreter's, read-only (local mode sees the host anyway).
+   */
+  programs?: string[];
   /** Added over the agent environment (values holding a parent secret are dropped). */
   extraEnv?: Record<string, string>;
   /** Written to the process's stdin, which is then closed; default: no stdin. */

@@ -251,6 +251,7 @@ async function runAgentInSandbox(
           ...(processOptions.onStdoutLine ? { onStdoutLine: processOptions.onStdoutLine } : {}),
           ...(processOptions.onStdoutCut ? { onStdoutCut: processOptions.onStdoutCut } : {}),
           ...(processOptions.streamCapBytes ? { streamCapBytes: processOptions.streamCapBytes } : {}),
+          ...(processOptions.programs ? { programs: processOptions.programs } : {}),
           ...(processOptions.stdin !== undefined ? { stdin: processOptions.stdin } : {}),
         }),
     });

@@ -290,6 +290,7 @@ function assembleSandbox(parts: {
         ...(run.onStdoutLine ? { onStdoutLine: run.onStdoutLine } : {}),
         ...(run.onStdoutCut ? { onStdoutCut: run.onStdoutCut } : {}),
         streamCapBytes: run.streamCapBytes ?? DEFAULT_AGENT_STREAM_CAP_BYTES,
+        ...(run.programs ? { programs: run.programs } : {}),
         ...(run.stdin !== undefined ? { stdin: run.stdin } : {}),
       });
       // Killed: its whole tree goes with it, not only its process group.

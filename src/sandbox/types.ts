@@ -93,6 +93,8 @@ export interface TrialSandbox {
       onStdoutCut?: (droppedBytes: number) => void;
       /** Streamed stdout kept before the middle is cut (see ProcessOptions); default 1 MiB. */
       streamCapBytes?: number;
+      /** Host programs it runs, made visible inside (bwrap; see program-binds.ts). */
+      programs?: string[];
       stdin?: string;
     },
   ): Promise<ExecResult>;
