@@ -11,6 +11,7 @@ export const COMPILED_TESTS = [
   "tests/version.test.ts",
   "tests/sandbox/process-runner.test.ts",
   "tests/hostile/proc-environ.test.ts",
+  "tests/hostile/output-flood.test.ts",
 ];
 
 export default defineConfig({

@@ -657,7 +657,11 @@ async function produceRunReport(
     },
   );
   const { scenarios, ports } = prepared;
-  const settled = settleActionBaseline(baseline, poolTargetOf(scenarios, prepared.options), log);
+  const settled = settleActionBaseline(
+    baseline,
+    poolTargetOf(scenarios, prepared.options, ports.sandboxes.selected()),
+    log,
+  );
   const options = { ...prepared.options, baselineCounts: settled?.report ? settled.counts : null };
   const shard = settings.shard ? `, shard ${settings.shard.index}/${settings.shard.count}` : "";
   const extra =

@@ -27,6 +27,7 @@ import {
   type ProxyRefusal,
   startCredentialProxy,
 } from "./credential-proxy.js";
+import { emitOutputCut } from "./output-cut.js";
 import type { Agent, AgentContext, AgentOutcome } from "./types.js";
 
 export const CLAUDE_BIN_ENV = "LLM_TOOL_TEST_CLAUDE_BIN";
@@ -37,6 +38,8 @@ const INSTALL_HINT = `install it (npm install -g @anthropic-ai/claude-code) or s
 /** The npm package's bin is a small placeholder until its postinstall links the native binary. */
 const PLACEHOLDER_MAX_BYTES = 4096;
 const STDERR_HEAD_CHARS = 800;
+/** Claude Code's stdout streamed before its middle is cut (head and tail kept). */
+const CLAUDE_STREAM_CAP_BYTES = 32 * 1024 * 1024;
 
 export interface ClaudeCodeAgentOptions {
   /** The real API key; it reaches only the proxy, never the agent's environment. */
@@ -126,6 +129,9 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
           maxRetries: options.maxRetries ?? DEFAULT_CLAUDE_MAX_RETRIES,
         }),
         onStdoutLine: (line) => mapper.push(line),
+        onStdoutCut: (droppedBytes) => emitOutputCut(context.events, droppedBytes),
+        // stream-json with partial messages is verbose: a long session legitimately runs to megabytes.
+        streamCapBytes: CLAUDE_STREAM_CAP_BYTES,
       });
     } catch (error) {
       return {

@@ -6,7 +6,8 @@
  *
  * The run's model is recorded for the trial only when the template passes `{model}`.
  *
- * Its stdout is the transcript (`agent_output` events, in chunks as it arrives); layer 1 comes from
+ * Its stdout is the transcript (`agent_output` events, in chunks as it arrives; past 1 MiB the middle
+ * is cut, marked by a `truncated` event, and the tail follows at the end); layer 1 comes from
  * the shim, or from `target.command_pattern` over that text. Exit 0 is a natural stop; anything
  * else an agent crash with the exit code and the head of its stderr.
  */
@@ -14,6 +15,7 @@ import { ConfigError, describeError } from "../errors.js";
 import type { ExecResult } from "../sandbox/types.js";
 import type { EventSink } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
+import { emitOutputCut } from "./output-cut.js";
 import type { Agent, AgentContext, AgentOutcome } from "./types.js";
 
 export const COMMAND_PLACEHOLDERS = ["prompt", "workdir", "model", "system"] as const;
@@ -48,15 +50,22 @@ export function createCommandAgent(options: CommandAgentOptions): Agent {
       system: context.systemPrompt,
     });
     const output = createOutputChunker(context.events);
+    const program = findCommandProgram(command);
     let result: ExecResult;
     try {
       result = await runProcess("bash", ["-c", command], {
         onStdoutLine: (line) => output.push(line),
+        onStdoutCut: (droppedBytes) => {
+          output.flush();
+          emitOutputCut(context.events, droppedBytes);
+        },
         extraEnv: {
           LLM_TOOL_TEST_MODEL: context.model,
           LLM_TOOL_TEST_MAX_TURNS: String(context.maxTurns),
         },
         ...(usesPrompt ? {} : { stdin: context.task }),
+        // A script or binary of the user's (in their repository, on their PATH): the sandbox shows it.
+        ...(program ? { programs: [program] } : {}),
       });
     } catch (error) {
       output.flush();
@@ -81,6 +90,16 @@ export function createCommandAgent(options: CommandAgentOptions): Agent {
 
   // The model is the agent's only when the template passes it on: else the transcript must not name it.
   return { name: "command", usesModel: placeholders.includes("model"), run };
+}
+
+/**
+ * The program a shell command starts: its first word, after any `NAME=value` assignments; null
+ * when it does not start with a plain word (quotes, expansions, a subshell).
+ */
+export function findCommandProgram(command: string): string | null {
+  const word = "[^\\s;&|<>()'\"`$\\\\]";
+  const pattern = new RegExp(`^\\s*(?:[A-Za-z_][A-Za-z0-9_]*=${word}*\\s+)*(${word}+)(?=$|[\\s;&|<>()])`);
+  return pattern.exec(command)?.[1] ?? null;
 }
 
 /** Replaces each known placeholder with its value, single-quoted for bash. */

@@ -37,8 +37,18 @@ export interface AgentContext {
 }
 
 export interface AgentProcessOptions {
-  /** Called with every complete stdout line as it arrives (never capped). */
+  /**
+   * Called with every complete stdout line as it arrives, for the first `streamCapBytes` (default
+   * 1 MiB); past them `onStdoutCut` marks where the middle was cut, and the tail's lines follow.
+   */
   onStdoutLine?: (line: string) => void;
+  onStdoutCut?: (droppedBytes: number) => void;
+  streamCapBytes?: number;
+  /**
+   * Host programs the process runs (a path, or a name on the parent's PATH): bwrap binds their
+   * folders, and a script's interpreter's, read-only (local mode sees the host anyway).
+   */
+  programs?: string[];
   /** Added over the agent environment (values holding a parent secret are dropped). */
   extraEnv?: Record<string, string>;
   /** Written to the process's stdin, which is then closed; default: no stdin. */

@@ -2,11 +2,13 @@
  * A pooled baseline: the reports of several base-branch runs, combined per scenario into one
  * report that the comparison treats like a single baseline with more trials. A run contributes
  * only when it measured the same thing as the head run (agent, model, judge, harness major
- * version, and — when both reports record it — the evaluation settings); a scenario contributes
+ * version, and — when both reports record them — the evaluation settings and the sandbox its
+ * trials really ran in); a scenario contributes
  * only when its content is the head scenario's. Everything left out is listed with the reason,
  * so the comment can say what the baseline is made of.
  */
 import { assembleReport, buildScenarioReport } from "../results/aggregate.js";
+import { readSandboxesUsed } from "../results/sandbox-used.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import type { Report, RunInfo, ScenarioReport, TrialReport } from "../results/types.js";
 
@@ -43,7 +45,7 @@ export interface PooledBaseline {
 /** What a run measures, as far as pooling cares; a finished Report's `run` is one. */
 export type RunIdentity = Pick<
   RunInfo,
-  "agent" | "model" | "models" | "judge_model" | "harness_version" | "evaluation_hash"
+  "agent" | "model" | "models" | "judge_model" | "harness_version" | "evaluation_hash" | "sandbox_used"
 >;
 
 /**
@@ -73,6 +75,13 @@ export function describeRunMismatch(base: Report, head: Pick<PoolTarget, "run">)
   }
   if (b.evaluation_hash && h.evaluation_hash && b.evaluation_hash !== h.evaluation_hash) {
     return "other evaluation settings (turn limit, timeouts or sandbox)";
+  }
+  // The sandbox really used (`auto` falls back to local where bwrap does not work); unknown on
+  // either side (reports of older versions, a plan without a preflight): no objection.
+  const baseSandboxes = readSandboxesUsed(base);
+  const headSandboxes = readSandboxesUsed(head);
+  if (baseSandboxes && headSandboxes && baseSandboxes.join(",") !== headSandboxes.join(",")) {
+    return `its trials ran in the ${baseSandboxes.join(" and ")} sandbox, not ${headSandboxes.join(" and ")}`;
   }
   return null;
 }

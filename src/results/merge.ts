@@ -1,5 +1,6 @@
 import { ConfigError } from "../errors.js";
 import { assembleReport, buildScenarioReport } from "./aggregate.js";
+import { collectSandboxesUsed, sandboxUsedField } from "./sandbox-used.js";
 import { scenarioKey } from "./scenario-key.js";
 import type { Report, ScenarioReport, TrialReport } from "./types.js";
 
@@ -88,6 +89,7 @@ export function mergeShardReports(inputs: ShardInput[]): Report {
       ended_at: endedAt,
       incomplete: missingShards > 0 || reports.some((r) => r.run.incomplete),
       ...mergeWarnings(reports.map((r) => r.run.warnings ?? [])),
+      ...sandboxUsedField(collectSandboxesUsed(merged.flatMap((scenario) => scenario.trials))),
       shard: null,
     },
     merged,

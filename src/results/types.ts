@@ -275,6 +275,12 @@ export interface RunInfo {
    * pooled into one baseline scenario by scenario. Absent in reports of older versions.
    */
   evaluation_hash?: string;
+  /**
+   * The sandboxes its trials really ran in (`auto` resolved), sorted: a run that fell back to local
+   * is never pooled with bwrap runs. Absent in reports of older versions: then taken from the
+   * trials' `sandbox`, and where they do not say either, unknown (pooled with any).
+   */
+  sandbox_used?: SandboxMode[];
   /** The k of every scenario's pass@k and pass^k (absent in reports of older versions: k was n). */
   pass_k?: number;
   /** Prices used for cost_usd, USD per million tokens. */

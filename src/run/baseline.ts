@@ -4,6 +4,7 @@
  * repeated `--baseline`, the action's `baseline: auto`) are pooled over the runs that measured what
  * this run measures (compare/pool-baselines.ts); a single report the user named is used as given.
  */
+
 import {
   type BaselineCandidate,
   type ExcludedBaseline,
@@ -11,9 +12,10 @@ import {
   poolBaselines,
   type RunIdentity,
 } from "../compare/pool-baselines.js";
+import { sandboxUsedField } from "../results/sandbox-used.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import type { Report } from "../results/types.js";
-import type { Scenario } from "../scenario/types.js";
+import type { SandboxMode, Scenario } from "../scenario/types.js";
 import { HARNESS_VERSION } from "../version.js";
 import type { BaselineCounts, RunOptions } from "./options.js";
 import { planTrials } from "./plan.js";
@@ -33,7 +35,12 @@ export function runIdentityOf(options: RunOptions): RunIdentity {
 }
 
 /** The run's pool target: its identity and every scenario × variant (× model) it plans, with content hashes. */
-export function poolTargetOf(scenarios: readonly Scenario[], options: RunOptions): PoolTarget {
+export function poolTargetOf(
+  scenarios: readonly Scenario[],
+  options: RunOptions,
+  /** The sandboxes the run will use, once its preflight settled `auto` (SandboxSelector.selected). */
+  sandboxUsed: SandboxMode[] = [],
+): PoolTarget {
   const entries = new Map<string, PoolTarget["scenarios"][number]>();
   for (const planned of planTrials([...scenarios], { ...options, trials: 1, shard: null })) {
     entries.set(planned.scenarioKey, {
@@ -43,7 +50,10 @@ export function poolTargetOf(scenarios: readonly Scenario[], options: RunOptions
       content_hash: planned.scenario.contentHash,
     });
   }
-  return { run: runIdentityOf(options), scenarios: [...entries.values()] };
+  return {
+    run: { ...runIdentityOf(options), ...sandboxUsedField([...sandboxUsed].sort()) },
+    scenarios: [...entries.values()],
+  };
 }
 
 export interface RunBaseline {

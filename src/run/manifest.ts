@@ -1,6 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError } from "../errors.js";
+import { describeExcessNesting, findExcessNesting } from "../json-nesting.js";
 import type { TrialReport } from "../results/types.js";
 import type { AdaptiveDesign } from "./adaptive.js";
 import type { PlannedTrial } from "./plan.js";
@@ -41,6 +42,7 @@ export async function readManifest(outDir: string): Promise<RunManifest> {
       outDir,
     );
   }
+  refuseExcessNesting(text, file);
   try {
     return JSON.parse(text) as RunManifest;
   } catch {
@@ -103,13 +105,23 @@ export async function loadFinishedTrials(
 ): Promise<Map<string, TrialReport>> {
   const finished = new Map<string, TrialReport>();
   for (const planned of plan) {
+    const file = path.join(outDir, trialFolderOf(planned), "result.json");
+    const text = await readFile(file, "utf8").catch(() => null);
+    // Not finished (no result): it runs again.
+    if (text === null) continue;
+    // Not something a torn write makes: a clear error, not a stack overflow in what walks it later.
+    refuseExcessNesting(text, file);
     try {
-      const text = await readFile(path.join(outDir, trialFolderOf(planned), "result.json"), "utf8");
       const report = JSON.parse(text) as TrialReport;
       if (report.outcome !== "skipped") finished.set(planned.key, report);
     } catch {
-      // Not finished (no result, or a torn write from the interruption): it runs again.
+      // A torn write from the interruption: it runs again.
     }
   }
   return finished;
+}
+
+function refuseExcessNesting(text: string, file: string): void {
+  const line = findExcessNesting(text);
+  if (line !== null) throw new ConfigError(describeExcessNesting(), `${file}:${line}`);
 }

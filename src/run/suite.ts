@@ -11,6 +11,7 @@ import type { ModelClient } from "../model/model-client.js";
 import { FORMAT_NAMES, type FormatInput, OUTPUT_FORMATS, type OutputFormat } from "../render/formats.js";
 import { assembleReport, buildScenarioReport, scenarioMetaOf } from "../results/aggregate.js";
 import { loadTrialEvents } from "../results/read-trial-events.js";
+import { collectSandboxesUsed, sandboxUsedField } from "../results/sandbox-used.js";
 import type { Report, RunInfo, ScenarioReport, TrialReport } from "../results/types.js";
 import { warmProcessRunners } from "../sandbox/exec.js";
 import { createSandboxSelector, type SandboxSelector } from "../sandbox/sandbox-selection.js";
@@ -366,6 +367,7 @@ async function finishRun(
     shard: options.shard,
     ...(options.agentReason ? { agent_reason: options.agentReason } : {}),
     ...runWarningsOf(ports.sandboxes.warnings()),
+    ...sandboxUsedField(collectSandboxesUsed(results.values())),
   };
   const report = assembleReport(run, groupByScenario(plan, results, started.extra, options.passK));
   const compared = await writeRunOutputs(

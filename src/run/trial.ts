@@ -253,6 +253,9 @@ async function runAgentInSandbox(
           signal: trialAbort.signal,
           ...(processOptions.extraEnv ? { env: processOptions.extraEnv } : {}),
           ...(processOptions.onStdoutLine ? { onStdoutLine: processOptions.onStdoutLine } : {}),
+          ...(processOptions.onStdoutCut ? { onStdoutCut: processOptions.onStdoutCut } : {}),
+          ...(processOptions.streamCapBytes ? { streamCapBytes: processOptions.streamCapBytes } : {}),
+          ...(processOptions.programs ? { programs: processOptions.programs } : {}),
           ...(processOptions.stdin !== undefined ? { stdin: processOptions.stdin } : {}),
         }),
     });

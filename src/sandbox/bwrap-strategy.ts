@@ -28,6 +28,7 @@ import {
   wrapWithOverlays,
 } from "./bwrap.js";
 import { runProcess } from "./exec.js";
+import { collectProgramBinds } from "./program-binds.js";
 import { assertInsideRoot } from "./sandbox-paths.js";
 import type { ProcessSettings, SandboxStrategy, SandboxStrategyOptions } from "./sandbox-strategy.js";
 import { resolveRealBinary } from "./shim.js";
@@ -103,9 +104,16 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
         },
         // An external agent (a CLI) must reach its model API through the harness's loopback proxy,
         // so it shares the host's network; its binary's directories are bound read-only.
-        runProcess: async (file, args, run) => {
+        runProcess: async (file, args, { programs, ...run }) => {
           const binds = path.isAbsolute(file) ? await collectTargetBinds(file, layout.base) : [];
-          return runBwrap([...buildArgs(true, binds), "--", file, ...args], run);
+          const shown = await collectProgramBinds(programs ?? [], parentPath, layout.base);
+          const env = shown.pathDirs.length
+            ? { ...run.env, PATH: [run.env.PATH, ...shown.pathDirs].filter(Boolean).join(":") }
+            : run.env;
+          return runBwrap([...buildArgs(true, [...binds, ...shown.binds]), "--", file, ...args], {
+            ...run,
+            env,
+          });
         },
         resolveTarget: async (binary) => {
           if (hostTarget) return hostTarget;

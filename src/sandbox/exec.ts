@@ -7,7 +7,8 @@
  * Every process is spawned detached (leader of its own process group). A timeout or an abort
  * kills the whole group (SIGTERM, then SIGKILL after a short grace): killing only bash would leave
  * a `sleep` child holding the output pipe open. Output is capped while it streams (head and tail
- * kept, the middle dropped), so 50 MB of output never sits in memory. Once the process exits the
+ * kept, the middle dropped), so 50 MB of output never sits in memory; stdout streamed to a line
+ * callback is capped the same way (its first streamCapBytes streamed, then a cut, then its tail). Once the process exits the
  * runner waits only a short grace for its pipes to close: a background child (`sleep 100 &`) may
  * hold them open forever; it stays alive (tracked) until the trial ends.
  */
@@ -203,7 +204,9 @@ export function runShell(options: ExecOptions): Promise<ExecResult> {
  */
 export function runProcess(options: ProcessOptions): Promise<ExecResult> {
   const started = performance.now();
-  const lines = options.onStdoutLine ? createLineSplitter(options.onStdoutLine) : null;
+  const lines = options.onStdoutLine
+    ? createLineSplitter(options.onStdoutLine, options.onStdoutCut ?? describeCutAsLine(options.onStdoutLine))
+    : null;
   return new Promise<ExecResult>((resolve, reject) => {
     const onAbort = () => kill();
     const kill = processRunners.run(
@@ -216,14 +219,13 @@ export function runProcess(options: ProcessOptions): Promise<ExecResult> {
         outputCapBytes: options.outputCapBytes,
         timeoutMs: options.timeoutMs,
         streamStdout: lines !== null,
+        streamCapBytes: options.streamCapBytes ?? options.outputCapBytes,
       },
       {
         onMessage(message) {
           switch (message.type) {
             case "stdout":
-              lines?.push(
-                Buffer.from(message.chunk.buffer, message.chunk.byteOffset, message.chunk.byteLength),
-              );
+              lines?.push(message.chunk);
               return;
             case "spawn_failed":
               options.signal?.removeEventListener("abort", onAbort);
@@ -239,6 +241,7 @@ export function runProcess(options: ProcessOptions): Promise<ExecResult> {
                 processWideGroups.track(message.pid);
                 options.processGroups?.track(message.pid);
               }
+              if (message.streamRest) lines?.finishAfterCut(message.streamRest);
               lines?.end();
               const lineError = lines?.error();
               if (lineError !== undefined) reject(lineError);
@@ -270,7 +273,10 @@ function toExecResult(finished: Extract<RunnerMessage, { type: "finished" }>, el
     exit_code: exitCode,
     duration_ms: Math.round(elapsedMs),
     timed_out: finished.timedOut,
-    truncated: finished.stdout.truncated || finished.stderr.truncated,
+    truncated:
+      finished.stdout.truncated ||
+      finished.stderr.truncated ||
+      (finished.streamRest !== undefined && finished.streamRest.droppedBytes > 0),
   };
 }
 
@@ -302,42 +308,71 @@ function pruneEmptyGroups(registry: ProcessGroupRegistry): void {
   for (const pgid of registry.list()) if (!isGroupAlive(pgid)) registry.untrack(pgid);
 }
 
-function createLineSplitter(onLine: (line: string) => void): {
-  push(chunk: Buffer): void;
+/** Without a cut callback: the cut shows as a line of its own. */
+function describeCutAsLine(onLine: (line: string) => void): (droppedBytes: number) => void {
+  return (droppedBytes) => onLine(describeStreamCut(droppedBytes));
+}
+
+export function describeStreamCut(droppedBytes: number): string {
+  return `[... ${(droppedBytes / (1024 * 1024)).toFixed(1)} MB of output cut by llm-tool-test: head and tail kept ...]`;
+}
+
+/**
+ * Splits streamed bytes into lines. Linear in the output: a long line is kept as parts and joined
+ * once (appending to one string and searching it from the start on every chunk is quadratic).
+ */
+function createLineSplitter(
+  onLine: (line: string) => void,
+  onCut: (droppedBytes: number) => void,
+): {
+  push(chunk: Uint8Array): void;
+  finishAfterCut(rest: { droppedBytes: number; tail: Uint8Array }): void;
   end(): void;
   error(): unknown;
 } {
-  const decoder = new StringDecoder("utf8");
-  let pending = "";
+  let decoder = new StringDecoder("utf8");
+  let pending: string[] = [];
   let failure: unknown;
   let failed = false;
-  const emit = (line: string) => {
+  const guard = (call: () => void) => {
     if (failed) return;
     try {
-      onLine(line.endsWith("\r") ? line.slice(0, -1) : line);
+      call();
     } catch (error) {
       failed = true;
       failure = error;
     }
   };
+  const emit = (line: string) => guard(() => onLine(line.endsWith("\r") ? line.slice(0, -1) : line));
   const split = (text: string) => {
-    pending += text;
     let start = 0;
-    let newline = pending.indexOf("\n");
+    let newline = text.indexOf("\n");
     while (newline !== -1) {
-      emit(pending.slice(start, newline));
+      pending.push(text.slice(start, newline));
+      emit(pending.join(""));
+      pending = [];
       start = newline + 1;
-      newline = pending.indexOf("\n", start);
+      newline = text.indexOf("\n", start);
     }
-    pending = pending.slice(start);
+    if (start < text.length) pending.push(text.slice(start));
+  };
+  const flush = () => {
+    split(decoder.end());
+    if (pending.length > 0) emit(pending.join(""));
+    pending = [];
   };
   return {
-    push: (chunk) => split(decoder.write(chunk)),
-    end() {
-      split(decoder.end());
-      if (pending.length > 0) emit(pending);
-      pending = "";
+    push: (chunk) => split(decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))),
+    finishAfterCut(rest) {
+      if (rest.droppedBytes > 0) {
+        // The head's last line ends at the cut; the tail starts afresh.
+        flush();
+        decoder = new StringDecoder("utf8");
+        guard(() => onCut(rest.droppedBytes));
+      }
+      split(decoder.write(Buffer.from(rest.tail.buffer, rest.tail.byteOffset, rest.tail.byteLength)));
     },
+    end: flush,
     error: () => (failed ? failure : undefined),
   };
 }

@@ -31,7 +31,8 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
         userName: "agent",
         basePath: parentPath,
         runShell: (command, settings) => run(shell, ["-c", command], settings),
-        runProcess: run,
+        // Programs need no binding here: the host's files are all visible.
+        runProcess: (file, args, { programs: _programs, ...settings }) => run(file, args, settings),
         resolveTarget: (binary) => resolveRealBinary(binary, parentPath, layout.workDir),
       };
     },

@@ -23,7 +23,9 @@ export const KILL_GRACE_MS = 500;
  * @property {string} [stdin]
  * @property {number} outputCapBytes
  * @property {number} timeoutMs  0 or beyond a timer's range: no limit
- * @property {boolean} streamStdout  post every stdout chunk as it arrives (for line callbacks)
+ * @property {boolean} streamStdout  post stdout chunks as they arrive (for line callbacks)
+ * @property {number} streamCapBytes  streamed stdout: bytes posted as they arrive; beyond them only
+ *   the last half of outputCapBytes is kept, sent with `finished` as `streamRest`
  */
 
 /**
@@ -39,13 +41,22 @@ export const KILL_GRACE_MS = 500;
  */
 
 /**
+ * Streamed stdout after its streamed head: the bytes that followed it (the tail only, from a
+ * character start, when `droppedBytes` were cut from the middle).
+ * @typedef {object} StreamRest
+ * @property {number} droppedBytes
+ * @property {Uint8Array} tail
+ */
+
+/**
  * Per run: `spawn_failed`, or `stdout` chunks (when asked) and then `finished` once the process
  * exited and its pipes closed (or their grace ran out). `leftover`: the process group still has
  * members (a background child) that no kill of ours is ending; the harness ends them with the trial.
  * @typedef {{ type: "spawn_failed"; id: number; reason: string }
  *   | { type: "stdout"; id: number; chunk: Uint8Array }
  *   | { type: "finished"; id: number; pid: number; code: number | null; signal: NodeJS.Signals | null;
- *       timedOut: boolean; leftover: boolean; stdout: CappedOutput; stderr: CappedOutput }} RunnerMessage
+ *       timedOut: boolean; leftover: boolean; stdout: CappedOutput; stderr: CappedOutput;
+ *       streamRest?: StreamRest }} RunnerMessage
  */
 
 /**

@@ -27,19 +27,24 @@ import { KILL_GRACE_MS, PROCESS_RUNNER_ARG, signalGroup } from "./process-runner
 /** @typedef {import("./process-runner-protocol.js").KillRequest} KillRequest */
 /** @typedef {import("./process-runner-protocol.js").RunnerMessage} RunnerMessage */
 /** @typedef {import("./process-runner-protocol.js").CappedOutput} CappedOutput */
+/** @typedef {import("./process-runner-protocol.js").StreamRest} StreamRest */
 
 /** How long to keep reading a process's pipes after it exited. */
 const PIPE_CLOSE_GRACE_MS = 200;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * Keeps the first half and the last half of `capBytes` of a byte stream, counting what falls in
- * between; memory stays within capBytes plus one chunk.
+ * Keeps the first `headCapBytes` (default: half of `capBytes`) and the last rest of `capBytes` of a
+ * byte stream, counting what falls in between; memory stays within capBytes plus one chunk.
+ * `push` returns how many bytes of the chunk went to the head (the streamed part, see below);
+ * with `discardHead` the head is only counted, not kept (it was streamed: see finishAfterHead).
  * @param {number} capBytes
- * @returns {{ push(chunk: Buffer): void; finish(): CappedOutput }}
+ * @param {number} [headCapBytes]
+ * @param {boolean} [discardHead]
+ * @returns {{ push(chunk: Buffer): number; finish(): CappedOutput; finishAfterHead(): StreamRest }}
  */
-export function createOutputCollector(capBytes) {
-  const headCap = Math.max(0, Math.floor(capBytes / 2));
+export function createOutputCollector(capBytes, headCapBytes, discardHead = false) {
+  const headCap = Math.max(0, Math.min(capBytes, headCapBytes ?? Math.floor(capBytes / 2)));
   const tailCap = Math.max(0, capBytes - headCap);
   /** @type {Buffer[]} */
   const head = [];
@@ -52,13 +57,14 @@ export function createOutputCollector(capBytes) {
   return {
     push(chunk) {
       let rest = chunk;
+      let taken = 0;
       if (headBytes < headCap) {
-        const take = Math.min(headCap - headBytes, rest.length);
-        head.push(rest.subarray(0, take));
-        headBytes += take;
-        rest = rest.subarray(take);
+        taken = Math.min(headCap - headBytes, rest.length);
+        if (!discardHead) head.push(rest.subarray(0, taken));
+        headBytes += taken;
+        rest = rest.subarray(taken);
       }
-      if (rest.length === 0) return;
+      if (rest.length === 0) return taken;
       // Copy: a subarray would keep the whole (possibly large) chunk alive.
       tail.push(Buffer.from(rest));
       tailBytes += rest.length;
@@ -67,14 +73,11 @@ export function createOutputCollector(capBytes) {
         tailBytes -= first.length;
         dropped += first.length;
       }
+      return taken;
     },
     finish() {
       const headBuffer = Buffer.concat(head);
-      let tailBuffer = Buffer.concat(tail);
-      if (tailBuffer.length > tailCap) {
-        dropped += tailBuffer.length - tailCap;
-        tailBuffer = tailBuffer.subarray(tailBuffer.length - tailCap);
-      }
+      const tailBuffer = trimTail();
       if (dropped === 0) {
         return {
           text: decodeUtf8(Buffer.concat([headBuffer, tailBuffer])),
@@ -92,7 +95,28 @@ export function createOutputCollector(capBytes) {
         decodeUtf8(tailBuffer.subarray(tailStart));
       return { text, truncated: true, droppedBytes: totalDropped };
     },
+    // What followed the head (already streamed): the tail as raw bytes, so that it decodes as the
+    // continuation of the head; when the middle was dropped, the tail from a character start.
+    finishAfterHead() {
+      const tailBuffer = trimTail();
+      if (dropped === 0) return { droppedBytes: 0, tail: new Uint8Array(tailBuffer) };
+      const tailStart = findUtf8BoundaryAfter(tailBuffer, 0);
+      return { droppedBytes: dropped + tailStart, tail: new Uint8Array(tailBuffer.subarray(tailStart)) };
+    },
   };
+
+  /** The tail, cut to its cap (counting what is cut as dropped). */
+  function trimTail() {
+    let tailBuffer = Buffer.concat(tail);
+    if (tailBuffer.length > tailCap) {
+      dropped += tailBuffer.length - tailCap;
+      tailBuffer = tailBuffer.subarray(tailBuffer.length - tailCap);
+      tail.length = 0;
+      tail.push(tailBuffer);
+      tailBytes = tailBuffer.length;
+    }
+    return tailBuffer;
+  }
 }
 
 /** @param {Buffer} buffer */
@@ -197,10 +221,21 @@ function runRequest(request, post) {
 
   const stdout = createOutputCollector(request.outputCapBytes);
   const stderr = createOutputCollector(request.outputCapBytes);
+  // Streamed stdout is capped too: its first streamCapBytes go out as they arrive, then only the
+  // last half of the output cap is kept, sent with the end (a flood never reaches the harness).
+  const streamed = request.streamStdout
+    ? createOutputCollector(
+        request.streamCapBytes + Math.ceil(request.outputCapBytes / 2),
+        request.streamCapBytes,
+        true,
+      )
+    : null;
   subprocess.stdout.on("data", (/** @type {Buffer} */ chunk) => {
     stdout.push(chunk);
+    if (!streamed) return;
+    const head = streamed.push(chunk);
     // A copy of exactly these bytes: cloning a view would copy its whole backing buffer.
-    if (request.streamStdout) post({ type: "stdout", id, chunk: new Uint8Array(chunk) });
+    if (head > 0) post({ type: "stdout", id, chunk: new Uint8Array(chunk.subarray(0, head)) });
   });
   subprocess.stderr.on("data", (/** @type {Buffer} */ chunk) => stderr.push(chunk));
 
@@ -232,6 +267,7 @@ function runRequest(request, post) {
       leftover,
       stdout: stdout.finish(),
       stderr: stderr.finish(),
+      ...(streamed ? { streamRest: streamed.finishAfterHead() } : {}),
     });
   });
 }
@@ -259,6 +295,7 @@ if (process.argv[2] === PROCESS_RUNNER_ARG && process.send) {
       outputCapBytes: 0,
       timeoutMs: 0,
       streamStdout: false,
+      streamCapBytes: 0,
     },
     () => undefined,
   );

@@ -21,6 +21,8 @@ export interface SandboxSelector {
   select(setting: SandboxSetting): Promise<SandboxSelection>;
   /** The warnings of the selections made so far, each once. */
   warnings(): string[];
+  /** The modes of the selections made so far, sorted (after the preflight: every mode the run uses). */
+  selected(): SandboxMode[];
 }
 
 export interface SandboxSelectorOptions {
@@ -59,9 +61,15 @@ export function createSandboxSelector(options: SandboxSelectorOptions): SandboxS
       return { mode: "local", warning };
     },
   };
+  const modes = new Set<SandboxMode>();
   return {
-    select: (setting) => choose[setting](),
+    select: async (setting) => {
+      const selection = await choose[setting]();
+      modes.add(selection.mode);
+      return selection;
+    },
     warnings: () => [...issued],
+    selected: () => [...modes].sort(),
   };
 }
 

@@ -34,6 +34,10 @@ export interface RunSettings {
 
 export interface ProcessSettings extends RunSettings {
   onStdoutLine?: (line: string) => void;
+  onStdoutCut?: (droppedBytes: number) => void;
+  streamCapBytes?: number;
+  /** Host programs the process runs (bwrap binds them; local mode sees the host). */
+  programs?: string[];
   stdin?: string;
 }
 

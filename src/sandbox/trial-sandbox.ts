@@ -9,7 +9,8 @@
  * harness (shim-channel.ts says why a FIFO, and what the agent can and cannot do to it).
  *
  * Output caps (per stream, head and tail kept): 128 KiB for the agent's and setup commands (what a
- * model can usefully read), 8 MiB for gate commands (so JSON output stays parseable).
+ * model can usefully read), 8 MiB for gate commands (so JSON output stays parseable); an external
+ * agent's stdout (its transcript) streams up to 1 MiB by default, then only its tail is kept.
  */
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync } from "node:fs";
 import { chmod, copyFile, cp, mkdir, readdir, rm, writeFile } from "node:fs/promises";
@@ -39,6 +40,8 @@ import type { ExecResult, TargetInvocationRecord, TrialSandbox } from "./types.j
 
 export const DEFAULT_OUTPUT_CAP_BYTES = 128 * 1024;
 export const DEFAULT_GATE_OUTPUT_CAP_BYTES = 8 * 1024 * 1024;
+/** An external agent's streamed stdout (its transcript) before the middle is cut. */
+export const DEFAULT_AGENT_STREAM_CAP_BYTES = 1024 * 1024;
 export const DEFAULT_SETUP_TIMEOUT_MS = 300_000;
 const STDERR_HEAD_CHARS = 800;
 
@@ -301,6 +304,9 @@ function assembleSandbox(parts: {
         outputCapBytes: agentCap,
         ...(run.signal ? { signal: run.signal } : {}),
         ...(run.onStdoutLine ? { onStdoutLine: run.onStdoutLine } : {}),
+        ...(run.onStdoutCut ? { onStdoutCut: run.onStdoutCut } : {}),
+        streamCapBytes: run.streamCapBytes ?? DEFAULT_AGENT_STREAM_CAP_BYTES,
+        ...(run.programs ? { programs: run.programs } : {}),
         ...(run.stdin !== undefined ? { stdin: run.stdin } : {}),
       });
       // Killed: its whole tree goes with it, not only its process group.

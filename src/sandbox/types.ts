@@ -35,8 +35,14 @@ export interface ProcessOptions {
   outputCapBytes: number;
   stdin?: string;
   signal?: AbortSignal;
-  /** Called with every complete stdout line (without its newline) as it arrives; never capped. */
+  /**
+   * Called with every complete stdout line (without its newline) as it arrives, for the first
+   * `streamCapBytes` of stdout (default outputCapBytes); past them the middle is cut (onStdoutCut,
+   * else a line saying so) and the last half of outputCapBytes follows once the process ended.
+   */
   onStdoutLine?: (line: string) => void;
+  onStdoutCut?: (droppedBytes: number) => void;
+  streamCapBytes?: number;
   processGroups?: ProcessGroupRegistry;
 }
 
@@ -84,6 +90,11 @@ export interface TrialSandbox {
       signal?: AbortSignal;
       env?: Record<string, string>;
       onStdoutLine?: (line: string) => void;
+      onStdoutCut?: (droppedBytes: number) => void;
+      /** Streamed stdout kept before the middle is cut (see ProcessOptions); default 1 MiB. */
+      streamCapBytes?: number;
+      /** Host programs it runs, made visible inside (bwrap; see program-binds.ts). */
+      programs?: string[];
       stdin?: string;
     },
   ): Promise<ExecResult>;

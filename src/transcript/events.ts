@@ -115,8 +115,11 @@ export type TrialEvent = EventBase &
         exit_code: number;
         differences: ReplayDifference[];
       }
-    /** Free text from an external agent (its stdout) kept as the transcript. */
-    | { type: "agent_output"; text: string }
+    /**
+     * Free text from an external agent (its stdout) kept as the transcript. `truncated`: this event
+     * stands where the middle of a stdout over its cap was cut (the head before it, the tail after).
+     */
+    | { type: "agent_output"; text: string; truncated?: boolean }
     | {
         type: "trial_end";
         reason: EndReason;

@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expandCommandTemplate, quoteForBash } from "../../src/agents/command.js";
+import { expandCommandTemplate, findCommandProgram, quoteForBash } from "../../src/agents/command.js";
 import { createAgent } from "../../src/agents/registry.js";
 import { ConfigError } from "../../src/errors.js";
 import { defaultRunOptions } from "../../src/run/options.js";
@@ -204,6 +204,16 @@ describe("command templates", () => {
       }),
     ).toBe(`agent --task 'it'\\''s $(rm -rf /)' --model 'm' --cwd '/w d' --home \${HOME}`);
     expect(quoteForBash("")).toBe("''");
+  });
+
+  it("finds the program a command starts: its first plain word, after NAME=value assignments", () => {
+    expect(findCommandProgram("/repo/agents/run.sh 'task'")).toBe("/repo/agents/run.sh");
+    expect(findCommandProgram("  FOO=1 BAR=x my-agent --task 'x'")).toBe("my-agent");
+    expect(findCommandProgram("my-agent|tee log")).toBe("my-agent");
+    // Not a plain word: nothing to resolve on the host.
+    expect(findCommandProgram("'/quoted path/agent' x")).toBeNull();
+    expect(findCommandProgram("$HOME/agent")).toBeNull();
+    expect(findCommandProgram("(cd x && agent)")).toBeNull();
   });
 
   it("rejects a missing command and unknown placeholders with a clear ConfigError", () => {

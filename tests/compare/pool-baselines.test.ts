@@ -83,6 +83,45 @@ describe("poolBaselines", () => {
     expect(describeRunMismatch(old, head())).toBeNull();
   });
 
+  it("leaves out a run whose trials ran in another sandbox (auto fell back to local); unknown is compatible", () => {
+    const withSandbox = (sandbox: "local" | "bwrap") =>
+      makeScenarioReport({
+        id: "a",
+        trials: trialsFrom([pass]).map((trial) => ({ ...trial, sandbox })),
+        content_hash: "sha256:a",
+      });
+    const bwrapHead = makeReport([withSandbox("bwrap")], {
+      id: "head",
+      evaluation_hash: "e1",
+      sandbox_used: ["bwrap"],
+    });
+    const runs = [
+      {
+        label: "fell back",
+        report: makeReport([withSandbox("local")], { evaluation_hash: "e1", sandbox_used: ["local"] }),
+      },
+      // Written before run.sandbox_used: its trials say where they ran.
+      { label: "trials say local", report: makeReport([withSandbox("local")], { evaluation_hash: "e1" }) },
+      { label: "bwrap", report: makeReport([withSandbox("bwrap")], { evaluation_hash: "e1" }) },
+      // Older still: nothing says, so nothing objects.
+      { label: "unknown", report: makeReport([buildScenario("a", [pass])], { evaluation_hash: "e1" }) },
+    ];
+    const pooled = poolBaselines(runs, bwrapHead);
+    expect(pooled.used).toEqual(["bwrap", "unknown"]);
+    expect(pooled.excluded).toEqual([
+      { label: "fell back", scenario: null, reason: "its trials ran in the local sandbox, not bwrap" },
+      { label: "trials say local", scenario: null, reason: "its trials ran in the local sandbox, not bwrap" },
+    ]);
+    // A planned head that knows its sandbox (after the preflight) is held to it too; one that does not, to nothing.
+    const planned = { run: { ...bwrapHead.run, sandbox_used: ["local" as const] } };
+    expect(describeRunMismatch(runs[0]!.report, planned)).toBeNull();
+    expect(describeRunMismatch(runs[2]!.report, planned)).toBe(
+      "its trials ran in the bwrap sandbox, not local",
+    );
+    const { sandbox_used: _unknown, ...unplanned } = bwrapHead.run;
+    expect(describeRunMismatch(runs[0]!.report, { run: unplanned })).toBeNull();
+  });
+
   it("pools for a head known only by its identity and planned scenarios, before it has run", () => {
     const finished = head();
     const target = {

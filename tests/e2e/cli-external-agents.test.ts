@@ -19,33 +19,37 @@ describe("external agent CLIs through the real CLI", () => {
   let server: ModelServer | undefined;
   afterEach(async () => server?.close());
 
-  it("--agent command runs any agent CLI from a template; the shim still records the tool", async () => {
-    const out = await mkdtemp(path.join(os.tmpdir(), "ltt-command-"));
-    const agent = path.join(ROOT, "tests/fixtures/e2e/agents/fake-agent.sh");
-    const result = await runCli([
-      "run",
-      SCENARIO,
-      "--agent",
-      "command",
-      "--agent-command",
-      `${agent} {prompt}`,
-      "--out",
-      out,
-      // The fake agent lives in this repository, which the bwrap sandbox does not show.
-      "--sandbox",
-      "local",
-    ]);
-    expect(result.code).toBe(0);
-    const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report;
-    const trial = report.scenarios[0]?.trials[0];
-    expect(trial?.outcome).toBe("pass");
-    expect(trial?.invocation_source).toBe("shim");
-    expect(trial?.interaction.total_commands).toBe(1);
-    const events = await readEvents(path.join(out, trial?.events_path ?? ""));
-    expect(
-      events.some((e) => e.type === "agent_output" && e.text.includes("task: data.json holds a list")),
-    ).toBe(true);
-  });
+  // The fake agent lives in this repository: bwrap shows it (its folder bound read-only), local sees the host.
+  it.each(["bwrap", "local"])(
+    "--agent command runs any agent CLI from a template (%s); the shim still records the tool",
+    async (sandbox) => {
+      const out = await mkdtemp(path.join(os.tmpdir(), "ltt-command-"));
+      const agent = path.join(ROOT, "tests/fixtures/e2e/agents/fake-agent.sh");
+      const result = await runCli([
+        "run",
+        SCENARIO,
+        "--agent",
+        "command",
+        "--agent-command",
+        `${agent} {prompt}`,
+        "--out",
+        out,
+        "--sandbox",
+        sandbox,
+      ]);
+      expect(result.code).toBe(0);
+      const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report;
+      const trial = report.scenarios[0]?.trials[0];
+      expect(trial?.sandbox).toBe(sandbox);
+      expect(trial?.outcome).toBe("pass");
+      expect(trial?.invocation_source).toBe("shim");
+      expect(trial?.interaction.total_commands).toBe(1);
+      const events = await readEvents(path.join(out, trial?.events_path ?? ""));
+      expect(
+        events.some((e) => e.type === "agent_output" && e.text.includes("task: data.json holds a list")),
+      ).toBe(true);
+    },
+  );
 
   it("--agent claude-code drives the real Claude Code CLI against the scripted API; the key stays outside", async () => {
     const key = "sk-ant-canary-cli-claude-code-42";

@@ -70,6 +70,8 @@ describe("sandbox auto where bwrap does not work", () => {
     const saved = JSON.parse(await readFile(path.join(outDir, "report.json"), "utf8")) as Report;
     expect(saved.run.warnings).toEqual(logged);
     expect(saved.scenarios[0]!.trials[0]!.sandbox).toBe("local");
+    // The sandbox really used is part of what the run measured (never pooled with bwrap runs).
+    expect(saved.run.sandbox_used).toEqual(["local"]);
     const markdown = await readFile(path.join(outDir, "report.md"), "utf8");
     expect(markdown).toContain("> ⚠️ the agent was NOT isolated");
     const html = await readFile(path.join(outDir, "report.html"), "utf8");

@@ -212,6 +212,58 @@ describe("runProcess", () => {
     expect(result.stdout).toContain('{"a":1}');
   });
 
+  it("streams only the first streamCapBytes of a flood, then marks the cut and gives the tail", async () => {
+    const lines: string[] = [];
+    const cuts: number[] = [];
+    const result = await runProcess({
+      ...base,
+      outputCapBytes: 8 * 1024,
+      streamCapBytes: 16 * 1024,
+      file: "bash",
+      // 20 MB in one line without a newline, then a last line.
+      args: ["-c", "printf HEAD; head -c 20000000 /dev/zero | tr '\\0' a; printf '\\nTAIL-END\\n'"],
+      onStdoutLine: (line) => lines.push(line),
+      onStdoutCut: (droppedBytes) => cuts.push(droppedBytes),
+    });
+    expect(result.truncated).toBe(true);
+    expect(cuts).toHaveLength(1);
+    const streamed = lines.reduce((sum, line) => sum + line.length, 0);
+    // The streamed head, then the tail (half the output cap): never the flood.
+    expect(streamed).toBeLessThanOrEqual(16 * 1024 + 4 * 1024);
+    expect(lines[0]?.startsWith("HEAD")).toBe(true);
+    expect(lines.at(-1)).toBe("TAIL-END");
+    // Every byte is streamed or counted as cut (the two newlines of the tail are not in its lines).
+    expect(cuts[0]).toBe(4 + 20_000_000 + 10 - streamed - 2);
+  });
+
+  it("without onStdoutCut the cut is a line of its own; under the cap nothing is cut", async () => {
+    const lines: string[] = [];
+    const flooded = await runProcess({
+      ...base,
+      outputCapBytes: 1024,
+      streamCapBytes: 1024,
+      file: "bash",
+      args: ["-c", "seq 1 100000"],
+      onStdoutLine: (line) => lines.push(line),
+    });
+    expect(flooded.truncated).toBe(true);
+    expect(lines.filter((line) => line.includes("cut by llm-tool-test"))).toHaveLength(1);
+    expect(lines.at(-1)).toBe("100000");
+    const small: string[] = [];
+    const whole = await runProcess({
+      ...base,
+      outputCapBytes: 1024,
+      streamCapBytes: 1024,
+      file: "bash",
+      // Over the streamed head but within head and tail: every line arrives, none cut.
+      args: ["-c", "seq 1 350"],
+      onStdoutLine: (line) => small.push(line),
+    });
+    // (result.stdout itself is capped at outputCapBytes, as without streaming.)
+    expect(whole.stdout).toContain("cut by llm-tool-test");
+    expect(small).toEqual(Array.from({ length: 350 }, (_, index) => String(index + 1)));
+  });
+
   it("throws InfraError when the binary does not exist", async () => {
     await expect(runProcess({ ...base, file: "/nonexistent/agent-cli", args: [] })).rejects.toBeInstanceOf(
       InfraError,

@@ -155,6 +155,7 @@ describe("process runners", () => {
         outputCapBytes: 1024,
         timeoutMs: 10_000,
         streamStdout: false,
+        streamCapBytes: 0,
       };
       runner.send(request);
       const [message] = (await Promise.race([

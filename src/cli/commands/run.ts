@@ -364,9 +364,13 @@ function settleBaselineFlags(
   io: CliIo,
 ): RunBaseline | null {
   if (candidates.length === 0) return null;
-  const baseline = settleBaseline(candidates, poolTargetOf(prepared.scenarios, prepared.options), {
-    pool: candidates.length > 1,
-  });
+  const baseline = settleBaseline(
+    candidates,
+    poolTargetOf(prepared.scenarios, prepared.options, prepared.ports.sandboxes.selected()),
+    {
+      pool: candidates.length > 1,
+    },
+  );
   for (const line of describeExclusions(baseline.excluded))
     io.stderr.write(`note: left out of the baseline: ${line}\n`);
   if (!baseline.report) {
