@@ -10011,7 +10011,9 @@ const KILL_GRACE_MS = 500;
  * @property {string} [stdin]
  * @property {number} outputCapBytes
  * @property {number} timeoutMs  0 or beyond a timer's range: no limit
- * @property {boolean} streamStdout  post every stdout chunk as it arrives (for line callbacks)
+ * @property {boolean} streamStdout  post stdout chunks as they arrive (for line callbacks)
+ * @property {number} streamCapBytes  streamed stdout: bytes posted as they arrive; beyond them only
+ *   the last half of outputCapBytes is kept, sent with `finished` as `streamRest`
  */
 /**
  * End a run's process group now (an abort): SIGTERM, then SIGKILL after a grace.
@@ -10024,13 +10026,21 @@ const KILL_GRACE_MS = 500;
  * @property {number} droppedBytes  bytes dropped from the middle
  */
 /**
+ * Streamed stdout after its streamed head: the bytes that followed it (the tail only, from a
+ * character start, when `droppedBytes` were cut from the middle).
+ * @typedef {object} StreamRest
+ * @property {number} droppedBytes
+ * @property {Uint8Array} tail
+ */
+/**
  * Per run: `spawn_failed`, or `stdout` chunks (when asked) and then `finished` once the process
  * exited and its pipes closed (or their grace ran out). `leftover`: the process group still has
  * members (a background child) that no kill of ours is ending; the harness ends them with the trial.
  * @typedef {{ type: "spawn_failed"; id: number; reason: string }
  *   | { type: "stdout"; id: number; chunk: Uint8Array }
  *   | { type: "finished"; id: number; pid: number; code: number | null; signal: NodeJS.Signals | null;
- *       timedOut: boolean; leftover: boolean; stdout: CappedOutput; stderr: CappedOutput }} RunnerMessage
+ *       timedOut: boolean; leftover: boolean; stdout: CappedOutput; stderr: CappedOutput;
+ *       streamRest?: StreamRest }} RunnerMessage
  */
 /**
  * Signal a whole process group (signal 0: only ask whether it still has members).
@@ -10078,17 +10088,22 @@ function signalGroup(pgid, signal) {
 /** @typedef {import("./process-runner-protocol.js").KillRequest} KillRequest */
 /** @typedef {import("./process-runner-protocol.js").RunnerMessage} RunnerMessage */
 /** @typedef {import("./process-runner-protocol.js").CappedOutput} CappedOutput */
+/** @typedef {import("./process-runner-protocol.js").StreamRest} StreamRest */
 /** How long to keep reading a process's pipes after it exited. */
 const PIPE_CLOSE_GRACE_MS = 200;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
- * Keeps the first half and the last half of `capBytes` of a byte stream, counting what falls in
- * between; memory stays within capBytes plus one chunk.
+ * Keeps the first `headCapBytes` (default: half of `capBytes`) and the last rest of `capBytes` of a
+ * byte stream, counting what falls in between; memory stays within capBytes plus one chunk.
+ * `push` returns how many bytes of the chunk went to the head (the streamed part, see below);
+ * with `discardHead` the head is only counted, not kept (it was streamed: see finishAfterHead).
  * @param {number} capBytes
- * @returns {{ push(chunk: Buffer): void; finish(): CappedOutput }}
+ * @param {number} [headCapBytes]
+ * @param {boolean} [discardHead]
+ * @returns {{ push(chunk: Buffer): number; finish(): CappedOutput; finishAfterHead(): StreamRest }}
  */
-function createOutputCollector(capBytes) {
-    const headCap = Math.max(0, Math.floor(capBytes / 2));
+function createOutputCollector(capBytes, headCapBytes, discardHead = false) {
+    const headCap = Math.max(0, Math.min(capBytes, headCapBytes ?? Math.floor(capBytes / 2)));
     const tailCap = Math.max(0, capBytes - headCap);
     /** @type {Buffer[]} */
     const head = [];
@@ -10100,14 +10115,16 @@ function createOutputCollector(capBytes) {
     return {
         push(chunk) {
             let rest = chunk;
+            let taken = 0;
             if (headBytes < headCap) {
-                const take = Math.min(headCap - headBytes, rest.length);
-                head.push(rest.subarray(0, take));
-                headBytes += take;
-                rest = rest.subarray(take);
+                taken = Math.min(headCap - headBytes, rest.length);
+                if (!discardHead)
+                    head.push(rest.subarray(0, taken));
+                headBytes += taken;
+                rest = rest.subarray(taken);
             }
             if (rest.length === 0)
-                return;
+                return taken;
             // Copy: a subarray would keep the whole (possibly large) chunk alive.
             tail.push(Buffer.from(rest));
             tailBytes += rest.length;
@@ -10116,14 +10133,11 @@ function createOutputCollector(capBytes) {
                 tailBytes -= first.length;
                 dropped += first.length;
             }
+            return taken;
         },
         finish() {
             const headBuffer = Buffer.concat(head);
-            let tailBuffer = Buffer.concat(tail);
-            if (tailBuffer.length > tailCap) {
-                dropped += tailBuffer.length - tailCap;
-                tailBuffer = tailBuffer.subarray(tailBuffer.length - tailCap);
-            }
+            const tailBuffer = trimTail();
             if (dropped === 0) {
                 return {
                     text: decodeUtf8(Buffer.concat([headBuffer, tailBuffer])),
@@ -10140,7 +10154,28 @@ function createOutputCollector(capBytes) {
                 decodeUtf8(tailBuffer.subarray(tailStart));
             return { text, truncated: true, droppedBytes: totalDropped };
         },
+        // What followed the head (already streamed): the tail as raw bytes, so that it decodes as the
+        // continuation of the head; when the middle was dropped, the tail from a character start.
+        finishAfterHead() {
+            const tailBuffer = trimTail();
+            if (dropped === 0)
+                return { droppedBytes: 0, tail: new Uint8Array(tailBuffer) };
+            const tailStart = findUtf8BoundaryAfter(tailBuffer, 0);
+            return { droppedBytes: dropped + tailStart, tail: new Uint8Array(tailBuffer.subarray(tailStart)) };
+        },
     };
+    /** The tail, cut to its cap (counting what is cut as dropped). */
+    function trimTail() {
+        let tailBuffer = Buffer.concat(tail);
+        if (tailBuffer.length > tailCap) {
+            dropped += tailBuffer.length - tailCap;
+            tailBuffer = tailBuffer.subarray(tailBuffer.length - tailCap);
+            tail.length = 0;
+            tail.push(tailBuffer);
+            tailBytes = tailBuffer.length;
+        }
+        return tailBuffer;
+    }
 }
 /** @param {Buffer} buffer */
 function decodeUtf8(buffer) {
@@ -10241,11 +10276,19 @@ function runRequest(request, post) {
     running.set(id, { kill, pid });
     const stdout = createOutputCollector(request.outputCapBytes);
     const stderr = createOutputCollector(request.outputCapBytes);
+    // Streamed stdout is capped too: its first streamCapBytes go out as they arrive, then only the
+    // last half of the output cap is kept, sent with the end (a flood never reaches the harness).
+    const streamed = request.streamStdout
+        ? createOutputCollector(request.streamCapBytes + Math.ceil(request.outputCapBytes / 2), request.streamCapBytes, true)
+        : null;
     subprocess.stdout.on("data", (/** @type {Buffer} */ chunk) => {
         stdout.push(chunk);
+        if (!streamed)
+            return;
+        const head = streamed.push(chunk);
         // A copy of exactly these bytes: cloning a view would copy its whole backing buffer.
-        if (request.streamStdout)
-            post({ type: "stdout", id, chunk: new Uint8Array(chunk) });
+        if (head > 0)
+            post({ type: "stdout", id, chunk: new Uint8Array(chunk.subarray(0, head)) });
     });
     subprocess.stderr.on("data", (/** @type {Buffer} */ chunk) => stderr.push(chunk));
     subprocess.once("exit", async (code, signal) => {
@@ -10276,6 +10319,7 @@ function runRequest(request, post) {
             leftover,
             stdout: stdout.finish(),
             stderr: stderr.finish(),
+            ...(streamed ? { streamRest: streamed.finishAfterHead() } : {}),
         });
     });
 }
@@ -10300,6 +10344,7 @@ if (process.argv[2] === PROCESS_RUNNER_ARG && process.send) {
         outputCapBytes: 0,
         timeoutMs: 0,
         streamStdout: false,
+        streamCapBytes: 0,
     }, () => undefined);
     // A Ctrl-C (or a hang-up) reaches the harness's whole process group, this runner included. The
     // harness decides what ends: it sends kill requests, and its exit closes the channel below.
