@@ -10,6 +10,7 @@ import { ConfigError } from "../errors.js";
 import { OPENAI_APIS, type OpenAiApiChoice } from "../model/openai-client.js";
 import { parseModelId } from "../model/provider.js";
 import { DEFAULT_EXTRA_TRIALS, DEFAULT_MODEL, DEFAULT_TRIALS } from "../run/options.js";
+import { settleModels } from "../run/plan.js";
 import { parseDuration } from "../scenario/duration.js";
 import { SANDBOX_SETTINGS } from "../scenario/keys.js";
 import type { SandboxSetting } from "../scenario/types.js";
@@ -237,7 +238,7 @@ function readModels(read: ReadInput): { model: string; models: string[] } {
   }
   const models = listed.length > 0 ? listed : [single === "" ? DEFAULT_MODEL : single];
   for (const model of models) parseModelId(model, listed.length > 0 ? 'input "models"' : 'input "model"');
-  return { model: models[0] as string, models: models.length > 1 ? models : [] };
+  return settleModels(models);
 }
 
 /** Reads and validates every input. Throws a ConfigError naming the first bad input. */

@@ -469,20 +469,19 @@ async function publish(
   const runUrl =
     context.repo && context.runId ? formatRunUrl(context.serverUrl, context.repo, context.runId) : null;
   const commenting = pr !== null && settings.comment && !what.sharded;
+  // What the comment and the job summary show; the artifact's URL is known once it is uploaded.
+  const viewWith = (artifactUrl: string | null) => ({
+    report,
+    comparison,
+    decision,
+    baseline: what.baselineNote,
+    runUrl,
+    artifactUrl,
+    headSha: pr?.headSha ?? context.sha,
+    now: deps.now(),
+  });
   const renderCommentWith = (artifactUrl: string | null) =>
-    redact(
-      renderComment({
-        report,
-        comparison,
-        decision,
-        baseline: what.baselineNote,
-        runUrl,
-        artifactUrl,
-        headSha: pr?.headSha ?? context.sha,
-        now: deps.now(),
-        key: settings.commentKey,
-      }),
-    );
+    redact(renderComment({ ...viewWith(artifactUrl), key: settings.commentKey }));
   // A fork's token cannot comment: the artifact carries the comment for a workflow_run follow-up.
   if (commenting && pr?.fromFork)
     await writeFile(path.join(outDir, FORK_COMMENT_FILE), renderCommentWith(null));
@@ -500,16 +499,7 @@ async function publish(
     context.repo && context.runId && artifactId !== null
       ? formatArtifactUrl(context.serverUrl, context.repo, context.runId, artifactId)
       : null;
-  const view = {
-    report,
-    comparison,
-    decision,
-    baseline: what.baselineNote,
-    runUrl,
-    artifactUrl,
-    headSha: pr?.headSha ?? context.sha,
-    now: deps.now(),
-  };
+  const view = viewWith(artifactUrl);
   const commentUrl = commenting
     ? await postComment(settings, context, deps, renderCommentWith(artifactUrl), log)
     : null;

@@ -10,7 +10,7 @@ import { pickRecording, type RecordedCall, type RecordingSet } from "../results/
 import type { ExecResult } from "../sandbox/types.js";
 import type { ReplayDifference } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
-import type { Agent, AgentContext, AgentOutcome } from "./types.js";
+import type { Agent, AgentCallResult, AgentContext, AgentOutcome } from "./types.js";
 
 export function createReplayAgent(recordings: RecordingSet): Agent {
   async function run(context: AgentContext): Promise<AgentOutcome> {
@@ -22,11 +22,10 @@ export function createReplayAgent(recordings: RecordingSet): Agent {
         turns: 0,
       };
     }
-    let callCount = 0;
     for (const [index, call] of recording.calls.entries()) {
       if (context.signal.aborted) return { reason: classifyAbort(context.signal), turns: 0 };
       const command = replaceWorkDir(call.command, recording.work_dir, context.workDir);
-      let result: ExecResult;
+      let result: AgentCallResult;
       try {
         result = await context.bash(command, call.turn);
       } catch (error) {
@@ -37,11 +36,9 @@ export function createReplayAgent(recordings: RecordingSet): Agent {
           turns: 0,
         };
       }
-      // The harness numbers the trial's calls call_1, call_2, ... as they are made; only this agent makes them.
-      callCount += 1;
       context.events.emit({
         type: "replay_check",
-        call_id: `call_${callCount}`,
+        call_id: result.call_id,
         index: index + 1,
         recorded_calls: recording.calls.length,
         recorded_exit_code: call.exit_code,

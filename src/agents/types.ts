@@ -6,6 +6,11 @@ import type { AgentName } from "./registry.js";
 /** Derived from the registry (src/agents/registry.ts): one descriptor per agent. */
 export type { AgentName };
 
+/** A bash call's result, with the id of the `tool_call`/`tool_result` events the harness recorded for it. */
+export interface AgentCallResult extends ExecResult {
+  call_id: string;
+}
+
 /** What the harness hands an agent for one trial. */
 export interface AgentContext {
   scenario: Scenario;
@@ -25,7 +30,7 @@ export interface AgentContext {
   /** Work dir as the agent sees it. */
   workDir: string;
   /** One bash call in the sandbox. The harness records `tool_call`/`tool_result` events itself. */
-  bash(command: string, turn: number): Promise<ExecResult>;
+  bash(command: string, turn: number): Promise<AgentCallResult>;
   /**
    * Run an external agent process (an agent CLI) in the sandbox: the agent environment plus
    * `extraEnv`, cwd the work dir, the target shim first on PATH, killed with its process group on

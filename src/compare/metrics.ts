@@ -10,9 +10,8 @@ export {
   PASS_RATE,
 } from "../results/trial-metrics.js";
 
-/** pass_rate plus the layer-1 metrics and the execution figures a user watches. */
-export const DEFAULT_COMPARE_METRICS: readonly string[] = [
-  PASS_RATE,
+/** The interaction metrics the product promises (layer 1), in the order tables show them. */
+export const LAYER_ONE_METRICS: readonly string[] = [
   "error_rate",
   "retry_rate",
   "help_invocations",
@@ -20,6 +19,12 @@ export const DEFAULT_COMPARE_METRICS: readonly string[] = [
   "iteration_ratio",
   "total_commands",
   "completed",
+];
+
+/** pass_rate plus the layer-1 metrics and the execution figures a user watches. */
+export const DEFAULT_COMPARE_METRICS: readonly string[] = [
+  PASS_RATE,
+  ...LAYER_ONE_METRICS,
   "turns",
   "tool_calls",
   "input_tokens",

@@ -8,7 +8,7 @@
  */
 
 import type { Decision, DecisionScenario, MetricFamily, PassCount } from "../compare/decision.js";
-import { PASS_RATE } from "../compare/metrics.js";
+import { LAYER_ONE_METRICS, PASS_RATE } from "../compare/metrics.js";
 import type {
   Comparison,
   MetricComparison,
@@ -38,17 +38,6 @@ import { STATUS_LABEL } from "./labels.js";
 
 /** Room left under GitHub's 65,536-character comment limit for the rest of the comment. */
 export const DEFAULT_MAX_CHARS = 60_000;
-
-/** The interaction metrics the product promises (layer 1), in the order the suite table shows them. */
-export const LAYER_ONE_METRICS: readonly string[] = [
-  "error_rate",
-  "retry_rate",
-  "help_invocations",
-  "first_try_success_rate",
-  "iteration_ratio",
-  "total_commands",
-  "completed",
-];
 
 const METRIC_LABEL: Record<string, string> = {
   error_rate: "error rate",

@@ -17,6 +17,15 @@ export interface PlannedTrial {
   trial: number;
 }
 
+/**
+ * The model settings of a list of model ids as given (`--model` repeated, the action's `models`):
+ * duplicates dropped, the first is the run's model, two or more make a matrix. Empty: the default.
+ */
+export function settleModels(ids: readonly string[]): Pick<RunOptions, "model" | "models"> {
+  const unique = [...new Set(ids)];
+  return { model: unique[0] ?? DEFAULT_MODEL, models: unique.length > 1 ? unique : [] };
+}
+
 /** The run's models: `--model` given several times makes a matrix; none given, the default. */
 export function runModels(options: Partial<Pick<RunOptions, "model" | "models">>): string[] {
   return options.models && options.models.length > 0 ? options.models : [options.model ?? DEFAULT_MODEL];

@@ -244,7 +244,7 @@ async function runAgentInSandbox(
           signal: trialAbort.signal,
         });
         writer.emit({ type: "tool_result", call_id: callId, ...result });
-        return result;
+        return { ...result, call_id: callId };
       },
       // An external agent CLI; the trial's signal ends it, the timeout is only a backstop.
       runProcess: (file, args, processOptions = {}) =>

@@ -10,6 +10,7 @@ import { resolveRealBinary } from "./shim.js";
 export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStrategy {
   const { parentPath } = options;
   return {
+    endsLeftoverProcesses: false,
     layOut(base) {
       const workDir = path.join(base, "work");
       return { root: workDir, workDir, tmpDir: path.join(base, "tmp") };

@@ -61,6 +61,11 @@ export interface SandboxInterior {
 
 /** One sandbox mode, already checked usable on this host. */
 export interface SandboxStrategy {
+  /**
+   * Whether the mode itself ends every process a command leaves (bwrap: a pid namespace per
+   * command, --die-with-parent). Then the trial needs no cgroup and no marker sweep.
+   */
+  endsLeftoverProcesses: boolean;
   /** Where the sandbox's root, work dir and TMPDIR go under the trial's temp dir `base`. */
   layOut(base: string): Pick<TrialLayout, "root" | "workDir" | "tmpDir">;
   /**

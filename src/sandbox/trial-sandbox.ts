@@ -91,7 +91,7 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
     writableSystemDirs: scenario.machine?.writableSystemDirs,
   });
   const base = createTrialBase(options.tmpRoot ?? os.tmpdir());
-  const cleanup = await createCleanup(base, options.keepWorkDir === true);
+  const cleanup = await createCleanup(base, options.keepWorkDir === true, strategy.endsLeftoverProcesses);
   try {
     const layout = createLayout(strategy, base);
     await fillWorkDir(scenario, variant, layout);
@@ -132,12 +132,18 @@ interface Cleanup {
 /**
  * What disposing a trial's sandbox ends: its process groups, every process carrying one of its
  * markers, its cgroup (which holds even a process that cleared its environment), its temp dir.
+ * A mode that ends leftovers itself (bwrap's pid namespace) gets no cgroup and no marker sweep:
+ * the sweep reads every process's environment in /proc, work each trial need not do there.
  */
-async function createCleanup(base: string, keepWorkDir: boolean): Promise<Cleanup> {
+async function createCleanup(
+  base: string,
+  keepWorkDir: boolean,
+  modeEndsLeftovers: boolean,
+): Promise<Cleanup> {
   const groups = createProcessGroupRegistry();
   const trialMarker = createProcessMarker();
   const processMarkers = [trialMarker];
-  const cgroup = await createTrialCgroup();
+  const cgroup = modeEndsLeftovers ? null : await createTrialCgroup();
   const actions: (() => void)[] = [];
   let disposed = false;
   return {
@@ -150,7 +156,7 @@ async function createCleanup(base: string, keepWorkDir: boolean): Promise<Cleanu
       disposed = true;
       await killAllProcessGroups(groups);
       await cgroup?.dispose();
-      for (const marker of processMarkers) await killMarkedProcesses(marker);
+      if (!modeEndsLeftovers) for (const marker of processMarkers) await killMarkedProcesses(marker);
       for (const action of actions) action();
       if (!keepWorkDir) await removeTree(base);
     },

@@ -74,7 +74,7 @@ export async function makeContext(
     bash: async (command, turn) => {
       const result = await bash(command, turn, workDir);
       bashCalls.push({ command, turn, result });
-      return result;
+      return { ...result, call_id: `call_${bashCalls.length}` };
     },
   };
   return {

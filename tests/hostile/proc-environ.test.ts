@@ -4,13 +4,15 @@
  * in the real CLI's environment, none may come out, in any output or encoding, in local mode and
  * in bwrap mode (issue #16, break 1).
  */
+
 import { randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPushEvent, type DistRun, REPO_ROOT, runDist } from "../action/run-dist.js";
 import { type GitHubFake, readZipEntries, startGitHubFake } from "../support/github-server.js";
+import { findLeaks, leakForms, readOutputTree } from "../support/leaks.js";
 import { type CliResult, runCli } from "../support/run-cli.js";
 
 const token = () => randomBytes(9).toString("hex");
@@ -60,25 +62,14 @@ evaluation:
       path: walk.sh
 `;
 
-function encodings(secret: string): string[] {
-  return [secret, [...secret].reverse().join(""), Buffer.from(secret).toString("base64")];
-}
-
-async function readOutputs(dir: string): Promise<Map<string, string>> {
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  const files = new Map<string, string>();
-  for (const entry of entries.filter((e) => e.isFile())) {
-    const file = path.join(entry.parentPath, entry.name);
-    files.set(path.relative(dir, file), await readFile(file, "utf8"));
-  }
-  return files;
-}
+/** The forms the walker prints what it finds in: plain, reversed and (whole) base64. */
+const WALKER_FORMS = new Set(["plain", "reversed", "base64 (alignment 0)"]);
 
 describe.each(["local", "bwrap"] as const)("an agent walking /proc in %s mode", (mode) => {
   let root: string;
   let out: string;
   let result: CliResult;
-  let outputs: Map<string, string>;
+  let outputs: Record<string, string>;
 
   beforeAll(async () => {
     root = await mkdtemp(path.join(os.tmpdir(), "ltt-proc-environ-"));
@@ -103,7 +94,7 @@ describe.each(["local", "bwrap"] as const)("an agent walking /proc in %s mode", 
       ],
       { env: { ...rest, DATABASE_URL: `postgres://u:${DATABASE_URL_PASSWORD}@h/db` }, cwd: root },
     );
-    outputs = await readOutputs(out);
+    outputs = await readOutputTree(out);
   }, 120_000);
 
   afterAll(async () => {
@@ -112,22 +103,17 @@ describe.each(["local", "bwrap"] as const)("an agent walking /proc in %s mode", 
 
   it("ran the walk to its end and recorded what it found (the agent's own variables, in every encoding)", () => {
     expect(result.code, result.stderr).toBe(0);
-    const events = [...outputs.entries()].find(([name]) => name.endsWith("events.jsonl"))?.[1] ?? "";
+    const events = Object.entries(outputs).find(([name]) => name.endsWith("events.jsonl"))?.[1] ?? "";
     expect(events).toMatch(/WALKED \d+ processes/);
     expect(events).toContain("WALK-END");
-    for (const form of encodings(CONTROL)) expect(events).toContain(form);
+    for (const { form, text } of leakForms(CONTROL))
+      if (WALKER_FORMS.has(form)) expect(events).toContain(text);
   });
 
   it("leaves no canary in any output file, stdout or stderr, plain, reversed or base64", () => {
-    const texts = new Map([...outputs, ["stdout", result.stdout], ["stderr", result.stderr]]);
-    expect(texts.size).toBeGreaterThan(3);
-    const found: string[] = [];
-    for (const [name, secret] of Object.entries(CANARIES)) {
-      for (const form of encodings(secret)) {
-        for (const [file, text] of texts) if (text.includes(form)) found.push(`${name} in ${file}`);
-      }
-    }
-    expect(found).toEqual([]);
+    const texts = { ...outputs, stdout: result.stdout, stderr: result.stderr };
+    expect(Object.keys(texts).length).toBeGreaterThan(3);
+    expect(findLeaks(texts, CANARIES)).toEqual([]);
   });
 
   it.runIf(mode === "local")("warns that processes the tool does not control are out of its reach", () => {
@@ -202,7 +188,8 @@ describe("the action's own process, walked by an agent in local mode", () => {
     const files = readZipEntries(artifact?.data ?? Buffer.alloc(0));
     const events = [...files.entries()].find(([name]) => name.endsWith("events.jsonl"))?.[1].toString("utf8");
     expect(events).toContain("WALK-END");
-    for (const form of encodings(CONTROL)) expect(events).toContain(form);
+    for (const { form, text } of leakForms(CONTROL))
+      if (WALKER_FORMS.has(form)) expect(events).toContain(text);
   });
 
   it("lets no input, token or other variable of the action's out, in any output or encoding", async () => {
@@ -212,23 +199,20 @@ describe("the action's own process, walked by an agent in local mode", () => {
       .split("\n")
       .filter((line) => !line.startsWith("::add-mask::"))
       .join("\n");
-    const texts = new Map<string, string>([
-      ["stdout", stdout],
-      ["stderr", run.stderr],
-      ["summary", run.summary],
-      ["outputs", JSON.stringify(run.outputs)],
-      ...[...readZipEntries(artifact?.data ?? Buffer.alloc(0))].map(
-        ([name, data]) => [`artifact ${name}`, data.toString("utf8")] as [string, string],
+    const texts: Record<string, string> = {
+      stdout,
+      stderr: run.stderr,
+      summary: run.summary,
+      outputs: JSON.stringify(run.outputs),
+      ...Object.fromEntries(
+        [...readZipEntries(artifact?.data ?? Buffer.alloc(0))].map(([name, data]) => [
+          `artifact ${name}`,
+          data.toString("utf8"),
+        ]),
       ),
-      ...(await readOutputs(path.join(run.tempDir, "llm-tool-test"))),
-    ]);
-    expect(texts.size).toBeGreaterThan(6);
-    const found: string[] = [];
-    for (const [name, secret] of Object.entries(secrets)) {
-      for (const form of encodings(secret)) {
-        for (const [file, text] of texts) if (text.includes(form)) found.push(`${name} in ${file}`);
-      }
-    }
-    expect(found).toEqual([]);
+      ...(await readOutputTree(path.join(run.tempDir, "llm-tool-test"))),
+    };
+    expect(Object.keys(texts).length).toBeGreaterThan(6);
+    expect(findLeaks(texts, secrets)).toEqual([]);
   });
 });

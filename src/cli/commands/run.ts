@@ -17,6 +17,7 @@ import { renderTerminalSummary } from "../../render/terminal.js";
 import { poolTargetOf, type RunBaseline, settleBaseline } from "../../run/baseline.js";
 import { DEFAULT_MODEL } from "../../run/options.js";
 import { checkOutputPath } from "../../run/output-path.js";
+import { settleModels } from "../../run/plan.js";
 import {
   chooseDefaultAgent,
   createRunModelClient,
@@ -393,9 +394,8 @@ function resolvePath(given: string | undefined, cwd: string): string | null {
   return given ? path.resolve(cwd, given) : null;
 }
 
-/** `--model a --model b` (or `--model a,b`): the first is the run's model; two or more make a matrix. */
-function readModels(values: ParsedArgs["values"]): { model?: string; models?: string[] } {
-  const models = [...new Set(readList(values, "model"))];
-  if (models.length === 0) return {};
-  return models.length === 1 ? { model: models[0] as string } : { model: models[0] as string, models };
+/** `--model a --model b` (or `--model a,b`); none given: the defaults. */
+function readModels(values: ParsedArgs["values"]): Partial<Pick<RunOptionSettings, "model" | "models">> {
+  const ids = readList(values, "model");
+  return ids.length > 0 ? settleModels(ids) : {};
 }
