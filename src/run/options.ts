@@ -2,7 +2,7 @@ import type { AgentName } from "../agents/types.js";
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from "../model/model-client.js";
 import { DEFAULT_PRICE_TABLE, mergePriceTable } from "../model/pricing.js";
 import type { ModelPrice } from "../results/types.js";
-import type { SandboxSetting } from "../scenario/types.js";
+import type { SandboxSetting, Scenario } from "../scenario/types.js";
 import { DEFAULT_PASS_K } from "../stats/pass-at-k.js";
 import { DEFAULT_EXTRA_TRIALS } from "../stats/regression-decision.js";
 
@@ -17,6 +17,14 @@ export const DEFAULT_OUTPUT_CAP_BYTES = 256 * 1024;
 export const DEFAULT_TRIALS = 3;
 /** bwrap where it works here, else local with a warning that the agent was not isolated. */
 export const DEFAULT_SANDBOX: SandboxSetting = "auto";
+
+/** A scenario's sandbox setting in a run: the run's override, else the scenario's, else the default. */
+export function sandboxSettingOf(
+  scenario: Pick<Scenario, "sandbox">,
+  override: SandboxSetting | null | undefined,
+): SandboxSetting {
+  return override ?? scenario.sandbox ?? DEFAULT_SANDBOX;
+}
 
 /** A baseline scenario's evaluated trials (errors and skips left out) and how many of them passed. */
 export interface BaselineCounts {

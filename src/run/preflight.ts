@@ -3,7 +3,7 @@ import { probeBwrap } from "../sandbox/bwrap.js";
 import type { SandboxSelector } from "../sandbox/sandbox-selection.js";
 import { resolveRealBinary } from "../sandbox/shim.js";
 import type { SandboxSetting, Scenario } from "../scenario/types.js";
-import { DEFAULT_SANDBOX } from "./options.js";
+import { sandboxSettingOf } from "./options.js";
 
 /**
  * Before anything runs: every target named by a bare command name must be on PATH, or every trial
@@ -47,7 +47,7 @@ export async function checkSandbox(
   selector: SandboxSelector,
   searchPath: string,
 ): Promise<string[]> {
-  const settings = new Set(scenarios.map((s) => override ?? s.sandbox ?? DEFAULT_SANDBOX));
+  const settings = new Set(scenarios.map((scenario) => sandboxSettingOf(scenario, override)));
   if (settings.has("bwrap")) {
     const bwrapPath = await resolveRealBinary("bwrap", searchPath).catch(() => null);
     await probeBwrap(bwrapPath, searchPath);

@@ -26,8 +26,8 @@ import {
   providerOfModel,
 } from "../model/provider.js";
 import { readRecordings } from "../results/read-recordings.js";
-import { warmProcessRunners } from "../sandbox/exec.js";
 import { createSandboxSelector } from "../sandbox/sandbox-selection.js";
+import { warmSandboxRunners } from "../sandbox/trial-sandbox.js";
 import { PARENTS_OUT_OF_REACH } from "../sandbox/withdraw-environment.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
@@ -131,8 +131,6 @@ export function chooseDefaultAgent(
 
 /** Load → filter → guidance variants → judge → target and sandbox checks → model client → agent → options. */
 export async function prepareRun(settings: RunSettings, ports: PreparePorts): Promise<PreparedRun> {
-  // Their start-up overlaps with loading the scenarios instead of delaying the first commands.
-  warmProcessRunners();
   const all = await loadScenarios(settings.paths, {
     cwd: settings.cwd,
     ...(settings.exclude ? { exclude: settings.exclude } : {}),
@@ -184,6 +182,8 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
   const sandboxes = createSandboxSelector({ searchPath });
   for (const warning of await checkSandbox(scenarios, options.sandbox, sandboxes, searchPath))
     ports.warn(warning);
+  // Their start-up (a Node start each) overlaps with the rest of the setup instead of delaying the first commands.
+  await warmSandboxRunners(sandboxes.selected(), options.concurrency);
   // An explicit local sandbox is the user's choice (no report warning); the log says what it leaves in reach.
   if (scenarios.some((s) => (options.sandbox ?? s.sandbox) === "local")) {
     ports.warn(`local sandbox: ${PARENTS_OUT_OF_REACH}`);

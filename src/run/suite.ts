@@ -13,9 +13,9 @@ import { assembleReport, buildScenarioReport, scenarioMetaOf } from "../results/
 import { loadTrialEvents } from "../results/read-trial-events.js";
 import { collectSandboxesUsed, sandboxUsedField } from "../results/sandbox-used.js";
 import type { Report, RunInfo, ScenarioReport, TrialReport } from "../results/types.js";
-import { warmProcessRunners } from "../sandbox/exec.js";
 import { createSandboxSelector, type SandboxSelector } from "../sandbox/sandbox-selection.js";
 import { collectSecretValues, createSecretRedactor, mergeSecretValues } from "../sandbox/secrets.js";
+import { warmSandboxRunners } from "../sandbox/trial-sandbox.js";
 import type { Scenario } from "../scenario/types.js";
 import { HARNESS_VERSION } from "../version.js";
 import {
@@ -33,7 +33,7 @@ import {
   resumedDesign,
   writeManifest,
 } from "./manifest.js";
-import type { RunOptions } from "./options.js";
+import { type RunOptions, sandboxSettingOf } from "./options.js";
 import { type PlannedTrial, planTrials } from "./plan.js";
 import { hashSettings } from "./settings-hash.js";
 import { runTrial, skippedTrial } from "./trial.js";
@@ -228,12 +228,21 @@ async function runTrials(run: StartedRun, settings: TrialSettings): Promise<stri
   };
   settings.signal.addEventListener("abort", () => stopPool(pool, "the run was cancelled"), { once: true });
   // Ready by the time the first trials' agents run their first commands.
-  if (pending.length > 0) warmProcessRunners();
+  if (pending.length > 0) await warmRunners(pending, settings);
   // With a design, idle workers wait for extra trials instead of leaving the pool.
   const workers = run.design ? options.concurrency : Math.min(options.concurrency, pending.length);
   await Promise.all(Array.from({ length: Math.max(1, workers) }, () => poolWorker(pool)));
   await Promise.all(pool.cleanups);
   return pool.stopReason;
+}
+
+/** The process runners the pending trials' sandbox modes use, started now (see warmSandboxRunners). */
+async function warmRunners(pending: PlannedTrial[], { options, sandboxes }: TrialSettings): Promise<void> {
+  const settings = new Set(pending.map((trial) => sandboxSettingOf(trial.scenario, options.sandbox)));
+  const modes = await Promise.all(
+    [...settings].map(async (setting) => (await sandboxes.select(setting)).mode),
+  );
+  await warmSandboxRunners(modes, Math.min(options.concurrency, pending.length));
 }
 
 function stopPool(pool: TrialPool, reason: string): void {

@@ -17,7 +17,7 @@ import type { TrialSandbox } from "../sandbox/types.js";
 import type { Scenario, Variant } from "../scenario/types.js";
 import type { EndReason, TrialEvent } from "../transcript/events.js";
 import { createEventWriter, type EventWriter } from "../transcript/writer.js";
-import { DEFAULT_SANDBOX, type RunOptions } from "./options.js";
+import { type RunOptions, sandboxSettingOf } from "./options.js";
 import { folderNameFor, type PlannedTrial } from "./plan.js";
 
 export interface TrialPorts {
@@ -177,7 +177,7 @@ async function runAgentInSandbox(
   const { planned, options, ports, writer, model } = trial;
   const { scenario, variant } = planned;
   const sandboxes = ports.sandboxes ?? createSandboxSelector({ searchPath: ports.parentEnv.PATH ?? "" });
-  const { mode } = await sandboxes.select(options.sandbox ?? scenario.sandbox ?? DEFAULT_SANDBOX);
+  const { mode } = await sandboxes.select(sandboxSettingOf(scenario, options.sandbox));
   const maxTurns = scenario.agent.maxTurns ?? options.maxTurns;
   const timeoutMs = scenario.agent.timeoutMs ?? options.trialTimeoutMs;
   const commandTimeoutMs = scenario.agent.commandTimeoutMs ?? options.commandTimeoutMs;

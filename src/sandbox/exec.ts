@@ -27,7 +27,13 @@ import {
   type RunRequest,
   signalGroup,
 } from "./process-runner-protocol.js";
-import type { ExecOptions, ExecResult, ProcessGroupRegistry, ProcessOptions } from "./types.js";
+import type {
+  DedicatedProcessRunner,
+  ExecOptions,
+  ExecResult,
+  ProcessGroupRegistry,
+  ProcessOptions,
+} from "./types.js";
 
 export const TIMEOUT_EXIT_CODE = 124;
 
@@ -84,7 +90,10 @@ const processRunners = (() => {
   interface Runner {
     child: ChildProcess;
     inFlight: Map<number, RunHandlers>;
+    /** Why it is gone, once it is: its runs fail, and a dedicated runner's later runs too. */
+    lostReason: string | null;
   }
+  /** The shared runners; dedicated ones are their owners' (see startDedicated). */
   const runners: Runner[] = [];
   let nextId = 1;
 
@@ -100,9 +109,10 @@ const processRunners = (() => {
   };
 
   const lose = (runner: Runner, reason: string) => {
+    if (runner.lostReason !== null) return;
+    runner.lostReason = reason;
     const index = runners.indexOf(runner);
-    if (index === -1) return;
-    runners.splice(index, 1);
+    if (index !== -1) runners.splice(index, 1);
     const handlers = [...runner.inFlight.values()];
     runner.inFlight.clear();
     for (const handler of handlers) handler.onRunnerLost(reason);
@@ -115,7 +125,7 @@ const processRunners = (() => {
       serialization: "advanced",
       windowsHide: true,
     });
-    const runner: Runner = { child, inFlight: new Map() };
+    const runner: Runner = { child, inFlight: new Map(), lostReason: null };
     hold(runner, false);
     child.on("message", (message: RunnerMessage) => {
       const handlers = runner.inFlight.get(message.id);
@@ -130,7 +140,6 @@ const processRunners = (() => {
     child.on("exit", (code, signal) =>
       lose(runner, `the process runner exited (${signal ?? `code ${code}`})`),
     );
-    runners.push(runner);
     return runner;
   };
 
@@ -142,17 +151,51 @@ const processRunners = (() => {
     }
     let best: Runner | undefined;
     for (const runner of runners) if (!best || runner.inFlight.size < best.inFlight.size) best = runner;
-    if (!best || (best.inFlight.size > 0 && runners.length < MAX_RUNNERS)) return start();
+    if (!best || (best.inFlight.size > 0 && runners.length < MAX_RUNNERS)) return startShared();
     return best;
   };
 
+  const startShared = (): Runner => {
+    const runner = start();
+    runners.push(runner);
+    return runner;
+  };
+
+  /** The runner behind each dedicated handle. */
+  const dedicated = new WeakMap<DedicatedProcessRunner, Runner>();
+
   return {
     warm(): void {
-      while (runners.length < MAX_RUNNERS) start();
+      while (runners.length < MAX_RUNNERS) startShared();
     },
-    /** Starts a run; the returned function asks the runner to kill it. */
-    run(request: Omit<RunRequest, "id" | "type">, handlers: RunHandlers): () => void {
-      const runner = pick();
+    startDedicated(): DedicatedProcessRunner {
+      const runner = start();
+      const { pid } = runner.child;
+      if (pid === undefined) throw new InfraError("could not start a process runner");
+      const handle: DedicatedProcessRunner = {
+        pid,
+        get alive() {
+          return runner.lostReason === null && runner.child.connected;
+        },
+        close() {
+          runner.child.kill("SIGKILL");
+          lose(runner, "its process runner was closed");
+        },
+      };
+      dedicated.set(handle, runner);
+      return handle;
+    },
+    /** Starts a run (on `on`, else a shared runner); the returned function asks the runner to kill it. */
+    run(
+      request: Omit<RunRequest, "id" | "type">,
+      handlers: RunHandlers,
+      on?: DedicatedProcessRunner,
+    ): () => void {
+      const runner = on ? dedicated.get(on) : pick();
+      if (!runner || runner.lostReason !== null) {
+        handlers.onRunnerLost(runner?.lostReason ?? "the process runner is unknown");
+        return () => undefined;
+      }
       const id = nextId++;
       runner.inFlight.set(id, handlers);
       hold(runner, true);
@@ -173,6 +216,11 @@ const processRunners = (() => {
     },
   };
 })();
+
+/** A new dedicated runner (a Node start-up: kept and reused by its owner). */
+export function startDedicatedProcessRunner(): DedicatedProcessRunner {
+  return processRunners.startDedicated();
+}
 
 /**
  * Start the process runners now, so that a run's first commands do not wait for them (a Node
@@ -202,7 +250,15 @@ export function runShell(options: ExecOptions): Promise<ExecResult> {
  * timeout; 128+n when killed by signal n. Throws InfraError only when the process cannot start
  * (missing binary or cwd).
  */
-export function runProcess(options: ProcessOptions): Promise<ExecResult> {
+export async function runProcess(options: ProcessOptions): Promise<ExecResult> {
+  const runner = options.runner ? await options.runner() : undefined;
+  return startProcess(options, runner ?? undefined);
+}
+
+function startProcess(
+  options: ProcessOptions,
+  runner: DedicatedProcessRunner | undefined,
+): Promise<ExecResult> {
   const started = performance.now();
   const lines = options.onStdoutLine
     ? createLineSplitter(options.onStdoutLine, options.onStdoutCut ?? describeCutAsLine(options.onStdoutLine))
@@ -255,6 +311,7 @@ export function runProcess(options: ProcessOptions): Promise<ExecResult> {
           reject(new InfraError(`running "${options.file}" failed: ${reason}`));
         },
       },
+      runner,
     );
     if (options.signal?.aborted) kill();
     else options.signal?.addEventListener("abort", onAbort, { once: true });

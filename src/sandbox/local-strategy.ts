@@ -19,10 +19,12 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
       const shell = await resolveShell(parentPath);
       const run = (file: string, args: string[], settings: ProcessSettings) =>
         runProcess({
-          ...processes.contain(file, args),
+          file,
+          args,
           cwd: layout.workDir,
           ...settings,
           processGroups: processes.groups,
+          ...(processes.runner ? { runner: processes.runner } : {}),
         });
       return {
         workDir: layout.workDir,

@@ -4,7 +4,7 @@
  * how a command is started inside. Everything else about a trial's sandbox is the same in every
  * mode and lives in trial-sandbox.ts.
  */
-import type { ExecResult, ProcessGroupRegistry } from "./types.js";
+import type { DedicatedProcessRunner, ExecResult, ProcessGroupRegistry } from "./types.js";
 
 /** A trial's host directories, made fresh under its temp dir `base`. */
 export interface TrialLayout {
@@ -79,8 +79,8 @@ export interface SandboxStrategy {
 export interface TrialProcesses {
   /** Where each spawned process group is tracked. */
   groups: ProcessGroupRegistry;
-  /** The command as it must be started: inside the trial's cgroup when there is one. */
-  contain(file: string, args: string[]): { file: string; args: string[] };
+  /** Where its processes are spawned from: the trial's own runner, in its cgroup, when it has one. */
+  runner?: () => Promise<DedicatedProcessRunner | null>;
 }
 
 /** What a mode is chosen with. */

@@ -1,33 +1,51 @@
 /**
  * A trial's own cgroup (cgroup v2), where the harness may make one: under its own cgroup, when that
- * is writable (root, or a delegated subtree) and the kernel has `cgroup.kill` (5.14+). Every
- * command of the trial is started inside it (the spawned `sh` writes its pid to `cgroup.procs`,
- * then execs the command), and membership is inherited by every descendant whatever it does to its
- * session, parent or environment, so writing `cgroup.kill` at the end ends them all. Where no cgroup
- * can be made, the environment-marker sweep (marked-processes.ts) is what remains.
+ * is writable (root, or a delegated subtree) and the kernel has `cgroup.kill` (5.14+). Membership
+ * is inherited by every descendant whatever it does to its session, parent or environment, so
+ * writing `cgroup.kill` at the end ends all that the trial left. Where no cgroup can be made, the
+ * environment-marker sweep (marked-processes.ts) is what remains.
+ *
+ * Every process of the trial is born inside the cgroup rather than moved there: the trial's
+ * processes are spawned by a process runner of its own that waits in the cgroup. Moving a process
+ * between cgroups takes the kernel's cgroup lock, which waits for an RCU grace period when moves
+ * are sparse: about 12 ms measured inside the harness, once per command when each command moved
+ * itself (BENCHMARKS.md). Now one move per trial remains, off the trial's path: when a trial ends,
+ * its runner moves into a fresh, empty cgroup, where it waits for the next trial, and the old one
+ * is killed.
  */
 import { randomUUID } from "node:crypto";
-import { constants, existsSync } from "node:fs";
-import { access, mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import { constants, existsSync, rmdirSync, writeFileSync } from "node:fs";
+import { access, mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { startDedicatedProcessRunner } from "./exec.js";
+import type { DedicatedProcessRunner } from "./types.js";
 
 export interface TrialCgroup {
-  /** The cgroup's directory. */
-  dir: string;
-  /** The command, started inside the cgroup (its pid joins before the exec). */
-  wrap(file: string, args: string[]): { file: string; args: string[] };
-  /** Kills every process in it (SIGKILL) and removes it; never throws. */
-  dispose(): Promise<void>;
+  /**
+   * The trial's runner, waiting in the trial's cgroup; taken when the trial's first process
+   * starts. Null where none could be placed there (its processes then start from shared runners).
+   */
+  runner(): Promise<DedicatedProcessRunner | null>;
+  /**
+   * Kills every process in it (SIGKILL) and removes it, its runner kept for another trial; never
+   * throws. True when every process the trial started was born in the cgroup (nothing else to sweep).
+   */
+  dispose(): Promise<boolean>;
 }
 
-/** The shell that joins the cgroup; /bin/sh is on every Linux host, whatever the agent's PATH. */
-const JOIN_SHELL = "/bin/sh";
-/** `$0` is the cgroup.procs file. A failed join still runs the command: the marker sweep remains. */
-const JOIN_SCRIPT = 'echo $$ > "$0" 2>/dev/null; exec "$@"';
+/** A dedicated runner in a cgroup of its own that no process of a trial has entered yet. */
+interface WaitingRunner {
+  runner: DedicatedProcessRunner;
+  dir: string;
+}
+
 const REMOVE_ATTEMPTS = 50;
 const REMOVE_INTERVAL_MS = 20;
 
 let parentDir: Promise<string | null> | undefined;
+const waiting: WaitingRunner[] = [];
+/** Runners being started ahead (warmTrialRunners), taken by a trial that finds none waiting. */
+const coming: Promise<WaitingRunner | null>[] = [];
 
 /**
  * The folder trial cgroups are made in (a child of this process's own cgroup, made once), or null
@@ -42,23 +60,100 @@ export function findCgroupParent(): Promise<string | null> {
 export async function createTrialCgroup(): Promise<TrialCgroup | null> {
   const parent = await findCgroupParent();
   if (!parent) return null;
-  const dir = path.join(parent, `trial-${randomUUID()}`);
+  let taken: Promise<WaitingRunner | null> | undefined;
+  let disposed: Promise<boolean> | undefined;
+  const dispose = async (): Promise<boolean> => {
+    // No process started: none to end.
+    if (!taken) return true;
+    const placed = await taken;
+    if (!placed) return false;
+    await recycle(placed, parent);
+    return true;
+  };
+  return {
+    async runner() {
+      taken ??= takeWaitingRunner(parent);
+      return (await taken)?.runner ?? null;
+    },
+    dispose() {
+      disposed ??= dispose();
+      return disposed;
+    },
+  };
+}
+
+/**
+ * Starts runners ahead for `trials` trials at once (a Node start-up each, better spent before the
+ * trials need them). False where no cgroup can be made (the trials will use the shared runners).
+ */
+export async function warmTrialRunners(trials: number): Promise<boolean> {
+  const parent = await findCgroupParent();
+  if (!parent) return false;
+  for (let missing = trials - waiting.length - coming.length; missing > 0; missing -= 1) {
+    const started = startPlacedRunner(parent);
+    coming.push(started);
+    void started.then((placed) => {
+      const index = coming.indexOf(started);
+      // Not taken by a trial while it started: it waits for one.
+      if (index === -1) return;
+      coming.splice(index, 1);
+      if (placed) waiting.push(placed);
+    });
+  }
+  return true;
+}
+
+/** A waiting runner (else one being started ahead, else a new one); null where none can be placed. */
+async function takeWaitingRunner(parent: string): Promise<WaitingRunner | null> {
+  for (let next = waiting.pop(); next; next = waiting.pop()) {
+    if (next.runner.alive) return next;
+    void killCgroup(next.dir);
+  }
+  const started = coming.shift();
+  const placed = started ? await started : null;
+  if (placed?.runner.alive) return placed;
+  if (placed) void killCgroup(placed.dir);
+  return startPlacedRunner(parent);
+}
+
+/** A new dedicated runner in a new cgroup; null (nothing left behind) where it cannot be placed. */
+async function startPlacedRunner(parent: string): Promise<WaitingRunner | null> {
+  installExitCleanup();
+  const runner = startDedicatedProcessRunner();
+  const dir = await placeInNewCgroup(runner, parent);
+  if (dir) return { runner, dir };
+  runner.close();
+  return null;
+}
+
+/**
+ * The trial is over: its runner leaves for a fresh cgroup (to wait there for the next trial),
+ * then whatever is left in the trial's cgroup is killed.
+ */
+async function recycle(placed: WaitingRunner, parent: string): Promise<void> {
+  const fresh = placed.runner.alive ? await placeInNewCgroup(placed.runner, parent) : null;
+  if (fresh) waiting.push({ runner: placed.runner, dir: fresh });
+  // Not moved out (it died, or the move failed): it goes with the trial's processes.
+  else placed.runner.close();
+  await killCgroup(placed.dir);
+}
+
+/** A new cgroup with `runner` in it; null (nothing left behind) where either step fails. */
+async function placeInNewCgroup(runner: DedicatedProcessRunner, parent: string): Promise<string | null> {
+  // The harness's pid in the name: a later run removes what a harness that died left (sweepStaleCgroups).
+  const dir = path.join(parent, `${process.pid}-${randomUUID()}`);
   try {
     await mkdir(dir);
   } catch {
     return null;
   }
-  const procs = path.join(dir, "cgroup.procs");
-  let disposed = false;
-  return {
-    dir,
-    wrap: (file, args) => ({ file: JOIN_SHELL, args: ["-c", JOIN_SCRIPT, procs, file, ...args] }),
-    async dispose() {
-      if (disposed) return;
-      disposed = true;
-      await killCgroup(dir);
-    },
-  };
+  try {
+    await writeFile(path.join(dir, "cgroup.procs"), String(runner.pid));
+    return dir;
+  } catch {
+    await rmdir(dir).catch(() => undefined);
+    return null;
+  }
 }
 
 /** Writes `cgroup.kill`, waits until the cgroup is empty, removes it. Best effort. */
@@ -79,6 +174,37 @@ export async function killCgroup(dir: string): Promise<void> {
   }
 }
 
+let exitCleanupInstalled = false;
+
+/** When the harness exits, the waiting runners and their cgroups go with it (synchronously: it is exiting). */
+function installExitCleanup(): void {
+  if (exitCleanupInstalled) return;
+  exitCleanupInstalled = true;
+  process.once("exit", () => {
+    for (const { dir } of waiting.splice(0)) removeCgroupNow(dir);
+  });
+}
+
+/** killCgroup for an exiting process: a short synchronous wait for the killed runner to leave. */
+function removeCgroupNow(dir: string): void {
+  try {
+    writeFileSync(path.join(dir, "cgroup.kill"), "1");
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + REMOVE_ATTEMPTS * REMOVE_INTERVAL_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while (Date.now() < deadline) {
+    try {
+      rmdirSync(dir);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EBUSY") return;
+    }
+    Atomics.wait(pause, 0, 0, 2);
+  }
+}
+
 /**
  * `llm-tool-test/` in this process's cgroup v2 folder (made once, shared by every run there; it
  * holds no process itself), checked usable.
@@ -93,13 +219,33 @@ async function locateWritableParent(): Promise<string | null> {
   const dir = path.join(ownDir, "llm-tool-test");
   await mkdir(dir, { recursive: true });
   if (!existsSync(path.join(dir, "cgroup.kill"))) return null;
-  // A process joins only where it may write cgroup.procs of the destination and of the common
-  // ancestor (the harness's own cgroup, where the process runners are).
+  // A process moves only where it may write cgroup.procs of the destination and of the common
+  // ancestor (the harness's own cgroup, where the process runners start).
   await access(path.join(ownDir, "cgroup.procs"), constants.W_OK);
   const probe = path.join(dir, `probe-${randomUUID()}`);
   await mkdir(probe);
   await access(path.join(probe, "cgroup.procs"), constants.W_OK).finally(() => rmdir(probe));
+  void sweepStaleCgroups(dir);
   return dir;
+}
+
+/** Cgroups left by harnesses that died (a crash, SIGKILL): what is in them is killed, they are removed. */
+export async function sweepStaleCgroups(parent: string): Promise<void> {
+  const entries = await readdir(parent, { withFileTypes: true }).catch(() => []);
+  const stale = entries.filter((entry) => {
+    const owner = /^(\d+)-/.exec(entry.name)?.[1];
+    return entry.isDirectory() && owner !== undefined && !isAlive(Number(owner));
+  });
+  await Promise.all(stale.map((entry) => killCgroup(path.join(parent, entry.name))));
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 /** Where cgroup v2 is mounted (`/sys/fs/cgroup`, or `/sys/fs/cgroup/unified` on hybrid hosts). */

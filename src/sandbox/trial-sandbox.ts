@@ -22,7 +22,7 @@ import type { EventSink } from "../transcript/events.js";
 import { SANDBOX_PATH } from "./bwrap.js";
 import { createBwrapStrategy } from "./bwrap-strategy.js";
 import { buildAgentEnvironment } from "./env.js";
-import { createProcessGroupRegistry, killAllProcessGroups } from "./exec.js";
+import { createProcessGroupRegistry, killAllProcessGroups, warmProcessRunners } from "./exec.js";
 import { createLocalStrategy } from "./local-strategy.js";
 import { createProcessMarker, killMarkedProcesses, PROCESS_MARKER_ENV } from "./marked-processes.js";
 import { resolveSandboxPath } from "./sandbox-paths.js";
@@ -35,7 +35,7 @@ import type {
 } from "./sandbox-strategy.js";
 import { writeShim } from "./shim.js";
 import { openShimChannel, type ShimChannel } from "./shim-channel.js";
-import { createTrialCgroup } from "./trial-cgroup.js";
+import { createTrialCgroup, warmTrialRunners } from "./trial-cgroup.js";
 import type { ExecResult, TargetInvocationRecord, TrialSandbox } from "./types.js";
 
 export const DEFAULT_OUTPUT_CAP_BYTES = 128 * 1024;
@@ -76,6 +76,15 @@ const SANDBOX_STRATEGIES: Record<
   local: createLocalStrategy,
   bwrap: createBwrapStrategy,
 };
+
+/**
+ * Starts the process runners a run's trials will use before they need them: in local mode, where
+ * trial cgroups can be made, one of its own for each trial at once; else the shared ones.
+ */
+export async function warmSandboxRunners(modes: readonly SandboxMode[], trialsAtOnce: number): Promise<void> {
+  const ownRunners = modes.includes("local") && (await warmTrialRunners(trialsAtOnce));
+  if (!ownRunners || modes.some((mode) => mode !== "local")) warmProcessRunners();
+}
 
 /** Create the sandbox, run setup and install the shim. Setup failure → InfraError (cleaned up). */
 export async function createTrialSandbox(options: TrialSandboxOptions): Promise<TrialSandbox> {
@@ -130,10 +139,10 @@ interface Cleanup {
 }
 
 /**
- * What disposing a trial's sandbox ends: its process groups, every process carrying one of its
- * markers, its cgroup (which holds even a process that cleared its environment), its temp dir.
- * A mode that ends leftovers itself (bwrap's pid namespace) gets no cgroup and no marker sweep:
- * the sweep reads every process's environment in /proc, work each trial need not do there.
+ * What disposing a trial's sandbox ends: its process groups, its cgroup (which holds even a process
+ * that cleared its environment) or, without one, every process carrying one of its markers, its
+ * temp dir. A mode that ends leftovers itself (bwrap's pid namespace) gets no cgroup and no marker
+ * sweep: the sweep reads every process's environment in /proc, work no trial need do twice.
  */
 async function createCleanup(
   base: string,
@@ -147,7 +156,7 @@ async function createCleanup(
   const actions: (() => void)[] = [];
   let disposed = false;
   return {
-    processes: { groups, contain: (file, args) => (cgroup ? cgroup.wrap(file, args) : { file, args }) },
+    processes: { groups, ...(cgroup ? { runner: cgroup.runner } : {}) },
     trialMarker,
     processMarkers,
     onDispose: (action) => actions.push(action),
@@ -155,8 +164,9 @@ async function createCleanup(
       if (disposed) return;
       disposed = true;
       await killAllProcessGroups(groups);
-      await cgroup?.dispose();
-      if (!modeEndsLeftovers) for (const marker of processMarkers) await killMarkedProcesses(marker);
+      // Every process born in the cgroup is ended with it; only what started elsewhere needs the sweep.
+      const contained = modeEndsLeftovers || ((await cgroup?.dispose()) ?? false);
+      if (!contained) for (const marker of processMarkers) await killMarkedProcesses(marker);
       for (const action of actions) action();
       if (!keepWorkDir) await removeTree(base);
     },

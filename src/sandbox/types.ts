@@ -44,6 +44,23 @@ export interface ProcessOptions {
   onStdoutCut?: (droppedBytes: number) => void;
   streamCapBytes?: number;
   processGroups?: ProcessGroupRegistry;
+  /**
+   * The runner to spawn it from, asked for when the process starts (a trial's own runner, placed
+   * in its cgroup); null or absent: a shared runner.
+   */
+  runner?: () => Promise<DedicatedProcessRunner | null>;
+}
+
+/**
+ * A process runner of one owner's alone: a trial's, placed in the trial's cgroup, so that every
+ * process it spawns is born there (trial-cgroup.ts). Idle, it does not keep the harness alive.
+ */
+export interface DedicatedProcessRunner {
+  readonly pid: number;
+  /** False once it died or was closed: its runs then fail with an infrastructure error. */
+  readonly alive: boolean;
+  /** Kills it (SIGKILL); runs in flight fail. */
+  close(): void;
 }
 
 /** Process groups spawned by a trial, so leftovers (background children) can be ended with it. */

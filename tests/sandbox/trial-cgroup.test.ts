@@ -1,27 +1,135 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
+import { mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { InfraError } from "../../src/errors.js";
 import { runProcess } from "../../src/sandbox/exec.js";
-import { createTrialCgroup, findCgroupParent } from "../../src/sandbox/trial-cgroup.js";
+import { createTrialCgroup, findCgroupParent, sweepStaleCgroups } from "../../src/sandbox/trial-cgroup.js";
+import type { DedicatedProcessRunner } from "../../src/sandbox/types.js";
 import { findLiveProcesses } from "../support/processes.js";
 
-const cgroupAvailable = (await findCgroupParent()) !== null;
+const parent = await findCgroupParent();
 
-describe.skipIf(!cgroupAvailable)("a trial's cgroup", () => {
-  it("holds what a command leaves behind, environment cleared or not, and is gone after dispose", async () => {
+function runIn(runner: () => Promise<DedicatedProcessRunner | null>, script: string) {
+  return runProcess({
+    file: "/bin/bash",
+    args: ["-c", script],
+    cwd: "/",
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    timeoutMs: 10_000,
+    outputCapBytes: 4096,
+    runner,
+  });
+}
+
+/** The cgroup v2 path of a process, as /proc shows it. */
+async function cgroupOf(pid: number | string): Promise<string> {
+  const text = await readFile(`/proc/${pid}/cgroup`, "utf8");
+  return text.match(/^0::(.*)$/m)?.[1] ?? "";
+}
+
+function uniqueSleep(): string {
+  return `sleep 301.${process.pid}${Math.floor(Math.random() * 1e6)}`;
+}
+
+describe.skipIf(parent === null)("a trial's cgroup", () => {
+  it("holds what a command leaves behind, environment cleared or not, and ends it on dispose", async () => {
     const cgroup = await createTrialCgroup();
     expect(cgroup).not.toBeNull();
-    const sleep = `sleep 301.${process.pid}${Math.floor(Math.random() * 1e6)}`;
-    const result = await runProcess({
-      ...cgroup!.wrap("/bin/bash", ["-c", `env -i setsid ${sleep} >/dev/null 2>&1 & echo started`]),
+    const sleep = uniqueSleep();
+    const result = await runIn(cgroup!.runner, `env -i setsid ${sleep} >/dev/null 2>&1 & echo started`);
+    expect(result.stdout.trim()).toBe("started");
+    expect(findLiveProcesses(sleep)).toHaveLength(1);
+    expect(await cgroup!.dispose()).toBe(true);
+    expect(findLiveProcesses(sleep)).toEqual([]);
+  }, 30_000);
+
+  it("has its processes born in it (from the trial's own runner), not moved there", async () => {
+    const cgroup = await createTrialCgroup();
+    const runner = await cgroup!.runner();
+    expect(runner).not.toBeNull();
+    const result = await runIn(cgroup!.runner, "echo $$; echo $PPID; cat /proc/self/cgroup");
+    const [shell, shellParent] = result.stdout.trim().split("\n");
+    // The shell is the runner's child: spawned there, in the runner's cgroup, under the parent.
+    expect(Number(shellParent)).toBe(runner!.pid);
+    const runnerCgroup = await cgroupOf(runner!.pid);
+    expect(result.stdout).toContain(`0::${runnerCgroup}\n`);
+    expect(runnerCgroup).toMatch(new RegExp(`/llm-tool-test/${process.pid}-[0-9a-f-]+$`));
+    expect(shell).not.toBe("");
+    await cgroup!.dispose();
+  }, 30_000);
+
+  it("hands its runner to the next trial in a fresh cgroup, the old one removed", async () => {
+    const first = await createTrialCgroup();
+    const runner = await first!.runner();
+    await runIn(first!.runner, "true");
+    const firstCgroup = await cgroupOf(runner!.pid);
+    await first!.dispose();
+    expect(existsSync(path.join(parent!, path.basename(firstCgroup)))).toBe(false);
+
+    const second = await createTrialCgroup();
+    const reused = await second!.runner();
+    expect(reused!.pid).toBe(runner!.pid);
+    const secondCgroup = await cgroupOf(reused!.pid);
+    expect(secondCgroup).not.toBe(firstCgroup);
+    await second!.dispose();
+  }, 30_000);
+
+  it("fails the trial's runs when its runner is killed, and starts the next trial a new one", async () => {
+    const cgroup = await createTrialCgroup();
+    const runner = await cgroup!.runner();
+    // The runner is the shell's parent: a hostile command can kill it (it runs as the same user).
+    await expect(runIn(cgroup!.runner, "kill -9 $PPID; sleep 5")).rejects.toThrow(InfraError);
+    expect(runner!.alive).toBe(false);
+    await expect(runIn(cgroup!.runner, "echo again")).rejects.toThrow(/process runner/);
+    expect(await cgroup!.dispose()).toBe(true);
+
+    const next = await createTrialCgroup();
+    const fresh = await next!.runner();
+    expect(fresh!.pid).not.toBe(runner!.pid);
+    expect((await runIn(next!.runner, "echo ok")).stdout).toBe("ok\n");
+    await next!.dispose();
+  }, 30_000);
+
+  it("needs no runner for a trial that starts no process", async () => {
+    const cgroup = await createTrialCgroup();
+    expect(await cgroup!.dispose()).toBe(true);
+  });
+
+  it("removes what a harness that died left, killing what is in it", async () => {
+    const pidMax = Number((await readFile("/proc/sys/kernel/pid_max", "utf8")).trim());
+    const stale = path.join(parent!, `${pidMax + 1}-left-by-a-crash`);
+    await mkdir(stale);
+    const sleep = uniqueSleep();
+    // A process moved there by hand, as a trial's would have been born there.
+    await runProcess({
+      file: "/bin/sh",
+      args: [
+        "-c",
+        `echo $$ > "$0"; exec setsid ${sleep} >/dev/null 2>&1 &`,
+        path.join(stale, "cgroup.procs"),
+      ],
       cwd: "/",
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
       timeoutMs: 10_000,
       outputCapBytes: 4096,
     });
-    expect(result.stdout.trim()).toBe("started");
-    expect(findLiveProcesses(sleep)).toHaveLength(1);
-    await cgroup!.dispose();
+    await waitFor(() => findLiveProcesses(sleep).length === 1);
+    const own = path.join(parent!, `${process.pid}-not-stale`);
+    await mkdir(own);
+    await sweepStaleCgroups(parent!);
     expect(findLiveProcesses(sleep)).toEqual([]);
-    expect(existsSync(cgroup!.dir)).toBe(false);
+    expect(existsSync(stale)).toBe(false);
+    // A live harness's cgroups are its own.
+    expect(readdirSync(parent!)).toContain(path.basename(own));
+    await writeFile(path.join(own, "cgroup.kill"), "1");
+    await rmdir(own);
   }, 30_000);
 });
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let attempt = 0; attempt < 100 && !condition(); attempt += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  expect(condition()).toBe(true);
+}
