@@ -86,140 +86,129 @@ function runnerScriptPath(): string {
  * infrastructure error; the next run starts a new one. Runners get an empty environment: every
  * run brings its own, and no secret of the harness's needs to be in theirs.
  */
-const processRunners = (() => {
-  interface Runner {
-    child: ChildProcess;
-    inFlight: Map<number, RunHandlers>;
-    /** Why it is gone, once it is: its runs fail, and a dedicated runner's later runs too. */
-    lostReason: string | null;
+interface Runner {
+  child: ChildProcess;
+  inFlight: Map<number, RunHandlers>;
+  /** Why it is gone, once it is: its runs fail, and a dedicated runner's later runs too. */
+  lostReason: string | null;
+}
+
+/** The shared runners; dedicated ones are their owners' (startDedicatedProcessRunner). */
+const sharedRunners: Runner[] = [];
+/** The runner behind each dedicated handle. */
+const dedicatedRunners = new WeakMap<DedicatedProcessRunner, Runner>();
+let nextRunId = 1;
+
+function holdHarness(runner: Runner, held: boolean): void {
+  const channel = runner.child.channel as { ref(): void; unref(): void } | undefined;
+  if (held) {
+    runner.child.ref();
+    channel?.ref();
+  } else {
+    runner.child.unref();
+    channel?.unref();
   }
-  /** The shared runners; dedicated ones are their owners' (see startDedicated). */
-  const runners: Runner[] = [];
-  let nextId = 1;
+}
 
-  const hold = (runner: Runner, held: boolean) => {
-    const channel = runner.child.channel as { ref(): void; unref(): void } | undefined;
-    if (held) {
-      runner.child.ref();
-      channel?.ref();
-    } else {
-      runner.child.unref();
-      channel?.unref();
+function loseRunner(runner: Runner, reason: string): void {
+  if (runner.lostReason !== null) return;
+  runner.lostReason = reason;
+  const index = sharedRunners.indexOf(runner);
+  if (index !== -1) sharedRunners.splice(index, 1);
+  const handlers = [...runner.inFlight.values()];
+  runner.inFlight.clear();
+  for (const handler of handlers) handler.onRunnerLost(reason);
+}
+
+function startRunner(): Runner {
+  const child = spawn(process.execPath, [runnerScriptPath(), PROCESS_RUNNER_ARG], {
+    env: {},
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+    serialization: "advanced",
+    windowsHide: true,
+  });
+  const runner: Runner = { child, inFlight: new Map(), lostReason: null };
+  holdHarness(runner, false);
+  child.on("message", (message: RunnerMessage) => {
+    const handlers = runner.inFlight.get(message.id);
+    if (!handlers) return;
+    if (message.type === "finished" || message.type === "spawn_failed") {
+      runner.inFlight.delete(message.id);
+      if (runner.inFlight.size === 0) holdHarness(runner, false);
+    }
+    handlers.onMessage(message);
+  });
+  child.on("error", (error) => loseRunner(runner, `the process runner failed: ${error.message}`));
+  child.on("exit", (code, signal) =>
+    loseRunner(runner, `the process runner exited (${signal ?? `code ${code}`})`),
+  );
+  return runner;
+}
+
+function startSharedRunner(): Runner {
+  const runner = startRunner();
+  sharedRunners.push(runner);
+  return runner;
+}
+
+/** The least busy shared runner; a new one while there is room and every runner is busy. */
+function pickSharedRunner(): Runner {
+  // A runner can be dead before its exit is reported (killed along with others, say).
+  for (const runner of [...sharedRunners]) {
+    if (!runner.child.connected) loseRunner(runner, "the process runner lost its channel");
+  }
+  let best: Runner | undefined;
+  for (const runner of sharedRunners) if (!best || runner.inFlight.size < best.inFlight.size) best = runner;
+  if (!best || (best.inFlight.size > 0 && sharedRunners.length < MAX_RUNNERS)) return startSharedRunner();
+  return best;
+}
+
+/** Starts a run on `runner`; the returned function asks the runner to kill it. */
+function startRun(
+  runner: Runner,
+  request: Omit<RunRequest, "id" | "type">,
+  handlers: RunHandlers,
+): () => void {
+  if (runner.lostReason !== null) {
+    handlers.onRunnerLost(runner.lostReason);
+    return () => undefined;
+  }
+  const id = nextRunId++;
+  runner.inFlight.set(id, handlers);
+  holdHarness(runner, true);
+  const unreachable = (error: Error) =>
+    loseRunner(runner, `the process runner cannot be reached: ${error.message}`);
+  const send = (message: RunRequest | KillRequest) => {
+    try {
+      runner.child.send(message, (error) => error && unreachable(error));
+    } catch (error) {
+      // The channel is already closed (the runner never started, or just died).
+      unreachable(error as Error);
     }
   };
-
-  const lose = (runner: Runner, reason: string) => {
-    if (runner.lostReason !== null) return;
-    runner.lostReason = reason;
-    const index = runners.indexOf(runner);
-    if (index !== -1) runners.splice(index, 1);
-    const handlers = [...runner.inFlight.values()];
-    runner.inFlight.clear();
-    for (const handler of handlers) handler.onRunnerLost(reason);
+  send({ ...request, type: "run", id });
+  return () => {
+    if (runner.inFlight.has(id)) send({ type: "kill", id });
   };
-
-  const start = (): Runner => {
-    const child = spawn(process.execPath, [runnerScriptPath(), PROCESS_RUNNER_ARG], {
-      env: {},
-      stdio: ["ignore", "ignore", "inherit", "ipc"],
-      serialization: "advanced",
-      windowsHide: true,
-    });
-    const runner: Runner = { child, inFlight: new Map(), lostReason: null };
-    hold(runner, false);
-    child.on("message", (message: RunnerMessage) => {
-      const handlers = runner.inFlight.get(message.id);
-      if (!handlers) return;
-      if (message.type === "finished" || message.type === "spawn_failed") {
-        runner.inFlight.delete(message.id);
-        if (runner.inFlight.size === 0) hold(runner, false);
-      }
-      handlers.onMessage(message);
-    });
-    child.on("error", (error) => lose(runner, `the process runner failed: ${error.message}`));
-    child.on("exit", (code, signal) =>
-      lose(runner, `the process runner exited (${signal ?? `code ${code}`})`),
-    );
-    return runner;
-  };
-
-  /** The least busy runner; a new one while there is room and every runner is busy. */
-  const pick = (): Runner => {
-    // A runner can be dead before its exit is reported (killed along with others, say).
-    for (const runner of [...runners]) {
-      if (!runner.child.connected) lose(runner, "the process runner lost its channel");
-    }
-    let best: Runner | undefined;
-    for (const runner of runners) if (!best || runner.inFlight.size < best.inFlight.size) best = runner;
-    if (!best || (best.inFlight.size > 0 && runners.length < MAX_RUNNERS)) return startShared();
-    return best;
-  };
-
-  const startShared = (): Runner => {
-    const runner = start();
-    runners.push(runner);
-    return runner;
-  };
-
-  /** The runner behind each dedicated handle. */
-  const dedicated = new WeakMap<DedicatedProcessRunner, Runner>();
-
-  return {
-    warm(): void {
-      while (runners.length < MAX_RUNNERS) startShared();
-    },
-    startDedicated(): DedicatedProcessRunner {
-      const runner = start();
-      const { pid } = runner.child;
-      if (pid === undefined) throw new InfraError("could not start a process runner");
-      const handle: DedicatedProcessRunner = {
-        pid,
-        get alive() {
-          return runner.lostReason === null && runner.child.connected;
-        },
-        close() {
-          runner.child.kill("SIGKILL");
-          lose(runner, "its process runner was closed");
-        },
-      };
-      dedicated.set(handle, runner);
-      return handle;
-    },
-    /** Starts a run (on `on`, else a shared runner); the returned function asks the runner to kill it. */
-    run(
-      request: Omit<RunRequest, "id" | "type">,
-      handlers: RunHandlers,
-      on?: DedicatedProcessRunner,
-    ): () => void {
-      const runner = on ? dedicated.get(on) : pick();
-      if (!runner || runner.lostReason !== null) {
-        handlers.onRunnerLost(runner?.lostReason ?? "the process runner is unknown");
-        return () => undefined;
-      }
-      const id = nextId++;
-      runner.inFlight.set(id, handlers);
-      hold(runner, true);
-      const unreachable = (error: Error) =>
-        lose(runner, `the process runner cannot be reached: ${error.message}`);
-      const send = (message: RunRequest | KillRequest) => {
-        try {
-          runner.child.send(message, (error) => error && unreachable(error));
-        } catch (error) {
-          // The channel is already closed (the runner never started, or just died).
-          unreachable(error as Error);
-        }
-      };
-      send({ ...request, type: "run", id });
-      return () => {
-        if (runner.inFlight.has(id)) send({ type: "kill", id });
-      };
-    },
-  };
-})();
+}
 
 /** A new dedicated runner (a Node start-up: kept and reused by its owner). */
 export function startDedicatedProcessRunner(): DedicatedProcessRunner {
-  return processRunners.startDedicated();
+  const runner = startRunner();
+  const { pid } = runner.child;
+  if (pid === undefined) throw new InfraError("could not start a process runner");
+  const handle: DedicatedProcessRunner = {
+    pid,
+    get alive() {
+      return runner.lostReason === null && runner.child.connected;
+    },
+    close() {
+      runner.child.kill("SIGKILL");
+      loseRunner(runner, "its process runner was closed");
+    },
+  };
+  dedicatedRunners.set(handle, runner);
+  return handle;
 }
 
 /**
@@ -227,7 +216,7 @@ export function startDedicatedProcessRunner(): DedicatedProcessRunner {
  * start-up each). Idle runners do not keep the process alive.
  */
 export function warmProcessRunners(): void {
-  processRunners.warm();
+  while (sharedRunners.length < MAX_RUNNERS) startSharedRunner();
 }
 
 /** Run `bash -c command` (see runProcess). */
@@ -265,7 +254,8 @@ function startProcess(
     : null;
   return new Promise<ExecResult>((resolve, reject) => {
     const onAbort = () => kill();
-    const kill = processRunners.run(
+    const kill = startRun(
+      (runner && dedicatedRunners.get(runner)) ?? pickSharedRunner(),
       {
         file: options.file,
         args: options.args,
@@ -311,7 +301,6 @@ function startProcess(
           reject(new InfraError(`running "${options.file}" failed: ${reason}`));
         },
       },
-      runner,
     );
     if (options.signal?.aborted) kill();
     else options.signal?.addEventListener("abort", onAbort, { once: true });
