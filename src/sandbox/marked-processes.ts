@@ -8,7 +8,8 @@
  * can be made. Linux only; elsewhere nothing is found.
  */
 import { randomUUID } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs";
+import { readdir } from "node:fs/promises";
 
 export const PROCESS_MARKER_ENV = "LLM_TOOL_TEST_PROCESS_MARK";
 const SWEEP_ROUNDS = 5;
@@ -17,20 +18,33 @@ export function createProcessMarker(): string {
   return randomUUID();
 }
 
-/** Live processes (of this user) whose environment holds PROCESS_MARKER_ENV=marker. */
+/**
+ * Live processes (of this user) whose environment holds PROCESS_MARKER_ENV=marker. Every trial
+ * sweeps once at its end, on the event loop all trials share: the environ files are read all at
+ * once through fs's callback API, about a fifth of the CPU of awaiting fs/promises' readFile one
+ * file at a time (a FileHandle and several promises per file, for a few hundred files).
+ */
 export async function findMarkedProcesses(marker: string): Promise<number[]> {
   const entry = Buffer.from(`${PROCESS_MARKER_ENV}=${marker}\0`);
   const names = await readdir("/proc").catch(() => [] as string[]);
+  const pids = names.filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid);
+  const environs = await Promise.all(pids.map((pid) => readEnviron(pid)));
   const found: number[] = [];
-  for (const name of names) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    const environ = await readFile(`/proc/${name}/environ`).catch(() => null);
-    if (!environ) continue;
+  pids.forEach((pid, index) => {
+    const environ = environs[index];
+    if (!environ) return;
     const at = environ.indexOf(entry);
     // A whole entry: at the start, or right after the previous entry's NUL.
-    if (at === 0 || (at > 0 && environ[at - 1] === 0)) found.push(Number(name));
-  }
+    if (at === 0 || (at > 0 && environ[at - 1] === 0)) found.push(Number(pid));
+  });
   return found;
+}
+
+/** A process's environment block; null when it is gone or not readable. */
+function readEnviron(pid: string): Promise<Buffer | null> {
+  return new Promise((resolve) => {
+    readFile(`/proc/${pid}/environ`, (error, data) => resolve(error ? null : data));
+  });
 }
 
 /** SIGKILL every marked process, again until none is left (a dying shell may still fork). */
