@@ -8,29 +8,55 @@
  * can be made. Linux only; elsewhere nothing is found.
  */
 import { randomUUID } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs";
+import { readdir } from "node:fs/promises";
 
 export const PROCESS_MARKER_ENV = "LLM_TOOL_TEST_PROCESS_MARK";
 const SWEEP_ROUNDS = 5;
+/** environ files read at once by a sweep (as cheap as reading all at once; bounded descriptors). */
+const CONCURRENT_READS = 16;
 
 export function createProcessMarker(): string {
   return randomUUID();
 }
 
-/** Live processes (of this user) whose environment holds PROCESS_MARKER_ENV=marker. */
+/**
+ * Live processes (of this user) whose environment holds PROCESS_MARKER_ENV=marker. Every trial
+ * sweeps once at its end, on the event loop all trials share: the environ files are read a few at
+ * a time through fs's callback API, about a fifth of the CPU of awaiting fs/promises' readFile one
+ * file at a time (a FileHandle and several promises per file, for a few hundred files). A few, not
+ * all at once: each read holds a descriptor, and a busy host has thousands of processes.
+ */
 export async function findMarkedProcesses(marker: string): Promise<number[]> {
   const entry = Buffer.from(`${PROCESS_MARKER_ENV}=${marker}\0`);
   const names = await readdir("/proc").catch(() => [] as string[]);
+  const pids = names.filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid);
   const found: number[] = [];
-  for (const name of names) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    const environ = await readFile(`/proc/${name}/environ`).catch(() => null);
-    if (!environ) continue;
-    const at = environ.indexOf(entry);
-    // A whole entry: at the start, or right after the previous entry's NUL.
-    if (at === 0 || (at > 0 && environ[at - 1] === 0)) found.push(Number(name));
-  }
+  let next = 0;
+  const reader = async () => {
+    while (next < pids.length) {
+      const pid = pids[next++] as string;
+      const environ = await readEnviron(pid);
+      if (environ && holdsEntry(environ, entry)) found.push(Number(pid));
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENT_READS }, reader));
   return found;
+}
+
+/** A whole entry: at the start, or right after the previous entry's NUL (not inside another value). */
+function holdsEntry(environ: Buffer, entry: Buffer): boolean {
+  for (let at = environ.indexOf(entry); at !== -1; at = environ.indexOf(entry, at + 1)) {
+    if (at === 0 || environ[at - 1] === 0) return true;
+  }
+  return false;
+}
+
+/** A process's environment block; null when it is gone or not readable. */
+function readEnviron(pid: string): Promise<Buffer | null> {
+  return new Promise((resolve) => {
+    readFile(`/proc/${pid}/environ`, (error, data) => resolve(error ? null : data));
+  });
 }
 
 /** SIGKILL every marked process, again until none is left (a dying shell may still fork). */
