@@ -18,4 +18,13 @@ export default function setup() {
       `warning: tsc reported errors while building lib/ for the compiled tests:\n${result.stdout.slice(0, 2000)}\n`,
     );
   }
+  // The process runner bundled with execa, as `npm run build` makes it (exec.ts prefers it to the
+  // unbundled file): never a stale one from an earlier build.
+  const runner = spawnSync(
+    process.execPath,
+    [path.join(root, "scripts/bundle-runner.mjs"), "lib/sandbox/process-runner"],
+    { cwd: root, encoding: "utf8" },
+  );
+  if (runner.status !== 0)
+    throw new Error(`bundling the process runner failed:\n${runner.stderr.slice(0, 2000)}`);
 }
