@@ -68,9 +68,10 @@ interface RunHandlers {
 const MAX_RUNNERS = Math.max(2, Math.min(4, availableParallelism()));
 
 /**
- * Where the runner is, relative to this module: in the action's bundle (dist/index.js) it is built
- * with execa into its own folder; from src/ and lib/ Node runs the file next to this one as it is.
- * (Joined at run time: the bundler would otherwise copy or rewrite the file it can see.)
+ * Where the runner is, relative to this module: built with execa into a folder of its own next to
+ * lib/sandbox/exec.js and the action's dist/index.js (scripts/bundle-runner.mjs); from src/ Node
+ * runs the file next to this one as it is. (Joined at run time: the bundler would otherwise copy
+ * or rewrite the file it can see.)
  */
 const RUNNER_LOCATIONS = ["process-runner/index.js", "process-runner.js"];
 

@@ -9,9 +9,9 @@
  * that loop for milliseconds and leaves its memory copy-on-write; from this small process it
  * stalls nobody (see BENCHMARKS.md).
  *
- * Why plain JavaScript: Node runs this file as it is under vitest and from lib/ (resolving execa in
- * node_modules); the action's bundle builds it, with execa, into dist/process-runner/. It is
- * type-checked through its JSDoc.
+ * Why plain JavaScript: Node runs this file as it is under vitest (resolving execa in
+ * node_modules); the builds bundle it, with execa, into lib/sandbox/process-runner/ and
+ * dist/process-runner/ (scripts/bundle-runner.mjs). It is type-checked through its JSDoc.
  *
  * What execa does not do is layered on it here: every process leads its own group, and a timeout
  * or a kill request ends the whole group (execa's own timeout and kill reach only the leader). The
@@ -20,6 +20,7 @@
  * only when a finished run left members behind, to end them with the trial. When the harness goes
  * away (its IPC channel closes), this process kills every group it is still running, then exits.
  */
+import { getPriority, setPriority } from "node:os";
 import { execa } from "execa";
 import { KILL_GRACE_MS, PROCESS_RUNNER_ARG, signalGroup } from "./process-runner-protocol.js";
 
@@ -28,6 +29,15 @@ import { KILL_GRACE_MS, PROCESS_RUNNER_ARG, signalGroup } from "./process-runner
 /** @typedef {import("./process-runner-protocol.js").RunnerMessage} RunnerMessage */
 /** @typedef {import("./process-runner-protocol.js").CappedOutput} CappedOutput */
 /** @typedef {import("./process-runner-protocol.js").StreamRest} StreamRest */
+
+/**
+ * How much nicer than the harness the runner, and so every process it starts, runs. The harness's
+ * one event loop carries every trial in flight; when runners and commands take the CPU from it at
+ * each wake-up, every trial waits (at concurrency 8 on two cores, a tenth of the wall time; see
+ * BENCHMARKS.md). Relative to the harness, so a harness run under `nice` keeps the distance.
+ */
+const NICER_THAN_HARNESS = 4;
+const LOWEST_PRIORITY = 19;
 
 /** How long to keep reading a process's pipes after it exited. */
 const PIPE_CLOSE_GRACE_MS = 200;
@@ -279,6 +289,12 @@ function handleRequest(request, post) {
 }
 
 if (process.argv[2] === PROCESS_RUNNER_ARG && process.send) {
+  // Before anything is spawned: children inherit it.
+  try {
+    setPriority(Math.min(LOWEST_PRIORITY, getPriority() + NICER_THAN_HARNESS));
+  } catch {
+    // Not allowed here (a restricted container, say): the runner runs as the harness does.
+  }
   const send = process.send.bind(process);
   process.on("message", (/** @type {RunRequest | KillRequest} */ request) =>
     handleRequest(request, (message) => send(message)),

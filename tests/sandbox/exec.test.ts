@@ -31,6 +31,11 @@ afterAll(async () => {
 });
 
 describe("runShell", () => {
+  it("runs commands 4 nicer than the harness, whose event loop carries every trial", async () => {
+    const result = await runShell({ ...base, command: "nice" });
+    expect(Number(result.stdout.trim())).toBe(Math.min(19, os.getPriority() + 4));
+  });
+
   it("returns stdout, stderr and the exit code", async () => {
     const result = await runShell({ ...base, command: "echo out; echo err >&2; exit 7" });
     expect(result).toMatchObject({
