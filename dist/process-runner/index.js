@@ -787,6 +787,8 @@ __nccwpck_require__.d(__webpack_exports__, {
   x: () => (/* binding */ createOutputCollector)
 });
 
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: ./node_modules/is-plain-obj/index.js
 function isPlainObject(value) {
 	if (typeof value !== 'object' || value === null) {
@@ -2173,8 +2175,6 @@ setErrorName(ExecaError, ExecaError.name);
 class ExecaSyncError extends Error {}
 setErrorName(ExecaSyncError, ExecaSyncError.name);
 
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: ./node_modules/human-signals/build/src/realtime.js
 
 const getRealtimeSignals=()=>{
@@ -10071,9 +10071,9 @@ function signalGroup(pgid, signal) {
  * that loop for milliseconds and leaves its memory copy-on-write; from this small process it
  * stalls nobody (see BENCHMARKS.md).
  *
- * Why plain JavaScript: Node runs this file as it is under vitest and from lib/ (resolving execa in
- * node_modules); the action's bundle builds it, with execa, into dist/process-runner/. It is
- * type-checked through its JSDoc.
+ * Why plain JavaScript: Node runs this file as it is under vitest (resolving execa in
+ * node_modules); the builds bundle it, with execa, into lib/sandbox/process-runner/ and
+ * dist/process-runner/ (scripts/bundle-runner.mjs). It is type-checked through its JSDoc.
  *
  * What execa does not do is layered on it here: every process leads its own group, and a timeout
  * or a kill request ends the whole group (execa's own timeout and kill reach only the leader). The
@@ -10084,11 +10084,20 @@ function signalGroup(pgid, signal) {
  */
 
 
+
 /** @typedef {import("./process-runner-protocol.js").RunRequest} RunRequest */
 /** @typedef {import("./process-runner-protocol.js").KillRequest} KillRequest */
 /** @typedef {import("./process-runner-protocol.js").RunnerMessage} RunnerMessage */
 /** @typedef {import("./process-runner-protocol.js").CappedOutput} CappedOutput */
 /** @typedef {import("./process-runner-protocol.js").StreamRest} StreamRest */
+/**
+ * How much nicer than the harness the runner, and so every process it starts, runs. The harness's
+ * one event loop carries every trial in flight; when runners and commands take the CPU from it at
+ * each wake-up, every trial waits (at concurrency 8 on two cores, a tenth of the wall time; see
+ * BENCHMARKS.md). Relative to the harness, so a harness run under `nice` keeps the distance.
+ */
+const NICER_THAN_HARNESS = 4;
+const LOWEST_PRIORITY = 19;
 /** How long to keep reading a process's pipes after it exited. */
 const PIPE_CLOSE_GRACE_MS = 200;
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -10331,6 +10340,13 @@ function handleRequest(request, post) {
         runRequest(request, post);
 }
 if (process.argv[2] === PROCESS_RUNNER_ARG && process.send) {
+    // Before anything is spawned: children inherit it.
+    try {
+        (0,external_node_os_namespaceObject.setPriority)(Math.min(LOWEST_PRIORITY, (0,external_node_os_namespaceObject.getPriority)() + NICER_THAN_HARNESS));
+    }
+    catch {
+        // Not allowed here (a restricted container, say): the runner runs as the harness does.
+    }
     const send = process.send.bind(process);
     process.on("message", (/** @type {RunRequest | KillRequest} */ request) => handleRequest(request, (message) => send(message)));
     // One throwaway run, so the first real commands do not also pay for compiling this path.
