@@ -84,7 +84,7 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
         const command = overlays
           ? wrapWithOverlays(overlays.launcher, overlays.overlays, bwrapPath, args)
           : { file: bwrapPath, args };
-        // No trial runner (processes.runner): the pid namespace already ends what a command
+        // Not `processes.place`: the pid namespace already ends what a command
         // leaves (endsLeftoverProcesses), so the trial has no cgroup.
         return runProcess({
           ...command,

@@ -241,8 +241,9 @@ export function runShell(options: ExecOptions): Promise<ExecResult> {
  * (missing binary or cwd).
  */
 export async function runProcess(options: ProcessOptions): Promise<ExecResult> {
-  const runner = options.runner ? await options.runner() : undefined;
-  return startProcess(options, runner ?? undefined);
+  if (!options.place) return startProcess(options, undefined);
+  const { file, args, runner } = await options.place(options.file, options.args);
+  return startProcess({ ...options, file, args }, runner);
 }
 
 function startProcess(

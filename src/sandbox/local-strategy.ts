@@ -24,7 +24,7 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
           cwd: layout.workDir,
           ...settings,
           processGroups: processes.groups,
-          ...(processes.runner ? { runner: processes.runner } : {}),
+          ...(processes.place ? { place: processes.place } : {}),
         });
       return {
         workDir: layout.workDir,

@@ -4,7 +4,7 @@
  * how a command is started inside. Everything else about a trial's sandbox is the same in every
  * mode and lives in trial-sandbox.ts.
  */
-import type { DedicatedProcessRunner, ExecResult, ProcessGroupRegistry } from "./types.js";
+import type { ExecResult, ProcessGroupRegistry, ProcessPlacement } from "./types.js";
 
 /** A trial's host directories, made fresh under its temp dir `base`. */
 export interface TrialLayout {
@@ -79,8 +79,8 @@ export interface SandboxStrategy {
 export interface TrialProcesses {
   /** Where each spawned process group is tracked. */
   groups: ProcessGroupRegistry;
-  /** Where its processes are spawned from: the trial's own runner, in its cgroup, when it has one. */
-  runner?: () => Promise<DedicatedProcessRunner | null>;
+  /** How its processes start inside the trial's cgroup, when it has one (ProcessOptions.place). */
+  place?: (file: string, args: string[]) => Promise<ProcessPlacement>;
 }
 
 /** What a mode is chosen with. */

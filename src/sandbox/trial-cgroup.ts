@@ -11,27 +11,37 @@
  * are sparse: about 12 ms measured inside the harness, once per command when each command moved
  * itself (BENCHMARKS.md). Now one move per trial remains, off the trial's path: when a trial ends,
  * its runner moves into a fresh, empty cgroup, where it waits for the next trial, and the old one
- * is killed.
+ * is killed. A runner is a Node process (a start-up, some 50 MB), so there are at most
+ * MAX_TRIAL_RUNNERS; a trial that finds none free has each of its commands join its cgroup as it
+ * starts (a `/bin/sh` writes its pid to `cgroup.procs`, then execs the command).
  */
 import { randomUUID } from "node:crypto";
 import { constants, existsSync, rmdirSync, writeFileSync } from "node:fs";
 import { access, mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { startDedicatedProcessRunner } from "./exec.js";
-import type { DedicatedProcessRunner } from "./types.js";
+import type { DedicatedProcessRunner, ProcessPlacement } from "./types.js";
 
 export interface TrialCgroup {
   /**
-   * The trial's runner, waiting in the trial's cgroup; taken when the trial's first process
-   * starts. Null where none could be placed there (its processes then start from shared runners).
+   * How a process of the trial starts inside the cgroup: from the trial's own runner, waiting in
+   * the cgroup (chosen when the trial's first process starts), else through a shell that joins
+   * the cgroup and execs it. As given (no containment) where neither could be arranged.
    */
-  runner(): Promise<DedicatedProcessRunner | null>;
+  place(file: string, args: string[]): Promise<ProcessPlacement>;
   /**
    * Kills every process in it (SIGKILL) and removes it, its runner kept for another trial; never
-   * throws. True when every process the trial started was born in the cgroup (nothing else to sweep).
+   * throws. True when every process the trial started was in the cgroup (nothing else to sweep).
    */
   dispose(): Promise<boolean>;
 }
+
+/** How the trial's processes are contained, settled when its first one starts. */
+type Containment =
+  | { kind: "runner"; placed: WaitingRunner }
+  | { kind: "join"; dir: string }
+  | { kind: "none" };
 
 /** A dedicated runner in a cgroup of its own that no process of a trial has entered yet. */
 interface WaitingRunner {
@@ -39,11 +49,19 @@ interface WaitingRunner {
   dir: string;
 }
 
+/** Trial runners at most: start-ups and memory bounded whatever the concurrency. */
+const MAX_TRIAL_RUNNERS = Math.max(4, 4 * availableParallelism());
+/** The shell that joins a cgroup; /bin/sh is on every Linux host, whatever the agent's PATH. */
+const JOIN_SHELL = "/bin/sh";
+/** `$0` is the cgroup.procs file. A failed join still runs the command (the sweep remains). */
+const JOIN_SCRIPT = 'echo $$ > "$0" 2>/dev/null; exec "$@"';
 const REMOVE_ATTEMPTS = 50;
 const REMOVE_INTERVAL_MS = 20;
 
 let parentDir: Promise<string | null> | undefined;
 const waiting: WaitingRunner[] = [];
+/** Every trial runner started (dead ones are pruned when counted). */
+const trialRunners = new Set<DedicatedProcessRunner>();
 /** Runners being started ahead (warmTrialRunners), taken by a trial that finds none waiting. */
 const coming: Promise<WaitingRunner | null>[] = [];
 
@@ -60,26 +78,41 @@ export function findCgroupParent(): Promise<string | null> {
 export async function createTrialCgroup(): Promise<TrialCgroup | null> {
   const parent = await findCgroupParent();
   if (!parent) return null;
-  let taken: Promise<WaitingRunner | null> | undefined;
+  let containment: Promise<Containment> | undefined;
   let disposed: Promise<boolean> | undefined;
   const dispose = async (): Promise<boolean> => {
     // No process started: none to end.
-    if (!taken) return true;
-    const placed = await taken;
-    if (!placed) return false;
-    await recycle(placed, parent);
-    return true;
+    if (!containment) return true;
+    const settled = await containment;
+    if (settled.kind === "runner") await recycle(settled.placed, parent);
+    if (settled.kind === "join") await killCgroup(settled.dir);
+    return settled.kind !== "none";
   };
   return {
-    async runner() {
-      taken ??= takeWaitingRunner(parent);
-      return (await taken)?.runner ?? null;
+    async place(file, args) {
+      containment ??= settleContainment(parent);
+      const settled = await containment;
+      if (settled.kind === "runner") return { file, args, runner: settled.placed.runner };
+      if (settled.kind === "join") {
+        return {
+          file: JOIN_SHELL,
+          args: ["-c", JOIN_SCRIPT, path.join(settled.dir, "cgroup.procs"), file, ...args],
+        };
+      }
+      return { file, args };
     },
     dispose() {
       disposed ??= dispose();
       return disposed;
     },
   };
+}
+
+async function settleContainment(parent: string): Promise<Containment> {
+  const placed = await takeWaitingRunner(parent);
+  if (placed) return { kind: "runner", placed };
+  const dir = await makeCgroup(parent);
+  return dir ? { kind: "join", dir } : { kind: "none" };
 }
 
 /**
@@ -89,7 +122,8 @@ export async function createTrialCgroup(): Promise<TrialCgroup | null> {
 export async function warmTrialRunners(trials: number): Promise<boolean> {
   const parent = await findCgroupParent();
   if (!parent) return false;
-  for (let missing = trials - waiting.length - coming.length; missing > 0; missing -= 1) {
+  const wanted = Math.min(trials, MAX_TRIAL_RUNNERS - countTrialRunners() + waiting.length + coming.length);
+  for (let missing = wanted - waiting.length - coming.length; missing > 0; missing -= 1) {
     const started = startPlacedRunner(parent);
     coming.push(started);
     void started.then((placed) => {
@@ -103,7 +137,10 @@ export async function warmTrialRunners(trials: number): Promise<boolean> {
   return true;
 }
 
-/** A waiting runner (else one being started ahead, else a new one); null where none can be placed. */
+/**
+ * A waiting runner (else one being started ahead, else a new one while there are fewer than
+ * MAX_TRIAL_RUNNERS); null where none can be had.
+ */
 async function takeWaitingRunner(parent: string): Promise<WaitingRunner | null> {
   for (let next = waiting.pop(); next; next = waiting.pop()) {
     if (next.runner.alive) return next;
@@ -113,13 +150,19 @@ async function takeWaitingRunner(parent: string): Promise<WaitingRunner | null> 
   const placed = started ? await started : null;
   if (placed?.runner.alive) return placed;
   if (placed) void killCgroup(placed.dir);
-  return startPlacedRunner(parent);
+  return countTrialRunners() < MAX_TRIAL_RUNNERS ? startPlacedRunner(parent) : null;
+}
+
+function countTrialRunners(): number {
+  for (const runner of trialRunners) if (!runner.alive) trialRunners.delete(runner);
+  return trialRunners.size;
 }
 
 /** A new dedicated runner in a new cgroup; null (nothing left behind) where it cannot be placed. */
 async function startPlacedRunner(parent: string): Promise<WaitingRunner | null> {
   installExitCleanup();
   const runner = startDedicatedProcessRunner();
+  trialRunners.add(runner);
   const dir = await placeInNewCgroup(runner, parent);
   if (dir) return { runner, dir };
   runner.close();
@@ -140,18 +183,25 @@ async function recycle(placed: WaitingRunner, parent: string): Promise<void> {
 
 /** A new cgroup with `runner` in it; null (nothing left behind) where either step fails. */
 async function placeInNewCgroup(runner: DedicatedProcessRunner, parent: string): Promise<string | null> {
-  // The harness's pid in the name: a later run removes what a harness that died left (sweepStaleCgroups).
-  const dir = path.join(parent, `${process.pid}-${randomUUID()}`);
-  try {
-    await mkdir(dir);
-  } catch {
-    return null;
-  }
+  const dir = await makeCgroup(parent);
+  if (!dir) return null;
   try {
     await writeFile(path.join(dir, "cgroup.procs"), String(runner.pid));
     return dir;
   } catch {
     await rmdir(dir).catch(() => undefined);
+    return null;
+  }
+}
+
+/** A new, empty cgroup under `parent`; null where it cannot be made. */
+async function makeCgroup(parent: string): Promise<string | null> {
+  // The harness's pid in the name: a later run removes what a harness that died left (sweepStaleCgroups).
+  const dir = path.join(parent, `${process.pid}-${randomUUID()}`);
+  try {
+    await mkdir(dir);
+    return dir;
+  } catch {
     return null;
   }
 }

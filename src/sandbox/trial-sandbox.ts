@@ -156,7 +156,7 @@ async function createCleanup(
   const actions: (() => void)[] = [];
   let disposed = false;
   return {
-    processes: { groups, ...(cgroup ? { runner: cgroup.runner } : {}) },
+    processes: { groups, ...(cgroup ? { place: cgroup.place } : {}) },
     trialMarker,
     processMarkers,
     onDispose: (action) => actions.push(action),

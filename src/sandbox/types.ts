@@ -45,10 +45,18 @@ export interface ProcessOptions {
   streamCapBytes?: number;
   processGroups?: ProcessGroupRegistry;
   /**
-   * The runner to spawn it from, asked for when the process starts (a trial's own runner, placed
-   * in its cgroup); null or absent: a shared runner.
+   * Where it starts, settled when it starts (a trial's cgroup: trial-cgroup.ts): possibly another
+   * argv that starts it there, and the runner to spawn it from; absent: as given, from a shared runner.
    */
-  runner?: () => Promise<DedicatedProcessRunner | null>;
+  place?: (file: string, args: string[]) => Promise<ProcessPlacement>;
+}
+
+/** A process as it must be started to be contained (see ProcessOptions.place). */
+export interface ProcessPlacement {
+  file: string;
+  args: string[];
+  /** A dedicated runner to spawn it from, else a shared one. */
+  runner?: DedicatedProcessRunner;
 }
 
 /**

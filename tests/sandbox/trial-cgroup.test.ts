@@ -1,16 +1,22 @@
 import { existsSync, readdirSync } from "node:fs";
 import { mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { InfraError } from "../../src/errors.js";
 import { runProcess } from "../../src/sandbox/exec.js";
-import { createTrialCgroup, findCgroupParent, sweepStaleCgroups } from "../../src/sandbox/trial-cgroup.js";
+import {
+  createTrialCgroup,
+  findCgroupParent,
+  sweepStaleCgroups,
+  type TrialCgroup,
+} from "../../src/sandbox/trial-cgroup.js";
 import type { DedicatedProcessRunner } from "../../src/sandbox/types.js";
 import { findLiveProcesses } from "../support/processes.js";
 
 const parent = await findCgroupParent();
 
-function runIn(runner: () => Promise<DedicatedProcessRunner | null>, script: string) {
+function runIn(cgroup: TrialCgroup, script: string) {
   return runProcess({
     file: "/bin/bash",
     args: ["-c", script],
@@ -18,8 +24,13 @@ function runIn(runner: () => Promise<DedicatedProcessRunner | null>, script: str
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
     timeoutMs: 10_000,
     outputCapBytes: 4096,
-    runner,
+    place: cgroup.place,
   });
+}
+
+/** The trial's own runner (null: its processes join the cgroup one by one instead). */
+async function runnerOf(cgroup: TrialCgroup): Promise<DedicatedProcessRunner | null> {
+  return (await cgroup.place("/bin/true", [])).runner ?? null;
 }
 
 /** The cgroup v2 path of a process, as /proc shows it. */
@@ -37,7 +48,7 @@ describe.skipIf(parent === null)("a trial's cgroup", () => {
     const cgroup = await createTrialCgroup();
     expect(cgroup).not.toBeNull();
     const sleep = uniqueSleep();
-    const result = await runIn(cgroup!.runner, `env -i setsid ${sleep} >/dev/null 2>&1 & echo started`);
+    const result = await runIn(cgroup!, `env -i setsid ${sleep} >/dev/null 2>&1 & echo started`);
     expect(result.stdout.trim()).toBe("started");
     expect(findLiveProcesses(sleep)).toHaveLength(1);
     expect(await cgroup!.dispose()).toBe(true);
@@ -46,9 +57,9 @@ describe.skipIf(parent === null)("a trial's cgroup", () => {
 
   it("has its processes born in it (from the trial's own runner), not moved there", async () => {
     const cgroup = await createTrialCgroup();
-    const runner = await cgroup!.runner();
+    const runner = await runnerOf(cgroup!);
     expect(runner).not.toBeNull();
-    const result = await runIn(cgroup!.runner, "echo $$; echo $PPID; cat /proc/self/cgroup");
+    const result = await runIn(cgroup!, "echo $$; echo $PPID; cat /proc/self/cgroup");
     const [shell, shellParent] = result.stdout.trim().split("\n");
     // The shell is the runner's child: spawned there, in the runner's cgroup, under the parent.
     expect(Number(shellParent)).toBe(runner!.pid);
@@ -61,14 +72,14 @@ describe.skipIf(parent === null)("a trial's cgroup", () => {
 
   it("hands its runner to the next trial in a fresh cgroup, the old one removed", async () => {
     const first = await createTrialCgroup();
-    const runner = await first!.runner();
-    await runIn(first!.runner, "true");
+    const runner = await runnerOf(first!);
+    await runIn(first!, "true");
     const firstCgroup = await cgroupOf(runner!.pid);
     await first!.dispose();
     expect(existsSync(path.join(parent!, path.basename(firstCgroup)))).toBe(false);
 
     const second = await createTrialCgroup();
-    const reused = await second!.runner();
+    const reused = await runnerOf(second!);
     expect(reused!.pid).toBe(runner!.pid);
     const secondCgroup = await cgroupOf(reused!.pid);
     expect(secondCgroup).not.toBe(firstCgroup);
@@ -77,19 +88,46 @@ describe.skipIf(parent === null)("a trial's cgroup", () => {
 
   it("fails the trial's runs when its runner is killed, and starts the next trial a new one", async () => {
     const cgroup = await createTrialCgroup();
-    const runner = await cgroup!.runner();
+    const runner = await runnerOf(cgroup!);
     // The runner is the shell's parent: a hostile command can kill it (it runs as the same user).
-    await expect(runIn(cgroup!.runner, "kill -9 $PPID; sleep 5")).rejects.toThrow(InfraError);
+    await expect(runIn(cgroup!, "kill -9 $PPID; sleep 5")).rejects.toThrow(InfraError);
     expect(runner!.alive).toBe(false);
-    await expect(runIn(cgroup!.runner, "echo again")).rejects.toThrow(/process runner/);
+    await expect(runIn(cgroup!, "echo again")).rejects.toThrow(/process runner/);
     expect(await cgroup!.dispose()).toBe(true);
 
     const next = await createTrialCgroup();
-    const fresh = await next!.runner();
+    const fresh = await runnerOf(next!);
     expect(fresh!.pid).not.toBe(runner!.pid);
-    expect((await runIn(next!.runner, "echo ok")).stdout).toBe("ok\n");
+    expect((await runIn(next!, "echo ok")).stdout).toBe("ok\n");
     await next!.dispose();
   }, 30_000);
+
+  it("beyond its runners, has each command of a trial join the trial's cgroup, and ends it all the same", async () => {
+    // Trials holding every runner there may be (MAX_TRIAL_RUNNERS: 4 per core, 4 at least).
+    const holding: TrialCgroup[] = [];
+    for (;;) {
+      const cgroup = (await createTrialCgroup())!;
+      holding.push(cgroup);
+      if ((await runnerOf(cgroup)) === null) break;
+      expect(holding.length).toBeLessThanOrEqual(Math.max(4, 4 * os.availableParallelism()));
+    }
+    const joining = holding.at(-1)!;
+    const sleep = uniqueSleep();
+    const result = await runIn(
+      joining,
+      `setsid ${sleep} >/dev/null 2>&1 & grep '^0::' /proc/self/cgroup; echo $PPID`,
+    );
+    const [where, parentPid] = result.stdout.trim().split("\n");
+    // Moved into a cgroup of the trial's own, not a runner's child there.
+    expect(where).toMatch(new RegExp(`/llm-tool-test/${process.pid}-[0-9a-f-]+$`));
+    const runners = await Promise.all(holding.slice(0, -1).map((cgroup) => runnerOf(cgroup)));
+    expect(runners.map((runner) => runner!.pid)).not.toContain(Number(parentPid));
+    for (const runner of runners) expect(await cgroupOf(runner!.pid)).not.toBe(where!.slice(3));
+    expect(findLiveProcesses(sleep)).toHaveLength(1);
+    expect(await joining.dispose()).toBe(true);
+    expect(findLiveProcesses(sleep)).toEqual([]);
+    await Promise.all(holding.map((cgroup) => cgroup.dispose()));
+  }, 60_000);
 
   it("needs no runner for a trial that starts no process", async () => {
     const cgroup = await createTrialCgroup();
