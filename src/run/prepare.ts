@@ -32,7 +32,7 @@ import { PARENTS_OUT_OF_REACH } from "../sandbox/withdraw-environment.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
 import type { Scenario } from "../scenario/types.js";
-import { DEFAULT_MODEL, defaultRunOptions, type RunOptions } from "./options.js";
+import { DEFAULT_MODEL, defaultRunOptions, type RunOptions, sandboxSettingOf } from "./options.js";
 import { runModels } from "./plan.js";
 import { checkSandbox, checkTargetBinaries } from "./preflight.js";
 import type { SuitePorts } from "./suite.js";
@@ -185,7 +185,7 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
   // Their start-up (a Node start each) overlaps with the rest of the setup instead of delaying the first commands.
   await warmSandboxRunners(sandboxes.selected(), options.concurrency);
   // An explicit local sandbox is the user's choice (no report warning); the log says what it leaves in reach.
-  if (scenarios.some((s) => (options.sandbox ?? s.sandbox) === "local")) {
+  if (scenarios.some((scenario) => sandboxSettingOf(scenario, options.sandbox) === "local")) {
     ports.warn(`local sandbox: ${PARENTS_OUT_OF_REACH}`);
   }
   const modelClient = createModelClients(keys, (key, provider) =>
