@@ -42,7 +42,11 @@ export async function loadSelected(
   io: CliIo,
 ): Promise<{ all: Scenario[]; selected: Scenario[] }> {
   const { paths, exclude } = await readScenarioPatterns(positionals, io.cwd);
-  const all = await loadScenarios(paths, { cwd: io.cwd, exclude });
+  const all = await loadScenarios(paths, {
+    cwd: io.cwd,
+    exclude,
+    onWarning: (message) => io.stderr.write(`warning: ${message}\n`),
+  });
   const { tags, tier } = readFilterFlags(values);
   const selected = filterScenarios(all, {
     ...(tags.length ? { tags } : {}),

@@ -133,6 +133,7 @@ export function chooseDefaultAgent(
 export async function prepareRun(settings: RunSettings, ports: PreparePorts): Promise<PreparedRun> {
   const all = await loadScenarios(settings.paths, {
     cwd: settings.cwd,
+    onWarning: ports.warn,
     ...(settings.exclude ? { exclude: settings.exclude } : {}),
   });
   const filtered = filterScenarios(all, {

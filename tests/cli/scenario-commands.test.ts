@@ -17,6 +17,20 @@ describe("list", () => {
     expect(none.stdout).toBe("0 scenario(s)\n");
   });
 
+  it("says a load warning on its own stderr (a bashkit check of an unknown type)", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-load-warning-"));
+    const task = { id: "odd", category: "c", description: "d", prompt: "p", files: {} };
+    await writeFile(
+      path.join(dir, "d.jsonl"),
+      `${JSON.stringify({ ...task, expectations: [{ check: "stdout_matches:x" }] })}\n`,
+    );
+    const result = await runMain(["list", "d.jsonl"], { cwd: dir });
+    expect(result.code).toBe(EXIT.ok);
+    expect(result.stderr).toMatch(
+      /^warning: d\.jsonl:1: expectations\[0\]\.check: unknown check type `stdout_matches`/m,
+    );
+  });
+
   it("takes quoted globs and !exclusions as the action's scenarios input does", async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-globs-"));
     await mkdir(path.join(dir, "scenarios/slow"), { recursive: true });
