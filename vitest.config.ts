@@ -19,6 +19,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Every file runs with a temp dir of its own and fails if it leaves anything in it.
+    setupFiles: ["tests/support/temp-dir-check.ts"],
     projects: [
       {
         extends: true,

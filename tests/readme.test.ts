@@ -1,11 +1,11 @@
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { applyJsonPathAssertion, parseJsonPathAssertion, queryJsonPath } from "../src/evaluate/json-path.js";
 import { loadScenarios } from "../src/scenario/load.js";
 import { ROOT, runCli } from "./support/run-cli.js";
+import { makeTempDir } from "./support/temp-dirs.js";
 
 const readme = await readFile(path.join(ROOT, "README.md"), "utf8");
 const action = parse(await readFile(path.join(ROOT, "action.yml"), "utf8")) as {
@@ -43,7 +43,7 @@ describe("the README's examples work", () => {
 
   it("its scenario example, with every field, loads", async () => {
     const example = codeBlocks("yaml").find((block) => block.includes("name: create_and_link")) as string;
-    const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-readme-"));
+    const dir = makeTempDir("ltt-readme-");
     await mkdir(path.join(dir, "fixtures/empty-store"), { recursive: true });
     await mkdir(path.join(dir, "docs"), { recursive: true });
     await mkdir(path.join(dir, "rubrics"), { recursive: true });

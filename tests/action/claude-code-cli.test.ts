@@ -1,5 +1,4 @@
-import { chmod, mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
@@ -9,6 +8,7 @@ import {
   type RunCommand,
 } from "../../src/action/claude-code-cli.js";
 import { ConfigError } from "../../src/errors.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 let dir: string;
@@ -17,7 +17,7 @@ let log: string[];
 let calls: { file: string; args: string[]; env: Record<string, string> }[];
 
 beforeEach(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "claude-code-cli-"));
+  dir = makeTempDir("claude-code-cli-");
   installDir = path.join(dir, "install");
   log = [];
   calls = [];

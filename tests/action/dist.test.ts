@@ -5,8 +5,7 @@
  * tests/fixtures/action/ (`head`: one passing, one failing scenario; `base`: both passing).
  */
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type GitHubFake, readZipEntries, startGitHubFake } from "../support/github-server.js";
@@ -17,6 +16,7 @@ import {
   scriptByTurn,
   startModelServer,
 } from "../support/model-server.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 import { buildPullRequestEvent, buildPushEvent, DIST_ENTRY, FAKE_GITHUB_TOKEN, runDist } from "./run-dist.js";
 
 const BASE_SHA = "b".repeat(39) + "1";
@@ -347,7 +347,7 @@ describe("publishing problems", () => {
   });
 
   it("trims a comment that would be too long, keeping the headline and the links", async () => {
-    const workspace = await mkdtemp(path.join(os.tmpdir(), "llm-tool-test-big-suite-"));
+    const workspace = makeTempDir("llm-tool-test-big-suite-");
     await mkdir(path.join(workspace, "suite"));
     const count = 160;
     const padding = "an unusually long explanation of what this gate checks and why it matters ".repeat(3);
@@ -551,7 +551,7 @@ describe("a matrix: shards, then the merge", () => {
 
 describe("a cancelled workflow", () => {
   it("stops on SIGTERM, then publishes the incomplete report", async () => {
-    const workspace = await mkdtemp(path.join(os.tmpdir(), "llm-tool-test-slow-suite-"));
+    const workspace = makeTempDir("llm-tool-test-slow-suite-");
     for (const [name, command] of [
       ["quick", "ls > out.txt"],
       ["slow", "sleep 60; ls > out.txt"],

@@ -3,8 +3,7 @@
  * against the fake GitHub API, and the oracle agent on the fixture suites: the paths the bundled
  * end-to-end tests do not take.
  */
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { getOctokit } from "@actions/github";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -22,6 +21,7 @@ import {
   openAiText,
   startOpenAiServer,
 } from "../support/openai-server.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 import { buildPullRequestEvent, FIXTURES, readActionDefaults } from "./run-dist.js";
 
 interface Recorded {
@@ -40,7 +40,7 @@ let tempDir: string;
 beforeEach(async () => {
   fake = await startGitHubFake();
   recorded = { log: [], outputs: {}, secrets: [], failed: [], summaries: [], uploads: [] };
-  tempDir = await mkdtemp(path.join(os.tmpdir(), "action-main-"));
+  tempDir = makeTempDir("action-main-");
 });
 
 afterEach(async () => {

@@ -4,12 +4,13 @@
  * a file, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, and the GitHub services pointed at the fake.
  */
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseYamlFile } from "../../src/scenario/load.js";
 import type { GitHubFake } from "../support/github-server.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const DIST_ENTRY = path.join(REPO_ROOT, "dist", "index.js");
@@ -74,7 +75,7 @@ export function parseOutputFile(text: string): Record<string, string> {
 }
 
 export async function runDist(options: DistRunOptions): Promise<DistRun> {
-  const tempDir = await mkdtemp(path.join(os.tmpdir(), "llm-tool-test-action-"));
+  const tempDir = makeTempDir("llm-tool-test-action-");
   const eventPath = path.join(tempDir, "event.json");
   const outputPath = path.join(tempDir, "github_output");
   const summaryPath = path.join(tempDir, "step_summary.md");
@@ -117,6 +118,8 @@ export async function runDist(options: DistRunOptions): Promise<DistRun> {
     GITHUB_ACTION: "__run",
     GITHUB_JOB: "evaluate",
     RUNNER_TEMP: tempDir,
+    // The test file's temp dir, checked for leftovers when the file ends (tests/support/temp-dir-check.ts).
+    TMPDIR: os.tmpdir(),
     RUNNER_OS: "Linux",
     ACTIONS_RUNTIME_TOKEN: fake.runtimeToken(options.runId),
     ACTIONS_RESULTS_URL: `${fake.url}/`,

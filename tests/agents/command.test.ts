@@ -5,7 +5,7 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { expandCommandTemplate, findCommandProgram, quoteForBash } from "../../src/agents/command.js";
 import { createAgent } from "../../src/agents/registry.js";
 import { ConfigError } from "../../src/errors.js";
@@ -67,10 +67,11 @@ interface CommandTrial {
   eventsText: string;
 }
 
+/** `keepWorkDir`: the sandbox stays for the test to look into, and goes when the test ends. */
 async function runCommandTrial(
   scenario: Scenario,
   template: string,
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal; keepWorkDir?: boolean } = {},
 ): Promise<CommandTrial> {
   const outDir = await mkdtemp(path.join(dir, "out-"));
   const agent = createAgent("command", { agentCommand: template });
@@ -80,13 +81,16 @@ async function runCommandTrial(
     agentCommand: template,
     model: "some-model-1",
     trialTimeoutMs: 30_000,
-    keepWorkDirs: true,
+    keepWorkDirs: options.keepWorkDir === true,
     sandbox: "local",
   });
   const { output, events, eventsText } = await runSingleTrial(scenario, runOptions, agent, {
     canaryKey: CANARY_KEY,
     ...(options.signal ? { signal: options.signal } : {}),
   });
+  const workDir = eventsOf(events, "prompt")[0]?.work_dir;
+  if (options.keepWorkDir && workDir)
+    onTestFinished(() => rm(path.dirname(workDir), { recursive: true, force: true }));
   return { output, events, eventsText };
 }
 
@@ -106,6 +110,7 @@ describe("command agent with a real agent script", () => {
     const trial = await runCommandTrial(
       namesScenario(),
       `${agentPath} --model {model} --task {prompt} --dir {workdir}`,
+      { keepWorkDir: true },
     );
     const { events, output } = trial;
     const report = output.report;

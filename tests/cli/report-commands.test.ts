@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -18,6 +18,7 @@ import { renderReportMarkdown } from "../../src/render/report-markdown.js";
 import { readReportFile } from "../../src/results/read-report.js";
 import type { Report } from "../../src/results/types.js";
 import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 import { BASE_REPORT, HEAD_REPORT, runMain } from "./run-main.js";
 
 /** A report of scenario `a` with the given outcomes; `run` overrides its run facts. */
@@ -30,7 +31,7 @@ function reportOf(outcomes: ("pass" | "fail")[], run: Partial<Report["run"]> = {
 }
 
 async function writeReports(reports: Record<string, Report>): Promise<Record<string, string>> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-compare-pool-"));
+  const dir = makeTempDir("ltt-compare-pool-");
   const files: Record<string, string> = {};
   for (const [name, report] of Object.entries(reports)) {
     files[name] = path.join(dir, `${name}.json`);
@@ -47,7 +48,7 @@ describe("report", () => {
     expect((await runMain(["report", HEAD_REPORT])).stdout).toBe(renderReportMarkdown(head, { decision }));
     expect((await runMain(["report", HEAD_REPORT, "-f", "junit"])).stdout).toBe(renderJunitXml(head));
     expect(JSON.parse((await runMain(["report", HEAD_REPORT, "--format", "json"])).stdout)).toEqual(head);
-    const out = path.join(await mkdtemp(path.join(os.tmpdir(), "ltt-report-")), "deep/report.md");
+    const out = path.join(makeTempDir("ltt-report-"), "deep/report.md");
     const written = await runMain(["report", HEAD_REPORT, "--out", out]);
     expect(written).toEqual({ code: EXIT.ok, stdout: "", stderr: "" });
     expect(await readFile(out, "utf8")).toBe(renderReportMarkdown(head, { decision }));
@@ -235,7 +236,7 @@ describe("plan", () => {
 
 describe("merge", () => {
   it("refuses a report that is not a shard of the others", async () => {
-    const out = await mkdtemp(path.join(os.tmpdir(), "ltt-merge-"));
+    const out = makeTempDir("ltt-merge-");
     const result = await runMain(["merge", HEAD_REPORT, HEAD_REPORT, "--out", out]);
     expect(result.code).toBe(EXIT.usage);
     expect(result.stderr).toMatch(/^llm-tool-test: /);

@@ -1,11 +1,11 @@
 /** What `run` tells the user besides the results: which agent ran and why, and how many scenarios. */
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/main.js";
 import type { Report } from "../../src/results/types.js";
 import { reportSchemaErrors } from "../support/report-schema.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 import { ROOT, runMain, SUITE } from "./run-main.js";
 
 const FALLBACK = "agent: oracle — no ANTHROPIC_API_KEY set; this run used no model";
@@ -18,7 +18,7 @@ async function readReport(dir: string): Promise<Report> {
 describe("run: the agent it falls back to", () => {
   let dir: string;
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), "ltt-run-output-"));
+    dir = makeTempDir("ltt-run-output-");
   });
 
   it("without a key and without --agent says so first and in the summary, and the report records why", async () => {
@@ -46,7 +46,7 @@ describe("run: the agent it falls back to", () => {
 
 describe("run: scenarios are counted as the report counts them", () => {
   it("counts a scenario once per variant in the progress header, as in the summary", async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-run-count-"));
+    const dir = makeTempDir("ltt-run-count-");
     await writeFile(path.join(dir, "a.md"), "Use jq.\n");
     await writeFile(path.join(dir, "b.md"), "Use jq -r.\n");
     const result = await runMain([
@@ -72,7 +72,7 @@ describe("run: scenarios are counted as the report counts them", () => {
 
 describe("run: junit.xml", () => {
   it("names scenario files relative to the repository's root", async () => {
-    const out = await mkdtemp(path.join(os.tmpdir(), "ltt-run-junit-"));
+    const out = makeTempDir("ltt-run-junit-");
     // The tests run inside this repository's checkout: its root is ROOT.
     await runMain(["run", SCENARIO, "--agent", "oracle", "--out", out, "-q"], {
       cwd: path.join(ROOT, "tests"),

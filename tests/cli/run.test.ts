@@ -1,5 +1,4 @@
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { AGENT_NAMES, AGENTS, createAgent, describeMissingApiKey } from "../../src/agents/registry.js";
@@ -8,6 +7,7 @@ import type { Comparison } from "../../src/compare/types.js";
 import { ConfigError } from "../../src/errors.js";
 import { assembleReport, buildScenarioReport } from "../../src/results/aggregate.js";
 import type { Report } from "../../src/results/types.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 import { ROOT, runMain, SUITE } from "./run-main.js";
 
 describe("run: the agents come from the registry", () => {
@@ -98,7 +98,7 @@ describe("run: configuration errors exit 2 with one clear line", () => {
 describe("run with the oracle agent, in process", () => {
   let dir: string;
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), "ltt-cli-run-"));
+    dir = makeTempDir("ltt-cli-run-");
   });
 
   it("reads --timeout 1m30s as 90 seconds, like a scenario's timeout", async () => {

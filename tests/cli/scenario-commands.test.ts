@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/main.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 import { runMain, SUITE } from "./run-main.js";
 
 describe("list", () => {
@@ -32,7 +32,7 @@ describe("list", () => {
   });
 
   it("takes quoted globs and !exclusions as the action's scenarios input does", async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-globs-"));
+    const dir = makeTempDir("ltt-globs-");
     await mkdir(path.join(dir, "scenarios/slow"), { recursive: true });
     for (const [file, name] of [
       ["scenarios/quick.yaml", "quick"],
@@ -55,7 +55,7 @@ describe("list", () => {
   });
 
   it("says how many scenario@variant entries a run of them counts", async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-variants-"));
+    const dir = makeTempDir("ltt-variants-");
     await writeFile(path.join(dir, "a.md"), "a\n");
     await writeFile(path.join(dir, "b.md"), "b\n");
     await writeFile(
@@ -80,7 +80,7 @@ describe("validate", () => {
   });
 
   it("names the file, the line and the field of a typo, with a suggestion", async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-typo-"));
+    const dir = makeTempDir("ltt-typo-");
     await writeFile(path.join(dir, "typo.yaml"), "name: typo\ntask: do it\nevaluation:\n  gatse: []\n");
     const result = await runMain(["validate", dir]);
     expect(result.code).toBe(EXIT.usage);
@@ -96,7 +96,7 @@ describe("validate", () => {
   });
 
   it("with --oracle, does not call skipped scenarios satisfiable", async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-no-solution-"));
+    const dir = makeTempDir("ltt-no-solution-");
     await writeFile(
       path.join(dir, "bare.yaml"),
       "name: bare\ntask: do it\nevaluation:\n  gates: [{type: file_exists, path: out.txt}]\n",

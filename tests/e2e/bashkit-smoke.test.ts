@@ -1,5 +1,4 @@
-import { mkdtemp, readFile } from "node:fs/promises";
-import os from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
@@ -13,6 +12,7 @@ import {
 } from "../support/model-server.js";
 import { findBwrapProblem } from "../support/processes.js";
 import { ROOT, runCli } from "../support/run-cli.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 const SMOKE = path.join(ROOT, "tests/fixtures/bashkit-eval/smoke-test.jsonl");
 
@@ -46,7 +46,7 @@ describe.skipIf(findBwrapProblem() !== null)(
 
     async function run(solutions: Record<string, string>) {
       server = await startModelServer(scriptFor(solutions));
-      const out = await mkdtemp(path.join(os.tmpdir(), "ltt-bashkit-"));
+      const out = makeTempDir("ltt-bashkit-");
       const result = await runCli(
         // One trial per task, as bashkit-eval runs them.
         [

@@ -1,5 +1,4 @@
-import { mkdtemp, readFile } from "node:fs/promises";
-import os from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compareReports } from "../../src/compare/compare.js";
@@ -9,6 +8,7 @@ import { readReportFile } from "../../src/results/read-report.js";
 import type { Report } from "../../src/results/types.js";
 import { reportSchemaErrors } from "../support/report-schema.js";
 import { ROOT, runCli } from "../support/run-cli.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 const SUITE = path.join(ROOT, "tests/fixtures/e2e/suite");
 const BASE = path.join(ROOT, "tests/fixtures/reports/base.json");
@@ -18,7 +18,7 @@ const HEAD = path.join(ROOT, "tests/fixtures/reports/head.json");
 describe("the CLI's other commands, as users run them", () => {
   let dir: string;
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), "ltt-commands-"));
+    dir = makeTempDir("ltt-commands-");
   });
 
   it("list prints the scenarios", async () => {

@@ -1,5 +1,4 @@
-import { mkdtemp, readFile } from "node:fs/promises";
-import os from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
@@ -12,6 +11,7 @@ import {
   startModelServer,
 } from "../support/model-server.js";
 import { ROOT, runCli } from "../support/run-cli.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 const SCENARIO = path.join(ROOT, "tests/fixtures/e2e/suite/extract-names.yaml");
 
@@ -23,7 +23,7 @@ describe("external agent CLIs through the real CLI", () => {
   it.each(["bwrap", "local"])(
     "--agent command runs any agent CLI from a template (%s); the shim still records the tool",
     async (sandbox) => {
-      const out = await mkdtemp(path.join(os.tmpdir(), "ltt-command-"));
+      const out = makeTempDir("ltt-command-");
       const agent = path.join(ROOT, "tests/fixtures/e2e/agents/fake-agent.sh");
       const result = await runCli([
         "run",
@@ -64,7 +64,7 @@ describe("external agent CLIs through the real CLI", () => {
         ? script(request)
         : finalText("ok"),
     );
-    const out = await mkdtemp(path.join(os.tmpdir(), "ltt-claude-"));
+    const out = makeTempDir("ltt-claude-");
     const result = await runCli(
       ["run", SCENARIO, "--agent", "claude-code", "--model", "claude-haiku-4-5", "--out", out],
       {

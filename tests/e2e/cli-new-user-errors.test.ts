@@ -1,10 +1,10 @@
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
 import { type ModelServer, startModelServer } from "../support/model-server.js";
 import { ROOT, runCli } from "../support/run-cli.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 const SUITE = path.join(ROOT, "tests/fixtures/e2e/suite");
 
@@ -22,7 +22,7 @@ describe("errors a new user meets end in one clear paragraph, never a stack trac
   afterAll(async () => server?.close());
 
   it("an unknown model name stops the run after the first trial, saying what to do", async () => {
-    const out = await mkdtemp(path.join(os.tmpdir(), "ltt-badmodel-"));
+    const out = makeTempDir("ltt-badmodel-");
     const result = await runCli(
       ["run", SUITE, "--agent", "anthropic", "--model", "claude-nope-9", "--out", out, "--trials", "3"],
       {
@@ -40,7 +40,7 @@ describe("errors a new user meets end in one clear paragraph, never a stack trac
   });
 
   it("a typo in a scenario names the file, the line and the field, with a suggestion", async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-typo-"));
+    const dir = makeTempDir("ltt-typo-");
     await writeFile(path.join(dir, "typo.yaml"), "name: typo\ntask: do it\nevaluation:\n  gatse: []\n");
     const result = await runCli(["validate", dir]);
     expect(result.code).toBe(2);

@@ -1,5 +1,4 @@
-import { mkdtemp, readFile } from "node:fs/promises";
-import os from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
@@ -12,6 +11,7 @@ import {
   startOpenAiServer,
 } from "../support/openai-server.js";
 import { ROOT, runCli } from "../support/run-cli.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 const SCENARIO = path.join(ROOT, "tests/fixtures/e2e/suite/extract-names.yaml");
 const KEY = "sk-proj-canary-cli-openai-9d2f7a1c";
@@ -30,7 +30,7 @@ describe("OpenAI-compatible models through the real CLI", () => {
         openAiText("Names written.", usage),
       ]),
     );
-    const out = await mkdtemp(path.join(os.tmpdir(), "ltt-openai-"));
+    const out = makeTempDir("ltt-openai-");
     const result = await runCli(
       ["run", SCENARIO, "--model", "openai:gpt-5-mini", "--trials", "1", "--out", out, "--quiet"],
       { env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.url } },

@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile } from "node:fs/promises";
-import os from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
 import { CLI, ROOT, runCli } from "../support/run-cli.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 const SUITE = path.join(ROOT, "tests/fixtures/e2e/slow");
 
@@ -23,7 +23,7 @@ async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
 
 describe("SIGTERM mid-run, then --resume", () => {
   it("writes an incomplete report, exits 3, and resuming finishes exactly the missing trials", async () => {
-    const out = await mkdtemp(path.join(os.tmpdir(), "ltt-resume-"));
+    const out = makeTempDir("ltt-resume-");
     const args = ["run", SUITE, "--agent", "oracle", "--out", out, "-j", "1"];
     const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";

@@ -1,11 +1,11 @@
-import { mkdtemp, readdir, readFile } from "node:fs/promises";
-import os from "node:os";
+import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
 import type { TrialEvent } from "../../src/transcript/events.js";
 import { reportSchemaErrors } from "../support/report-schema.js";
 import { type CliResult, ROOT, runCli } from "../support/run-cli.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 const SUITE = path.join(ROOT, "tests/fixtures/e2e/suite");
 const CANARIES = {
@@ -26,7 +26,7 @@ describe("llm-tool-test run with the oracle agent (the real CLI, end to end)", (
   let report: Report;
 
   beforeAll(async () => {
-    out = await mkdtemp(path.join(os.tmpdir(), "ltt-e2e-"));
+    out = makeTempDir("ltt-e2e-");
     result = await runCli(["run", SUITE, "--agent", "oracle", "--out", out, "--trials", "1"], {
       env: CANARIES,
     });

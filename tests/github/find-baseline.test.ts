@@ -2,8 +2,7 @@
  * The baseline lookup against the fake GitHub REST API with the real Octokit; the artifact
  * download goes through a small recording client that extracts a given report.
  */
-import { copyFile, mkdtemp, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { copyFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { getOctokit } from "@actions/github";
@@ -11,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { findBaseline, findBaselines, orderCandidates } from "../../src/github/find-baseline.js";
 import type { ArtifactClient, FindBy, GitHubClient, WorkflowRunData } from "../../src/github/types.js";
 import { type GitHubFake, startGitHubFake } from "../support/github-server.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 const REPORT = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -51,7 +51,7 @@ async function query(runId = 500) {
     baseSha: BASE_SHA,
     artifactName: ARTIFACT,
     token: "ghs_token",
-    downloadDir: await mkdtemp(path.join(os.tmpdir(), "baseline-")),
+    downloadDir: makeTempDir("baseline-"),
   };
 }
 

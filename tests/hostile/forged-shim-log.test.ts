@@ -5,14 +5,14 @@
  * with a file of its own. The run must still count three failures (error_rate 1) and the report
  * must flag the disagreement, in local and bwrap modes.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
 import { runMain } from "../cli/run-main.js";
 import { FAKE_TOOL } from "../sandbox/fake-tool.js";
 import { findBwrapProblem } from "../support/processes.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 /** Finds the record channel, then writes records claiming `fake-tool fail 1` succeeded every way it can. */
 const FORGE = [
@@ -66,7 +66,7 @@ describe.each([
 
   beforeAll(async () => {
     if (skip) return;
-    const dir = mkdtempSync(path.join(os.tmpdir(), "ltt-hostile-shim-"));
+    const dir = makeTempDir("ltt-hostile-shim-");
     const tool = path.join(dir, "bin", "fake-tool");
     mkdirSync(path.dirname(tool));
     writeFileSync(tool, FAKE_TOOL);

@@ -4,18 +4,18 @@
  * stack trace and nothing of a file's content that the scenario should not have been able to read.
  */
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/main.js";
 import { BASE_REPORT, HEAD_REPORT, type MainResult, runMain } from "../cli/run-main.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 const CANARY = "Zq7-canary-hostile-input-4f1d9e";
 const STACK_FRAME = /\n\s+at /;
 
 async function tempDir(prefix: string): Promise<string> {
-  return mkdtemp(path.join(os.tmpdir(), `ltt-hostile-${prefix}-`));
+  return makeTempDir(`ltt-hostile-${prefix}-`);
 }
 
 /** Runs the CLI and asserts the clean ConfigError every hostile input must end in. */

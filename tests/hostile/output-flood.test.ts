@@ -76,7 +76,12 @@ function runCliMeasured(args: string[]): Promise<{ code: number | null; stderr: 
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", LANG: "C.UTF-8" },
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: process.env.HOME ?? "/tmp",
+        LANG: "C.UTF-8",
+        TMPDIR: os.tmpdir(),
+      },
       stdio: ["ignore", "ignore", "pipe"],
     });
     let stderr = "";

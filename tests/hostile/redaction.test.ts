@@ -5,13 +5,13 @@
  * reversed and base64-encoded, to stdout, stderr and a file the gates quote. None may appear in any
  * output: events.jsonl, transcript.md, result.json, report.json/md/html, junit.xml, stdout, stderr.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runMain } from "../cli/run-main.js";
 import { findLeaks, readOutputTree } from "../support/leaks.js";
 import { findBwrapProblem } from "../support/processes.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 /** Canaries of each shape, in a fixture file the agent prints; distinctive, never real. */
 const SHAPED_CANARIES: Record<string, string> = {
@@ -86,7 +86,7 @@ describe.each([
 
   beforeAll(async () => {
     if (skip) return;
-    const dir = mkdtempSync(path.join(os.tmpdir(), "ltt-hostile-redaction-"));
+    const dir = makeTempDir("ltt-hostile-redaction-");
     writeScenario(path.join(dir, "scenarios"));
     const out = path.join(dir, "out");
     const result = await runMain(

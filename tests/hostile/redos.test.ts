@@ -4,12 +4,12 @@
  * 116 s on the main thread, the 10 s trial timeout and SIGTERM ignored; on RE2 it is linear.
  * A real run through the CLI with the oracle agent, in the local and the bwrap sandbox.
  */
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
 import { runMain } from "../cli/run-main.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 const CATASTROPHIC = "(a+)+$";
 const TRIAL_TIMEOUT_S = 10;
@@ -37,7 +37,7 @@ evaluation:
 describe("a regex gate catastrophic for a backtracking engine, over an agent's large output", () => {
   for (const sandbox of ["local", "bwrap"] as const) {
     it(`ends within the trial timeout and evaluates every gate (${sandbox})`, async () => {
-      const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-hostile-redos-"));
+      const dir = makeTempDir("ltt-hostile-redos-");
       await writeFile(path.join(dir, "redos.yaml"), SCENARIO);
       const out = path.join(dir, "out");
       const started = Date.now();

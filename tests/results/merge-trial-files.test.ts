@@ -1,12 +1,12 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { copyShardTrialFolders } from "../../src/results/merge-trial-files.js";
 import { loadTrialEvents } from "../../src/results/read-trial-events.js";
 import type { Report } from "../../src/results/types.js";
 import { runMain, SUITE } from "../cli/run-main.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 async function readReport(dir: string): Promise<Report> {
   return JSON.parse(await readFile(path.join(dir, "report.json"), "utf8")) as Report;
@@ -15,7 +15,7 @@ async function readReport(dir: string): Promise<Report> {
 describe("merge brings the shards' trial folders along", () => {
   let dir: string;
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), "ltt-merge-files-"));
+    dir = makeTempDir("ltt-merge-files-");
     for (const index of [1, 2]) {
       const out = path.join(dir, `shard-${index}`);
       await runMain([

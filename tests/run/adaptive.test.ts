@@ -3,8 +3,7 @@
  * against the baseline gets the extra trials, an unchanged one does not, and an interrupted run
  * resumes them exactly once.
  */
-import { mkdtemp, readFile } from "node:fs/promises";
-import os from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agents/registry.js";
@@ -16,6 +15,7 @@ import { type ProgressEvent, runSuite } from "../../src/run/suite.js";
 import type { Scenario } from "../../src/scenario/types.js";
 import { reportSchemaErrors } from "../support/report-schema.js";
 import { makeScenario } from "../support/scenario-factory.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 function writes(id: string, text: string): Scenario {
   return makeScenario({
@@ -33,7 +33,7 @@ async function runWith(
   overrides: Partial<RunOptions>,
   ports: { signal?: AbortSignal; onProgress?: (event: ProgressEvent) => void } = {},
 ): Promise<Report> {
-  const outDir = overrides.outDir ?? (await mkdtemp(path.join(os.tmpdir(), "ltt-adaptive-")));
+  const outDir = overrides.outDir ?? makeTempDir("ltt-adaptive-");
   const options = defaultRunOptions({
     agent: "oracle",
     trials: 3,
@@ -88,7 +88,7 @@ describe("adaptive extra trials", () => {
   }, 60_000);
 
   it("resumes an interrupted adaptive run: the extra trials run exactly once", async () => {
-    const outDir = await mkdtemp(path.join(os.tmpdir(), "ltt-adaptive-resume-"));
+    const outDir = makeTempDir("ltt-adaptive-resume-");
     const abort = new AbortController();
     // One at a time: the first trials, then broken's extra trials; stop after the second of those.
     const interrupted = await runWith(

@@ -3,9 +3,6 @@
  * flag (the agent's and the judge's), an unknown model's cost is unknown (not $0) and counted as
  * such, and `maxCostUsd` stops the next trial at -j 1 and at -j 4.
  */
-import { mkdtemp } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAnthropicAgent } from "../../src/agents/anthropic.js";
 import { JUDGE_TOOL_NAME } from "../../src/evaluate/judge.js";
@@ -26,6 +23,7 @@ import {
   toolUse,
 } from "../support/model-server.js";
 import { makeScenario } from "../support/scenario-factory.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 /** Every usage field non-zero, so a price missing for any of them shows. */
 const TURN_USAGE = {
@@ -66,7 +64,7 @@ async function runWith(scenario: Scenario, options: Partial<RunOptions>) {
       : agentScript(request),
   );
   const client = createAnthropicClient({ apiKey: "sk-ant-test-cost", baseURL: server.url });
-  const outDir = await mkdtemp(path.join(os.tmpdir(), "ltt-cost-"));
+  const outDir = makeTempDir("ltt-cost-");
   const { report } = await runSuite(
     [scenario],
     defaultRunOptions({ agent: "anthropic", model: "claude-haiku-4-5", outDir, ...options }),

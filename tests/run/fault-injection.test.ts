@@ -1,5 +1,3 @@
-import { mkdtemp } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAnthropicAgent } from "../../src/agents/anthropic.js";
@@ -18,6 +16,7 @@ import {
   startModelServer,
 } from "../support/model-server.js";
 import { makeScenario } from "../support/scenario-factory.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 const FAULTS: ScriptedReply[] = [
   { kind: "error", status: 429, retryAfterMs: 1 },
@@ -60,7 +59,7 @@ describe("fault injection: 20% of model calls fail or hang", () => {
         evaluation: { gates: [{ type: "file_contains", path: "x.txt", substring: "hi", weight: 1 }] },
       }),
     );
-    outDir = await mkdtemp(path.join(os.tmpdir(), "ltt-faults-"));
+    outDir = makeTempDir("ltt-faults-");
     ({ report } = await runSuite(
       scenarios,
       defaultRunOptions({ agent: "anthropic", model: "claude-test", outDir, trials: 2, concurrency: 8 }),

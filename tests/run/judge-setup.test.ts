@@ -4,8 +4,7 @@
  * equal to the model that scenario tests refuses the run before any model call, naming the
  * scenario, unless --force-judge; each trial records the model that judged it.
  */
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/main.js";
@@ -17,6 +16,7 @@ import type { Scenario } from "../../src/scenario/types.js";
 import { runMain } from "../cli/run-main.js";
 import { bashCall, finalText, type ModelServer, startModelServer, toolUse } from "../support/model-server.js";
 import { makeScenario } from "../support/scenario-factory.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 function judged(id: string, fields: { agentModel?: string; judgeModel?: string } = {}): Scenario {
   return makeScenario({
@@ -99,7 +99,7 @@ describe("run: a self-judging scenario through the CLI", () => {
   });
 
   async function suiteWithSelfJudge(): Promise<string> {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-self-judge-"));
+    const dir = makeTempDir("ltt-self-judge-");
     await mkdir(path.join(dir, "rubrics"));
     await writeFile(
       path.join(dir, "rubrics/quality.yaml"),

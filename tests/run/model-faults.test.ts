@@ -4,8 +4,6 @@
  * still pass although 429/529s cut the shared limiter to a single slot that hung calls compete
  * for; every trial is accounted for once, and the run ends in bounded time.
  */
-import { mkdtemp } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAnthropicAgent } from "../../src/agents/anthropic.js";
@@ -26,6 +24,7 @@ import {
   turnOf,
 } from "../support/model-server.js";
 import { makeScenario } from "../support/scenario-factory.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 const ATTEMPT_TIMEOUT_MS = 300;
 const TRIAL_TIMEOUT_MS = 3000;
@@ -80,7 +79,7 @@ describe("model faults at -j 4: hangs, resets, 429s and 529s in one run", () => 
         evaluation: { gates: [{ type: "file_contains", path: "x.txt", substring: "hi", weight: 1 }] },
       });
     const scenarios = [scenario("healthy", 2), ...FAULTY.map((id) => scenario(id, 1))];
-    outDir = await mkdtemp(path.join(os.tmpdir(), "ltt-model-faults-"));
+    outDir = makeTempDir("ltt-model-faults-");
     const started = performance.now();
     ({ report } = await runSuite(
       scenarios,

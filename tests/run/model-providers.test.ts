@@ -2,8 +2,7 @@
  * Issue 18, item 2: each model the run calls (the built-in agent's and the judge's) names a known
  * provider whose key was given, checked before any trial; the judge may be an OpenAI model.
  */
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors.js";
@@ -19,6 +18,7 @@ import {
   startOpenAiServer,
 } from "../support/openai-server.js";
 import { makeScenario } from "../support/scenario-factory.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 function scenario(id: string, fields: { agentModel?: string; judgeModel?: string } = {}): Scenario {
   return makeScenario({
@@ -104,7 +104,7 @@ describe("an OpenAI agent judged by an OpenAI judge", () => {
   afterEach(async () => server?.close());
 
   it("runs both through the OpenAI client and prices both", async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-openai-judge-"));
+    const dir = makeTempDir("ltt-openai-judge-");
     await mkdir(path.join(dir, "rubrics"));
     await writeFile(
       path.join(dir, "rubrics/quality.yaml"),

@@ -1,5 +1,3 @@
-import { mkdtemp } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agents/registry.js";
@@ -10,6 +8,7 @@ import { defaultRunOptions } from "../../src/run/options.js";
 import { runSuite } from "../../src/run/suite.js";
 import { loadScenarios } from "../../src/scenario/load.js";
 import { reportSchemaErrors } from "../support/report-schema.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -18,7 +17,7 @@ async function run(shard: { index: number; count: number } | null): Promise<Repo
     path.join(ROOT, "tests/fixtures/e2e/suite"),
     path.join(ROOT, "tests/fixtures/scenarios/basic"),
   ]);
-  const outDir = await mkdtemp(path.join(os.tmpdir(), "ltt-shard-"));
+  const outDir = makeTempDir("ltt-shard-");
   const { report } = await runSuite(
     scenarios,
     defaultRunOptions({ agent: "oracle", outDir, trials: 3, shard, concurrency: 3 }),

@@ -1,10 +1,10 @@
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors.js";
 import { loadScenarios } from "../../src/scenario/load.js";
 import { expandScenarioPatterns } from "../../src/scenario/patterns.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 let root: string;
 
@@ -12,7 +12,7 @@ const scenario = (name: string) =>
   `name: ${name}\ntask: Do ${name}.\nevaluation:\n  gates:\n    - type: no_transcript_errors\n`;
 
 beforeAll(async () => {
-  root = await mkdtemp(path.join(os.tmpdir(), "scenario-patterns-"));
+  root = makeTempDir("scenario-patterns-");
   const files: Record<string, string> = {
     "scenarios/a.yaml": scenario("a"),
     "scenarios/b.yml": scenario("b"),

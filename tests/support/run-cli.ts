@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import os from "node:os";
 import path from "node:path";
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -37,13 +38,21 @@ export function runCommand(
   });
 }
 
-/** Runs the real CLI as a user would (`node bin/llm-tool-test.js ...`), with exactly the given env. */
+/**
+ * Runs the real CLI as a user would (`node bin/llm-tool-test.js ...`), with exactly the given env
+ * (PATH, HOME and TMPDIR unless given: the test file's temp dir, checked for leftovers when it ends).
+ */
 export function runCli(
   args: string[],
   options: { env?: Record<string, string>; cwd?: string } = {},
 ): Promise<CliResult> {
   return runCommand(process.execPath, [CLI, ...args], {
     cwd: options.cwd ?? ROOT,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...options.env },
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: process.env.HOME ?? "/tmp",
+      TMPDIR: os.tmpdir(),
+      ...options.env,
+    },
   });
 }

@@ -1,14 +1,14 @@
-import { mkdtemp, readFile } from "node:fs/promises";
-import os from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderTranscriptMarkdown } from "../../src/render/transcript-markdown.js";
 import { readEvents } from "../../src/transcript/reader.js";
 import { createEventWriter } from "../../src/transcript/writer.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 describe("event writer and reader", () => {
   it("stamps, redacts and appends each event as it happens; the reader skips a torn last line", async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-events-"));
+    const dir = makeTempDir("ltt-events-");
     const file = path.join(dir, "events.jsonl");
     let clock = 1_000;
     const writer = createEventWriter(file, {

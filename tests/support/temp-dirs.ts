@@ -1,0 +1,22 @@
+/**
+ * Temporary folders for tests. Each is removed when its test file ends (by tests/support/temp-dir-check.ts,
+ * which then fails the file if anything else is left in its temp dir).
+ */
+import { mkdtempSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+
+const made: string[] = [];
+
+/** A fresh folder `<os.tmpdir()>/<prefix>XXXXXX`, removed after the test file. */
+export function makeTempDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+/** Removes every folder makeTempDir made so far. */
+export async function removeTempDirs(): Promise<void> {
+  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+}
