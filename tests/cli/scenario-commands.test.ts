@@ -18,7 +18,7 @@ describe("list", () => {
   });
 
   it("says a load warning on its own stderr (a bashkit check of an unknown type)", async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-load-warning-"));
+    const dir = makeTempDir("ltt-load-warning-");
     const task = { id: "odd", category: "c", description: "d", prompt: "p", files: {} };
     await writeFile(
       path.join(dir, "d.jsonl"),
