@@ -2,12 +2,16 @@
  * Where a run may write its results. Paths under /proc, /sys and /dev (symbolic links resolved),
  * and anything on a kernel pseudo-filesystem mounted elsewhere, are refused before anything is
  * written: creating folders there fails in odd ways or never returns (`--out /proc/self/x` hung).
+ * /dev/shm, where it is a tmpfs, is an ordinary (memory-backed) folder and allowed.
  */
 import { realpath, stat, statfs } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError } from "../errors.js";
 
 const PSEUDO_ROOTS = ["/proc", "/sys", "/dev"];
+/** Shared memory: a tmpfs under /dev that holds files like any folder. */
+const SHARED_MEMORY = "/dev/shm";
+const TMPFS_MAGIC = 0x01021994;
 
 /** statfs magic numbers of kernel pseudo-filesystems (linux/magic.h). */
 const PSEUDO_FILESYSTEMS = new Map<number, string>([
@@ -42,12 +46,17 @@ export async function checkOutputPath(
   const refuse = (why: string): never => {
     throw new ConfigError(`${JSON.stringify(given)} ${why}; write the results to a regular ${kind}`, flag);
   };
-  const root = PSEUDO_ROOTS.find((pseudo) => resolved === pseudo || resolved.startsWith(`${pseudo}/`));
-  if (root) refuse(`is under ${root}${resolved === absolute ? "" : ` (it resolves to ${resolved})`}`);
-  const filesystem = await statfs(existing).then(
-    (info) => PSEUDO_FILESYSTEMS.get(info.type),
+  const type = await statfs(existing).then(
+    (info) => info.type,
     () => undefined,
   );
+  const isUnder = (folder: string) => resolved === folder || resolved.startsWith(`${folder}/`);
+  const root = PSEUDO_ROOTS.find(isUnder);
+  const sharedMemory = isUnder(SHARED_MEMORY) && type === TMPFS_MAGIC;
+  if (root && !sharedMemory) {
+    refuse(`is under ${root}${resolved === absolute ? "" : ` (it resolves to ${resolved})`}`);
+  }
+  const filesystem = type === undefined ? undefined : PSEUDO_FILESYSTEMS.get(type);
   if (filesystem) refuse(`is on a ${filesystem} pseudo-filesystem`);
   if (rest.length === 0) {
     const info = await stat(existing);

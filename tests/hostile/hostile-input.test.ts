@@ -4,6 +4,7 @@
  * stack trace and nothing of a file's content that the scenario should not have been able to read.
  */
 import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, statfsSync } from "node:fs";
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -155,6 +156,14 @@ describe("baseline numbers are range-checked when a report is read", () => {
   });
 });
 
+function isTmpfs(folder: string): boolean {
+  try {
+    return statfsSync(folder).type === 0x01021994;
+  } catch {
+    return false;
+  }
+}
+
 describe("output paths on pseudo-filesystems are refused, not hung on", () => {
   it.each([
     [["run", "SUITE", "--agent", "oracle", "--out", "/proc/self/x"], '--out: "/proc/self/x" is under /proc'],
@@ -171,6 +180,17 @@ describe("output paths on pseudo-filesystems are refused, not hung on", () => {
     );
     const result = await expectConfigError(args);
     expect(result.stderr).toContain(message);
+  });
+
+  it.runIf(isTmpfs("/dev/shm"))("/dev/shm, a tmpfs, is an ordinary folder for results", async () => {
+    const out = mkdtempSync("/dev/shm/ltt-shm-out-");
+    try {
+      const result = await runMain(["merge", BASE_REPORT, "--out", path.join(out, "merged")]);
+      expect(result.stderr).not.toContain("is under /dev");
+      expect(existsSync(path.join(out, "merged", "report.json"))).toBe(true);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 
   it("a symbolic link into /proc is followed before the check", async () => {
