@@ -110,102 +110,23 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
       req.socket.destroy();
       return;
     }
-    const target = req.url ?? "/";
-    const queryAt = target.indexOf("?");
-    const rawPath = queryAt === -1 ? target : target.slice(0, queryAt);
-    const query = queryAt === -1 ? "" : target.slice(queryAt);
-    const method = req.method ?? "GET";
-    const shown = rawPath.slice(0, 200);
-    // Clients probe the base URL for connectivity (`HEAD /`): answered here.
-    if ((method === "HEAD" || method === "GET") && rawPath === "/") {
+    const vetted = vetRequest(req, { basePath, forwarded, maxRequests });
+    if (vetted.kind === "probe") {
       req.resume();
       res.writeHead(200, { "content-length": "0" }).end();
       return;
     }
-    const normalised = normaliseRequestPath(rawPath);
-    if (normalised === null) {
-      refuse(req, res, {
-        reason: "malformed_path",
-        method,
-        path: shown,
-        message: `the llm-tool-test proxy refuses the path ${JSON.stringify(shown)} (encoded slashes or backslashes, dot segments above the root, control characters or double encoding)`,
-      });
+    if (vetted.kind === "refused") {
+      refuse(req, res, vetted.refusal);
       return;
     }
-    const endpoint = `${method} ${normalised}`;
-    if (!ALLOWED_ENDPOINTS.has(endpoint)) {
-      refuse(req, res, {
-        reason: "not_allowed",
-        method,
-        path: shown,
-        message: `the llm-tool-test proxy forwards only ${[...ALLOWED_ENDPOINTS].join(" and ")}, not ${endpoint}`,
-      });
-      return;
-    }
-    if (forwarded >= maxRequests) {
-      refuse(req, res, {
-        reason: "request_cap",
-        method,
-        path: shown,
-        message: `the llm-tool-test proxy's cap of ${maxRequests} API requests for this trial is reached`,
-      });
-      return;
-    }
-    // Query strings carry only flags (`?beta=true`); characters outside a URL's are refused upstream.
-    const forwardPath = `${basePath}${normalised}${query}`;
-
-    const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(req.headers)) {
-      const lower = name.toLowerCase();
-      if (value === undefined || HOP_BY_HOP.has(lower) || CREDENTIAL_HEADERS.has(lower)) continue;
-      if (ANSWERED_HERE.has(lower)) continue;
-      headers[lower] = value;
-    }
-    headers["x-api-key"] = options.apiKey;
-    headers.authorization = `Bearer ${options.apiKey}`;
-    headers.host = upstream.host;
-
     forwarded += 1;
-    // The client gave up (the agent was killed): stop the upstream request too.
-    const abort = new AbortController();
-    res.on("close", () => {
-      if (!res.writableFinished) abort.abort();
+    relay(req, res, {
+      dispatcher,
+      upstream,
+      path: vetted.path,
+      headers: upstreamHeaders(req.headers, options.apiKey, upstream.host),
     });
-    const hasBody = req.method !== "GET" && req.method !== "HEAD";
-    dispatcher
-      .request({
-        origin: upstream.origin,
-        path: forwardPath,
-        method: req.method ?? "GET",
-        headers,
-        body: hasBody ? req : null,
-        signal: abort.signal,
-      })
-      .then(
-        (upstreamRes) => {
-          const responseHeaders: http.OutgoingHttpHeaders = {};
-          for (const [name, value] of Object.entries(upstreamRes.headers)) {
-            if (value !== undefined && !HOP_BY_HOP.has(name.toLowerCase())) responseHeaders[name] = value;
-          }
-          res.writeHead(upstreamRes.statusCode, responseHeaders);
-          // Each chunk goes out as it arrives: server-sent events must not wait for the end.
-          res.flushHeaders();
-          upstreamRes.body.pipe(res);
-          upstreamRes.body.on("error", () => res.destroy());
-        },
-        (error: Error) => {
-          if (res.headersSent || abort.signal.aborted) {
-            res.destroy();
-            return;
-          }
-          sendError(
-            res,
-            502,
-            "api_error",
-            `the llm-tool-test proxy could not reach ${upstream.origin}: ${error.message}`,
-          );
-        },
-      );
   });
 
   server.listen(0, "127.0.0.1");
@@ -225,6 +146,126 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
       await dispatcher.destroy();
     },
   };
+}
+
+type HttpDispatcher = ReturnType<typeof createHttpDispatcher>;
+
+type VettedRequest =
+  | { kind: "probe" }
+  | { kind: "refused"; refusal: ProxyRefusal }
+  | { kind: "forward"; path: string };
+
+/** What the proxy does with a request: answer a probe, refuse it (and why), or forward it (where). */
+function vetRequest(
+  req: http.IncomingMessage,
+  { basePath, forwarded, maxRequests }: { basePath: string; forwarded: number; maxRequests: number },
+): VettedRequest {
+  const target = req.url ?? "/";
+  const queryAt = target.indexOf("?");
+  const rawPath = queryAt === -1 ? target : target.slice(0, queryAt);
+  const query = queryAt === -1 ? "" : target.slice(queryAt);
+  const method = req.method ?? "GET";
+  const shown = rawPath.slice(0, 200);
+  // Clients probe the base URL for connectivity (`HEAD /`): answered here.
+  if ((method === "HEAD" || method === "GET") && rawPath === "/") return { kind: "probe" };
+  const refused = (reason: ProxyRefusal["reason"], message: string): VettedRequest => ({
+    kind: "refused",
+    refusal: { reason, method, path: shown, message },
+  });
+  const normalised = normaliseRequestPath(rawPath);
+  if (normalised === null) {
+    return refused(
+      "malformed_path",
+      `the llm-tool-test proxy refuses the path ${JSON.stringify(shown)} (encoded slashes or backslashes, dot segments above the root, control characters or double encoding)`,
+    );
+  }
+  const endpoint = `${method} ${normalised}`;
+  if (!ALLOWED_ENDPOINTS.has(endpoint)) {
+    return refused(
+      "not_allowed",
+      `the llm-tool-test proxy forwards only ${[...ALLOWED_ENDPOINTS].join(" and ")}, not ${endpoint}`,
+    );
+  }
+  if (forwarded >= maxRequests) {
+    return refused(
+      "request_cap",
+      `the llm-tool-test proxy's cap of ${maxRequests} API requests for this trial is reached`,
+    );
+  }
+  // Query strings carry only flags (`?beta=true`); characters outside a URL's are refused upstream.
+  return { kind: "forward", path: `${basePath}${normalised}${query}` };
+}
+
+/** The client's headers without hop-by-hop ones and without any credential, then the real key's. */
+function upstreamHeaders(
+  incoming: http.IncomingHttpHeaders,
+  apiKey: string,
+  host: string,
+): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(incoming)) {
+    const lower = name.toLowerCase();
+    if (value === undefined || HOP_BY_HOP.has(lower) || CREDENTIAL_HEADERS.has(lower)) continue;
+    if (ANSWERED_HERE.has(lower)) continue;
+    headers[lower] = value;
+  }
+  headers["x-api-key"] = apiKey;
+  headers.authorization = `Bearer ${apiKey}`;
+  headers.host = host;
+  return headers;
+}
+
+/** Sends the request upstream and streams the answer back as it arrives (server-sent events too). */
+function relay(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  {
+    dispatcher,
+    upstream,
+    path,
+    headers,
+  }: { dispatcher: HttpDispatcher; upstream: URL; path: string; headers: Record<string, string | string[]> },
+): void {
+  // The client gave up (the agent was killed): stop the upstream request too.
+  const abort = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  dispatcher
+    .request({
+      origin: upstream.origin,
+      path,
+      method: req.method ?? "GET",
+      headers,
+      body: hasBody ? req : null,
+      signal: abort.signal,
+    })
+    .then(
+      (upstreamRes) => {
+        const responseHeaders: http.OutgoingHttpHeaders = {};
+        for (const [name, value] of Object.entries(upstreamRes.headers)) {
+          if (value !== undefined && !HOP_BY_HOP.has(name.toLowerCase())) responseHeaders[name] = value;
+        }
+        res.writeHead(upstreamRes.statusCode, responseHeaders);
+        // Each chunk goes out as it arrives: server-sent events must not wait for the end.
+        res.flushHeaders();
+        upstreamRes.body.pipe(res);
+        upstreamRes.body.on("error", () => res.destroy());
+      },
+      (error: Error) => {
+        if (res.headersSent || abort.signal.aborted) {
+          res.destroy();
+          return;
+        }
+        sendError(
+          res,
+          502,
+          "api_error",
+          `the llm-tool-test proxy could not reach ${upstream.origin}: ${error.message}`,
+        );
+      },
+    );
 }
 
 /**
