@@ -8,9 +8,9 @@
  * kills the whole group (SIGTERM, then SIGKILL after a short grace): killing only bash would leave
  * a `sleep` child holding the output pipe open. Output is capped while it streams (head and tail
  * kept, the middle dropped), so 50 MB of output never sits in memory; stdout streamed to a line
- * callback is capped the same way (its first streamCapBytes streamed, then a cut, then its tail). Once the process exits the
- * runner waits only a short grace for its pipes to close: a background child (`sleep 100 &`) may
- * hold them open forever; it stays alive (tracked) until the trial ends.
+ * callback is capped the same way (its first streamCapBytes streamed, then a cut, then its tail).
+ * Once the process exits the runner waits only a short grace for its pipes to close: a background
+ * child (`sleep 100 &`) may hold them open forever; it stays alive (tracked) until the trial ends.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -396,9 +396,14 @@ function createLineSplitter(
     let start = 0;
     let newline = text.indexOf("\n");
     while (newline !== -1) {
-      pending.push(text.slice(start, newline));
-      emit(pending.join(""));
-      pending = [];
+      const piece = text.slice(start, newline);
+      // Most lines end in the chunk they started in: no parts to join.
+      if (pending.length === 0) emit(piece);
+      else {
+        pending.push(piece);
+        emit(pending.join(""));
+        pending = [];
+      }
       start = newline + 1;
       newline = text.indexOf("\n", start);
     }

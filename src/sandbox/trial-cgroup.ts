@@ -21,6 +21,7 @@ import { access, mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/prom
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { startDedicatedProcessRunner } from "./exec.js";
+import { isProcessAlive } from "./process-runner-protocol.js";
 import type { DedicatedProcessRunner, ProcessPlacement } from "./types.js";
 
 export interface TrialCgroup {
@@ -122,8 +123,9 @@ async function settleContainment(parent: string): Promise<Containment> {
 export async function warmTrialRunners(trials: number): Promise<boolean> {
   const parent = await findCgroupParent();
   if (!parent) return false;
-  const wanted = Math.min(trials, MAX_TRIAL_RUNNERS - countTrialRunners() + waiting.length + coming.length);
-  for (let missing = wanted - waiting.length - coming.length; missing > 0; missing -= 1) {
+  const idle = waiting.length + coming.length;
+  const room = MAX_TRIAL_RUNNERS - countTrialRunners();
+  for (let missing = Math.min(trials - idle, room); missing > 0; missing -= 1) {
     const started = startPlacedRunner(parent);
     coming.push(started);
     void started.then((placed) => {
@@ -284,18 +286,9 @@ export async function sweepStaleCgroups(parent: string): Promise<void> {
   const entries = await readdir(parent, { withFileTypes: true }).catch(() => []);
   const stale = entries.filter((entry) => {
     const owner = /^(\d+)-/.exec(entry.name)?.[1];
-    return entry.isDirectory() && owner !== undefined && !isAlive(Number(owner));
+    return entry.isDirectory() && owner !== undefined && !isProcessAlive(Number(owner));
   });
   await Promise.all(stale.map((entry) => killCgroup(path.join(parent, entry.name))));
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** Where cgroup v2 is mounted (`/sys/fs/cgroup`, or `/sys/fs/cgroup/unified` on hybrid hosts). */

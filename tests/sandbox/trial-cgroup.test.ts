@@ -130,8 +130,12 @@ describe.skipIf(parent === null)("a trial's cgroup", () => {
   }, 60_000);
 
   it("needs no runner for a trial that starts no process", async () => {
+    // A runner taken and given back would wait in a fresh cgroup: the harness's cgroups would change.
+    const ours = () => readdirSync(parent!).filter((name) => name.startsWith(`${process.pid}-`)).sort();
+    const before = ours();
     const cgroup = await createTrialCgroup();
     expect(await cgroup!.dispose()).toBe(true);
+    expect(ours()).toEqual(before);
   });
 
   it("removes what a harness that died left, killing what is in it", async () => {
