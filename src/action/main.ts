@@ -31,6 +31,7 @@ import { renderJobSummary, renderSkippedSummary, SUMMARY_MAX_BYTES } from "../re
 import { type BaselineNote, formatCommentMarker, renderComment } from "../render/pr-comment.js";
 import type { Report, TrialReport } from "../results/types.js";
 import { poolTargetOf, type RunBaseline, settleBaseline } from "../run/baseline.js";
+import { runModels } from "../run/plan.js";
 import { createRunModelClient, prepareRun } from "../run/prepare.js";
 import { type DecisionSettings, runSuite, type SuiteResult, writeRunOutputs } from "../run/suite.js";
 import { runProcess } from "../sandbox/exec.js";
@@ -349,8 +350,7 @@ type SecretsCheck =
 function checkSecrets(settings: ActionSettings, context: RunContext): SecretsCheck {
   if (!AGENTS[settings.agent].needsApiKey) return { kind: "run" };
   const keys: Record<ProviderName, string> = { anthropic: settings.apiKey, openai: settings.openaiApiKey };
-  const models = settings.models.length > 0 ? settings.models : [settings.model];
-  const missing = [...new Set(models.map((model) => parseModelId(model).provider))].filter(
+  const missing = [...new Set(runModels(settings).map((model) => parseModelId(model).provider))].filter(
     (provider) => !keys[provider],
   );
   const [provider] = missing;
