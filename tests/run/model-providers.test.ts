@@ -78,6 +78,17 @@ describe("checkModelProviders", () => {
     ).toThrow(/^judged: the judge: the judge model "claude-haiku-4-5" needs ANTHROPIC_API_KEY/);
   });
 
+  it("leaves the models of agents that call no model with a key to them (command, oracle)", () => {
+    const noKeys = { anthropic: null, openai: null };
+    // The command agent hands {model} to its own CLI, which may name providers this harness does not know.
+    for (const agent of ["command", "oracle", "replay", "null"] as const) {
+      expect(() => checkModelProviders([scenario("a")], ["ollama:qwen3"], agent, noKeys)).not.toThrow();
+    }
+    expect(() => checkModelProviders([scenario("a")], ["ollama:qwen3"], "anthropic", noKeys)).toThrow(
+      /unknown provider "ollama"/,
+    );
+  });
+
   it("checks every model of a model matrix", () => {
     expect(() =>
       checkModelProviders(
