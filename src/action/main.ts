@@ -249,7 +249,7 @@ async function runAction(
   const replaying = settings.mode === "run" && (secrets.kind === "replay" || settings.agent === "replay");
   let baseline: BaselineResolution =
     sharded && !replaying
-      ? { status: "missing", reason: "a shard is compared with the baseline after the merge" }
+      ? SHARD_BASELINE
       : await lookUpBaseline(settings, context, deps, workDir, downloadDir, log);
 
   let runSettings = settings;
@@ -326,12 +326,18 @@ async function runAction(
   return decideExit(produced.decision, produced.report, baselineNote, core, log, redact, outputs);
 }
 
+/** A shard has no baseline of its own: the merge job compares the merged report. */
+const SHARD_BASELINE: BaselineResolution = {
+  status: "missing",
+  reason: "a shard is compared with the baseline after the merge",
+};
+
 /**
  * A replay is compared with the run whose calls it replays, used as given (its agent was a model's,
  * so pooling would leave every run out). A shard is compared after the merge.
  */
 function replayBaseline(source: ReplaySource & { status: "found" }, sharded: boolean): BaselineResolution {
-  if (sharded) return { status: "missing", reason: "a shard is compared with the baseline after the merge" };
+  if (sharded) return SHARD_BASELINE;
   return { status: "found", candidates: [source.candidate], pool: false, skipped: [] };
 }
 
