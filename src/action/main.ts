@@ -31,6 +31,7 @@ import { renderJobSummary, renderSkippedSummary, SUMMARY_MAX_BYTES } from "../re
 import { type BaselineNote, formatCommentMarker, renderComment } from "../render/pr-comment.js";
 import type { Report, TrialReport } from "../results/types.js";
 import { poolTargetOf, type RunBaseline, settleBaseline } from "../run/baseline.js";
+import { runModels } from "../run/plan.js";
 import { createRunModelClient, prepareRun } from "../run/prepare.js";
 import { type DecisionSettings, runSuite, type SuiteResult, writeRunOutputs } from "../run/suite.js";
 import { runProcess } from "../sandbox/exec.js";
@@ -248,7 +249,7 @@ async function runAction(
   const replaying = settings.mode === "run" && (secrets.kind === "replay" || settings.agent === "replay");
   let baseline: BaselineResolution =
     sharded && !replaying
-      ? { status: "missing", reason: "a shard is compared with the baseline after the merge" }
+      ? SHARD_BASELINE
       : await lookUpBaseline(settings, context, deps, workDir, downloadDir, log);
 
   let runSettings = settings;
@@ -325,12 +326,18 @@ async function runAction(
   return decideExit(produced.decision, produced.report, baselineNote, core, log, redact, outputs);
 }
 
+/** A shard has no baseline of its own: the merge job compares the merged report. */
+const SHARD_BASELINE: BaselineResolution = {
+  status: "missing",
+  reason: "a shard is compared with the baseline after the merge",
+};
+
 /**
  * A replay is compared with the run whose calls it replays, used as given (its agent was a model's,
  * so pooling would leave every run out). A shard is compared after the merge.
  */
 function replayBaseline(source: ReplaySource & { status: "found" }, sharded: boolean): BaselineResolution {
-  if (sharded) return { status: "missing", reason: "a shard is compared with the baseline after the merge" };
+  if (sharded) return SHARD_BASELINE;
   return { status: "found", candidates: [source.candidate], pool: false, skipped: [] };
 }
 
@@ -349,8 +356,7 @@ type SecretsCheck =
 function checkSecrets(settings: ActionSettings, context: RunContext): SecretsCheck {
   if (!AGENTS[settings.agent].needsApiKey) return { kind: "run" };
   const keys: Record<ProviderName, string> = { anthropic: settings.apiKey, openai: settings.openaiApiKey };
-  const models = settings.models.length > 0 ? settings.models : [settings.model];
-  const missing = [...new Set(models.map((model) => parseModelId(model).provider))].filter(
+  const missing = [...new Set(runModels(settings).map((model) => parseModelId(model).provider))].filter(
     (provider) => !keys[provider],
   );
   const [provider] = missing;

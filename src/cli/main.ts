@@ -53,12 +53,7 @@ export function createProcessIo(withdrawn: WithdrawnEnvironment): CliIo {
 }
 
 /** For library callers: this process as it is (nothing withdrawn). */
-const defaultIo = (): CliIo => ({
-  stdout: process.stdout,
-  stderr: process.stderr,
-  env: process.env,
-  cwd: process.cwd(),
-});
+const defaultIo = (): CliIo => createProcessIo({ env: process.env, scrubbed: true });
 
 /** The CLI's entry: returns the exit status; never throws. */
 export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {

@@ -5,6 +5,7 @@
  * this run measures (compare/pool-baselines.ts); a single report the user named is used as given.
  */
 
+import { agentUsesModel } from "../agents/registry.js";
 import {
   type BaselineCandidate,
   type ExcludedBaseline,
@@ -20,7 +21,6 @@ import { HARNESS_VERSION } from "../version.js";
 import type { BaselineCounts, RunOptions } from "./options.js";
 import { planTrials } from "./plan.js";
 import { hashEvaluationSettings } from "./settings-hash.js";
-import { agentUsesModel } from "./trial.js";
 
 /** What the run will record in its report's `run` (the fields pooling compares), before it runs. */
 export function runIdentityOf(options: RunOptions): RunIdentity {

@@ -7,7 +7,13 @@
 
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { agentUsesModel, apiKeyRemedy, createAgent, describeMissingApiKey } from "../agents/registry.js";
+import {
+  AGENTS,
+  agentUsesModel,
+  apiKeyRemedy,
+  createAgent,
+  describeMissingApiKey,
+} from "../agents/registry.js";
 import type { AgentName } from "../agents/types.js";
 import { ConfigError } from "../errors.js";
 import { isSameModel, resolveJudgeModel } from "../evaluate/judge.js";
@@ -262,7 +268,8 @@ export function checkModelProviders(
   keys: Record<ProviderName, string | null>,
   keyRemedy: (provider: ProviderName) => string = apiKeyRemedy,
 ): void {
-  const callsModels = agent === "anthropic" || agent === "claude-code";
+  // The agents that need a key are those whose model calls go out with it (registry.ts).
+  const callsModels = AGENTS[agent].needsApiKey;
   for (const scenario of scenarios) {
     // A model matrix: every model of the run, unless the scenario pins its own.
     for (const model of callsModels ? (scenario.agent.model ? [scenario.agent.model] : runModels) : []) {

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { agentInstanceUsesModel, agentUsesModel } from "../agents/registry.js";
+import { agentInstanceUsesModel } from "../agents/registry.js";
 import type { Agent, AgentOutcome } from "../agents/types.js";
 import { describeError, InfraError, isConfigError } from "../errors.js";
 import { evaluateTrial } from "../evaluate/evaluate-trial.js";
@@ -57,9 +57,6 @@ function judgeFor(scenario: Scenario, options: RunOptions, client: ModelClient |
   const model = scenario.evaluation.judge?.model ?? options.judgeModel;
   return client && model ? { client, model } : null;
 }
-
-// Which agents record a model is a fact of the registry; suite.ts reads it from here too.
-export { agentUsesModel };
 
 async function composeSystemPrompt(
   scenario: Scenario,
@@ -247,16 +244,12 @@ async function runAgentInSandbox(
         return { ...result, call_id: callId };
       },
       // An external agent CLI; the trial's signal ends it, the timeout is only a backstop.
-      runProcess: (file, args, processOptions = {}) =>
+      runProcess: (file, args, { extraEnv, ...processOptions } = {}) =>
         activeSandbox.runAgentProcess(file, args, {
           timeoutMs,
           signal: trialAbort.signal,
-          ...(processOptions.extraEnv ? { env: processOptions.extraEnv } : {}),
-          ...(processOptions.onStdoutLine ? { onStdoutLine: processOptions.onStdoutLine } : {}),
-          ...(processOptions.onStdoutCut ? { onStdoutCut: processOptions.onStdoutCut } : {}),
-          ...(processOptions.streamCapBytes ? { streamCapBytes: processOptions.streamCapBytes } : {}),
-          ...(processOptions.programs ? { programs: processOptions.programs } : {}),
-          ...(processOptions.stdin !== undefined ? { stdin: processOptions.stdin } : {}),
+          ...processOptions,
+          ...(extraEnv ? { env: extraEnv } : {}),
         }),
     });
     if (trialAbort.signal.aborted && outcome.reason === "natural_stop") {

@@ -11,7 +11,6 @@ import { type ActionCore, type ActionDeps, run } from "../../src/action/main.js"
 import type { Comparison } from "../../src/compare/types.js";
 import { JUDGE_TOOL_NAME } from "../../src/evaluate/judge.js";
 import type { ArtifactClient } from "../../src/github/types.js";
-import { assembleReport, buildScenarioReport } from "../../src/results/aggregate.js";
 import type { Report } from "../../src/results/types.js";
 import { type GitHubFake, startGitHubFake } from "../support/github-server.js";
 import { bashCall, finalText, scriptByTurn, startModelServer, toolUse } from "../support/model-server.js";
@@ -21,6 +20,7 @@ import {
   openAiText,
   startOpenAiServer,
 } from "../support/openai-server.js";
+import { withEveryTrialPassing } from "../support/report-factory.js";
 import { makeTempDir } from "../support/temp-dirs.js";
 import { buildPullRequestEvent, FIXTURES, readActionDefaults } from "./run-dist.js";
 
@@ -178,17 +178,7 @@ describe("run", () => {
     expect(push.status).toBe("passed");
     expect(JSON.parse(recorded.outputs.decision!)).toMatchObject({ failed: false, basis: "no_baseline" });
     const pushed = JSON.parse(await readFile(recorded.outputs["report-path"]!, "utf8")) as Report;
-    const passing = JSON.stringify(
-      assembleReport(
-        pushed.run,
-        pushed.scenarios.map(({ trials, summary: _summary, ...meta }) =>
-          buildScenarioReport(
-            meta,
-            trials.map((t) => ({ ...t, outcome: "pass" as const, reason: null })),
-          ),
-        ),
-      ),
-    );
+    const passing = JSON.stringify(withEveryTrialPassing(pushed));
     const base = (id: number, sha: string, hoursAgo: number) => {
       fake.addRun({
         id,
@@ -433,16 +423,7 @@ describe("a pull request without secrets (fork-mode)", () => {
     await cp(path.dirname(recorded.outputs["report-path"]!), folder, { recursive: true });
     if (options.passing) {
       const report = JSON.parse(await readFile(path.join(folder, "report.json"), "utf8")) as Report;
-      const passing = assembleReport(
-        report.run,
-        report.scenarios.map(({ trials, summary: _summary, ...meta }) =>
-          buildScenarioReport(
-            meta,
-            trials.map((t) => ({ ...t, outcome: "pass" as const, reason: null })),
-          ),
-        ),
-      );
-      await writeFile(path.join(folder, "report.json"), JSON.stringify(passing));
+      await writeFile(path.join(folder, "report.json"), JSON.stringify(withEveryTrialPassing(report)));
     }
     recorded = { log: [], outputs: {}, secrets: [], failed: [], summaries: [], uploads: [] };
     return folder;

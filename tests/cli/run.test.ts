@@ -5,8 +5,8 @@ import { AGENT_NAMES, AGENTS, createAgent, describeMissingApiKey } from "../../s
 import { EXIT } from "../../src/cli/main.js";
 import type { Comparison } from "../../src/compare/types.js";
 import { ConfigError } from "../../src/errors.js";
-import { assembleReport, buildScenarioReport } from "../../src/results/aggregate.js";
 import type { Report } from "../../src/results/types.js";
+import { withEveryTrialPassing } from "../support/report-factory.js";
 import { makeTempDir } from "../support/temp-dirs.js";
 import { ROOT, runMain, SUITE } from "./run-main.js";
 
@@ -168,15 +168,7 @@ describe("run with the oracle agent, in process", () => {
     await runMain(["run", SUITE, "--agent", "oracle", "--trials", "2", "--out", base, "-q"]);
     // The baseline's count_adults passed: the head's failures are a collapse.
     const report = JSON.parse(await readFile(path.join(base, "report.json"), "utf8")) as Report;
-    const passing = assembleReport(
-      report.run,
-      report.scenarios.map(({ trials, summary: _summary, ...meta }) =>
-        buildScenarioReport(
-          meta,
-          trials.map((t) => ({ ...t, outcome: "pass" as const, reason: null })),
-        ),
-      ),
-    );
+    const passing = withEveryTrialPassing(report);
     const files = ["a", "b", "c", "d"].map((name) => path.join(dir, `pool-${name}.json`));
     for (const file of files) await writeFile(file, JSON.stringify(passing));
 

@@ -1,12 +1,12 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import os from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { Ajv } from "ajv";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
 import { loadScenarios, parseYamlFile } from "../../src/scenario/load.js";
 import type { Scenario } from "../../src/scenario/types.js";
 import { type CliResult, ROOT, runCli } from "../support/run-cli.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 const SUITE = path.join(ROOT, "scenarios-example");
 // No ANTHROPIC_API_KEY: the example suite must run green without one.
@@ -80,7 +80,7 @@ describe("the example suite (scenarios-example)", () => {
     let report: Report;
 
     beforeAll(async () => {
-      out = await mkdtemp(path.join(os.tmpdir(), "ltt-example-"));
+      out = makeTempDir("ltt-example-");
       // One after the other: the machine is small, and each already runs several trials at once.
       validate = await runCli(["validate", "--oracle", "scenarios-example"], { env: ENV });
       // One trial each: the oracle's solutions are deterministic.
@@ -90,10 +90,6 @@ describe("the example suite (scenarios-example)", () => {
       );
       report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8"));
     }, 90_000);
-
-    afterAll(async () => {
-      if (out) await rm(out, { recursive: true, force: true });
-    });
 
     it("validate --oracle exits 0 and reports every scenario ok", () => {
       expect(validate.stderr).toBe("");

@@ -4,7 +4,7 @@
  * equal to the model that scenario tests refuses the run before any model call, naming the
  * scenario, unless --force-judge; each trial records the model that judged it.
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/main.js";
@@ -14,9 +14,9 @@ import type { Report } from "../../src/results/types.js";
 import { setUpJudge } from "../../src/run/prepare.js";
 import type { Scenario } from "../../src/scenario/types.js";
 import { runMain } from "../cli/run-main.js";
+import { writeJudgedSuite } from "../support/judged-suite.js";
 import { bashCall, finalText, type ModelServer, startModelServer, toolUse } from "../support/model-server.js";
 import { makeScenario } from "../support/scenario-factory.js";
-import { makeTempDir } from "../support/temp-dirs.js";
 
 function judged(id: string, fields: { agentModel?: string; judgeModel?: string } = {}): Scenario {
   return makeScenario({
@@ -98,33 +98,12 @@ describe("run: a self-judging scenario through the CLI", () => {
     server = null;
   });
 
-  async function suiteWithSelfJudge(): Promise<string> {
-    const dir = makeTempDir("ltt-self-judge-");
-    await mkdir(path.join(dir, "rubrics"));
-    await writeFile(
-      path.join(dir, "rubrics/quality.yaml"),
-      "criteria:\n  - id: done\n    weight: 1\n    description: wrote the file\n",
-    );
-    await writeFile(
-      path.join(dir, "self-graded.yaml"),
-      [
-        "name: self_graded",
-        "task: write hi to x.txt",
-        "agent:",
-        "  model: claude-opus-4-5",
-        "evaluation:",
-        "  gates:",
-        "    - type: file_contains",
-        "      path: x.txt",
-        "      substring: hi",
-        "  judge:",
-        "    rubric: rubrics/quality.yaml",
-        "    model: claude-opus-4-5",
-        "",
-      ].join("\n"),
-    );
-    return dir;
-  }
+  const suiteWithSelfJudge = () =>
+    writeJudgedSuite("ltt-self-judge-", {
+      name: "self_graded",
+      agentModel: "claude-opus-4-5",
+      judgeModel: "claude-opus-4-5",
+    });
 
   async function run(dir: string, extra: string[]) {
     server = await startModelServer((request) => {

@@ -3,7 +3,13 @@
  * report contract is present, summaries come from the real aggregation, and the defaults are
  * neutral: tests set what they assert on.
  */
-import { summarizeRun, summarizeScenario, summarizeSubcommands } from "../../src/results/aggregate.js";
+import {
+  assembleReport,
+  buildScenarioReport,
+  summarizeRun,
+  summarizeScenario,
+  summarizeSubcommands,
+} from "../../src/results/aggregate.js";
 import {
   type ExecutionMetrics,
   type InteractionMetrics,
@@ -194,4 +200,17 @@ export function makeReport(scenarios: ScenarioReport[], run: Partial<RunInfo> = 
     scenarios,
     summary: summarizeRun(scenarios),
   };
+}
+
+/** The same run with every trial passed: a base branch where the scenarios that fail here passed. */
+export function withEveryTrialPassing(report: Report): Report {
+  return assembleReport(
+    report.run,
+    report.scenarios.map(({ trials, summary: _summary, ...meta }) =>
+      buildScenarioReport(
+        meta,
+        trials.map((t) => ({ ...t, outcome: "pass" as const, reason: null })),
+      ),
+    ),
+  );
 }
