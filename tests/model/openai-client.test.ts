@@ -121,8 +121,11 @@ describe("createOpenAiClient over Chat Completions", () => {
   });
 
   it("counts cached prompt tokens apart from input, as Anthropic reports them", async () => {
-    const server = await serve(() =>
-      openAiText("done", { prompt_tokens: 1000, cached_tokens: 768, completion_tokens: 40 }),
+    const server = await serve(
+      inOrder(
+        openAiText("done", { prompt_tokens: 1000, cached_tokens: 768, completion_tokens: 40 }),
+        openAiText("done", { prompt_tokens: 1000, cached_tokens: 600, cache_write_tokens: 300 }),
+      ),
     );
     const client = createOpenAiClient({ apiKey: CANARY_KEY, baseURL: server.url });
     const response = await client.createMessage(params);
@@ -132,6 +135,12 @@ describe("createOpenAiClient over Chat Completions", () => {
       output_tokens: 40,
       cache_read_input_tokens: 768,
       cache_creation_input_tokens: 0,
+    });
+    // A gateway that reports cache writes: they are counted apart from input too.
+    expect((await client.createMessage(params)).usage).toMatchObject({
+      input_tokens: 100,
+      cache_read_input_tokens: 600,
+      cache_creation_input_tokens: 300,
     });
   });
 

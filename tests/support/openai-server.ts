@@ -25,6 +25,8 @@ export interface OpenAiScriptedUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
   cached_tokens?: number;
+  /** Written to the prompt cache (some OpenAI-compatible gateways report it); included in `prompt_tokens` too. */
+  cache_write_tokens?: number;
 }
 
 export interface OpenAiScriptedToolCall {
@@ -109,9 +111,10 @@ function argumentsText(value: unknown): string {
 function usageOf(reply: Extract<OpenAiScriptedReply, { kind: "answer" }>, body: unknown) {
   const prompt = reply.usage?.prompt_tokens ?? Math.ceil(JSON.stringify(body).length / 4);
   return {
-    prompt: prompt,
+    prompt,
     completion: reply.usage?.completion_tokens ?? 10,
     cached: reply.usage?.cached_tokens ?? 0,
+    written: reply.usage?.cache_write_tokens,
   };
 }
 
@@ -144,7 +147,11 @@ function chatCompletion(reply: Extract<OpenAiScriptedReply, { kind: "answer" }>,
       prompt_tokens: usage.prompt,
       completion_tokens: usage.completion,
       total_tokens: usage.prompt + usage.completion,
-      prompt_tokens_details: { cached_tokens: usage.cached, audio_tokens: 0 },
+      prompt_tokens_details: {
+        cached_tokens: usage.cached,
+        audio_tokens: 0,
+        ...(usage.written !== undefined ? { cache_write_tokens: usage.written } : {}),
+      },
       completion_tokens_details: { reasoning_tokens: 0 },
     },
   };
@@ -183,7 +190,10 @@ function responsesAnswer(reply: Extract<OpenAiScriptedReply, { kind: "answer" }>
     output,
     usage: {
       input_tokens: usage.prompt,
-      input_tokens_details: { cached_tokens: usage.cached },
+      input_tokens_details: {
+        cached_tokens: usage.cached,
+        ...(usage.written !== undefined ? { cache_write_tokens: usage.written } : {}),
+      },
       output_tokens: usage.completion,
       output_tokens_details: { reasoning_tokens: 0 },
       total_tokens: usage.prompt + usage.completion,
