@@ -2,14 +2,15 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createAimdLimiter } from "../../src/model/call-limiter.js";
 import { type CreateMessageParams, ModelCallError, type RetryNotice } from "../../src/model/model-client.js";
 import { createOpenAiClient, openAiApiFor } from "../../src/model/openai-client.js";
+import { inOrder } from "../support/model-server.js";
 import {
   type OpenAiResponder,
-  type OpenAiScriptedReply,
   type OpenAiServer,
   openAiBashCall,
   openAiText,
   startOpenAiServer,
 } from "../support/openai-server.js";
+import { createSleepClock } from "../support/sleep-clock.js";
 
 const CANARY_KEY = "sk-proj-canary-4e8b1d7f2a9c6e3b5d0f";
 
@@ -37,11 +38,6 @@ const params: CreateMessageParams = {
   tools: [{ name: "bash", description: "run bash", input_schema: { type: "object", properties: {} } }],
 };
 
-function inOrder(...replies: OpenAiScriptedReply[]): OpenAiResponder {
-  let index = 0;
-  return () => replies[Math.min(index++, replies.length - 1)]!;
-}
-
 const servers: OpenAiServer[] = [];
 async function serve(respond: OpenAiResponder): Promise<OpenAiServer> {
   const server = await startOpenAiServer(respond);
@@ -51,20 +47,6 @@ async function serve(respond: OpenAiResponder): Promise<OpenAiServer> {
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
-
-/** A clock that moves only when the client sleeps, so waiting is measured exactly. */
-function createSleepClock() {
-  let time = 1_000_000;
-  const sleeps: number[] = [];
-  return {
-    sleeps,
-    now: () => time,
-    sleep: async (ms: number) => {
-      sleeps.push(ms);
-      time += ms;
-    },
-  };
-}
 
 describe("createOpenAiClient over Chat Completions", () => {
   it("sends the conversation as Chat Completions messages and maps the tool call back", async () => {

@@ -10,6 +10,7 @@
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { readRequestBody, retryAfterHeaders } from "./model-server.js";
 
 export interface OpenAiRecordedRequest {
   method: string;
@@ -217,12 +218,6 @@ function openAiError(status: number, message: string) {
   return { error: { message, type, param: null, code: type } };
 }
 
-async function readBody(req: http.IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
-
 const ROUTES: Record<string, "chat" | "responses"> = {
   "/v1/chat/completions": "chat",
   "/v1/responses": "responses",
@@ -232,7 +227,7 @@ export async function startOpenAiServer(respond: OpenAiResponder): Promise<OpenA
   const requests: OpenAiRecordedRequest[] = [];
   const hanging = new Set<http.ServerResponse>();
   const server = http.createServer(async (req, res) => {
-    const raw = await readBody(req);
+    const raw = await readRequestBody(req);
     let body: any = null;
     try {
       body = raw ? JSON.parse(raw) : null;
@@ -269,14 +264,11 @@ export async function startOpenAiServer(respond: OpenAiResponder): Promise<OpenA
       return;
     }
     if (reply.kind === "error") {
-      const headers: Record<string, string> = {};
-      if (reply.retryAfterMs !== undefined) headers["retry-after-ms"] = String(reply.retryAfterMs);
-      if (reply.retryAfterSeconds !== undefined) headers["retry-after"] = String(reply.retryAfterSeconds);
       sendJson(
         res,
         reply.status,
         openAiError(reply.status, reply.message ?? `scripted ${reply.status}`),
-        headers,
+        retryAfterHeaders(reply),
       );
       return;
     }
