@@ -14,38 +14,17 @@
  *   node bench/bare-loop.mjs BASE_URL probe
  */
 import { spawn } from "node:child_process";
-import http from "node:http";
+import { createBareMessagesCall } from "./bare-messages-call.mjs";
 
 const [baseUrl, trialsArg, concurrencyArg, turnsArg] = process.argv.slice(2);
 const probing = trialsArg === "probe";
 const trials = Number(trialsArg);
 const concurrency = Number(concurrencyArg);
 const turns = Number(turnsArg);
-const agent = new http.Agent({ keepAlive: true });
-const url = new URL("/v1/messages", baseUrl);
+const messagesCall = createBareMessagesCall(baseUrl);
 
 function createMessage(messages) {
-  const body = JSON.stringify({ model: "claude-bench", max_tokens: 1024, messages });
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      url,
-      {
-        method: "POST",
-        agent,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-      },
-      (response) => {
-        let text = "";
-        response.setEncoding("utf8");
-        response.on("data", (chunk) => {
-          text += chunk;
-        });
-        response.on("end", () => resolve(JSON.parse(text)));
-      },
-    );
-    request.on("error", reject);
-    request.end(body);
-  });
+  return messagesCall.call({ model: "claude-bench", max_tokens: 1024, messages });
 }
 
 function bash(command) {
@@ -95,7 +74,7 @@ if (probing) {
   process.stdout.write(
     `${JSON.stringify({ modelCallMs: median(modelCalls.slice(5)), commandMs: median(commands.slice(5)) })}\n`,
   );
-  agent.destroy();
+  messagesCall.close();
   process.exit(0);
 }
 
@@ -107,4 +86,4 @@ await Promise.all(
   }),
 );
 process.stdout.write(`${Math.round(performance.now() - started)}\n`);
-agent.destroy();
+messagesCall.close();

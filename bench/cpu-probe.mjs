@@ -13,9 +13,9 @@
  */
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import http from "node:http";
 import { createAnthropicClient } from "../lib/model/anthropic-client.js";
 import { runShell, warmProcessRunners } from "../lib/sandbox/exec.js";
+import { createBareMessagesCall } from "./bare-messages-call.mjs";
 
 const [baseUrl] = process.argv.slice(2);
 const CONCURRENCY = 8;
@@ -29,33 +29,8 @@ const params = {
   messages: [{ role: "user", content: "probe" }],
 };
 const client = createAnthropicClient({ apiKey: "sk-bench-key", baseURL: baseUrl, maxAttempts: 1 });
-const agent = new http.Agent({ keepAlive: true });
-const url = new URL("/v1/messages", baseUrl);
+const messagesCall = createBareMessagesCall(baseUrl);
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/tmp" };
-
-function bareCall() {
-  const body = JSON.stringify(params);
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      url,
-      {
-        method: "POST",
-        agent,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-      },
-      (response) => {
-        let text = "";
-        response.setEncoding("utf8");
-        response.on("data", (chunk) => {
-          text += chunk;
-        });
-        response.on("end", () => resolve(JSON.parse(text)));
-      },
-    );
-    request.on("error", reject);
-    request.end(body);
-  });
-}
 
 function bareCommand(index) {
   return new Promise((resolve) => {
@@ -120,7 +95,7 @@ const ownCpuMs = () => {
 const withRunnersCpuMs = () => ownCpuMs() + runners.reduce((sum, pid) => sum + procCpuMs(pid), 0);
 const steps = {
   clientCallMs: [() => client.createMessage(params), ownCpuMs],
-  bareCallMs: [bareCall, ownCpuMs],
+  bareCallMs: [() => messagesCall.call(params), ownCpuMs],
   runnerCommandMs: [runnerCommand, withRunnersCpuMs],
   bareCommandMs: [bareCommand, ownAndChildrenCpuMs],
 };
@@ -133,5 +108,5 @@ for (let round = 0; round < ROUNDS; round++) {
 process.stdout.write(
   `${JSON.stringify(Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)])))}\n`,
 );
-agent.destroy();
+messagesCall.close();
 process.exit(0);

@@ -63,8 +63,6 @@ async function startWarmServer(latencyMs: number) {
  * The harness as users run it: the real CLI in its own process (so the scripted model server in
  * this process does not compete with it for the event loop), timed by the run's own clock in
  * report.json (from the first trial's start to the report, without Node's start-up).
- */
-/**
  * The efficiency rows run in the local sandbox, as every earlier run of this bench did, so their
  * ratios compare across versions; the default sandbox (auto: bwrap where it works) adds a bwrap
  * start-up to every command, timed in its own row.
@@ -118,34 +116,14 @@ async function timeSuite(
   }
 }
 
-/** bench/bare-loop.mjs with these arguments after the server's URL, in its own process too. */
-async function runBareLoop(args: string[]): Promise<string> {
-  const server = await startWarmServer(LATENCY_MS);
+/**
+ * A script of bench/ in its own process too, against a warm scripted server of `latencyMs`, with
+ * `args` after the server's URL; its stdout, trimmed.
+ */
+async function runBenchScript(script: string, args: string[], latencyMs: number): Promise<string> {
+  const server = await startWarmServer(latencyMs);
   try {
-    const child = spawn(
-      process.execPath,
-      [path.join(import.meta.dirname, "bare-loop.mjs"), server.url, ...args],
-      {
-        stdio: ["ignore", "pipe", "inherit"],
-      },
-    );
-    let output = "";
-    child.stdout.on("data", (chunk) => {
-      output += chunk;
-    });
-    const [code] = (await once(child, "close")) as [number | null];
-    expect(code).toBe(0);
-    return output.trim();
-  } finally {
-    await server.close();
-  }
-}
-
-/** bench/cpu-probe.mjs against a scripted server of short latency (CPU is what it measures). */
-async function runCpuProbe(): Promise<string> {
-  const server = await startWarmServer(10);
-  try {
-    const child = spawn(process.execPath, [path.join(import.meta.dirname, "cpu-probe.mjs"), server.url], {
+    const child = spawn(process.execPath, [path.join(import.meta.dirname, script), server.url, ...args], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     let output = "";
@@ -159,6 +137,12 @@ async function runCpuProbe(): Promise<string> {
     await server.close();
   }
 }
+
+/** bench/bare-loop.mjs with these arguments after the server's URL. */
+const runBareLoop = (args: string[]) => runBenchScript("bare-loop.mjs", args, LATENCY_MS);
+
+/** bench/cpu-probe.mjs against a scripted server of short latency (CPU is what it measures). */
+const runCpuProbe = () => runBenchScript("cpu-probe.mjs", [], 10);
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -212,10 +196,10 @@ it("harness efficiency and sequential vs concurrent", async () => {
   // The same model calls and commands done by the shortest loop (no sandbox, events or evaluation,
   // bash spawned from its own event loop), side by side: what a plain design gets.
   const bare = median(bareRuns);
-  const bareIdeal = Math.ceil(TRIALS / 8) * TURNS * LATENCY_MS;
+  const idealAt8 = Math.ceil(TRIALS / 8) * TURNS * LATENCY_MS;
   record(
     `  the same calls as a bare loop spawning from its event loop, concurrency 8 (bench/bare-loop.mjs): wall ÷ ideal, median of ${bareRuns.length}`,
-    `${(bare / bareIdeal).toFixed(3)} (${bare} ms; runs ${bareRuns.map((wall) => (wall / bareIdeal).toFixed(3)).join(", ")})`,
+    `${(bare / idealAt8).toFixed(3)} (${bare} ms; runs ${bareRuns.map((wall) => (wall / idealAt8).toFixed(3)).join(", ")})`,
     "report",
     true,
   );
@@ -247,7 +231,6 @@ it("harness efficiency and sequential vs concurrent", async () => {
   }
   // The default sandbox: auto, which is bwrap on this machine (a bwrap start-up per command).
   const inDefault = await timeSuite(8, TRIALS, LATENCY_MS, "auto");
-  const idealAt8 = Math.ceil(TRIALS / 8) * TURNS * LATENCY_MS;
   record(
     "  the same at concurrency 8 in the default sandbox (auto: bwrap here, one bwrap start-up per command): wall ÷ ideal",
     `${(inDefault / idealAt8).toFixed(3)} (${inDefault.toFixed(0)} ms)`,

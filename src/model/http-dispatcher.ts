@@ -1,7 +1,8 @@
 /**
  * The HTTP transport to the model API: undici with keep-alive connections, through the proxy that
  * HTTPS_PROXY / HTTP_PROXY / NO_PROXY (or their lowercase forms, which win) name, as curl would.
- * Used by the Anthropic client (through `createHttpFetch`) and by the claude-code credential proxy.
+ * Used by the Anthropic and OpenAI clients (through `createHttpFetch`) and by the claude-code
+ * credential proxy.
  */
 import { Readable } from "node:stream";
 import { type Dispatcher, EnvHttpProxyAgent, interceptors, fetch as undiciFetch } from "undici";

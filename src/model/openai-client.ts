@@ -22,7 +22,7 @@ import {
   type SdkFailure,
 } from "./retrying-call.js";
 
-export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
+const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
 
 /** The two OpenAI APIs a model can be called through. */
 export const OPENAI_APIS = ["chat", "responses"] as const;
@@ -35,7 +35,7 @@ export type OpenAiApiChoice = "auto" | OpenAiApi;
  * computer-use models); any other model goes to Chat Completions, which every OpenAI-compatible
  * server speaks. Matched at the start of the id, so dated ids (`-2025-10-06`) match too.
  */
-export const RESPONSES_ONLY_MODELS =
+const RESPONSES_ONLY_MODELS =
   /^(o1-pro|o3-pro|gpt-5(\.\d+)?-pro|gpt-5(\.\d+)?-codex|codex-mini|o3-deep-research|o4-mini-deep-research|computer-use-preview)/;
 
 /** The API `model` is called through under `choice`. */

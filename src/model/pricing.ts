@@ -16,15 +16,16 @@ export type PriceTable = Record<string, ModelPrice>;
 /**
  * The cache prices a provider's models have when only input and output are given. Anthropic:
  * cache reads 0.1x the input price, 5-minute cache writes 1.25x. OpenAI: cached input 0.1x (the
- * GPT-5 family's discount; older models' is smaller, so give theirs), and no cache writes (the
- * client reports none: OpenAI caches without charging for it).
+ * GPT-5 family's discount; older models' is smaller, so give theirs), and cache writes at the
+ * input price (OpenAI reports none and charges nothing extra; a gateway that reports them is
+ * charged as for input).
  */
 function priceFrom(input: number, output: number, provider: ProviderName = "anthropic"): ModelPrice {
-  if (provider === "openai") return { input, output, cache_read: round(input * 0.1), cache_write: input };
+  if (provider === "openai") return openAiPrice(input, output, round(input * 0.1));
   return { input, output, cache_read: round(input * 0.1), cache_write: round(input * 1.25) };
 }
 
-/** An OpenAI price with its published cached-input price (USD per million tokens). */
+/** An OpenAI price with its published cached-input price (USD per million tokens); writes as input. */
 function openAiPrice(input: number, output: number, cachedInput: number = input): ModelPrice {
   return { input, output, cache_read: cachedInput, cache_write: input };
 }

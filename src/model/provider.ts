@@ -68,16 +68,14 @@ export function providerOfModel(id: string): ProviderModel | null {
  */
 export function createProviderRouter(clients: Partial<Record<ProviderName, ModelClient>>): ModelClient {
   return {
-    createMessage(params, options) {
+    async createMessage(params, options) {
       const { provider, model } = parseModelId(params.model);
       const client = clients[provider];
       if (!client) {
-        return Promise.reject(
-          new ModelCallError(
-            `no ${API_KEY_VARIABLES[provider]} was given, so the ${provider} model "${params.model}" cannot be called`,
-            null,
-            0,
-          ),
+        throw new ModelCallError(
+          `no ${API_KEY_VARIABLES[provider]} was given, so the ${provider} model "${params.model}" cannot be called`,
+          null,
+          0,
         );
       }
       return client.createMessage({ ...params, model }, options);

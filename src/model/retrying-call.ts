@@ -14,8 +14,7 @@ import {
   type ModelResponse,
 } from "./model-client.js";
 
-export const DEFAULT_MAX_ATTEMPTS = 6;
-export const DEFAULT_REQUEST_TIMEOUT_MS = DEFAULT_ATTEMPT_TIMEOUT_MS;
+const DEFAULT_MAX_ATTEMPTS = 6;
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_CAP_MS = 30_000;
 /** A server asking for a longer wait is clamped to this; the attempt bound still ends a hopeless call. */
@@ -62,7 +61,7 @@ export function resolveRetrySettings(
   defaults: { baseURL: string; keySource: string },
 ): RetrySettings {
   if (!options.apiKey) throw new Error(`${clientName} needs a non-empty apiKey`);
-  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
   if (!(requestTimeoutMs > 0)) throw new Error(`${clientName} needs a requestTimeoutMs > 0`);
   return {
     apiKey: options.apiKey,
@@ -333,7 +332,7 @@ function formatMs(ms: number): string {
 }
 
 /** A sleep that an abort cuts short (rejecting). */
-export function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
+function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);

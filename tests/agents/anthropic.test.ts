@@ -9,10 +9,10 @@ import {
   apiError,
   bashCall,
   finalText,
+  inOrder,
   type ModelServer,
   type RecordedRequest,
   type Responder,
-  type ScriptedReply,
   scriptByTurn,
   startModelServer,
   toolUse,
@@ -51,12 +51,6 @@ async function runAgent(
   if (abort) setTimeout(() => test.controller.abort(abort.reason), abort.ms);
   const outcome = await agent.run(test.context);
   return { outcome, server, test, requests: server.messageRequests() };
-}
-
-/** Answers the scripted replies in order, then the last one forever. */
-function inOrder(...replies: ScriptedReply[]): Responder {
-  let index = 0;
-  return () => replies[Math.min(index++, replies.length - 1)]!;
 }
 
 function countBreakpoints(body: unknown): number {

@@ -11,11 +11,12 @@ import {
   apiError,
   bashCall,
   finalText,
+  inOrder,
   type ModelServer,
   type Responder,
-  type ScriptedReply,
   startModelServer,
 } from "../support/model-server.js";
+import { createSleepClock } from "../support/sleep-clock.js";
 
 const CANARY_KEY = "sk-ant-canary-7f3a9c1e5b2d4f6a8c0e";
 
@@ -27,12 +28,6 @@ const params: CreateMessageParams = {
   tools: [{ name: "bash", description: "run bash", input_schema: { type: "object", properties: {} } }],
 };
 
-/** Answers the scripted replies in order, then the last one forever. */
-function inOrder(...replies: ScriptedReply[]): Responder {
-  let index = 0;
-  return () => replies[Math.min(index++, replies.length - 1)]!;
-}
-
 const servers: ModelServer[] = [];
 async function serve(respond: Responder): Promise<ModelServer> {
   const server = await startModelServer(respond);
@@ -42,20 +37,6 @@ async function serve(respond: Responder): Promise<ModelServer> {
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
-
-/** A clock that moves only when the client sleeps, so waiting is measured exactly. */
-function createSleepClock() {
-  let time = 1_000_000;
-  const sleeps: number[] = [];
-  return {
-    sleeps,
-    now: () => time,
-    sleep: async (ms: number) => {
-      sleeps.push(ms);
-      time += ms;
-    },
-  };
-}
 
 describe("createAnthropicClient", () => {
   it("sends the request with the given key only and maps the response", async () => {

@@ -11,7 +11,7 @@ import { createAnthropicClient } from "../../src/model/anthropic-client.js";
 import { createHttpDispatcher, createHttpFetch, type ProxyEnv } from "../../src/model/http-dispatcher.js";
 import type { CreateMessageParams } from "../../src/model/model-client.js";
 import { type ConnectProxy, startConnectProxy } from "../support/connect-proxy.js";
-import { finalText, type ModelServer, startModelServer } from "../support/model-server.js";
+import { finalText, type ModelServer, readRequestBody, startModelServer } from "../support/model-server.js";
 
 const KEY = "sk-ant-test-proxy-0123456789";
 
@@ -125,12 +125,6 @@ async function startServer(handler: http.RequestListener): Promise<string> {
     await new Promise((resolve) => server.close(resolve));
   });
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-async function readRequestBody(request: http.IncomingMessage): Promise<string> {
-  let body = "";
-  for await (const chunk of request) body += chunk;
-  return body;
 }
 
 describe("the model SDK's fetch over undici's request API", () => {

@@ -2,14 +2,15 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createAimdLimiter } from "../../src/model/call-limiter.js";
 import { type CreateMessageParams, ModelCallError, type RetryNotice } from "../../src/model/model-client.js";
 import { createOpenAiClient, openAiApiFor } from "../../src/model/openai-client.js";
+import { inOrder } from "../support/model-server.js";
 import {
   type OpenAiResponder,
-  type OpenAiScriptedReply,
   type OpenAiServer,
   openAiBashCall,
   openAiText,
   startOpenAiServer,
 } from "../support/openai-server.js";
+import { createSleepClock } from "../support/sleep-clock.js";
 
 const CANARY_KEY = "sk-proj-canary-4e8b1d7f2a9c6e3b5d0f";
 
@@ -37,11 +38,6 @@ const params: CreateMessageParams = {
   tools: [{ name: "bash", description: "run bash", input_schema: { type: "object", properties: {} } }],
 };
 
-function inOrder(...replies: OpenAiScriptedReply[]): OpenAiResponder {
-  let index = 0;
-  return () => replies[Math.min(index++, replies.length - 1)]!;
-}
-
 const servers: OpenAiServer[] = [];
 async function serve(respond: OpenAiResponder): Promise<OpenAiServer> {
   const server = await startOpenAiServer(respond);
@@ -51,20 +47,6 @@ async function serve(respond: OpenAiResponder): Promise<OpenAiServer> {
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
-
-/** A clock that moves only when the client sleeps, so waiting is measured exactly. */
-function createSleepClock() {
-  let time = 1_000_000;
-  const sleeps: number[] = [];
-  return {
-    sleeps,
-    now: () => time,
-    sleep: async (ms: number) => {
-      sleeps.push(ms);
-      time += ms;
-    },
-  };
-}
 
 describe("createOpenAiClient over Chat Completions", () => {
   it("sends the conversation as Chat Completions messages and maps the tool call back", async () => {
@@ -121,8 +103,11 @@ describe("createOpenAiClient over Chat Completions", () => {
   });
 
   it("counts cached prompt tokens apart from input, as Anthropic reports them", async () => {
-    const server = await serve(() =>
-      openAiText("done", { prompt_tokens: 1000, cached_tokens: 768, completion_tokens: 40 }),
+    const server = await serve(
+      inOrder(
+        openAiText("done", { prompt_tokens: 1000, cached_tokens: 768, completion_tokens: 40 }),
+        openAiText("done", { prompt_tokens: 1000, cached_tokens: 600, cache_write_tokens: 300 }),
+      ),
     );
     const client = createOpenAiClient({ apiKey: CANARY_KEY, baseURL: server.url });
     const response = await client.createMessage(params);
@@ -132,6 +117,12 @@ describe("createOpenAiClient over Chat Completions", () => {
       output_tokens: 40,
       cache_read_input_tokens: 768,
       cache_creation_input_tokens: 0,
+    });
+    // A gateway that reports cache writes: they are counted apart from input too.
+    expect((await client.createMessage(params)).usage).toMatchObject({
+      input_tokens: 100,
+      cache_read_input_tokens: 600,
+      cache_creation_input_tokens: 300,
     });
   });
 

@@ -57,5 +57,7 @@ describe("createProviderRouter", () => {
     const error = await router.createMessage({ ...params, model: "openai:gpt-5.2" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelCallError);
     expect((error as Error).message).toContain("no OPENAI_API_KEY was given");
+    // A model setup never saw fails its call (a rejection), not the caller's stack.
+    await expect(router.createMessage({ ...params, model: "opanai:gpt-5.2" })).rejects.toThrow(ConfigError);
   });
 });

@@ -136,6 +136,23 @@ export function firstUserText(request: RecordedRequest): string {
     .join("");
 }
 
+/** Answers the scripted replies in order, then the last one forever. */
+export function inOrder<Reply>(...replies: Reply[]): () => Reply {
+  let index = 0;
+  return () => replies[Math.min(index++, replies.length - 1)] as Reply;
+}
+
+/** The `retry-after-ms` / `retry-after` headers a scripted error asks for. */
+export function retryAfterHeaders(reply: {
+  retryAfterMs?: number;
+  retryAfterSeconds?: number;
+}): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (reply.retryAfterMs !== undefined) headers["retry-after-ms"] = String(reply.retryAfterMs);
+  if (reply.retryAfterSeconds !== undefined) headers["retry-after"] = String(reply.retryAfterSeconds);
+  return headers;
+}
+
 let idCounter = 0;
 function nextId(prefix: string): string {
   idCounter += 1;
@@ -155,7 +172,8 @@ function errorTypeFor(status: number): string {
   return "invalid_request_error";
 }
 
-async function readBody(req: http.IncomingMessage): Promise<string> {
+/** A request's whole body, as text (for the scripted servers of tests/support). */
+export async function readRequestBody(req: http.IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8");
@@ -326,7 +344,7 @@ export async function startModelServer(
 
   const server = http.createServer(async (req, res) => {
     const arrivedAt = performance.now();
-    const raw = await readBody(req);
+    const raw = await readRequestBody(req);
     let body: unknown = null;
     try {
       body = raw ? JSON.parse(raw) : null;
@@ -378,9 +396,7 @@ export async function startModelServer(
       return;
     }
     if (reply.kind === "error") {
-      const headers: Record<string, string> = {};
-      if (reply.retryAfterMs !== undefined) headers["retry-after-ms"] = String(reply.retryAfterMs);
-      if (reply.retryAfterSeconds !== undefined) headers["retry-after"] = String(reply.retryAfterSeconds);
+      const headers = retryAfterHeaders(reply);
       // The SDK decides whether to retry from this header when present; the API leaves it out.
       sendJson(
         res,

@@ -10,6 +10,7 @@
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { readRequestBody, retryAfterHeaders } from "./model-server.js";
 
 export interface OpenAiRecordedRequest {
   method: string;
@@ -25,6 +26,8 @@ export interface OpenAiScriptedUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
   cached_tokens?: number;
+  /** Written to the prompt cache (some OpenAI-compatible gateways report it); included in `prompt_tokens` too. */
+  cache_write_tokens?: number;
 }
 
 export interface OpenAiScriptedToolCall {
@@ -109,9 +112,10 @@ function argumentsText(value: unknown): string {
 function usageOf(reply: Extract<OpenAiScriptedReply, { kind: "answer" }>, body: unknown) {
   const prompt = reply.usage?.prompt_tokens ?? Math.ceil(JSON.stringify(body).length / 4);
   return {
-    prompt: prompt,
+    prompt,
     completion: reply.usage?.completion_tokens ?? 10,
     cached: reply.usage?.cached_tokens ?? 0,
+    written: reply.usage?.cache_write_tokens,
   };
 }
 
@@ -144,7 +148,11 @@ function chatCompletion(reply: Extract<OpenAiScriptedReply, { kind: "answer" }>,
       prompt_tokens: usage.prompt,
       completion_tokens: usage.completion,
       total_tokens: usage.prompt + usage.completion,
-      prompt_tokens_details: { cached_tokens: usage.cached, audio_tokens: 0 },
+      prompt_tokens_details: {
+        cached_tokens: usage.cached,
+        audio_tokens: 0,
+        ...(usage.written !== undefined ? { cache_write_tokens: usage.written } : {}),
+      },
       completion_tokens_details: { reasoning_tokens: 0 },
     },
   };
@@ -183,7 +191,10 @@ function responsesAnswer(reply: Extract<OpenAiScriptedReply, { kind: "answer" }>
     output,
     usage: {
       input_tokens: usage.prompt,
-      input_tokens_details: { cached_tokens: usage.cached },
+      input_tokens_details: {
+        cached_tokens: usage.cached,
+        ...(usage.written !== undefined ? { cache_write_tokens: usage.written } : {}),
+      },
       output_tokens: usage.completion,
       output_tokens_details: { reasoning_tokens: 0 },
       total_tokens: usage.prompt + usage.completion,
@@ -207,12 +218,6 @@ function openAiError(status: number, message: string) {
   return { error: { message, type, param: null, code: type } };
 }
 
-async function readBody(req: http.IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
-
 const ROUTES: Record<string, "chat" | "responses"> = {
   "/v1/chat/completions": "chat",
   "/v1/responses": "responses",
@@ -222,7 +227,7 @@ export async function startOpenAiServer(respond: OpenAiResponder): Promise<OpenA
   const requests: OpenAiRecordedRequest[] = [];
   const hanging = new Set<http.ServerResponse>();
   const server = http.createServer(async (req, res) => {
-    const raw = await readBody(req);
+    const raw = await readRequestBody(req);
     let body: any = null;
     try {
       body = raw ? JSON.parse(raw) : null;
@@ -259,14 +264,11 @@ export async function startOpenAiServer(respond: OpenAiResponder): Promise<OpenA
       return;
     }
     if (reply.kind === "error") {
-      const headers: Record<string, string> = {};
-      if (reply.retryAfterMs !== undefined) headers["retry-after-ms"] = String(reply.retryAfterMs);
-      if (reply.retryAfterSeconds !== undefined) headers["retry-after"] = String(reply.retryAfterSeconds);
       sendJson(
         res,
         reply.status,
         openAiError(reply.status, reply.message ?? `scripted ${reply.status}`),
-        headers,
+        retryAfterHeaders(reply),
       );
       return;
     }
