@@ -274,7 +274,7 @@ function relay(
  * that still holds `%` after decoding (double encoding an upstream might decode again), a control
  * character, or a `..` above the root.
  */
-export function normaliseRequestPath(rawPath: string): string | null {
+function normaliseRequestPath(rawPath: string): string | null {
   if (!rawPath.startsWith("/") || rawPath.includes("\\") || /%(?:2f|5c)/i.test(rawPath)) return null;
   let decoded: string;
   try {

@@ -28,7 +28,7 @@ import type { InvocationSource } from "../results/types.js";
 import type { Target } from "../scenario/types.js";
 import type { EventOf, TrialEvent } from "../transcript/events.js";
 import { commandWordPattern, compilePattern, type PatternMatch, type ScenarioPattern } from "./regex.js";
-import { findSimpleCommands, type ShellWord } from "./shell-commands.js";
+import { findSimpleCommands, type ShellWord, type SimpleCommand } from "./shell-commands.js";
 
 export interface Invocation {
   /** The full command line: the shim's argv joined with shell quoting, else the text as typed. */
@@ -127,8 +127,11 @@ function extractShimAndUnseenInvocations(
   const added: { invocation: Invocation; atMs: number }[] = [];
   if (matcher) {
     for (const [index, pair] of calls.entries()) {
-      const found = findScriptInvocations(pair.call.command, matcher);
-      added.push(...reconcileCall(pair, index + 1, found, records, disagreements));
+      const commands = findSimpleCommands(pair.call.command);
+      const found = findScriptInvocations(pair.call.command, matcher, commands);
+      if (found.length === 0) continue;
+      const onlyTarget = found.length === commands.length;
+      added.push(...reconcileCall(pair, index + 1, { found, onlyTarget }, records, disagreements));
     }
   }
   const checked = matcher !== null && calls.length > 0;
@@ -165,22 +168,21 @@ interface ShimRecord {
 }
 
 /**
- * One tool call against the shim's records: claims the records of its typed invocations, checks the
- * last one's exit code against the call's, and returns the invocations the shim did not record
+ * One tool call that typed invocations of the target (`found`; `onlyTarget` when its commands are
+ * nothing else) against the shim's records: claims the records of its typed invocations, checks
+ * the last one's exit code against the call's, and returns the invocations the shim did not record
  * (typed with a path, or missing).
  */
 function reconcileCall(
   { call, result }: { call: EventOf<"tool_call">; result: EventOf<"tool_result"> | null },
   callNumber: number,
-  found: ScriptInvocation[],
+  { found, onlyTarget }: { found: ScriptInvocation[]; onlyTarget: boolean },
   records: ShimRecord[],
   disagreements: string[],
 ): { invocation: Invocation; atMs: number }[] {
-  const onlyTarget = found.length === findSimpleCommands(call.command).length;
   const fromMs = Date.parse(call.ts);
   const toMs = result ? Date.parse(result.ts) : Number.POSITIVE_INFINITY;
   const during = recordsBetween(records, fromMs, toMs);
-  if (found.length === 0) return [];
   for (const record of during) record.explained = true;
   const observed = result !== null && !result.timed_out;
   // Claimed from the latest back, so the last typed command gets the call's last record; the last
@@ -318,8 +320,11 @@ const COMMAND_WRAPPERS = new Set([
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
 
 /** One invocation per simple command whose command word (or a wrapped one) is the target. */
-function findScriptInvocations(script: string, matcher: ScenarioPattern): ScriptInvocation[] {
-  const commands = findSimpleCommands(script);
+function findScriptInvocations(
+  script: string,
+  matcher: ScenarioPattern,
+  commands: readonly SimpleCommand[] = findSimpleCommands(script),
+): ScriptInvocation[] {
   const found: ScriptInvocation[] = [];
   commands.forEach((command, index) => {
     const { words } = command;

@@ -74,7 +74,7 @@ export function createSandboxSelector(options: SandboxSelectorOptions): SandboxS
 }
 
 /** The warning of an `auto` run that fell back to local. */
-export function describeFallback(error: unknown): string {
+function describeFallback(error: unknown): string {
   const reason = error instanceof ConfigError ? error.message : describeError(error);
   return (
     `the agent was NOT isolated: sandbox "auto" ran its trials in the local sandbox because bwrap does not work here (${reason.replace(/^sandbox "bwrap" /, "")}). ` +

@@ -31,7 +31,7 @@ const SECRET_PARTS = [
 /** Shorter values would redact ordinary words and numbers all over the output. */
 export const MIN_SECRET_LENGTH = 6;
 /** Shorter values' reversed and encoded forms would match ordinary text. */
-export const MIN_ENCODED_SECRET_LENGTH = 8;
+const MIN_ENCODED_SECRET_LENGTH = 8;
 
 /** True for environment variable names that commonly hold credentials (case-insensitive). */
 export function isSecretName(name: string): boolean {

@@ -23,7 +23,10 @@ import { runProcess } from "./exec.js";
 import { parseShimRecords } from "./shim.js";
 import type { TargetInvocationRecord } from "./types.js";
 
-/** Records beyond this much text are dropped (an agent flooding the channel), and the loss said. */
+/**
+ * Records beyond this much text are dropped (an agent flooding the channel): missing like the
+ * records an agent steals in local mode, and flagged the same way where the cross-check can.
+ */
 const MAX_CHANNEL_BYTES = 16 * 1024 * 1024;
 const FIFO_NAME = "records";
 
@@ -32,8 +35,6 @@ export interface ShimChannel {
   file: string;
   /** Every record received so far (whatever is waiting in the pipe included), in start order. */
   read(): TargetInvocationRecord[];
-  /** True once records were dropped because the channel overflowed. */
-  overflowed(): boolean;
   close(): void;
 }
 
@@ -58,10 +59,8 @@ export async function openShimChannel(dir: string, searchPath: string): Promise<
   // Write-only from now on: this descriptor stays the only reader.
   chmodSync(file, 0o222);
   let text = "";
-  let overflow = false;
   const append = (chunk: string) => {
-    if (text.length + chunk.length > MAX_CHANNEL_BYTES) overflow = true;
-    else text += chunk;
+    if (text.length + chunk.length <= MAX_CHANNEL_BYTES) text += chunk;
   };
   const socket = new net.Socket({ fd, readable: true, writable: false });
   socket.setEncoding("latin1");
@@ -90,7 +89,6 @@ export async function openShimChannel(dir: string, searchPath: string): Promise<
       if (!closed) drain();
       return parseShimRecords(text);
     },
-    overflowed: () => overflow,
     close() {
       if (closed) return;
       drain();

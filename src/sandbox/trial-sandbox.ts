@@ -41,7 +41,7 @@ import type { ExecResult, TargetInvocationRecord, TrialSandbox } from "./types.j
 export const DEFAULT_OUTPUT_CAP_BYTES = 128 * 1024;
 export const DEFAULT_GATE_OUTPUT_CAP_BYTES = 8 * 1024 * 1024;
 /** An external agent's streamed stdout (its transcript) before the middle is cut. */
-export const DEFAULT_AGENT_STREAM_CAP_BYTES = 1024 * 1024;
+const DEFAULT_AGENT_STREAM_CAP_BYTES = 1024 * 1024;
 export const DEFAULT_SETUP_TIMEOUT_MS = 300_000;
 const STDERR_HEAD_CHARS = 800;
 

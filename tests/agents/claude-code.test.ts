@@ -5,10 +5,7 @@
  * anywhere else.
  */
 import { execFileSync } from "node:child_process";
-import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -25,6 +22,7 @@ import { defaultRunOptions } from "../../src/run/options.js";
 import type { TrialOutput } from "../../src/run/trial.js";
 import type { Scenario } from "../../src/scenario/types.js";
 import type { EventInput, TrialEvent } from "../../src/transcript/events.js";
+import { startLoopbackServer } from "../support/loopback-server.js";
 import {
   bashCall,
   finalText,
@@ -69,25 +67,15 @@ afterEach(async () => {
 /** An HTTP(S) proxy that records every request it gets and refuses it: nothing may leave the machine. */
 async function startTrapProxy(): Promise<{ url: string; hits: string[]; close(): Promise<void> }> {
   const hits: string[] = [];
-  const server = http.createServer((req, res) => {
+  const trap = await startLoopbackServer((req, res) => {
     hits.push(`${req.method} ${req.url}`);
     res.writeHead(403).end();
   });
-  server.on("connect", (req, socket) => {
+  trap.server.on("connect", (req, socket) => {
     hits.push(`CONNECT ${req.url}`);
     socket.end("HTTP/1.1 403 Forbidden\r\n\r\n");
   });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    hits,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { url: trap.url, hits, close: trap.close };
 }
 
 /** Environment for the tool under test: any outbound HTTP(S) request goes to the trap. */

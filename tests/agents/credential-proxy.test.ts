@@ -1,9 +1,8 @@
-import { once } from "node:events";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import type http from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { type CredentialProxy, startCredentialProxy } from "../../src/agents/credential-proxy.js";
 import { startConnectProxy } from "../support/connect-proxy.js";
+import { type LoopbackServer, startLoopbackServer } from "../support/loopback-server.js";
 import {
   apiError,
   bashCall,
@@ -33,19 +32,11 @@ async function startProxy(upstream: string): Promise<CredentialProxy> {
   return proxy;
 }
 
-/** A bare HTTP server on 127.0.0.1 whose handler the test writes. */
-async function startUpstream(handler: http.RequestListener): Promise<{ url: string; server: http.Server }> {
-  const server = http.createServer(handler);
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+/** A loopback upstream whose handler the test writes; closed after the test. */
+async function startUpstream(handler: http.RequestListener): Promise<LoopbackServer> {
+  const upstream = await startLoopbackServer(handler);
+  cleanups.push(upstream.close);
+  return upstream;
 }
 
 describe("credential proxy", () => {
@@ -202,10 +193,7 @@ describe("credential proxy", () => {
   it("answers 502 in the API's error format when the upstream cannot be reached, without the key", async () => {
     const upstream = await startUpstream(() => undefined);
     const deadUrl = upstream.url;
-    await new Promise<void>((resolve) => {
-      upstream.server.closeAllConnections();
-      upstream.server.close(() => resolve());
-    });
+    await upstream.close();
     const proxy = await startProxy(deadUrl);
     const response = await fetch(`${proxy.url}/v1/messages`, { method: "POST", body: "{}" });
     expect(response.status).toBe(502);

@@ -271,6 +271,24 @@ describe("extractInvocations with a binary: calls the shim did not see", () => {
     expect(result.disagreements).toBeUndefined();
   });
 
+  it("keeps every record of a loop made of nothing but the target's commands", () => {
+    const log = createEventLog();
+    // Each command of the call is the target, yet the loop runs them more times than they are typed.
+    log.call("while my-tool next; do my-tool show; done", 0);
+    for (const [argv, exitCode] of [
+      [["my-tool", "next"], 0],
+      [["my-tool", "show"], 0],
+      [["my-tool", "next"], 0],
+      [["my-tool", "show"], 0],
+      [["my-tool", "next"], 1],
+    ] as const) {
+      log.shim([...argv], exitCode);
+    }
+    const result = extractInvocations(log.events, target);
+    expect(result.invocations.map((i) => i.exit_code)).toEqual([0, 0, 0, 0, 1]);
+    expect(result.disagreements).toBeUndefined();
+  });
+
   it("takes the harness's exit code when the record of a call's last command says otherwise", () => {
     const log = createEventLog();
     log.call("my-tool fail", 1);

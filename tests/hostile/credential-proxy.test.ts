@@ -5,11 +5,10 @@
  * records what reached it: only the allowlisted endpoints, under the base URL's path prefix, and
  * nothing once the trial's request cap is reached.
  */
-import { once } from "node:events";
-import http from "node:http";
-import net, { type AddressInfo } from "node:net";
+import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { startCredentialProxy } from "../../src/agents/credential-proxy.js";
+import { startLoopbackServer } from "../support/loopback-server.js";
 
 const CANARY_KEY = "sk-ant-canary-hostile-proxy-7Hq2Zx9Vb4";
 
@@ -27,21 +26,13 @@ interface Received {
 /** An upstream on 127.0.0.1 that records every request and answers 200 `{}`. */
 async function startRecordingUpstream(): Promise<{ url: string; received: Received[] }> {
   const received: Received[] = [];
-  const server = http.createServer((req, res) => {
+  const upstream = await startLoopbackServer((req, res) => {
     received.push({ method: req.method, url: req.url, key: req.headers["x-api-key"] });
     req.resume();
     res.writeHead(200, { "content-type": "application/json" }).end("{}");
   });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received };
+  cleanups.push(upstream.close);
+  return { url: upstream.url, received };
 }
 
 /** Sends one request with exactly this request target; resolves with the status and body. */

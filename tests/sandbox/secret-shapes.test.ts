@@ -115,15 +115,23 @@ describe("createSecretRedactor: other forms of a known value", () => {
   });
 
   it("redacts it inside base64 wrapped over lines, raw or JSON-escaped", () => {
-    const encoded = Buffer.from(`${"header ".repeat(9)}${secret}${" trailer".repeat(9)}`).toString("base64");
+    // 54 bytes before the secret: its encoding starts at character 72, 4 before the first break.
+    const encoded = Buffer.from(`${"header ".repeat(7)}tail:${secret}${" trailer".repeat(9)}`).toString(
+      "base64",
+    );
     const wrapped = encoded.replace(/.{76}/g, "$&\n");
-    // The secret's encoding straddles a line break.
-    expect(wrapped.split("\n").some((line) => line.length === 76)).toBe(true);
-    expect(redact(wrapped)).toContain("[REDACTED]");
+    const secretEncoding = Buffer.from(secret).toString("base64").slice(0, 24);
+    // The secret's encoding straddles the first line break: no line holds it whole.
+    expect(encoded.indexOf(secretEncoding)).toBe(72);
+    expect(wrapped.split("\n").some((line) => line.includes(secretEncoding))).toBe(false);
+    const redacted = redact(wrapped);
+    expect(redacted).toContain("[REDACTED]");
+    expect(redacted.replaceAll("\n", "")).not.toContain(secretEncoding.slice(4, 20));
     const json = JSON.stringify({ stdout: wrapped });
     const redactedJson = redact(json);
     expect(redactedJson).toContain("[REDACTED]");
-    expect(() => JSON.parse(redactedJson)).not.toThrow();
+    const { stdout } = JSON.parse(redactedJson) as { stdout: string };
+    expect(stdout.replaceAll("\n", "")).not.toContain(secretEncoding.slice(4, 20));
   });
 
   it("collects shaped values and URL passwords whatever the variable is called", () => {
