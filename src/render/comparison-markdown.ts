@@ -191,17 +191,13 @@ export function buildComparisonBlocks(
   };
 }
 
-function renderWarnings(c: Comparison): string {
-  return renderMarkdownWarnings(c.warnings.map((w) => w.message));
-}
-
 /**
- * A GitHub warning callout listing `messages` as plain text: whatever a warning carries (model
- * names, scenario keys, paths) is escaped, so any warning can take this path.
+ * The comparison's warnings as a GitHub warning callout, each as plain text: whatever a warning
+ * carries (model names, scenario keys, paths) is escaped.
  */
-export function renderMarkdownWarnings(messages: readonly string[]): string {
-  if (messages.length === 0) return "";
-  return ["> [!WARNING]", ...messages.map((m) => `> - ${markdownText(m)}`)].join("\n");
+function renderWarnings(c: Comparison): string {
+  if (c.warnings.length === 0) return "";
+  return ["> [!WARNING]", ...c.warnings.map((w) => `> - ${markdownText(w.message)}`)].join("\n");
 }
 
 function gateFamily(decision: Decision | null, metric: string): MetricFamily | undefined {

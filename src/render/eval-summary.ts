@@ -6,6 +6,7 @@
 import type { RunSummary, ScenarioReport, SubcommandSummary } from "../results/types.js";
 import { escapeMarkdownCell, markdownCode, markdownHtml } from "./escape.js";
 import { formatDuration, formatNumber, formatRate, formatTokens } from "./format.js";
+import { scenarioName } from "./labels.js";
 
 /** "3 natural, 1 turn limit, 1 infra_error": natural and turn-limit stops first, then any others. */
 export function describeStops(summary: Pick<RunSummary, "end_reasons">): string {
@@ -94,10 +95,9 @@ export function renderSubcommandsMarkdown(scenarios: readonly ScenarioReport[]):
   if (withSubcommands.length === 0) return [];
   const lines = ["", "## Per subcommand", ""];
   for (const scenario of withSubcommands) {
-    const key = scenario.variant ? `${scenario.id} @ ${scenario.variant}` : scenario.id;
     lines.push(
       // Inside HTML Markdown is not rendered: the name is escaped as HTML.
-      `<details><summary><code>${markdownHtml(key)}</code></summary>`,
+      `<details><summary><code>${markdownHtml(scenarioName(scenario))}</code></summary>`,
       "",
       "| Subcommand | Trials | Commands | Errors | Error rate | Retries | Help |",
       "|---|---:|---:|---:|---:|---:|---:|",

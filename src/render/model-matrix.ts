@@ -45,12 +45,13 @@ function categoryNames(matrix: ModelMatrix): string[] {
   return [...names].sort();
 }
 
-/** "2 all pass · 1 some models fail · 1 all models fail" (classes with rows only). */
-function describeCounts(matrix: ModelMatrix, clean: (text: string) => string = (t) => t): string {
-  const order: MatrixClass[] = ["all_fail", "some_fail", "incomplete", "all_pass"];
-  return order
-    .filter((c) => matrix.counts[c] > 0)
-    .map((c) => `${matrix.counts[c]} ${clean(MATRIX_CLASS_LABELS[c])}`)
+/** Failures first: they are what the matrix is for. */
+const CLASS_ORDER: readonly MatrixClass[] = ["all_fail", "some_fail", "incomplete", "all_pass"];
+
+/** "1 all models fail · 1 some models fail · 2 all pass" (classes with rows only). */
+function describeCounts(matrix: ModelMatrix): string {
+  return CLASS_ORDER.filter((c) => matrix.counts[c] > 0)
+    .map((c) => `${matrix.counts[c]} ${MATRIX_CLASS_LABELS[c]}`)
     .join(" · ");
 }
 
@@ -74,10 +75,8 @@ export function renderModelMatrixMarkdown(matrix: ModelMatrix, options: { maxRow
     `| Scenario | ${matrix.models.map((m) => escapeMarkdownCell(markdownCode(m))).join(" | ")} | Diagnosis |`,
   );
   lines.push(`|---|${matrix.models.map(() => "---").join("|")}|---|`);
-  // Failures first: they are what the matrix is for.
-  const order: MatrixClass[] = ["all_fail", "some_fail", "incomplete", "all_pass"];
   const rows = [...matrix.rows].sort(
-    (a, b) => order.indexOf(a.classification) - order.indexOf(b.classification),
+    (a, b) => CLASS_ORDER.indexOf(a.classification) - CLASS_ORDER.indexOf(b.classification),
   );
   const shown = rows.slice(0, options.maxRows ?? rows.length);
   for (const row of shown) {

@@ -14,6 +14,7 @@ import {
   formatRunCost,
   formatTokens,
 } from "./format.js";
+import { scenarioName } from "./labels.js";
 import { renderModelMatrixMarkdown } from "./model-matrix.js";
 import { describeReplay } from "./replay.js";
 
@@ -21,9 +22,12 @@ const OUTCOME_MARK: Record<string, string> = { pass: "✅", fail: "❌", error: 
 
 /** The scenario's name as inert Markdown (a code span): it comes from the report, not from us. */
 function scenarioLabel(scenario: ScenarioReport): string {
-  return escapeMarkdownCell(
-    markdownCode(scenario.variant ? `${scenario.id} @ ${scenario.variant}` : scenario.id),
-  );
+  return markdownCode(scenarioName(scenario));
+}
+
+/** scenarioLabel for a table cell (GFM splits cells on `|` even inside code). */
+function scenarioCell(scenario: ScenarioReport): string {
+  return escapeMarkdownCell(scenarioLabel(scenario));
 }
 
 function scenarioOutcome(scenario: ScenarioReport): string {
@@ -122,7 +126,7 @@ function renderScenarioTable(report: Report): string[] {
   ];
   for (const scenario of report.scenarios) {
     lines.push(
-      `| ${scenarioLabel(scenario)} | ${scenarioOutcome(scenario)} | ${passRateCell(scenario)}` +
+      `| ${scenarioCell(scenario)} | ${scenarioOutcome(scenario)} | ${passRateCell(scenario)}` +
         ` | ${metric(scenario, "total_commands", "number")} | ${metric(scenario, "error_rate", "rate")}` +
         ` | ${metric(scenario, "retry_rate", "rate")} | ${metric(scenario, "help_invocations", "number")}` +
         ` | ${metric(scenario, "first_try_success_rate", "rate")} | ${metric(scenario, "iteration_ratio", "rate")}` +
@@ -184,7 +188,7 @@ function renderReplayMarkdown(scenarios: readonly ScenarioReport[]): string[] {
     s.trials.flatMap((t) =>
       t.replay
         ? [
-            `| ${escapeMarkdownCell(markdownCode(scenarioLabel(s)))} | ${t.trial} | ${escapeMarkdownCell(describeReplay(t.replay, markdownCode))} |`,
+            `| ${scenarioCell(s)} | ${t.trial} | ${escapeMarkdownCell(describeReplay(t.replay, markdownCode))} |`,
           ]
         : [],
     ),
@@ -217,9 +221,7 @@ function renderShimDisagreements(report: Report): string[] {
   ];
   for (const [scenario, trial] of flagged) {
     for (const message of trial.shim_disagreements ?? []) {
-      lines.push(
-        `- ${markdownCode(scenarioLabel(scenario))}, trial ${trial.trial}: ${markdownText(message)}`,
-      );
+      lines.push(`- ${scenarioLabel(scenario)}, trial ${trial.trial}: ${markdownText(message)}`);
     }
   }
   return lines;

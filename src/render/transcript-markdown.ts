@@ -6,8 +6,6 @@ export interface TranscriptOptions {
   maxOutputChars?: number;
 }
 
-const fence = (text: string) => markdownFence(text);
-
 function clip(text: string, max: number): string {
   if (text.length <= max) return text;
   const half = Math.floor(max / 2);
@@ -32,11 +30,11 @@ export function renderTranscriptMarkdown(events: TrialEvent[], options: Transcri
         out.push(
           "**Task**",
           "",
-          fence(event.task),
+          markdownFence(event.task),
           "",
           "**System prompt**",
           "",
-          fence(event.system_prompt),
+          markdownFence(event.system_prompt),
           "",
         );
         break;
@@ -50,7 +48,7 @@ export function renderTranscriptMarkdown(events: TrialEvent[], options: Transcri
           "",
         );
         // The model's words are the agent's: shown as written, in a block nothing in them can end.
-        if (event.text.trim()) out.push(fence(event.text.trim()), "");
+        if (event.text.trim()) out.push(markdownFence(event.text.trim()), "");
         break;
       }
       case "model_error":
@@ -61,7 +59,7 @@ export function renderTranscriptMarkdown(events: TrialEvent[], options: Transcri
         break;
       case "tool_call":
         // The fence on a line of its own: after text on the same line it would be an inline code span, which a blank line ends.
-        out.push("**$**", fence(event.command), "");
+        out.push("**$**", markdownFence(event.command), "");
         break;
       case "tool_result": {
         const flags = [event.timed_out ? "timed out" : "", event.truncated ? "output truncated" : ""].filter(
@@ -71,12 +69,12 @@ export function renderTranscriptMarkdown(events: TrialEvent[], options: Transcri
           `exit ${event.exit_code}, ${event.duration_ms} ms${flags.length ? ` (${flags.join(", ")})` : ""}`,
           "",
         );
-        if (event.stdout) out.push("stdout:", fence(clip(event.stdout, max)), "");
-        if (event.stderr) out.push("stderr:", fence(clip(event.stderr, max)), "");
+        if (event.stdout) out.push("stdout:", markdownFence(clip(event.stdout, max)), "");
+        if (event.stderr) out.push("stderr:", markdownFence(clip(event.stderr, max)), "");
         break;
       }
       case "agent_output":
-        out.push(fence(clip(event.text, max * 4)), "");
+        out.push(markdownFence(clip(event.text, max * 4)), "");
         break;
       case "target_invocation":
       case "model_request":

@@ -47,11 +47,10 @@ export const MATRIX_CLASS_LABELS: Record<MatrixClass, string> = {
 };
 
 function cellOf(scenario: ScenarioReport): ModelCell {
-  const { passed, failed, errors, skipped, trials } = scenario.summary;
+  const { passed, failed, errors } = scenario.summary;
   const evaluated = passed + failed;
   // Like the run's scenarios_passed: a scenario passes when every evaluated trial passed and none errored.
-  const state: ModelCellState =
-    failed > 0 ? "fail" : evaluated === 0 || errors > 0 || skipped === trials ? "incomplete" : "pass";
+  const state: ModelCellState = failed > 0 ? "fail" : evaluated === 0 || errors > 0 ? "incomplete" : "pass";
   return { state, passed, evaluated, pass_rate: evaluated > 0 ? passed / evaluated : null };
 }
 

@@ -101,7 +101,7 @@ async function readRunFolder(source: string, reportFile: string): Promise<Record
 }
 
 /** The tool calls of one trial's events, each with its result (a call without one keeps exit_code null). */
-export function fromEvents(key: string, trial: number, events: readonly TrialEvent[]): Recording {
+function fromEvents(key: string, trial: number, events: readonly TrialEvent[]): Recording {
   const calls: RecordedCall[] = [];
   const byId = new Map<string, RecordedCall>();
   let model: string | null = null;
