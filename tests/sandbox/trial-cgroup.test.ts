@@ -131,7 +131,10 @@ describe.skipIf(parent === null)("a trial's cgroup", () => {
 
   it("needs no runner for a trial that starts no process", async () => {
     // A runner taken and given back would wait in a fresh cgroup: the harness's cgroups would change.
-    const ours = () => readdirSync(parent!).filter((name) => name.startsWith(`${process.pid}-`)).sort();
+    const ours = () =>
+      readdirSync(parent!)
+        .filter((name) => name.startsWith(`${process.pid}-`))
+        .sort();
     const before = ours();
     const cgroup = await createTrialCgroup();
     expect(await cgroup!.dispose()).toBe(true);
