@@ -10049,12 +10049,28 @@ const KILL_GRACE_MS = 500;
  * @returns {boolean} whether the group was there to signal
  */
 function signalGroup(pgid, signal) {
+    return deliver(-pgid, signal);
+}
+/**
+ * Whether a process is still there (signal 0).
+ * @param {number} pid
+ * @returns {boolean}
+ */
+function isProcessAlive(pid) {
+    return deliver(pid, 0);
+}
+/**
+ * @param {number} target  a pid, or a negated process group id
+ * @param {NodeJS.Signals | 0} signal
+ * @returns {boolean} whether there was something to signal
+ */
+function deliver(target, signal) {
     try {
-        process.kill(-pgid, signal);
+        process.kill(target, signal);
         return true;
     }
     catch (error) {
-        // ESRCH: the group is gone. EPERM: a member we may not signal, so it is still there.
+        // ESRCH: it is gone. EPERM: a process we may not signal, so it is still there.
         return /** @type {NodeJS.ErrnoException} */ (error).code === "EPERM";
     }
 }
