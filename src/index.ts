@@ -15,9 +15,11 @@ export {
 export { type BaselineCandidate, type PooledBaseline, poolBaselines } from "./compare/pool-baselines.js";
 export type * from "./compare/types.js";
 export { ConfigError, InfraError } from "./errors.js";
-export { createAnthropicClient } from "./model/anthropic-client.js";
+export { type AnthropicClientOptions, createAnthropicClient } from "./model/anthropic-client.js";
 export { createAimdLimiter } from "./model/call-limiter.js";
 export type { ModelClient } from "./model/model-client.js";
+export { createOpenAiClient, type OpenAiApiChoice, type OpenAiClientOptions } from "./model/openai-client.js";
+export { createProviderRouter, type ProviderName, parseModelId } from "./model/provider.js";
 export { renderComparisonMarkdown, renderComparisonTerminal } from "./render/comparison-markdown.js";
 export { renderDecisionHeadline, renderDecisionReason } from "./render/decision.js";
 export { FORMAT_NAMES, type FormatName, OUTPUT_FORMATS } from "./render/formats.js";

@@ -202,11 +202,11 @@ describe.skipIf(offline)(
         [
           "--input-type=module",
           "-e",
-          'const m = await import("llm-tool-test"); console.log(typeof m.runSuite);',
+          'const m = await import("llm-tool-test"); console.log([m.runSuite, m.createAnthropicClient, m.createOpenAiClient, m.createProviderRouter].map((f) => typeof f).join(" "));',
         ],
         { cwd: project, env: userEnv() },
       );
-      expect(library.stdout.trim(), library.stderr).toBe("function");
+      expect(library.stdout.trim(), library.stderr).toBe("function function function function");
     }, 120_000);
   },
 );

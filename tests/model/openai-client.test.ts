@@ -141,6 +141,22 @@ describe("createOpenAiClient over Chat Completions", () => {
     expect(forced.content).toEqual([expect.objectContaining({ type: "tool_use", input: '{"command": "ls' })]);
   });
 
+  it("keeps a refusal's words as the answer's text and maps a content filter stop to a refusal", async () => {
+    const server = await serve(
+      inOrder(
+        { kind: "answer", refusal: "I can't help with deleting those files." },
+        { kind: "answer", text: "partial", finishReason: "content_filter" },
+      ),
+    );
+    const client = createOpenAiClient({ apiKey: CANARY_KEY, baseURL: server.url });
+    const refused = await client.createMessage(params);
+    expect(refused.content).toEqual([{ type: "text", text: "I can't help with deleting those files." }]);
+    expect(refused.stop_reason).toBe("end_turn");
+    const filtered = await client.createMessage(params);
+    expect(filtered.stop_reason).toBe("refusal");
+    expect(filtered.content).toEqual([{ type: "text", text: "partial" }]);
+  });
+
   it("waits out a 429's retry-after-ms, tells the limiter, then succeeds", async () => {
     const server = await serve(
       inOrder({ kind: "error", status: 429, message: "slow down", retryAfterMs: 150 }, openAiBashCall("ls")),
@@ -284,6 +300,23 @@ describe("createOpenAiClient over the Responses API", () => {
     const response = await client.createMessage(params);
     expect(server.requests[0]?.path).toBe("/v1/responses");
     expect(response.stop_reason).toBe("max_tokens");
+  });
+
+  it("keeps a refusal part's words and maps a content-filtered response to a refusal", async () => {
+    const server = await serve(
+      inOrder(
+        { kind: "answer", text: "Here is", refusal: "I won't run that." },
+        { kind: "answer", text: "cut", incomplete: "content_filter" },
+      ),
+    );
+    const client = createOpenAiClient({ apiKey: CANARY_KEY, baseURL: server.url, api: "responses" });
+    const refused = await client.createMessage(params);
+    expect(refused.content).toEqual([
+      { type: "text", text: "Here is" },
+      { type: "text", text: "I won't run that." },
+    ]);
+    expect(refused.stop_reason).toBe("end_turn");
+    expect((await client.createMessage(params)).stop_reason).toBe("refusal");
   });
 
   it("chooses the API per model", () => {

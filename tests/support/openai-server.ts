@@ -41,6 +41,8 @@ export type OpenAiScriptedReply =
   | {
       kind: "answer";
       text?: string;
+      /** The model's refusal, in its own field (Chat) or content part (Responses), as OpenAI sends it. */
+      refusal?: string;
       toolCalls?: OpenAiScriptedToolCall[];
       /** Chat's finish_reason; default `tool_calls` with tool calls, else `stop`. */
       finishReason?: string;
@@ -137,7 +139,7 @@ function chatCompletion(reply: Extract<OpenAiScriptedReply, { kind: "answer" }>,
         message: {
           role: "assistant",
           content: reply.text ?? null,
-          refusal: null,
+          refusal: reply.refusal ?? null,
           ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
         },
         finish_reason: reply.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
@@ -161,13 +163,16 @@ function chatCompletion(reply: Extract<OpenAiScriptedReply, { kind: "answer" }>,
 function responsesAnswer(reply: Extract<OpenAiScriptedReply, { kind: "answer" }>, body: any) {
   const usage = usageOf(reply, body);
   const output: unknown[] = [];
-  if (reply.text !== undefined) {
+  if (reply.text !== undefined || reply.refusal !== undefined) {
     output.push({
       type: "message",
       id: nextId("msg"),
       role: "assistant",
       status: "completed",
-      content: [{ type: "output_text", text: reply.text, annotations: [] }],
+      content: [
+        ...(reply.text !== undefined ? [{ type: "output_text", text: reply.text, annotations: [] }] : []),
+        ...(reply.refusal !== undefined ? [{ type: "refusal", refusal: reply.refusal }] : []),
+      ],
     });
   }
   for (const call of reply.toolCalls ?? []) {
