@@ -3,7 +3,7 @@
  * repository (the registry serves its dependencies). Shared by the end-to-end test of the installed
  * package (tests/e2e/installed-package.test.ts) and the footprint benchmark (bench/footprint.bench-run.ts).
  */
-import { mkdir, readdir } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, symlink } from "node:fs/promises";
 import path from "node:path";
 import { type CommandResult, ROOT, runCommand } from "./run-cli.js";
 
@@ -62,6 +62,27 @@ export async function installTarball(project: string, tarball: string): Promise<
     await runCommand("npm", ["install", "--save-dev", tarball], { cwd: project, env: userEnv() }),
     "npm install",
   );
+}
+
+/**
+ * The tarball unpacked as `node_modules/llm-tool-test` of the project, its dependencies linked from
+ * this repository's node_modules: what `npm install` of it gives, without the registry. Only the
+ * declared dependencies are there, so the package cannot lean on a devDependency.
+ */
+export async function installTarballOffline(project: string, tarball: string): Promise<void> {
+  const modules = path.join(project, "node_modules");
+  await mkdir(modules, { recursive: true });
+  check(await runCommand("tar", ["-xzf", tarball, "-C", modules], { cwd: project, env: userEnv() }), "tar");
+  const installed = path.join(modules, "llm-tool-test");
+  await rename(path.join(modules, "package"), installed);
+  const manifest = JSON.parse(await readFile(path.join(installed, "package.json"), "utf8")) as {
+    dependencies?: Record<string, string>;
+  };
+  // @types/node as a TypeScript user has it, to type-check code written against the package.
+  for (const name of [...Object.keys(manifest.dependencies ?? {}), "@types/node"]) {
+    await mkdir(path.dirname(path.join(modules, name)), { recursive: true });
+    await symlink(path.join(ROOT, "node_modules", name), path.join(modules, name));
+  }
 }
 
 export interface Footprint {
