@@ -104,9 +104,10 @@ function breakerThreshold(concurrency: number): number {
  */
 export async function runSuite(
   scenarios: Scenario[],
-  options: RunOptions,
+  given: RunOptions,
   ports: SuitePorts,
 ): Promise<SuiteResult> {
+  const options = withAgentOfRecord(given, ports.agent);
   const now = ports.now ?? Date.now;
   const signal = ports.signal ?? new AbortController().signal;
   const redact = createSecretRedactor(collectRunSecrets(scenarios, ports.env));
@@ -116,6 +117,15 @@ export async function runSuite(
   const run = await startRun(scenarios, options, ports, now);
   const stopReason = await runTrials(run, { options, ports, now, signal, redact, sandboxes });
   return finishRun(run, stopReason, options, { ...ports, sandboxes }, now, redact);
+}
+
+/**
+ * The report records the agent that runs: `options.agent` follows `ports.agent` (a library caller
+ * who set only the ports would otherwise get a report that says `oracle`, with no model).
+ */
+function withAgentOfRecord(options: RunOptions, agent: Agent): RunOptions {
+  if (options.agent === agent.name) return options;
+  return { ...options, agent: agent.name, agentReason: null };
 }
 
 /**
