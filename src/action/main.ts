@@ -218,6 +218,7 @@ interface ForkReplay {
   label: string;
 }
 
+/** Secrets → folders → baseline (and replay) → sandbox → report → publish → the check's status. */
 async function runAction(
   settings: ActionSettings,
   context: RunContext,
