@@ -30,10 +30,16 @@ import { formatUsd } from "../render/format.js";
 import { renderJobSummary, renderSkippedSummary, SUMMARY_MAX_BYTES } from "../render/job-summary.js";
 import { type BaselineNote, formatCommentMarker, renderComment } from "../render/pr-comment.js";
 import type { Report, TrialReport } from "../results/types.js";
-import { poolTargetOf, type RunBaseline, settleBaseline } from "../run/baseline.js";
+import { type RunBaseline, settleBaseline } from "../run/baseline.js";
 import { runModels } from "../run/plan.js";
-import { createRunModelClient, prepareRun } from "../run/prepare.js";
-import { type DecisionSettings, runSuite, type SuiteResult, writeRunOutputs } from "../run/suite.js";
+import { createRunModelClient, type PreparedRun, poolTargetOfPrepared, prepareRun } from "../run/prepare.js";
+import {
+  type DecisionSettings,
+  type ProgressEvent,
+  runSuite,
+  type SuiteResult,
+  writeRunOutputs,
+} from "../run/suite.js";
 import { runProcess } from "../sandbox/exec.js";
 import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
 import { expandScenarioPatterns } from "../scenario/patterns.js";
@@ -212,6 +218,7 @@ interface ForkReplay {
   label: string;
 }
 
+/** Secrets → folders → baseline (and replay) → sandbox → report → publish → the check's status. */
 async function runAction(
   settings: ActionSettings,
   context: RunContext,
@@ -228,6 +235,53 @@ async function runAction(
   if (secrets.kind === "skip") return skip(secrets.reason, deps, log);
   if (deps.environmentWarning && settings.mode === "run") log.warn(deps.environmentWarning);
 
+  const folders = await prepareFolders(settings, context);
+  const source = await settleRunSource(settings, context, deps, folders, secrets, log);
+  if (source.kind === "skip") return skip(source.reason, deps, log);
+  let { baseline, forkReplay } = source;
+
+  if (settings.mode === "run") {
+    await setUpSandboxFor(settings, deps.commands ?? createCommandRunner(deps.env), log);
+  }
+  const produced =
+    settings.mode === "merge"
+      ? await produceMergedReport(settings, deps, folders, redact, log, baseline)
+      : await produceRunReport(source.runSettings, context, deps, folders, baseline, log, source.replayFrom);
+  if (settings.mode === "merge" && produced.replayed) {
+    baseline = produced.replayed.baseline;
+    if (secrets.kind === "replay") forkReplay = { sender: secrets.sender, label: produced.replayed.label };
+  }
+  const baselineNote = noteBaseline(baseline, produced, context, log);
+
+  const outputs = await publish(settings, context, deps, redact, log, {
+    produced,
+    baselineNote,
+    artifactName: folders.artifactName,
+    outDir: folders.outDir,
+    sharded: folders.sharded,
+    forkReplay,
+  });
+  setOutputs(core, outputs);
+  if (folders.sharded) {
+    // A failing shard would keep the merge job (`needs:`) from running: the merge decides.
+    log.info(`Shard done (${produced.report.summary.outcome}); the merge job decides the check's status.`);
+    return { status: "passed", outputs, message: null };
+  }
+  return decideExit(produced.decision, produced.report, baselineNote, core, log, redact, outputs);
+}
+
+/** Where the action works: the scenarios' folder, the report's (emptied) folder, the artifact's name. */
+interface ActionFolders {
+  workDir: string;
+  outDir: string;
+  /** Where the baseline's and the shards' artifacts are downloaded. */
+  downloadDir: string;
+  artifactName: string;
+  /** A shard of a matrix run (`shard: i/n`), merged and decided by a later job. */
+  sharded: boolean;
+}
+
+async function prepareFolders(settings: ActionSettings, context: RunContext): Promise<ActionFolders> {
   const workDir = path.resolve(context.workspace, settings.workingDirectory);
   if (!(await isDirectory(workDir))) {
     throw new ConfigError(
@@ -243,87 +297,73 @@ async function runAction(
   const downloadDir = path.join(context.tempDir, "llm-tool-test", `${artifactName}-downloads`);
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
+  return { workDir, outDir, downloadDir, artifactName, sharded };
+}
 
+/**
+ * The baseline to compare with and, when the run replays it (`agent: replay`, or a fork's pull
+ * request with `fork-mode: replay`), the recordings and the settings it replays with.
+ */
+type RunSource =
+  | {
+      kind: "run";
+      baseline: BaselineResolution;
+      runSettings: ActionSettings;
+      replayFrom: string | null;
+      forkReplay: ForkReplay | null;
+    }
+  | { kind: "skip"; reason: string };
+
+async function settleRunSource(
+  settings: ActionSettings,
+  context: RunContext,
+  deps: ActionDeps,
+  folders: ActionFolders,
+  secrets: Exclude<SecretsCheck, { kind: "skip" }>,
+  log: Log,
+): Promise<RunSource> {
+  const { sharded, workDir } = folders;
   // The baseline comes first: the budget's estimate uses its costs, and a broken lookup shows early.
   // A shard is compared once merged, but a replaying shard still needs the baseline's transcripts.
   const replaying = settings.mode === "run" && (secrets.kind === "replay" || settings.agent === "replay");
-  let baseline: BaselineResolution =
+  const baseline: BaselineResolution =
     sharded && !replaying
       ? SHARD_BASELINE
-      : await lookUpBaseline(settings, context, deps, workDir, downloadDir, log);
+      : await lookUpBaseline(settings, context, deps, workDir, folders.downloadDir, log);
+  if (!replaying) return { kind: "run", baseline, runSettings: settings, replayFrom: null, forkReplay: null };
 
-  let runSettings = settings;
-  let forkReplay: ForkReplay | null = null;
-  let replayFrom: string | null = null;
-  if (replaying) {
-    const source = await findReplaySource(baseline, workDir);
-    if (source.status === "missing") {
-      if (secrets.kind !== "replay") {
-        throw new ConfigError(
-          `input "agent": the replay agent replays the baseline's recorded calls, and there are none: ${source.reason}`,
-        );
-      }
-      return skip(
-        `${secrets.cause}, and fork-mode replay found nothing to replay: ${source.reason}. The scenarios were not run, and the check passes.`,
-        deps,
-        log,
+  const source = await findReplaySource(baseline, workDir);
+  if (source.status === "missing") {
+    if (secrets.kind !== "replay") {
+      throw new ConfigError(
+        `input "agent": the replay agent replays the baseline's recorded calls, and there are none: ${source.reason}`,
       );
     }
-    const label = labelBaseline(source.candidate.source);
-    log.info(
-      `Replaying the recorded calls of ${label} (${source.scenarios} scenario(s) with transcripts) against this build, without a model.`,
-    );
-    replayFrom = source.replayFrom;
-    // A replay is deterministic: extra trials would only repeat the same recordings.
-    runSettings = { ...settings, agent: "replay", extraTrials: 0 };
-    baseline = replayBaseline(source, sharded);
-    if (secrets.kind === "replay") forkReplay = { sender: secrets.sender, label };
+    return {
+      kind: "skip",
+      reason: `${secrets.cause}, and fork-mode replay found nothing to replay: ${source.reason}. The scenarios were not run, and the check passes.`,
+    };
   }
+  const label = labelBaseline(source.candidate.source);
+  log.info(
+    `Replaying the recorded calls of ${label} (${source.scenarios} scenario(s) with transcripts) against this build, without a model.`,
+  );
+  return {
+    kind: "run",
+    baseline: replayBaseline(source, sharded),
+    // A replay is deterministic: extra trials would only repeat the same recordings.
+    runSettings: { ...settings, agent: "replay", extraTrials: 0 },
+    replayFrom: source.replayFrom,
+    forkReplay: secrets.kind === "replay" ? { sender: secrets.sender, label } : null,
+  };
+}
 
-  const compareOptions = {
+/** How the report is compared with the baseline, and how the comparison names the two. */
+function compareOptionsOf(settings: ActionSettings): CompareOptions {
+  return {
     alpha: settings.alpha,
     sources: { base: "the baseline report", head: "this run's report" },
   };
-  if (settings.mode === "run") {
-    await setUpSandboxFor(settings, deps.commands ?? createCommandRunner(deps.env), log);
-  }
-  const produced =
-    settings.mode === "merge"
-      ? await produceMergedReport(
-          settings,
-          deps,
-          workDir,
-          downloadDir,
-          outDir,
-          redact,
-          log,
-          baseline,
-          compareOptions,
-        )
-      : await produceRunReport(runSettings, context, deps, workDir, outDir, baseline, compareOptions, log, {
-          replayFrom,
-        });
-  if (settings.mode === "merge" && produced.replayed) {
-    baseline = produced.replayed.baseline;
-    if (secrets.kind === "replay") forkReplay = { sender: secrets.sender, label: produced.replayed.label };
-  }
-  const baselineNote = noteBaseline(baseline, produced, context, log);
-
-  const outputs = await publish(settings, context, deps, redact, log, {
-    produced,
-    baselineNote,
-    artifactName,
-    outDir,
-    sharded,
-    forkReplay,
-  });
-  setOutputs(core, outputs);
-  if (sharded) {
-    // A failing shard would keep the merge job (`needs:`) from running: the merge decides.
-    log.info(`Shard done (${produced.report.summary.outcome}); the merge job decides the check's status.`);
-    return { status: "passed", outputs, message: null };
-  }
-  return decideExit(produced.decision, produced.report, baselineNote, core, log, redact, outputs);
 }
 
 /** A shard has no baseline of its own: the merge job compares the merged report. */
@@ -582,13 +622,40 @@ async function produceRunReport(
   settings: ActionSettings,
   context: RunContext,
   deps: ActionDeps,
-  workDir: string,
-  outDir: string,
+  folders: ActionFolders,
   baseline: BaselineResolution,
-  compareOptions: CompareOptions,
   log: Log,
-  replay: { replayFrom: string | null },
+  replayFrom: string | null,
 ): Promise<ProducedReport> {
+  const prepared = await prepareActionRun(settings, context, deps, folders, log, replayFrom);
+  const { scenarios, ports } = prepared;
+  const settled = settleActionBaseline(baseline, poolTargetOfPrepared(prepared), log);
+  const options = { ...prepared.options, baselineCounts: settled?.report ? settled.counts : null };
+  log.info(describeRunStart(settings, scenarios.length, options.baselineCounts !== null));
+  const result = await runSuite(scenarios, options, {
+    // ports.env holds the key and token under secret names: the sandbox keeps them out, redaction covers them.
+    ...ports,
+    now: deps.now,
+    ...(deps.signal ? { signal: deps.signal } : {}),
+    git: { sha: context.sha, ref: context.ref },
+    baseline: settled?.report ?? null,
+    compareOptions: compareOptionsOf(settings),
+    decision: decisionSettingsOf(settings, settled),
+    repositoryRoot: await projectRootOf(folders.workDir),
+    onProgress: createProgressLog(settings, log),
+  });
+  return { ...result, settled };
+}
+
+/** The inputs as the run's settings, Claude Code installed when it is the agent, then the shared setup. */
+async function prepareActionRun(
+  settings: ActionSettings,
+  context: RunContext,
+  deps: ActionDeps,
+  folders: ActionFolders,
+  log: Log,
+  replayFrom: string | null,
+): Promise<PreparedRun> {
   // The input, else the environment's, as the CLI's --base-url: for the agent, claude-code's proxy and the judge.
   const baseURL = settings.baseURL ?? (deps.env.ANTHROPIC_BASE_URL || null);
   const baseURLs: Record<ProviderName, string | null> = {
@@ -596,7 +663,7 @@ async function produceRunReport(
     openai: settings.openaiBaseURL ?? (deps.env.OPENAI_BASE_URL || null),
   };
   // Before a possible install: a pattern that matches nothing should not wait for npm.
-  const patterns = await expandScenarioPatterns(settings.scenarios, workDir, 'input "scenarios"');
+  const patterns = await expandScenarioPatterns(settings.scenarios, folders.workDir, 'input "scenarios"');
   const claudeBinary =
     settings.agent === "claude-code"
       ? await provideClaudeCode({
@@ -606,10 +673,10 @@ async function produceRunReport(
           log: log.info,
         })
       : null;
-  const prepared = await prepareRun(
+  return prepareRun(
     {
       ...patterns,
-      cwd: workDir,
+      cwd: folders.workDir,
       tags: settings.tags,
       tier: settings.tier,
       agent: settings.agent,
@@ -621,8 +688,8 @@ async function produceRunReport(
       options: {
         model: settings.model,
         ...(settings.models.length > 1 ? { models: settings.models } : {}),
-        replayFrom: replay.replayFrom,
-        outDir,
+        replayFrom,
+        outDir: folders.outDir,
         trials: settings.trials,
         extraTrials: settings.extraTrials,
         concurrency: settings.concurrency,
@@ -652,65 +719,49 @@ async function produceRunReport(
       warn: (warning) => log.warn(warning),
     },
   );
-  const { scenarios, ports } = prepared;
-  const settled = settleActionBaseline(
-    baseline,
-    poolTargetOf(scenarios, prepared.options, ports.sandboxes.selected()),
-    log,
-  );
-  const options = { ...prepared.options, baselineCounts: settled?.report ? settled.counts : null };
+}
+
+/** The log's line before the first trial: how many scenarios, with what, how many trials. */
+function describeRunStart(settings: ActionSettings, scenarios: number, hasBaselineCounts: boolean): string {
   const shard = settings.shard ? `, shard ${settings.shard.index}/${settings.shard.count}` : "";
   const extra =
-    options.baselineCounts && settings.extraTrials > 0
+    hasBaselineCounts && settings.extraTrials > 0
       ? `, up to ${settings.extraTrials} more for scenarios that do worse than the baseline`
       : "";
-  log.info(
-    `Running ${scenarios.length} scenario(s) with the ${settings.agent} agent (${settings.trials} trial(s) each unless a scenario says otherwise${extra}, ${settings.concurrency} at once${shard}).`,
-  );
-  const result = await runSuite(scenarios, options, {
-    // ports.env holds the key and token under secret names: the sandbox keeps them out, redaction covers them.
-    ...ports,
-    now: deps.now,
-    ...(deps.signal ? { signal: deps.signal } : {}),
-    git: { sha: context.sha, ref: context.ref },
-    baseline: settled?.report ?? null,
-    compareOptions,
-    decision: decisionSettingsOf(settings, settled),
-    repositoryRoot: await projectRootOf(workDir),
-    onProgress: (event) => {
-      if (event.type === "plan") {
-        const estimate =
-          event.estimatedCostUsd === null
-            ? "no cost estimate yet (no baseline costs)"
-            : `estimated cost ${formatUsd(event.estimatedCostUsd)}`;
-        const cap = settings.maxCostUsd === null ? "" : `, budget ${formatUsd(settings.maxCostUsd)}`;
-        log.info(`Planned ${event.trials} trial(s) over ${event.scenarios} scenario(s): ${estimate}${cap}.`);
-      }
-      if (event.type === "trial_end")
-        log.info(describeTrialEnd(event.key, event.report, event.done, event.total));
-      if (event.type === "stopping")
-        log.warn(`Stopping early: ${event.reason}. Trials not started are reported as skipped.`);
-      if (event.type === "note") log.info(`Note: ${event.message}.`);
-      if (event.type === "extended") {
-        log.info(
-          `Extra trials: ${event.scenarioKey} gets ${event.trials} more (its first trials passed less often than the baseline's); ${event.total} trial(s) planned now.`,
-        );
-      }
-    },
-  });
-  return { ...result, settled };
+  return `Running ${scenarios} scenario(s) with the ${settings.agent} agent (${settings.trials} trial(s) each unless a scenario says otherwise${extra}, ${settings.concurrency} at once${shard}).`;
+}
+
+/** The run's progress as log lines: the plan, each trial's end, early stops, notes and extra trials. */
+function createProgressLog(settings: ActionSettings, log: Log): (event: ProgressEvent) => void {
+  return (event) => {
+    if (event.type === "plan") {
+      const estimate =
+        event.estimatedCostUsd === null
+          ? "no cost estimate yet (no baseline costs)"
+          : `estimated cost ${formatUsd(event.estimatedCostUsd)}`;
+      const cap = settings.maxCostUsd === null ? "" : `, budget ${formatUsd(settings.maxCostUsd)}`;
+      log.info(`Planned ${event.trials} trial(s) over ${event.scenarios} scenario(s): ${estimate}${cap}.`);
+    }
+    if (event.type === "trial_end")
+      log.info(describeTrialEnd(event.key, event.report, event.done, event.total));
+    if (event.type === "stopping")
+      log.warn(`Stopping early: ${event.reason}. Trials not started are reported as skipped.`);
+    if (event.type === "note") log.info(`Note: ${event.message}.`);
+    if (event.type === "extended") {
+      log.info(
+        `Extra trials: ${event.scenarioKey} gets ${event.trials} more (its first trials passed less often than the baseline's); ${event.total} trial(s) planned now.`,
+      );
+    }
+  };
 }
 
 async function produceMergedReport(
   settings: ActionSettings,
   deps: ActionDeps,
-  workDir: string,
-  downloadDir: string,
-  outDir: string,
+  { workDir, downloadDir, outDir }: ActionFolders,
   redact: (text: string) => string,
   log: Log,
   baseline: BaselineResolution,
-  compareOptions: CompareOptions,
 ): Promise<ProducedReport> {
   const merged = await mergeShardArtifacts(
     deps.artifacts,
@@ -739,7 +790,7 @@ async function produceMergedReport(
     outDir,
     redact,
     settled?.report ?? null,
-    compareOptions,
+    compareOptionsOf(settings),
     decisionSettingsOf(settings, settled),
     await projectRootOf(deps.cwd),
   );

@@ -15,6 +15,7 @@ import {
   describeMissingApiKey,
 } from "../agents/registry.js";
 import type { AgentName } from "../agents/types.js";
+import type { PoolTarget } from "../compare/pool-baselines.js";
 import { ConfigError } from "../errors.js";
 import { isSameModel, resolveJudgeModel } from "../evaluate/judge.js";
 import { createAnthropicClient } from "../model/anthropic-client.js";
@@ -38,6 +39,7 @@ import { PARENTS_OUT_OF_REACH } from "../sandbox/withdraw-environment.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
 import type { Scenario } from "../scenario/types.js";
+import { poolTargetOf } from "./baseline.js";
 import { DEFAULT_MODEL, defaultRunOptions, type RunOptions, sandboxSettingOf } from "./options.js";
 import { runModels } from "./plan.js";
 import { checkSandbox, checkTargetBinaries } from "./preflight.js";
@@ -119,6 +121,15 @@ export interface PreparedRun {
   scenarios: Scenario[];
   options: RunOptions;
   ports: Required<Pick<SuitePorts, "agent" | "judgeClient" | "env" | "sandboxes">>;
+}
+
+/**
+ * What a baseline must have measured to be compared with the prepared run: its scenarios, settings
+ * and the sandboxes its preflight settled (run/baseline.ts). The CLI's `--baseline` and the
+ * action's `baseline` input settle against it.
+ */
+export function poolTargetOfPrepared(prepared: PreparedRun): PoolTarget {
+  return poolTargetOf(prepared.scenarios, prepared.options, prepared.ports.sandboxes.selected());
 }
 
 /**

@@ -35,81 +35,95 @@ export function buildRubric(tree: YamlNode, file: string): { rubric?: Rubric; pr
   const seen = new Map<string, number>();
   let weightsValid = true;
   node.items.forEach((item, index) => {
-    const field = indexField("criteria", index);
-    const criterion = reader.readMap(item, field, CRITERION_KEYS, { owner: "a rubric criterion" });
-    if (!criterion) {
-      weightsValid = false;
-      return;
-    }
-    const before = reader.problems.length;
-    const id = readRequired(reader, criterion.get("id")?.value, item, `${field}.id`, (value, at) => {
-      const text = reader.readString(value, at);
-      if (text !== undefined && !CRITERION_ID.test(text)) {
-        reader.report(
-          value.line,
-          at,
-          `expected letters, digits, \`_\`, \`.\` or \`-\` (at most 64), found ${JSON.stringify(text)}`,
-        );
-        return undefined;
-      }
-      return text;
-    });
-    const weight = readRequired(
-      reader,
-      criterion.get("weight")?.value,
-      item,
-      `${field}.weight`,
-      (value, at) => {
-        const number = reader.readNumber(value, at, 0, 1);
-        if (number === 0) {
-          reader.report(value.line, at, "expected a weight > 0 (remove the criterion instead)");
-          return undefined;
-        }
-        return number;
-      },
-    );
-    const description = readRequired(
-      reader,
-      criterion.get("description")?.value,
-      item,
-      `${field}.description`,
-      (value, at) => reader.readString(value, at),
-    );
-    if (weight === undefined) weightsValid = false;
-    if (id !== undefined) {
-      const firstLine = seen.get(id);
-      if (firstLine !== undefined) {
-        reader.report(
-          criterion.get("id")?.value.line,
-          `${field}.id`,
-          `duplicate criterion id \`${id}\` (first used on line ${firstLine})`,
-        );
-      } else {
-        seen.set(id, criterion.get("id")?.value.line ?? item.line);
-      }
-    }
-    if (
-      reader.problems.length === before &&
-      id !== undefined &&
-      weight !== undefined &&
-      description !== undefined
-    ) {
-      criteria.push({ id, weight, description });
-    }
+    const read = readCriterion(reader, item, indexField("criteria", index), seen);
+    if (!read.weightValid) weightsValid = false;
+    if (read.criterion) criteria.push(read.criterion);
   });
+  // The sum says something only when every weight was read.
   if (weightsValid && criteria.length === node.items.length) {
-    const sum = criteria.reduce((total, criterion) => total + criterion.weight, 0);
-    if (Math.abs(sum - 1) > WEIGHT_TOLERANCE) {
-      const parts = criteria.map((criterion) => `${criterion.id} ${criterion.weight}`).join(" + ");
-      reader.report(
-        criteriaEntry.keyLine,
-        "criteria",
-        `weights must sum to 1, found ${formatSum(sum)} (${parts})`,
-      );
-    }
+    checkWeightSum(reader, criteria, criteriaEntry.keyLine);
   }
   if (reader.problems.length > 0) return { problems: reader.problems };
   return { rubric: { file, criteria }, problems: [] };
+}
+
+/**
+ * One criterion, absent when it has a problem; `weightValid` is false when its weight could not be
+ * read. `seen` maps the ids so far to their lines, for the duplicate message.
+ */
+function readCriterion(
+  reader: NodeReader,
+  item: YamlNode,
+  field: string,
+  seen: Map<string, number>,
+): { criterion?: RubricCriterion; weightValid: boolean } {
+  const criterion = reader.readMap(item, field, CRITERION_KEYS, { owner: "a rubric criterion" });
+  if (!criterion) return { weightValid: false };
+  const before = reader.problems.length;
+  const id = readRequired(reader, criterion.get("id")?.value, item, `${field}.id`, (value, at) => {
+    const text = reader.readString(value, at);
+    if (text !== undefined && !CRITERION_ID.test(text)) {
+      reader.report(
+        value.line,
+        at,
+        `expected letters, digits, \`_\`, \`.\` or \`-\` (at most 64), found ${JSON.stringify(text)}`,
+      );
+      return undefined;
+    }
+    return text;
+  });
+  const weight = readRequired(
+    reader,
+    criterion.get("weight")?.value,
+    item,
+    `${field}.weight`,
+    (value, at) => {
+      const number = reader.readNumber(value, at, 0, 1);
+      if (number === 0) {
+        reader.report(value.line, at, "expected a weight > 0 (remove the criterion instead)");
+        return undefined;
+      }
+      return number;
+    },
+  );
+  const description = readRequired(
+    reader,
+    criterion.get("description")?.value,
+    item,
+    `${field}.description`,
+    (value, at) => reader.readString(value, at),
+  );
+  if (id !== undefined) {
+    const firstLine = seen.get(id);
+    if (firstLine !== undefined) {
+      reader.report(
+        criterion.get("id")?.value.line,
+        `${field}.id`,
+        `duplicate criterion id \`${id}\` (first used on line ${firstLine})`,
+      );
+    } else {
+      seen.set(id, criterion.get("id")?.value.line ?? item.line);
+    }
+  }
+  const weightValid = weight !== undefined;
+  if (
+    reader.problems.length === before &&
+    id !== undefined &&
+    weight !== undefined &&
+    description !== undefined
+  ) {
+    return { criterion: { id, weight, description }, weightValid };
+  }
+  return { weightValid };
+}
+
+/** The weights must sum to 1 (within WEIGHT_TOLERANCE); the message lists them. */
+function checkWeightSum(reader: NodeReader, criteria: RubricCriterion[], line: number): void {
+  const sum = criteria.reduce((total, criterion) => total + criterion.weight, 0);
+  if (Math.abs(sum - 1) > WEIGHT_TOLERANCE) {
+    const parts = criteria.map((criterion) => `${criterion.id} ${criterion.weight}`).join(" + ");
+    reader.report(line, "criteria", `weights must sum to 1, found ${formatSum(sum)} (${parts})`);
+  }
 }
 
 function readRequired<T>(

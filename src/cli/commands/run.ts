@@ -9,13 +9,13 @@ import {
 import { checkGateMetrics, parseFailOn } from "../../compare/decision.js";
 import { type BaselineCandidate, describeExclusions } from "../../compare/pool-baselines.js";
 import { ConfigError } from "../../errors.js";
-import { OPENAI_APIS } from "../../model/openai-client.js";
+import { OPENAI_APIS, type OpenAiApiChoice } from "../../model/openai-client.js";
 import { loadPriceTable } from "../../model/pricing.js";
 import { API_KEY_VARIABLES, parseModelId } from "../../model/provider.js";
 import { renderComparisonTerminal } from "../../render/comparison-markdown.js";
 import { renderTerminalSummary } from "../../render/terminal.js";
-import { poolTargetOf, type RunBaseline, settleBaseline } from "../../run/baseline.js";
-import { DEFAULT_MODEL } from "../../run/options.js";
+import { type RunBaseline, settleBaseline } from "../../run/baseline.js";
+import { DEFAULT_MODEL, type RunOptions } from "../../run/options.js";
 import { checkOutputPath } from "../../run/output-path.js";
 import { settleModels } from "../../run/plan.js";
 import {
@@ -23,10 +23,11 @@ import {
   createRunModelClient,
   type GuidanceVariantFile,
   type PreparedRun,
+  poolTargetOfPrepared,
   prepareRun,
   type RunOptionSettings,
 } from "../../run/prepare.js";
-import { runSuite, type SuiteResult } from "../../run/suite.js";
+import { runSuite, type SuitePorts, type SuiteResult } from "../../run/suite.js";
 import { runProcess } from "../../sandbox/exec.js";
 import { SANDBOX_SETTINGS } from "../../scenario/keys.js";
 import { parseYamlText } from "../../scenario/load.js";
@@ -238,31 +239,10 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(RUN_HELP);
     return EXIT.ok;
   }
-  const apiKey = io.env.ANTHROPIC_API_KEY || undefined;
-  const baseURL = readString(values, "base-url") ?? (io.env.ANTHROPIC_BASE_URL || undefined);
-  // Read once here, like Anthropic's: the key never reaches an agent's environment.
-  const openaiApiKey = io.env.OPENAI_API_KEY || undefined;
-  const openaiBaseURL = readString(values, "openai-base-url") ?? (io.env.OPENAI_BASE_URL || undefined);
-  const openaiApi = readChoice(values, "openai-api", ["auto", ...OPENAI_APIS] as const);
-  // The first model decides the default agent; prepareRun checks every model's provider and key.
-  const { provider } = parseModelId(readList(values, "model")[0] ?? DEFAULT_MODEL, "--model");
-  const modelKey = provider === "openai" ? openaiApiKey : apiKey;
-  // --replay-from alone means the replay agent; with another agent it is a mistake worth saying.
-  const replaying = readString(values, "replay-from") !== undefined;
-  const chosen = readChoice(values, "agent", AGENT_NAMES) ?? (replaying ? "replay" : undefined);
-  if (replaying && chosen !== "replay") {
-    throw new ConfigError(
-      `--replay-from is for the replay agent, not ${chosen}: drop --agent or pass --agent replay`,
-    );
-  }
-  const { agent: agentName, reason: agentReason }: { agent: AgentName; reason: string | null } = chosen
-    ? { agent: chosen, reason: null }
-    : chooseDefaultAgent(modelKey, provider);
-  if (AGENTS[agentName].needsApiKey && !modelKey) {
-    throw new ConfigError(describeMissingApiKey(agentName, apiKeyRemedy(provider)));
-  }
+  const access = readModelAccess(values, io);
+  const { agent, agentReason } = chooseAgent(values, access);
   // Loud, first and last: a run that fell back to the oracle must not pass for a model's.
-  const fallbackLine = agentName === "oracle" && agentReason ? `agent: oracle — ${agentReason}\n` : "";
+  const fallbackLine = agent === "oracle" && agentReason ? `agent: oracle — ${agentReason}\n` : "";
   io.stderr.write(fallbackLine);
 
   const resumeDir = readString(values, "resume");
@@ -275,13 +255,94 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   const failOnText = readString(values, "fail-on");
   const failOn = failOnText ? parseFailOn(failOnText, "--fail-on") : null;
   const gateMetrics = checkGateMetrics(readList(values, "gate-metrics"), "--gate-metrics");
-  const prepared = await prepareRun(
+  const prepared = await prepareCliRun(values, positionals, io, access, { agent, agentReason }, outDir);
+  if (io.environmentWarning) io.stderr.write(`warning: ${io.environmentWarning}\n`);
+  const baseline = settleBaselineFlags(baselineCandidates, prepared, io);
+
+  const result = await runSuiteUntilSignalled(
+    prepared,
+    { ...prepared.options, baselineCounts: baseline?.counts ?? null },
+    {
+      baseline: baseline?.report ?? null,
+      decision: {
+        failOn,
+        gateMetrics,
+        ...(baseline && baselineCandidates.length > 1
+          ? { pooling: { runs: baseline.used, excluded: baseline.excluded } }
+          : {}),
+      },
+    },
+    io,
+    Boolean(values.quiet),
+  );
+  // A baseline or an explicit --fail-on makes the decision govern; otherwise the run's own result does.
+  const decided = result.comparison !== null || failOn !== null;
+  writeRunResult(result, { decided, fallbackLine, outDir }, io);
+  return decided ? exitCodeForDecision(result.decision) : exitCodeFor(result.report);
+}
+
+/** The model providers' keys and base URLs, from the flags and the environment. */
+interface ModelAccess {
+  apiKey: string | undefined;
+  baseURL: string | undefined;
+  openaiApiKey: string | undefined;
+  openaiBaseURL: string | undefined;
+  openaiApi: OpenAiApiChoice | undefined;
+}
+
+function readModelAccess(values: ParsedArgs["values"], io: CliIo): ModelAccess {
+  return {
+    apiKey: io.env.ANTHROPIC_API_KEY || undefined,
+    baseURL: readString(values, "base-url") ?? (io.env.ANTHROPIC_BASE_URL || undefined),
+    // Read once here, like Anthropic's: the key never reaches an agent's environment.
+    openaiApiKey: io.env.OPENAI_API_KEY || undefined,
+    openaiBaseURL: readString(values, "openai-base-url") ?? (io.env.OPENAI_BASE_URL || undefined),
+    openaiApi: readChoice(values, "openai-api", ["auto", ...OPENAI_APIS] as const),
+  };
+}
+
+/** The agent asked for (`--agent`, or replay for `--replay-from`), else the default for the keys given. */
+function chooseAgent(
+  values: ParsedArgs["values"],
+  access: ModelAccess,
+): { agent: AgentName; agentReason: string | null } {
+  // The first model decides the default agent; prepareRun checks every model's provider and key.
+  const { provider } = parseModelId(readList(values, "model")[0] ?? DEFAULT_MODEL, "--model");
+  const modelKey = provider === "openai" ? access.openaiApiKey : access.apiKey;
+  // --replay-from alone means the replay agent; with another agent it is a mistake worth saying.
+  const replaying = readString(values, "replay-from") !== undefined;
+  const chosen = readChoice(values, "agent", AGENT_NAMES) ?? (replaying ? "replay" : undefined);
+  if (replaying && chosen !== "replay") {
+    throw new ConfigError(
+      `--replay-from is for the replay agent, not ${chosen}: drop --agent or pass --agent replay`,
+    );
+  }
+  const { agent, reason }: { agent: AgentName; reason: string | null } = chosen
+    ? { agent: chosen, reason: null }
+    : chooseDefaultAgent(modelKey, provider);
+  if (AGENTS[agent].needsApiKey && !modelKey) {
+    throw new ConfigError(describeMissingApiKey(agent, apiKeyRemedy(provider)));
+  }
+  return { agent, agentReason: reason };
+}
+
+/** The flags as the run's settings, then the setup the CLI shares with the action. */
+async function prepareCliRun(
+  values: ParsedArgs["values"],
+  positionals: string[],
+  io: CliIo,
+  access: ModelAccess,
+  { agent, agentReason }: { agent: AgentName; agentReason: string | null },
+  outDir: string,
+): Promise<PreparedRun> {
+  const { apiKey, baseURL, openaiApiKey, openaiBaseURL, openaiApi } = access;
+  return prepareRun(
     {
       ...(await readScenarioPatterns(positionals, io.cwd)),
       cwd: io.cwd,
       ...readFilterFlags(values),
       variants: readVariantFlags(values, io.cwd),
-      agent: agentName,
+      agent,
       agentReason,
       apiKey: apiKey ?? null,
       baseURL: baseURL ?? null,
@@ -307,31 +368,30 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
       warn: (warning) => io.stderr.write(`warning: ${warning}\n`),
     },
   );
-  if (io.environmentWarning) io.stderr.write(`warning: ${io.environmentWarning}\n`);
-  const { scenarios, ports } = prepared;
-  const baseline = settleBaselineFlags(baselineCandidates, prepared, io);
-  const options = { ...prepared.options, baselineCounts: baseline?.counts ?? null };
+}
 
-  const quiet = Boolean(values.quiet);
+/**
+ * Runs the suite with progress on stderr (unless quiet), the commit and the project root read from
+ * here; Ctrl-C or SIGTERM stops it and keeps what ran.
+ */
+async function runSuiteUntilSignalled(
+  prepared: PreparedRun,
+  options: RunOptions,
+  ports: Pick<SuitePorts, "baseline" | "decision">,
+  io: CliIo,
+  quiet: boolean,
+): Promise<SuiteResult> {
   const progress = createProgressReporter(io.stderr);
   const abort = new AbortController();
   const onSignal = () => abort.abort("cancelled");
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
-  let result: SuiteResult;
   try {
-    result = await runSuite(scenarios, options, {
-      ...ports,
+    return await runSuite(prepared.scenarios, options, {
+      ...prepared.ports,
       signal: abort.signal,
       git: await readGit(io.cwd, io.env),
-      baseline: baseline?.report ?? null,
-      decision: {
-        failOn,
-        gateMetrics,
-        ...(baseline && baselineCandidates.length > 1
-          ? { pooling: { runs: baseline.used, excluded: baseline.excluded } }
-          : {}),
-      },
+      ...ports,
       repositoryRoot: await projectRootOf(io.cwd),
       ...(quiet ? {} : { onProgress: progress.onProgress }),
     });
@@ -340,19 +400,23 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
-  const { report, comparison, comparisonError, decision } = result;
-  // A baseline or an explicit --fail-on makes the decision govern; otherwise the run's own result does.
-  const decided = comparison !== null || failOn !== null;
+}
+
+/** The summary (and the comparison) on stdout, then where the report is. */
+function writeRunResult(
+  { report, comparison, comparisonError, decision }: SuiteResult,
+  how: { decided: boolean; fallbackLine: string; outDir: string },
+  io: CliIo,
+): void {
   const color = Boolean(io.stdout.isTTY);
   io.stdout.write(
-    `${renderTerminalSummary(report, { color, ...(decided ? { decision } : {}) })}\n${fallbackLine}`,
+    `${renderTerminalSummary(report, { color, ...(how.decided ? { decision } : {}) })}\n${how.fallbackLine}`,
   );
   if (comparison) io.stdout.write(`\n${renderComparisonTerminal(comparison, decision, { color })}\n`);
   if (comparisonError) io.stderr.write(`warning: the baseline could not be compared: ${comparisonError}\n`);
   io.stdout.write(
-    `Report: ${displayPath(io.cwd, path.join(outDir, "report.md"))} (in a browser: ${displayPath(io.cwd, path.join(outDir, "report.html"))})\n`,
+    `Report: ${displayPath(io.cwd, path.join(how.outDir, "report.md"))} (in a browser: ${displayPath(io.cwd, path.join(how.outDir, "report.html"))})\n`,
   );
-  return decided ? exitCodeForDecision(decision) : exitCodeFor(report);
 }
 
 /**
@@ -365,13 +429,9 @@ function settleBaselineFlags(
   io: CliIo,
 ): RunBaseline | null {
   if (candidates.length === 0) return null;
-  const baseline = settleBaseline(
-    candidates,
-    poolTargetOf(prepared.scenarios, prepared.options, prepared.ports.sandboxes.selected()),
-    {
-      pool: candidates.length > 1,
-    },
-  );
+  const baseline = settleBaseline(candidates, poolTargetOfPrepared(prepared), {
+    pool: candidates.length > 1,
+  });
   for (const line of describeExclusions(baseline.excluded))
     io.stderr.write(`note: left out of the baseline: ${line}\n`);
   if (!baseline.report) {
