@@ -7,6 +7,8 @@
  * Prints JSON, milliseconds of CPU per step (medians over interleaved rounds of 8 at once):
  * { "clientCallMs": a Messages call through the harness's client (lib/, the SDK over undici),
  *   "bareCallMs": the same call with node:http,
+ *   "sdkUndiciCallMs" / "sdkNodeHttpCallMs": the same call through the SDK alone, over the
+ *     harness's transport (undici) and over node:http (bench/sdk-over-node-http.mjs),
  *   "runnerCommandMs": a `bash -c 'echo N'` through the process runners (this process, the
  *     runners and their children),
  *   "bareCommandMs": the same command spawned from this process (it and its children) }
@@ -16,6 +18,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createAnthropicClient } from "../lib/model/anthropic-client.js";
 import { runShell, warmProcessRunners } from "../lib/sandbox/exec.js";
 import { createBareMessagesCall } from "./bare-messages-call.mjs";
+import { createSdkMessagesCall } from "./sdk-over-node-http.mjs";
 
 const [baseUrl] = process.argv.slice(2);
 const CONCURRENCY = 8;
@@ -30,6 +33,8 @@ const params = {
 };
 const client = createAnthropicClient({ apiKey: "sk-bench-key", baseURL: baseUrl, maxAttempts: 1 });
 const messagesCall = createBareMessagesCall(baseUrl);
+const sdkOverUndici = createSdkMessagesCall(baseUrl, "undici");
+const sdkOverNodeHttp = createSdkMessagesCall(baseUrl, "node-http");
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/tmp" };
 
 function bareCommand(index) {
@@ -96,6 +101,8 @@ const withRunnersCpuMs = () => ownCpuMs() + runners.reduce((sum, pid) => sum + p
 const steps = {
   clientCallMs: [() => client.createMessage(params), ownCpuMs],
   bareCallMs: [() => messagesCall.call(params), ownCpuMs],
+  sdkUndiciCallMs: [() => sdkOverUndici.call(params), ownCpuMs],
+  sdkNodeHttpCallMs: [() => sdkOverNodeHttp.call(params), ownCpuMs],
   runnerCommandMs: [runnerCommand, withRunnersCpuMs],
   bareCommandMs: [bareCommand, ownAndChildrenCpuMs],
 };
@@ -109,4 +116,5 @@ process.stdout.write(
   `${JSON.stringify(Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)])))}\n`,
 );
 messagesCall.close();
+sdkOverNodeHttp.close();
 process.exit(0);

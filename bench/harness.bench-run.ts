@@ -213,12 +213,23 @@ it("harness efficiency and sequential vs concurrent", async () => {
   // wall times above it hardly moves when other work shares the machine. Linux only (/proc).
   if (process.platform === "linux") {
     const cpu = JSON.parse(await runCpuProbe()) as Record<
-      "clientCallMs" | "bareCallMs" | "runnerCommandMs" | "bareCommandMs",
+      | "clientCallMs"
+      | "bareCallMs"
+      | "sdkUndiciCallMs"
+      | "sdkNodeHttpCallMs"
+      | "runnerCommandMs"
+      | "bareCommandMs",
       number
     >;
     record(
       "  CPU per model call, 8 at once: the harness's client (the SDK over undici) ÷ node:http (bench/cpu-probe.mjs)",
       `${(cpu.clientCallMs / cpu.bareCallMs).toFixed(2)}× (${cpu.clientCallMs.toFixed(2)} ms vs ${cpu.bareCallMs.toFixed(2)} ms)`,
+      "report",
+      true,
+    );
+    record(
+      "    of which the transport: the SDK alone over undici (the harness's) ÷ over node:http (bench/sdk-over-node-http.mjs)",
+      `${(cpu.sdkUndiciCallMs / cpu.sdkNodeHttpCallMs).toFixed(2)}× (${cpu.sdkUndiciCallMs.toFixed(2)} ms vs ${cpu.sdkNodeHttpCallMs.toFixed(2)} ms)`,
       "report",
       true,
     );
@@ -480,17 +491,28 @@ it("writes BENCHMARKS.md", async () => {
     "- Model calls go through undici with keep-alive connections (and through HTTPS_PROXY when set),",
     "  by its request API under the SDK rather than its fetch: on the one event loop that every trial",
     "  shares, fetch's WHATWG streams cost about half a millisecond more CPU per call. The CPU rows",
-    "  (bench/cpu-probe.mjs) compare each step with its bare form; what a model call costs over",
-    "  node:http is mostly the SDK's own work.",
+    "  (bench/cpu-probe.mjs) compare each step with its bare form, warm: what a model call costs over",
+    "  node:http is mostly the SDK's own work, and the transport row is undici's part.",
+    "- What undici costs at this row, measured side by side through the CLI on 2026-11-24 (this harness",
+    "  with its transport swapped for the node:http client it had before issue #13; 8 to 10",
+    "  interleaved rounds, five times): concurrency 8 at 1.115-1.139 over undici, 1.093-1.107 over",
+    "  node:http. Two things make it. Before it writes a request on a reused keep-alive socket, undici",
+    "  waits one turn of the event loop (a check against response smuggling, GHSA-35p6-xmwp-9g52),",
+    "  and on a loop busy with seven other trials that delays every call: with the check patched out,",
+    "  for the measurement only, the row gave back about half (1.105). The rest is its CPU while its",
+    "  code is still cold (over the first few hundred calls about 1.0 ms a call, against 0.6 ms for",
+    "  node:http under the same SDK). A handler without body streams, or a plain Agent without the",
+    "  proxy layer, changed nothing measurable. At a real model's latency this is within noise.",
     "- The runners spawn with execa, about a millisecond more CPU per command than a bare spawn; no",
     "  execa option (buffer, encoding, lines, verbose, ipc) and no V8 flag of the runner measurably",
-    "  lowers it. Before execa and undici (issue #13) concurrency 8 measured 1.098 and concurrency 32",
-    "  1.29; with both, model calls still through undici's fetch, 1.165 and 1.88. The CPU rows hold",
-    "  what the two cost; on two cores, at this latency, they are most of what remains.",
+    "  lowers it. Before issue #13 (node:http, a hand-written spawner) this row measured 1.098; side",
+    "  by side with that code on 2026-11-24 it measured 1.089-1.099, and the swapped-transport runs",
+    "  above put nearly all of the difference on the transport.",
     "- The runners, and every process they start, run 4 nicer than the harness: at concurrency 8 on",
     "  two cores, each wake-up of a runner or a command took the CPU from the one event loop that",
     "  every trial waits on. Side by side through the CLI (4 rounds each) that was 1.164 without and",
-    "  1.097 with; the commands of all trials keep one priority among themselves.",
+    "  1.097 with; the commands of all trials keep one priority among themselves. Running them",
+    "  SCHED_BATCH as well (no wake-up preemption) measured no better (1.146 against 1.128).",
     "- Containment (issue #16): in the local sandbox, where the harness can make a cgroup (as root",
     "  here), each trial's processes are born in the trial's own cgroup, spawned by a process runner",
     "  of the trial's own that waits there, so that `cgroup.kill` ends whatever they leave. When each",
@@ -498,14 +520,15 @@ it("writes BENCHMARKS.md", async () => {
     "  cgroup lock (an RCU grace period, paid whenever moves are sparse) and this row measured 1.26;",
     "  now one move per trial remains, in the background (the runner moves to a fresh cgroup for the",
     "  next trial). The price is a runner per trial in flight: a Node start-up each (the runner is",
-    "  bundled with execa into one file, about 80 ms of CPU) and some 50 MB. So there are at most",
+    "  bundled with execa into one file, 40-50 ms of CPU) and some 50 MB. So there are at most",
     "  four per core; the trials beyond them have each command join the cgroup as before, which is",
     "  what the concurrency-32 row pays (8 runners here, 24 trials joining; without the bound, 32",
     "  start-ups on two cores measured 2.6). The default sandbox, auto (bwrap here), needs no cgroup:",
     "  its pid namespace ends everything when the command ends, and its row pays a bwrap start-up",
-    "  per command instead.",
+    "  per command instead. The runners' start-ups overlap the first trials; holding the run until",
+    "  all were up measured the same (1.127 against 1.128).",
     "- These VMs drift: on one day (2026-11-24) the concurrency-8 median of the same code moved",
-    "  between 1.10 and 1.13 from run to run of the bench, and the bare loop's with it (1.11 to 1.14);",
+    "  between 1.10 and 1.14 from run to run of the bench, and the bare loop's with it (1.11 to 1.15);",
     "  the ratio of the two medians, timed side by side, is the steadier figure.",
     "- With a real model's latency (a second or more per call) all of this is a percent or two (the",
     "  1 s/response row).",
