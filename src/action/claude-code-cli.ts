@@ -7,25 +7,21 @@
 import path from "node:path";
 import { CLAUDE_BIN_ENV, resolveClaudeBinary } from "../agents/claude-code.js";
 import { ConfigError, isConfigError } from "../errors.js";
+import type { RunProgram } from "./run-program.js";
 
 export const CLAUDE_CODE_PACKAGE = "@anthropic-ai/claude-code";
 /** What the action installs: the version the tests run against (tests/action/claude-code-cli.test.ts checks). */
 export const CLAUDE_CODE_VERSION = "2.1.197";
 const STDERR_TAIL_CHARS = 800;
-
-/** Runs a program to its end; the action's is sandbox/exec's runProcess, tests pass a fake. */
-export type RunCommand = (
-  file: string,
-  args: string[],
-  env: Record<string, string>,
-) => Promise<{ exit_code: number; stdout: string; stderr: string }>;
+/** npm installing Claude Code on a slow runner. */
+const INSTALL_TIMEOUT_MS = 10 * 60_000;
 
 export interface ProvideClaudeCodeInput {
   /** The action's environment (LLM_TOOL_TEST_CLAUDE_BIN, PATH, npm's settings). */
   env: Record<string, string | undefined>;
   /** Where npm installs it when none is found (a folder of the runner's temp). */
   installDir: string;
-  runCommand: RunCommand;
+  runProgram: RunProgram;
   log(message: string): void;
   /** Where to look for node_modules/@anthropic-ai/claude-code; default resolveClaudeBinary's. */
   searchFrom?: readonly string[];
@@ -44,14 +40,15 @@ export async function provideClaudeCode(input: ProvideClaudeCodeInput): Promise<
   }
   const spec = `${CLAUDE_CODE_PACKAGE}@${CLAUDE_CODE_VERSION}`;
   log(`Claude Code: no \`claude\` on PATH; installing ${spec} with npm into ${input.installDir}.`);
-  const result = await input.runCommand(
-    "npm",
-    ["install", "--global", "--prefix", input.installDir, "--no-audit", "--no-fund", spec],
-    npmEnvironment(env),
-  );
-  if (result.exit_code !== 0) {
+  const result = await input.runProgram({
+    file: "npm",
+    args: ["install", "--global", "--prefix", input.installDir, "--no-audit", "--no-fund", spec],
+    env: npmEnvironment(env),
+    timeoutMs: INSTALL_TIMEOUT_MS,
+  });
+  if (result.exitCode !== 0) {
     throw new ConfigError(
-      `could not install ${spec} for "agent: claude-code" (npm exited with ${result.exit_code}): ${result.stderr.trim().slice(-STDERR_TAIL_CHARS)}; install it in an earlier step or set ${CLAUDE_BIN_ENV}`,
+      `could not install ${spec} for "agent: claude-code" (npm exited with ${result.exitCode}): ${result.stderr.trim().slice(-STDERR_TAIL_CHARS)}; install it in an earlier step or set ${CLAUDE_BIN_ENV}`,
     );
   }
   let installed: string;

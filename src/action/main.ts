@@ -40,11 +40,10 @@ import {
   type SuiteResult,
   writeRunOutputs,
 } from "../run/suite.js";
-import { runProcess } from "../sandbox/exec.js";
 import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
 import { expandScenarioPatterns } from "../scenario/patterns.js";
 import { projectRootOf } from "../scenario/repository-root.js";
-import { provideClaudeCode, type RunCommand } from "./claude-code-cli.js";
+import { provideClaudeCode } from "./claude-code-cli.js";
 import { type RunContext, readRunContext } from "./context.js";
 import {
   describeSecretlessSender,
@@ -57,8 +56,9 @@ import { type ActionSettings, readActionSettings } from "./inputs.js";
 import { formatShardArtifactName, mergeShardArtifacts } from "./merge-shards.js";
 import { type ActionOutputs, buildOutputs, buildSkippedOutputs } from "./outputs.js";
 import { type BaselineResolution, resolveBaseline } from "./resolve-baseline.js";
+import { createProgramRunner, type RunProgram } from "./run-program.js";
 import { createInputReader, lendServiceVariables, withServiceVariablesSync } from "./runner-environment.js";
-import { type CommandRunner, createCommandRunner, setUpSandboxFor } from "./sandbox-setup.js";
+import { setUpSandboxFor } from "./sandbox-setup.js";
 
 /** The slice of `@actions/core` the action uses. */
 export interface ActionCore {
@@ -82,14 +82,12 @@ export interface ActionDeps {
   artifacts: ArtifactClient;
   /** One provider's client (prepareRun asks for one per provider with a key). */
   createModelClient(request: ModelClientRequest): ModelClient;
-  /** Runs a program to its end (npm, to install Claude Code for `agent: claude-code`). */
-  runCommand: RunCommand;
+  /** Runs a program to its end: npm installing Claude Code, the commands that make bwrap work (sandbox-setup.ts). */
+  runProgram: RunProgram;
   /** Aborted when the workflow is cancelled: the run stops and publishes what it has. */
   signal?: AbortSignal;
   /** Set when the process's environment block still holds the inputs and tokens (warned before trials). */
   environmentWarning?: string | undefined;
-  /** Runs the commands that make bwrap work on the runner (sandbox-setup.ts); default real ones. */
-  commands?: CommandRunner;
 }
 
 export interface ModelClientRequest {
@@ -150,21 +148,10 @@ function createDefaultDeps(overrides: Partial<ActionDeps>): ActionDeps {
         keySource: `the action's "${KEY_INPUTS[request.provider]}" input`,
         proxyEnv: env,
       }),
-    runCommand: (file, args, commandEnv) =>
-      runProcess({
-        file,
-        args,
-        cwd: process.cwd(),
-        env: commandEnv,
-        timeoutMs: INSTALL_TIMEOUT_MS,
-        outputCapBytes: 1024 * 1024,
-      }),
+    runProgram: createProgramRunner(),
     ...overrides,
   };
 }
-
-/** npm installing Claude Code on a slow runner. */
-const INSTALL_TIMEOUT_MS = 10 * 60_000;
 
 /** The action's entry. Never throws: every failure ends in `core.setFailed` with a clear message. */
 export async function run(overrides: Partial<ActionDeps> = {}): Promise<ActionResult> {
@@ -241,7 +228,7 @@ async function runAction(
   let { baseline, forkReplay } = source;
 
   if (settings.mode === "run") {
-    await setUpSandboxFor(settings, deps.commands ?? createCommandRunner(deps.env), log);
+    await setUpSandboxFor(settings, { runProgram: deps.runProgram, env: deps.env }, log);
   }
   const produced =
     settings.mode === "merge"
@@ -669,7 +656,7 @@ async function prepareActionRun(
       ? await provideClaudeCode({
           env: deps.env,
           installDir: path.join(context.tempDir, "llm-tool-test", "claude-code"),
-          runCommand: deps.runCommand,
+          runProgram: deps.runProgram,
           log: log.info,
         })
       : null;

@@ -7,19 +7,13 @@
  * does for its own unprivileged sandboxes), or else turn the restriction off with sysctl, then
  * probe again. What cannot be fixed is a warning: `auto` then runs locally and says so.
  *
- * Every command goes through an injected runner (tests use a fake; nothing here needs root).
+ * Every command goes through the injected RunProgram (tests use a fake; nothing here needs root).
  */
 import { bwrapProbeArgs } from "../sandbox/bwrap.js";
-import { runProcess } from "../sandbox/exec.js";
+import type { ProgramOutcome, RunProgram } from "./run-program.js";
 
-export interface CommandOutcome {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs one command with an argv (and optional stdin); a command that cannot start is exit 127. */
-export type CommandRunner = (file: string, args: string[], stdin?: string) => Promise<CommandOutcome>;
+/** One setup command with an argv (and optional stdin); a command that cannot start is exit 127. */
+type SetupCommand = (file: string, args: string[], stdin?: string) => Promise<ProgramOutcome>;
 
 export const BWRAP_APPARMOR_PROFILE_PATH = "/etc/apparmor.d/bwrap";
 const RESTRICTION_SYSCTL = "kernel.apparmor_restrict_unprivileged_userns";
@@ -51,8 +45,11 @@ export interface SandboxSetupResult {
   changes: string[];
 }
 
-/** The runner the action uses: commands through the sandbox's process runners, with a minimal env. */
-export function createCommandRunner(env: Record<string, string | undefined>): CommandRunner {
+/**
+ * The setup's commands through `run`, with a minimal environment (no secret of the action's) and
+ * never throwing: a command that cannot start is exit 127.
+ */
+function createSetupCommand(run: RunProgram, env: Record<string, string | undefined>): SetupCommand {
   const commandEnv: Record<string, string> = {
     PATH: env.PATH ?? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
     HOME: env.HOME ?? "/tmp",
@@ -61,16 +58,13 @@ export function createCommandRunner(env: Record<string, string | undefined>): Co
   };
   return async (file, args, stdin) => {
     try {
-      const result = await runProcess({
+      return await run({
         file,
         args,
-        cwd: "/",
         env: commandEnv,
         timeoutMs: SETUP_COMMAND_TIMEOUT_MS,
-        outputCapBytes: 64 * 1024,
         ...(stdin !== undefined ? { stdin } : {}),
       });
-      return { exitCode: result.exit_code, stdout: result.stdout, stderr: result.stderr };
     } catch (error) {
       return { exitCode: 127, stdout: "", stderr: error instanceof Error ? error.message : String(error) };
     }
@@ -83,18 +77,18 @@ export function createCommandRunner(env: Record<string, string | undefined>): Co
  */
 export async function setUpSandboxFor(
   settings: { sandbox: string | null; sandboxSetup: boolean },
-  run: CommandRunner,
+  machine: { runProgram: RunProgram; env: Record<string, string | undefined> },
   log: SandboxSetupLog,
   platform: NodeJS.Platform = process.platform,
 ): Promise<SandboxSetupResult | null> {
   if (!settings.sandboxSetup || settings.sandbox === "local" || platform !== "linux") return null;
-  const result = await setUpSandbox(run, log);
+  const result = await setUpSandbox(createSetupCommand(machine.runProgram, machine.env), log);
   for (const change of result.changes) log.info(`Sandbox setup: ${change}.`);
   return result;
 }
 
 /** Install, probe, unblock, probe again. Never throws: a setup that fails is a warning. */
-export async function setUpSandbox(run: CommandRunner, log: SandboxSetupLog): Promise<SandboxSetupResult> {
+async function setUpSandbox(run: SetupCommand, log: SandboxSetupLog): Promise<SandboxSetupResult> {
   const changes: string[] = [];
   // sudo -n: never wait for a password that will not come.
   const sudo = (args: string[], stdin?: string) => run("sudo", ["-n", ...args], stdin);
@@ -147,22 +141,22 @@ export async function setUpSandbox(run: CommandRunner, log: SandboxSetupLog): Pr
   return { usable: false, changes };
 }
 
-async function locateBwrap(run: CommandRunner): Promise<string | null> {
+async function locateBwrap(run: SetupCommand): Promise<string | null> {
   const found = await run("sh", ["-c", "command -v bwrap"]);
   const bwrapPath = found.stdout.trim();
   return found.exitCode === 0 && bwrapPath.startsWith("/") ? bwrapPath : null;
 }
 
-function probeBwrap(run: CommandRunner, bwrapPath: string): Promise<CommandOutcome> {
+function probeBwrap(run: SetupCommand, bwrapPath: string): Promise<ProgramOutcome> {
   return run(bwrapPath, [...bwrapProbeArgs(true), "true"]);
 }
 
 /** What AppArmor's restriction (or a disabled user namespace) looks like from bwrap. */
-function isUserNamespaceDenial(outcome: CommandOutcome): boolean {
+function isUserNamespaceDenial(outcome: ProgramOutcome): boolean {
   return /uid map|user namespace|Permission denied|Operation not permitted/i.test(outcome.stderr);
 }
 
-function describeFailure(outcome: CommandOutcome): string {
+function describeFailure(outcome: ProgramOutcome): string {
   const line = outcome.stderr.trim().split("\n")[0]?.trim();
   return `exit ${outcome.exitCode}${line ? `: ${line}` : ""}`;
 }

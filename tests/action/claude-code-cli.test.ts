@@ -5,8 +5,8 @@ import {
   CLAUDE_CODE_PACKAGE,
   CLAUDE_CODE_VERSION,
   provideClaudeCode,
-  type RunCommand,
 } from "../../src/action/claude-code-cli.js";
+import type { RunProgram } from "../../src/action/run-program.js";
 import { ConfigError } from "../../src/errors.js";
 import { makeTempDir } from "../support/temp-dirs.js";
 
@@ -31,18 +31,18 @@ async function writeExecutable(file: string): Promise<string> {
 }
 
 /** npm as the action runs it, without the network: records the call and does what `install` says. */
-function fakeNpm(install: "binary" | "nothing" | "fail"): RunCommand {
-  return async (file, args, env) => {
+function fakeNpm(install: "binary" | "nothing" | "fail"): RunProgram {
+  return async ({ file, args, env }) => {
     calls.push({ file, args, env });
     if (install === "fail")
-      return { exit_code: 1, stdout: "", stderr: "npm error code E403\nnpm error 403 Forbidden" };
+      return { exitCode: 1, stdout: "", stderr: "npm error code E403\nnpm error 403 Forbidden" };
     if (install === "binary") await writeExecutable(path.join(installDir, "bin", "claude"));
-    return { exit_code: 0, stdout: "added 3 packages", stderr: "" };
+    return { exitCode: 0, stdout: "added 3 packages", stderr: "" };
   };
 }
 
-const provide = (env: Record<string, string | undefined>, runCommand: RunCommand) =>
-  provideClaudeCode({ env, installDir, runCommand, log: (m) => log.push(m), searchFrom: [] });
+const provide = (env: Record<string, string | undefined>, runProgram: RunProgram) =>
+  provideClaudeCode({ env, installDir, runProgram, log: (m) => log.push(m), searchFrom: [] });
 
 describe("provideClaudeCode", () => {
   it("pins the version the tests run against", async () => {

@@ -130,7 +130,11 @@ async function createDeps(
     createGitHubClient: (token) => getOctokit(token, { baseUrl: fake.url }),
     artifacts,
     // The runner's sandbox setup (tests/action/sandbox-setup.test.ts): bwrap found and working, no sudo.
-    commands: async (file) => ({ exitCode: 0, stdout: file === "sh" ? "/usr/bin/bwrap\n" : "", stderr: "" }),
+    runProgram: async ({ file }) => ({
+      exitCode: 0,
+      stdout: file === "sh" ? "/usr/bin/bwrap\n" : "",
+      stderr: "",
+    }),
   };
 }
 

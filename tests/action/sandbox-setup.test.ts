@@ -4,14 +4,16 @@
  * warning when nothing helps.
  */
 import { describe, expect, it } from "vitest";
+import type { ProgramOutcome, RunProgram } from "../../src/action/run-program.js";
 import {
   BWRAP_APPARMOR_PROFILE_PATH,
-  type CommandOutcome,
   renderBwrapAppArmorProfile,
   setUpSandboxFor,
 } from "../../src/action/sandbox-setup.js";
 
 const DENIED = "bwrap: setting up uid map: Permission denied";
+/** The action's environment as the setup gets it: the runner's, plus the secrets. */
+const RUNNER_ENV = { PATH: "/usr/bin:/bin", HOME: "/home/runner", ANTHROPIC_API_KEY: "sk-ant-canary-5d1e" };
 
 /** A runner whose state changes as the setup's commands succeed, like the machine would. */
 function fakeRunner(machine: {
@@ -20,14 +22,14 @@ function fakeRunner(machine: {
   fixedBy: "nothing" | "profile" | "sysctl" | "never";
   sudoWorks?: boolean;
 }) {
-  const commands: { line: string; stdin?: string }[] = [];
+  const commands: { line: string; stdin?: string; env: Record<string, string> }[] = [];
   let profile = false;
   let sysctl = false;
-  const ok = (stdout = ""): CommandOutcome => ({ exitCode: 0, stdout, stderr: "" });
-  const fail = (stderr: string, exitCode = 1): CommandOutcome => ({ exitCode, stdout: "", stderr });
-  const run = async (file: string, args: string[], stdin?: string): Promise<CommandOutcome> => {
+  const ok = (stdout = ""): ProgramOutcome => ({ exitCode: 0, stdout, stderr: "" });
+  const fail = (stderr: string, exitCode = 1): ProgramOutcome => ({ exitCode, stdout: "", stderr });
+  const runProgram: RunProgram = async ({ file, args, stdin, env }) => {
     const line = [file, ...args].join(" ");
-    commands.push({ line, ...(stdin !== undefined ? { stdin } : {}) });
+    commands.push({ line, ...(stdin !== undefined ? { stdin } : {}), env });
     if (file === "sh") return machine.installed ? ok("/usr/bin/bwrap\n") : fail("", 1);
     if (file === "sudo") {
       if (machine.sudoWorks === false) return fail("sudo: a password is required");
@@ -46,7 +48,11 @@ function fakeRunner(machine: {
     }
     throw new Error(`unexpected command ${line}`);
   };
-  return { run, commands, lines: () => commands.map((c) => c.line.split(" --")[0]) };
+  return {
+    run: { runProgram, env: RUNNER_ENV },
+    commands,
+    lines: () => commands.map((c) => c.line.split(" --")[0]),
+  };
 }
 
 function recordingLog() {
@@ -135,6 +141,32 @@ describe("the action's sandbox setup", () => {
     expect(log.warnings()[0]).toMatch(
       /^could not install bubblewrap \(exit 1: sudo: a password is required\)/,
     );
+  });
+
+  it("runs its commands with a minimal environment, without the action's secrets", async () => {
+    const machine = fakeRunner({ installed: false, fixedBy: "profile" });
+    await setUpSandboxFor(AUTO, machine.run, recordingLog().log, "linux");
+    expect(machine.commands.length).toBeGreaterThan(0);
+    for (const command of machine.commands) {
+      expect(command.env).toEqual({
+        PATH: "/usr/bin:/bin",
+        HOME: "/home/runner",
+        LANG: "C.UTF-8",
+        DEBIAN_FRONTEND: "noninteractive",
+      });
+    }
+  });
+
+  it("takes a command that cannot start as exit 127, and warns", async () => {
+    const runProgram: RunProgram = async ({ file }) => {
+      throw new Error(`could not start "${file}": spawn ${file} ENOENT`);
+    };
+    const log = recordingLog();
+    const result = await setUpSandboxFor(AUTO, { runProgram, env: {} }, log.log, "linux");
+    expect(result).toEqual({ usable: false, changes: [] });
+    expect(log.warnings()).toEqual([
+      `could not install bubblewrap (exit 127: could not start "sudo": spawn sudo ENOENT): sandbox auto will run the agent unisolated, and sandbox bwrap cannot run.`,
+    ]);
   });
 
   it("is skipped with sandbox-setup: false, with sandbox local, and off Linux", async () => {
