@@ -1,5 +1,5 @@
 /** The bundle's entry (dist/index.js): run the action with the real runner's clients. */
-import { describeUnscrubbedEnvironment, withdrawEnvironment } from "../sandbox/withdraw-environment.js";
+import { withdrawEnvironment } from "../sandbox/withdraw-environment.js";
 import { run } from "./main.js";
 import { FILE_COMMAND_VARIABLES } from "./runner-environment.js";
 
@@ -15,5 +15,5 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => 
 await run({
   signal: cancel.signal,
   env: withdrawn.env,
-  environmentWarning: withdrawn.scrubbed ? undefined : describeUnscrubbedEnvironment(withdrawn.reason ?? ""),
+  environmentWarning: withdrawn.warning ?? undefined,
 });

@@ -1,7 +1,7 @@
 /** The CLI's entry: finds the command, runs it, and turns errors into a message and an exit status. */
 import { suggestKey } from "../did-you-mean.js";
 import { describeError, isConfigError } from "../errors.js";
-import { describeUnscrubbedEnvironment, type WithdrawnEnvironment } from "../sandbox/withdraw-environment.js";
+import type { WithdrawnEnvironment } from "../sandbox/withdraw-environment.js";
 import { HARNESS_VERSION } from "../version.js";
 import { type CliCommand, type CliIo, EXIT } from "./command.js";
 import { compareCommand } from "./commands/compare.js";
@@ -46,14 +46,12 @@ export function createProcessIo(withdrawn: WithdrawnEnvironment): CliIo {
     stderr: process.stderr,
     env: withdrawn.env,
     cwd: process.cwd(),
-    ...(withdrawn.scrubbed
-      ? {}
-      : { environmentWarning: describeUnscrubbedEnvironment(withdrawn.reason ?? "") }),
+    ...(withdrawn.warning !== null ? { environmentWarning: withdrawn.warning } : {}),
   };
 }
 
 /** For library callers: this process as it is (nothing withdrawn). */
-const defaultIo = (): CliIo => createProcessIo({ env: process.env, scrubbed: true });
+const defaultIo = (): CliIo => createProcessIo({ env: process.env, scrubbed: true, warning: null });
 
 /** The CLI's entry: returns the exit status; never throws. */
 export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {

@@ -25,6 +25,8 @@ export interface WithdrawnEnvironment {
   scrubbed: boolean;
   /** Why it could not be scrubbed. */
   reason?: string;
+  /** What the CLI and the action warn before agents run when it could not be scrubbed; else null. */
+  warning: string | null;
 }
 
 /** What `process.env` keeps: what Node, locale-aware code and TLS need; nothing that names a service. */
@@ -53,7 +55,7 @@ export const PARENTS_OUT_OF_REACH =
   "processes this tool does not control (npx, the shell that started it, the CI step) keep their own environment, which an agent in local mode can read: keep secrets out of it, or run in bwrap";
 
 /** The warning when the block could not be cleared. */
-export function describeUnscrubbedEnvironment(reason: string): string {
+function describeUnscrubbedEnvironment(reason: string): string {
   return `could not clear this process's environment block (${reason}): an agent in local mode can read every variable the tool was started with, secrets included, from /proc`;
 }
 
@@ -63,7 +65,7 @@ let withdrawn: WithdrawnEnvironment | undefined;
  * Copies the environment into memory, zeroes the process's environment block, and reduces
  * `process.env` to the minimal environment plus `keep`. Called once, first thing, by the CLI and the
  * action; later calls return the first call's result. Never throws: a block that cannot be
- * cleared (not Linux, /proc/self/mem refused) is reported in `reason`, and the run goes on.
+ * cleared (not Linux, /proc/self/mem refused) is reported in `reason` and `warning`, and the run goes on.
  */
 export function withdrawEnvironment(options: { keep?: readonly string[] } = {}): WithdrawnEnvironment {
   if (withdrawn) return withdrawn;
@@ -75,7 +77,10 @@ export function withdrawEnvironment(options: { keep?: readonly string[] } = {}):
     if (value !== undefined && (isMinimal(name) || kept.has(name))) process.env[name] = value;
     else delete process.env[name];
   }
-  withdrawn = failure === null ? { env, scrubbed: true } : { env, scrubbed: false, reason: failure };
+  withdrawn =
+    failure === null
+      ? { env, scrubbed: true, warning: null }
+      : { env, scrubbed: false, reason: failure, warning: describeUnscrubbedEnvironment(failure) };
   return withdrawn;
 }
 

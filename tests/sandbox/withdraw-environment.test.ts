@@ -19,6 +19,7 @@ const again = withdrawEnvironment();
 console.log(JSON.stringify({
   scrubbed: withdrawn.scrubbed,
   reason: withdrawn.reason ?? null,
+  warning: withdrawn.warning,
   sameResult: again === withdrawn,
   saved: withdrawn.env.SECRET_TOKEN,
   processEnv: Object.keys(process.env).sort(),
@@ -32,6 +33,7 @@ process.stdin.on("end", () => process.exit(0));
 interface ChildView {
   scrubbed: boolean;
   reason: string | null;
+  warning: string | null;
   sameResult: boolean;
   saved: string;
   processEnv: string[];
@@ -71,6 +73,7 @@ describe.runIf(process.platform === "linux")("withdrawEnvironment", () => {
     const { view, fromOutside } = await withdrawInChild();
     expect(view.reason).toBeNull();
     expect(view.scrubbed).toBe(true);
+    expect(view.warning).toBeNull();
     expect(view.saved).toBe(CANARY);
     expect(view.sameResult).toBe(true);
     // Still as long as it was (the kernel's bounds do not move), but nothing but NULs.
