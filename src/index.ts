@@ -12,6 +12,7 @@ export {
   formatFailOn,
   parseFailOn,
 } from "./compare/decision.js";
+export { EXIT_CODES, type ExitCode, exitCodeForDecision, exitCodeForReport } from "./compare/exit-status.js";
 export { type BaselineCandidate, type PooledBaseline, poolBaselines } from "./compare/pool-baselines.js";
 export type * from "./compare/types.js";
 export { ConfigError, InfraError } from "./errors.js";

@@ -1,10 +1,10 @@
 /** What every command shares: the I/O it is given, the exit statuses, and its entry in the help. */
 
 import path from "node:path";
-import type { Decision } from "../compare/decision.js";
-import type { Report } from "../results/types.js";
+import { EXIT_CODES } from "../compare/exit-status.js";
 
-export const EXIT = { ok: 0, failed: 1, usage: 2, incomplete: 3 } as const;
+/** The run's exit codes (compare/exit-status.ts), and 2 for the user's mistakes (a ConfigError, a bad flag). */
+export const EXIT = { ...EXIT_CODES, usage: 2 } as const;
 
 /** The process's streams, environment and directory, passed in so tests can run the CLI in process. */
 export interface CliIo {
@@ -24,20 +24,6 @@ export interface CliCommand {
   summary: string;
   /** Returns the exit status; throws a ConfigError for the user's mistakes. */
   run(argv: string[], io: CliIo): Promise<number>;
-}
-
-/** 1 when a scenario failed, 3 when errors left the result incomplete, else 0. */
-export function exitCodeFor(report: Report): number {
-  if (report.summary.failed > 0) return EXIT.failed;
-  if (report.summary.errors > 0 || report.run.incomplete) return EXIT.incomplete;
-  return EXIT.ok;
-}
-
-/** Under a decision (a baseline, or an explicit --fail-on): 1 exactly when it fails, 3 when the run was incomplete. */
-export function exitCodeForDecision(decision: Decision): number {
-  if (decision.failed) return EXIT.failed;
-  if (decision.incomplete) return EXIT.incomplete;
-  return EXIT.ok;
 }
 
 /** Relative to the working directory when inside it. */

@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { buildOutputs } from "../../src/action/outputs.js";
-import { exitCodeForDecision } from "../../src/cli/command.js";
 import { compareReports } from "../../src/compare/compare.js";
 import { type Decision, decide, parseFailOn } from "../../src/compare/decision.js";
+import { exitCodeForDecision } from "../../src/compare/exit-status.js";
 import { poolBaselines } from "../../src/compare/pool-baselines.js";
 import { renderComparisonMarkdown, renderComparisonTerminal } from "../../src/render/comparison-markdown.js";
 import { markdownCode } from "../../src/render/escape.js";

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { compareReports } from "../../compare/compare.js";
 import { decide, parseFailOn } from "../../compare/decision.js";
+import { exitCodeForDecision } from "../../compare/exit-status.js";
 import { describeExclusions, type ExcludedBaseline, poolBaselines } from "../../compare/pool-baselines.js";
 import { ConfigError } from "../../errors.js";
 import { renderComparisonMarkdown, renderComparisonTerminal } from "../../render/comparison-markdown.js";
@@ -9,7 +10,7 @@ import { readReportFile } from "../../results/read-report.js";
 import type { Report } from "../../results/types.js";
 import { parseCommandArgs, readChoice, readList, readNumber, readRepeated, readString } from "../args.js";
 import { readBaselineFiles } from "../baseline-files.js";
-import { type CliCommand, type CliIo, EXIT, exitCodeForDecision } from "../command.js";
+import { type CliCommand, type CliIo, EXIT } from "../command.js";
 
 const COMPARE_HELP = `Usage: llm-tool-test compare BASE.json HEAD.json [options]
        llm-tool-test compare HEAD.json --baseline A.json [--baseline B.json ...] [options]

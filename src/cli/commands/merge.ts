@@ -1,5 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
+import { exitCodeForReport } from "../../compare/exit-status.js";
 import { renderTerminalSummary } from "../../render/terminal.js";
 import { mergeShardReports } from "../../results/merge.js";
 import { copyShardTrialFolders } from "../../results/merge-trial-files.js";
@@ -8,7 +9,7 @@ import { checkOutputPath } from "../../run/output-path.js";
 import { writeReportFiles } from "../../run/suite.js";
 import { projectRootOf } from "../../scenario/repository-root.js";
 import { parseCommandArgs, readString } from "../args.js";
-import { type CliCommand, type CliIo, displayPath, EXIT, exitCodeFor } from "../command.js";
+import { type CliCommand, type CliIo, displayPath, EXIT } from "../command.js";
 
 const MERGE_HELP =
   "Usage: llm-tool-test merge REPORT.json... --out DIR\n\n" +
@@ -41,7 +42,7 @@ async function commandMerge(argv: string[], io: CliIo): Promise<number> {
   io.stdout.write(
     `Merged ${inputs.length} report(s) into ${displayPath(io.cwd, path.join(outDir, "report.json"))}\n`,
   );
-  return exitCodeFor(merged);
+  return exitCodeForReport(merged);
 }
 
 export const mergeCommand: CliCommand = {

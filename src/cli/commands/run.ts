@@ -7,6 +7,7 @@ import {
   describeMissingApiKey,
 } from "../../agents/registry.js";
 import { checkGateMetrics, parseFailOn } from "../../compare/decision.js";
+import { exitCodeForDecision, exitCodeForReport } from "../../compare/exit-status.js";
 import { type BaselineCandidate, describeExclusions } from "../../compare/pool-baselines.js";
 import { ConfigError } from "../../errors.js";
 import { OPENAI_APIS, type OpenAiApiChoice } from "../../model/openai-client.js";
@@ -46,14 +47,7 @@ import {
   readString,
 } from "../args.js";
 import { readBaselineFiles } from "../baseline-files.js";
-import {
-  type CliCommand,
-  type CliIo,
-  displayPath,
-  EXIT,
-  exitCodeFor,
-  exitCodeForDecision,
-} from "../command.js";
+import { type CliCommand, type CliIo, displayPath, EXIT } from "../command.js";
 import { createProgressReporter } from "../progress.js";
 import { FILTER_OPTIONS, readFilterFlags, readScenarioPatterns } from "../scenario-selection.js";
 
@@ -278,7 +272,7 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   // A baseline or an explicit --fail-on makes the decision govern; otherwise the run's own result does.
   const decided = result.comparison !== null || failOn !== null;
   writeRunResult(result, { decided, fallbackLine, outDir }, io);
-  return decided ? exitCodeForDecision(result.decision) : exitCodeFor(result.report);
+  return decided ? exitCodeForDecision(result.decision) : exitCodeForReport(result.report);
 }
 
 /** The model providers' keys and base URLs, from the flags and the environment. */

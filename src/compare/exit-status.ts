@@ -1,0 +1,25 @@
+/**
+ * The exit status of a run, as the CLI ends with it and a library caller can: from the decision
+ * when one governs (a baseline, or an explicit fail-on), else from the report's own result.
+ */
+import type { Report } from "../results/types.js";
+import type { Decision } from "./decision.js";
+
+/** 0 all passed, 1 a scenario failed (or the decision fails), 3 infrastructure errors left the result incomplete. */
+export const EXIT_CODES = { ok: 0, failed: 1, incomplete: 3 } as const;
+
+export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
+
+/** Without a decision: 1 when a scenario failed, 3 when errors left the result incomplete, else 0. */
+export function exitCodeForReport(report: Report): ExitCode {
+  if (report.summary.failed > 0) return EXIT_CODES.failed;
+  if (report.summary.errors > 0 || report.run.incomplete) return EXIT_CODES.incomplete;
+  return EXIT_CODES.ok;
+}
+
+/** Under a decision (a baseline, or an explicit fail-on): 1 exactly when it fails, 3 when the run was incomplete. */
+export function exitCodeForDecision(decision: Decision): ExitCode {
+  if (decision.failed) return EXIT_CODES.failed;
+  if (decision.incomplete) return EXIT_CODES.incomplete;
+  return EXIT_CODES.ok;
+}
