@@ -51,7 +51,7 @@ export function createProcessIo(withdrawn: WithdrawnEnvironment): CliIo {
 }
 
 /** For library callers: this process as it is (nothing withdrawn). */
-const defaultIo = (): CliIo => createProcessIo({ env: process.env, scrubbed: true, warning: null });
+const defaultIo = (): CliIo => createProcessIo({ env: process.env, warning: null });
 
 /** The CLI's entry: returns the exit status; never throws. */
 export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {

@@ -4,7 +4,7 @@
  * how a command is started inside. Everything else about a trial's sandbox is the same in every
  * mode and lives in trial-sandbox.ts.
  */
-import type { ExecResult, ProcessGroupRegistry, ProcessPlacement } from "./types.js";
+import type { ExecResult, ProcessGroupRegistry, ProcessOptions } from "./types.js";
 
 /** A trial's host directories, made fresh under its temp dir `base`. */
 export interface TrialLayout {
@@ -80,7 +80,7 @@ export interface TrialProcesses {
   /** Where each spawned process group is tracked. */
   groups: ProcessGroupRegistry;
   /** How its processes start inside the trial's cgroup, when it has one (ProcessOptions.place). */
-  place?: (file: string, args: string[]) => Promise<ProcessPlacement>;
+  place?: ProcessOptions["place"];
 }
 
 /** What a mode is chosen with. */

@@ -216,9 +216,8 @@ export async function killCgroup(dir: string): Promise<void> {
       await rmdir(dir);
       return;
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOENT") return;
-      if (code !== "EBUSY") return;
+      // Gone already (ENOENT), or not ours to remove: nothing to wait for.
+      if ((error as NodeJS.ErrnoException).code !== "EBUSY") return;
     }
     // A fork racing the kill lands in the cgroup and is killed by a second write.
     if (attempt % 10 === 9) await writeFile(path.join(dir, "cgroup.kill"), "1").catch(() => undefined);

@@ -21,11 +21,10 @@ export type Environment = Record<string, string | undefined>;
 export interface WithdrawnEnvironment {
   /** The environment the process was started with: kept in memory only. */
   env: Environment;
-  /** Whether /proc/self/environ now reads as zeros. */
-  scrubbed: boolean;
-  /** Why it could not be scrubbed. */
-  reason?: string;
-  /** What the CLI and the action warn before agents run when it could not be scrubbed; else null. */
+  /**
+   * Null when /proc/self/environ now reads as zeros; else why not, as the warning the CLI and the
+   * action give before agents run.
+   */
   warning: string | null;
 }
 
@@ -65,7 +64,7 @@ let withdrawn: WithdrawnEnvironment | undefined;
  * Copies the environment into memory, zeroes the process's environment block, and reduces
  * `process.env` to the minimal environment plus `keep`. Called once, first thing, by the CLI and the
  * action; later calls return the first call's result. Never throws: a block that cannot be
- * cleared (not Linux, /proc/self/mem refused) is reported in `reason` and `warning`, and the run goes on.
+ * cleared (not Linux, /proc/self/mem refused) is reported in `warning`, and the run goes on.
  */
 export function withdrawEnvironment(options: { keep?: readonly string[] } = {}): WithdrawnEnvironment {
   if (withdrawn) return withdrawn;
@@ -77,10 +76,7 @@ export function withdrawEnvironment(options: { keep?: readonly string[] } = {}):
     if (value !== undefined && (isMinimal(name) || kept.has(name))) process.env[name] = value;
     else delete process.env[name];
   }
-  withdrawn =
-    failure === null
-      ? { env, scrubbed: true, warning: null }
-      : { env, scrubbed: false, reason: failure, warning: describeUnscrubbedEnvironment(failure) };
+  withdrawn = { env, warning: failure === null ? null : describeUnscrubbedEnvironment(failure) };
   return withdrawn;
 }
 
