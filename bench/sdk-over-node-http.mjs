@@ -4,36 +4,31 @@
  * in the transport, so bench/cpu-probe.mjs can say what undici costs apart from the SDK's own work.
  * Bench only: it follows no redirect and no proxy, and sends only string bodies.
  */
-import http from "node:http";
 import Anthropic from "@anthropic-ai/sdk";
 import { createHttpDispatcher, createHttpFetch } from "../lib/model/http-dispatcher.js";
+import { createNodeHttpClient } from "./bare-messages-call.mjs";
 
+/** A `fetch` over bench/bare-messages-call.mjs's node:http request, failing as fetch fails. */
 function createNodeHttpFetch() {
-  const agent = new http.Agent({ keepAlive: true });
-  const fetch = (input, init = {}) =>
-    new Promise((resolve, reject) => {
-      const headers = Object.fromEntries(new Headers(init.headers));
-      const request = http.request(
-        new URL(String(input)),
-        { method: init.method, headers, agent },
-        (response) => {
-          const chunks = [];
-          response.on("data", (chunk) => chunks.push(chunk));
-          response.on("error", reject);
-          response.on("end", () => {
-            const answerHeaders = new Headers();
-            for (let i = 0; i + 1 < response.rawHeaders.length; i += 2) {
-              answerHeaders.append(response.rawHeaders[i], response.rawHeaders[i + 1]);
-            }
-            const status = response.statusCode ?? 0;
-            resolve(new Response(Buffer.concat(chunks), { status, headers: answerHeaders }));
-          });
-        },
-      );
-      request.on("error", (error) => reject(new TypeError("fetch failed", { cause: error })));
-      request.end(init.body ?? undefined);
-    });
-  return { fetch, close: () => agent.destroy() };
+  const client = createNodeHttpClient();
+  const fetch = async (input, init = {}) => {
+    let answer;
+    try {
+      answer = await client.request(new URL(String(input)), {
+        method: init.method,
+        headers: Object.fromEntries(new Headers(init.headers)),
+        body: init.body ?? undefined,
+      });
+    } catch (error) {
+      throw new TypeError("fetch failed", { cause: error });
+    }
+    const headers = new Headers();
+    for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) {
+      headers.append(answer.rawHeaders[i], answer.rawHeaders[i + 1]);
+    }
+    return new Response(answer.body, { status: answer.status, headers });
+  };
+  return { fetch, close: client.close };
 }
 
 /** `messages.create` through the SDK over the given transport: `undici` (the harness's) or `node-http`. */
@@ -44,6 +39,8 @@ export function createSdkMessagesCall(baseUrl, transport) {
     baseURL: baseUrl,
     maxRetries: 0,
     logLevel: "off",
+    // As the harness's client (src/model/anthropic-client.ts) builds it: tracing costs CPU per call.
+    openTelemetry: false,
     fetch: nodeHttp ? nodeHttp.fetch : createHttpFetch(createHttpDispatcher({})),
   });
   return { call: (params) => client.messages.create(params), close: () => nodeHttp?.close() };

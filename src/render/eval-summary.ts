@@ -3,10 +3,11 @@
  * them. The figures come from the report's summary (results/aggregate.ts), in its one scope: spend
  * over every trial that ran, rates and per-task averages over evaluated trials. Pure.
  */
+
+import { scenarioName } from "../results/scenario-key.js";
 import type { RunSummary, ScenarioReport, SubcommandSummary } from "../results/types.js";
 import { escapeMarkdownCell, markdownCode, markdownHtml } from "./escape.js";
 import { formatDuration, formatNumber, formatRate, formatTokens } from "./format.js";
-import { scenarioName } from "./labels.js";
 
 /** "3 natural, 1 turn limit, 1 infra_error": natural and turn-limit stops first, then any others. */
 export function describeStops(summary: Pick<RunSummary, "end_reasons">): string {

@@ -1,15 +1,5 @@
 /** The words and marks the renderers use for the comparison's verdicts, statuses and corrections. */
 import type { Correction, ScenarioStatus, Verdict } from "../compare/types.js";
-import type { ScenarioReport } from "../results/types.js";
-
-/**
- * A scenario entry's name for a reader: `id`, `id @ variant`, then ` ~ model` in a model-matrix
- * run (each model's trials are an entry of their own, so the model tells them apart).
- */
-export function scenarioName(scenario: Pick<ScenarioReport, "id" | "variant" | "model">): string {
-  const name = scenario.variant ? `${scenario.id} @ ${scenario.variant}` : scenario.id;
-  return scenario.model ? `${name} ~ ${scenario.model}` : name;
-}
 
 export const VERDICT_MARK: Record<Verdict, string> = {
   regressed: "🔴",

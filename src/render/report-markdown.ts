@@ -1,5 +1,6 @@
 import type { Decision } from "../compare/decision.js";
 import { compareVariants } from "../compare/variants.js";
+import { scenarioName } from "../results/scenario-key.js";
 import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
 import { renderComparisonMarkdown } from "./comparison-markdown.js";
 import { renderDecisionHeadline, renderDesignLine } from "./decision.js";
@@ -14,7 +15,6 @@ import {
   formatRunCost,
   formatTokens,
 } from "./format.js";
-import { scenarioName } from "./labels.js";
 import { renderModelMatrixMarkdown } from "./model-matrix.js";
 import { describeReplay } from "./replay.js";
 

@@ -60,39 +60,29 @@ function readCriterion(
   const criterion = reader.readMap(item, field, CRITERION_KEYS, { owner: "a rubric criterion" });
   if (!criterion) return { weightValid: false };
   const before = reader.problems.length;
-  const id = readRequired(reader, criterion.get("id")?.value, item, `${field}.id`, (value, at) => {
-    const text = reader.readString(value, at);
-    if (text !== undefined && !CRITERION_ID.test(text)) {
-      reader.report(
-        value.line,
-        at,
-        `expected letters, digits, \`_\`, \`.\` or \`-\` (at most 64), found ${JSON.stringify(text)}`,
-      );
+  /** A required key's value as `read` reads it; a problem when the key is missing. */
+  const required = <T>(key: string, read: (value: YamlNode, at: string) => T | undefined): T | undefined => {
+    const value = criterion.get(key)?.value;
+    if (!value) {
+      reader.report(item.line, `${field}.${key}`, `missing required key \`${key}\``);
       return undefined;
     }
-    return text;
+    return read(value, `${field}.${key}`);
+  };
+  const id = required("id", (value, at) => {
+    const text = reader.readString(value, at);
+    if (text === undefined || CRITERION_ID.test(text)) return text;
+    const message = `expected letters, digits, \`_\`, \`.\` or \`-\` (at most 64), found ${JSON.stringify(text)}`;
+    reader.report(value.line, at, message);
+    return undefined;
   });
-  const weight = readRequired(
-    reader,
-    criterion.get("weight")?.value,
-    item,
-    `${field}.weight`,
-    (value, at) => {
-      const number = reader.readNumber(value, at, 0, 1);
-      if (number === 0) {
-        reader.report(value.line, at, "expected a weight > 0 (remove the criterion instead)");
-        return undefined;
-      }
-      return number;
-    },
-  );
-  const description = readRequired(
-    reader,
-    criterion.get("description")?.value,
-    item,
-    `${field}.description`,
-    (value, at) => reader.readString(value, at),
-  );
+  const weight = required("weight", (value, at) => {
+    const number = reader.readNumber(value, at, 0, 1);
+    if (number !== 0) return number;
+    reader.report(value.line, at, "expected a weight > 0 (remove the criterion instead)");
+    return undefined;
+  });
+  const description = required("description", (value, at) => reader.readString(value, at));
   if (id !== undefined) {
     const firstLine = seen.get(id);
     if (firstLine !== undefined) {
@@ -124,20 +114,6 @@ function checkWeightSum(reader: NodeReader, criteria: RubricCriterion[], line: n
     const parts = criteria.map((criterion) => `${criterion.id} ${criterion.weight}`).join(" + ");
     reader.report(line, "criteria", `weights must sum to 1, found ${formatSum(sum)} (${parts})`);
   }
-}
-
-function readRequired<T>(
-  reader: NodeReader,
-  value: YamlNode | undefined,
-  owner: YamlNode,
-  field: string,
-  read: (value: YamlNode, field: string) => T | undefined,
-): T | undefined {
-  if (!value) {
-    reader.report(owner.line, field, `missing required key \`${field.slice(field.lastIndexOf(".") + 1)}\``);
-    return undefined;
-  }
-  return read(value, field);
 }
 
 /** Sums shown to users without floating-point noise (0.9, not 0.8999999999999999). */

@@ -52,6 +52,9 @@ describe("credential proxy", () => {
         "content-type": "application/json",
         "x-api-key": CLIENT_KEY,
         authorization: `Bearer ${CLIENT_KEY}`,
+        // Other credentials a client may hold go nowhere either.
+        "anthropic-api-key": CLIENT_KEY,
+        cookie: "session=agent-cookie",
         "anthropic-version": "2023-06-01",
         "anthropic-beta": "claude-code-20250219",
       },
@@ -74,6 +77,7 @@ describe("credential proxy", () => {
     expect(received.headers["anthropic-beta"]).toBe("claude-code-20250219");
     expect(received.headers.host).toBe(new URL(server.url).host);
     expect(JSON.stringify(received.headers)).not.toContain(CLIENT_KEY);
+    expect(received.headers.cookie).toBeUndefined();
     expect(received.body.model).toBe("claude-test");
     expect(proxy.forwarded()).toBe(1);
   });
