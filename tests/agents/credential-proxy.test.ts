@@ -3,14 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type CredentialProxy, startCredentialProxy } from "../../src/agents/credential-proxy.js";
 import { startConnectProxy } from "../support/connect-proxy.js";
 import { type LoopbackServer, startLoopbackServer } from "../support/loopback-server.js";
-import {
-  apiError,
-  bashCall,
-  finalText,
-  type Responder,
-  type ScriptedReply,
-  startModelServer,
-} from "../support/model-server.js";
+import { apiError, bashCall, finalText, inOrder, startModelServer } from "../support/model-server.js";
 
 const CANARY_KEY = "sk-ant-canary-proxy-5f4e3d2c1b0a";
 const CLIENT_KEY = "sk-ant-what-the-agent-holds";
@@ -19,12 +12,6 @@ const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
 });
-
-/** Answers the scripted replies in order, then the last one forever. */
-function inOrderReplies(...replies: ScriptedReply[]): Responder {
-  let index = 0;
-  return () => replies[Math.min(index++, replies.length - 1)] ?? finalText("(none)");
-}
 
 async function startProxy(upstream: string): Promise<CredentialProxy> {
   const proxy = await startCredentialProxy({ apiKey: CANARY_KEY, upstream });
@@ -41,7 +28,7 @@ async function startUpstream(handler: http.RequestListener): Promise<LoopbackSer
 
 describe("credential proxy", () => {
   it("forwards /v1/* with the real key in place of the client's, and the answer back", async () => {
-    const server = await startModelServer(inOrderReplies(bashCall("ls"), finalText("done")));
+    const server = await startModelServer(inOrder(bashCall("ls"), finalText("done")));
     cleanups.push(() => server.close());
     const proxy = await startProxy(server.url);
     expect(new URL(proxy.url).hostname).toBe("127.0.0.1");
@@ -110,7 +97,7 @@ describe("credential proxy", () => {
   });
 
   it("passes errors through with their status and retry headers", async () => {
-    const server = await startModelServer(inOrderReplies(apiError(429, 1500)));
+    const server = await startModelServer(inOrder(apiError(429, 1500)));
     cleanups.push(() => server.close());
     const proxy = await startProxy(server.url);
     const response = await fetch(`${proxy.url}/v1/messages`, {

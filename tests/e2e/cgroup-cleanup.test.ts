@@ -4,24 +4,18 @@
  * cgroups go too: nothing of the run is left in the cgroup tree.
  */
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { findCgroupParent } from "../../src/sandbox/trial-cgroup.js";
 import { runCli } from "../support/run-cli.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 const parent = await findCgroupParent();
-const folders: string[] = [];
-
-afterAll(async () => {
-  await Promise.all(folders.map((folder) => rm(folder, { recursive: true, force: true })));
-});
 
 describe.skipIf(parent === null)("the CLI's trial cgroups (local mode, cgroup v2 writable)", () => {
   it("has each trial's commands in a cgroup of its own, and leaves none behind when it exits", async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "ltt-cgroups-"));
-    folders.push(dir);
+    const dir = makeTempDir("ltt-cgroups-");
     await writeFile(
       path.join(dir, "where.yaml"),
       [
@@ -34,10 +28,8 @@ describe.skipIf(parent === null)("the CLI's trial cgroups (local mode, cgroup v2
       ].join("\n"),
     );
     const out = path.join(dir, "out");
-    const result = await runCli(
-      ["run", dir, "--agent", "oracle", "--sandbox", "local", "--trials", "3", "-j", "2", "--out", out],
-      {},
-    );
+    const options = ["--agent", "oracle", "--sandbox", "local", "--trials", "3", "-j", "2"];
+    const result = await runCli(["run", dir, ...options, "--out", out]);
     expect(result.code, result.stderr).toBe(0);
 
     const seen = new Map<string, Set<string>>();

@@ -43,8 +43,6 @@ export interface FakeArtifact {
   name: string;
   runId: number;
   expired: boolean;
-  /** Answer the download with 410 Gone even though the listing says it is there. */
-  gone: boolean;
   data: Buffer;
   created_at: string;
 }
@@ -173,7 +171,6 @@ function addArtifact(
   const full: FakeArtifact = {
     id: state.nextArtifactId++,
     expired: false,
-    gone: false,
     data: Buffer.alloc(0),
     created_at: new Date().toISOString(),
     ...artifact,
@@ -333,7 +330,7 @@ function listRunArtifacts(state: FakeState, { param, query, path }: RestRequest)
 function downloadArtifact(state: FakeState, { param }: RestRequest): Reply {
   const artifact = state.artifacts.find((a) => a.id === Number(param));
   if (!artifact) return notFound();
-  if (artifact.expired || artifact.gone) return json(410, { message: "Artifact has expired", status: "410" });
+  if (artifact.expired) return json(410, { message: "Artifact has expired", status: "410" });
   return {
     status: 302,
     headers: {

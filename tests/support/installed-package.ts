@@ -2,6 +2,8 @@
  * The package as users get it: `npm pack`, then `npm install` of the tarball into an empty git
  * repository (the registry serves its dependencies). Shared by the end-to-end test of the installed
  * package (tests/e2e/installed-package.test.ts) and the footprint benchmark (bench/footprint.bench-run.ts).
+ * `installTarballOffline` is the same install without the registry, for tests that must run
+ * offline (tests/e2e/library-example.test.ts).
  */
 import { mkdir, readdir, readFile, rename, symlink } from "node:fs/promises";
 import path from "node:path";
