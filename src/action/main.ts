@@ -225,19 +225,17 @@ async function runAction(
   const folders = await prepareFolders(settings, context);
   const source = await settleRunSource(settings, context, deps, folders, secrets, log);
   if (source.kind === "skip") return skip(source.reason, deps, log);
-  let { baseline, forkReplay } = source;
-
-  if (settings.mode === "run") {
-    await setUpSandboxFor(settings, { runProgram: deps.runProgram, env: deps.env }, log);
-  }
   const produced =
     settings.mode === "merge"
-      ? await produceMergedReport(settings, deps, folders, redact, log, baseline)
-      : await produceRunReport(source.runSettings, context, deps, folders, baseline, log, source.replayFrom);
-  if (settings.mode === "merge" && produced.replayed) {
-    baseline = produced.replayed.baseline;
-    if (secrets.kind === "replay") forkReplay = { sender: secrets.sender, label: produced.replayed.label };
-  }
+      ? await produceMergedReport(settings, deps, folders, redact, log, source.baseline)
+      : await produceRunReport(source, context, deps, folders, log);
+  // Merged replayed shards are compared with the run they replayed (produceMergedReport).
+  const { replayed } = produced;
+  const baseline = replayed?.baseline ?? source.baseline;
+  const forkReplay =
+    replayed && secrets.kind === "replay"
+      ? { sender: secrets.sender, label: replayed.label }
+      : source.forkReplay;
   const baselineNote = noteBaseline(baseline, produced, context, log);
 
   const outputs = await publish(settings, context, deps, redact, log, {
@@ -291,15 +289,15 @@ async function prepareFolders(settings: ActionSettings, context: RunContext): Pr
  * The baseline to compare with and, when the run replays it (`agent: replay`, or a fork's pull
  * request with `fork-mode: replay`), the recordings and the settings it replays with.
  */
-type RunSource =
-  | {
-      kind: "run";
-      baseline: BaselineResolution;
-      runSettings: ActionSettings;
-      replayFrom: string | null;
-      forkReplay: ForkReplay | null;
-    }
-  | { kind: "skip"; reason: string };
+type RunSource = RunFrom | { kind: "skip"; reason: string };
+
+interface RunFrom {
+  kind: "run";
+  baseline: BaselineResolution;
+  runSettings: ActionSettings;
+  replayFrom: string | null;
+  forkReplay: ForkReplay | null;
+}
 
 async function settleRunSource(
   settings: ActionSettings,
@@ -605,15 +603,15 @@ function settleActionBaseline(
   return { ...settled, used: settled.used.map((label) => byLabel.get(label) as FoundBaseline) };
 }
 
+/** The runner's sandbox set up, the run prepared, then the suite run and compared with the baseline. */
 async function produceRunReport(
-  settings: ActionSettings,
+  { runSettings: settings, baseline, replayFrom }: RunFrom,
   context: RunContext,
   deps: ActionDeps,
   folders: ActionFolders,
-  baseline: BaselineResolution,
   log: Log,
-  replayFrom: string | null,
 ): Promise<ProducedReport> {
+  await setUpSandboxFor(settings, { runProgram: deps.runProgram, env: deps.env }, log);
   const prepared = await prepareActionRun(settings, context, deps, folders, log, replayFrom);
   const { scenarios, ports } = prepared;
   const settled = settleActionBaseline(baseline, poolTargetOfPrepared(prepared), log);
@@ -674,7 +672,7 @@ async function prepareActionRun(
       judgeModel: settings.judgeModel,
       options: {
         model: settings.model,
-        ...(settings.models.length > 1 ? { models: settings.models } : {}),
+        models: settings.models,
         replayFrom,
         outDir: folders.outDir,
         trials: settings.trials,
