@@ -32,11 +32,16 @@ import { type BaselineNote, formatCommentMarker, renderComment } from "../render
 import type { Report, TrialReport } from "../results/types.js";
 import { type RunBaseline, settleBaseline } from "../run/baseline.js";
 import { runModels } from "../run/plan.js";
-import { createRunModelClient, type PreparedRun, poolTargetOfPrepared, prepareRun } from "../run/prepare.js";
+import {
+  createRunModelClient,
+  type PreparedRun,
+  poolTargetOfPrepared,
+  prepareRun,
+  runPrepared,
+} from "../run/prepare.js";
 import {
   type DecisionSettings,
   type ProgressEvent,
-  runSuite,
   type SuiteResult,
   writeRunOutputs,
 } from "../run/suite.js";
@@ -613,17 +618,13 @@ async function produceRunReport(
 ): Promise<ProducedReport> {
   await setUpSandboxFor(settings, { runProgram: deps.runProgram, env: deps.env }, log);
   const prepared = await prepareActionRun(settings, context, deps, folders, log, replayFrom);
-  const { scenarios, ports } = prepared;
   const settled = settleActionBaseline(baseline, poolTargetOfPrepared(prepared), log);
-  const options = { ...prepared.options, baselineCounts: settled?.report ? settled.counts : null };
-  log.info(describeRunStart(settings, scenarios.length, options.baselineCounts !== null));
-  const result = await runSuite(scenarios, options, {
-    // ports.env holds the key and token under secret names: the sandbox keeps them out, redaction covers them.
-    ...ports,
+  log.info(describeRunStart(settings, prepared.scenarios.length, Boolean(settled?.report)));
+  // prepared.ports.env holds the key and token under secret names: the sandbox keeps them out, redaction covers them.
+  const result = await runPrepared(prepared, settled, {
     now: deps.now,
     ...(deps.signal ? { signal: deps.signal } : {}),
     git: { sha: context.sha, ref: context.ref },
-    baseline: settled?.report ?? null,
     compareOptions: compareOptionsOf(settings),
     decision: decisionSettingsOf(settings, settled),
     repositoryRoot: await projectRootOf(folders.workDir),
