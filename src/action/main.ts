@@ -246,9 +246,7 @@ async function runAction(
   const outputs = await publish(settings, context, deps, redact, log, {
     produced,
     baselineNote,
-    artifactName: folders.artifactName,
-    outDir: folders.outDir,
-    sharded: folders.sharded,
+    folders,
     forkReplay,
   });
   setOutputs(core, outputs);
@@ -493,18 +491,16 @@ async function publish(
   what: {
     produced: ProducedReport;
     baselineNote: BaselineNote;
-    artifactName: string;
-    outDir: string;
-    sharded: boolean;
+    folders: ActionFolders;
     forkReplay: ForkReplay | null;
   },
 ): Promise<ActionOutputs> {
   const { report, comparison, decision } = what.produced;
-  const { artifactName, outDir } = what;
+  const { artifactName, outDir, sharded } = what.folders;
   const pr = context.pullRequest;
   const runUrl =
     context.repo && context.runId ? formatRunUrl(context.serverUrl, context.repo, context.runId) : null;
-  const commenting = pr !== null && settings.comment && !what.sharded;
+  const commenting = pr !== null && settings.comment && !sharded;
   // What the comment and the job summary show; the artifact's URL is known once it is uploaded.
   const viewWith = (artifactUrl: string | null) => ({
     report,
