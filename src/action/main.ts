@@ -32,11 +32,16 @@ import { type BaselineNote, formatCommentMarker, renderComment } from "../render
 import type { Report, TrialReport } from "../results/types.js";
 import { type RunBaseline, settleBaseline } from "../run/baseline.js";
 import { runModels } from "../run/plan.js";
-import { createRunModelClient, type PreparedRun, poolTargetOfPrepared, prepareRun } from "../run/prepare.js";
+import {
+  createRunModelClient,
+  type PreparedRun,
+  poolTargetOfPrepared,
+  prepareRun,
+  runPrepared,
+} from "../run/prepare.js";
 import {
   type DecisionSettings,
   type ProgressEvent,
-  runSuite,
   type SuiteResult,
   writeRunOutputs,
 } from "../run/suite.js";
@@ -225,27 +230,23 @@ async function runAction(
   const folders = await prepareFolders(settings, context);
   const source = await settleRunSource(settings, context, deps, folders, secrets, log);
   if (source.kind === "skip") return skip(source.reason, deps, log);
-  let { baseline, forkReplay } = source;
-
-  if (settings.mode === "run") {
-    await setUpSandboxFor(settings, { runProgram: deps.runProgram, env: deps.env }, log);
-  }
   const produced =
     settings.mode === "merge"
-      ? await produceMergedReport(settings, deps, folders, redact, log, baseline)
-      : await produceRunReport(source.runSettings, context, deps, folders, baseline, log, source.replayFrom);
-  if (settings.mode === "merge" && produced.replayed) {
-    baseline = produced.replayed.baseline;
-    if (secrets.kind === "replay") forkReplay = { sender: secrets.sender, label: produced.replayed.label };
-  }
+      ? await produceMergedReport(settings, deps, folders, redact, log, source.baseline)
+      : await produceRunReport(source, context, deps, folders, log);
+  // Merged replayed shards are compared with the run they replayed (produceMergedReport).
+  const { replayed } = produced;
+  const baseline = replayed?.baseline ?? source.baseline;
+  const forkReplay =
+    replayed && secrets.kind === "replay"
+      ? { sender: secrets.sender, label: replayed.label }
+      : source.forkReplay;
   const baselineNote = noteBaseline(baseline, produced, context, log);
 
   const outputs = await publish(settings, context, deps, redact, log, {
     produced,
     baselineNote,
-    artifactName: folders.artifactName,
-    outDir: folders.outDir,
-    sharded: folders.sharded,
+    folders,
     forkReplay,
   });
   setOutputs(core, outputs);
@@ -291,15 +292,15 @@ async function prepareFolders(settings: ActionSettings, context: RunContext): Pr
  * The baseline to compare with and, when the run replays it (`agent: replay`, or a fork's pull
  * request with `fork-mode: replay`), the recordings and the settings it replays with.
  */
-type RunSource =
-  | {
-      kind: "run";
-      baseline: BaselineResolution;
-      runSettings: ActionSettings;
-      replayFrom: string | null;
-      forkReplay: ForkReplay | null;
-    }
-  | { kind: "skip"; reason: string };
+type RunSource = RunFrom | { kind: "skip"; reason: string };
+
+interface RunFrom {
+  kind: "run";
+  baseline: BaselineResolution;
+  runSettings: ActionSettings;
+  replayFrom: string | null;
+  forkReplay: ForkReplay | null;
+}
 
 async function settleRunSource(
   settings: ActionSettings,
@@ -490,18 +491,16 @@ async function publish(
   what: {
     produced: ProducedReport;
     baselineNote: BaselineNote;
-    artifactName: string;
-    outDir: string;
-    sharded: boolean;
+    folders: ActionFolders;
     forkReplay: ForkReplay | null;
   },
 ): Promise<ActionOutputs> {
   const { report, comparison, decision } = what.produced;
-  const { artifactName, outDir } = what;
+  const { artifactName, outDir, sharded } = what.folders;
   const pr = context.pullRequest;
   const runUrl =
     context.repo && context.runId ? formatRunUrl(context.serverUrl, context.repo, context.runId) : null;
-  const commenting = pr !== null && settings.comment && !what.sharded;
+  const commenting = pr !== null && settings.comment && !sharded;
   // What the comment and the job summary show; the artifact's URL is known once it is uploaded.
   const viewWith = (artifactUrl: string | null) => ({
     report,
@@ -605,27 +604,23 @@ function settleActionBaseline(
   return { ...settled, used: settled.used.map((label) => byLabel.get(label) as FoundBaseline) };
 }
 
+/** The runner's sandbox set up, the run prepared, then the suite run and compared with the baseline. */
 async function produceRunReport(
-  settings: ActionSettings,
+  { runSettings: settings, baseline, replayFrom }: RunFrom,
   context: RunContext,
   deps: ActionDeps,
   folders: ActionFolders,
-  baseline: BaselineResolution,
   log: Log,
-  replayFrom: string | null,
 ): Promise<ProducedReport> {
+  await setUpSandboxFor(settings, { runProgram: deps.runProgram, env: deps.env }, log);
   const prepared = await prepareActionRun(settings, context, deps, folders, log, replayFrom);
-  const { scenarios, ports } = prepared;
   const settled = settleActionBaseline(baseline, poolTargetOfPrepared(prepared), log);
-  const options = { ...prepared.options, baselineCounts: settled?.report ? settled.counts : null };
-  log.info(describeRunStart(settings, scenarios.length, options.baselineCounts !== null));
-  const result = await runSuite(scenarios, options, {
-    // ports.env holds the key and token under secret names: the sandbox keeps them out, redaction covers them.
-    ...ports,
+  log.info(describeRunStart(settings, prepared.scenarios.length, Boolean(settled?.report)));
+  // prepared.ports.env holds the key and token under secret names: the sandbox keeps them out, redaction covers them.
+  const result = await runPrepared(prepared, settled, {
     now: deps.now,
     ...(deps.signal ? { signal: deps.signal } : {}),
     git: { sha: context.sha, ref: context.ref },
-    baseline: settled?.report ?? null,
     compareOptions: compareOptionsOf(settings),
     decision: decisionSettingsOf(settings, settled),
     repositoryRoot: await projectRootOf(folders.workDir),
@@ -674,7 +669,7 @@ async function prepareActionRun(
       judgeModel: settings.judgeModel,
       options: {
         model: settings.model,
-        ...(settings.models.length > 1 ? { models: settings.models } : {}),
+        models: settings.models,
         replayFrom,
         outDir: folders.outDir,
         trials: settings.trials,

@@ -3,6 +3,7 @@
  * (claude-code-cli.ts) and the commands that make bwrap work on the runner (sandbox-setup.ts).
  * The action's adapter goes through sandbox/exec's process runners; tests pass a fake.
  */
+import { describeError } from "../errors.js";
 import { runProcess } from "../sandbox/exec.js";
 
 export interface ProgramRequest {
@@ -15,13 +16,13 @@ export interface ProgramRequest {
 }
 
 export interface ProgramOutcome {
-  /** The program's exit code; 124 when it timed out. */
+  /** The program's exit code; 124 when it timed out, 127 when it could not start (stderr says why). */
   exitCode: number;
   stdout: string;
   stderr: string;
 }
 
-/** Runs a program to its end; throws only when it cannot start (a missing binary). */
+/** Runs a program to its end; never throws: a program that cannot start is exit 127, as in a shell. */
 export type RunProgram = (request: ProgramRequest) => Promise<ProgramOutcome>;
 
 /** Enough for npm's and apt-get's logs; only their ends are reported. */
@@ -30,15 +31,20 @@ const OUTPUT_CAP_BYTES = 1024 * 1024;
 /** The action's: the programs run in "/" (none needs a folder; npm --global ignores a project's .npmrc). */
 export function createProgramRunner(): RunProgram {
   return async ({ file, args, env, stdin, timeoutMs }) => {
-    const result = await runProcess({
-      file,
-      args,
-      cwd: "/",
-      env,
-      timeoutMs,
-      outputCapBytes: OUTPUT_CAP_BYTES,
-      ...(stdin !== undefined ? { stdin } : {}),
-    });
-    return { exitCode: result.exit_code, stdout: result.stdout, stderr: result.stderr };
+    try {
+      const result = await runProcess({
+        file,
+        args,
+        cwd: "/",
+        env,
+        timeoutMs,
+        outputCapBytes: OUTPUT_CAP_BYTES,
+        ...(stdin !== undefined ? { stdin } : {}),
+      });
+      return { exitCode: result.exit_code, stdout: result.stdout, stderr: result.stderr };
+    } catch (error) {
+      // A missing npm or sudo: the caller's failure path says so (a ConfigError, or the setup's warning).
+      return { exitCode: 127, stdout: "", stderr: describeError(error) };
+    }
   };
 }

@@ -12,7 +12,7 @@
 import { bwrapProbeArgs } from "../sandbox/bwrap.js";
 import type { ProgramOutcome, RunProgram } from "./run-program.js";
 
-/** One setup command with an argv (and optional stdin); a command that cannot start is exit 127. */
+/** One setup command with an argv (and optional stdin). */
 type SetupCommand = (file: string, args: string[], stdin?: string) => Promise<ProgramOutcome>;
 
 export const BWRAP_APPARMOR_PROFILE_PATH = "/etc/apparmor.d/bwrap";
@@ -45,10 +45,7 @@ export interface SandboxSetupResult {
   changes: string[];
 }
 
-/**
- * The setup's commands through `run`, with a minimal environment (no secret of the action's) and
- * never throwing: a command that cannot start is exit 127.
- */
+/** The setup's commands through `run`, with a minimal environment (no secret of the action's). */
 function createSetupCommand(run: RunProgram, env: Record<string, string | undefined>): SetupCommand {
   const commandEnv: Record<string, string> = {
     PATH: env.PATH ?? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
@@ -56,19 +53,14 @@ function createSetupCommand(run: RunProgram, env: Record<string, string | undefi
     LANG: "C.UTF-8",
     DEBIAN_FRONTEND: "noninteractive",
   };
-  return async (file, args, stdin) => {
-    try {
-      return await run({
-        file,
-        args,
-        env: commandEnv,
-        timeoutMs: SETUP_COMMAND_TIMEOUT_MS,
-        ...(stdin !== undefined ? { stdin } : {}),
-      });
-    } catch (error) {
-      return { exitCode: 127, stdout: "", stderr: error instanceof Error ? error.message : String(error) };
-    }
-  };
+  return (file, args, stdin) =>
+    run({
+      file,
+      args,
+      env: commandEnv,
+      timeoutMs: SETUP_COMMAND_TIMEOUT_MS,
+      ...(stdin !== undefined ? { stdin } : {}),
+    });
 }
 
 /**

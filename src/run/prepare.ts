@@ -39,11 +39,11 @@ import { PARENTS_OUT_OF_REACH } from "../sandbox/withdraw-environment.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
 import type { Scenario } from "../scenario/types.js";
-import { poolTargetOf } from "./baseline.js";
+import { poolTargetOf, type RunBaseline } from "./baseline.js";
 import { DEFAULT_MODEL, defaultRunOptions, type RunOptions, sandboxSettingOf } from "./options.js";
 import { runModels } from "./plan.js";
 import { checkSandbox, checkTargetBinaries } from "./preflight.js";
-import type { SuitePorts } from "./suite.js";
+import { runSuite, type SuitePorts, type SuiteResult } from "./suite.js";
 
 /** A guidance file every scenario runs with (the CLI's `--variant NAME=FILE`). */
 export interface GuidanceVariantFile {
@@ -130,6 +130,24 @@ export interface PreparedRun {
  */
 export function poolTargetOfPrepared(prepared: PreparedRun): PoolTarget {
   return poolTargetOf(prepared.scenarios, prepared.options, prepared.ports.sandboxes.selected());
+}
+
+/**
+ * Runs the prepared suite against its settled baseline (settleBaseline against
+ * poolTargetOfPrepared): the baseline's counts screen scenarios for extra trials, its report is
+ * what the run is compared with. The front end adds its own ports (signal, progress, git, decision).
+ */
+export function runPrepared(
+  prepared: PreparedRun,
+  baseline: Pick<RunBaseline, "report" | "counts"> | null,
+  ports: Omit<SuitePorts, keyof PreparedRun["ports"] | "baseline">,
+): Promise<SuiteResult> {
+  const options = { ...prepared.options, baselineCounts: baseline?.report ? baseline.counts : null };
+  return runSuite(prepared.scenarios, options, {
+    ...prepared.ports,
+    ...ports,
+    baseline: baseline?.report ?? null,
+  });
 }
 
 /**

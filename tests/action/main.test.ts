@@ -360,6 +360,28 @@ describe("run", () => {
     expect(recorded.outputs.outcome).toBe("pass");
   });
 
+  it("sets up the runner's sandbox through runProgram before a run (a failed setup warns), not for a merge", async () => {
+    const programs: string[] = [];
+    const runProgram: ActionDeps["runProgram"] = async ({ file, args }) => {
+      programs.push([file, ...args].join(" "));
+      return { exitCode: 1, stdout: "", stderr: "sudo: a password is required" };
+    };
+    const deps = await createDeps({ agent: "oracle", "working-directory": "base", scenarios: "." });
+    expect((await run({ ...deps, runProgram })).status).toBe("passed");
+    expect(programs.slice(0, 2)).toEqual(["sh -c command -v bwrap", "sudo -n apt-get update"]);
+    expect(recorded.log).toContainEqual({
+      level: "warning",
+      message: expect.stringMatching(
+        /^could not install bubblewrap \(exit 1: sudo: a password is required\)/,
+      ),
+    });
+
+    programs.length = 0;
+    const merge = await run({ ...(await createDeps({ agent: "oracle", mode: "merge" })), runProgram });
+    expect(merge.status).toBe("config_error");
+    expect(programs).toEqual([]);
+  });
+
   it.each([
     [
       { "working-directory": "nowhere" },

@@ -157,10 +157,12 @@ describe("the action's sandbox setup", () => {
     }
   });
 
-  it("takes a command that cannot start as exit 127, and warns", async () => {
-    const runProgram: RunProgram = async ({ file }) => {
-      throw new Error(`could not start "${file}": spawn ${file} ENOENT`);
-    };
+  it("warns when a command cannot start (exit 127, see run-program.test.ts)", async () => {
+    const runProgram: RunProgram = async ({ file }) => ({
+      exitCode: 127,
+      stdout: "",
+      stderr: `could not start "${file}": spawn ${file} ENOENT`,
+    });
     const log = recordingLog();
     const result = await setUpSandboxFor(AUTO, { runProgram, env: {} }, log.log, "linux");
     expect(result).toEqual({ usable: false, changes: [] });

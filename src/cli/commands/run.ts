@@ -16,7 +16,7 @@ import { API_KEY_VARIABLES, parseModelId } from "../../model/provider.js";
 import { renderComparisonTerminal } from "../../render/comparison-markdown.js";
 import { renderTerminalSummary } from "../../render/terminal.js";
 import { type RunBaseline, settleBaseline } from "../../run/baseline.js";
-import { DEFAULT_MODEL, type RunOptions } from "../../run/options.js";
+import { DEFAULT_MODEL } from "../../run/options.js";
 import { checkOutputPath } from "../../run/output-path.js";
 import { settleModels } from "../../run/plan.js";
 import {
@@ -27,8 +27,9 @@ import {
   poolTargetOfPrepared,
   prepareRun,
   type RunOptionSettings,
+  runPrepared,
 } from "../../run/prepare.js";
-import { runSuite, type SuitePorts, type SuiteResult } from "../../run/suite.js";
+import type { DecisionSettings, SuiteResult } from "../../run/suite.js";
 import { runProcess } from "../../sandbox/exec.js";
 import { SANDBOX_SETTINGS } from "../../scenario/keys.js";
 import { parseYamlText } from "../../scenario/load.js";
@@ -255,16 +256,13 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
 
   const result = await runSuiteUntilSignalled(
     prepared,
-    { ...prepared.options, baselineCounts: baseline?.counts ?? null },
+    baseline,
     {
-      baseline: baseline?.report ?? null,
-      decision: {
-        failOn,
-        gateMetrics,
-        ...(baseline && baselineCandidates.length > 1
-          ? { pooling: { runs: baseline.used, excluded: baseline.excluded } }
-          : {}),
-      },
+      failOn,
+      gateMetrics,
+      ...(baseline && baselineCandidates.length > 1
+        ? { pooling: { runs: baseline.used, excluded: baseline.excluded } }
+        : {}),
     },
     io,
     Boolean(values.quiet),
@@ -370,8 +368,8 @@ async function prepareCliRun(
  */
 async function runSuiteUntilSignalled(
   prepared: PreparedRun,
-  options: RunOptions,
-  ports: Pick<SuitePorts, "baseline" | "decision">,
+  baseline: RunBaseline | null,
+  decision: DecisionSettings,
   io: CliIo,
   quiet: boolean,
 ): Promise<SuiteResult> {
@@ -381,11 +379,10 @@ async function runSuiteUntilSignalled(
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   try {
-    return await runSuite(prepared.scenarios, options, {
-      ...prepared.ports,
+    return await runPrepared(prepared, baseline, {
       signal: abort.signal,
       git: await readGit(io.cwd, io.env),
-      ...ports,
+      decision,
       repositoryRoot: await projectRootOf(io.cwd),
       ...(quiet ? {} : { onProgress: progress.onProgress }),
     });
