@@ -40,7 +40,7 @@ Exit status: 0 all passed, 1 a scenario failed, 2 configuration or usage error, 
  * `process.env` (see sandbox/withdraw-environment.ts); a block that could not be cleared is
  * warned about by the commands that run agents.
  */
-export function createProcessIo(withdrawn: Pick<WithdrawnEnvironment, "env" | "warning">): CliIo {
+export function createProcessIo(withdrawn: WithdrawnEnvironment): CliIo {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
