@@ -228,7 +228,7 @@ it("harness efficiency and sequential vs concurrent", async () => {
       true,
     );
     record(
-      "    of which the transport: the SDK alone over undici (the harness's) ÷ over node:http (bench/sdk-over-node-http.mjs)",
+      "  the transport alone: the SDK over undici (the harness's transport) ÷ the same SDK over node:http (bench/sdk-over-node-http.mjs)",
       `${(cpu.sdkUndiciCallMs / cpu.sdkNodeHttpCallMs).toFixed(2)}× (${cpu.sdkUndiciCallMs.toFixed(2)} ms vs ${cpu.sdkNodeHttpCallMs.toFixed(2)} ms)`,
       "report",
       true,
@@ -528,7 +528,7 @@ it("writes BENCHMARKS.md", async () => {
     "  per command instead. The runners' start-ups overlap the first trials; holding the run until",
     "  all were up measured the same (1.127 against 1.128).",
     "- These VMs drift: on one day (2026-11-24) the concurrency-8 median of the same code moved",
-    "  between 1.10 and 1.14 from run to run of the bench, and the bare loop's with it (1.11 to 1.15);",
+    "  between 1.10 and 1.15 from run to run of the bench, and the bare loop's with it (1.11 to 1.15);",
     "  the ratio of the two medians, timed side by side, is the steadier figure.",
     "- With a real model's latency (a second or more per call) all of this is a percent or two (the",
     "  1 s/response row).",
