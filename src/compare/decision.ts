@@ -16,25 +16,34 @@ import { scenarioKey } from "../results/scenario-key.js";
 import type { Direction } from "../results/trial-metrics.js";
 import { findMetric, PASS_RATE, readTrialValues } from "../results/trial-metrics.js";
 import type { Report, RunSummary, ScenarioReport, TrialReport } from "../results/types.js";
-import { boschlooOneSidedP } from "../stats/exact-2x2.js";
 import {
   DEFAULT_ALPHA,
+  DEFAULT_EXTRA_TRIALS,
   DEFAULT_SUITE_ALPHA,
   decideRegression,
   type ScenarioCounts,
+  scenarioPValue,
   screenForExtraTrials,
 } from "../stats/regression-decision.js";
 import {
+  betaBinomialPmf,
+  estimateIntraRunCorrelation,
+  MIN_RUNS_FOR_VARIATION,
+  PRIOR_ICC,
+  type RunCount,
+  type SuiteMethod,
+} from "../stats/run-clusters.js";
+import {
   adjustPValues,
-  binomialPmf,
   classifyFlakiness,
   computeMean,
   createRng,
   deriveSeed,
+  logChoose,
   permutationTest,
 } from "../stats/stats.js";
 import { classifyStatus } from "./compare.js";
-import type { ExcludedBaseline } from "./pool-baselines.js";
+import type { BaselinePooling, ExcludedBaseline } from "./pool-baselines.js";
 import type { ScenarioStatus } from "./types.js";
 
 export type FailOn =
@@ -150,6 +159,33 @@ export interface DesignPower {
   half: number;
 }
 
+/**
+ * What the base runs showed of run-to-run variation (runs are clusters; docs/statistics.md), and what
+ * the tests assumed.
+ */
+export interface RunVariation {
+  /** Base runs pooled. */
+  runs: number;
+  /** The intra-run correlation the base runs show (method of moments); null below two runs. */
+  icc: number | null;
+  /** The ICC the tests assumed: the estimate rounded up to 0.01, or the design's prior (0.1) below three runs. */
+  icc_used: number;
+  /** The suite-level pass rate's spread across base runs against binomial sampling; null below three runs. */
+  dispersion: number | null;
+  /** The base runs' suite-level pass rate change per run (negative: drifting down); null below four runs. */
+  trend: number | null;
+  /** Which form of the suite test decided. */
+  suite_method: SuiteMethod;
+}
+
+/** Why a run that did not regress is not called a pass, and what would make it conclusive. */
+export interface Inconclusive {
+  /** Plain sentences, e.g. "only 2 base-branch runs: run-to-run variation cannot be estimated (3 needed)". */
+  reasons: string[];
+  /** Plain sentences, e.g. "3 more base-branch runs". */
+  needs: string[];
+}
+
 export interface Design {
   scenarios: number;
   /** Head trials per scenario before extra ones (the median over scenarios). */
@@ -164,11 +200,17 @@ export interface Design {
   head_trials_spent: number;
   /** Null when only the suite test decides (one trial per scenario). */
   power: DesignPower | null;
+  /** The ICC the power was computed at (as the tests assumed it). */
+  icc: number;
 }
+
+/** A design detects the planned effect (one scenario collapsing 0.9 → 0.1) at least this often to be conclusive. */
+export const CONCLUSIVE_POWER = 0.8;
 
 export type DecisionBasis =
   | "regression"
   | "no_regression"
+  | "inconclusive"
   | "no_baseline"
   | "outcome"
   | "pass_rate"
@@ -194,6 +236,10 @@ export interface Decision {
   scenarios: DecisionScenario[];
   secondary: MetricFamily[];
   design: Design | null;
+  /** Run-to-run variation the base runs showed; null without a regression test. */
+  variation: RunVariation | null;
+  /** Set exactly when basis is "inconclusive". */
+  inconclusive: Inconclusive | null;
   baseline: { runs: string[]; excluded: ExcludedBaseline[] } | null;
   run: { outcome: RunSummary["outcome"]; pass_rate: number | null; incomplete: boolean };
   /** Incomplete head run: the decision covers only what ran. */
@@ -204,16 +250,28 @@ export interface DecisionInput {
   head: Report;
   /** The pooled baseline report; null when there is none. */
   baseline: Report | null;
-  /** Provenance of the pooled baseline (labels of the runs used and what was left out). */
-  pooling?: { runs: string[]; excluded: ExcludedBaseline[] };
+  /**
+   * Provenance of the pooled baseline (labels of the runs used, what was left out, and each run's
+   * counts per scenario). Without it the baseline is one run.
+   */
+  pooling?: BaselinePooling;
   failOn?: FailOn;
   gateMetrics?: readonly string[];
   alpha?: number;
   /** The suite test's part of alpha; default half of it (0.025 of 0.05). */
   suiteAlpha?: number;
-  /** Extra trials a screened scenario gets in this design (for the design line); default: as many as the
-   * head report's extended scenarios ran. */
+  /**
+   * Extra trials a screened scenario gets in this design (the run's `extra-trials`), for the design
+   * line and whether the run is conclusive. Default: as many as the head's extended scenarios ran, or
+   * the default (8) when the head ran the adaptive design and no scenario needed them.
+   */
   extraTrials?: number;
+  /**
+   * The intra-run correlation to assume instead of estimating it from the base runs (0: every trial
+   * an independent draw, as a deterministic tool's tests may be). Fewer than three base runs still
+   * make a run without a regression inconclusive.
+   */
+  icc?: number;
   /** Seed for the permutation tests of gate metrics. */
   seed?: number;
 }
@@ -267,6 +325,8 @@ export function decide(input: DecisionInput): Decision {
     scenarios: [],
     secondary: [],
     design: null,
+    variation: null,
+    inconclusive: null,
     baseline: null,
     run,
     incomplete: run.incomplete,
@@ -319,6 +379,11 @@ function decideRegressionAgainst(
       headTrials: r.head_first.trials,
     })),
   );
+  const baseRuns = rows.map((r) => runCountsOf(r.key, r.base, input.pooling));
+  const variation = estimateVariation(
+    baseRuns.filter((_, i) => rows[i]!.base !== null),
+    input.icc,
+  );
   const counts: ScenarioCounts[] = rows.map((r, i) => ({
     basePassed: r.base?.passed ?? 0,
     baseTrials: r.base?.trials ?? 0,
@@ -326,9 +391,14 @@ function decideRegressionAgainst(
     headTrials: r.head.trials,
     initialHeadPassed: r.head_first.passed,
     initialHeadTrials: r.head_first.trials,
+    baseRuns: baseRuns[i]!,
     ...(adaptive ? { extended: r.extended || wouldExtend[i] === true } : {}),
   }));
-  const result = decideRegression(counts, { alpha: passAlpha, suiteAlpha: passAlpha * suiteShare });
+  const result = decideRegression(counts, {
+    alpha: passAlpha,
+    suiteAlpha: passAlpha * suiteShare,
+    icc: variation.iccUsed,
+  });
   const scale = alpha / passAlpha;
 
   const secondary = gateMetrics.map((metric) =>
@@ -352,10 +422,13 @@ function decideRegressionAgainst(
     .filter((f) => f.scenarios.length > 0);
   const suiteRegressed = result.suite.rejected;
   const failed = regressed.length > 0 || suiteRegressed || regressedMetrics.length > 0;
+  const extraTrials = input.extraTrials ?? configuredExtraTrials(input.head);
+  const design = describeDesign(rows, baseRuns, input, result.primaryAlpha, extraTrials, variation.iccUsed);
+  const inconclusive = failed ? null : describeInconclusive(design, variation, result.primaryAlpha);
   return {
     failed,
     fail_on: formatFailOn(context.failOn),
-    basis: failed ? "regression" : "no_regression",
+    basis: failed ? "regression" : inconclusive ? "inconclusive" : "no_regression",
     regressed,
     regressed_metrics: regressedMetrics,
     suite_regressed: suiteRegressed,
@@ -373,8 +446,19 @@ function decideRegressionAgainst(
         : null,
     scenarios,
     secondary,
-    design: describeDesign(rows, input, result.primaryAlpha, observedExtraTrials(input.head)),
-    baseline: input.pooling ?? { runs: [baseline.run.id], excluded: [] },
+    design,
+    variation: {
+      runs: variation.runs,
+      icc: variation.icc,
+      icc_used: variation.iccUsed,
+      dispersion: result.suite.dispersion,
+      trend: result.suite.trend,
+      suite_method: result.suite.method,
+    },
+    inconclusive,
+    baseline: input.pooling
+      ? { runs: input.pooling.runs, excluded: input.pooling.excluded }
+      : { runs: [baseline.run.id], excluded: [] },
     run: context.run,
     incomplete: context.run.incomplete,
   };
@@ -426,33 +510,73 @@ function testMetricFamily(
   return { metric, direction: definition.direction, alpha: settings.alpha, scenarios: findings };
 }
 
+/** Each base run's counts for a scenario: the pooled runs', or the baseline as one run. */
+function runCountsOf(key: string, base: PassCount | null, pooling: BaselinePooling | undefined): RunCount[] {
+  if (!base) return [];
+  const runs = pooling?.runCounts?.[key];
+  // Pooled counts that do not add up to the baseline's (another pooling) are not this baseline's.
+  if (runs && runs.reduce((s, r) => s + r.passed, 0) === base.passed) {
+    if (runs.reduce((s, r) => s + r.trials, 0) === base.trials) return [...runs];
+  }
+  return [{ passed: base.passed, trials: base.trials }];
+}
+
+interface VariationEstimate {
+  runs: number;
+  icc: number | null;
+  iccUsed: number;
+}
+
 /**
- * What this design could detect: the exact chance that one scenario of the suite whose pass rate
- * falls from 0.9 to 0.1 (or 0.5) is flagged, given the median baseline and head trials, the adaptive
- * screen and Holm's first step over the family (its smallest p is compared with alpha / family size).
+ * The ICC the tests assume: the base runs' estimate rounded up to 0.01 (the tests' law changes in
+ * steps, and rounding up errs towards not failing), or, below three runs, at least the prior (0.1):
+ * the largest run-to-run variation the design is built for.
  */
-/** The most extra trials an extended scenario of the head ran: the run's `extra-trials`. */
-function observedExtraTrials(head: Report): number {
-  return Math.max(0, ...head.scenarios.map((s) => s.trials.length - firstTrials(s).length));
+function estimateVariation(
+  baseRuns: ReadonlyArray<readonly RunCount[]>,
+  assumed: number | undefined,
+): VariationEstimate {
+  const runs = Math.max(0, ...baseRuns.map((r) => r.filter((c) => c.trials > 0).length));
+  const icc = runs >= 2 ? estimateIntraRunCorrelation(baseRuns) : null;
+  if (assumed !== undefined) {
+    if (!(assumed >= 0 && assumed < 1)) throw new RangeError(`icc must be in [0, 1), got ${assumed}`);
+    return { runs, icc, iccUsed: assumed };
+  }
+  const rounded = Math.ceil((icc ?? 0) * 100 - 1e-9) / 100;
+  const iccUsed = runs >= MIN_RUNS_FOR_VARIATION ? rounded : Math.max(rounded, PRIOR_ICC);
+  return { runs, icc, iccUsed };
+}
+
+/**
+ * The run's configured extra trials, as far as the head report tells: the most an extended scenario
+ * ran; the default when the adaptive design ran but no scenario needed them; 0 without the design.
+ */
+function configuredExtraTrials(head: Report): number {
+  const observed = Math.max(0, ...head.scenarios.map((s) => s.trials.length - firstTrials(s).length));
+  if (observed > 0) return observed;
+  return head.scenarios.some((s) => s.extended !== undefined) ? DEFAULT_EXTRA_TRIALS : 0;
 }
 
 function describeDesign(
   rows: ReadonlyArray<{ base: PassCount | null; head: PassCount; head_first: PassCount; extended: boolean }>,
+  baseRuns: ReadonlyArray<readonly RunCount[]>,
   input: DecisionInput,
   primaryAlpha: number,
-  observedExtra: number,
+  extra: number,
+  icc: number,
 ): Design {
-  const compared = rows.filter((r) => r.base && r.base.trials > 0 && r.head.trials > 0);
-  const headTrials = median(compared.map((r) => r.head_first.trials));
-  const baselineTrials = median(compared.map((r) => r.base!.trials));
-  const extra = input.extraTrials ?? observedExtra;
+  const compared = rows.flatMap((r, i) => (r.base && r.base.trials > 0 && r.head.trials > 0 ? [i] : []));
+  const headTrials = median(compared.map((i) => rows[i]!.head_first.trials));
+  const baselineTrials = median(compared.map((i) => rows[i]!.base!.trials));
+  const runs = Math.max(1, ...compared.map((i) => baseRuns[i]!.filter((r) => r.trials > 0).length));
   const family = compared.length;
   const level = family > 0 ? primaryAlpha / family : 0;
+  const runTrials = splitIntoRuns(baselineTrials, runs);
   const power =
     primaryAlpha > 0 && family > 0 && headTrials > 1
       ? {
-          collapse: detectionPower(baselineTrials, headTrials, extra, 0.9, 0.1, level),
-          half: detectionPower(baselineTrials, headTrials, extra, 0.9, 0.5, level),
+          collapse: detectionPower({ runTrials, headTrials, extraTrials: extra, icc, level }, 0.9, 0.1),
+          half: detectionPower({ runTrials, headTrials, extraTrials: extra, icc, level }, 0.9, 0.5),
         }
       : null;
   return {
@@ -463,34 +587,151 @@ function describeDesign(
     baseline_trials: baselineTrials,
     head_trials_spent: rows.reduce((sum, r) => sum + r.head.trials, 0),
     power,
+    icc,
   };
 }
 
-/** Exact: sum over the baseline's and the head's first (and extra) outcomes. */
-export function detectionPower(
-  baseTrials: number,
-  headTrials: number,
-  extraTrials: number,
-  baseRate: number,
-  headRate: number,
-  level: number,
-): number {
-  const basePmf = binomialPmf(baseTrials, baseRate);
-  const firstPmf = binomialPmf(headTrials, headRate);
-  const extraPmf = binomialPmf(extraTrials, headRate);
-  let power = 0;
-  basePmf.forEach((pb, xb) => {
-    firstPmf.forEach((p1, x1) => {
-      // The screen: only a head that did worse than the baseline in its first trials gets extra ones.
-      const extended = extraTrials > 0 && x1 * baseTrials < xb * headTrials;
-      if (extraTrials > 0 && !extended) return;
-      const outcomes = extended ? extraPmf : [1];
-      outcomes.forEach((p2, x2) => {
-        const n = headTrials + (extended ? extraTrials : 0);
-        const p = boschlooOneSidedP({ basePassed: xb, baseTrials, headPassed: x1 + x2, headTrials: n });
-        if (p <= level) power += pb * p1 * p2;
-      });
+/** `total` trials over `runs` runs, as evenly as whole trials allow. */
+function splitIntoRuns(total: number, runs: number): number[] {
+  return Array.from({ length: runs }, (_, r) => Math.floor(total / runs) + (r < total % runs ? 1 : 0)).filter(
+    (n) => n > 0,
+  );
+}
+
+function describeInconclusive(
+  design: Design,
+  variation: VariationEstimate,
+  primaryAlpha: number,
+): Inconclusive | null {
+  const reasons: string[] = [];
+  const needs: string[] = [];
+  const runs = variation.runs;
+  if (runs < MIN_RUNS_FOR_VARIATION) {
+    reasons.push(
+      `only ${runs} base-branch run${runs === 1 ? "" : "s"}: run-to-run variation cannot be estimated (${MIN_RUNS_FOR_VARIATION} needed)`,
+    );
+  }
+  const power = design.power?.collapse ?? null;
+  if (power === null) {
+    reasons.push("one trial per scenario: no scenario can be tested on its own");
+    needs.push("at least 2 trials per scenario (`trials: 3` is the default)");
+  } else if (power < CONCLUSIVE_POWER) {
+    reasons.push(
+      `this design would catch one scenario collapsing 0.9 → 0.1 only ${Math.floor(power * 100)}% of the time (${CONCLUSIVE_POWER * 100}% needed)`,
+    );
+  }
+  if (reasons.length === 0) return null;
+  if (power !== null) needs.push(...describeWhatWouldConclude(design, runs, primaryAlpha));
+  return { reasons, needs };
+}
+
+/** The fewest more base runs (up to 16 in all), else the fewest more trials per scenario, that reach the power needed. */
+function describeWhatWouldConclude(design: Design, runs: number, primaryAlpha: number): string[] {
+  const level = primaryAlpha / Math.max(1, design.scenarios);
+  const perRun = Math.max(1, Math.round(design.baseline_trials / Math.max(1, runs)));
+  const powerAt = (k: number, trials: number) =>
+    detectionPower(
+      {
+        runTrials: Array.from({ length: k }, () => perRun),
+        headTrials: trials,
+        extraTrials: design.extra_trials,
+        icc: k >= MIN_RUNS_FOR_VARIATION ? design.icc : Math.max(design.icc, PRIOR_ICC),
+        level,
+      },
+      0.9,
+      0.1,
+    );
+  // Power grows with the base runs (up to the exact tests' small steps): bisect on [atLeast, 16].
+  let low = Math.max(runs + 1, MIN_RUNS_FOR_VARIATION) - 1;
+  let high = 16;
+  if (powerAt(high, design.head_trials) >= CONCLUSIVE_POWER) {
+    while (high - low > 1) {
+      const middle = Math.floor((low + high) / 2);
+      if (powerAt(middle, design.head_trials) >= CONCLUSIVE_POWER) high = middle;
+      else low = middle;
+    }
+    const more = high - runs;
+    return [`${more} more base-branch run${more === 1 ? "" : "s"} (it pools the last \`baseline-runs\`)`];
+  }
+  const k = Math.max(runs, MIN_RUNS_FOR_VARIATION);
+  for (let trials = design.head_trials + 1; trials <= 10; trials++) {
+    if (powerAt(k, trials) >= CONCLUSIVE_POWER) {
+      return [
+        `${trials - design.head_trials} more trials per scenario (\`trials: ${trials}\`), on the base branch too`,
+      ];
+    }
+  }
+  return ["more base-branch runs and more trials per scenario than this design can plan for"];
+}
+
+export interface PowerDesign {
+  /** Trials of each base run (the pooled baseline is their sum). */
+  runTrials: readonly number[];
+  /** The head's first trials per scenario. */
+  headTrials: number;
+  /** Extra trials a screened scenario gets (0: no screen, every scenario tested on its first trials). */
+  extraTrials: number;
+  /** The intra-run correlation the test assumes and the simulated world has. */
+  icc: number;
+  /** The level the scenario's p is compared with: Holm's first step, primary alpha / family size. */
+  level: number;
+}
+
+/**
+ * What this design could detect: the exact chance that one scenario whose pass rate falls from
+ * `baseRate` to `headRate` is flagged, with every run (base runs and the head) drawing its own rate
+ * from a beta law with the design's ICC, the adaptive screen, and Holm's first step over the family.
+ * Enumerates the base runs' pooled passes, the head's first and extra passes (one run: its total is
+ * beta-binomial, split between first and extra trials hypergeometrically); the test's p is monotone
+ * in the head's passes, so only the boundary of the rejection region is searched.
+ */
+export function detectionPower(design: PowerDesign, baseRate: number, headRate: number): number {
+  const { runTrials, headTrials, extraTrials, icc, level } = design;
+  const baseTrials = runTrials.reduce((s, n) => s + n, 0);
+  let basePmf = new Float64Array([1]);
+  for (const n of runTrials) {
+    const run = betaBinomialPmf(n, baseRate, icc);
+    const next = new Float64Array(basePmf.length + n);
+    basePmf.forEach((p, i) => {
+      for (let j = 0; j <= n; j++) next[i + j]! += p * run[j]!;
     });
+    basePmf = next;
+  }
+  const allTrials = headTrials + extraTrials;
+  const headPmf = betaBinomialPmf(allTrials, headRate, icc);
+  const baseRuns = runTrials.map((trials) => ({ passed: 0, trials }));
+  // The most head passes (of `trials`) still flagged against `basePassed`, or −1.
+  const boundary = (basePassed: number, trials: number): number => {
+    let h = -1;
+    while (h < trials) {
+      const counts = { basePassed, baseTrials, headPassed: h + 1, headTrials: trials, baseRuns };
+      if (scenarioPValue(counts, icc) > level) break;
+      h++;
+    }
+    return h;
+  };
+  let power = 0;
+  basePmf.forEach((pb, basePassed) => {
+    if (pb < 1e-15) return;
+    const withExtra = boundary(basePassed, allTrials);
+    const firstOnly = extraTrials > 0 ? -1 : withExtra;
+    for (let total = 0; total <= allTrials; total++) {
+      const pt = headPmf[total]!;
+      if (pt === 0) continue;
+      // Given the head's total, its first trials hold x1 of it hypergeometrically.
+      for (let x1 = Math.max(0, total - extraTrials); x1 <= Math.min(headTrials, total); x1++) {
+        const split = Math.exp(
+          logChoose(headTrials, x1) + logChoose(extraTrials, total - x1) - logChoose(allTrials, total),
+        );
+        if (extraTrials === 0) {
+          if (total <= firstOnly) power += pb * pt * split;
+          continue;
+        }
+        // The screen: only a head that did worse than the baseline in its first trials gets extra ones.
+        const extended = x1 * baseTrials < basePassed * headTrials;
+        if (extended && total <= withExtra) power += pb * pt * split;
+      }
+    }
   });
-  return power;
+  return Math.min(1, power);
 }

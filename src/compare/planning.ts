@@ -8,6 +8,7 @@ import { ConfigError } from "../errors.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import type { Report } from "../results/types.js";
 import { DEFAULT_ALPHA, DEFAULT_SUITE_ALPHA, screenForExtraTrials } from "../stats/regression-decision.js";
+import { MIN_RUNS_FOR_VARIATION, PRIOR_ICC } from "../stats/run-clusters.js";
 import {
   binomialPmf,
   computeMean,
@@ -208,6 +209,8 @@ export interface DesignPlanOptions {
   alpha?: number;
   /** The suite test's part of alpha; default half of it, as decide() (0.025 of 0.05). */
   suiteAlpha?: number;
+  /** The intra-run correlation to plan for (what the base runs show; `decide()` reports it). Default 0. */
+  icc?: number;
 }
 
 /** The drops the comment's design line and the issue's targets speak of. */
@@ -289,8 +292,21 @@ export function planDesign(options: DesignPlanOptions): DesignPlan {
   const level = primaryAlpha / scenarios;
   const extra = suiteOnly ? 0 : extraTrials;
   const baselineTrials = baselineRuns * trials;
+  // Planned as decide() tests: independent trials assumed at the design's ICC (0 unless told), with
+  // fewer than three base runs at the prior the decision then assumes.
+  const icc = options.icc ?? 0;
   const powerAt = (runs: number, from: number, to: number) =>
-    detectionPower(runs * trials, trials, extra, from, to, level);
+    detectionPower(
+      {
+        runTrials: Array.from({ length: runs }, () => trials),
+        headTrials: trials,
+        extraTrials: extra,
+        icc: runs >= MIN_RUNS_FOR_VARIATION ? icc : Math.max(icc, PRIOR_ICC),
+        level,
+      },
+      from,
+      to,
+    );
   const detection = suiteOnly
     ? []
     : PLANNED_DROPS.map(({ from, to }) => ({ from, to, power: powerAt(baselineRuns, from, to) }));

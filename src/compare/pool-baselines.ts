@@ -11,6 +11,7 @@ import { assembleReport, buildScenarioReport } from "../results/aggregate.js";
 import { readSandboxesUsed } from "../results/sandbox-used.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import type { Report, RunInfo, ScenarioReport, TrialReport } from "../results/types.js";
+import type { RunCount } from "../stats/run-clusters.js";
 
 /**
  * Base-branch runs the action pools by default: 8 (24 baseline trials a scenario at 3 trials) meet
@@ -40,6 +41,28 @@ export interface PooledBaseline {
   excluded: ExcludedBaseline[];
   /** Per scenario key: how many runs contributed its trials. */
   runsPerScenario: Record<string, number>;
+  /**
+   * Per scenario key: each used run's passes and evaluated trials (index r = `used[r]`; 0 trials where
+   * that run did not contribute the scenario). Runs are clusters: the decision estimates the run-to-run
+   * variation from these.
+   */
+  runCounts: Record<string, RunCount[]>;
+}
+
+/** What the decision needs to know of a pooled baseline. */
+export interface BaselinePooling {
+  runs: string[];
+  excluded: ExcludedBaseline[];
+  runCounts?: Record<string, RunCount[]>;
+}
+
+export function describePooling(pooled: PooledBaseline): BaselinePooling {
+  return { runs: pooled.used, excluded: pooled.excluded, runCounts: pooled.runCounts };
+}
+
+function countRun(trials: readonly TrialReport[]): RunCount {
+  const passed = trials.filter((t) => t.outcome === "pass").length;
+  return { passed, trials: passed + trials.filter((t) => t.outcome === "fail").length };
 }
 
 /** What a run measures, as far as pooling cares; a finished Report's `run` is one. */
@@ -96,6 +119,7 @@ export function poolBaselines(candidates: readonly BaselineCandidate[], head: Po
   const headHashes = new Map(head.scenarios.map((s) => [scenarioKey(s), s.content_hash]));
   const pooled = new Map<string, { first: ScenarioReport; trials: TrialReport[]; runs: number }>();
   const used: string[] = [];
+  const contributions = new Map<string, Map<string, RunCount>>();
 
   for (const { report, label } of candidates) {
     const mismatch = describeRunMismatch(report, head);
@@ -122,11 +146,14 @@ export function poolBaselines(candidates: readonly BaselineCandidate[], head: Po
         pooled.set(key, { first: scenario, trials: [...scenario.trials], runs: 1 });
       }
       contributed = true;
+      const byKey = contributions.get(label) ?? new Map<string, RunCount>();
+      byKey.set(key, countRun(scenario.trials));
+      contributions.set(label, byKey);
     }
     if (contributed) used.push(label);
   }
 
-  if (used.length === 0) return { report: null, used, excluded, runsPerScenario: {} };
+  if (used.length === 0) return { report: null, used, excluded, runsPerScenario: {}, runCounts: {} };
   const newest = candidates.find((c) => c.label === used[0])?.report as Report;
   const scenarios = [...pooled.values()].map(({ first, trials }) => {
     // A pooled scenario has no first trials of its own: it is a baseline, never extended.
@@ -138,7 +165,13 @@ export function poolBaselines(candidates: readonly BaselineCandidate[], head: Po
     scenarios,
   );
   const runsPerScenario = Object.fromEntries([...pooled].map(([key, entry]) => [key, entry.runs]));
-  return { report, used, excluded, runsPerScenario };
+  const runCounts = Object.fromEntries(
+    [...pooled.keys()].map((key) => [
+      key,
+      used.map((label) => contributions.get(label)?.get(key) ?? { passed: 0, trials: 0 }),
+    ]),
+  );
+  return { report, used, excluded, runsPerScenario, runCounts };
 }
 
 /** One line per left-out run or scenario: "run #3, scenario `b`: the scenario changed since this run". */

@@ -169,6 +169,18 @@ function describeDecision(
       return { icon: ICON.regression, sentence: regressionSentence(decision) };
     case "no_regression":
       return { icon: ICON.pass, sentence: ["No regression detected"] };
+    case "inconclusive": {
+      // Never a pass: the design could not have seen the planned regression. Reasons are our own text.
+      const why = decision.inconclusive?.reasons[0];
+      const needs = decision.inconclusive?.needs[0];
+      return {
+        icon: ICON.neutral,
+        sentence: [
+          `Inconclusive: no regression seen, but ${why ?? "this design could not have seen one"}` +
+            (needs ? ` — conclusive with ${needs}` : ""),
+        ],
+      };
+    }
     case "no_baseline": {
       const reason = options.noBaselineReason ? `: ${options.noBaselineReason}` : "";
       return {

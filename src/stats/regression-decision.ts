@@ -8,13 +8,23 @@
  *   the head's first trials only (see below).
  * - failed = some scenario regressed, or the suite test rejected. Bonferroni across the two parts
  *   keeps the chance of failing an unchanged PR at most alpha.
+ * - Runs are clusters (src/stats/run-clusters.ts): given the base runs' own counts and the intra-run
+ *   correlation they show, each scenario's test takes every run (the head included) as a beta-binomial
+ *   draw, and the suite test accounts for day-to-day variation and drift; with ICC 0 and no spread
+ *   between runs both are the exact tests above.
  * - Adaptive extra trials: scenarios that were not given extra trials enter the family with p = 1.
  *   Every rejection is then also a rejection of the fixed design that ran the extra trials on every
  *   scenario (Holm can only reject more when other p-values are smaller), whose error rate is at most
  *   its level; the suite test sees only first trials, a fixed design.
  */
-import { cmhExactOneSided, type SuiteTestResult } from "./cmh.js";
+import { cmhExactOneSided } from "./cmh.js";
 import { boschlooOneSidedP, fisherMinimumP, fisherOneSidedP, type PassCounts } from "./exact-2x2.js";
+import {
+  clusteredSuiteTest,
+  clusteredUnconditionalP,
+  type RunCount,
+  type SuiteMethod,
+} from "./run-clusters.js";
 import { adjustPValues } from "./stats.js";
 import { taroneHolm } from "./tarone.js";
 
@@ -36,6 +46,11 @@ export interface ScenarioCounts extends PassCounts {
   initialHeadPassed?: number;
   /** The head's first trials; default headTrials. */
   initialHeadTrials?: number;
+  /**
+   * The base runs' own counts for this scenario (index r = run r, the same in every scenario; 0 trials
+   * where a run did not measure it). Without them the baseline is taken as one run.
+   */
+  baseRuns?: readonly RunCount[];
 }
 
 export type PrimaryTest = "boschloo" | "fisher-tarone";
@@ -52,6 +67,8 @@ export interface RegressionDecisionOptions {
    * one first trial, where a single trial per scenario cannot carry a per-scenario verdict.
    */
   suiteOnly?: boolean;
+  /** The intra-run correlation the tests assume (estimated from the base runs by the caller). Default 0. */
+  icc?: number;
 }
 
 export interface ScenarioDecision {
@@ -67,7 +84,18 @@ export interface ScenarioDecision {
   regressed: boolean;
 }
 
-export interface SuiteDecision extends SuiteTestResult {
+export interface SuiteDecision {
+  /** One-sided p-value for "the head passes less often"; 1 when no scenario is informative. */
+  pValue: number;
+  /** Observed minus expected head passes over informative scenarios (negative: head worse). */
+  observedMinusExpected: number;
+  informativeStrata: number;
+  /** Which form of the suite test decided (run-clusters.ts, clusteredSuiteTest). */
+  method: SuiteMethod;
+  /** The base runs' suite-level rates (oldest first) and their trend per run, when three runs or more. */
+  levels: number[];
+  trend: number | null;
+  dispersion: number | null;
   /** The level the suite test was run at (0 when it is off). */
   alpha: number;
   /** pValue scaled by alpha / suite alpha, comparable with the overall alpha; null when off. */
@@ -99,12 +127,15 @@ export function decideRegression(
   }
   const primaryAlpha = alpha - suiteAlpha;
   const adaptive = counts.some((c) => c.extended !== undefined);
+  const icc = options.icc ?? 0;
+  if (!(icc >= 0 && icc < 1)) throw new RangeError(`icc must be in [0, 1), got ${icc}`);
 
   const scenarios = decidePrimary(counts, {
     alpha,
     primaryAlpha: suiteOnly ? 0 : primaryAlpha,
     adaptive,
     test: options.primaryTest ?? "boschloo",
+    icc,
   });
 
   const firstTrials = counts.map((c) => ({
@@ -112,17 +143,44 @@ export function decideRegression(
     baseTrials: c.baseTrials,
     headPassed: c.initialHeadPassed ?? c.headPassed,
     headTrials: initialTrials(c),
+    baseRuns: c.baseRuns ?? [{ passed: c.basePassed, trials: c.baseTrials }],
   }));
-  const suiteResult = cmhExactOneSided(firstTrials);
+  const clustered = icc > 0 || counts.some((c) => (c.baseRuns?.length ?? 0) > 1);
+  const suiteResult = clustered
+    ? clusteredSuiteTest(firstTrials, icc)
+    : {
+        ...cmhExactOneSided(firstTrials),
+        method: "exact" as const,
+        levels: [],
+        trend: null,
+        dispersion: null,
+      };
   const suite: SuiteDecision =
     suiteAlpha > 0
       ? {
-          ...suiteResult,
+          pValue: suiteResult.pValue,
+          observedMinusExpected: suiteResult.observedMinusExpected,
+          informativeStrata: suiteResult.informativeStrata,
+          method: suiteResult.method,
+          levels: suiteResult.levels,
+          trend: suiteResult.trend,
+          dispersion: suiteResult.dispersion,
           alpha: suiteAlpha,
           adjustedP: Math.min(1, (suiteResult.pValue * alpha) / suiteAlpha),
           rejected: suiteResult.pValue <= suiteAlpha,
         }
-      : { ...suiteResult, alpha: 0, adjustedP: null, rejected: false };
+      : {
+          pValue: suiteResult.pValue,
+          observedMinusExpected: suiteResult.observedMinusExpected,
+          informativeStrata: suiteResult.informativeStrata,
+          method: suiteResult.method,
+          levels: suiteResult.levels,
+          trend: suiteResult.trend,
+          dispersion: suiteResult.dispersion,
+          alpha: 0,
+          adjustedP: null,
+          rejected: false,
+        };
 
   return {
     alpha,
@@ -143,13 +201,28 @@ interface PrimarySettings {
   primaryAlpha: number;
   adaptive: boolean;
   test: PrimaryTest;
+  icc: number;
+}
+
+/** One scenario's p: Boschloo's test where trials are independent, its clustered form otherwise. */
+export function scenarioPValue(c: ScenarioCounts, icc: number, test: PrimaryTest = "boschloo"): number {
+  if (test === "fisher-tarone") return fisherOneSidedP(c);
+  if (icc <= 0) return boschlooOneSidedP(c);
+  return clusteredUnconditionalP({
+    baseRunTrials: (c.baseRuns ?? [{ passed: c.basePassed, trials: c.baseTrials }])
+      .map((r) => r.trials)
+      .filter((n) => n > 0),
+    basePassed: c.basePassed,
+    headTrials: c.headTrials,
+    headPassed: c.headPassed,
+    icc,
+  });
 }
 
 function decidePrimary(counts: readonly ScenarioCounts[], settings: PrimarySettings): ScenarioDecision[] {
-  const { alpha, primaryAlpha, adaptive, test } = settings;
-  const pValueOf = test === "boschloo" ? boschlooOneSidedP : fisherOneSidedP;
+  const { alpha, primaryAlpha, adaptive, test, icc } = settings;
   const decisions: ScenarioDecision[] = counts.map((c) => ({
-    pValue: c.baseTrials > 0 && c.headTrials > 0 ? pValueOf(c) : null,
+    pValue: c.baseTrials > 0 && c.headTrials > 0 ? scenarioPValue(c, icc, test) : null,
     adjustedP: null,
     tested: false,
     regressed: false,
@@ -199,7 +272,7 @@ function nextAbove(x: number): number {
 // Adaptive screen
 // ---------------------------------------------------------------------------------------------
 
-export const DEFAULT_EXTRA_TRIALS = 6;
+export const DEFAULT_EXTRA_TRIALS = 8;
 
 /**
  * Which scenarios get extra head trials after the first ones: those whose head passed a smaller share

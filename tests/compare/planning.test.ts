@@ -13,6 +13,20 @@ import { trialsNeededForMean, trialsNeededForRate } from "../../src/stats/stats.
 import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
 import { loadFixture } from "../support/report-fixtures.js";
 
+/** The design's exact power with `baseTrials` in runs of 3 (as planned), independent trials from three runs on. */
+function powerOf(baseTrials: number, head: number, extra: number, from: number, to: number, level: number) {
+  const runs = Math.max(1, Math.round(baseTrials / 3));
+  const runTrials = Array.from(
+    { length: runs },
+    (_, r) => Math.floor(baseTrials / runs) + (r < baseTrials % runs ? 1 : 0),
+  );
+  return detectionPower(
+    { runTrials, headTrials: head, extraTrials: extra, icc: runs >= 3 ? 0 : 0.1, level },
+    from,
+    to,
+  );
+}
+
 const withRates = (rates: number[]): TrialSpec[] => rates.map((r) => ({ first_try_success_rate: r }));
 
 describe("planTrialsNeeded", () => {
@@ -115,7 +129,7 @@ describe("planDesign", () => {
       [1, 0.7],
     ]);
     for (const d of plan.detection) {
-      expect(d.power).toBe(detectionPower(24, 3, 6, d.from, d.to, 0.025 / 20));
+      expect(d.power).toBe(powerOf(24, 3, 6, d.from, d.to, 0.025 / 20));
     }
     // The issue's targets at the defaults: the collapse caught ≥ 90% of the time for ≤ 100 head trials.
     expect(plan.detection[0]!.power).toBeGreaterThanOrEqual(0.9);
@@ -125,8 +139,8 @@ describe("planDesign", () => {
     expect(plan.head_trials.total).toBeLessThanOrEqual(100);
     // The fewest baseline runs reaching 90% on the collapse: that many do, one fewer does not.
     const needed = plan.baseline_runs_needed!;
-    expect(detectionPower(needed * 3, 3, 6, 0.9, 0.1, 0.025 / 20)).toBeGreaterThanOrEqual(0.9);
-    expect(detectionPower((needed - 1) * 3, 3, 6, 0.9, 0.1, 0.025 / 20)).toBeLessThan(0.9);
+    expect(powerOf(needed * 3, 3, 6, 0.9, 0.1, 0.025 / 20)).toBeGreaterThanOrEqual(0.9);
+    expect(powerOf((needed - 1) * 3, 3, 6, 0.9, 0.1, 0.025 / 20)).toBeLessThan(0.9);
     const text = renderDesignPlan(plan);
     expect(text.split("\n")[0]).toBe(
       "Design: 20 scenarios × 3 (+6) trials against 8 baseline runs (24 trials a scenario).",
@@ -156,7 +170,7 @@ describe("planDesign", () => {
       extended_share: 0,
       head_trials: { first: 60, extra: 0, total: 60 },
     });
-    expect(plan.detection[0]!.power).toBe(detectionPower(8, 2, 0, 0.9, 0.1, 0.025 / 30));
+    expect(plan.detection[0]!.power).toBe(powerOf(8, 2, 0, 0.9, 0.1, 0.025 / 30));
     // 0/2 can never reach p ≤ 0.025/30 against a 90% baseline, however large.
     expect(plan.baseline_runs_needed).toBeNull();
     expect(renderDesignPlan(plan)).toContain(

@@ -134,7 +134,7 @@ ${describeAgents()}  --agent-command TPL    the command agent's command, with {p
                          repeat it to pool several runs (only those of the same agent, model,
                          judge, harness major version and settings; per scenario, same content)
   --extra-trials M       with a baseline, scenarios whose first trials pass less often than the
-                         baseline's get M more (default 6; 0 turns it off)
+                         baseline's get M more (default 8; 0 turns it off)
   --fail-on RULE         regression (the default with --baseline) | outcome | never | pass-rate<X;
                          without --baseline or --fail-on the exit status is the run's own (below)
   --gate-metrics LIST    with --baseline: layer-1 metrics that also decide, e.g. error_rate
