@@ -861,6 +861,7 @@ function decisionSettingsOf(settings: ActionSettings, settled: ActionBaseline | 
           pooling: {
             runs: settled.used.map((found) => labelBaseline(found.source)),
             excluded: settled.excluded,
+            ...(settled.runCounts ? { runCounts: settled.runCounts } : {}),
           },
         }
       : {}),

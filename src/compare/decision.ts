@@ -16,20 +16,19 @@ import { scenarioKey } from "../results/scenario-key.js";
 import type { Direction } from "../results/trial-metrics.js";
 import { findMetric, PASS_RATE, readTrialValues } from "../results/trial-metrics.js";
 import type { Report, RunSummary, ScenarioReport, TrialReport } from "../results/types.js";
+import { detectionPower } from "../stats/detection-power.js";
 import {
   DEFAULT_ALPHA,
   DEFAULT_EXTRA_TRIALS,
   DEFAULT_SUITE_ALPHA,
   decideRegression,
   type ScenarioCounts,
-  scenarioPValue,
   screenForExtraTrials,
 } from "../stats/regression-decision.js";
 import {
-  betaBinomialPmf,
-  estimateIntraRunCorrelation,
+  type AssumedVariation,
+  assumeRunVariation,
   MIN_RUNS_FOR_VARIATION,
-  PRIOR_ICC,
   type RunCount,
   type SuiteMethod,
 } from "../stats/run-clusters.js";
@@ -39,7 +38,6 @@ import {
   computeMean,
   createRng,
   deriveSeed,
-  logChoose,
   permutationTest,
 } from "../stats/stats.js";
 import { classifyStatus } from "./compare.js";
@@ -380,7 +378,7 @@ function decideRegressionAgainst(
     })),
   );
   const baseRuns = rows.map((r) => runCountsOf(r.key, r.base, input.pooling));
-  const variation = estimateVariation(
+  const variation = assumeRunVariation(
     baseRuns.filter((_, i) => rows[i]!.base !== null),
     input.icc,
   );
@@ -521,32 +519,6 @@ function runCountsOf(key: string, base: PassCount | null, pooling: BaselinePooli
   return [{ passed: base.passed, trials: base.trials }];
 }
 
-interface VariationEstimate {
-  runs: number;
-  icc: number | null;
-  iccUsed: number;
-}
-
-/**
- * The ICC the tests assume: the base runs' estimate rounded up to 0.01 (the tests' law changes in
- * steps, and rounding up errs towards not failing), or, below three runs, at least the prior (0.1):
- * the largest run-to-run variation the design is built for.
- */
-function estimateVariation(
-  baseRuns: ReadonlyArray<readonly RunCount[]>,
-  assumed: number | undefined,
-): VariationEstimate {
-  const runs = Math.max(0, ...baseRuns.map((r) => r.filter((c) => c.trials > 0).length));
-  const icc = runs >= 2 ? estimateIntraRunCorrelation(baseRuns) : null;
-  if (assumed !== undefined) {
-    if (!(assumed >= 0 && assumed < 1)) throw new RangeError(`icc must be in [0, 1), got ${assumed}`);
-    return { runs, icc, iccUsed: assumed };
-  }
-  const rounded = Math.ceil((icc ?? 0) * 100 - 1e-9) / 100;
-  const iccUsed = runs >= MIN_RUNS_FOR_VARIATION ? rounded : Math.max(rounded, PRIOR_ICC);
-  return { runs, icc, iccUsed };
-}
-
 /**
  * The run's configured extra trials, as far as the head report tells: the most an extended scenario
  * ran; the default when the adaptive design ran but no scenario needed them; 0 without the design.
@@ -600,7 +572,7 @@ function splitIntoRuns(total: number, runs: number): number[] {
 
 function describeInconclusive(
   design: Design,
-  variation: VariationEstimate,
+  variation: AssumedVariation,
   primaryAlpha: number,
 ): Inconclusive | null {
   const reasons: string[] = [];
@@ -621,12 +593,23 @@ function describeInconclusive(
     );
   }
   if (reasons.length === 0) return null;
-  if (power !== null) needs.push(...describeWhatWouldConclude(design, runs, primaryAlpha));
+  if (power !== null) needs.push(...describeWhatWouldConclude(design, variation, primaryAlpha));
   return { reasons, needs };
 }
 
 /** The fewest more base runs (up to 16 in all), else the fewest more trials per scenario, that reach the power needed. */
-function describeWhatWouldConclude(design: Design, runs: number, primaryAlpha: number): string[] {
+function describeWhatWouldConclude(
+  design: Design,
+  variation: AssumedVariation,
+  primaryAlpha: number,
+): string[] {
+  const runs = variation.runs;
+  // Projected at the variation the base runs show (none shown: none assumed); below three runs the
+  // decision would still assume the prior, so at least three are asked for.
+  const projectedIcc =
+    variation.runs >= MIN_RUNS_FOR_VARIATION
+      ? variation.iccUsed
+      : Math.max(0, Math.ceil((variation.icc ?? 0) * 100 - 1e-9) / 100);
   const level = primaryAlpha / Math.max(1, design.scenarios);
   const perRun = Math.max(1, Math.round(design.baseline_trials / Math.max(1, runs)));
   const powerAt = (k: number, trials: number) =>
@@ -635,7 +618,7 @@ function describeWhatWouldConclude(design: Design, runs: number, primaryAlpha: n
         runTrials: Array.from({ length: k }, () => perRun),
         headTrials: trials,
         extraTrials: design.extra_trials,
-        icc: k >= MIN_RUNS_FOR_VARIATION ? design.icc : Math.max(design.icc, PRIOR_ICC),
+        icc: projectedIcc,
         level,
       },
       0.9,
@@ -662,76 +645,4 @@ function describeWhatWouldConclude(design: Design, runs: number, primaryAlpha: n
     }
   }
   return ["more base-branch runs and more trials per scenario than this design can plan for"];
-}
-
-export interface PowerDesign {
-  /** Trials of each base run (the pooled baseline is their sum). */
-  runTrials: readonly number[];
-  /** The head's first trials per scenario. */
-  headTrials: number;
-  /** Extra trials a screened scenario gets (0: no screen, every scenario tested on its first trials). */
-  extraTrials: number;
-  /** The intra-run correlation the test assumes and the simulated world has. */
-  icc: number;
-  /** The level the scenario's p is compared with: Holm's first step, primary alpha / family size. */
-  level: number;
-}
-
-/**
- * What this design could detect: the exact chance that one scenario whose pass rate falls from
- * `baseRate` to `headRate` is flagged, with every run (base runs and the head) drawing its own rate
- * from a beta law with the design's ICC, the adaptive screen, and Holm's first step over the family.
- * Enumerates the base runs' pooled passes, the head's first and extra passes (one run: its total is
- * beta-binomial, split between first and extra trials hypergeometrically); the test's p is monotone
- * in the head's passes, so only the boundary of the rejection region is searched.
- */
-export function detectionPower(design: PowerDesign, baseRate: number, headRate: number): number {
-  const { runTrials, headTrials, extraTrials, icc, level } = design;
-  const baseTrials = runTrials.reduce((s, n) => s + n, 0);
-  let basePmf = new Float64Array([1]);
-  for (const n of runTrials) {
-    const run = betaBinomialPmf(n, baseRate, icc);
-    const next = new Float64Array(basePmf.length + n);
-    basePmf.forEach((p, i) => {
-      for (let j = 0; j <= n; j++) next[i + j]! += p * run[j]!;
-    });
-    basePmf = next;
-  }
-  const allTrials = headTrials + extraTrials;
-  const headPmf = betaBinomialPmf(allTrials, headRate, icc);
-  const baseRuns = runTrials.map((trials) => ({ passed: 0, trials }));
-  // The most head passes (of `trials`) still flagged against `basePassed`, or −1.
-  const boundary = (basePassed: number, trials: number): number => {
-    let h = -1;
-    while (h < trials) {
-      const counts = { basePassed, baseTrials, headPassed: h + 1, headTrials: trials, baseRuns };
-      if (scenarioPValue(counts, icc) > level) break;
-      h++;
-    }
-    return h;
-  };
-  let power = 0;
-  basePmf.forEach((pb, basePassed) => {
-    if (pb < 1e-15) return;
-    const withExtra = boundary(basePassed, allTrials);
-    const firstOnly = extraTrials > 0 ? -1 : withExtra;
-    for (let total = 0; total <= allTrials; total++) {
-      const pt = headPmf[total]!;
-      if (pt === 0) continue;
-      // Given the head's total, its first trials hold x1 of it hypergeometrically.
-      for (let x1 = Math.max(0, total - extraTrials); x1 <= Math.min(headTrials, total); x1++) {
-        const split = Math.exp(
-          logChoose(headTrials, x1) + logChoose(extraTrials, total - x1) - logChoose(allTrials, total),
-        );
-        if (extraTrials === 0) {
-          if (total <= firstOnly) power += pb * pt * split;
-          continue;
-        }
-        // The screen: only a head that did worse than the baseline in its first trials gets extra ones.
-        const extended = x1 * baseTrials < basePassed * headTrials;
-        if (extended && total <= withExtra) power += pb * pt * split;
-      }
-    }
-  });
-  return Math.min(1, power);
 }

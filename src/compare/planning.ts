@@ -7,6 +7,7 @@
 import { ConfigError } from "../errors.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import type { Report } from "../results/types.js";
+import { detectionPower } from "../stats/detection-power.js";
 import { DEFAULT_ALPHA, DEFAULT_SUITE_ALPHA, screenForExtraTrials } from "../stats/regression-decision.js";
 import { MIN_RUNS_FOR_VARIATION, PRIOR_ICC } from "../stats/run-clusters.js";
 import {
@@ -17,7 +18,6 @@ import {
   trialsNeededForMean,
   trialsNeededForRate,
 } from "../stats/stats.js";
-import { detectionPower } from "./decision.js";
 import { findMetric, PASS_RATE, readMetricValues } from "./metrics.js";
 import type { MetricKind } from "./types.js";
 

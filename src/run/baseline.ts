@@ -9,6 +9,7 @@ import { agentUsesModel } from "../agents/registry.js";
 import {
   type BaselineCandidate,
   type ExcludedBaseline,
+  type PooledBaseline,
   type PoolTarget,
   poolBaselines,
   type RunIdentity,
@@ -65,6 +66,8 @@ export interface RunBaseline {
   excluded: ExcludedBaseline[];
   /** Per planned scenario key whose content the baseline measured too: its evaluated trials and passes. */
   counts: Record<string, BaselineCounts>;
+  /** Pooled only: each used run's counts per scenario key (runs are clusters; the decision needs them). */
+  runCounts?: PooledBaseline["runCounts"];
 }
 
 /**
@@ -92,6 +95,7 @@ export function settleBaseline(
     report: pooled.report,
     used: pooled.used,
     excluded: pooled.excluded,
+    runCounts: pooled.runCounts,
     counts: pooled.report ? countsFor(pooled.report, target) : {},
   };
 }

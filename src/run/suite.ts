@@ -4,7 +4,7 @@ import path from "node:path";
 import type { Agent } from "../agents/types.js";
 import { compareReports } from "../compare/compare.js";
 import { type Decision, decide, defaultFailOn, type FailOn } from "../compare/decision.js";
-import type { ExcludedBaseline } from "../compare/pool-baselines.js";
+import type { BaselinePooling } from "../compare/pool-baselines.js";
 import type { CompareOptions, Comparison } from "../compare/types.js";
 import { describeError } from "../errors.js";
 import type { ModelClient } from "../model/model-client.js";
@@ -79,7 +79,7 @@ export interface DecisionSettings {
   failOn: FailOn | null;
   gateMetrics: readonly string[];
   /** The runs a pooled baseline is made of, and what was left out of it. */
-  pooling?: { runs: string[]; excluded: ExcludedBaseline[] } | undefined;
+  pooling?: BaselinePooling | undefined;
 }
 
 export interface SuiteResult {

@@ -1,43 +1,80 @@
 /**
- * Seeded simulation of the regression decision at the defaults: how often an unchanged PR fails, how
- * often real regressions are caught, and how many head trials that costs. Pure (a seeded PRNG per
- * cell); `npm run bench` prints it (bench/decision-simulation.bench-run.ts).
+ * Seeded simulation of the regression decision at the defaults, in the world real runs live in: how
+ * often an unchanged PR fails, how often real regressions are caught, how often the verdict is
+ * inconclusive, and how many head trials that costs. Pure (a seeded PRNG per cell); `npm run bench`
+ * prints it (bench/decision-simulation.bench-run.ts); docs/statistics.md quotes it.
  *
- * One simulated PR: every scenario draws `baseTrials` baseline trials at its baseline pass rate (the
- * pooled baseline: 4 runs × 3 trials = 12) and `headTrials + extraTrials` head trials at its head
- * pass rate. The adaptive design looks at the first `headTrials`, screens, and uses the extra ones
- * only for screened scenarios. The same draws also feed the fixed design that uses every extra trial
- * on every scenario, so each run checks that every scenario the adaptive design flags, the fixed
- * design flags too (the argument of docs/statistics.md).
+ * One simulated PR: K base-branch runs and the head run. Every run draws each scenario's pass rate
+ * for the day from the cell's world — independent trials (i.i.d.), an intra-run correlation (the
+ * run's rate is beta-distributed around the scenario's), a suite-wide run effect (every scenario of a
+ * run shifted together on the logit scale), or a drift (the rate falling linearly run after run, the
+ * head last) — and its trials are binomial at that rate. The head's first trials are screened
+ * against the pooled base runs as `decide()` screens them, screened scenarios get the extra trials,
+ * and the decision is the project's own (`decideRegression` with the ICC `assumeRunVariation` takes
+ * from the base runs, as `decide()` does). The same draws feed the fixed design that extends every
+ * scenario, so each PR checks that the adaptive design never flags what the fixed one would not.
  */
+import { detectionPower } from "./detection-power.js";
 import {
   DEFAULT_ALPHA,
   DEFAULT_EXTRA_TRIALS,
   DEFAULT_SUITE_ALPHA,
   decideRegression,
-  type PrimaryTest,
   type ScenarioCounts,
   screenForExtraTrials,
 } from "./regression-decision.js";
+import { assumeRunVariation, MIN_RUNS_FOR_VARIATION, type RunCount, type SuiteForm } from "./run-clusters.js";
 import { createRng, DEFAULT_SEED, deriveSeed, type Rng } from "./stats.js";
+
+/** How a run's pass rates differ from the scenario's long-run rate. */
+export interface RunWorld {
+  label: string;
+  /** Intra-run correlation: each run's rate ~ Beta with this ICC around the scenario's. */
+  icc: number;
+  /** Standard deviation of a suite-wide run effect on the logit scale. */
+  runEffectSd: number;
+  /** Change of every rate over 8 runs, linear in run order, the head last (−0.05: −5 points every 8 runs). */
+  drift: number;
+}
+
+export const IID: RunWorld = { label: "i.i.d.", icc: 0, runEffectSd: 0, drift: 0 };
+
+/** The real-world cells of issue 24. */
+export const REAL_WORLDS: readonly RunWorld[] = [
+  IID,
+  { label: "ICC 0.05", icc: 0.05, runEffectSd: 0, drift: 0 },
+  { label: "ICC 0.1", icc: 0.1, runEffectSd: 0, drift: 0 },
+  { label: "run effect sd 0.2", icc: 0, runEffectSd: 0.2, drift: 0 },
+  { label: "run effect sd 0.5", icc: 0, runEffectSd: 0.5, drift: 0 },
+  { label: "drift −5 points / 8 runs", icc: 0, runEffectSd: 0, drift: -0.05 },
+];
 
 export interface DecisionSimulationOptions {
   /** Simulated PRs per cell; default 1,000. */
   runs?: number;
   seed?: number;
-  /** Pooled baseline trials per scenario; default 12 (4 base-branch runs × 3 trials). */
-  baseTrials?: number;
-  /** Head trials per scenario before the screen, for the power table; default 3. */
+  /** Base-branch runs pooled; default 8 (the action's `baseline-runs`). */
+  baseRuns?: number;
+  /** Head trials per scenario before the screen (and trials of each base run); default 3. */
   headTrials?: number;
-  /** Extra head trials per screened scenario; default 6. */
+  /** Extra head trials per screened scenario; default the decision's (8). */
   extraTrials?: number;
   alpha?: number;
   suiteAlpha?: number;
-  primaryTest?: PrimaryTest;
-  /** The false-failure grid; defaults as in issue 14. */
+  /** Which corrections the suite test makes (the frontier table asks for fewer); default all. */
+  suiteForm?: SuiteForm;
+  /** The ICC the tests assume instead of estimating it (0: trials taken as independent, as before runs were clusters). */
+  assumedIcc?: number;
+  /** Only the power cells whose change contains one of these (default all). */
+  powerLabels?: string[];
+  /** The i.i.d. false-failure grid. */
   scenarioCounts?: number[];
   headTrialCounts?: number[];
   passRates?: number[];
+  /** The real-world false-failure cells: worlds × base runs × pass rates, 20 scenarios × 3 trials. */
+  worlds?: readonly RunWorld[];
+  baseRunCounts?: number[];
+  worldPassRates?: number[];
 }
 
 export interface CellOutcome {
@@ -47,8 +84,12 @@ export interface CellOutcome {
   primaryRate: number;
   /** Share in which the suite test rejected. */
   suiteRate: number;
+  /** Share that did not fail but were inconclusive (too few base runs, or the design's power below 80%). */
+  inconclusiveRate: number;
   /** Mean head trials per PR (first trials plus extra ones). */
   headTrialsPerPr: number;
+  /** Mean ICC the tests assumed. */
+  meanIcc: number;
   /** Share in which the fixed design (extra trials on every scenario) failed. */
   fixedDesignFailedRate: number;
   /** Scenario flags of the adaptive design that the fixed design did not raise: must be 0. */
@@ -61,16 +102,34 @@ export interface FalseFailureCell extends CellOutcome {
   passRate: number;
 }
 
+export interface WorldCell extends CellOutcome {
+  world: string;
+  baseRuns: number;
+  passRate: number;
+}
+
 export interface PowerCell extends CellOutcome {
   label: string;
+  world: string;
   scenarios: number;
   /** Share in which the changed scenario itself was flagged; null when every scenario changed. */
   flaggedRate: number | null;
 }
 
 export interface DecisionSimulationTables {
-  settings: Required<Omit<DecisionSimulationOptions, "scenarioCounts" | "headTrialCounts" | "passRates">>;
+  settings: {
+    runs: number;
+    seed: number;
+    baseRuns: number;
+    headTrials: number;
+    extraTrials: number;
+    alpha: number;
+    suiteAlpha: number;
+    suiteForm: SuiteForm;
+    assumedIcc: number | null;
+  };
   falseFailures: FalseFailureCell[];
+  worlds: WorldCell[];
   power: PowerCell[];
 }
 
@@ -79,123 +138,272 @@ interface Scenario {
   head: number;
 }
 
+interface CellDesign {
+  scenarios: readonly Scenario[];
+  world: RunWorld;
+  baseRuns: number;
+  headTrials: number;
+}
+
+type Settings = DecisionSimulationTables["settings"];
+
 export function runDecisionSimulation(options: DecisionSimulationOptions = {}): DecisionSimulationTables {
-  const settings = {
+  const settings: Settings = {
     runs: options.runs ?? 1000,
     seed: options.seed ?? DEFAULT_SEED,
-    baseTrials: options.baseTrials ?? 12,
+    baseRuns: options.baseRuns ?? 8,
     headTrials: options.headTrials ?? 3,
     extraTrials: options.extraTrials ?? DEFAULT_EXTRA_TRIALS,
     alpha: options.alpha ?? DEFAULT_ALPHA,
     suiteAlpha: options.suiteAlpha ?? DEFAULT_SUITE_ALPHA,
-    primaryTest: options.primaryTest ?? "boschloo",
+    suiteForm: options.suiteForm ?? "clustered",
+    assumedIcc: options.assumedIcc ?? null,
   };
+  const unchanged = (n: number, rate: number): Scenario[] =>
+    Array.from({ length: n }, () => ({ base: rate, head: rate }));
+
   const falseFailures: FalseFailureCell[] = [];
   for (const scenarios of options.scenarioCounts ?? [10, 30]) {
     for (const headTrials of options.headTrialCounts ?? [1, 3, 5]) {
       for (const passRate of options.passRates ?? [0.5, 0.8, 0.95]) {
-        const design = Array.from({ length: scenarios }, () => ({ base: passRate, head: passRate }));
+        const design = {
+          scenarios: unchanged(scenarios, passRate),
+          world: IID,
+          baseRuns: settings.baseRuns,
+          headTrials,
+        };
         const label = `no change: ${scenarios} × ${headTrials} at ${passRate}`;
         falseFailures.push({
           scenarios,
           headTrials,
           passRate,
-          ...simulateCell(design, { ...settings, headTrials }, label).outcome,
+          ...simulateCell(design, settings, label).outcome,
         });
       }
     }
   }
-  const unchanged = (n: number, rate: number): Scenario[] =>
-    Array.from({ length: n }, () => ({ base: rate, head: rate }));
-  const powerDesigns: { label: string; design: Scenario[]; changed: number | null }[] = [
-    { label: "one of 20: 0.9 → 0.1", design: [{ base: 0.9, head: 0.1 }, ...unchanged(19, 0.9)], changed: 0 },
-    { label: "one of 20: 0.9 → 0.5", design: [{ base: 0.9, head: 0.5 }, ...unchanged(19, 0.9)], changed: 0 },
-    { label: "one of 20: 1.0 → 0.7", design: [{ base: 1, head: 0.7 }, ...unchanged(19, 0.9)], changed: 0 },
+
+  const worlds: WorldCell[] = [];
+  for (const world of options.worlds ?? REAL_WORLDS) {
+    for (const baseRuns of options.baseRunCounts ?? [1, 2, 4, 8]) {
+      for (const passRate of options.worldPassRates ?? [0.9, 0.7]) {
+        const design = {
+          scenarios: unchanged(20, passRate),
+          world,
+          baseRuns,
+          headTrials: settings.headTrials,
+        };
+        const label = `no change: ${world.label}, ${baseRuns} base runs at ${passRate}`;
+        worlds.push({
+          world: world.label,
+          baseRuns,
+          passRate,
+          ...simulateCell(design, settings, label).outcome,
+        });
+      }
+    }
+  }
+
+  const collapse = (world: RunWorld) => ({
+    label: "one of 20: 0.9 → 0.1",
+    world,
+    scenarios: [{ base: 0.9, head: 0.1 }, ...unchanged(19, 0.9)],
+    changed: 0,
+  });
+  const powerDesigns: { label: string; world: RunWorld; scenarios: Scenario[]; changed: number | null }[] = [
+    collapse(IID),
+    collapse(REAL_WORLDS[1]!),
+    {
+      label: "one of 20: 0.9 → 0.5",
+      world: IID,
+      scenarios: [{ base: 0.9, head: 0.5 }, ...unchanged(19, 0.9)],
+      changed: 0,
+    },
+    {
+      label: "one of 20: 1.0 → 0.7",
+      world: IID,
+      scenarios: [{ base: 1, head: 0.7 }, ...unchanged(19, 0.9)],
+      changed: 0,
+    },
+    {
+      label: "one of 20: 0.8 → 0.7",
+      world: IID,
+      scenarios: [{ base: 0.8, head: 0.7 }, ...unchanged(19, 0.9)],
+      changed: 0,
+    },
     {
       label: "all 20: 0.9 → 0.8",
-      design: Array.from({ length: 20 }, () => ({ base: 0.9, head: 0.8 })),
+      world: IID,
+      scenarios: Array.from({ length: 20 }, () => ({ base: 0.9, head: 0.8 })),
       changed: null,
     },
     {
       label: "all 20: 0.8 → 0.7",
-      design: Array.from({ length: 20 }, () => ({ base: 0.8, head: 0.7 })),
+      world: IID,
+      scenarios: Array.from({ length: 20 }, () => ({ base: 0.8, head: 0.7 })),
       changed: null,
     },
   ];
-  const power = powerDesigns.map(({ label, design, changed }) => {
-    const { outcome, flagged } = simulateCell(design, settings, label, changed);
-    return { label, scenarios: design.length, flaggedRate: changed === null ? null : flagged, ...outcome };
-  });
-  return { settings, falseFailures, power };
+  const wanted = options.powerLabels;
+  const power = powerDesigns
+    .filter((d) => !wanted || wanted.some((w) => d.label.includes(w)))
+    .map(({ label, world, scenarios, changed }) => {
+      const design = { scenarios, world, baseRuns: settings.baseRuns, headTrials: settings.headTrials };
+      const { outcome, flagged } = simulateCell(design, settings, `${label} (${world.label})`, changed);
+      return {
+        label,
+        world: world.label,
+        scenarios: scenarios.length,
+        flaggedRate: changed === null ? null : flagged,
+        ...outcome,
+      };
+    });
+  return { settings, falseFailures, worlds, power };
 }
 
-type CellSettings = DecisionSimulationTables["settings"];
+/** One run's pass rate for each scenario, `position` runs after the oldest base run (the head is last). */
+function drawRunRates(rng: Rng, means: readonly number[], world: RunWorld, position: number, runs: number) {
+  const effect = world.runEffectSd > 0 ? world.runEffectSd * normal(rng) : 0;
+  const shift = (world.drift * (position - runs)) / DRIFT_WINDOW;
+  return means.map((mean) => {
+    let rate = clamp(mean + shift, 0, 1);
+    if (effect !== 0 && rate > 0 && rate < 1)
+      rate = 1 / (1 + Math.exp(-(Math.log(rate / (1 - rate)) + effect)));
+    if (world.icc > 0 && rate > 0 && rate < 1) {
+      const scale = (1 - world.icc) / world.icc;
+      rate = betaDraw(rng, rate * scale, (1 - rate) * scale);
+    }
+    return rate;
+  });
+}
+
+/** Runs over which a world's `drift` accrues: the default pool of base runs. */
+const DRIFT_WINDOW = 8;
+
+const POWER_CACHE = new Map<string, number>();
+
+/** Whether a PR that did not fail would be called conclusive, as `decide()` calls it. */
+function isConclusive(settings: Settings, design: CellDesign, icc: number, runs: number, level: number) {
+  if (runs < MIN_RUNS_FOR_VARIATION || design.headTrials <= 1) return false;
+  const key = `${runs}:${design.headTrials}:${settings.extraTrials}:${icc}:${level}`;
+  let power = POWER_CACHE.get(key);
+  if (power === undefined) {
+    power = detectionPower(
+      {
+        runTrials: Array.from({ length: runs }, () => design.headTrials),
+        headTrials: design.headTrials,
+        extraTrials: settings.extraTrials,
+        icc,
+        level,
+      },
+      0.9,
+      0.1,
+    );
+    POWER_CACHE.set(key, power);
+  }
+  return power >= 0.8;
+}
 
 function simulateCell(
-  design: readonly Scenario[],
-  settings: CellSettings,
+  design: CellDesign,
+  settings: Settings,
   label: string,
   changed: number | null = null,
 ): { outcome: CellOutcome; flagged: number } {
   const rng = createRng(deriveSeed(settings.seed, label));
-  const decisionOptions = {
-    alpha: settings.alpha,
-    suiteAlpha: settings.suiteAlpha,
-    primaryTest: settings.primaryTest,
+  const { scenarios, world, baseRuns, headTrials } = design;
+  const extraTrials = settings.extraTrials;
+  const baseMeans = scenarios.map((s) => s.base);
+  const headMeans = scenarios.map((s) => s.head);
+  const tally = {
+    failed: 0,
+    primary: 0,
+    suite: 0,
+    inconclusive: 0,
+    trials: 0,
+    fixed: 0,
+    adaptiveOnly: 0,
+    flagged: 0,
+    icc: 0,
   };
-  let failed = 0;
-  let primary = 0;
-  let suite = 0;
-  let trials = 0;
-  let fixedFailed = 0;
-  let adaptiveOnlyFlags = 0;
-  let flagged = 0;
   for (let run = 0; run < settings.runs; run++) {
-    const first = design.map(({ base, head }) => ({
-      basePassed: binomial(rng, settings.baseTrials, base),
-      baseTrials: settings.baseTrials,
-      headPassed: binomial(rng, settings.headTrials, head),
-      headTrials: settings.headTrials,
-    }));
-    const extraPassed = design.map(({ head }) => binomial(rng, settings.extraTrials, head));
-    const screened = settings.extraTrials > 0 ? screenForExtraTrials(first) : first.map(() => false);
-    const complete = (c: (typeof first)[number], i: number, extended: boolean): ScenarioCounts => ({
-      ...c,
-      headPassed: c.headPassed + (extended ? extraPassed[i]! : 0),
-      headTrials: c.headTrials + (extended ? settings.extraTrials : 0),
-      initialHeadPassed: c.headPassed,
-      initialHeadTrials: c.headTrials,
-      ...(settings.extraTrials > 0 ? { extended } : {}),
+    const runCounts: RunCount[][] = scenarios.map(() => []);
+    for (let r = 0; r < baseRuns; r++) {
+      drawRunRates(rng, baseMeans, world, r, baseRuns).forEach((rate, s) => {
+        runCounts[s]!.push({ passed: binomial(rng, headTrials, rate), trials: headTrials });
+      });
+    }
+    const headRates = drawRunRates(rng, headMeans, world, baseRuns, baseRuns);
+    const first = scenarios.map((_, s) => {
+      const runs = runCounts[s]!;
+      return {
+        basePassed: runs.reduce((sum, c) => sum + c.passed, 0),
+        baseTrials: runs.reduce((sum, c) => sum + c.trials, 0),
+        headPassed: binomial(rng, headTrials, headRates[s]!),
+        headTrials,
+      };
     });
+    const extraPassed = headRates.map((rate) => binomial(rng, extraTrials, rate));
+    const screened = extraTrials > 0 ? screenForExtraTrials(first) : first.map(() => false);
+    const variation = assumeRunVariation(runCounts, settings.assumedIcc ?? undefined);
+    const complete = (i: number, extended: boolean): ScenarioCounts => ({
+      ...first[i]!,
+      headPassed: first[i]!.headPassed + (extended ? extraPassed[i]! : 0),
+      headTrials: headTrials + (extended ? extraTrials : 0),
+      initialHeadPassed: first[i]!.headPassed,
+      initialHeadTrials: headTrials,
+      baseRuns: runCounts[i]!,
+      ...(extraTrials > 0 ? { extended } : {}),
+    });
+    const options = {
+      alpha: settings.alpha,
+      suiteAlpha: settings.suiteAlpha,
+      icc: variation.iccUsed,
+      suiteForm: settings.suiteForm,
+    };
     const adaptive = decideRegression(
-      first.map((c, i) => complete(c, i, screened[i]!)),
-      decisionOptions,
+      first.map((_, i) => complete(i, screened[i]!)),
+      options,
     );
     const fixed = decideRegression(
-      first.map((c, i) => complete(c, i, settings.extraTrials > 0)),
-      decisionOptions,
+      first.map((_, i) => complete(i, extraTrials > 0)),
+      options,
     );
-    if (adaptive.failed) failed++;
-    if (adaptive.scenarios.some((s) => s.regressed)) primary++;
-    if (adaptive.suite.rejected) suite++;
-    if (fixed.failed) fixedFailed++;
+    tally.icc += variation.iccUsed;
+    if (adaptive.failed) tally.failed++;
+    else if (
+      !isConclusive(
+        settings,
+        design,
+        variation.iccUsed,
+        variation.runs,
+        adaptive.primaryAlpha / scenarios.length,
+      )
+    ) {
+      tally.inconclusive++;
+    }
+    if (adaptive.scenarios.some((s) => s.regressed)) tally.primary++;
+    if (adaptive.suite.rejected) tally.suite++;
+    if (fixed.failed) tally.fixed++;
     adaptive.scenarios.forEach((s, i) => {
-      if (s.regressed && !fixed.scenarios[i]!.regressed) adaptiveOnlyFlags++;
+      if (s.regressed && !fixed.scenarios[i]!.regressed) tally.adaptiveOnly++;
     });
-    if (changed !== null && adaptive.scenarios[changed]!.regressed) flagged++;
-    trials += first.reduce((sum, c, i) => sum + c.headTrials + (screened[i] ? settings.extraTrials : 0), 0);
+    if (changed !== null && adaptive.scenarios[changed]!.regressed) tally.flagged++;
+    tally.trials += screened.reduce((sum, extended) => sum + headTrials + (extended ? extraTrials : 0), 0);
   }
   const runs = settings.runs;
   return {
     outcome: {
-      failedRate: failed / runs,
-      primaryRate: primary / runs,
-      suiteRate: suite / runs,
-      headTrialsPerPr: trials / runs,
-      fixedDesignFailedRate: fixedFailed / runs,
-      adaptiveOnlyFlags,
+      failedRate: tally.failed / runs,
+      primaryRate: tally.primary / runs,
+      suiteRate: tally.suite / runs,
+      inconclusiveRate: tally.inconclusive / runs,
+      headTrialsPerPr: tally.trials / runs,
+      meanIcc: tally.icc / runs,
+      fixedDesignFailedRate: tally.fixed / runs,
+      adaptiveOnlyFlags: tally.adaptiveOnly,
     },
-    flagged: flagged / runs,
+    flagged: tally.flagged / runs,
   };
 }
 
@@ -205,37 +413,93 @@ function binomial(rng: Rng, n: number, p: number): number {
   return passed;
 }
 
+function clamp(x: number, low: number, high: number): number {
+  return Math.min(high, Math.max(low, x));
+}
+
+/** A standard normal draw (Box–Muller). */
+function normal(rng: Rng): number {
+  return Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
+}
+
+/** A Gamma(shape, 1) draw (Marsaglia & Tsang 2000; shape < 1 by the boost u^(1/shape)). */
+function gammaDraw(rng: Rng, shape: number): number {
+  if (shape < 1) return gammaDraw(rng, shape + 1) * (1 - rng()) ** (1 / shape);
+  const d = shape - 1 / 3;
+  const c = 1 / Math.sqrt(9 * d);
+  for (;;) {
+    let x: number;
+    let v: number;
+    do {
+      x = normal(rng);
+      v = 1 + c * x;
+    } while (v <= 0);
+    v = v * v * v;
+    const u = 1 - rng();
+    if (u < 1 - 0.0331 * x ** 4 || Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v;
+  }
+}
+
+function betaDraw(rng: Rng, a: number, b: number): number {
+  const x = gammaDraw(rng, a);
+  const y = gammaDraw(rng, b);
+  return x / (x + y);
+}
+
 const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
 
 /** The tables as Markdown, as the bench prints them and docs/statistics.md quotes them. */
 export function formatDecisionSimulation(tables: DecisionSimulationTables): string {
   const s = tables.settings;
   const lines = [
-    `Settings: ${s.runs} simulated PRs a cell, seed ${s.seed}; baseline ${s.baseTrials} trials per scenario; ` +
-      `+${s.extraTrials} extra head trials for screened scenarios; alpha ${s.alpha} ` +
-      `(suite test ${s.suiteAlpha}, per-scenario family ${+(s.alpha - s.suiteAlpha).toFixed(4)}); ${s.primaryTest}.`,
-    "",
-    "False failures with nothing changed (target ≤ 5%):",
-    "",
-    "| scenarios | head trials | pass rate | failed | per-scenario | suite | fixed design | head trials/PR |",
-    "|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ...tables.falseFailures.map(
-      (c) =>
-        `| ${c.scenarios} | ${c.headTrials} | ${c.passRate} | ${percent(c.failedRate)} | ${percent(c.primaryRate)} | ` +
-        `${percent(c.suiteRate)} | ${percent(c.fixedDesignFailedRate)} | ${c.headTrialsPerPr.toFixed(1)} |`,
-    ),
-    "",
-    `Power, ${s.headTrials} head trials per scenario (+${s.extraTrials}):`,
-    "",
-    "| change | failed | changed scenario flagged | suite | head trials/PR |",
-    "|---|---:|---:|---:|---:|",
-    ...tables.power.map(
-      (c) =>
-        `| ${c.label} | ${percent(c.failedRate)} | ${c.flaggedRate === null ? "—" : percent(c.flaggedRate)} | ` +
-        `${percent(c.suiteRate)} | ${c.headTrialsPerPr.toFixed(1)} |`,
-    ),
+    `Settings: ${s.runs} simulated PRs a cell, seed ${s.seed}; ${s.baseRuns} base runs of ${s.headTrials} trials ` +
+      `(unless the row says otherwise); +${s.extraTrials} extra head trials for screened scenarios; alpha ${s.alpha} ` +
+      `(suite test ${s.suiteAlpha}, per-scenario family ${+(s.alpha - s.suiteAlpha).toFixed(4)}); suite test ${s.suiteForm}; ` +
+      `${s.assumedIcc === null ? "ICC estimated from the base runs" : `ICC assumed ${s.assumedIcc}`}.`,
   ];
-  const adaptiveOnly = [...tables.falseFailures, ...tables.power].reduce(
+  if (tables.falseFailures.length > 0) {
+    lines.push(
+      "",
+      "False failures with nothing changed, independent trials (target ≤ 5%):",
+      "",
+      "| scenarios | head trials | pass rate | failed | per-scenario | suite | fixed design | head trials/PR |",
+      "|---:|---:|---:|---:|---:|---:|---:|---:|",
+      ...tables.falseFailures.map(
+        (c) =>
+          `| ${c.scenarios} | ${c.headTrials} | ${c.passRate} | ${percent(c.failedRate)} | ${percent(c.primaryRate)} | ` +
+          `${percent(c.suiteRate)} | ${percent(c.fixedDesignFailedRate)} | ${c.headTrialsPerPr.toFixed(1)} |`,
+      ),
+    );
+  }
+  if (tables.worlds.length > 0) {
+    lines.push(
+      "",
+      "False failures with nothing changed, runs as they really differ (20 scenarios × 3 trials; target ≤ 5%):",
+      "",
+      "| world | base runs | pass rate | failed | per-scenario | suite | inconclusive | ICC assumed (mean) |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|",
+      ...tables.worlds.map(
+        (c) =>
+          `| ${c.world} | ${c.baseRuns} | ${c.passRate} | ${percent(c.failedRate)} | ${percent(c.primaryRate)} | ` +
+          `${percent(c.suiteRate)} | ${percent(c.inconclusiveRate)} | ${c.meanIcc.toFixed(3)} |`,
+      ),
+    );
+  }
+  if (tables.power.length > 0) {
+    lines.push(
+      "",
+      `Power, ${s.baseRuns} base runs, ${s.headTrials} head trials per scenario (+${s.extraTrials}):`,
+      "",
+      "| change | world | failed | changed scenario flagged | suite | inconclusive | head trials/PR |",
+      "|---|---|---:|---:|---:|---:|---:|",
+      ...tables.power.map(
+        (c) =>
+          `| ${c.label} | ${c.world} | ${percent(c.failedRate)} | ${c.flaggedRate === null ? "—" : percent(c.flaggedRate)} | ` +
+          `${percent(c.suiteRate)} | ${percent(c.inconclusiveRate)} | ${c.headTrialsPerPr.toFixed(1)} |`,
+      ),
+    );
+  }
+  const adaptiveOnly = [...tables.falseFailures, ...tables.worlds, ...tables.power].reduce(
     (n, c) => n + c.adaptiveOnlyFlags,
     0,
   );

@@ -23,6 +23,7 @@ import {
   clusteredSuiteTest,
   clusteredUnconditionalP,
   type RunCount,
+  type SuiteForm,
   type SuiteMethod,
 } from "./run-clusters.js";
 import { adjustPValues } from "./stats.js";
@@ -69,6 +70,8 @@ export interface RegressionDecisionOptions {
   suiteOnly?: boolean;
   /** The intra-run correlation the tests assume (estimated from the base runs by the caller). Default 0. */
   icc?: number;
+  /** The suite test's corrections (run-clusters.ts); only the simulation asks for fewer. Default all. */
+  suiteForm?: SuiteForm;
 }
 
 export interface ScenarioDecision {
@@ -147,7 +150,7 @@ export function decideRegression(
   }));
   const clustered = icc > 0 || counts.some((c) => (c.baseRuns?.length ?? 0) > 1);
   const suiteResult = clustered
-    ? clusteredSuiteTest(firstTrials, icc)
+    ? clusteredSuiteTest(firstTrials, icc, options.suiteForm)
     : {
         ...cmhExactOneSided(firstTrials),
         method: "exact" as const,

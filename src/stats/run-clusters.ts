@@ -19,6 +19,19 @@ import { cmhExactOneSided } from "./cmh.js";
 import { fisherOneSidedP, type PassCounts } from "./exact-2x2.js";
 import { normalCdf, normalQuantile, studentTCdf } from "./stats.js";
 
+/**
+ * The ICC assumed when the base runs cannot show it (fewer than three): the largest run-to-run
+ * variation the decision is designed for (docs/statistics.md). Such a run is never called conclusive.
+ */
+export const PRIOR_ICC = 0.1;
+/**
+ * The suite-wide run effect (standard deviation on the logit scale) the suite test assumes when fewer
+ * than three base runs cannot show it: the largest day effect the design is built for.
+ */
+export const PRIOR_RUN_EFFECT_SD = 0.5;
+/** Base runs needed to estimate run-to-run variation at all (and for a conclusive "no regression"). */
+export const MIN_RUNS_FOR_VARIATION = 3;
+
 /** One run's pass count for one scenario. */
 export interface RunCount {
   passed: number;
@@ -116,6 +129,35 @@ export function estimateRunVariation(scenarios: ReadonlyArray<readonly RunCount[
     icc: runs >= 2 ? estimateIntraRunCorrelation(scenarios) : null,
     dispersion: estimateSuiteDispersion(scenarios),
   };
+}
+
+export interface AssumedVariation {
+  /** Base runs that carried trials. */
+  runs: number;
+  /** The base runs' ICC estimate; null below two runs. */
+  icc: number | null;
+  /** The ICC the tests assume. */
+  iccUsed: number;
+}
+
+/**
+ * The ICC the tests assume: the base runs' estimate rounded up to 0.01 (the tests' law changes in
+ * steps, and rounding up errs towards not failing), or, below three runs, at least the prior (0.1):
+ * the largest run-to-run variation the design is built for. `assumed` overrides the estimate (0 for a
+ * tool whose trials are known to be independent).
+ */
+export function assumeRunVariation(
+  baseRuns: ReadonlyArray<readonly RunCount[]>,
+  assumed?: number,
+): AssumedVariation {
+  const runs = Math.max(0, ...baseRuns.map((r) => r.filter((c) => c.trials > 0).length));
+  const icc = runs >= 2 ? estimateIntraRunCorrelation(baseRuns) : null;
+  if (assumed !== undefined) {
+    if (!(assumed >= 0 && assumed < 1)) throw new RangeError(`icc must be in [0, 1), got ${assumed}`);
+    return { runs, icc, iccUsed: assumed };
+  }
+  const rounded = Math.max(0, Math.ceil((icc ?? 0) * 100 - 1e-9) / 100);
+  return { runs, icc, iccUsed: runs >= MIN_RUNS_FOR_VARIATION ? rounded : Math.max(rounded, PRIOR_ICC) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -232,15 +274,20 @@ export function clusteredUnconditionalP(counts: ClusteredCounts): number {
       if (statistic <= observed * TIE_MARGIN) region.push([x, y]);
     }
   }
-  const probability = (mean: number) => {
-    const head = betaBinomialPmf(headTrials, mean, icc);
-    const base = pooledRunsPmf(baseRunTrials, mean, icc);
+  const sumOver = (head: Float64Array, base: Float64Array) => {
     let sum = 0;
     for (const [x, y] of region) sum += head[x]! * base[y]!;
     return sum;
   };
+  const probability = (mean: number) =>
+    sumOver(betaBinomialPmf(headTrials, mean, icc), pooledRunsPmf(baseRunTrials, mean, icc));
+  // The grid's laws are the same for every table of these sizes: a decision or a power computation
+  // asks for many tables, so they are kept.
   const values = new Float64Array(GRID_STEPS + 1);
-  for (let i = 0; i <= GRID_STEPS; i++) values[i] = probability(i / GRID_STEPS);
+  for (let i = 0; i <= GRID_STEPS; i++) {
+    const laws = gridLaws(headTrials, baseRunTrials, icc, i);
+    values[i] = sumOver(laws.head, laws.base);
+  }
   let best = 0;
   for (let i = 0; i <= GRID_STEPS; i++) {
     const v = values[i]!;
@@ -258,6 +305,20 @@ export function clusteredUnconditionalP(counts: ClusteredCounts): number {
   if (CACHE.size > 200_000) CACHE.clear();
   CACHE.set(key, p);
   return p;
+}
+
+const GRID_LAWS = new Map<string, { head: Float64Array; base: Float64Array }>();
+
+function gridLaws(headTrials: number, baseRunTrials: readonly number[], icc: number, step: number) {
+  const key = `${icc}:${headTrials}:${baseRunTrials.join(",")}:${step}`;
+  let laws = GRID_LAWS.get(key);
+  if (!laws) {
+    const mean = step / GRID_STEPS;
+    laws = { head: betaBinomialPmf(headTrials, mean, icc), base: pooledRunsPmf(baseRunTrials, mean, icc) };
+    if (GRID_LAWS.size > 50_000) GRID_LAWS.clear();
+    GRID_LAWS.set(key, laws);
+  }
+  return laws;
 }
 
 const INVERSE_GOLDEN = (Math.sqrt(5) - 1) / 2;
@@ -291,18 +352,11 @@ function goldenSectionMaximum(f: (x: number) => number, low: number, high: numbe
 // The suite test over runs
 // ---------------------------------------------------------------------------------------------
 
-/**
- * The ICC assumed when the base runs cannot show it (fewer than three): the largest run-to-run
- * variation the decision is designed for (docs/statistics.md). Such a run is never called conclusive.
- */
-export const PRIOR_ICC = 0.1;
-/** Base runs needed to estimate run-to-run variation at all (and for a conclusive "no regression"). */
-export const MIN_RUNS_FOR_VARIATION = 3;
 /** Pretest levels: the suite test leaves the exact stratified test only when the base runs show it. */
 const DISPERSION_PRETEST = 0.25;
 const TREND_PRETEST = 0.2;
 
-export type SuiteMethod = "exact" | "design-effect" | "runs" | "trend";
+export type SuiteMethod = "exact" | "design-effect" | "prior" | "runs" | "trend";
 
 export interface ClusteredSuiteInput extends PassCounts {
   /** The base runs' counts for this scenario, index r = run r in every scenario (0 trials: not run). */
@@ -333,15 +387,24 @@ export interface ClusteredSuiteResult {
  *   a one-sided χ² pretest at 0.25), each base run becomes one observation of the day's level and
  *   the head is tested as one more day: a prediction t-test with K − 1 degrees of freedom, valid
  *   whatever the day-to-day variance;
+ * - below three base runs, where nothing shows a day effect, the design's largest (PRIOR_RUN_EFFECT_SD)
+ *   is assumed instead;
  * - when the levels trend downward (slope < 0 at one-sided 0.2, four runs or more), the head is
  *   compared with the trend's prediction for the next run (t with K − 2 degrees of freedom), so a slow
  *   drift across weeks of pushes is not this PR's regression.
  * The pretests cost power only when the base runs show what they test for; docs/statistics.md gives
  * the simulated false-failure rates and power with and without them.
  */
+/**
+ * Which corrections the suite test may make: all of them (the default), or fewer, which the
+ * simulation uses to show what each costs and buys (docs/statistics.md, "The frontier").
+ */
+export type SuiteForm = "clustered" | "no-trend" | "design-effect" | "exact";
+
 export function clusteredSuiteTest(
   strata: readonly ClusteredSuiteInput[],
   icc: number,
+  form: SuiteForm = "clustered",
 ): ClusteredSuiteResult {
   const exact = cmhExactOneSided(strata);
   const result = (pValue: number, method: SuiteMethod, extra: Partial<ClusteredSuiteResult> = {}) => ({
@@ -356,6 +419,7 @@ export function clusteredSuiteTest(
     ...extra,
   });
   const headTrials = median(strata.filter((s) => s.headTrials > 0).map((s) => s.headTrials));
+  if (form === "exact") return result(exact.pValue, "exact");
   const designEffect = 1 + Math.max(0, headTrials - 1) * icc;
   const deflated =
     designEffect > 1 && exact.informativeStrata > 0
@@ -368,8 +432,10 @@ export function clusteredSuiteTest(
   );
   const k = shared[0]?.baseRuns.length ?? 0;
   if (k < MIN_RUNS_FOR_VARIATION || shared.some((s) => s.baseRuns.length !== k)) {
-    return result(deflated, baseMethod);
+    if (form === "design-effect") return result(deflated, baseMethod);
+    return result(withPriorRunEffect(strata, exact, designEffect), "prior");
   }
+  if (form === "design-effect") return result(deflated, baseMethod);
   const runs = shared.map((s) => s.baseRuns);
   const levels = suiteLevels(runs);
   const headLevel = shared.reduce((sum, s) => sum + s.headPassed / s.headTrials, 0) / shared.length;
@@ -396,6 +462,34 @@ export function clusteredSuiteTest(
     return result(studentTCdf(t, k - 1), "runs", context2);
   }
   return result(deflated, baseMethod, context2);
+}
+
+/**
+ * Below three base runs nothing shows the day effect, so the design's largest one is assumed: every
+ * scenario of a run shifted together by a normal effect of PRIOR_RUN_EFFECT_SD on the logit scale.
+ * By the delta method it adds (Σ_s n_s p_s(1 − p_s))² σ² (1 + 1/K) to the variance of the head's
+ * observed minus expected passes (the head's day, and the mean of the K base days it is compared
+ * with); the exact CMH z is scaled down accordingly, on top of the ICC's design effect.
+ */
+function withPriorRunEffect(
+  strata: readonly ClusteredSuiteInput[],
+  exact: { pValue: number; variance: number; informativeStrata: number },
+  designEffect: number,
+): number {
+  if (exact.informativeStrata === 0 || exact.variance <= 0) return exact.pValue;
+  const runs = Math.max(1, ...strata.map((s) => s.baseRuns.filter((r) => r.trials > 0).length));
+  let slope = 0;
+  for (const s of strata) {
+    const trials = s.baseTrials + s.headTrials;
+    if (s.baseTrials === 0 || s.headTrials === 0) continue;
+    const rate = (s.basePassed + s.headPassed) / trials;
+    slope += s.headTrials * rate * (1 - rate);
+  }
+  const sampling = exact.variance * designEffect;
+  const dayEffect = slope * slope * PRIOR_RUN_EFFECT_SD ** 2 * (1 + 1 / runs);
+  const z =
+    normalQuantile(clampProbability(exact.pValue)) * Math.sqrt(exact.variance / (sampling + dayEffect));
+  return normalCdf(z);
 }
 
 interface Trend {

@@ -1,29 +1,11 @@
 import { describe, expect, it } from "vitest";
-import {
-  checkGateMetrics,
-  type Decision,
-  decide,
-  detectionPower,
-  parseFailOn,
-} from "../../src/compare/decision.js";
+import { checkGateMetrics, type Decision, decide, parseFailOn } from "../../src/compare/decision.js";
+import type { BaselinePooling } from "../../src/compare/pool-baselines.js";
 import { ConfigError } from "../../src/errors.js";
 import type { Report, ScenarioReport } from "../../src/results/types.js";
 import { runDecisionSimulation } from "../../src/stats/decision-simulation.js";
+import { powerOf } from "../support/design-power.js";
 import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
-
-/** The design's exact power with `baseTrials` in runs of 3 (as planned), independent trials from three runs on. */
-function powerOf(baseTrials: number, head: number, extra: number, from: number, to: number, level: number) {
-  const runs = Math.max(1, Math.round(baseTrials / 3));
-  const runTrials = Array.from(
-    { length: runs },
-    (_, r) => Math.floor(baseTrials / runs) + (r < baseTrials % runs ? 1 : 0),
-  );
-  return detectionPower(
-    { runTrials, headTrials: head, extraTrials: extra, icc: runs >= 3 ? 0 : 0.1, level },
-    from,
-    to,
-  );
-}
 
 /** A scenario with `passed` passes of `trials`, the passes first. */
 function scenario(id: string, passed: number, trials: number, extra: Partial<ScenarioReport> = {}) {
@@ -42,6 +24,34 @@ function suite(
 
 const tenOf = (passed: number, trials: number): Array<[number, number]> =>
   Array.from({ length: 10 }, () => [passed, trials]);
+
+/** A pooling of `runs` base runs per scenario, given each scenario's runs' [passed, trials]. */
+function pooledRunsOf(perScenario: Array<Array<[number, number]>>): BaselinePooling {
+  const runs = perScenario[0]!.length;
+  return {
+    runs: Array.from({ length: runs }, (_, r) => `run ${r + 1}`),
+    excluded: [],
+    runCounts: Object.fromEntries(
+      perScenario.map((counts, i) => [`s${i}`, counts.map(([passed, trials]) => ({ passed, trials }))]),
+    ),
+  };
+}
+
+/** Each scenario's pooled [passed, trials] spread evenly over `runs` runs (passes first). */
+function pooledRuns(counts: Array<[number, number]>, runs: number): BaselinePooling {
+  return pooledRunsOf(
+    counts.map(([passed, trials]) =>
+      Array.from({ length: runs }, (_, r) => {
+        const n = Math.floor(trials / runs) + (r < trials % runs ? 1 : 0);
+        const before = Array.from(
+          { length: r },
+          (_, j) => Math.floor(trials / runs) + (j < trials % runs ? 1 : 0),
+        ).reduce((a, b) => a + b, 0);
+        return [Math.max(0, Math.min(n, passed - before)), n] as [number, number];
+      }),
+    ),
+  );
+}
 
 describe("parseFailOn", () => {
   it("reads the four forms", () => {
@@ -78,10 +88,51 @@ describe("checkGateMetrics", () => {
 });
 
 describe("decide: fail-on regression", () => {
-  it("passes an unchanged suite", () => {
-    const decision = decide({ head: suite(tenOf(3, 3)), baseline: suite(tenOf(12, 12)) });
-    expect(decision).toMatchObject({ failed: false, basis: "no_regression", regressed: [] });
+  it("passes an unchanged suite against eight pooled base runs", () => {
+    const decision = decide({
+      head: suite(tenOf(3, 3)),
+      baseline: suite(tenOf(24, 24)),
+      pooling: pooledRuns(tenOf(24, 24), 8),
+      extraTrials: 8,
+    });
+    expect(decision).toMatchObject({
+      failed: false,
+      basis: "no_regression",
+      regressed: [],
+      inconclusive: null,
+    });
+    expect(decision.variation).toMatchObject({ runs: 8, icc: 0, icc_used: 0 });
+    expect(decision.design?.power?.collapse).toBeGreaterThanOrEqual(0.8);
     expect(decision.scenarios.every((s) => s.status === "still_passing")).toBe(true);
+  });
+
+  it("calls an unchanged suite against one base run inconclusive, never a pass, and says what would conclude it", () => {
+    const decision = decide({ head: suite(tenOf(3, 3)), baseline: suite(tenOf(3, 3)), extraTrials: 8 });
+    expect(decision).toMatchObject({ failed: false, basis: "inconclusive", regressed: [] });
+    expect(decision.variation).toMatchObject({ runs: 1, icc: null, icc_used: 0.1, suite_method: "prior" });
+    expect(decision.inconclusive?.reasons[0]).toBe(
+      "only 1 base-branch run: run-to-run variation cannot be estimated (3 needed)",
+    );
+    expect(decision.inconclusive?.needs[0]).toMatch(
+      /^\d+ more base-branch runs \(it pools the last `baseline-runs`\)$/,
+    );
+  });
+
+  it("is inconclusive when the base runs vary so much that the design cannot see a collapse", () => {
+    // Eight runs that swing between 0/3 and 3/3 in every scenario: a large ICC.
+    const runs = Array.from({ length: 8 }, (_, r) => (r % 2 === 0 ? [3, 3] : [0, 3])) as Array<
+      [number, number]
+    >;
+    const decision = decide({
+      head: suite(tenOf(2, 3)),
+      baseline: suite(tenOf(12, 24)),
+      pooling: pooledRunsOf(Array.from({ length: 10 }, () => runs)),
+    });
+    expect(decision.basis).toBe("inconclusive");
+    expect(decision.variation!.icc).toBeGreaterThan(0.5);
+    expect(decision.inconclusive?.reasons.join(" ")).toMatch(
+      /would catch one scenario collapsing 0.9 → 0.1 only \d+% of the time/,
+    );
   });
 
   it("flags a collapsed scenario, with an adjusted p on alpha's scale", () => {
@@ -111,6 +162,7 @@ describe("decide: fail-on regression", () => {
       // 30 scenarios, 92% → 83%: every scenario at 2/3 or 3/3, none significant alone.
       head: suite(Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? [2, 3] : [3, 3]))),
       baseline: suite(Array.from({ length: 30 }, () => [11, 12])),
+      icc: 0,
     });
     expect(decision.regressed).toEqual([]);
     expect(decision.suite_regressed).toBe(true);
@@ -177,7 +229,7 @@ describe("decide: fail-on regression", () => {
       [...tenOf(3, 3).slice(1), [0, 3]],
       Array.from({ length: 10 }, () => ({ first_trials: 3, extended: false })),
     );
-    const decision = decide({ head, baseline: suite(tenOf(12, 12)) });
+    const decision = decide({ head, baseline: suite(tenOf(12, 12)), icc: 0 });
     expect(decision.scenarios[9]).toMatchObject({ tested: true, extended: false, regressed: true });
     expect(decision.scenarios.slice(0, 9).every((s) => !s.tested)).toBe(true);
     expect(decision.regressed).toEqual(["s9"]);
@@ -234,11 +286,16 @@ describe("detectionPower", () => {
     const exact = powerOf(12, 3, 6, 0.9, 0.1, 0.025 / 20);
     const simulated = runDecisionSimulation({
       runs: 400,
+      baseRuns: 4,
+      extraTrials: 6,
+      assumedIcc: 0,
       scenarioCounts: [],
-      headTrialCounts: [],
-      passRates: [],
+      worlds: [],
+      powerLabels: ["0.9 → 0.1"],
     });
-    const collapse = simulated.power.find((cell) => cell.label.includes("0.9 → 0.1"));
+    const collapse = simulated.power.find(
+      (cell) => cell.label.includes("0.9 → 0.1") && cell.world === "i.i.d.",
+    );
     expect(collapse?.flaggedRate).toBeDefined();
     // Holm's first step is what a single collapsed scenario meets; the simulation's rate carries
     // Monte Carlo error (about 2 points at 400 runs).

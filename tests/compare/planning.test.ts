@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { detectionPower } from "../../src/compare/decision.js";
+import {} from "../../src/compare/decision.js";
 import {
   MAX_PLANNED_BASELINE_RUNS,
   planDesign,
@@ -10,22 +10,9 @@ import {
 } from "../../src/compare/planning.js";
 import { ConfigError } from "../../src/errors.js";
 import { trialsNeededForMean, trialsNeededForRate } from "../../src/stats/stats.js";
+import { powerOf } from "../support/design-power.js";
 import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
 import { loadFixture } from "../support/report-fixtures.js";
-
-/** The design's exact power with `baseTrials` in runs of 3 (as planned), independent trials from three runs on. */
-function powerOf(baseTrials: number, head: number, extra: number, from: number, to: number, level: number) {
-  const runs = Math.max(1, Math.round(baseTrials / 3));
-  const runTrials = Array.from(
-    { length: runs },
-    (_, r) => Math.floor(baseTrials / runs) + (r < baseTrials % runs ? 1 : 0),
-  );
-  return detectionPower(
-    { runTrials, headTrials: head, extraTrials: extra, icc: runs >= 3 ? 0 : 0.1, level },
-    from,
-    to,
-  );
-}
 
 const withRates = (rates: number[]): TrialSpec[] => rates.map((r) => ({ first_try_success_rate: r }));
 
