@@ -1,0 +1,222 @@
+/**
+ * Runs are clusters: the beta-binomial law, the ICC estimate, the clustered per-scenario test (exact
+ * under its model, Boschloo's test at ICC 0) and the suite test's forms.
+ */
+import { describe, expect, it } from "vitest";
+import { cmhExactOneSided } from "../../src/stats/cmh.js";
+import { boschlooOneSidedP } from "../../src/stats/exact-2x2.js";
+import {
+  assumeRunVariation,
+  betaBinomialPmf,
+  clusteredSuiteTest,
+  clusteredUnconditionalP,
+  estimateIntraRunCorrelation,
+  estimateSuiteDispersion,
+  PRIOR_ICC,
+  type RunCount,
+} from "../../src/stats/run-clusters.js";
+import { binomialPmf } from "../../src/stats/stats.js";
+
+const runsOf = (...counts: Array<[number, number]>): RunCount[] =>
+  counts.map(([passed, trials]) => ({ passed, trials }));
+
+describe("betaBinomialPmf", () => {
+  it("matches the beta-binomial law computed from beta functions (Python math.lgamma)", () => {
+    // C(n,k) B(k+a, n−k+b) / B(a,b), a = μ(1−ρ)/ρ, b = (1−μ)(1−ρ)/ρ.
+    const expected = [0.027456, 0.07392, 0.13376, 0.20064, 0.26448, 0.299744];
+    Array.from(betaBinomialPmf(5, 0.7, 0.2)).forEach((p, k) => expect(p).toBeCloseTo(expected[k]!, 10));
+    const nine = [
+      1.754381e-6, 2.727265e-5, 0.000221858409, 0.001251580984, 0.005468864736, 0.019558143378,
+      0.058807478727, 0.149280522923, 0.310143155383, 0.455239368428,
+    ];
+    Array.from(betaBinomialPmf(9, 0.9, 0.05)).forEach((p, k) => expect(p).toBeCloseTo(nine[k]!, 10));
+  });
+
+  it("is the binomial law at ICC 0, and a point mass at rates 0 and 1", () => {
+    const binomial = binomialPmf(12, 0.35);
+    Array.from(betaBinomialPmf(12, 0.35, 0)).forEach((p, k) => expect(p).toBeCloseTo(binomial[k]!, 14));
+    expect(Array.from(betaBinomialPmf(3, 0, 0.1))).toEqual([1, 0, 0, 0]);
+    expect(Array.from(betaBinomialPmf(3, 1, 0.1))).toEqual([0, 0, 0, 1]);
+  });
+});
+
+describe("estimateIntraRunCorrelation", () => {
+  it("is the one-way ANOVA estimator with sums of squares pooled over scenarios (hand-computed)", () => {
+    // 3/3, 1/3, 3/3, 1/3: MSB = 4/9, MSW = 1/6, n0 = 3, ρ = (4/9 − 1/6) / (4/9 + 2/6) = 5/14.
+    expect(estimateIntraRunCorrelation([runsOf([3, 3], [1, 3], [3, 3], [1, 3])])).toBeCloseTo(5 / 14, 12);
+    // Runs that agree less than independent trials would: truncated at 0.
+    expect(estimateIntraRunCorrelation([runsOf([2, 3], [1, 3], [2, 3], [1, 3])])).toBe(0);
+    // Every trial passed: no variation at all.
+    expect(estimateIntraRunCorrelation([runsOf([3, 3], [3, 3], [3, 3])])).toBe(0);
+    // One run: nothing to estimate from.
+    expect(estimateIntraRunCorrelation([runsOf([2, 3])])).toBeNull();
+  });
+
+  it("the decision assumes the prior below three runs and rounds the estimate up to 0.01 from three on", () => {
+    expect(assumeRunVariation([runsOf([2, 3])])).toEqual({ runs: 1, icc: null, iccUsed: PRIOR_ICC });
+    const four = assumeRunVariation([runsOf([3, 3], [1, 3], [3, 3], [1, 3])]);
+    expect(four.runs).toBe(4);
+    expect(four.icc).toBeCloseTo(5 / 14, 12);
+    expect(four.iccUsed).toBe(0.36);
+    expect(assumeRunVariation([runsOf([3, 3], [1, 3], [3, 3], [1, 3])], 0).iccUsed).toBe(0);
+    expect(() => assumeRunVariation([], 1)).toThrow(RangeError);
+  });
+
+  it("sees a suite-wide day effect in the spread of run levels, not in independent runs", () => {
+    // Every scenario passes 3/3 on even runs and 1/3 on odd ones: levels 1, 1/3, 1, 1/3 …
+    const together = Array.from({ length: 10 }, () => runsOf([3, 3], [1, 3], [3, 3], [1, 3], [3, 3], [1, 3]));
+    expect(estimateSuiteDispersion(together)!).toBeGreaterThan(5);
+    // Half the scenarios up when the other half are down: levels equal, no dispersion.
+    const opposed = Array.from({ length: 10 }, (_, s) =>
+      s % 2 === 0 ? runsOf([3, 3], [1, 3], [3, 3], [1, 3]) : runsOf([1, 3], [3, 3], [1, 3], [3, 3]),
+    );
+    expect(estimateSuiteDispersion(opposed)).toBe(0);
+  });
+});
+
+describe("clusteredUnconditionalP", () => {
+  it("is Boschloo's test at ICC 0 (and with the baseline in several runs)", () => {
+    for (const [basePassed, headPassed, headTrials] of [
+      [11, 1, 9],
+      [9, 2, 3],
+      [12, 0, 3],
+      [6, 5, 9],
+    ] as const) {
+      const boschloo = boschlooOneSidedP({ basePassed, baseTrials: 12, headPassed, headTrials });
+      // The clustered test's own grid at a tiny ICC converges to the binomial case.
+      const clustered = clusteredUnconditionalP({
+        baseRunTrials: [3, 3, 3, 3],
+        basePassed,
+        headTrials,
+        headPassed,
+        icc: 1e-9,
+      });
+      expect(clustered).toBeCloseTo(boschloo, 4);
+    }
+  });
+
+  it("is exact under its model: P(p ≤ α) ≤ α whatever the mean, by enumeration", () => {
+    const runTrials = [3, 3, 3];
+    const headTrials = 6;
+    for (const icc of [0.05, 0.2]) {
+      for (const mean of [0.3, 0.6, 0.9, 0.97]) {
+        // The pooled base law: the convolution of three runs' beta-binomial laws.
+        let base = [1];
+        for (const n of runTrials) {
+          const run = Array.from(betaBinomialPmf(n, mean, icc));
+          const next = new Array<number>(base.length + n).fill(0);
+          base.forEach((p, i) => run.forEach((q, j) => (next[i + j]! += p * q)));
+          base = next;
+        }
+        const head = Array.from(betaBinomialPmf(headTrials, mean, icc));
+        for (const alpha of [0.01, 0.05, 0.2]) {
+          let size = 0;
+          base.forEach((pb, y) =>
+            head.forEach((ph, x) => {
+              const p = clusteredUnconditionalP({
+                baseRunTrials: runTrials,
+                basePassed: y,
+                headTrials,
+                headPassed: x,
+                icc,
+              });
+              if (p <= alpha) size += pb * ph;
+            }),
+          );
+          expect(size).toBeLessThanOrEqual(alpha + 1e-9);
+        }
+      }
+    }
+  });
+
+  it("is larger (less ready to flag) the more the runs vary", () => {
+    const at = (icc: number) =>
+      clusteredUnconditionalP({
+        baseRunTrials: [3, 3, 3, 3, 3, 3, 3, 3],
+        basePassed: 22,
+        headTrials: 11,
+        headPassed: 3,
+        icc,
+      });
+    expect(at(0.01)).toBeLessThan(at(0.05));
+    expect(at(0.05)).toBeLessThan(at(0.2));
+  });
+});
+
+describe("clusteredSuiteTest", () => {
+  // Scenario s sees the runs' pattern rotated by s: the same counts, but no day shared by all scenarios.
+  const strata = (headPassed: number, runs: RunCount[]) =>
+    Array.from({ length: 20 }, (_, s) => {
+      const rotated = runs.map((_, r) => runs[(r + s) % runs.length]!);
+      return {
+        basePassed: runs.reduce((sum, r) => sum + r.passed, 0),
+        baseTrials: runs.reduce((sum, r) => sum + r.trials, 0),
+        headPassed,
+        headTrials: 3,
+        baseRuns: rotated,
+      };
+    });
+  // Every scenario shares the pattern: each run is one day for all of them.
+  const together = (headPassed: number, runs: RunCount[]) =>
+    strata(headPassed, runs).map((stratum) => ({ ...stratum, baseRuns: runs }));
+
+  it("is the exact CMH test at ICC 0 when the base runs agree as independent trials would", () => {
+    const input = strata(2, runsOf([3, 3], [3, 3], [2, 3], [3, 3], [3, 3], [2, 3], [3, 3], [3, 3]));
+    const result = clusteredSuiteTest(input, 0);
+    expect(result.method).toBe("exact");
+    expect(result.pValue).toBe(cmhExactOneSided(input).pValue);
+  });
+
+  it("divides the z of the exact test by the design effect of the ICC", () => {
+    const input = strata(2, runsOf([3, 3], [3, 3], [2, 3], [3, 3], [3, 3], [2, 3], [3, 3], [3, 3]));
+    const result = clusteredSuiteTest(input, 0.1);
+    expect(result.method).toBe("design-effect");
+    expect(result.pValue).toBeGreaterThan(cmhExactOneSided(input).pValue);
+  });
+
+  it("takes each base run as one observation of the day when the runs' levels spread widely", () => {
+    // Levels alternate 1 and 1/3 across eight runs in every scenario; the head's level, 2/3, is within them.
+    const input = together(2, runsOf([3, 3], [1, 3], [3, 3], [1, 3], [3, 3], [1, 3], [3, 3], [1, 3]));
+    const result = clusteredSuiteTest(input, 0);
+    expect(result.method).toBe("runs");
+    expect(result.pValue).toBeGreaterThan(0.2);
+    expect(cmhExactOneSided(input).pValue).toBeGreaterThan(0.01);
+  });
+
+  it("compares the head with the trend's next run when the base runs drift down", () => {
+    // 20 scenarios, levels sliding from 3/3 towards 1/3 over eight runs; the head continues the slide.
+    const sliding = Array.from({ length: 20 }, (_, s) =>
+      runsOf(
+        [3, 3],
+        [3, 3],
+        [3, 3],
+        s % 3 === 0 ? [2, 3] : [3, 3],
+        [2, 3],
+        s % 2 === 0 ? [2, 3] : [1, 3],
+        [2, 3],
+        [1, 3],
+      ),
+    );
+    const input = sliding.map((runs) => ({
+      basePassed: runs.reduce((a, r) => a + r.passed, 0),
+      baseTrials: 24,
+      headPassed: 1,
+      headTrials: 3,
+      baseRuns: runs,
+    }));
+    const result = clusteredSuiteTest(input, 0);
+    expect(result.method).toBe("trend");
+    expect(result.trend!).toBeLessThan(0);
+    // Against the pooled baseline the head looks far worse; against the trend it is what was coming.
+    expect(cmhExactOneSided(input).pValue).toBeLessThan(1e-6);
+    expect(result.pValue).toBeGreaterThan(0.01);
+  });
+
+  it("below three base runs assumes the design's largest day effect", () => {
+    const input = strata(2, runsOf([12, 12]));
+    const result = clusteredSuiteTest(input, 0);
+    expect(result.method).toBe("prior");
+    expect(result.pValue).toBeGreaterThan(cmhExactOneSided(input).pValue);
+    expect(clusteredSuiteTest(input, 0, "exact").pValue).toBe(cmhExactOneSided(input).pValue);
+  });
+});
