@@ -234,6 +234,8 @@ export interface DesignPlan {
   baseline_runs: number;
   /** Pooled baseline trials per scenario: runs × trials. */
   baseline_trials: number;
+  /** The intra-run correlation planned for (0: independent trials). */
+  icc: number;
   alpha: number;
   /** The per-scenario family's alpha; 0 when only the suite test decides. */
   primary_alpha: number;
@@ -319,6 +321,7 @@ export function planDesign(options: DesignPlanOptions): DesignPlan {
     extra_trials: extra,
     baseline_runs: baselineRuns,
     baseline_trials: baselineTrials,
+    icc,
     alpha,
     primary_alpha: primaryAlpha,
     suite_alpha: suiteOnly ? alpha : suiteAlpha,
@@ -371,7 +374,8 @@ export function renderDesignPlan(plan: DesignPlan): string {
   const extra = plan.extra_trials > 0 ? ` (+${plan.extra_trials})` : "";
   const design =
     `${plural(plan.scenarios, "scenario")} × ${plan.trials}${extra} trial${plan.trials === 1 && !extra ? "" : "s"} ` +
-    `against ${plural(plan.baseline_runs, "baseline run")} (${plural(plan.baseline_trials, "trial")} a scenario)`;
+    `against ${plural(plan.baseline_runs, "baseline run")} (${plural(plan.baseline_trials, "trial")} a scenario)` +
+    (plan.icc > 0 ? `, runs varying with ICC ${plan.icc}` : "");
   const lines = [`Design: ${design}.`];
   if (plan.suite_only) {
     lines.push(

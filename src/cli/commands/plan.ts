@@ -9,17 +9,19 @@ import { parseCommandArgs, readInteger, readNumber, readString } from "../args.j
 import { type CliCommand, type CliIo, EXIT } from "../command.js";
 
 const PLAN_HELP =
-  "Usage: llm-tool-test plan [REPORT.json] [--scenarios N] [--trials N] [--extra-trials M] [--baseline-runs K] [--alpha 0.05]\n" +
+  "Usage: llm-tool-test plan [REPORT.json] [--scenarios N] [--trials N] [--extra-trials M] [--baseline-runs K] [--icc R] [--alpha 0.05]\n" +
   "       llm-tool-test plan REPORT.json --effect 0.1 [--metric first_try_success_rate] [--alpha 0.05] [--power 0.8]\n\n" +
   "The design: what the decision can detect with N scenarios × N trials (+M extra for screened ones)\n" +
   `against K pooled baseline runs — the exact chance to flag one scenario dropping 90% → 10%, 90% → 50%\n` +
   "and 100% → 70%, the head trials spent per PR, and the baseline runs that reach 90% power on the\n" +
   `collapse. Defaults: the action's (--trials ${DEFAULT_TRIALS}, --extra-trials ${DEFAULT_EXTRA_TRIALS}, --baseline-runs ${DEFAULT_BASELINE_RUNS}); with a\n` +
-  "REPORT.json, its scenario count and trials per scenario. Needs REPORT.json or --scenarios.\n\n" +
+  "REPORT.json, its scenario count and trials per scenario. Needs REPORT.json or --scenarios.\n" +
+  "--icc R plans for runs that vary from day to day with intra-run correlation R (what a PR comment\n" +
+  "reports as the base runs' ICC; default 0, independent trials).\n\n" +
   "With --effect: from the variance observed in a report, how many trials per scenario are needed to\n" +
   "detect a change of the given size (rates in 0..1: 0.1 = 10 points; other metrics in their own unit).\n";
 
-const DESIGN_FLAGS = ["scenarios", "trials", "extra-trials", "baseline-runs"] as const;
+const DESIGN_FLAGS = ["scenarios", "trials", "extra-trials", "baseline-runs", "icc"] as const;
 
 /** A report's first trials per scenario (the median), as the run planned them. */
 function firstTrialsOf(report: Report): number {
@@ -40,6 +42,7 @@ async function commandPlan(argv: string[], io: CliIo): Promise<number> {
     trials: { type: "string" },
     "extra-trials": { type: "string" },
     "baseline-runs": { type: "string" },
+    icc: { type: "string" },
     help: { type: "boolean", short: "h" },
     debug: { type: "boolean" },
   });
@@ -73,12 +76,15 @@ async function commandPlan(argv: string[], io: CliIo): Promise<number> {
   for (const name of ["metric", "power"] as const) {
     if (values[name] !== undefined) throw new ConfigError("goes with --effect", `--${name}`);
   }
+  const icc = readNumber(values, "icc", 0);
+  if (icc !== undefined && !(icc < 1)) throw new ConfigError(`must be in [0, 1), got ${icc}`, "--icc");
   const plan = planDesign({
     scenarios: scenarios ?? report?.scenarios.length ?? 0,
     trials: readInteger(values, "trials", 1) ?? (report ? firstTrialsOf(report) : DEFAULT_TRIALS),
     extraTrials: readInteger(values, "extra-trials", 0) ?? DEFAULT_EXTRA_TRIALS,
     baselineRuns: readInteger(values, "baseline-runs", 1) ?? DEFAULT_BASELINE_RUNS,
     ...(alpha !== undefined ? { alpha } : {}),
+    ...(icc !== undefined ? { icc } : {}),
   });
   io.stdout.write(`${renderDesignPlan(plan)}\n`);
   return EXIT.ok;
