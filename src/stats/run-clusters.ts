@@ -444,6 +444,7 @@ export function clusteredSuiteTest(
 
   const trend = k >= 4 ? fitTrend(levels) : null;
   if (
+    form === "clustered" &&
     trend &&
     trend.standardError > 0 &&
     trend.slope / trend.standardError < -normalQuantile(1 - TREND_PRETEST)
