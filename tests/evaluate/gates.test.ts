@@ -409,7 +409,7 @@ describe("evaluateGates as a whole", () => {
   it("turns a gate that throws into a failed result and goes on", async () => {
     let calls = 0;
     const flaky: GateContext["sandbox"] = {
-      resolvePath: sandbox.resolvePath,
+      gateFiles: sandbox.gateFiles,
       runGateCommand: async (command, options) => {
         calls += 1;
         if (calls === 1) throw new Error("sandbox exploded");
