@@ -139,7 +139,9 @@ export function kindProblem(kind: EntryKind): string {
 }
 
 function sizeProblem(size: number, maxBytes: number): string {
-  return `too large to check (${size} bytes; file gates read at most ${maxBytes / 1024 / 1024} MiB)`;
+  const mib = 1024 * 1024;
+  const bound = maxBytes % mib === 0 ? `${maxBytes / mib} MiB` : `${maxBytes} bytes`;
+  return `too large to check (${size} bytes; file gates read at most ${bound})`;
 }
 
 /** A link's target as components to walk next, from the root or from the link's folder; null: it leaves. */

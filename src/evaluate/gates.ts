@@ -129,7 +129,9 @@ async function withDeadline(evaluation: Promise<GateOutcome>, context: GateConte
       limitMs,
     );
     onAbort = () => resolve({ passed: false, message: "not evaluated: the run was cancelled" });
-    context.signal?.addEventListener("abort", onAbort, { once: true });
+    // The gate may have seen the cancel before this listener was added.
+    if (context.signal?.aborted) onAbort();
+    else context.signal?.addEventListener("abort", onAbort, { once: true });
   });
   try {
     return await Promise.race([evaluation, stopped]);
