@@ -5,7 +5,9 @@
  * (its target read as the agent's commands read it), `..` cannot climb out of it, and the last
  * component is opened with O_NOFOLLOW | O_NONBLOCK and checked to be the very file the walk found.
  * Only regular files are read (a FIFO would block, `/dev/zero` never ends), and at most
- * MAX_GATE_FILE_BYTES of them.
+ * MAX_GATE_FILE_BYTES of them. In local mode, where the agent shares the host's file system, a file
+ * with several hard links is not read either: one of them could be a host file's (in bwrap no
+ * link can cross into the host's files, which are other mounts).
  */
 import { constants, type Stats } from "node:fs";
 import { lstat, open, readlink } from "node:fs/promises";
@@ -88,6 +90,11 @@ export async function readGateFile(
   const kind = describeKind(entry.stats);
   if (kind !== "file") return { problem: `${given}: ${kindProblem(kind)}` };
   if (entry.stats.size > maxBytes) return { problem: `${given}: ${sizeProblem(entry.stats.size, maxBytes)}` };
+  if (tree.absoluteLinks === "host" && entry.stats.nlink > 1) {
+    return {
+      problem: `${given}: has ${entry.stats.nlink} hard links; in local mode file gates read no file with more than one (another could be a host file's)`,
+    };
+  }
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     // O_NOFOLLOW: a link put in place since the walk is not followed; O_NONBLOCK: nor does a FIFO block.

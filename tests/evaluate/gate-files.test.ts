@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -87,6 +87,20 @@ describe("readGateFile", () => {
     rmSync(home, { recursive: true });
     symlinkSync(outside, home);
     expect(await readGateFile(tree, "result.txt")).toEqual({ problem: "result.txt: not found" });
+  });
+
+  it("local mode: reads no file with a second hard link (it could be a host file's)", async () => {
+    const { tree, outside } = localTree();
+    linkSync(path.join(outside, "secret.txt"), path.join(tree.root, "hard.txt"));
+    expect(await readGateFile(tree, "hard.txt")).toEqual({
+      problem:
+        "hard.txt: has 2 hard links; in local mode file gates read no file with more than one (another could be a host file's)",
+    });
+    // bwrap's tree is the agent's alone (no hard link crosses into the host's mounts).
+    const inside = bwrapTree();
+    writeFileSync(path.join(inside.workDir, "a.txt"), "a");
+    linkSync(path.join(inside.workDir, "a.txt"), path.join(inside.workDir, "b.txt"));
+    expect(await readGateFile(inside, "b.txt")).toEqual({ text: "a", size: 1 });
   });
 
   it("refuses a link loop, and a tree whose root is itself a link", async () => {
