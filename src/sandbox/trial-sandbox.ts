@@ -224,7 +224,7 @@ function createEnvironments(
   const { scenario, variant } = options;
   const targetEnv = { ...scenario.target.env, ...(variant?.env ?? {}) };
   const buildIn = (
-    room: { home: string; tmpDir: string },
+    room: { home: string; tmpDir: string; basePath?: string },
     pathPrefix: string[],
     extra?: Record<string, string>,
   ) =>
@@ -233,7 +233,7 @@ function createEnvironments(
       homeDir: room.home,
       tmpDir: room.tmpDir,
       pathPrefix,
-      basePath: interior.basePath,
+      basePath: room.basePath ?? interior.basePath,
       targetEnv,
       ...(extra ? { extra } : {}),
       userName: interior.userName,
@@ -243,14 +243,25 @@ function createEnvironments(
   const build = (pathPrefix: string[], extra?: Record<string, string>) =>
     buildIn(agentRoom, pathPrefix, extra);
   const shimPathPrefix = scenario.target.binary ? [interior.shimDir] : [];
-  const gate = buildIn(interior.gateRoom, []);
+  // Relative and empty PATH entries name the gate's cwd, the agent's work dir: its `./jq` is not the host's.
+  const gateRoom = { ...interior.gateRoom, basePath: absolutePathEntries(interior.basePath) };
+  const gate = buildIn(gateRoom, []);
   return {
     agent: build(shimPathPrefix),
     setup: build([]),
-    gate: (extra) => (extra ? buildIn(interior.gateRoom, [], extra) : gate),
+    gate: (extra) => (extra ? buildIn(gateRoom, [], extra) : gate),
     build,
     shimPathPrefix,
   };
+}
+
+function absolutePathEntries(searchPath: string): string {
+  return (
+    searchPath
+      .split(":")
+      .filter((entry) => path.isAbsolute(entry))
+      .join(":") || SANDBOX_PATH
+  );
 }
 
 async function runSetup(

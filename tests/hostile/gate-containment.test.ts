@@ -59,13 +59,14 @@ async function runGatedTrial(
   mode: SandboxMode,
   solution: string[],
   gates: GateSpec[],
+  parentPath = process.env.PATH,
 ): Promise<{ trial: TrialReport; gates: GateResult[]; outputs: string; events: TrialEvent[] }> {
   const outDir = makeTempDir("ltt-gate-containment-out-");
   const scenario = makeScenario({ id: `gates-${mode}`, solution, evaluation: { gates } });
   const { report } = await runSuite(
     [scenario],
     defaultRunOptions({ agent: "oracle", outDir, sandbox: mode, trials: 1, gateTimeoutMs: 20_000 }),
-    { agent: createAgent("oracle", {}), env: { PATH: process.env.PATH, LANG: "C.UTF-8" } },
+    { agent: createAgent("oracle", {}), env: { PATH: parentPath, LANG: "C.UTF-8" } },
   );
   const trial = report.scenarios[0]?.trials[0] as TrialReport;
   const events = (await readFile(path.join(outDir, trial.events_path as string), "utf8"))
@@ -185,6 +186,22 @@ describe.each(modes)("command gates run in a clean room (%s)", (mode) => {
     );
     // The agent's own jq was subverted: the attack is live.
     expect(eventsOf(events, "tool_result")[1]?.stdout).toContain("SUBVERTED");
+    expect(gates[0]?.passed).toBe(false);
+    expect(gates[0]?.message).toContain("exited 1");
+  });
+
+  it("a relative or empty entry of the parent's PATH does not run the agent's own programs", async () => {
+    const { gates, events } = await runGatedTrial(
+      mode,
+      [
+        "printf '#!/bin/sh\\nexit 0\\n' > jq && chmod +x jq && echo '{\"done\": false}' > result.json",
+        "jq -e .done result.json && echo SUBVERTED",
+      ],
+      [{ ...w, type: "command_succeeds", command: "jq -e .done result.json" }],
+      `.::${process.env.PATH}`,
+    );
+    // In local mode the agent's PATH is the parent's, so its own jq ran; bwrap's PATH is fixed.
+    if (mode === "local") expect(eventsOf(events, "tool_result")[1]?.stdout).toContain("SUBVERTED");
     expect(gates[0]?.passed).toBe(false);
     expect(gates[0]?.message).toContain("exited 1");
   });
