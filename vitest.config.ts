@@ -12,6 +12,7 @@ export const COMPILED_TESTS = [
   "tests/sandbox/process-runner.test.ts",
   "tests/hostile/proc-environ.test.ts",
   "tests/hostile/output-flood.test.ts",
+  "tests/hostile/gate-sigterm.test.ts",
 ];
 
 export default defineConfig({

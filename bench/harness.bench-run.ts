@@ -349,7 +349,7 @@ it("analysis: layer 1 and gates over 100,000 events", async () => {
         runGateCommand: async () => {
           throw new Error("not used");
         },
-        resolvePath: (p) => p,
+        gateFiles: { root: "/nonexistent", workDir: "/nonexistent", absoluteLinks: "host" },
       },
       events,
       invocations,

@@ -19,7 +19,7 @@ import { computeComposite, decideOutcome } from "./outcome.js";
 export interface EvaluateTrialInput {
   scenario: Scenario;
   events: readonly TrialEvent[];
-  sandbox: Pick<TrialSandbox, "runGateCommand" | "resolvePath">;
+  sandbox: Pick<TrialSandbox, "runGateCommand" | "gateFiles">;
   /** The tested model (prices the agent's tokens); null for agents without one. */
   model: string | null;
   prices: Readonly<PriceTable>;
@@ -30,6 +30,7 @@ export interface EvaluateTrialInput {
   gateTimeoutMs: number;
   /** `script` gate variables (see SCRIPT_ENV_NAMES in gates.ts). */
   scriptEnv: Record<string, string>;
+  /** The run's cancellation: ends the gate in progress (the rest are not run) and the judge's call. */
   signal?: AbortSignal;
 }
 
@@ -55,6 +56,7 @@ export async function evaluateTrial(input: EvaluateTrialInput): Promise<TrialEva
         invocations,
         scriptEnv: input.scriptEnv,
         gateTimeoutMs: input.gateTimeoutMs,
+        ...(input.signal ? { signal: input.signal } : {}),
       })
     : [];
   const score = scoreGates(gates);

@@ -1,16 +1,18 @@
 /**
  * Layer 2 (DESIGN §4): every gate runs, in declaration order, after the agent stopped; none
  * short-circuits, and a gate that throws becomes a failed result carrying the error. Gate commands
- * run through the sandbox (work dir, scenario env, no shim: not counted in layer 1) with a timeout.
- * Messages say why a gate failed: the command, its exit code and the head of its output; what a
- * file gate found; the JSON parse error or the values a JSONPath selected.
+ * run through the sandbox in a clean room (the work dir, the scenario env, no shim: not counted in
+ * layer 1; nothing else the agent wrote: see gate-room.ts). File gates read only the agent's own
+ * regular files, bounded (gate-files.ts). Every gate has a deadline (its command's timeout, plus a
+ * grace) and stops when the run is cancelled. Messages say why a gate failed: the command, its exit
+ * code and the head of its output; what a file gate found; the JSON parse error or the values a
+ * JSONPath selected; each is cut at MAX_GATE_MESSAGE_CHARS.
  *
  * bashkit-eval checks behave as in bashkit-eval: `exit_code:N` looks at the agent's last tool call
  * (none: fails), `stdout_*` at any tool call's stdout, `stderr_empty` at every call (none: passes),
  * `file_exists` accepts a file or a directory, `llm_judge` is a stub that passes (use
  * `evaluation.judge` for a real judge), and a check of an unknown type (`unsupported_check`) fails.
  */
-import { readFile, stat } from "node:fs/promises";
 import { describeError } from "../errors.js";
 import { describeExcessNesting, findExcessNesting } from "../json-nesting.js";
 import type { GateResult } from "../results/types.js";
@@ -18,6 +20,7 @@ import type { ExecResult, TrialSandbox } from "../sandbox/types.js";
 import type { GateParamKind } from "../scenario/keys.js";
 import type { GateSpec, GateType } from "../scenario/types.js";
 import type { EventOf, TrialEvent } from "../transcript/events.js";
+import { describeKind, kindProblem, lookUpGatePath, readGateFile as readTreeFile } from "./gate-files.js";
 import { type Invocation, isFailedExit, isSigpipeExit } from "./invocations.js";
 import { applyJsonPathAssertion, queryJsonPath } from "./json-path.js";
 import { compilePattern } from "./regex.js";
@@ -59,37 +62,49 @@ export function buildScriptEnv(input: {
 }
 
 export interface GateContext {
-  sandbox: Pick<TrialSandbox, "runGateCommand" | "resolvePath">;
+  sandbox: Pick<TrialSandbox, "runGateCommand" | "gateFiles">;
   events: readonly TrialEvent[];
   /** Layer 1 invocations (for `no_transcript_errors`). */
   invocations: readonly Invocation[];
   /** Extra env of `script` gates; see SCRIPT_ENV_NAMES. */
   scriptEnv: Record<string, string>;
+  /** Timeout of each gate command; a gate of any kind is given up this long plus GATE_GRACE_MS after it started. */
   gateTimeoutMs: number;
+  /** The run's cancellation: the gate in progress is ended and the rest are not run. */
+  signal?: AbortSignal;
 }
 
 /** How much of a command's output or a file a message quotes. */
 const HEAD_CHARS = 300;
-/** Files above this size are not read into memory by file gates. */
-const MAX_FILE_BYTES = 64 * 1024 * 1024;
+/** A gate's message (it quotes the agent's output and files) is cut here. */
+export const MAX_GATE_MESSAGE_CHARS = 2000;
+/** A script gate's metrics kept, and the length of their names. */
+const MAX_SCRIPT_METRICS = 50;
+const MAX_METRIC_NAME_CHARS = 100;
+/** After its command's timeout, how long a gate may take to end it (kill, grace) before it is given up. */
+export const GATE_GRACE_MS = 10_000;
 
 export async function evaluateGates(gates: readonly GateSpec[], context: GateContext): Promise<GateResult[]> {
   const toolCalls = collectToolCalls(context.events);
   const results: GateResult[] = [];
   for (const gate of gates) {
     let outcome: GateOutcome;
-    try {
-      outcome = await evaluateGate(gate, context, toolCalls);
-    } catch (error) {
-      outcome = {
-        passed: false,
-        message: `gate error: ${describeError(error)}`,
-      };
+    if (context.signal?.aborted) {
+      outcome = { passed: false, message: "not evaluated: the run was cancelled" };
+    } else {
+      try {
+        outcome = await withDeadline(evaluateGate(gate, context, toolCalls), context);
+      } catch (error) {
+        outcome = {
+          passed: false,
+          message: `gate error: ${describeError(error)}`,
+        };
+      }
     }
     const result: GateResult = {
       gate_type: gate.type,
       passed: outcome.passed,
-      message: outcome.message,
+      message: truncate(outcome.message, MAX_GATE_MESSAGE_CHARS),
       weight: gate.weight,
     };
     if (gate.description !== undefined) result.description = gate.description;
@@ -97,6 +112,33 @@ export async function evaluateGates(gates: readonly GateSpec[], context: GateCon
     results.push(result);
   }
   return results;
+}
+
+/**
+ * The gate's outcome, or a failure once its deadline passed or the run was cancelled: whatever a
+ * gate is doing, the trial goes on (a command is ended by its own timeout and signal; this is the
+ * backstop for anything else).
+ */
+async function withDeadline(evaluation: Promise<GateOutcome>, context: GateContext): Promise<GateOutcome> {
+  const limitMs = context.gateTimeoutMs + GATE_GRACE_MS;
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<GateOutcome>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ passed: false, message: `gate did not finish within ${limitMs} ms, given up` }),
+      limitMs,
+    );
+    onAbort = () => resolve({ passed: false, message: "not evaluated: the run was cancelled" });
+    // The gate may have seen the cancel before this listener was added.
+    if (context.signal?.aborted) onAbort();
+    else context.signal?.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([evaluation, stopped]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) context.signal?.removeEventListener("abort", onAbort);
+  }
 }
 
 /** Partial score: the weights of the passed gates over the weights of all gates. */
@@ -207,19 +249,19 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
   file_exists: {
     params: { path: "path" },
     async evaluate(gate, context) {
-      const found = await statPath(context, gate.path);
-      if (!found) return { passed: false, message: `${gate.path}: not found` };
-      return {
-        passed: true,
-        message: `${gate.path}: found ${found.isDirectory() ? "a directory" : `a file (${found.size} bytes)`}`,
-      };
+      const entry = await lookUpGatePath(context.sandbox.gateFiles, gate.path);
+      if (!entry.found) return { passed: false, message: `${gate.path}: ${entry.reason}` };
+      const kind = describeKind(entry.stats);
+      if (kind === "directory") return { passed: true, message: `${gate.path}: found a directory` };
+      if (kind !== "file") return { passed: false, message: `${gate.path}: ${kindProblem(kind)}` };
+      return { passed: true, message: `${gate.path}: found a file (${entry.stats.size} bytes)` };
     },
   },
   file_contains: {
     params: { path: "path", substring: "text" },
     async evaluate(gate, context) {
       const file = await readGateFile(context, gate.path);
-      if (typeof file === "string") return { passed: false, message: file };
+      if ("problem" in file) return { passed: false, message: file.problem };
       const passed = file.text.includes(gate.substring);
       return {
         passed,
@@ -232,7 +274,7 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
     async evaluate(gate, context) {
       const regex = compilePattern(gate.pattern);
       const file = await readGateFile(context, gate.path);
-      if (typeof file === "string") return { passed: false, message: file };
+      if ("problem" in file) return { passed: false, message: file.problem };
       const passed = regex.test(file.text);
       return {
         passed,
@@ -303,10 +345,11 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
   dir_exists: {
     params: { path: "path" },
     async evaluate(gate, context) {
-      const found = await statPath(context, gate.path);
-      if (!found) return { passed: false, message: `${gate.path}: not found` };
-      if (!found.isDirectory())
-        return { passed: false, message: `${gate.path}: found a file, not a directory` };
+      const entry = await lookUpGatePath(context.sandbox.gateFiles, gate.path);
+      if (!entry.found) return { passed: false, message: `${gate.path}: ${entry.reason}` };
+      const kind = describeKind(entry.stats);
+      if (kind !== "directory")
+        return { passed: false, message: `${gate.path}: found a ${kind}, not a directory` };
       return { passed: true, message: `${gate.path}: found a directory` };
     },
   },
@@ -315,7 +358,7 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
     async evaluate(gate, context) {
       const regex = compilePattern(gate.pattern);
       const file = await readGateFile(context, gate.path);
-      if (typeof file === "string") return { passed: false, message: file };
+      if ("problem" in file) return { passed: false, message: file.problem };
       const lines = file.text.split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
       const index = lines.findIndex((line) => regex.test(line));
       if (index !== -1)
@@ -458,6 +501,7 @@ async function evaluateScriptGate(command: string, context: GateContext): Promis
   const run = await context.sandbox.runGateCommand(command, {
     timeoutMs: context.gateTimeoutMs,
     env: context.scriptEnv,
+    ...(context.signal ? { signal: context.signal } : {}),
   });
   const report = parseScriptReport(run.stdout);
   if (report) {
@@ -496,6 +540,8 @@ function parseScriptReport(
     if (record.metrics !== null && typeof record.metrics === "object" && !Array.isArray(record.metrics)) {
       const metrics: Record<string, number> = {};
       for (const [name, value] of Object.entries(record.metrics as Record<string, unknown>)) {
+        if (Object.keys(metrics).length >= MAX_SCRIPT_METRICS) break;
+        if (name.length > MAX_METRIC_NAME_CHARS) continue;
         if (typeof value === "number" && Number.isFinite(value)) metrics[name] = value;
       }
       if (Object.keys(metrics).length > 0) report.metrics = metrics;
@@ -506,7 +552,10 @@ function parseScriptReport(
 }
 
 function runCommand(context: GateContext, command: string): Promise<ExecResult> {
-  return context.sandbox.runGateCommand(command, { timeoutMs: context.gateTimeoutMs });
+  return context.sandbox.runGateCommand(command, {
+    timeoutMs: context.gateTimeoutMs,
+    ...(context.signal ? { signal: context.signal } : {}),
+  });
 }
 
 /** `cmd` exited N (timed out) — stdout "…" stderr "…" */
@@ -529,25 +578,7 @@ function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;
 }
 
-async function statPath(context: GateContext, path: string) {
-  try {
-    return await stat(context.sandbox.resolvePath(path));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return null;
-    throw error;
-  }
-}
-
 /** The file's text, or a message saying why it could not be read. */
-async function readGateFile(
-  context: GateContext,
-  path: string,
-): Promise<{ text: string; size: number } | string> {
-  const found = await statPath(context, path);
-  if (!found) return `${path}: not found`;
-  if (found.isDirectory()) return `${path}: is a directory, not a file`;
-  if (found.size > MAX_FILE_BYTES) return `${path}: too large to check (${found.size} bytes)`;
-  const text = await readFile(context.sandbox.resolvePath(path), "utf8");
-  return { text, size: found.size };
+function readGateFile(context: GateContext, path: string) {
+  return readTreeFile(context.sandbox.gateFiles, path);
 }

@@ -282,7 +282,7 @@ async function evaluateOutcome(
   const { planned, options, ports, writer, model } = trial;
   const { scenario } = planned;
   if (sandbox && outcome.reason !== "cancelled") {
-    return evaluateTrial({
+    const evaluation = await evaluateTrial({
       scenario,
       events: writer.events,
       sandbox,
@@ -300,6 +300,15 @@ async function evaluateOutcome(
         model: agentInstanceUsesModel(ports.agent) ? model : null,
         trial: planned.trial,
       }),
+      signal: ports.signal,
+    });
+    // Cancelled while its gates or judge ran: what they said is cut short, so it is not the trial's result.
+    if (!ports.signal.aborted) return evaluation;
+    return unevaluatedTrial({
+      outcome: "skipped",
+      reason: "the run was cancelled while this trial was being evaluated",
+      endReason: "cancelled",
+      execution: evaluation.execution,
     });
   }
   const cancelled = outcome.reason === "cancelled";

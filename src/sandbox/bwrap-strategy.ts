@@ -28,6 +28,7 @@ import {
   wrapWithOverlays,
 } from "./bwrap.js";
 import { runProcess } from "./exec.js";
+import { createBwrapGateRoom } from "./gate-room.js";
 import { collectProgramBinds } from "./program-binds.js";
 import { assertInsideRoot } from "./sandbox-paths.js";
 import type { ProcessSettings, SandboxStrategy, SandboxStrategyOptions } from "./sandbox-strategy.js";
@@ -79,6 +80,15 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
           ...(targetBinary ? { shimDir: layout.shimDir, logDir: layout.logDir } : {}),
         });
       const shellArgs = buildArgs(options.network, []);
+      const gateRoom = createBwrapGateRoom({
+        base: layout.base,
+        workDir: layout.workDir,
+        host,
+        mapsUser: probe.mapsUser,
+        hostname,
+        network: options.network,
+        readOnlyPaths,
+      });
       const runBwrap = async (args: string[], run: ProcessSettings) => {
         await ensureRootLinks(layout.root, host);
         const command = overlays
@@ -116,6 +126,18 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
           return runBwrap([...buildArgs(true, [...binds, ...shown.binds]), "--", file, ...args], {
             ...run,
             env,
+          });
+        },
+        gateRoom: gateRoom.paths,
+        // The host image only: no overlays (the agent's changes to system folders), no shim.
+        runGateShell: async (command, run) => {
+          const args = await gateRoom.enter(run.hostPaths ?? []);
+          return runProcess({
+            file: bwrapPath,
+            args: [...args, "--", host.bash, "-c", command],
+            cwd: layout.base,
+            ...run,
+            processGroups: processes.groups,
           });
         },
         resolveTarget: async (binary) => {

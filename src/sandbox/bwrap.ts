@@ -213,6 +213,8 @@ export interface BwrapLayout {
    * stays writable (a FIFO is not written through its file system), but cannot be replaced, removed,
    * chmodded (so not read) or joined by other files. */
   logDir?: string;
+  /** Host dir bound read-write at SANDBOX_HOME over the root's own (a gate's clean room, gate-room.ts). */
+  workDirBind?: string;
 }
 
 /** Arguments to bwrap up to (not including) the command. */
@@ -223,6 +225,7 @@ export function buildBwrapArgs(layout: BwrapLayout): string[] {
     args.push("--unshare-user", "--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_GID));
   args.push("--hostname", layout.hostname ?? DEFAULT_HOSTNAME, "--die-with-parent", "--new-session");
   args.push("--bind", layout.root, "/");
+  if (layout.workDirBind) args.push("--bind", layout.workDirBind, SANDBOX_HOME);
   // Symlinks are made in the root by ensureRootLinks: bwrap's --symlink fails once one exists.
   for (const dir of layout.host.systemDirs) {
     const overlay = layout.overlays?.find((candidate) => candidate.dir === dir);
@@ -408,8 +411,11 @@ export async function ensureRootLinks(root: string, host: HostSystem): Promise<v
   }
 }
 
-/** /etc/passwd and /etc/group of the sandbox: the agent is `eval`, home /home/eval. */
-export function renderIdentityFiles(mapsUser: boolean): { passwd: string; group: string } {
+/** /etc/passwd and /etc/group of the sandbox: the agent is `eval`, home /home/eval (or `home`). */
+export function renderIdentityFiles(
+  mapsUser: boolean,
+  home = SANDBOX_HOME,
+): { passwd: string; group: string } {
   const uid = mapsUser ? SANDBOX_UID : (process.getuid?.() ?? SANDBOX_UID);
   const gid = mapsUser ? SANDBOX_GID : (process.getgid?.() ?? SANDBOX_GID);
   const rootLine = uid === 0 ? [] : ["root:x:0:0:root:/root:/bin/bash"];
@@ -417,7 +423,7 @@ export function renderIdentityFiles(mapsUser: boolean): { passwd: string; group:
   return {
     passwd: [
       ...rootLine,
-      `${SANDBOX_USER}:x:${uid}:${gid}:eval:${SANDBOX_HOME}:/bin/bash`,
+      `${SANDBOX_USER}:x:${uid}:${gid}:eval:${home}:/bin/bash`,
       "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin",
       "",
     ].join("\n"),

@@ -4,6 +4,7 @@
  */
 import path from "node:path";
 import { runProcess } from "./exec.js";
+import { createLocalGateRoom } from "./gate-room.js";
 import type { ProcessSettings, SandboxStrategy, SandboxStrategyOptions } from "./sandbox-strategy.js";
 import { resolveRealBinary } from "./shim.js";
 
@@ -17,6 +18,7 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
     },
     async open(layout, processes) {
       const shell = await resolveShell(parentPath);
+      const gateRoom = createLocalGateRoom(layout);
       const run = (file: string, args: string[], settings: ProcessSettings) =>
         runProcess({
           file,
@@ -34,6 +36,11 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
         userName: "agent",
         basePath: parentPath,
         runShell: (command, settings) => run(shell, ["-c", command], settings),
+        gateRoom: gateRoom.paths,
+        runGateShell: async (command, settings) => {
+          await gateRoom.renew();
+          return run(shell, ["-c", command], settings);
+        },
         // Programs need no binding here: the host's files are all visible.
         runProcess: (file, args, { programs: _programs, ...settings }) => run(file, args, settings),
         resolveTarget: (binary) => resolveRealBinary(binary, parentPath, layout.workDir),

@@ -4,6 +4,7 @@
  * how a command is started inside. Everything else about a trial's sandbox is the same in every
  * mode and lives in trial-sandbox.ts.
  */
+import type { GateRoomPaths } from "./gate-room.js";
 import type { ExecResult, ProcessGroupRegistry, ProcessOptions } from "./types.js";
 
 /** A trial's host directories, made fresh under its temp dir `base`. */
@@ -55,6 +56,10 @@ export interface SandboxInterior {
   runShell(command: string, run: RunSettings): Promise<ExecResult>;
   /** A process with an argv in the work dir (an agent CLI). */
   runProcess(file: string, args: string[], run: ProcessSettings): Promise<ExecResult>;
+  /** HOME and TMPDIR of a gate's clean room, as its commands see them (gate-room.ts). */
+  gateRoom: GateRoomPaths;
+  /** A gate's `bash -c` in the work dir, in a clean room made afresh for it (gate-room.ts). */
+  runGateShell(command: string, run: RunSettings): Promise<ExecResult>;
   /** The real target binary as the shim must call it; looked up after setup, which may build it. */
   resolveTarget(binary: string): Promise<string>;
 }

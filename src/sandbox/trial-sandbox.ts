@@ -106,7 +106,7 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
     await fillWorkDir(scenario, variant, layout);
     const interior = await strategy.open(layout, cleanup.processes);
     const environments = createEnvironments(options, interior, cleanup.trialMarker);
-    await runSetup(options, interior, environments.gate);
+    await runSetup(options, interior, environments.setup);
     // After setup, which may have built or installed the target.
     const binary = scenario.target.binary;
     const shimChannel = binary ? await installShim(binary, layout, interior, options.parentEnv) : null;
@@ -208,8 +208,10 @@ async function fillWorkDir(
 interface Environments {
   /** The agent's: the shim first on PATH. */
   agent: Record<string, string>;
-  /** Setup and gate commands': no shim. */
-  gate: Record<string, string>;
+  /** Setup commands': no shim, HOME the work dir (as the agent's). */
+  setup: Record<string, string>;
+  /** A gate command's, with `extra` (script gates): no shim, HOME and TMPDIR the gate room's. */
+  gate(extra?: Record<string, string>): Record<string, string>;
   build(pathPrefix: string[], extra?: Record<string, string>): Record<string, string>;
   shimPathPrefix: string[];
 }
@@ -221,20 +223,45 @@ function createEnvironments(
 ): Environments {
   const { scenario, variant } = options;
   const targetEnv = { ...scenario.target.env, ...(variant?.env ?? {}) };
-  const build = (pathPrefix: string[], extra?: Record<string, string>) =>
+  const buildIn = (
+    room: { home: string; tmpDir: string; basePath?: string },
+    pathPrefix: string[],
+    extra?: Record<string, string>,
+  ) =>
     buildAgentEnvironment({
       parentEnv: options.parentEnv,
-      homeDir: interior.workDir,
-      tmpDir: interior.tmpDir,
+      homeDir: room.home,
+      tmpDir: room.tmpDir,
       pathPrefix,
-      basePath: interior.basePath,
+      basePath: room.basePath ?? interior.basePath,
       targetEnv,
       ...(extra ? { extra } : {}),
       userName: interior.userName,
       processMarker: trialMarker,
     });
+  const agentRoom = { home: interior.workDir, tmpDir: interior.tmpDir };
+  const build = (pathPrefix: string[], extra?: Record<string, string>) =>
+    buildIn(agentRoom, pathPrefix, extra);
   const shimPathPrefix = scenario.target.binary ? [interior.shimDir] : [];
-  return { agent: build(shimPathPrefix), gate: build([]), build, shimPathPrefix };
+  // Relative and empty PATH entries name the gate's cwd, the agent's work dir: its `./jq` is not the host's.
+  const gateRoom = { ...interior.gateRoom, basePath: absolutePathEntries(interior.basePath) };
+  const gate = buildIn(gateRoom, []);
+  return {
+    agent: build(shimPathPrefix),
+    setup: build([]),
+    gate: (extra) => (extra ? buildIn(gateRoom, [], extra) : gate),
+    build,
+    shimPathPrefix,
+  };
+}
+
+function absolutePathEntries(searchPath: string): string {
+  return (
+    searchPath
+      .split(":")
+      .filter((entry) => path.isAbsolute(entry))
+      .join(":") || SANDBOX_PATH
+  );
 }
 
 async function runSetup(
@@ -330,14 +357,20 @@ function assembleSandbox(parts: {
       return result;
     },
     runGateCommand: (command, run) =>
-      interior.runShell(command, {
-        env: run.env ? environments.build([], run.env) : environments.gate,
+      interior.runGateShell(command, {
+        env: environments.gate(run.env),
         timeoutMs: run.timeoutMs,
         outputCapBytes: run.outputCapBytes ?? options.gateOutputCapBytes ?? DEFAULT_GATE_OUTPUT_CAP_BYTES,
+        ...(run.signal ? { signal: run.signal } : {}),
         // A script gate reads its scenario's folder and the trial's events (LLM_TOOL_TEST_*).
         ...(run.env ? { hostPaths: scriptGatePaths(options) } : {}),
       }),
     resolvePath: (target) => resolveSandboxPath(target, layout.root, layout.workDir),
+    gateFiles: {
+      root: layout.root,
+      workDir: layout.workDir,
+      absoluteLinks: options.mode === "bwrap" ? "root" : "host",
+    },
     readTargetInvocations: async (): Promise<TargetInvocationRecord[]> => shimChannel?.read() ?? [],
     dispose: cleanup.dispose,
   };

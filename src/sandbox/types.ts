@@ -123,15 +123,40 @@ export interface TrialSandbox {
       stdin?: string;
     },
   ): Promise<ExecResult>;
-  /** A gate's command: same env minus the shim, never recorded. `env` adds variables (script gates);
-   * the output cap defaults to a larger one than the agent's, so JSON output stays parseable. */
+  /**
+   * A gate's command, in a clean room of its own (gate-room.ts): the work dir at the same place,
+   * everything else (system folders, /etc, a fresh empty HOME and TMPDIR) from the host image, the
+   * scenario env without the shim; never recorded. `env` adds variables (script gates); the output
+   * cap defaults to a larger one than the agent's, so JSON output stays parseable; `signal` ends it.
+   */
   runGateCommand(
     command: string,
-    options: { timeoutMs: number; env?: Record<string, string>; outputCapBytes?: number },
+    options: {
+      timeoutMs: number;
+      env?: Record<string, string>;
+      outputCapBytes?: number;
+      signal?: AbortSignal;
+    },
   ): Promise<ExecResult>;
-  /** A file gate's path: relative to the work dir; absolute paths resolve inside the root. */
+  /** A scenario path on the host: relative to the work dir; absolute paths resolve inside the root.
+   * Lexical only (symlinks not looked at): file gates walk `gateFiles` instead. */
   resolvePath(path: string): string;
+  /** The files file gates may read (src/evaluate/gate-files.ts). */
+  gateFiles: GateFileTree;
   /** Invocations recorded by the shim so far, in start order. */
   readTargetInvocations(): Promise<TargetInvocationRecord[]>;
   dispose(): Promise<void>;
+}
+
+/** The agent's files as file gates see them: nothing outside `root` (DESIGN §8b). */
+export interface GateFileTree {
+  /** Host folder the agent's absolute paths name (bwrap: the sandbox's `/`; local: the work dir). */
+  root: string;
+  /** Host folder of the work dir, where relative paths start. */
+  workDir: string;
+  /**
+   * What an absolute symlink target names: `root`, a path inside the tree (bwrap, where the tree is
+   * the agent's `/`); `host`, a host path (local mode), inside the tree only under `root` itself.
+   */
+  absoluteLinks: "root" | "host";
 }

@@ -1,6 +1,6 @@
 /**
  * A tiny TrialSandbox stand-in for gate tests: real `bash -c` in a real temp dir, with a timeout
- * that kills the process group. Only what gates use: runGateCommand and resolvePath.
+ * that kills the process group. Only what gates use: runGateCommand and gateFiles.
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ExecResult, TrialSandbox } from "../../src/sandbox/types.js";
 
-export type BashSandbox = Pick<TrialSandbox, "runGateCommand" | "resolvePath"> & {
+export type BashSandbox = Pick<TrialSandbox, "runGateCommand" | "gateFiles"> & {
   root: string;
   workDir: string;
   commands: string[];
@@ -23,7 +23,7 @@ export async function createBashSandbox(): Promise<BashSandbox> {
     workDir: root,
     commands,
     // Local mode: the work dir is the root, and absolute paths resolve inside it.
-    resolvePath: (p) => path.join(root, p),
+    gateFiles: { root, workDir: root, absoluteLinks: "host" },
     runGateCommand: (command, options) => {
       commands.push(command);
       return runBash(command, root, { ...options.env }, options.timeoutMs);

@@ -1,7 +1,13 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { evaluateGates, type GateContext, scoreGates } from "../../src/evaluate/gates.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  evaluateGates,
+  GATE_GRACE_MS,
+  type GateContext,
+  MAX_GATE_MESSAGE_CHARS,
+  scoreGates,
+} from "../../src/evaluate/gates.js";
 import type { Invocation } from "../../src/evaluate/invocations.js";
 import { parseJsonPathAssertion } from "../../src/evaluate/json-path.js";
 import type { GateResult } from "../../src/results/types.js";
@@ -409,7 +415,7 @@ describe("evaluateGates as a whole", () => {
   it("turns a gate that throws into a failed result and goes on", async () => {
     let calls = 0;
     const flaky: GateContext["sandbox"] = {
-      resolvePath: sandbox.resolvePath,
+      gateFiles: sandbox.gateFiles,
       runGateCommand: async (command, options) => {
         calls += 1;
         if (calls === 1) throw new Error("sandbox exploded");
@@ -427,6 +433,67 @@ describe("evaluateGates as a whole", () => {
       [false, "gate error: sandbox exploded"],
       [true, "`true` exited 0; stdout empty"],
     ]);
+  });
+
+  it("cuts a long message and keeps at most 50 of a script's metrics", async () => {
+    const result = await runOne({
+      ...w,
+      type: "script",
+      command: `m=$(printf 'x%.0s' $(seq 1 5000)); metrics=$(for i in $(seq 1 60); do printf '"m%d": %d,' $i $i; done); echo "{\\"passed\\": false, \\"message\\": \\"$m\\", \\"metrics\\": {\${metrics%,}}}"`,
+    });
+    expect(result.message).toBe(`${"x".repeat(MAX_GATE_MESSAGE_CHARS)}…`);
+    expect(Object.keys(result.metrics ?? {})).toHaveLength(50);
+  });
+
+  it("gives up a gate that never finishes at its deadline, and goes on", async () => {
+    vi.useFakeTimers();
+    try {
+      const hung: GateContext["sandbox"] = {
+        gateFiles: sandbox.gateFiles,
+        runGateCommand: (command, options) =>
+          command === "hang" ? new Promise(() => undefined) : sandbox.runGateCommand(command, options),
+      };
+      const evaluation = evaluateGates(
+        [
+          { ...w, type: "command_succeeds", command: "hang" },
+          { ...w, type: "tool_calls_max", count: 0 },
+        ],
+        context({ sandbox: hung, gateTimeoutMs: 1000 }),
+      );
+      await vi.advanceTimersByTimeAsync(1000 + GATE_GRACE_MS);
+      expect((await evaluation).map((r) => [r.passed, r.message])).toEqual([
+        [false, `gate did not finish within ${1000 + GATE_GRACE_MS} ms, given up`],
+        [true, "0 tool calls (expected at most 0)"],
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("stops at the run's cancel: the gate in progress ends, the rest are not run", async () => {
+    const cancel = new AbortController();
+    const seen: (AbortSignal | undefined)[] = [];
+    const hung: GateContext["sandbox"] = {
+      gateFiles: sandbox.gateFiles,
+      runGateCommand: (_command, options) => {
+        seen.push(options.signal);
+        cancel.abort("cancelled");
+        return new Promise(() => undefined);
+      },
+    };
+    const results = await evaluateGates(
+      [
+        { ...w, type: "command_succeeds", command: "hang" },
+        { ...w, type: "tool_calls_max", count: 0 },
+      ],
+      context({ sandbox: hung, signal: cancel.signal }),
+    );
+    expect(results.map((r) => [r.passed, r.message])).toEqual([
+      [false, "not evaluated: the run was cancelled"],
+      [false, "not evaluated: the run was cancelled"],
+    ]);
+    // The command itself got the signal, so the sandbox ends it.
+    expect(seen).toEqual([cancel.signal]);
   });
 
   it("scores an empty gate list as zero of zero", () => {

@@ -263,7 +263,7 @@ describe("malformed datasets", () => {
     const [result] = await evaluateGates([gates[1] as GateSpec], {
       sandbox: {
         runGateCommand: () => Promise.reject(new Error("not used")),
-        resolvePath: (p) => p,
+        gateFiles: { root: "/nonexistent", workDir: "/nonexistent", absoluteLinks: "host" },
       },
       events: [],
       invocations: [],
