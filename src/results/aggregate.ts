@@ -216,7 +216,9 @@ export function summarizeRun(scenarios: ScenarioReport[]): RunSummary {
   const scenariosPassed = scenarios.filter(
     (s) => s.summary.passed > 0 && s.summary.failed === 0 && s.summary.errors === 0,
   ).length;
-  const outcome: RunSummary["outcome"] = failed > 0 ? "fail" : errors > 0 ? "error" : "pass";
+  // A run that evaluated nothing did not pass: there is nothing it passed.
+  const outcome: RunSummary["outcome"] =
+    failed > 0 ? "fail" : errors > 0 || evaluated.length === 0 ? "error" : "pass";
   return {
     outcome,
     scenarios: scenarios.length,

@@ -82,6 +82,10 @@ export interface RunOptions {
 }
 
 export function defaultRunOptions(overrides: Partial<RunOptions> & { outDir: string }): RunOptions {
+  // An explicit `undefined` (a caller's optional field passed on) means "the default", not "none".
+  const given = Object.fromEntries(
+    Object.entries(overrides).filter(([, value]) => value !== undefined),
+  ) as Partial<RunOptions> & { outDir: string };
   return {
     agent: "oracle",
     agentReason: null,
@@ -107,8 +111,8 @@ export function defaultRunOptions(overrides: Partial<RunOptions> & { outDir: str
     passK: DEFAULT_PASS_K,
     extraTrials: DEFAULT_EXTRA_TRIALS,
     baselineCounts: null,
-    ...overrides,
+    ...given,
     // Given prices extend or override the built-in table; they never replace it wholesale.
-    prices: mergePriceTable(DEFAULT_PRICE_TABLE, overrides.prices ?? {}),
+    prices: mergePriceTable(DEFAULT_PRICE_TABLE, given.prices ?? {}),
   };
 }
