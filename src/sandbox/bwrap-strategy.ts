@@ -2,7 +2,9 @@
  * The bwrap sandbox (src/sandbox/bwrap.ts builds its arguments): `root/` becomes `/`, the work dir
  * is `root/home/eval` (HOME and cwd `/home/eval`), TMPDIR `/tmp` is `root/tmp`, the shim's folder
  * is bound read-only at /run/llm-tool-test/bin and its record channel's folder (read-only too; the
- * FIFO in it stays writable) at /run/llm-tool-test/log.
+ * FIFO in it stays writable) at /run/llm-tool-test/log. Every command, an agent CLI's too, has the
+ * scenario's network: without it, an agent CLI reaches only the host loopback ports it names (its
+ * credential proxy), bridged in by loopback-bridge.ts.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -28,6 +30,7 @@ import {
   wrapWithOverlays,
 } from "./bwrap.js";
 import { runProcess } from "./exec.js";
+import { openLoopbackBridge, SANDBOX_BRIDGE_DIR } from "./loopback-bridge.js";
 import { collectProgramBinds } from "./program-binds.js";
 import { assertInsideRoot } from "./sandbox-paths.js";
 import type { ProcessSettings, SandboxStrategy, SandboxStrategyOptions } from "./sandbox-strategy.js";
@@ -67,7 +70,11 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
         await mkdir(layout.shimDir, { recursive: true });
         await mkdir(layout.logDir, { recursive: true });
       }
-      const buildArgs = (network: boolean, binds: string[]) =>
+      const buildArgs = (
+        network: boolean,
+        binds: string[],
+        movedBinds: { from: string; to: string }[] = [],
+      ) =>
         buildBwrapArgs({
           root: layout.root,
           hostname,
@@ -77,6 +84,7 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
           host,
           readOnlyPaths: [...new Set([...readOnlyPaths, ...binds])],
           ...(targetBinary ? { shimDir: layout.shimDir, logDir: layout.logDir } : {}),
+          movedBinds,
         });
       const shellArgs = buildArgs(options.network, []);
       const runBwrap = async (args: string[], run: ProcessSettings) => {
@@ -105,18 +113,32 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
           const args = run.hostPaths?.length ? buildArgs(options.network, run.hostPaths) : shellArgs;
           return runBwrap([...args, "--", host.bash, "-c", command], run);
         },
-        // An external agent (a CLI) must reach its model API through the harness's loopback proxy,
-        // so it shares the host's network; its binary's directories are bound read-only.
-        runProcess: async (file, args, { programs, ...run }) => {
+        // An external agent (a CLI) gets the scenario's network, as every command does: without it,
+        // only the host loopback ports it names (its credential proxy) are bridged in.
+        runProcess: async (file, args, { programs, loopbackPorts, ...run }) => {
           const binds = path.isAbsolute(file) ? await collectTargetBinds(file, layout.base) : [];
           const shown = await collectProgramBinds(programs ?? [], parentPath, layout.base);
           const env = shown.pathDirs.length
             ? { ...run.env, PATH: [run.env.PATH, ...shown.pathDirs].filter(Boolean).join(":") }
             : run.env;
-          return runBwrap([...buildArgs(true, [...binds, ...shown.binds]), "--", file, ...args], {
-            ...run,
-            env,
-          });
+          const allBinds = [...binds, ...shown.binds];
+          if (options.network || !loopbackPorts?.length) {
+            return runBwrap([...buildArgs(options.network, allBinds), "--", file, ...args], { ...run, env });
+          }
+          const bridge = await openLoopbackBridge(layout.base, loopbackPorts);
+          try {
+            // The harness's own node runs the forwarder inside.
+            const node = process.execPath;
+            const nodeBinds = await collectTargetBinds(node, layout.base);
+            const bwrapArgs = buildArgs(
+              false,
+              [...allBinds, ...nodeBinds],
+              [{ from: bridge.dir, to: SANDBOX_BRIDGE_DIR }],
+            );
+            return await runBwrap([...bwrapArgs, "--", ...bridge.wrap(node, file, args)], { ...run, env });
+          } finally {
+            await bridge.close();
+          }
         },
         resolveTarget: async (binary) => {
           if (hostTarget) return hostTarget;

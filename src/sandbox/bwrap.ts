@@ -213,6 +213,8 @@ export interface BwrapLayout {
    * stays writable (a FIFO is not written through its file system), but cannot be replaced, removed,
    * chmodded (so not read) or joined by other files. */
   logDir?: string;
+  /** Host paths bound read-only at another place, after everything else (so they cover it). */
+  movedBinds?: { from: string; to: string }[];
 }
 
 /** Arguments to bwrap up to (not including) the command. */
@@ -234,6 +236,7 @@ export function buildBwrapArgs(layout: BwrapLayout): string[] {
   for (const entry of layout.readOnlyPaths) args.push("--ro-bind", entry, entry);
   if (layout.shimDir) args.push("--ro-bind", layout.shimDir, SANDBOX_SHIM_DIR);
   if (layout.logDir) args.push("--ro-bind", layout.logDir, SANDBOX_LOG_DIR);
+  for (const bind of layout.movedBinds ?? []) args.push("--ro-bind", bind.from, bind.to);
   args.push("--chdir", SANDBOX_HOME);
   return args;
 }

@@ -39,6 +39,12 @@ export interface ProcessSettings extends RunSettings {
   /** Host programs the process runs (bwrap binds them; local mode sees the host). */
   programs?: string[];
   stdin?: string;
+  /**
+   * Ports of the host's 127.0.0.1 the process must reach even with the network off (an agent CLI's
+   * credential proxy): bwrap bridges them in (loopback-bridge.ts); local mode shares the host's
+   * network anyway.
+   */
+  loopbackPorts?: number[];
 }
 
 /** A trial's sandbox as its commands see it, and how they are started in it. */

@@ -324,6 +324,7 @@ function assembleSandbox(parts: {
         streamCapBytes: run.streamCapBytes ?? DEFAULT_AGENT_STREAM_CAP_BYTES,
         ...(run.programs ? { programs: run.programs } : {}),
         ...(run.stdin !== undefined ? { stdin: run.stdin } : {}),
+        ...(run.loopbackPorts ? { loopbackPorts: run.loopbackPorts } : {}),
       });
       // Killed: its whole tree goes with it, not only its process group.
       if (result.timed_out || run.signal?.aborted) await killMarkedProcesses(marker);

@@ -378,6 +378,8 @@ describe.skipIf(bwrapProblem !== null)("claude-code agent in the bwrap sandbox",
       claudeScript([
         bash("pwd; echo $HOME; cat /data/extra.txt; jq -r '.[].name' data.json > names.txt"),
         bash("env"),
+        // The network is off: the host's loopback (the trap listens there) is out of reach.
+        bash(`curl -s -m 5 -o /dev/null -w 'http %{http_code}' ${trap.url}/ || true`),
         finalText("Done."),
       ]),
       { sandbox: "bwrap" },
@@ -392,7 +394,9 @@ describe.skipIf(bwrapProblem !== null)("claude-code agent in the bwrap sandbox",
     expect(eventsOf(events, "target_invocation").map((i) => [i.argv, i.exit_code, i.cwd])).toEqual([
       [["jq", "-r", ".[].name", "data.json"], 0, "/home/eval"],
     ]);
+    expect(results[2]!.stdout).toBe("http 000");
     expect(trial.server.requests.every((request) => request.headers["x-api-key"] === CANARY_KEY)).toBe(true);
+    expect(trial.server.requests.length).toBeGreaterThanOrEqual(4);
     expect(trap.hits).toEqual([]);
   }, 120_000);
 });
