@@ -37,6 +37,11 @@ export interface Invocation {
   subcommand: string | null;
   exit_code: number | null;
   duration_ms: number | null;
+  /**
+   * The target ran without the shim recording it (shim source only): counted from the tool call,
+   * whose exit code is only its last command's, so its failures cannot all be known.
+   */
+  around_shim?: boolean;
 }
 
 /** 128 + 13: how bash (and the shim, from bash's `wait`) reports a process killed by SIGPIPE. */
@@ -222,11 +227,15 @@ function reconcileCall(
       // target's commands (`test -f x && my-tool x` may skip it) and it is the last.
       if (!(invocation.last && observed && onlyTarget)) return;
       disagreements.push(
-        `tool call ${callNumber}: the shim recorded no call of ${quoteHeadOf(invocation.command)}; counted from the tool call`,
+        `tool call ${callNumber}: the shim recorded no call of ${quoteHeadOf(invocation.command)} (run around the shim, or its record lost); counted from the tool call`,
+      );
+    } else {
+      disagreements.push(
+        `tool call ${callNumber}: ${quoteHeadOf(invocation.command)} ran around the shim (by its path); counted from the tool call`,
       );
     }
     added.push({
-      invocation: withCallResult(invocation, result),
+      invocation: { ...withCallResult(invocation, result), around_shim: true },
       atMs: previousMs + (added.length + 1) * 1e-6,
     });
   });

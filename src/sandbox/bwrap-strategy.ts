@@ -35,6 +35,7 @@ import { collectProgramBinds } from "./program-binds.js";
 import { assertInsideRoot } from "./sandbox-paths.js";
 import type { ProcessSettings, SandboxStrategy, SandboxStrategyOptions } from "./sandbox-strategy.js";
 import { resolveRealBinary } from "./shim.js";
+import { planShimCover } from "./shim-cover.js";
 
 /** Checks that bwrap runs here (a ConfigError saying how to fix it otherwise), then the strategy. */
 export async function createBwrapStrategy(options: SandboxStrategyOptions): Promise<SandboxStrategy> {
@@ -59,6 +60,19 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
       const readOnlyPaths = [...(options.readOnlyPaths ?? [])];
       if (hostTarget) readOnlyPaths.push(...(await collectTargetBinds(hostTarget, layout.base)));
       const targetDir = hostTarget ? path.dirname(hostTarget) : null;
+      const ownPathDirs = targetDir && !isUnderSystemDir(targetDir) ? [targetDir] : [];
+      const cover = hostTarget ? await planShimCover(hostTarget, layout.base, ownPathDirs) : null;
+      // An agent's command: the shim over every path of the target, the real one where only it looks.
+      const shimBinds = (shimmed: boolean | undefined) =>
+        cover && shimmed && targetBinary
+          ? [
+              ...cover.realBinds,
+              ...cover.coveredPaths.map((covered) => ({
+                from: path.join(layout.shimDir, path.basename(targetBinary)),
+                to: covered,
+              })),
+            ]
+          : [];
 
       const host = await inspectHostSystem();
       const hostname = options.hostname ?? DEFAULT_HOSTNAME;
@@ -109,13 +123,16 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
         logDir: SANDBOX_LOG_DIR,
         userName: SANDBOX_USER,
         basePath: targetDir && !isUnderSystemDir(targetDir) ? `${targetDir}:${SANDBOX_PATH}` : SANDBOX_PATH,
-        runShell: (command, run) => {
-          const args = run.hostPaths?.length ? buildArgs(options.network, run.hostPaths) : shellArgs;
+        runShell: (command, { shimmed, ...run }) => {
+          const args =
+            run.hostPaths?.length || (cover && shimmed)
+              ? buildArgs(options.network, run.hostPaths ?? [], shimBinds(shimmed))
+              : shellArgs;
           return runBwrap([...args, "--", host.bash, "-c", command], run);
         },
         // An external agent (a CLI) gets the scenario's network, as every command does: without it,
         // only the host loopback ports it names (its credential proxy) are bridged in.
-        runProcess: async (file, args, { programs, loopbackPorts, ...run }) => {
+        runProcess: async (file, args, { programs, loopbackPorts, shimmed, ...run }) => {
           const binds = path.isAbsolute(file) ? await collectTargetBinds(file, layout.base) : [];
           const shown = await collectProgramBinds(programs ?? [], parentPath, layout.base);
           const env = shown.pathDirs.length
@@ -123,7 +140,8 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
             : run.env;
           const allBinds = [...binds, ...shown.binds];
           if (options.network || !loopbackPorts?.length) {
-            return runBwrap([...buildArgs(options.network, allBinds), "--", file, ...args], { ...run, env });
+            const bwrapArgs = buildArgs(options.network, allBinds, shimBinds(shimmed));
+            return runBwrap([...bwrapArgs, "--", file, ...args], { ...run, env });
           }
           const bridge = await openLoopbackBridge(layout.base, loopbackPorts);
           try {
@@ -133,15 +151,16 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
             const bwrapArgs = buildArgs(
               false,
               [...allBinds, ...nodeBinds],
-              [{ from: bridge.dir, to: SANDBOX_BRIDGE_DIR }],
+              [...shimBinds(shimmed), { from: bridge.dir, to: SANDBOX_BRIDGE_DIR }],
             );
             return await runBwrap([...bwrapArgs, "--", ...bridge.wrap(node, file, args)], { ...run, env });
           } finally {
             await bridge.close();
           }
         },
+        ...(cover && hostTarget ? { targetArgv0: hostTarget } : {}),
         resolveTarget: async (binary) => {
-          if (hostTarget) return hostTarget;
+          if (cover) return cover.realInside;
           const hostPath = await resolveRealBinary(binary, "", layout.workDir);
           assertInsideRoot(hostPath, layout.root, `target.binary "${binary}"`);
           return path.join("/", path.relative(layout.root, hostPath));

@@ -30,6 +30,11 @@ export interface RunSettings {
   signal?: AbortSignal;
   /** Host paths the command must see at the same place (bwrap binds them read-only; local sees the host). */
   hostPaths?: string[];
+  /**
+   * The agent's command, once the shim is installed: bwrap then covers the target's own paths
+   * with the shim (shim-cover.ts). Setup and gate commands see the real binary.
+   */
+  shimmed?: boolean;
 }
 
 export interface ProcessSettings extends RunSettings {
@@ -63,6 +68,8 @@ export interface SandboxInterior {
   runProcess(file: string, args: string[], run: ProcessSettings): Promise<ExecResult>;
   /** The real target binary as the shim must call it; looked up after setup, which may build it. */
   resolveTarget(binary: string): Promise<string>;
+  /** The argv[0] the shim gives the real binary, when not the path it runs (bwrap: the covered path). */
+  targetArgv0?: string;
 }
 
 /** One sandbox mode, already checked usable on this host. */

@@ -273,6 +273,7 @@ async function installShim(
     await writeShim({
       binary,
       realPath,
+      ...(interior.targetArgv0 ? { argv0: interior.targetArgv0 } : {}),
       shimDir: layout.shimDir,
       logFile: path.posix.join(interior.logDir, path.basename(channel.file)),
     });
@@ -304,6 +305,7 @@ function assembleSandbox(parts: {
         env: environments.agent,
         timeoutMs: run.timeoutMs,
         outputCapBytes: agentCap,
+        shimmed: shimChannel !== null,
         ...(run.signal ? { signal: run.signal } : {}),
       }),
     runAgentProcess: async (file, args, run) => {
@@ -316,6 +318,7 @@ function assembleSandbox(parts: {
       };
       const result = await interior.runProcess(file, args, {
         env,
+        shimmed: shimChannel !== null,
         timeoutMs: run.timeoutMs,
         outputCapBytes: agentCap,
         ...(run.signal ? { signal: run.signal } : {}),

@@ -188,6 +188,11 @@ describe("extractInvocations with a binary: calls the shim did not see", () => {
       [["/abs/path/to/my-tool", "fail"], 1],
       [["my-tool", "ok"], 0],
     ]);
+    // Marked, so no_transcript_errors fails closed, and said.
+    expect(result.invocations.map((i) => i.around_shim === true)).toEqual([true, false]);
+    expect(result.disagreements).toEqual([
+      "tool call 1: `/abs/path/to/my-tool fail` ran around the shim (by its path); counted from the tool call",
+    ]);
   });
 
   it("finds path invocations with command_pattern too, and relative paths", () => {
@@ -306,7 +311,7 @@ describe("extractInvocations with a binary: calls the shim did not see", () => {
     const result = extractInvocations(log.events, target);
     expect(result.invocations.map((i) => [i.command, i.exit_code])).toEqual([["my-tool list", 2]]);
     expect(result.disagreements).toEqual([
-      "tool call 1: the shim recorded no call of `my-tool list`; counted from the tool call",
+      "tool call 1: the shim recorded no call of `my-tool list` (run around the shim, or its record lost); counted from the tool call",
     ]);
   });
 });
