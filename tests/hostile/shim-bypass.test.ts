@@ -112,7 +112,11 @@ describe("calls around the shim in local mode", () => {
   it("mark the trial and fail no_transcript_errors closed", async () => {
     const { dir, tool } = setUp();
     // Each call succeeds here: only going around the shim can fail the gate.
-    const calls = [`${tool} echo hi`, "PATH=${PATH#*:} fake-tool echo hi"];
+    const calls = [
+      `${tool} echo hi`,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion.
+      "PATH=${PATH#*:} fake-tool echo hi",
+    ];
     const report = await runWith(dir, scenarioFor(tool, calls, "bypass-local"), "local", "oracle");
     expect(report.shim_disagreements?.join("\n")).toMatch(/around the shim/);
     expect(report.gates[0]).toMatchObject({ gate_type: "no_transcript_errors", passed: false });
