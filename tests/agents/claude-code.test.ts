@@ -401,6 +401,38 @@ describe.skipIf(bwrapProblem !== null)("claude-code agent in the bwrap sandbox",
   }, 120_000);
 });
 
+describe("claude-code's calls as layer 1 counts them (an honest agent)", () => {
+  const sandboxes = bwrapProblem === null ? (["local", "bwrap"] as const) : (["local"] as const);
+  it.each(sandboxes)(
+    "gives exact invocation counts and no forged flag (%s)",
+    async (sandbox) => {
+      // The pattern misses `jq --version`: it is counted all the same and reported.
+      const scenario = jqScenario({
+        target: { binary: "jq", commandPattern: "jq\\s+-r\\s+(\\S+)", env: trapEnv() },
+      });
+      const trial = await runClaudeTrial(
+        scenario,
+        claudeScript([
+          bash("jq -r '.[].name' data.json > names.txt"),
+          bash("jq . missing.json"),
+          bash("jq --version"),
+          bash("jq -r '.[0].name' data.json && jq -r '.[1].name' data.json"),
+          bash("jq -r '.[0].name' data.json; jq -r .broken[ data.json"),
+          finalText("Done."),
+        ]),
+        { sandbox },
+      );
+      const report = trial.output.report;
+      expect(eventsOf(trial.events, "target_invocation")).toHaveLength(7);
+      expect(report.invocation_source).toBe("shim");
+      expect(report.interaction).toMatchObject({ total_commands: 7, error_count: 2 });
+      expect(report.shim_disagreements).toBeUndefined();
+      expect(report.command_pattern_misses).toEqual(["jq . missing.json", "jq --version"]);
+    },
+    120_000,
+  );
+});
+
 describe("claude-code stream mapping", () => {
   function mapLines(lines: unknown[], exit = { exit_code: 0, stderr: "", timed_out: false }) {
     const events: EventInput[] = [];
