@@ -6,7 +6,7 @@
  * scenario's network: without it, an agent CLI reaches only the host loopback ports it names (its
  * credential proxy), bridged in by loopback-bridge.ts.
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, realpath, writeFile } from "node:fs/promises";
 import path from "node:path";
 import {
   buildBwrapArgs,
@@ -145,9 +145,12 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
           }
           const bridge = await openLoopbackBridge(layout.base, loopbackPorts);
           try {
-            // The harness's own node runs the forwarder inside.
-            const node = process.execPath;
-            const nodeBinds = await collectTargetBinds(node, layout.base);
+            // The harness's own node runs the forwarder inside (not through the shim when node is the target).
+            const hostNode = process.execPath;
+            const realNode = await realpath(hostNode).catch(() => hostNode);
+            const node =
+              cover && shimmed && cover.coveredPaths.includes(realNode) ? cover.realInside : hostNode;
+            const nodeBinds = await collectTargetBinds(hostNode, layout.base);
             const bwrapArgs = buildArgs(
               false,
               [...allBinds, ...nodeBinds],

@@ -15,6 +15,9 @@ import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { isUnderSystemDir, SANDBOX_PATH } from "./bwrap.js";
 
+/** What the shim script itself runs (its interpreter and its record encoding). */
+const SHIM_DEPENDENCIES = ["bash", "env", "base64"];
+
 /** Where the real binary's folders are bound inside the sandbox, for the shim alone to use. */
 export const SANDBOX_REAL_DIR = "/run/llm-tool-test/real";
 
@@ -30,15 +33,22 @@ export interface ShimCover {
 /**
  * The cover of the host binary `target` (absolute) in a sandbox whose temp dir is `sandboxBase`;
  * `pathDirs` are the sandbox's PATH folders besides the system ones (the target's own folder).
+ * Null for a target the shim itself runs on (bash, env, base64): that one is not covered.
  */
 export async function planShimCover(
   target: string,
   sandboxBase: string,
   pathDirs: readonly string[],
-): Promise<ShimCover> {
+): Promise<ShimCover | null> {
   const name = path.basename(target);
   const real = await realFile(target);
-  if (!real) throw new Error(`the target binary ${target} is not a file`);
+  if (!real) return null;
+  // The shim runs on these: covering one with the shim would make the shim call itself.
+  for (const dependency of SHIM_DEPENDENCIES) {
+    for (const dir of SANDBOX_PATH.split(":")) {
+      if ((await realFile(path.join(dir, dependency))) === real) return null;
+    }
+  }
   const covered = new Set<string>([real]);
   const dirs = [...SANDBOX_PATH.split(":"), ...pathDirs];
   for (const dir of dirs) {
