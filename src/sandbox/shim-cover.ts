@@ -5,8 +5,8 @@
  * PATH without the shim's folder, or with a clean environment still runs the shim and is recorded.
  *
  * The shim itself runs the real binary from a folder of its own, SANDBOX_REAL_DIR + the host path
- * (the binary's folder, and an npm package's node_modules, bound read-only there, so a script still
- * finds the files next to it). What does not hold: an agent that reads the shim script (bash must
+ * (the binary's folder, a system binary's whole system folder, an npm package's node_modules, bound
+ * read-only there, so a program still finds the files it locates relative to itself). What does not hold: an agent that reads the shim script (bash must
  * read it to run it) or the mount table learns that folder and can run the binary from there
  * unrecorded; a call typed that way in a tool call is still counted from the tool call
  * (evaluate/invocations.ts), a call from a script is not.
@@ -63,9 +63,14 @@ export async function planShimCover(
   };
 }
 
-/** The real file's folder and, for an npm package, its node_modules folder (outermost only). */
+/**
+ * The real file's folder (for a system binary, its whole system folder, e.g. /usr, so `../lib` and
+ * `../share` resolve from it as they do from its real place) and, for an npm package, its
+ * node_modules folder; outermost only.
+ */
 function planRealBinds(real: string, sandboxBase: string): { from: string; to: string }[] {
-  const wanted = new Set<string>([path.dirname(real)]);
+  const folder = path.dirname(real);
+  const wanted = new Set<string>([isUnderSystemDir(folder) ? `/${folder.split("/")[1]}` : folder]);
   const nodeModules = real.indexOf(`${path.sep}node_modules${path.sep}`);
   if (nodeModules !== -1) wanted.add(real.slice(0, nodeModules + "/node_modules".length));
   const hidden = (from: string) => ({ from, to: path.posix.join(SANDBOX_REAL_DIR, from) });
