@@ -2,7 +2,7 @@
  * With the network off (the default), an external agent must reach nothing on the host but its
  * credential proxy (issue #25, break 5). A canary listener on the host's 127.0.0.1 answers a secret
  * to whoever connects; a `command` agent in the bwrap sandbox tries bash's /dev/tcp, curl and node
- * against it. None may connect. The control: the same agent in a scenario with `network: true`
+ * against it (and the built-in agent's bash calls, which were already confined). None may connect. The control: the same agent in a scenario with `network: true`
  * reaches it, so the probe itself works. (Claude Code's API calls through the proxy, with the
  * network off, are in tests/agents/claude-code.test.ts.)
  */
@@ -66,27 +66,30 @@ describe.skipIf(bwrapProblem !== null)("an external agent with the network off (
     await new Promise<void>((resolve) => canary.close(() => resolve()));
   });
 
-  async function runProbe(network: boolean) {
+  async function runProbe(network: boolean, agentName: "command" | "oracle" = "command") {
     const template = "bash probe.sh";
     const scenario: Scenario = makeScenario({
       id: network ? "net-on" : "net-off",
       files: { "probe.sh": PROBE },
       target: { env: { CANARY_PORT: String(port) } },
+      solution: [template],
       ...(network ? { network: true } : {}),
     });
     const outDir = await mkdtemp(path.join(dir, "out-"));
     const options = defaultRunOptions({
       outDir,
-      agent: "command",
-      agentCommand: template,
+      agent: agentName,
+      ...(agentName === "command" ? { agentCommand: template } : {}),
       trialTimeoutMs: 60_000,
       sandbox: "bwrap",
     });
-    const agent = createAgent("command", { agentCommand: template });
+    const agent = createAgent(agentName, agentName === "command" ? { agentCommand: template } : {});
     const { events } = await runSingleTrial(scenario, options, agent, { canaryKey: CANARY_KEY });
-    const output = eventsOf(events, "agent_output")
-      .map((event) => event.text)
-      .join("\n");
+    // The command agent's stdout, or the built-in agent's bash calls' (the oracle replays the solution).
+    const output = [
+      ...eventsOf(events, "agent_output").map((event) => event.text),
+      ...eventsOf(events, "tool_result").map((event) => event.stdout),
+    ].join("\n");
     expect(output).toContain("probe-done");
     return output;
   }
@@ -95,6 +98,14 @@ describe.skipIf(bwrapProblem !== null)("an external agent with the network off (
     const before = connections;
     const output = await runProbe(false);
     expect(output).toMatch(/^dev_tcp: /m);
+    expect(output).toMatch(/^node: error ECONNREFUSED/m);
+    expect(output).not.toContain(CANARY_SECRET);
+    expect(connections).toBe(before);
+  }, 120_000);
+
+  it("holds for the built-in agent's bash calls too", async () => {
+    const before = connections;
+    const output = await runProbe(false, "oracle");
     expect(output).toMatch(/^node: error ECONNREFUSED/m);
     expect(output).not.toContain(CANARY_SECRET);
     expect(connections).toBe(before);
