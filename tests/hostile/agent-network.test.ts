@@ -2,8 +2,8 @@
  * With the network off (the default), an external agent must reach nothing on the host but its
  * credential proxy (issue #25, break 5). A canary listener on the host's 127.0.0.1 answers a secret
  * to whoever connects; a `command` agent in the bwrap sandbox tries bash's /dev/tcp, curl and node
- * against it (and the built-in agent's bash calls, which were already confined). None may connect. The control: the same agent in a scenario with `network: true`
- * reaches it, so the probe itself works. (Claude Code's API calls through the proxy, with the
+ * against it, and so do the built-in agent's bash calls (already confined). None may connect. The
+ * control: the same agent in a scenario with `network: true` reaches it, so the probe itself works. (Claude Code's API calls through the proxy, with the
  * network off, are in tests/agents/claude-code.test.ts.)
  */
 import { once } from "node:events";
