@@ -132,6 +132,8 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
         onStdoutCut: (droppedBytes) => emitOutputCut(context.events, droppedBytes),
         // stream-json with partial messages is verbose: a long session legitimately runs to megabytes.
         streamCapBytes: CLAUDE_STREAM_CAP_BYTES,
+        // Its one way out when the scenario has no network.
+        loopbackPorts: [proxy.port],
       });
     } catch (error) {
       return {

@@ -61,6 +61,8 @@ const ALLOWED_ENDPOINTS: ReadonlySet<string> = new Set([
 export interface CredentialProxy {
   /** http://127.0.0.1:PORT, for ANTHROPIC_BASE_URL. */
   url: string;
+  /** Its port on 127.0.0.1 (what the sandbox bridges in when the network is off). */
+  port: number;
   /** Requests forwarded upstream so far. */
   forwarded(): number;
   /** Requests refused so far. */
@@ -138,6 +140,7 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
 
   return {
     url: `http://127.0.0.1:${port}`,
+    port,
     forwarded: () => forwarded,
     refused: () => [...refusals],
     close: async () => {

@@ -58,6 +58,11 @@ export interface AgentProcessOptions {
   extraEnv?: Record<string, string>;
   /** Written to the process's stdin, which is then closed; default: no stdin. */
   stdin?: string;
+  /**
+   * Ports of the host's 127.0.0.1 it must reach (its credential proxy): the only ones it can when
+   * the scenario has no network (bwrap bridges them into its network namespace).
+   */
+  loopbackPorts?: number[];
 }
 
 export interface AgentOutcome {

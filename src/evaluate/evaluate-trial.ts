@@ -42,7 +42,7 @@ export async function evaluateTrial(input: EvaluateTrialInput): Promise<TrialEva
   const endReason: EndReason | null = end?.reason ?? null;
   const completed = isCompleted(endReason);
 
-  const { source, invocations, disagreements } = extractInvocations(events, scenario.target);
+  const { source, invocations, disagreements, patternMisses } = extractInvocations(events, scenario.target);
   const interaction = computeInteraction(invocations, completed);
   const bySubcommand = computeBySubcommand(invocations, completed);
   const execution = computeExecution(events, { prices: input.prices, model: input.model });
@@ -103,6 +103,9 @@ export async function evaluateTrial(input: EvaluateTrialInput): Promise<TrialEva
     end_reason: endReason,
     invocation_source: source,
     ...(disagreements && disagreements.length > 0 ? { shim_disagreements: disagreements } : {}),
+    ...(patternMisses && patternMisses.length > 0
+      ? { command_pattern_misses: summarisePatternMisses(patternMisses) }
+      : {}),
     interaction,
     by_subcommand: bySubcommand,
     execution,
@@ -122,6 +125,19 @@ export async function evaluateTrial(input: EvaluateTrialInput): Promise<TrialEva
       interaction,
     }),
   };
+}
+
+/** At most this many distinct missed commands are listed per trial, each cut to 120 characters. */
+const MAX_PATTERN_MISSES = 10;
+
+/** The distinct commands `command_pattern` missed, bounded; the rest said in one line. */
+function summarisePatternMisses(commands: readonly string[]): string[] {
+  const distinct = [...new Set(commands)];
+  const listed = distinct
+    .slice(0, MAX_PATTERN_MISSES)
+    .map((command) => (command.length > 120 ? `${command.slice(0, 120)}…` : command));
+  const rest = distinct.length - listed.length;
+  return rest > 0 ? [...listed, `and ${rest} more`] : listed;
 }
 
 function findTrialEnd(events: readonly TrialEvent[]): EventOf<"trial_end"> | null {

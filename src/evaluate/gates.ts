@@ -474,7 +474,15 @@ async function evaluateJsonPathGate(
 
 function evaluateNoTranscriptErrors(invocations: readonly Invocation[]): GateOutcome {
   if (invocations.length === 0) return { passed: true, message: "no target invocations to check" };
+  // Fail closed: a call the shim did not record may have failed unseen.
+  const around = invocations.filter((invocation) => invocation.around_shim === true);
   const failed = invocations.filter((invocation) => isFailedExit(invocation.exit_code));
+  if (failed.length === 0 && around.length > 0) {
+    return {
+      passed: false,
+      message: `${around.length} of ${invocations.length} target invocations ran around the shim (e.g. ${quoteHead(around[0]?.command ?? "", 80)}): their errors cannot all be seen`,
+    };
+  }
   if (failed.length === 0) {
     const unknown = invocations.filter((invocation) => invocation.exit_code === null).length;
     const sigpipe = invocations.filter((invocation) => isSigpipeExit(invocation.exit_code)).length;
@@ -490,9 +498,10 @@ function evaluateNoTranscriptErrors(invocations: readonly Invocation[]): GateOut
     .map((invocation) => `${quoteHead(invocation.command, 80)} → ${invocation.exit_code}`)
     .join("; ");
   const more = failed.length > 3 ? `; and ${failed.length - 3} more` : "";
+  const aroundNote = around.length > 0 ? `; ${around.length} ran around the shim` : "";
   return {
     passed: false,
-    message: `${failed.length} of ${invocations.length} target invocations failed: ${listed}${more}`,
+    message: `${failed.length} of ${invocations.length} target invocations failed: ${listed}${more}${aroundNote}`,
   };
 }
 

@@ -37,6 +37,11 @@ export interface Invocation {
   subcommand: string | null;
   exit_code: number | null;
   duration_ms: number | null;
+  /**
+   * The target ran without the shim recording it (shim source only): counted from the tool call,
+   * whose exit code is only its last command's, so its failures cannot all be known.
+   */
+  around_shim?: boolean;
 }
 
 /** 128 + 13: how bash (and the shim, from bash's `wait`) reports a process killed by SIGPIPE. */
@@ -61,12 +66,19 @@ export interface ExtractedInvocations {
   invocations: Invocation[];
   /** Where the shim's records and the tool calls disagree (source `shim` only). */
   disagreements?: string[];
+  /** Recorded calls that `command_pattern` does not match (source `shim` only): counted all the same. */
+  patternMisses?: string[];
 }
 
 export function extractInvocations(events: readonly TrialEvent[], target: Target): ExtractedInvocations {
   if (target.binary) {
-    const { invocations, disagreements } = extractShimAndUnseenInvocations(events, target);
-    return { source: "shim", invocations, ...(disagreements.length > 0 ? { disagreements } : {}) };
+    const { invocations, disagreements, patternMisses } = extractShimAndUnseenInvocations(events, target);
+    return {
+      source: "shim",
+      invocations,
+      ...(disagreements.length > 0 ? { disagreements } : {}),
+      ...(patternMisses.length > 0 ? { patternMisses } : {}),
+    };
   }
   if (!target.commandPattern) return { source: "none", invocations: [] };
   // Structured tool events are exact even when there are none, unless the agent only left free text.
@@ -94,6 +106,15 @@ function fromShimRecord(event: EventOf<"target_invocation">, pattern: ScenarioPa
 }
 
 /**
+ * How far a shim record may start outside the window of the tool call it belongs to. An external
+ * agent's tool events are timed when the harness reads them from its stream, which can come after
+ * the command started (Claude Code runs a Bash call before its message is on stdout: tens of
+ * milliseconds, more on a loaded machine); the harness's own calls are timed around the command.
+ * A record is first looked for in its call's own window, only then this far around it.
+ */
+export const RECORD_SKEW_MS = 2000;
+
+/**
  * The shim's records, plus the path invocations in tool calls that the shim did not record (see
  * the module comment), in the order they ran: by start time, an added one right after the
  * shim-recorded call that preceded it in its tool call.
@@ -106,54 +127,60 @@ function fromShimRecord(event: EventOf<"target_invocation">, pattern: ScenarioPa
  * - a record no tool call explains (it started outside every call, or during a call that typed no
  *   invocation of the target: the target run from a script, or a forged record): it counts only
  *   when it reports a failure, so added records never improve the metrics.
+ * Records are matched to the calls' typed invocations by their arguments, first within each
+ * call's window, then within RECORD_SKEW_MS of it (an honest agent's timing skew).
  * Agents without tool calls (free text only) have nothing to check against.
  */
 function extractShimAndUnseenInvocations(
   events: readonly TrialEvent[],
   target: Target,
-): { invocations: Invocation[]; disagreements: string[] } {
+): { invocations: Invocation[]; disagreements: string[]; patternMisses: string[] } {
   const pattern = compileTargetPattern(target);
-  const matcher = compileCommandMatcher(target);
+  const matcher = compileBinaryMatcher(target);
   const records: ShimRecord[] = [];
   for (const event of events) {
     if (event.type === "target_invocation") {
-      records.push({ event, claimed: false, explained: false, exitCode: event.exit_code });
+      records.push({ event, claimed: false, exitCode: event.exit_code });
     }
   }
   // By start time (stable), for the windows of the tool calls.
   records.sort((a, b) => a.event.started_at_ms - b.event.started_at_ms);
-  const calls = pairToolCalls(events);
   const disagreements: string[] = [];
+  const pairs = pairToolCalls(events);
+  const calls = planCalls(pairs, matcher);
+  // Exact windows first, for every call, so that a neighbour's skew never takes a call's own record.
+  for (const call of calls) claimRecords(call, records, 0);
+  for (const call of calls) claimRecords(call, records, RECORD_SKEW_MS);
   const added: { invocation: Invocation; atMs: number }[] = [];
-  if (matcher) {
-    for (const [index, pair] of calls.entries()) {
-      const commands = findSimpleCommands(pair.call.command);
-      const found = findScriptInvocations(pair.call.command, matcher, commands);
-      if (found.length === 0) continue;
-      const onlyTarget = found.length === commands.length;
-      added.push(...reconcileCall(pair, index + 1, { found, onlyTarget }, records, disagreements));
-    }
-  }
-  const checked = matcher !== null && calls.length > 0;
-  const unexplained = checked ? records.filter((record) => !record.explained) : [];
+  for (const call of calls) added.push(...settleCall(call, disagreements));
+  const checked = pairs.length > 0;
+  const loose = calls.filter((call) => !call.strict);
+  const explained = (record: ShimRecord) =>
+    record.claimed ||
+    loose.some((call) => isWithin(record.event.started_at_ms, call.fromMs, call.toMs, RECORD_SKEW_MS));
+  const unexplained = checked ? records.filter((record) => !explained(record)) : [];
   if (unexplained.length > 0) {
     const successes = unexplained.filter((record) => !isFailedExit(record.exitCode)).length;
     disagreements.push(
       `${unexplained.length} shim record(s) match no tool call that invokes the target (run from a script, or forged)${successes > 0 ? `; ${successes} reporting success not counted` : ""}`,
     );
   }
-  const counted = records.filter((record) => !checked || record.explained || isFailedExit(record.exitCode));
-  const timed = [
-    ...counted.map((record) => ({
-      invocation: { ...fromShimRecord(record.event, pattern), exit_code: record.exitCode },
-      atMs: record.event.started_at_ms,
-    })),
-    ...added,
-  ];
+  const counted = records.filter((record) => !checked || explained(record) || isFailedExit(record.exitCode));
+  const shimInvocations = counted.map((record) => ({
+    invocation: { ...fromShimRecord(record.event, pattern), exit_code: record.exitCode },
+    atMs: record.event.started_at_ms,
+  }));
+  const timed = [...shimInvocations, ...added];
   // Stable: shim records keep their order.
   return {
     invocations: timed.sort((a, b) => a.atMs - b.atMs).map((entry) => entry.invocation),
     disagreements,
+    // Counted all the same (found by the binary's name), their subcommand from the arguments.
+    patternMisses: pattern
+      ? shimInvocations
+          .filter(({ invocation }) => !pattern.find(invocation.command))
+          .map(({ invocation }) => invocation.command)
+      : [],
   };
 }
 
@@ -161,52 +188,98 @@ interface ShimRecord {
   event: EventOf<"target_invocation">;
   /** Taken by one typed invocation (by its arguments). */
   claimed: boolean;
-  /** Started during a tool call that typed an invocation of the target. */
-  explained: boolean;
   /** The record's exit code, or the harness's when they disagree. */
   exitCode: number;
 }
 
+/** A tool call that typed invocations of the target, and the records they claimed. */
+interface PlannedCall {
+  call: EventOf<"tool_call">;
+  result: EventOf<"tool_result"> | null;
+  number: number;
+  found: ScriptInvocation[];
+  /** Nothing but the target's commands, without a loop or a function: each ran at most once. */
+  strict: boolean;
+  onlyTarget: boolean;
+  fromMs: number;
+  toMs: number;
+  /** The record each typed invocation claimed (same index as `found`), or null. */
+  records: (ShimRecord | null)[];
+}
+
+function planCalls(
+  pairs: { call: EventOf<"tool_call">; result: EventOf<"tool_result"> | null }[],
+  matcher: readonly ScenarioPattern[],
+): PlannedCall[] {
+  const planned: PlannedCall[] = [];
+  pairs.forEach(({ call, result }, index) => {
+    const commands = findSimpleCommands(call.command);
+    const found = findScriptInvocations(call.command, matcher, commands);
+    if (found.length === 0) return;
+    const onlyTarget = found.length === commands.length;
+    planned.push({
+      call,
+      result,
+      number: index + 1,
+      found,
+      onlyTarget,
+      strict: onlyTarget && !LOOP_OR_FUNCTION.test(call.command),
+      fromMs: Date.parse(call.ts),
+      toMs: result ? Date.parse(result.ts) : Number.POSITIVE_INFINITY,
+      records: found.map(() => null),
+    });
+  });
+  return planned;
+}
+
+function isWithin(atMs: number, fromMs: number, toMs: number, skewMs: number): boolean {
+  return atMs >= fromMs - skewMs && atMs <= toMs + skewMs;
+}
+
 /**
- * One tool call that typed invocations of the target (`found`; `onlyTarget` when its commands are
- * nothing else) against the shim's records: claims the records of its typed invocations, checks
- * the last one's exit code against the call's, and returns the invocations the shim did not record
- * (typed with a path, or missing).
+ * The call's typed invocations that have no record yet claim one that started within `skewMs` of
+ * its window, with the same arguments: bare names first (they went through the shim), from the
+ * last back, the last command preferring a record with the exit code the harness saw (a forged one
+ * rarely has it); then the path calls (a shim covering the path records them too). Nearest to the
+ * window first, then latest.
  */
-function reconcileCall(
-  { call, result }: { call: EventOf<"tool_call">; result: EventOf<"tool_result"> | null },
-  callNumber: number,
-  { found, onlyTarget }: { found: ScriptInvocation[]; onlyTarget: boolean },
-  records: ShimRecord[],
-  disagreements: string[],
-): { invocation: Invocation; atMs: number }[] {
-  const fromMs = Date.parse(call.ts);
-  const toMs = result ? Date.parse(result.ts) : Number.POSITIVE_INFINITY;
-  const during = recordsBetween(records, fromMs, toMs);
-  for (const record of during) record.explained = true;
-  const observed = result !== null && !result.timed_out;
-  // Claimed from the latest back, so the last typed command gets the call's last record; the last
-  // command prefers a record with the exit code the harness saw (a forged one rarely has it).
-  const claim = (argv: readonly string[], exitCode: number | null = null) => {
+function claimRecords(call: PlannedCall, records: ShimRecord[], skewMs: number): void {
+  const during = recordsBetween(records, call.fromMs - skewMs, call.toMs + skewMs);
+  const observed = call.result !== null && !call.result.timed_out;
+  const lastExit = observed ? (call.result as EventOf<"tool_result">).exit_code : null;
+  const distance = (record: ShimRecord) => {
+    const at = record.event.started_at_ms;
+    return at < call.fromMs ? call.fromMs - at : at > call.toMs ? at - call.toMs : 0;
+  };
+  const claim = (argv: readonly string[], exitCode: number | null) => {
     const candidates = [...during]
       .reverse()
-      .filter(({ event, claimed }) => !claimed && argumentsAgree(event.argv, argv));
+      .filter(({ event, claimed }) => !claimed && argumentsAgree(event.argv, argv))
+      .sort((a, b) => distance(a) - distance(b));
     const record = candidates.find((entry) => entry.exitCode === exitCode) ?? candidates[0];
     if (record) record.claimed = true;
     return record ?? null;
   };
-  const lastExit = observed ? result.exit_code : null;
-  // Bare-name calls went through the shim: they claim their records before the path calls look.
-  const seen = [...found]
-    .reverse()
-    .map((invocation) =>
-      invocation.viaPath ? null : claim(invocation.argv, invocation.last ? lastExit : null),
-    )
-    .reverse();
+  for (const viaPath of [false, true]) {
+    for (let index = call.found.length - 1; index >= 0; index -= 1) {
+      const invocation = call.found[index] as ScriptInvocation;
+      if (invocation.viaPath !== viaPath || call.records[index]) continue;
+      call.records[index] = claim(invocation.argv, invocation.last ? lastExit : null);
+    }
+  }
+}
+
+/**
+ * Once records are claimed: checks the last command's exit code against the call's, and returns the
+ * invocations the shim did not record (typed with a path, or surely run but missing), saying so.
+ */
+function settleCall(call: PlannedCall, disagreements: string[]): { invocation: Invocation; atMs: number }[] {
+  const { result, number: callNumber } = call;
+  const observed = result !== null && !result.timed_out;
   const added: { invocation: Invocation; atMs: number }[] = [];
-  let previousMs = fromMs;
-  found.forEach((invocation, index) => {
-    const record = seen[index] ?? (invocation.viaPath ? claim(invocation.argv) : null);
+  let previousMs = call.fromMs;
+  call.found.forEach((invocation, index) => {
+    const record = call.records[index];
     if (record) {
       previousMs = record.event.started_at_ms;
       if (invocation.last && observed && record.exitCode !== result.exit_code) {
@@ -220,21 +293,20 @@ function reconcileCall(
     if (!invocation.viaPath) {
       // A bare name always runs the shim; it surely ran only when the call is nothing but the
       // target's commands (`test -f x && my-tool x` may skip it) and it is the last.
-      if (!(invocation.last && observed && onlyTarget)) return;
+      if (!(invocation.last && observed && call.onlyTarget)) return;
       disagreements.push(
-        `tool call ${callNumber}: the shim recorded no call of ${quoteHeadOf(invocation.command)}; counted from the tool call`,
+        `tool call ${callNumber}: the shim recorded no call of ${quoteHeadOf(invocation.command)} (run around the shim, or its record lost); counted from the tool call`,
+      );
+    } else {
+      disagreements.push(
+        `tool call ${callNumber}: ${quoteHeadOf(invocation.command)} ran around the shim (by its path); counted from the tool call`,
       );
     }
     added.push({
-      invocation: withCallResult(invocation, result),
+      invocation: { ...withCallResult(invocation, result), around_shim: true },
       atMs: previousMs + (added.length + 1) * 1e-6,
     });
   });
-  // A call of nothing but target commands, without a loop or a function, runs each once: a record
-  // its commands did not claim (one back-dated into it) is not explained by it.
-  if (onlyTarget && !LOOP_OR_FUNCTION.test(call.command)) {
-    for (const record of during) record.explained = record.claimed;
-  }
   return added;
 }
 
@@ -322,7 +394,7 @@ const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
 /** One invocation per simple command whose command word (or a wrapped one) is the target. */
 function findScriptInvocations(
   script: string,
-  matcher: ScenarioPattern,
+  matcher: ScenarioPattern | readonly ScenarioPattern[],
   commands: readonly SimpleCommand[] = findSimpleCommands(script),
 ): ScriptInvocation[] {
   const found: ScriptInvocation[] = [];
@@ -356,14 +428,17 @@ function findScriptInvocations(
 function matchCommandWord(
   script: string,
   word: ShellWord,
-  matcher: ScenarioPattern,
+  matcher: ScenarioPattern | readonly ScenarioPattern[],
 ): { at: number; groups: PatternMatch["groups"] } | null {
   const starts = [word.start];
   if (/['"\\]/.test(script[word.start] ?? "")) starts.push(word.start + 1);
   for (let pos = word.start; pos < word.end; pos += 1) if (script[pos] === "/") starts.push(pos + 1);
+  const matchers = Array.isArray(matcher) ? matcher : [matcher as ScenarioPattern];
   for (const at of starts) {
-    const match = matcher.matchAt(script, at);
-    if (match) return { at, groups: match.groups };
+    for (const each of matchers) {
+      const match = each.matchAt(script, at);
+      if (match) return { at, groups: match.groups };
+    }
   }
   return null;
 }
@@ -447,6 +522,17 @@ function cleanCapture(capture: string | undefined): string | null {
   if (capture === undefined) return null;
   const cleaned = capture.replace(/^[`'"*([]+/, "").replace(/[`'"*.,;:!?)\]]+$/, "");
   return cleaned === "" ? null : cleaned;
+}
+
+/**
+ * The sticky matchers for a named binary in a tool call, with the shim: `command_pattern` (for its
+ * subcommand) and the binary's base name as a whole word, so a call the pattern misses
+ * (`my-tool --help` beside `my-tool -f x show`) is still the target's.
+ */
+function compileBinaryMatcher(target: Target): ScenarioPattern[] {
+  const pattern = compileTargetPattern(target);
+  const word = target.binary ? commandWordPattern(basename(target.binary)) : null;
+  return [pattern, word].filter((entry): entry is ScenarioPattern => entry !== null);
 }
 
 /**

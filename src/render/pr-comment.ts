@@ -205,7 +205,22 @@ function renderStatus(input: LayoutInput, scenarioSummary: string): string {
   const warnings = (report.run.warnings ?? [])
     .map((warning) => `\n\n> [!WARNING]\n> ${markdownText(warning)}`)
     .join("");
-  return paragraph + incomplete + warnings;
+  return paragraph + incomplete + renderShimWarning(report) + warnings;
+}
+
+/** Trials where a call ran around the shim, or records and tool calls disagree: said above the fold. */
+function renderShimWarning(report: LayoutInput["report"]): string {
+  const trials = report.scenarios.flatMap((scenario) => scenario.trials);
+  const flagged = trials.filter((trial) => (trial.shim_disagreements?.length ?? 0) > 0);
+  if (flagged.length === 0) return "";
+  const around = flagged.filter((trial) =>
+    (trial.shim_disagreements ?? []).some((message) => message.includes("around the shim")),
+  ).length;
+  const what =
+    around > 0
+      ? `${around} of them ran the target around the shim, where \`no_transcript_errors\` fails closed`
+      : "a lost or forged record";
+  return `\n\n> [!WARNING]\n> **${flagged.length} trial${flagged.length === 1 ? "" : "s"}: the shim's records disagree with the tool calls** (${what}); layer 1 counted what the harness saw. Details in the full report.`;
 }
 
 function renderBaselineLine(baseline: BaselineNote, now: number): string {

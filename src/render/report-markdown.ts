@@ -227,6 +227,26 @@ function renderShimDisagreements(report: Report): string[] {
   return lines;
 }
 
+/** Trials whose recorded calls `command_pattern` missed: counted, but the pattern may need fixing. */
+function renderPatternMisses(report: Report): string[] {
+  const flagged = report.scenarios.flatMap((s) =>
+    s.trials.filter((t) => (t.command_pattern_misses?.length ?? 0) > 0).map((t) => [s, t] as const),
+  );
+  if (flagged.length === 0) return [];
+  const lines = [
+    "",
+    "## Calls that target.command_pattern does not match",
+    "",
+    "Counted all the same, their subcommand taken from the arguments; the pattern may need widening.",
+    "",
+  ];
+  for (const [scenario, trial] of flagged) {
+    const commands = (trial.command_pattern_misses ?? []).map((command) => markdownText(command)).join("; ");
+    lines.push(`- ${scenarioLabel(scenario)}, trial ${trial.trial}: ${commands}`);
+  }
+  return lines;
+}
+
 /** `report.md`: headline (the decision when given), per-category and per-scenario tables, then each failing trial. Pure. */
 export function renderReportMarkdown(report: Report, options: ReportMarkdownOptions = {}): string {
   const lines = [
@@ -248,6 +268,7 @@ export function renderReportMarkdown(report: Report, options: ReportMarkdownOpti
     );
   }
   lines.push(...renderShimDisagreements(report));
+  lines.push(...renderPatternMisses(report));
   const failing = report.scenarios.flatMap((s) =>
     s.trials.filter((t) => t.outcome === "fail" || t.outcome === "error").map((t) => [s, t] as const),
   );

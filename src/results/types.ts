@@ -84,6 +84,12 @@ export interface TrialReport {
    * when they agree (and in reports of earlier versions).
    */
   shim_disagreements?: string[];
+  /**
+   * Recorded calls of the target that `target.command_pattern` does not match (distinct commands,
+   * at most 10, then "and N more"): counted all the same, their subcommand taken from the
+   * arguments. Absent when the pattern matched every call (and in reports of earlier versions).
+   */
+  command_pattern_misses?: string[];
   interaction: InteractionMetrics;
   /** Layer 1 per subcommand ("(none)" when there is no subcommand). */
   by_subcommand: Record<string, InteractionMetrics>;

@@ -2,9 +2,11 @@
  * The bwrap sandbox (src/sandbox/bwrap.ts builds its arguments): `root/` becomes `/`, the work dir
  * is `root/home/eval` (HOME and cwd `/home/eval`), TMPDIR `/tmp` is `root/tmp`, the shim's folder
  * is bound read-only at /run/llm-tool-test/bin and its record channel's folder (read-only too; the
- * FIFO in it stays writable) at /run/llm-tool-test/log.
+ * FIFO in it stays writable) at /run/llm-tool-test/log. Every command, an agent CLI's too, has the
+ * scenario's network: without it, an agent CLI reaches only the host loopback ports it names (its
+ * credential proxy), bridged in by loopback-bridge.ts.
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, realpath, writeFile } from "node:fs/promises";
 import path from "node:path";
 import {
   buildBwrapArgs,
@@ -29,10 +31,12 @@ import {
 } from "./bwrap.js";
 import { runProcess } from "./exec.js";
 import { createBwrapGateRoom } from "./gate-room.js";
+import { openLoopbackBridge, SANDBOX_BRIDGE_DIR } from "./loopback-bridge.js";
 import { collectProgramBinds } from "./program-binds.js";
 import { assertInsideRoot } from "./sandbox-paths.js";
 import type { ProcessSettings, SandboxStrategy, SandboxStrategyOptions } from "./sandbox-strategy.js";
 import { resolveRealBinary } from "./shim.js";
+import { planShimCover } from "./shim-cover.js";
 
 /** Checks that bwrap runs here (a ConfigError saying how to fix it otherwise), then the strategy. */
 export async function createBwrapStrategy(options: SandboxStrategyOptions): Promise<SandboxStrategy> {
@@ -57,6 +61,19 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
       const readOnlyPaths = [...(options.readOnlyPaths ?? [])];
       if (hostTarget) readOnlyPaths.push(...(await collectTargetBinds(hostTarget, layout.base)));
       const targetDir = hostTarget ? path.dirname(hostTarget) : null;
+      const ownPathDirs = targetDir && !isUnderSystemDir(targetDir) ? [targetDir] : [];
+      const cover = hostTarget ? await planShimCover(hostTarget, layout.base, ownPathDirs) : null;
+      // An agent's command: the shim over every path of the target, the real one where only it looks.
+      const shimBinds = (shimmed: boolean | undefined) =>
+        cover && shimmed && targetBinary
+          ? [
+              ...cover.realBinds,
+              ...cover.coveredPaths.map((covered) => ({
+                from: path.join(layout.shimDir, path.basename(targetBinary)),
+                to: covered,
+              })),
+            ]
+          : [];
 
       const host = await inspectHostSystem();
       const hostname = options.hostname ?? DEFAULT_HOSTNAME;
@@ -68,7 +85,11 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
         await mkdir(layout.shimDir, { recursive: true });
         await mkdir(layout.logDir, { recursive: true });
       }
-      const buildArgs = (network: boolean, binds: string[]) =>
+      const buildArgs = (
+        network: boolean,
+        binds: string[],
+        movedBinds: { from: string; to: string }[] = [],
+      ) =>
         buildBwrapArgs({
           root: layout.root,
           hostname,
@@ -78,6 +99,7 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
           host,
           readOnlyPaths: [...new Set([...readOnlyPaths, ...binds])],
           ...(targetBinary ? { shimDir: layout.shimDir, logDir: layout.logDir } : {}),
+          movedBinds,
         });
       const shellArgs = buildArgs(options.network, []);
       const gateRoom = createBwrapGateRoom({
@@ -111,22 +133,43 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
         logDir: SANDBOX_LOG_DIR,
         userName: SANDBOX_USER,
         basePath: targetDir && !isUnderSystemDir(targetDir) ? `${targetDir}:${SANDBOX_PATH}` : SANDBOX_PATH,
-        runShell: (command, run) => {
-          const args = run.hostPaths?.length ? buildArgs(options.network, run.hostPaths) : shellArgs;
+        runShell: (command, { shimmed, ...run }) => {
+          const args =
+            run.hostPaths?.length || (cover && shimmed)
+              ? buildArgs(options.network, run.hostPaths ?? [], shimBinds(shimmed))
+              : shellArgs;
           return runBwrap([...args, "--", host.bash, "-c", command], run);
         },
-        // An external agent (a CLI) must reach its model API through the harness's loopback proxy,
-        // so it shares the host's network; its binary's directories are bound read-only.
-        runProcess: async (file, args, { programs, ...run }) => {
+        // An external agent (a CLI) gets the scenario's network, as every command does: without it,
+        // only the host loopback ports it names (its credential proxy) are bridged in.
+        runProcess: async (file, args, { programs, loopbackPorts, shimmed, ...run }) => {
           const binds = path.isAbsolute(file) ? await collectTargetBinds(file, layout.base) : [];
           const shown = await collectProgramBinds(programs ?? [], parentPath, layout.base);
           const env = shown.pathDirs.length
             ? { ...run.env, PATH: [run.env.PATH, ...shown.pathDirs].filter(Boolean).join(":") }
             : run.env;
-          return runBwrap([...buildArgs(true, [...binds, ...shown.binds]), "--", file, ...args], {
-            ...run,
-            env,
-          });
+          const allBinds = [...binds, ...shown.binds];
+          if (options.network || !loopbackPorts?.length) {
+            const bwrapArgs = buildArgs(options.network, allBinds, shimBinds(shimmed));
+            return runBwrap([...bwrapArgs, "--", file, ...args], { ...run, env });
+          }
+          const bridge = await openLoopbackBridge(layout.base, loopbackPorts);
+          try {
+            // The harness's own node runs the forwarder inside (not through the shim when node is the target).
+            const hostNode = process.execPath;
+            const realNode = await realpath(hostNode).catch(() => hostNode);
+            const node =
+              cover && shimmed && cover.coveredPaths.includes(realNode) ? cover.realInside : hostNode;
+            const nodeBinds = await collectTargetBinds(hostNode, layout.base);
+            const bwrapArgs = buildArgs(
+              false,
+              [...allBinds, ...nodeBinds],
+              [...shimBinds(shimmed), { from: bridge.dir, to: SANDBOX_BRIDGE_DIR }],
+            );
+            return await runBwrap([...bwrapArgs, "--", ...bridge.wrap(node, file, args)], { ...run, env });
+          } finally {
+            await bridge.close();
+          }
         },
         gateRoom: gateRoom.paths,
         // The host image only: no overlays (the agent's changes to system folders), no shim.
@@ -140,8 +183,9 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
             processGroups: processes.groups,
           });
         },
+        ...(cover && hostTarget ? { targetArgv0: hostTarget } : {}),
         resolveTarget: async (binary) => {
-          if (hostTarget) return hostTarget;
+          if (cover) return cover.realInside;
           const hostPath = await resolveRealBinary(binary, "", layout.workDir);
           assertInsideRoot(hostPath, layout.root, `target.binary "${binary}"`);
           return path.join("/", path.relative(layout.root, hostPath));

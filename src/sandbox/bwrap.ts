@@ -215,6 +215,8 @@ export interface BwrapLayout {
   logDir?: string;
   /** Host dir bound read-write at SANDBOX_HOME over the root's own (a gate's clean room, gate-room.ts). */
   workDirBind?: string;
+  /** Host paths bound read-only at another place, after everything else (so they cover it). */
+  movedBinds?: { from: string; to: string }[];
 }
 
 /** Arguments to bwrap up to (not including) the command. */
@@ -237,6 +239,7 @@ export function buildBwrapArgs(layout: BwrapLayout): string[] {
   for (const entry of layout.readOnlyPaths) args.push("--ro-bind", entry, entry);
   if (layout.shimDir) args.push("--ro-bind", layout.shimDir, SANDBOX_SHIM_DIR);
   if (layout.logDir) args.push("--ro-bind", layout.logDir, SANDBOX_LOG_DIR);
+  for (const bind of layout.movedBinds ?? []) args.push("--ro-bind", bind.from, bind.to);
   args.push("--chdir", SANDBOX_HOME);
   return args;
 }

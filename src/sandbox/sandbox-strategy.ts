@@ -31,6 +31,11 @@ export interface RunSettings {
   signal?: AbortSignal;
   /** Host paths the command must see at the same place (bwrap binds them read-only; local sees the host). */
   hostPaths?: string[];
+  /**
+   * The agent's command, once the shim is installed: bwrap then covers the target's own paths
+   * with the shim (shim-cover.ts). Setup and gate commands see the real binary.
+   */
+  shimmed?: boolean;
 }
 
 export interface ProcessSettings extends RunSettings {
@@ -40,6 +45,12 @@ export interface ProcessSettings extends RunSettings {
   /** Host programs the process runs (bwrap binds them; local mode sees the host). */
   programs?: string[];
   stdin?: string;
+  /**
+   * Ports of the host's 127.0.0.1 the process must reach even with the network off (an agent CLI's
+   * credential proxy): bwrap bridges them in (loopback-bridge.ts); local mode shares the host's
+   * network anyway.
+   */
+  loopbackPorts?: number[];
 }
 
 /** A trial's sandbox as its commands see it, and how they are started in it. */
@@ -62,6 +73,8 @@ export interface SandboxInterior {
   runGateShell(command: string, run: RunSettings): Promise<ExecResult>;
   /** The real target binary as the shim must call it; looked up after setup, which may build it. */
   resolveTarget(binary: string): Promise<string>;
+  /** The argv[0] the shim gives the real binary, when not the path it runs (bwrap: the covered path). */
+  targetArgv0?: string;
 }
 
 /** One sandbox mode, already checked usable on this host. */

@@ -34,6 +34,8 @@ export interface ShimOptions {
   binary: string;
   /** Absolute path of the real binary, as seen where the shim runs. */
   realPath: string;
+  /** Its argv[0]; default realPath. */
+  argv0?: string;
   shimDir: string;
   /** The record channel (a FIFO, or a plain file in tests), as seen where the shim runs. */
   logFile: string;
@@ -60,6 +62,7 @@ export function renderShimScript(options: ShimOptions): string {
 # Written by llm-tool-test: records each invocation of ${options.binary}, then runs the real one.
 __ltt_name=${quoteShell(options.binary)}
 __ltt_real=${quoteShell(options.realPath)}
+__ltt_argv0=${quoteShell(options.argv0 ?? options.realPath)}
 __ltt_log=${quoteShell(options.logFile)}
 __ltt_now() {
   if [[ -n \${EPOCHREALTIME:-} ]]; then __ltt_t=\${EPOCHREALTIME//[!0-9]/}
@@ -74,7 +77,7 @@ trap '__ltt_forward INT' INT
 trap '__ltt_forward HUP' HUP
 # In the background so the traps run while it works. <&0 keeps stdin (bash would give it /dev/null);
 # trap - restores SIGINT/SIGQUIT, which bash ignores in background jobs (unless ignored on entry).
-( trap - INT QUIT; exec "$__ltt_real" "$@" ) <&0 &
+( trap - INT QUIT; exec -a "$__ltt_argv0" "$__ltt_real" "$@" ) <&0 &
 __ltt_child=$!
 __ltt_code=
 while :; do

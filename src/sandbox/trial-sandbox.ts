@@ -300,6 +300,7 @@ async function installShim(
     await writeShim({
       binary,
       realPath,
+      ...(interior.targetArgv0 ? { argv0: interior.targetArgv0 } : {}),
       shimDir: layout.shimDir,
       logFile: path.posix.join(interior.logDir, path.basename(channel.file)),
     });
@@ -331,6 +332,7 @@ function assembleSandbox(parts: {
         env: environments.agent,
         timeoutMs: run.timeoutMs,
         outputCapBytes: agentCap,
+        shimmed: shimChannel !== null,
         ...(run.signal ? { signal: run.signal } : {}),
       }),
     runAgentProcess: async (file, args, run) => {
@@ -343,6 +345,7 @@ function assembleSandbox(parts: {
       };
       const result = await interior.runProcess(file, args, {
         env,
+        shimmed: shimChannel !== null,
         timeoutMs: run.timeoutMs,
         outputCapBytes: agentCap,
         ...(run.signal ? { signal: run.signal } : {}),
@@ -351,6 +354,7 @@ function assembleSandbox(parts: {
         streamCapBytes: run.streamCapBytes ?? DEFAULT_AGENT_STREAM_CAP_BYTES,
         ...(run.programs ? { programs: run.programs } : {}),
         ...(run.stdin !== undefined ? { stdin: run.stdin } : {}),
+        ...(run.loopbackPorts ? { loopbackPorts: run.loopbackPorts } : {}),
       });
       // Killed: its whole tree goes with it, not only its process group.
       if (result.timed_out || run.signal?.aborted) await killMarkedProcesses(marker);

@@ -104,8 +104,9 @@ export interface TrialSandbox {
   runAgentCommand(command: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<ExecResult>;
   /**
    * An external agent's process (an agent CLI) with an argv: agent env plus `env` (values holding a
-   * parent secret are dropped), cwd the work dir, shim active. bwrap: run inside, with the host
-   * network (the agent must reach its model API) and the binary's directories bound read-only.
+   * parent secret are dropped), cwd the work dir, shim active. bwrap: run inside with the scenario's
+   * network (without it, only `loopbackPorts` of the host's 127.0.0.1 are bridged in) and the
+   * binary's directories bound read-only.
    */
   runAgentProcess(
     file: string,
@@ -121,6 +122,8 @@ export interface TrialSandbox {
       /** Host programs it runs, made visible inside (bwrap; see program-binds.ts). */
       programs?: string[];
       stdin?: string;
+      /** Host loopback ports it must reach with the network off (its credential proxy). */
+      loopbackPorts?: number[];
     },
   ): Promise<ExecResult>;
   /**

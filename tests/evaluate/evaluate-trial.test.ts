@@ -229,7 +229,7 @@ describe("evaluateTrial", () => {
     expect(result.interaction).toMatchObject({ total_commands: 2, error_count: 1, error_rate: 0.5 });
     expect(result).toMatchObject({ invocation_source: "shim", outcome: "fail" });
     expect(result.gates[0]?.message).toBe(
-      '1 of 2 target invocations failed: "/abs/path/to/my-tool fail" → 1',
+      '1 of 2 target invocations failed: "/abs/path/to/my-tool fail" → 1; 1 ran around the shim',
     );
   });
 });

@@ -188,6 +188,11 @@ describe("extractInvocations with a binary: calls the shim did not see", () => {
       [["/abs/path/to/my-tool", "fail"], 1],
       [["my-tool", "ok"], 0],
     ]);
+    // Marked, so no_transcript_errors fails closed, and said.
+    expect(result.invocations.map((i) => i.around_shim === true)).toEqual([true, false]);
+    expect(result.disagreements).toEqual([
+      "tool call 1: `/abs/path/to/my-tool fail` ran around the shim (by its path); counted from the tool call",
+    ]);
   });
 
   it("finds path invocations with command_pattern too, and relative paths", () => {
@@ -306,7 +311,7 @@ describe("extractInvocations with a binary: calls the shim did not see", () => {
     const result = extractInvocations(log.events, target);
     expect(result.invocations.map((i) => [i.command, i.exit_code])).toEqual([["my-tool list", 2]]);
     expect(result.disagreements).toEqual([
-      "tool call 1: the shim recorded no call of `my-tool list`; counted from the tool call",
+      "tool call 1: the shim recorded no call of `my-tool list` (run around the shim, or its record lost); counted from the tool call",
     ]);
   });
 });
@@ -369,5 +374,77 @@ describe("extractTranscriptInvocations: captures without Markdown debris", () =>
     const result = extractInvocations(log.events, { commandPattern: "my-tool\\s+(\\S+)", env: {} });
     expect(result.source).toBe("transcript_regex");
     expect(result.invocations.map((i) => i.subcommand)).toEqual(["list", "show", "sync"]);
+  });
+});
+
+describe("extractInvocations with a binary: an honest agent's timing and a pattern that misses", () => {
+  /** A record of `argv` that started `offsetMs` after the last tool call's timestamp (negative: before). */
+  function recordAround(
+    log: ReturnType<typeof createEventLog>,
+    argv: string[],
+    exitCode: number,
+    offsetMs: number,
+  ) {
+    const call = log.events.findLast((event) => event.type === "tool_call");
+    if (!call) throw new Error("no tool call yet");
+    log.push({
+      type: "target_invocation",
+      argv,
+      exit_code: exitCode,
+      duration_ms: 5,
+      cwd: null,
+      started_at_ms: Date.parse(call.ts) + offsetMs,
+    });
+  }
+
+  it("matches records that started before their call was seen (an external agent's stream lags)", () => {
+    // Claude Code runs a Bash call before its message reaches the harness: each record starts
+    // 40 ms before the call's event, and ends before it too.
+    const log = createEventLog({ stepMs: 30 });
+    log.call("my-tool show a", 0);
+    recordAround(log, ["my-tool", "show", "a"], 0, -40);
+    log.call("my-tool show b", 5);
+    recordAround(log, ["my-tool", "show", "b"], 5, -40);
+    log.call("my-tool show a", 0);
+    recordAround(log, ["my-tool", "show", "a"], 0, -40);
+    const result = extractInvocations(log.events, { binary: "my-tool", env: {} });
+    expect(result.invocations.map((i) => [i.command, i.exit_code])).toEqual([
+      ["my-tool show a", 0],
+      ["my-tool show b", 5],
+      ["my-tool show a", 0],
+    ]);
+    expect(result.disagreements).toBeUndefined();
+    expect(result.invocations.some((i) => i.around_shim)).toBe(false);
+  });
+
+  it("still flags a forged success next to a call that ran the target once, whatever the skew allowance", () => {
+    const log = createEventLog({ stepMs: 30 });
+    log.call("my-tool show a", 3);
+    recordAround(log, ["my-tool", "show", "a"], 3, 2);
+    recordAround(log, ["my-tool", "show", "a"], 0, -20);
+    const result = extractInvocations(log.events, { binary: "my-tool", env: {} });
+    expect(result.invocations.map((i) => i.exit_code)).toEqual([3]);
+    expect(result.disagreements?.join("\n")).toMatch(
+      /1 shim record\(s\) match no tool call.*1 reporting success not counted/,
+    );
+  });
+
+  it("counts the calls command_pattern misses and reports them, instead of dropping them as forged", () => {
+    const log = createEventLog();
+    const target = { binary: "hledger", commandPattern: "hledger\\s+-f\\s+\\S+\\s+(\\S+)", env: {} };
+    log.call("hledger -f main.journal balance", 0);
+    recordAround(log, ["hledger", "-f", "main.journal", "balance"], 0, 1);
+    log.call("hledger --help", 0);
+    recordAround(log, ["hledger", "--help"], 0, 1);
+    log.call("hledger -f main.journal bad", 1);
+    recordAround(log, ["hledger", "-f", "main.journal", "bad"], 1, 1);
+    const result = extractInvocations(log.events, target);
+    expect(result.invocations.map((i) => [i.command, i.subcommand, i.exit_code])).toEqual([
+      ["hledger -f main.journal balance", "balance", 0],
+      ["hledger --help", null, 0],
+      ["hledger -f main.journal bad", "bad", 1],
+    ]);
+    expect(result.disagreements).toBeUndefined();
+    expect(result.patternMisses).toEqual(["hledger --help"]);
   });
 });

@@ -248,6 +248,34 @@ describe("renderComment", () => {
     expect(body).toContain("3 skipped");
   });
 
+  it("warns above the fold about trials that ran the target around the shim", () => {
+    const [first, ...rest] = head.scenarios;
+    const flagged: Report = {
+      ...head,
+      scenarios: [
+        {
+          ...first!,
+          trials: first!.trials.map((trial, index) =>
+            index === 0
+              ? {
+                  ...trial,
+                  shim_disagreements: ["tool call 1: `/usr/bin/tool x` ran around the shim (by its path)"],
+                }
+              : trial,
+          ),
+        },
+        ...rest,
+      ],
+    };
+    const body = renderComment(
+      input({ report: flagged, decision: decide({ head: flagged, baseline: base }) }),
+    );
+    expect(aboveTheFold(body).join("\n")).toContain(
+      "> **1 trial: the shim's records disagree with the tool calls** (1 of them ran the target around the shim, where `no_transcript_errors` fails closed)",
+    );
+    expect(renderComment(input())).not.toContain("the shim's records disagree");
+  });
+
   it("says when the artifact could not be uploaded", () => {
     expect(renderComment(input({ artifactUrl: null }))).toContain("Report artifact: not uploaded");
   });

@@ -30,6 +30,18 @@ describe("report.md's trial sections", () => {
     expect(md).toContain("- `s1`, trial 2: no record for \\*call\\* 3");
   });
 
+  it("lists the calls command_pattern missed, escaped, apart from the disagreements", () => {
+    const trial = makeTrial({
+      trial: 1,
+      outcome: "pass",
+      command_pattern_misses: ["hledger --help", "tool *x*"],
+    });
+    const md = renderReportMarkdown(makeReport([makeScenarioReport({ id: "s1", trials: [trial] })]));
+    expect(md).toContain("## Calls that target.command_pattern does not match");
+    expect(md).toContain("- `s1`, trial 1: hledger --help; tool \\*x\\*");
+    expect(md).not.toContain("## Shim records that disagree");
+  });
+
   it("tells a model matrix's entries apart by their model, in the tables and the failures", () => {
     const entries = ["model-a", "model-b"].map((model) =>
       makeScenarioReport({

@@ -326,4 +326,30 @@ describe("buildBwrapArgs", () => {
     expect(online).toContain("--share-net");
     expect(online).not.toContain("--uid");
   });
+
+  it("binds moved paths last, so the shim covers the target's own path", () => {
+    const args = buildBwrapArgs({
+      root: "/tmp/r",
+      network: false,
+      mapsUser: true,
+      host,
+      readOnlyPaths: ["/opt/tool/bin"],
+      shimDir: "/tmp/shim",
+      logDir: "/out/log",
+      movedBinds: [
+        { from: "/opt/tool/bin", to: "/run/llm-tool-test/real/opt/tool/bin" },
+        { from: "/tmp/shim/tool", to: "/opt/tool/bin/tool" },
+      ],
+    });
+    expect(args.slice(-8)).toEqual([
+      "--ro-bind",
+      "/opt/tool/bin",
+      "/run/llm-tool-test/real/opt/tool/bin",
+      "--ro-bind",
+      "/tmp/shim/tool",
+      "/opt/tool/bin/tool",
+      "--chdir",
+      "/home/eval",
+    ]);
+  });
 });
