@@ -177,6 +177,14 @@ describe("aggregation", () => {
     expect(run.overall_rate).toBeNull();
   });
 
+  it("reports a run that evaluated nothing as error, never pass (every trial skipped, or none at all)", () => {
+    const skipped = buildScenarioReport(scenarioMetaOf(makeScenario({ id: "s" }), null), [
+      makeTrial({ trial: 1, outcome: "skipped", end_reason: "cancelled" }),
+    ]);
+    expect(summarizeRun([skipped]).outcome).toBe("error");
+    expect(summarizeRun([]).outcome).toBe("error");
+  });
+
   it("reports pass@k and pass^k at a fixed k with the unbiased estimators, n/a below k", () => {
     const trials = (outcomes: Array<"pass" | "fail">) =>
       outcomes.map((outcome, i) => makeTrial({ trial: i + 1, outcome }));
