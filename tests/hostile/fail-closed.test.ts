@@ -40,10 +40,10 @@ function setUp(): { suite: string; searchPath: string; out: string } {
 }
 
 function run(setup: ReturnType<typeof setUp>, sandbox: string[], env: Record<string, string>) {
-  return runMain(
-    ["run", setup.suite, "--agent", "oracle", "--trials", "1", "--out", setup.out, ...sandbox],
-    { env: { PATH: setup.searchPath, ...env }, cwd: path.dirname(setup.suite) },
-  );
+  return runMain(["run", setup.suite, "--agent", "oracle", "--trials", "1", "--out", setup.out, ...sandbox], {
+    env: { PATH: setup.searchPath, ...env },
+    cwd: path.dirname(setup.suite),
+  });
 }
 
 describe("a CI run where bwrap does not work", () => {
