@@ -33,6 +33,7 @@ import {
   providerOfModel,
 } from "../model/provider.js";
 import { readRecordings } from "../results/read-recordings.js";
+import { findSameUserReason, OWN_ACCOUNT_NOTE } from "../sandbox/agent-account.js";
 import { createSandboxSelector, isCiEnvironment } from "../sandbox/sandbox-selection.js";
 import { warmSandboxRunners } from "../sandbox/trial-sandbox.js";
 import { PARENTS_OUT_OF_REACH } from "../sandbox/withdraw-environment.js";
@@ -228,9 +229,11 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     ports.warn(warning);
   // Their start-up (a Node start each) overlaps with the rest of the setup instead of delaying the first commands.
   await warmSandboxRunners(sandboxes.selected(), options.concurrency);
-  // An explicit local sandbox is the user's choice (no report warning); the log says what it leaves in reach.
+  // An explicit local sandbox is the user's choice (no report warning unless the agent runs as this
+  // user, which the selector adds); the log says what it leaves in reach.
   if (scenarios.some((scenario) => sandboxSettingOf(scenario, options.sandbox) === "local")) {
-    ports.warn(`local sandbox: ${PARENTS_OUT_OF_REACH}`);
+    const ownAccounts = (await findSameUserReason(searchPath)) === null;
+    ports.warn(`local sandbox: ${ownAccounts ? OWN_ACCOUNT_NOTE : PARENTS_OUT_OF_REACH}`);
   }
   const modelClient = createModelClients(keys, (key, provider) =>
     ports.createModelClient(key, options.concurrency, options.modelTimeoutMs, provider),

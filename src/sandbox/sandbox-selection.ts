@@ -5,12 +5,16 @@
  * warning that the agent was not isolated. bwrap is probed once per selector (one per run): the
  * probe runs bwrap with the namespaces the sandbox uses on `true`.
  *
+ * Where the local sandbox cannot run the agent as a user of its own (agent-account.ts), every
+ * selection of it adds a warning saying so, for the log, the report and the comment.
+ *
  * In CI (`failClosed`) `auto` never falls back: a job that holds secrets and gates merges must not
  * run agents unsandboxed because bwrap broke on its runner. It stops with a ConfigError saying why
  * bwrap failed and the two ways out; only an explicit `local` runs there.
  */
 import { ConfigError, describeError } from "../errors.js";
 import type { SandboxMode, SandboxSetting } from "../scenario/types.js";
+import { findSameUserReason, sameUserWarning } from "./agent-account.js";
 import { probeBwrap } from "./bwrap.js";
 import { resolveRealBinary } from "./shim.js";
 
@@ -68,8 +72,16 @@ export function createSandboxSelector(options: SandboxSelectorOptions): SandboxS
     })();
     return usability;
   };
+  // Where the local sandbox cannot run the agent as another user, every run using it says so.
+  const noteLocalUser = async () => {
+    const reason = await findSameUserReason(options.searchPath);
+    if (reason !== null) issued.add(sameUserWarning(reason));
+  };
   const choose: Record<SandboxSetting, () => Promise<SandboxSelection>> = {
-    local: async () => ({ mode: "local", warning: null }),
+    local: async () => {
+      await noteLocalUser();
+      return { mode: "local", warning: null };
+    },
     bwrap: async () => ({ mode: "bwrap", warning: null }),
     auto: async () => {
       const found = await probe();
@@ -77,6 +89,7 @@ export function createSandboxSelector(options: SandboxSelectorOptions): SandboxS
       if (options.failClosed) throw refuseFallback(found.error);
       const warning = describeFallback(found.error);
       issued.add(warning);
+      await noteLocalUser();
       return { mode: "local", warning };
     },
   };

@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -23,6 +24,8 @@ import { makeScenario } from "../support/scenario-factory.js";
 import { FAKE_TOOL } from "./fake-tool.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "trial-sandbox-test-"));
+// The local sandbox's agent account (where the tests run as root) runs the tools from here.
+chmodSync(dir, 0o711);
 const tmpRoot = path.join(dir, "tmp-root");
 const toolDir = path.join(dir, "tools");
 mkdirSync(toolDir, { recursive: true });
