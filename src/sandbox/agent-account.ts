@@ -37,8 +37,11 @@ export interface AccountLease {
   wrap(file: string, args: string[]): { file: string; args: string[] };
   /** SIGKILLs every process of the account, again until none is left. */
   killProcesses(): Promise<void>;
-  /** Frees the account for another trial (its processes killed first). */
-  release(): Promise<void>;
+  /**
+   * Frees the account for another trial, once the trial ended its processes (the next lease kills
+   * what a holder that died left).
+   */
+  release(): void;
 }
 
 export type AgentIdentity = { kind: "account"; lease: AccountLease } | { kind: "same-user"; reason: string };
@@ -135,18 +138,16 @@ export async function leaseAgentIdentity(searchPath: string): Promise<AgentIdent
 
 function createLease(account: AgentAccount, setpriv: string, claim: net.Server): AccountLease {
   let released = false;
-  const lease: AccountLease = {
+  return {
     account,
     wrap: (file, args) => ({ file: setpriv, args: [...becomeAccount(account), file, ...args] }),
     killProcesses: () => killProcessesOf(account.uid),
-    async release() {
+    release() {
       if (released) return;
       released = true;
-      await lease.killProcesses();
       claim.close();
     },
   };
-  return lease;
 }
 
 /** setpriv's arguments before the command: the account's uid and gid, no other group, no_new_privs. */

@@ -40,7 +40,8 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
         try {
           await handOver(layout.base, layout.workDir, lease);
         } catch (error) {
-          await lease.release();
+          // No command ran yet: nothing of the account's to end.
+          lease.release();
           throw error;
         }
       }
@@ -72,7 +73,7 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
                 await lease.killProcesses();
                 return true;
               },
-              close: () => lease.release(),
+              close: async () => lease.release(),
             }
           : {}),
       };

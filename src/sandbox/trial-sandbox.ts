@@ -164,13 +164,11 @@ async function createCleanup(
   let disposed = false;
   const endProcesses = async () => {
     await killAllProcessGroups(groups);
-    // Every process born in the cgroup is ended with it, every process of the agent's own account
-    // with the account; only what started elsewhere needs the sweep.
-    const inCgroup = (await cgroup?.endProcesses()) ?? false;
-    const byAccount = (await interior?.endProcesses?.()) ?? false;
-    if (!(modeEndsLeftovers || inCgroup || byAccount)) {
-      for (const marker of processMarkers) await killMarkedProcesses(marker);
-    }
+    // Every process born in the cgroup is ended with it. What started outside one: every process
+    // of the agent's own account ends with the account; else the markers' sweep.
+    if (modeEndsLeftovers || ((await cgroup?.endProcesses()) ?? false)) return;
+    if ((await interior?.endProcesses?.()) ?? false) return;
+    for (const marker of processMarkers) await killMarkedProcesses(marker);
   };
   return {
     processes: { groups, ...(cgroup ? { place: cgroup.place } : {}) },
