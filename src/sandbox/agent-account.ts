@@ -20,7 +20,7 @@ import { readFile as readFileCallback, statSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
-import { InfraError } from "../errors.js";
+import { describeError, InfraError } from "../errors.js";
 import { runProcess } from "./exec.js";
 import { resolveRealBinary } from "./shim.js";
 
@@ -88,7 +88,15 @@ function findTools(searchPath: string): Promise<Tools | { reason: string }> {
         reason: `${setpriv ? "useradd" : "setpriv"} is not on PATH (install util-linux and passwd)`,
       };
     }
-    return { setpriv, useradd };
+    const found = { setpriv, useradd };
+    // The first account made and tried: a read-only /etc or a root without CAP_SETUID (some
+    // containers) shows here, once, instead of failing every trial.
+    try {
+      await verifyAccount(`${ACCOUNT_PREFIX}1`, found, searchPath);
+    } catch (error) {
+      return { reason: describeError(error) };
+    }
+    return found;
   })();
   return tools;
 }
