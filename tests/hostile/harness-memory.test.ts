@@ -147,6 +147,6 @@ describe("an agent in the local sandbox reading the harness's memory", () => {
   );
 
   it.runIf(sameUserReason !== null)("as the harness's own user, says so in the report's warnings", () => {
-    expect(report.run.warnings?.join("\n")).toContain("runs the agent as the harness's own user");
+    expect(report.run.warnings?.join("\n")).toContain("the agent runs as the harness's own user");
   });
 });

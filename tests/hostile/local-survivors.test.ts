@@ -11,11 +11,20 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
 import { findSameUserReason } from "../../src/sandbox/agent-account.js";
+import { findCgroupParent } from "../../src/sandbox/trial-cgroup.js";
 import { runMain } from "../cli/run-main.js";
 import { findLiveProcesses } from "../support/processes.js";
 import { makeTempDir } from "../support/temp-dirs.js";
 
 const sameUserReason = await findSameUserReason(process.env.PATH ?? "");
+const ownAccounts = sameUserReason === null;
+/**
+ * As the harness's own user without a writable cgroup, only the marker sweep ends survivors, and a
+ * process that clears its environment escapes it (documented in the README): that survivor is
+ * left out there. Nor is the output folder out of such an agent's reach: its own writes are tried
+ * only where it runs as an account of its own.
+ */
+const clearedEnvironmentEnds = ownAccounts || (await findCgroupParent()) !== null;
 /** In the survivors' script name: they are found by it. */
 const TAG = `survivor-${process.pid}-${Math.floor(Math.random() * 1e9)}`;
 
@@ -34,6 +43,12 @@ touch "survivor-acted.$n"
 
 function scenarioYaml(out: string): string {
   const direct = [path.join(out, "forged-by-agent"), path.join(out, "trials", "forged-by-agent")];
+  const survivors = clearedEnvironmentEnds ? [1, 2, 3] : [1, 2];
+  const directWrites = `  - |
+    for target in ${direct.map((file) => JSON.stringify(file)).join(" ")}; do
+      if (echo forged > "$target") 2>/dev/null; then echo "WROTE $target"; else echo "REFUSED $target"; fi
+    done
+`;
   return `name: local_survivors
 description: Survivors that rewrite the gated file once the gates start
 task: Write fail into result.txt.
@@ -44,14 +59,10 @@ solution:
   - |
     setsid bash ${TAG}.sh 1 >/dev/null 2>&1 </dev/null &
     ( ( bash ${TAG}.sh 2 >/dev/null 2>&1 </dev/null & ) & )
-    env -i /bin/bash ${TAG}.sh 3 >/dev/null 2>&1 </dev/null &
-    until [ -e alive.1 ] && [ -e alive.2 ] && [ -e alive.3 ]; do sleep 0.02; done
+    ${clearedEnvironmentEnds ? `env -i /bin/bash ${TAG}.sh 3 >/dev/null 2>&1 </dev/null &` : ":"}
+    until ${survivors.map((n) => `[ -e alive.${n} ]`).join(" && ")}; do sleep 0.02; done
     echo SURVIVORS-STARTED
-  - |
-    for target in ${direct.map((file) => JSON.stringify(file)).join(" ")}; do
-      if (echo forged > "$target") 2>/dev/null; then echo "WROTE $target"; else echo "REFUSED $target"; fi
-    done
-evaluation:
+${ownAccounts ? directWrites : ""}evaluation:
   gates:
     - type: script
       weight: 0
@@ -96,7 +107,7 @@ describe("survivors of a local-mode agent", () => {
     events = trial?.events_path ? readFileSync(path.join(out, trial.events_path), "utf8") : "";
   }, 120_000);
 
-  it("started all three survivors (the attack ran)", () => {
+  it("started the survivors (the attack ran)", () => {
     expect(result.code, result.stderr).toBeLessThanOrEqual(1);
     expect(events).toContain("SURVIVORS-STARTED");
   });
@@ -115,12 +126,9 @@ describe("survivors of a local-mode agent", () => {
     expect(existsSync(path.join(out, "trials", "forged-by-agent"))).toBe(false);
   });
 
-  it.skipIf(sameUserReason !== null)(
-    "refused the agent's own writes into the output folder (another user's)",
-    () => {
-      expect(events).toContain(`REFUSED ${path.join(out, "forged-by-agent")}`);
-      expect(events).toContain(`REFUSED ${path.join(out, "trials", "forged-by-agent")}`);
-      expect(events).not.toMatch(/WROTE \//);
-    },
-  );
+  it.runIf(ownAccounts)("refused the agent's own writes into the output folder (another user's)", () => {
+    expect(events).toContain(`REFUSED ${path.join(out, "forged-by-agent")}`);
+    expect(events).toContain(`REFUSED ${path.join(out, "trials", "forged-by-agent")}`);
+    expect(events).not.toMatch(/WROTE \//);
+  });
 });
