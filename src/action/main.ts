@@ -667,6 +667,8 @@ async function prepareActionRun(
       openai: { apiKey: settings.openaiApiKey || null },
       ...(claudeBinary ? { claudeBinary } : {}),
       judgeModel: settings.judgeModel,
+      // The action always runs in CI: `auto` never falls back to running agents unsandboxed.
+      failClosed: true,
       options: {
         model: settings.model,
         models: settings.models,

@@ -5,7 +5,8 @@
  * install bubblewrap if it is missing, probe it with the namespaces the sandbox uses, and on the
  * AppArmor symptom install an AppArmor profile that lets bwrap create user namespaces (as Ubuntu
  * does for its own unprivileged sandboxes), or else turn the restriction off with sysctl, then
- * probe again. What cannot be fixed is a warning: `auto` then runs locally and says so.
+ * probe again. What cannot be fixed is a warning; the run then stops (`auto` does not fall back in
+ * CI: sandbox-selection.ts) unless the sandbox is `local`.
  *
  * Every command goes through the injected RunProgram (tests use a fake; nothing here needs root).
  */
@@ -92,7 +93,7 @@ async function setUpSandbox(run: SetupCommand, log: SandboxSetupLog): Promise<Sa
     bwrapPath = await locateBwrap(run);
     if (install.exitCode !== 0 || !bwrapPath) {
       log.warn(
-        `could not install bubblewrap (${describeFailure(install)}): sandbox auto will run the agent unisolated, and sandbox bwrap cannot run.`,
+        `could not install bubblewrap (${describeFailure(install)}): the run stops unless the sandbox is local (set sandbox: local to accept an agent on the runner itself).`,
       );
       return { usable: false, changes };
     }
@@ -128,7 +129,7 @@ async function setUpSandbox(run: SetupCommand, log: SandboxSetupLog): Promise<Sa
     if (probe.exitCode === 0) return { usable: true, changes };
   }
   log.warn(
-    `could not make bwrap work on this runner (${describeFailure(probe)}): sandbox auto will run the agent unisolated, and sandbox bwrap cannot run.`,
+    `could not make bwrap work on this runner (${describeFailure(probe)}): the run stops unless the sandbox is local (set sandbox: local to accept an agent on the runner itself).`,
   );
   return { usable: false, changes };
 }

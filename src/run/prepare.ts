@@ -33,7 +33,8 @@ import {
   providerOfModel,
 } from "../model/provider.js";
 import { readRecordings } from "../results/read-recordings.js";
-import { createSandboxSelector } from "../sandbox/sandbox-selection.js";
+import { findSameUserReason, OWN_ACCOUNT_NOTE } from "../sandbox/agent-account.js";
+import { createSandboxSelector, isCiEnvironment } from "../sandbox/sandbox-selection.js";
 import { warmSandboxRunners } from "../sandbox/trial-sandbox.js";
 import { PARENTS_OUT_OF_REACH } from "../sandbox/withdraw-environment.js";
 import { filterScenarios } from "../scenario/filter.js";
@@ -85,6 +86,11 @@ export interface RunSettings {
   /** The judge model asked for; LLM_TOOL_TEST_JUDGE in the environment is the fallback. */
   judgeModel: string | null;
   options: RunOptionSettings;
+  /**
+   * Fail closed (CI): `auto` where bwrap does not work stops the run with a ConfigError instead of
+   * falling back to the local sandbox. Default: whether `CI` is set in the environment (isCiEnvironment).
+   */
+  failClosed?: boolean;
   /** The message when the filters leave no scenario, given how many were loaded. */
   describeNoMatch(loaded: number): string;
 }
@@ -215,14 +221,19 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
   const searchPath = ports.env.PATH ?? "";
   await checkTargetBinaries(scenarios, searchPath);
   // One selector for the run: bwrap is probed once, and its warnings reach the report.
-  const sandboxes = createSandboxSelector({ searchPath });
+  const sandboxes = createSandboxSelector({
+    searchPath,
+    failClosed: settings.failClosed ?? isCiEnvironment(ports.env),
+  });
   for (const warning of await checkSandbox(scenarios, options.sandbox, sandboxes, searchPath))
     ports.warn(warning);
   // Their start-up (a Node start each) overlaps with the rest of the setup instead of delaying the first commands.
   await warmSandboxRunners(sandboxes.selected(), options.concurrency);
-  // An explicit local sandbox is the user's choice (no report warning); the log says what it leaves in reach.
+  // An explicit local sandbox is the user's choice (no report warning unless the agent runs as this
+  // user, which the selector adds); the log says what it leaves in reach.
   if (scenarios.some((scenario) => sandboxSettingOf(scenario, options.sandbox) === "local")) {
-    ports.warn(`local sandbox: ${PARENTS_OUT_OF_REACH}`);
+    const ownAccounts = (await findSameUserReason(searchPath)) === null;
+    ports.warn(`local sandbox: ${ownAccounts ? OWN_ACCOUNT_NOTE : PARENTS_OUT_OF_REACH}`);
   }
   const modelClient = createModelClients(keys, (key, provider) =>
     ports.createModelClient(key, options.concurrency, options.modelTimeoutMs, provider),

@@ -13,7 +13,11 @@ import { assembleReport, buildScenarioReport, scenarioMetaOf } from "../results/
 import { loadTrialEvents } from "../results/read-trial-events.js";
 import { collectSandboxesUsed, sandboxUsedField } from "../results/sandbox-used.js";
 import type { Report, RunInfo, ScenarioReport, TrialReport } from "../results/types.js";
-import { createSandboxSelector, type SandboxSelector } from "../sandbox/sandbox-selection.js";
+import {
+  createSandboxSelector,
+  isCiEnvironment,
+  type SandboxSelector,
+} from "../sandbox/sandbox-selection.js";
 import { collectSecretValues, createSecretRedactor, mergeSecretValues } from "../sandbox/secrets.js";
 import { warmSandboxRunners } from "../sandbox/trial-sandbox.js";
 import type { Scenario } from "../scenario/types.js";
@@ -112,7 +116,9 @@ export async function runSuite(
   const signal = ports.signal ?? new AbortController().signal;
   const redact = createSecretRedactor(collectRunSecrets(scenarios, ports.env));
   await mkdir(options.outDir, { recursive: true });
-  const sandboxes = ports.sandboxes ?? createSandboxSelector({ searchPath: ports.env.PATH ?? "" });
+  const sandboxes =
+    ports.sandboxes ??
+    createSandboxSelector({ searchPath: ports.env.PATH ?? "", failClosed: isCiEnvironment(ports.env) });
 
   const run = await startRun(scenarios, options, ports, now);
   const stopReason = await runTrials(run, { options, ports, now, signal, redact, sandboxes });

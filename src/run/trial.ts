@@ -269,6 +269,9 @@ async function runAgentInSandbox(
     clearTimeout(timer);
     ports.signal.removeEventListener("abort", onCancel);
   }
+  // Nothing the agent left (a setsid or double-forked survivor) may go on changing its work while
+  // the gates judge it.
+  await sandbox?.endAgentProcesses();
   return { sandbox, outcome };
 }
 

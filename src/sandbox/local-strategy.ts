@@ -1,17 +1,39 @@
 /**
  * The local sandbox: a fresh work dir on the host (`work/`, with `tmp/` next to it); commands run
- * there as the harness's user, with the parent's PATH after the shim.
+ * there with the parent's PATH after the shim. Where the harness can have another user
+ * (agent-account.ts: as root), every command of the trial (setup, agent, gates) runs as an account
+ * of the trial's own: the work dir is handed to it, the trial's temp dir can be passed through but
+ * not listed, and what the harness writes (the output folder, the shim's scripts and records) stays
+ * out of its reach. Elsewhere commands run as the harness's user, and the run says so.
  */
+import { chmod, lchown, mkdir, readdir, stat } from "node:fs/promises";
 import path from "node:path";
+import { InfraError } from "../errors.js";
+import {
+  type AccountLease,
+  type AgentAccount,
+  findSameUserReason,
+  leaseAgentIdentity,
+} from "./agent-account.js";
 import { runProcess } from "./exec.js";
 import { createLocalGateRoom } from "./gate-room.js";
 import type { ProcessSettings, SandboxStrategy, SandboxStrategyOptions } from "./sandbox-strategy.js";
 import { resolveRealBinary } from "./shim.js";
 
+/** Where trial temp dirs go when the one asked for cannot be passed through by other users. */
+const SHARED_TMP_ROOT = "/tmp";
+
 export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStrategy {
   const { parentPath } = options;
   return {
     endsLeftoverProcesses: false,
+    async chooseTmpRoot(tmpRoot) {
+      // The harness's own user reaches wherever it asked.
+      if ((await findSameUserReason(parentPath)) !== null) return tmpRoot;
+      await mkdir(tmpRoot, { recursive: true });
+      if (await isPassableByOthers(tmpRoot)) return tmpRoot;
+      return SHARED_TMP_ROOT;
+    },
     layOut(base) {
       const workDir = path.join(base, "work");
       return { root: workDir, workDir, tmpDir: path.join(base, "tmp") };
@@ -19,15 +41,27 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
     async open(layout, processes) {
       const shell = await resolveShell(parentPath);
       const gateRoom = createLocalGateRoom(layout);
-      const run = (file: string, args: string[], settings: ProcessSettings) =>
-        runProcess({
-          file,
-          args,
+      const identity = await leaseAgentIdentity(parentPath);
+      const lease = identity.kind === "account" ? identity.lease : null;
+      if (lease) {
+        try {
+          await handOver(layout.base, layout.workDir, lease);
+        } catch (error) {
+          // No command ran yet: nothing of the account's to end.
+          lease.release();
+          throw error;
+        }
+      }
+      const run = (file: string, args: string[], settings: ProcessSettings) => {
+        const started = lease ? lease.wrap(file, args) : { file, args };
+        return runProcess({
+          ...started,
           cwd: layout.workDir,
           ...settings,
           processGroups: processes.groups,
           ...(processes.place ? { place: processes.place } : {}),
         });
+      };
       return {
         workDir: layout.workDir,
         tmpDir: layout.tmpDir,
@@ -43,10 +77,77 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
         },
         // Programs need no binding here: the host's files are all visible.
         runProcess: (file, args, { programs: _programs, ...settings }) => run(file, args, settings),
-        resolveTarget: (binary) => resolveRealBinary(binary, parentPath, layout.workDir),
+        resolveTarget: async (binary) => {
+          const real = await resolveRealBinary(binary, parentPath, layout.workDir);
+          if (lease && !(await isExecutableBy(real, lease.account))) {
+            throw new InfraError(
+              `target binary ${real} cannot be run by the agent's account ${lease.account.name}: it, or a folder above it, is closed to that user (install the tool where every user may run it, e.g. /usr/local/bin, or give it and its folders o+rx)`,
+            );
+          }
+          return real;
+        },
+        ...(lease
+          ? {
+              // Every command ran as the account: killing its processes ends them all.
+              endProcesses: async () => {
+                await lease.killProcesses();
+                return true;
+              },
+              close: async () => lease.release(),
+            }
+          : {}),
       };
     },
   };
+}
+
+/**
+ * The work dir (the fixture, files and guidance in it) becomes the account's; the trial's temp dir
+ * can be passed through (to the work dir, TMPDIR, the shim) but not listed or written.
+ */
+async function handOver(base: string, workDir: string, lease: AccountLease): Promise<void> {
+  if (!(await isPassableByOthers(path.dirname(base)))) {
+    throw new InfraError(
+      `the agent's account ${lease.account.name} cannot reach the trial's folder ${base}: a folder above it is closed to other users (give it o+x, or set TMPDIR to a folder others can pass through)`,
+    );
+  }
+  await chmod(base, 0o711);
+  await chownTree(workDir, lease.account.uid, lease.account.gid);
+}
+
+/** lchown on `dir` and everything in it (symbolic links themselves, never followed). */
+async function chownTree(dir: string, uid: number, gid: number): Promise<void> {
+  await lchown(dir, uid, gid);
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const entryPath = path.join(dir, entry.name);
+    if (entry.isDirectory()) await chownTree(entryPath, uid, gid);
+    else await lchown(entryPath, uid, gid);
+  }
+}
+
+/** Whether every folder from `/` down to `dir` lets other users pass through (o+x). */
+async function isPassableByOthers(dir: string): Promise<boolean> {
+  for (let current = path.resolve(dir); ; current = path.dirname(current)) {
+    const info = await stat(current).catch(() => null);
+    if (!info || (info.mode & 0o001) === 0) return false;
+    if (path.dirname(current) === current) return true;
+  }
+}
+
+/** Whether `account` may run `file`: execute permission on it, search permission on every folder above. */
+async function isExecutableBy(file: string, account: AgentAccount): Promise<boolean> {
+  for (let current = path.resolve(file); ; current = path.dirname(current)) {
+    const info = await stat(current).catch(() => null);
+    if (!info || !grantsExecute(info, account)) return false;
+    if (path.dirname(current) === current) return true;
+  }
+}
+
+/** The execute (search) bit that applies to `account`: the owner's, the group's or everyone's. */
+function grantsExecute(info: { uid: number; gid: number; mode: number }, account: AgentAccount): boolean {
+  if (info.uid === account.uid) return (info.mode & 0o100) !== 0;
+  if (info.gid === account.gid) return (info.mode & 0o010) !== 0;
+  return (info.mode & 0o001) !== 0;
 }
 
 /** bash on each PATH, looked up once per run rather than once per trial (a stat per PATH entry). */

@@ -4,9 +4,17 @@
  * a ConfigError saying how); `auto` is bwrap where bwrap really works here, else local, with a
  * warning that the agent was not isolated. bwrap is probed once per selector (one per run): the
  * probe runs bwrap with the namespaces the sandbox uses on `true`.
+ *
+ * Where the local sandbox cannot run the agent as a user of its own (agent-account.ts), every
+ * selection of it adds a warning saying so, for the log, the report and the comment.
+ *
+ * In CI (`failClosed`) `auto` never falls back: a job that holds secrets and gates merges must not
+ * run agents unsandboxed because bwrap broke on its runner. It stops with a ConfigError saying why
+ * bwrap failed and the two ways out; only an explicit `local` runs there.
  */
 import { ConfigError, describeError } from "../errors.js";
 import type { SandboxMode, SandboxSetting } from "../scenario/types.js";
+import { findSameUserReason, sameUserWarning } from "./agent-account.js";
 import { probeBwrap } from "./bwrap.js";
 import { resolveRealBinary } from "./shim.js";
 
@@ -17,7 +25,10 @@ export interface SandboxSelection {
 }
 
 export interface SandboxSelector {
-  /** The mode for a setting (never throws: an unusable explicit bwrap fails where it is opened). */
+  /**
+   * The mode for a setting. An unusable explicit bwrap fails where it is opened; an `auto` that
+   * cannot have bwrap throws a ConfigError when the selector fails closed (CI), else falls back.
+   */
   select(setting: SandboxSetting): Promise<SandboxSelection>;
   /** The warnings of the selections made so far, each once. */
   warnings(): string[];
@@ -30,6 +41,17 @@ export interface SandboxSelectorOptions {
   searchPath: string;
   /** bwrap binary; default `bwrap` on `searchPath`. */
   bwrapPath?: string;
+  /** CI: `auto` where bwrap does not work is a ConfigError instead of a fallback to local. */
+  failClosed?: boolean;
+}
+
+/**
+ * Whether `env` is a CI job's: `CI` set to anything but empty, `0` or `false` (GitHub Actions,
+ * GitLab, CircleCI and most others set `CI=true`).
+ */
+export function isCiEnvironment(env: Record<string, string | undefined>): boolean {
+  const value = env.CI?.trim().toLowerCase();
+  return value !== undefined && value !== "" && value !== "0" && value !== "false";
 }
 
 type BwrapUsability = { usable: true } | { usable: false; error: unknown };
@@ -50,14 +72,24 @@ export function createSandboxSelector(options: SandboxSelectorOptions): SandboxS
     })();
     return usability;
   };
+  // Where the local sandbox cannot run the agent as another user, every run using it says so.
+  const noteLocalUser = async () => {
+    const reason = await findSameUserReason(options.searchPath);
+    if (reason !== null) issued.add(sameUserWarning(reason));
+  };
   const choose: Record<SandboxSetting, () => Promise<SandboxSelection>> = {
-    local: async () => ({ mode: "local", warning: null }),
+    local: async () => {
+      await noteLocalUser();
+      return { mode: "local", warning: null };
+    },
     bwrap: async () => ({ mode: "bwrap", warning: null }),
     auto: async () => {
       const found = await probe();
       if (found.usable) return { mode: "bwrap", warning: null };
+      if (options.failClosed) throw refuseFallback(found.error);
       const warning = describeFallback(found.error);
       issued.add(warning);
+      await noteLocalUser();
       return { mode: "local", warning };
     },
   };
@@ -73,11 +105,25 @@ export function createSandboxSelector(options: SandboxSelectorOptions): SandboxS
   };
 }
 
+/** Why bwrap did not work, as the probe said. */
+function describeProbeFailure(error: unknown): string {
+  const reason = error instanceof ConfigError ? error.message : describeError(error);
+  return reason.replace(/^sandbox "bwrap" /, "");
+}
+
+/** The error of an `auto` run in CI where bwrap does not work. */
+function refuseFallback(error: unknown): ConfigError {
+  return new ConfigError(
+    `sandbox "auto" cannot use bwrap here (${describeProbeFailure(error)}), and in CI it does not fall back to the local sandbox, where the agent runs on the runner itself. ` +
+      "Either make bwrap work (install bubblewrap and allow it user namespaces; the action's sandbox-setup does this on GitHub-hosted Ubuntu runners), " +
+      "or choose the local sandbox explicitly (the action's `sandbox: local`, the CLI's `--sandbox local`, or `sandbox: local` in the scenario) to accept what it leaves in the agent's reach (README: Sandbox).",
+  );
+}
+
 /** The warning of an `auto` run that fell back to local. */
 function describeFallback(error: unknown): string {
-  const reason = error instanceof ConfigError ? error.message : describeError(error);
   return (
-    `the agent was NOT isolated: sandbox "auto" ran its trials in the local sandbox because bwrap does not work here (${reason.replace(/^sandbox "bwrap" /, "")}). ` +
+    `the agent was NOT isolated: sandbox "auto" ran its trials in the local sandbox because bwrap does not work here (${describeProbeFailure(error)}). ` +
     "In the local sandbox the agent's commands run as this user, with this machine's files and network, and can see the processes of the harness and of its parents; " +
     "install bubblewrap and allow user namespaces (the action does this on GitHub-hosted runners), or set sandbox: local to accept this."
   );

@@ -75,6 +75,13 @@ export interface SandboxInterior {
   resolveTarget(binary: string): Promise<string>;
   /** The argv[0] the shim gives the real binary, when not the path it runs (bwrap: the covered path). */
   targetArgv0?: string;
+  /**
+   * Ends every process the trial's commands left, where the mode can (local: every process of the
+   * agent's own account); true when that ended them all (no marker sweep needed).
+   */
+  endProcesses?(): Promise<boolean>;
+  /** What the interior holds beyond the trial's processes (local: the agent's account), given back. */
+  close?(): Promise<void>;
 }
 
 /** One sandbox mode, already checked usable on this host. */
@@ -84,6 +91,11 @@ export interface SandboxStrategy {
    * command, --die-with-parent). Then the trial needs no cgroup and no marker sweep.
    */
   endsLeftoverProcesses: boolean;
+  /**
+   * Where the trial's temp dir goes, given the one asked for (default: there). Local mode with an
+   * agent account needs a folder that account can pass through.
+   */
+  chooseTmpRoot?(tmpRoot: string): Promise<string>;
   /** Where the sandbox's root, work dir and TMPDIR go under the trial's temp dir `base`. */
   layOut(base: string): Pick<TrialLayout, "root" | "workDir" | "tmpDir">;
   /**

@@ -34,7 +34,10 @@ export interface TrialCgroup {
   /**
    * Kills every process in it (SIGKILL) and removes it, its runner kept for another trial; never
    * throws. True when every process the trial started was in the cgroup (nothing else to sweep).
+   * A process the trial starts afterwards (a gate's) goes into a fresh cgroup.
    */
+  endProcesses(): Promise<boolean>;
+  /** endProcesses, once and for all. */
   dispose(): Promise<boolean>;
 }
 
@@ -81,10 +84,13 @@ export async function createTrialCgroup(): Promise<TrialCgroup | null> {
   if (!parent) return null;
   let containment: Promise<Containment> | undefined;
   let disposed: Promise<boolean> | undefined;
-  const dispose = async (): Promise<boolean> => {
+  const endProcesses = async (): Promise<boolean> => {
+    const current = containment;
+    // The trial's next process (a gate's) settles a fresh containment.
+    containment = undefined;
     // No process started: none to end.
-    if (!containment) return true;
-    const settled = await containment;
+    if (!current) return true;
+    const settled = await current;
     if (settled.kind === "runner") await recycle(settled.placed, parent);
     if (settled.kind === "join") await killCgroup(settled.dir);
     return settled.kind !== "none";
@@ -102,8 +108,9 @@ export async function createTrialCgroup(): Promise<TrialCgroup | null> {
       }
       return { file, args };
     },
+    endProcesses,
     dispose() {
-      disposed ??= dispose();
+      disposed ??= endProcesses();
       return disposed;
     },
   };

@@ -99,12 +99,14 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
     hostname: scenario.machine?.hostname,
     writableSystemDirs: scenario.machine?.writableSystemDirs,
   });
-  const base = createTrialBase(options.tmpRoot ?? os.tmpdir());
+  const tmpRoot = options.tmpRoot ?? os.tmpdir();
+  const base = createTrialBase((await strategy.chooseTmpRoot?.(tmpRoot)) ?? tmpRoot);
   const cleanup = await createCleanup(base, options.keepWorkDir === true, strategy.endsLeftoverProcesses);
   try {
     const layout = createLayout(strategy, base);
     await fillWorkDir(scenario, variant, layout);
     const interior = await strategy.open(layout, cleanup.processes);
+    cleanup.adopt(interior);
     const environments = createEnvironments(options, interior, cleanup.trialMarker);
     await runSetup(options, interior, environments.setup);
     // After setup, which may have built or installed the target.
@@ -135,6 +137,10 @@ interface Cleanup {
   processMarkers: string[];
   /** Run once every process is gone, before the temp dir goes. */
   onDispose(action: () => void): void;
+  /** The interior's own way to end processes and what it holds (SandboxInterior.endProcesses, close). */
+  adopt(interior: SandboxInterior): void;
+  /** Ends every process of the trial; later commands (gates) may still run. */
+  endProcesses(): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -154,19 +160,31 @@ async function createCleanup(
   const processMarkers = [trialMarker];
   const cgroup = modeEndsLeftovers ? null : await createTrialCgroup();
   const actions: (() => void)[] = [];
+  let interior: SandboxInterior | undefined;
   let disposed = false;
+  const endProcesses = async () => {
+    await killAllProcessGroups(groups);
+    // Every process born in the cgroup is ended with it. What started outside one: every process
+    // of the agent's own account ends with the account; else the markers' sweep.
+    if (modeEndsLeftovers || ((await cgroup?.endProcesses()) ?? false)) return;
+    if ((await interior?.endProcesses?.()) ?? false) return;
+    for (const marker of processMarkers) await killMarkedProcesses(marker);
+  };
   return {
     processes: { groups, ...(cgroup ? { place: cgroup.place } : {}) },
     trialMarker,
     processMarkers,
     onDispose: (action) => actions.push(action),
+    adopt: (adopted) => {
+      interior = adopted;
+    },
+    endProcesses,
     async dispose() {
       if (disposed) return;
       disposed = true;
-      await killAllProcessGroups(groups);
-      // Every process born in the cgroup is ended with it; only what started elsewhere needs the sweep.
-      const contained = modeEndsLeftovers || ((await cgroup?.dispose()) ?? false);
-      if (!contained) for (const marker of processMarkers) await killMarkedProcesses(marker);
+      await endProcesses();
+      await cgroup?.dispose();
+      await interior?.close?.();
       for (const action of actions) action();
       if (!keepWorkDir) await removeTree(base);
     },
@@ -376,6 +394,7 @@ function assembleSandbox(parts: {
       absoluteLinks: options.mode === "bwrap" ? "root" : "host",
     },
     readTargetInvocations: async (): Promise<TargetInvocationRecord[]> => shimChannel?.read() ?? [],
+    endAgentProcesses: cleanup.endProcesses,
     dispose: cleanup.dispose,
   };
 }

@@ -148,6 +148,12 @@ export interface TrialSandbox {
   gateFiles: GateFileTree;
   /** Invocations recorded by the shim so far, in start order. */
   readTargetInvocations(): Promise<TargetInvocationRecord[]>;
+  /**
+   * Ends every process the trial started (setsid, double-forked and environment-clearing ones
+   * included, as dispose does) while keeping the sandbox: called when the agent is done, so that
+   * nothing it left runs while the gates judge its work.
+   */
+  endAgentProcesses(): Promise<void>;
   dispose(): Promise<void>;
 }
 

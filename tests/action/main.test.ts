@@ -382,6 +382,35 @@ describe("run", () => {
     expect(programs).toEqual([]);
   });
 
+  it("fails closed where bwrap does not work: sandbox auto is a configuration error, an explicit local runs", async () => {
+    // A bwrap that fails as AppArmor makes it fail, first on PATH; the runner's setup cannot fix it.
+    const bin = path.join(tempDir, "blocked-bwrap");
+    await mkdir(bin);
+    await writeFile(
+      path.join(bin, "bwrap"),
+      "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n",
+      { mode: 0o755 },
+    );
+    const env = { PATH: `${bin}:${process.env.PATH}` };
+    const refused = await run(
+      await createDeps({ agent: "oracle", "working-directory": "base", scenarios: "." }, { env }),
+    );
+    expect(refused.status).toBe("config_error");
+    expect(recorded.failed.join("\n")).toContain("setting up uid map: Permission denied");
+    expect(recorded.failed.join("\n")).toContain("in CI it does not fall back to the local sandbox");
+    expect(recorded.failed.join("\n")).toContain("sandbox: local");
+    expect(recorded.uploads).toEqual([]);
+
+    recorded.failed.length = 0;
+    const local = await run(
+      await createDeps(
+        { agent: "oracle", "working-directory": "base", scenarios: ".", sandbox: "local" },
+        { env },
+      ),
+    );
+    expect(local.status, recorded.failed.join("\n")).toBe("passed");
+  });
+
   it.each([
     [
       { "working-directory": "nowhere" },

@@ -129,7 +129,7 @@ describe("the action's sandbox setup", () => {
     );
     expect(result).toEqual({ usable: false, changes: [] });
     expect(log.warnings()).toEqual([
-      `could not make bwrap work on this runner (exit 1: ${DENIED}): sandbox auto will run the agent unisolated, and sandbox bwrap cannot run.`,
+      `could not make bwrap work on this runner (exit 1: ${DENIED}): the run stops unless the sandbox is local (set sandbox: local to accept an agent on the runner itself).`,
     ]);
   });
 
@@ -167,7 +167,7 @@ describe("the action's sandbox setup", () => {
     const result = await setUpSandboxFor(AUTO, { runProgram, env: {} }, log.log, "linux");
     expect(result).toEqual({ usable: false, changes: [] });
     expect(log.warnings()).toEqual([
-      `could not install bubblewrap (exit 127: could not start "sudo": spawn sudo ENOENT): sandbox auto will run the agent unisolated, and sandbox bwrap cannot run.`,
+      `could not install bubblewrap (exit 127: could not start "sudo": spawn sudo ENOENT): the run stops unless the sandbox is local (set sandbox: local to accept an agent on the runner itself).`,
     ]);
   });
 

@@ -2,7 +2,7 @@
  * The command agent through the real trial harness: a tiny real agent (a bash script) that runs
  * the target tool and prints a transcript, in a real sandbox with the shim.
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
@@ -53,6 +53,8 @@ let agentPath: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "command-agent-test-"));
+  // The local sandbox's agent account (where the tests run as root) runs the agent from here.
+  await chmod(dir, 0o711);
   agentPath = path.join(dir, "tiny-agent");
   await writeFile(agentPath, TINY_AGENT, { mode: 0o755 });
 });

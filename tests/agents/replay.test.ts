@@ -59,6 +59,8 @@ async function readReport(out: string): Promise<Report> {
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "replay-test-"));
+  // The local sandbox's agent account (where the tests run as root) runs the tool from here.
+  await chmod(dir, 0o711);
   binDir = path.join(dir, "bin");
   await mkdir(binDir);
   scenarioFile = path.join(dir, "scenario.yaml");

@@ -10,12 +10,14 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findSameUserReason } from "../../src/sandbox/agent-account.js";
 import { buildPushEvent, type DistRun, REPO_ROOT, runDist } from "../action/run-dist.js";
 import { type GitHubFake, readZipEntries, startGitHubFake } from "../support/github-server.js";
 import { findLeaks, leakForms, readOutputTree } from "../support/leaks.js";
 import { type CliResult, runCli } from "../support/run-cli.js";
 
 const token = () => randomBytes(9).toString("hex");
+const sameUserReason = await findSameUserReason(process.env.PATH ?? "");
 const CANARIES = {
   ANTHROPIC_API_KEY: `sk-ant-api03-${token()}`,
   GITHUB_TOKEN: `ghp_${token()}${token()}`,
@@ -116,8 +118,13 @@ describe.each(["local", "bwrap"] as const)("an agent walking /proc in %s mode", 
     expect(findLeaks(texts, CANARIES)).toEqual([]);
   });
 
-  it.runIf(mode === "local")("warns that processes the tool does not control are out of its reach", () => {
-    expect(result.stderr).toContain("npx, the shell that started it, the CI step");
+  it.runIf(mode === "local")("says what the local sandbox leaves in the agent's reach", () => {
+    // As the harness's own user, its parents' environments; as an account of its own, none of them.
+    expect(result.stderr).toContain(
+      sameUserReason === null
+        ? "each agent runs as a user of its own"
+        : "npx, the shell that started it, the CI step",
+    );
   });
 });
 

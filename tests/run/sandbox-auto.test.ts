@@ -15,11 +15,14 @@ import type { Report } from "../../src/results/types.js";
 import { defaultRunOptions } from "../../src/run/options.js";
 import { checkSandbox } from "../../src/run/preflight.js";
 import { runSuite } from "../../src/run/suite.js";
+import { findSameUserReason, sameUserWarning } from "../../src/sandbox/agent-account.js";
 import { createSandboxSelector } from "../../src/sandbox/sandbox-selection.js";
 import { findBwrapProblem } from "../support/processes.js";
 import { makeScenario } from "../support/scenario-factory.js";
 
 const APPARMOR_DENIAL = "bwrap: setting up uid map: Permission denied";
+/** Why the local sandbox runs the agent as the harness's own user here (not root), or null. */
+const sameUserReason = await findSameUserReason(process.env.PATH ?? "");
 const folders: string[] = [];
 
 afterEach(async () => {
@@ -52,7 +55,10 @@ describe("sandbox auto where bwrap does not work", () => {
     const outDir = await tempDir("llm-tool-test-auto-");
     const selector = createSandboxSelector({ searchPath });
     const logged = await checkSandbox([scenario], null, selector, searchPath);
-    expect(logged).toHaveLength(1);
+    // Besides the fallback's warning, the one that the agent runs as the harness's own user, where it does.
+    expect(logged).toEqual(
+      sameUserReason === null ? [logged[0]] : [logged[0], sameUserWarning(sameUserReason)],
+    );
     expect(logged[0]).toContain("the agent was NOT isolated");
     expect(logged[0]).toContain(APPARMOR_DENIAL);
 
@@ -101,10 +107,12 @@ describe("sandbox auto where bwrap does not work", () => {
     );
   });
 
-  it("explicit local neither probes bwrap nor warns", async () => {
+  it("explicit local neither probes bwrap nor warns of a fallback", async () => {
     const searchPath = await pathWithBlockedBwrap();
     const selector = createSandboxSelector({ searchPath });
-    expect(await checkSandbox([scenario], "local", selector, searchPath)).toEqual([]);
+    expect(await checkSandbox([scenario], "local", selector, searchPath)).toEqual(
+      sameUserReason === null ? [] : [sameUserWarning(sameUserReason)],
+    );
     expect(await selector.select("local")).toEqual({ mode: "local", warning: null });
   });
 

@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -15,6 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { ConfigError, InfraError } from "../../src/errors.js";
+import { findSameUserReason } from "../../src/sandbox/agent-account.js";
 import { createTrialSandbox, type TrialSandboxOptions } from "../../src/sandbox/trial-sandbox.js";
 import type { TrialSandbox } from "../../src/sandbox/types.js";
 import { createEventRecorder } from "../support/event-builder.js";
@@ -23,11 +25,15 @@ import { makeScenario } from "../support/scenario-factory.js";
 import { FAKE_TOOL } from "./fake-tool.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "trial-sandbox-test-"));
+// The local sandbox's agent account (where the tests run as root) runs the tools from here.
+chmodSync(dir, 0o711);
 const tmpRoot = path.join(dir, "tmp-root");
 const toolDir = path.join(dir, "tools");
 mkdirSync(toolDir, { recursive: true });
 writeFileSync(path.join(toolDir, "fake-tool"), FAKE_TOOL, { mode: 0o755 });
 
+/** Whether the local sandbox runs agents as accounts of their own here (the harness is root). */
+const ownAccounts = (await findSameUserReason(process.env.PATH ?? "")) === null;
 const CANARY = "sk-ant-CANARY-5f3a9c1e";
 const parentEnv = {
   PATH: `${toolDir}:${process.env.PATH ?? "/usr/bin:/bin"}`,
@@ -260,6 +266,22 @@ describe("createTrialSandbox (local)", () => {
     const invocations = await sandbox.readTargetInvocations();
     expect(invocations.map((record) => record.argv)).toEqual([["built-tool", "echo", "via-path"]]);
   });
+
+  it.runIf(ownAccounts)(
+    "refuses, clearly, a target the agent's own account could not run (a folder closed to other users)",
+    async () => {
+      const closed = path.join(dir, "closed-tools");
+      mkdirSync(closed, { mode: 0o700 });
+      writeFileSync(path.join(closed, "closed-tool"), FAKE_TOOL, { mode: 0o755 });
+      await expect(
+        createSandbox({
+          scenario: makeScenario({ target: { binary: path.join(closed, "closed-tool"), env: {} } }),
+        }),
+      ).rejects.toThrow(
+        /cannot be run by the agent's account llm-tool-test-agent-\d+: .*closed to that user/,
+      );
+    },
+  );
 
   it("resolves file gate paths inside the sandbox and refuses escapes", async () => {
     const { sandbox } = await createSandbox();

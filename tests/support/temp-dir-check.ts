@@ -4,7 +4,7 @@
  * os.tmpdir() is found when the file ends, and the file fails. Parallel files cannot disturb each
  * other's check. The folder goes either way: a leak does not pile up in /tmp.
  */
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll } from "vitest";
@@ -12,6 +12,9 @@ import { removeTempDirs } from "./temp-dirs.js";
 
 const tmpdirBefore = process.env.TMPDIR;
 const fileTmp = mkdtempSync(path.join(os.tmpdir(), "ltt-vitest-"));
+// Other users may pass through it (not list it): where the harness runs as root, the local sandbox
+// runs agents as accounts of their own, which must reach the trials' folders and the tests' tools.
+chmodSync(fileTmp, 0o711);
 process.env.TMPDIR = fileTmp;
 
 // Registered first, so it runs after the test file's own afterAll hooks.

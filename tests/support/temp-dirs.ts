@@ -2,7 +2,7 @@
  * Temporary folders for tests. Each is removed when its test file ends (by tests/support/temp-dir-check.ts,
  * which then fails the file if anything else is left in its temp dir).
  */
-import { mkdtempSync } from "node:fs";
+import { chmodSync, mkdtempSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -12,6 +12,8 @@ const made: string[] = [];
 /** A fresh folder `<os.tmpdir()>/<prefix>XXXXXX`, removed after the test file. */
 export function makeTempDir(prefix: string): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  // Passable (not listable) by other users: the local sandbox's agent accounts (see temp-dir-check.ts).
+  chmodSync(dir, 0o711);
   made.push(dir);
   return dir;
 }

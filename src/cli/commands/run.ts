@@ -120,7 +120,8 @@ ${describeAgents()}  --agent-command TPL    the command agent's command, with {p
   --tier N               only scenarios with tier <= N
   -j, --concurrency N    trials in flight at once (default 1)
   --sandbox MODE         auto | local | bwrap (default: the scenario's, else auto: bwrap where it
-                         works here, else local with a warning that the agent was not isolated)
+                         works here, else local with a warning that the agent was not isolated;
+                         with CI set, an error instead: choose local explicitly to run there)
   --out DIR              output folder (default .llm-tool-test/run-<timestamp>)
   --base-url URL         Messages API base URL (or ANTHROPIC_BASE_URL), for gateways and proxies
   --openai-base-url URL  OpenAI-compatible API base URL for openai: models (or OPENAI_BASE_URL),

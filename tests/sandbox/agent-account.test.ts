@@ -1,0 +1,98 @@
+/**
+ * The local sandbox's agent accounts (src/sandbox/agent-account.ts), where the harness runs as
+ * root: a command started through a lease runs as the account, without groups, with no_new_privs;
+ * leases are exclusive while held; killing the account's processes ends even those that left the
+ * trial's session and cleared their environment, without a cgroup.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type AccountLease,
+  findProcessesOf,
+  findSameUserReason,
+  leaseAgentIdentity,
+} from "../../src/sandbox/agent-account.js";
+import { runProcess } from "../../src/sandbox/exec.js";
+import { findLiveProcesses } from "../support/processes.js";
+
+const searchPath = process.env.PATH ?? "/usr/bin:/bin";
+const sameUserReason = await findSameUserReason(searchPath);
+const held: AccountLease[] = [];
+
+afterEach(async () => {
+  for (const lease of held.splice(0)) {
+    await lease.killProcesses();
+    lease.release();
+  }
+});
+
+async function lease(): Promise<AccountLease> {
+  const identity = await leaseAgentIdentity(searchPath);
+  if (identity.kind !== "account") throw new Error(`no account: ${identity.reason}`);
+  held.push(identity.lease);
+  return identity.lease;
+}
+
+function run(account: AccountLease, script: string) {
+  const { file, args } = account.wrap("/bin/sh", ["-c", script]);
+  return runProcess({
+    file,
+    args,
+    cwd: "/",
+    env: { PATH: searchPath },
+    timeoutMs: 20_000,
+    outputCapBytes: 65_536,
+  });
+}
+
+describe.skipIf(sameUserReason !== null)("agent accounts (as root)", () => {
+  it("runs a command as the account: its uid and gid, no other group, no_new_privs", async () => {
+    const account = await lease();
+    const result = await run(account, "id -u; id -g; id -G; grep NoNewPrivs /proc/self/status");
+    expect(result.exit_code, result.stderr).toBe(0);
+    const [uid, gid, groups, noNewPrivs] = result.stdout.trim().split("\n");
+    expect(Number(uid)).toBe(account.account.uid);
+    expect(Number(gid)).toBe(account.account.gid);
+    expect(groups).toBe(String(account.account.gid));
+    expect(noNewPrivs).toMatch(/^NoNewPrivs:\s+1$/);
+    expect(account.account.uid).not.toBe(0);
+    expect(account.account.name).toMatch(/^llm-tool-test-agent-\d+$/);
+  });
+
+  it("gives each lease held at once an account of its own, and leases again once one is released", async () => {
+    const first = await lease();
+    const second = await lease();
+    expect(second.account.uid).not.toBe(first.account.uid);
+    first.release();
+    held.splice(held.indexOf(first), 1);
+    // (Which account comes next depends on what other harnesses on the machine hold meanwhile.)
+    const third = await lease();
+    expect(third.account.uid).not.toBe(second.account.uid);
+  });
+
+  it("kills every process of the account, setsid, double-forked and environment-clearing ones included", async () => {
+    const account = await lease();
+    const tag = `${process.pid}${Math.floor(Math.random() * 1e6)}`;
+    const sleeps = [`301.${tag}1`, `301.${tag}2`, `301.${tag}3`];
+    const started = await run(
+      account,
+      [
+        `setsid sleep ${sleeps[0]} >/dev/null 2>&1 &`,
+        `( ( sleep ${sleeps[1]} >/dev/null 2>&1 & ) & )`,
+        `env -i setsid sleep ${sleeps[2]} >/dev/null 2>&1 &`,
+        `until [ "$(pgrep -c -f '^sleep 301\\.${tag}')" = 3 ]; do sleep 0.02; done`,
+      ].join("\n"),
+    );
+    expect(started.exit_code, started.stderr).toBe(0);
+    expect((await findProcessesOf(account.account.uid)).length).toBeGreaterThanOrEqual(3);
+    await account.killProcesses();
+    expect(await findProcessesOf(account.account.uid)).toEqual([]);
+    expect(sleeps.flatMap((sleep) => findLiveProcesses(sleep))).toEqual([]);
+  });
+});
+
+describe.runIf(sameUserReason !== null)("agent accounts (not root)", () => {
+  it("says why there is none, and leases none", async () => {
+    expect(sameUserReason).toMatch(/not root|not Linux|not on PATH/);
+    expect((await leaseAgentIdentity(searchPath)).kind).toBe("same-user");
+  });
+});
