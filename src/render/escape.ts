@@ -49,12 +49,14 @@ function breakReferences(text: string): string {
 }
 
 /**
- * A zero-width space inside `http://`, `https://` and `www.`: GitHub autolinks those in text (GFM's
+ * A zero-width space after `http://` and `https://` and inside `www.`: GitHub autolinks those in text (GFM's
  * extended autolinks), which would make an agent's URL a clickable link in the report and the
  * comment. The text reads the same; nothing links.
  */
 function breakAutolinks(text: string): string {
-  return text.replace(/\b(https?)(?=:\/\/)/gi, `$1${ZWSP}`).replace(/\b(www)(?=\.)/gi, `$1${ZWSP}`);
+  // After `://`, not inside the scheme: the redaction that runs over rendered text still sees
+  // `scheme://user:password@` whole.
+  return text.replace(/\b(https?:\/\/)/gi, `$1${ZWSP}`).replace(/\b(www)(?=\.)/gi, `$1${ZWSP}`);
 }
 
 /**

@@ -238,7 +238,7 @@ describe.each(markdownOutputs)("%s", (name, markdown) => {
   it("makes no link of the agent's URLs: no autolink, no angle link, no www. link", () => {
     expect(markdown).toContain("evil.example/x");
     const prose = outsideCode(markdown);
-    // GitHub autolinks http(s):// and www. in text; a zero-width space inside the scheme stops it.
+    // GitHub autolinks http(s):// and www. in text; a zero-width space before the domain stops it.
     expect(prose).not.toMatch(/https?:\/\/evil/i);
     expect(prose).not.toMatch(/(?<![\w\u200B])www\.evil/i);
     expect(prose).not.toMatch(/<https?:/i);
