@@ -71,7 +71,7 @@ import { type ActionOutputs, buildOutputs, buildSkippedOutputs } from "./outputs
 import { type BaselineResolution, resolveBaseline } from "./resolve-baseline.js";
 import { createProgramRunner, type RunProgram } from "./run-program.js";
 import { createInputReader, lendServiceVariables, withServiceVariablesSync } from "./runner-environment.js";
-import { setUpSandboxFor } from "./sandbox-setup.js";
+import { restoreSandboxSetup, setUpSandboxFor } from "./sandbox-setup.js";
 
 /** The slice of `@actions/core` the action uses. */
 export interface ActionCore {
@@ -736,7 +736,29 @@ async function produceRunReport(
   folders: ActionFolders,
   log: Log,
 ): Promise<ProducedReport> {
-  await setUpSandboxFor(settings, { runProgram: deps.runProgram, env: deps.env }, log);
+  const machine = { runProgram: deps.runProgram, env: deps.env };
+  const setup = await setUpSandboxFor(settings, machine, log);
+  try {
+    return await runWithSandboxSetUp(
+      { runSettings: settings, baseline, replayFrom },
+      context,
+      deps,
+      folders,
+      log,
+    );
+  } finally {
+    // The runner's AppArmor and sysctl as they were, whatever happened to the run.
+    await restoreSandboxSetup(setup, machine, log);
+  }
+}
+
+async function runWithSandboxSetUp(
+  { runSettings: settings, baseline, replayFrom }: Pick<RunFrom, "runSettings" | "baseline" | "replayFrom">,
+  context: RunContext,
+  deps: ActionDeps,
+  folders: ActionFolders,
+  log: Log,
+): Promise<ProducedReport> {
   const prepared = await prepareActionRun(settings, context, deps, folders, log, replayFrom);
   const settled = settleActionBaseline(baseline, poolTargetOfPrepared(prepared), log);
   log.info(describeRunStart(settings, prepared.scenarios.length, Boolean(settled?.report)));

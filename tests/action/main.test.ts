@@ -368,7 +368,7 @@ describe("run", () => {
     };
     const deps = await createDeps({ agent: "oracle", "working-directory": "base", scenarios: "." });
     expect((await run({ ...deps, runProgram })).status).toBe("passed");
-    expect(programs.slice(0, 2)).toEqual(["sh -c command -v bwrap", "sudo -n apt-get update"]);
+    expect(programs.slice(0, 2)).toEqual(["test -x /usr/bin/bwrap", "sudo -n apt-get update"]);
     expect(recorded.log).toContainEqual({
       level: "warning",
       message: expect.stringMatching(
@@ -380,6 +380,31 @@ describe("run", () => {
     const merge = await run({ ...(await createDeps({ agent: "oracle", mode: "merge" })), runProgram });
     expect(merge.status).toBe("config_error");
     expect(programs).toEqual([]);
+  });
+
+  it("leaves the runner's AppArmor and sysctl as it found them once the run is over (issue #25)", async () => {
+    // A runner where only the sysctl makes bwrap work: the setup installs the profile, then sets it.
+    const programs: string[] = [];
+    let restricted = true;
+    const runProgram: ActionDeps["runProgram"] = async ({ file, args }) => {
+      const line = [file, ...args].join(" ");
+      programs.push(line);
+      if (line === "sysctl -n kernel.apparmor_restrict_unprivileged_userns")
+        return { exitCode: 0, stdout: "1\n", stderr: "" };
+      if (line.startsWith("sudo -n sysctl -w")) restricted = line.endsWith("=1");
+      if (file === "/usr/bin/bwrap" && restricted)
+        return { exitCode: 1, stdout: "", stderr: "bwrap: setting up uid map: Permission denied" };
+      if (line.startsWith("test -e")) return { exitCode: 1, stdout: "", stderr: "" };
+      return { exitCode: 0, stdout: "", stderr: "" };
+    };
+    const deps = await createDeps({ agent: "oracle", "working-directory": "base", scenarios: "." });
+    expect((await run({ ...deps, runProgram })).status).toBe("passed");
+    expect(programs.slice(-3)).toEqual([
+      "sudo -n sysctl -w kernel.apparmor_restrict_unprivileged_userns=1",
+      "sudo -n apparmor_parser -R /etc/apparmor.d/bwrap",
+      "sudo -n rm -f /etc/apparmor.d/bwrap",
+    ]);
+    expect(restricted).toBe(true);
   });
 
   it.each([
