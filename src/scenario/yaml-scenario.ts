@@ -428,12 +428,10 @@ async function readTarget(
   if (binaryNode) {
     const binary = reader.readString(binaryNode, joinField(field, "binary"));
     // A bare name is looked up on PATH; anything with a slash is a path relative to the scenario file.
-    if (binary !== undefined && binary.includes("/")) {
-      const resolved = path.resolve(dir, binary);
-      const outside = await describeTargetEscape(resolved, dir, binary);
-      if (outside) reader.report(binaryNode.line, joinField(field, "binary"), outside);
-      else target.binary = resolved;
-    } else if (binary !== undefined) target.binary = binary;
+    const resolved = binary?.includes("/") ? path.resolve(dir, binary) : undefined;
+    const outside = binary && resolved ? await describeTargetEscape(resolved, dir, binary) : null;
+    if (outside) reader.report(binaryNode.line, joinField(field, "binary"), outside);
+    else if (binary !== undefined) target.binary = resolved ?? binary;
   }
   const patternNode = entries.get("command_pattern")?.value;
   if (patternNode) {
