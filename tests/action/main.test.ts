@@ -172,6 +172,62 @@ describe("run", () => {
     expect(recorded.secrets).toEqual(["ghs_token"]);
   });
 
+  it("passes over a base-branch artifact whose report is out of range, and still gates on the others (issue #25)", async () => {
+    const push = await run(
+      await createDeps({ agent: "oracle", "working-directory": "head", scenarios: "." }),
+    );
+    expect(push.status).toBe("passed");
+    const pushed = JSON.parse(await readFile(recorded.outputs["report-path"]!, "utf8")) as Report;
+    const passing = withEveryTrialPassing(pushed);
+    const hostile = structuredClone(passing);
+    hostile.scenarios[0]!.trials[0]!.execution.duration_ms = 1e200;
+    const bodies = new Map<number, string>();
+    for (const [id, sha, hoursAgo, report] of [
+      [101, "a".repeat(40), 5, hostile],
+      [102, "d".repeat(40), 2, passing],
+      [103, "e".repeat(40), 9, passing],
+    ] as const) {
+      fake.addRun({
+        id,
+        run_number: id,
+        head_sha: sha,
+        created_at: new Date(Date.now() - hoursAgo * 3600_000).toISOString(),
+      });
+      bodies.set(fake.addArtifact({ name: "llm-tool-test-report", runId: id }).id, JSON.stringify(report));
+    }
+    recorded = { log: [], outputs: {}, secrets: [], failed: [], summaries: [], uploads: [] };
+    const result = await run(
+      await createDeps(
+        {
+          agent: "oracle",
+          "working-directory": "head",
+          scenarios: ".",
+          "baseline-runs": "2",
+          "extra-trials": "0",
+        },
+        {
+          event: "pull_request",
+          artifacts: {
+            downloadArtifact: async (id, options) => {
+              await writeFile(path.join(options?.path ?? ".", "report.json"), bodies.get(id)!);
+              return { downloadPath: options?.path };
+            },
+          },
+        },
+      ),
+    );
+    const log = recorded.log.map((l) => l.message);
+    expect(log).toContainEqual(
+      expect.stringMatching(
+        /^Passed over for the baseline: the baseline artifact of run #101 \(`aaaaaaa`\) holds no usable report\.json \(.*scenarios\[0\]\.trials\[0\]\.execution\.duration_ms: expected a duration <= 100000000000 ms, found 1e\+200/,
+      ),
+    );
+    expect(log).toContain("The baseline pools 2 of 2 base-branch run(s).");
+    // count_items passed in both good runs and fails here: the check still gates.
+    expect(result.status).toBe("failed");
+    expect(JSON.parse(recorded.outputs.decision!)).toMatchObject({ failed: true });
+  });
+
   it("pools the last baseline-runs base-branch artifacts, and extends the scenario that collapsed against them", async () => {
     // A push run of the same suite gives the identity and content of the base-branch runs; in them
     // count_items passed, here it fails.
