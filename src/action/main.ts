@@ -717,9 +717,12 @@ function settleActionBaseline(
   const settled = settleBaseline(
     [...byLabel].map(([label, c]) => ({ label, report: c.report })),
     target,
-    { pool: baseline.pool },
+    // Runs whose report was not valid data were passed over (logged as such) and are listed too.
+    { pool: baseline.pool, rejected: baseline.rejected ?? [] },
   );
-  for (const line of describeExclusions(settled.excluded)) log.info(`Left out of the baseline: ${line}.`);
+  // The rejected runs were logged as passed over already: only the pool's own exclusions here.
+  const pooledOut = settled.excluded.slice(baseline.rejected?.length ?? 0);
+  for (const line of describeExclusions(pooledOut)) log.info(`Left out of the baseline: ${line}.`);
   if (baseline.pool && settled.report) {
     log.info(
       `The baseline pools ${settled.used.length} of ${baseline.candidates.length} base-branch run(s).`,

@@ -226,6 +226,19 @@ describe("run", () => {
     // count_items passed in both good runs and fails here: the check still gates.
     expect(result.status).toBe("failed");
     expect(JSON.parse(recorded.outputs.decision!)).toMatchObject({ failed: true });
+    // Listed with the pool's exclusions, with why (comparison.json's decision).
+    const { decision } = JSON.parse(
+      await readFile(path.join(path.dirname(recorded.outputs["report-path"]!), "comparison.json"), "utf8"),
+    );
+    expect(decision.baseline.excluded).toEqual([
+      {
+        label: "run #101 (`aaaaaaa`)",
+        scenario: null,
+        reason: expect.stringMatching(
+          /^not a valid report: scenarios\[0\]\.trials\[0\]\.execution\.duration_ms: /,
+        ),
+      },
+    ]);
   });
 
   it("pools the last baseline-runs base-branch artifacts, and extends the scenario that collapsed against them", async () => {
