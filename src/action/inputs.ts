@@ -17,7 +17,9 @@ import type { SandboxSetting } from "../scenario/types.js";
 
 export { DEFAULT_BASELINE_RUNS };
 
-export type ActionMode = "run" | "merge";
+/** `post-fork-comment`: a `workflow_run` follow-up posting the comment of a fork's run (fork-follow-up.ts). */
+export type ActionMode = "run" | "merge" | "post-fork-comment";
+export const ACTION_MODES: readonly ActionMode[] = ["run", "merge", "post-fork-comment"];
 export type BaselineSetting = { kind: "auto" } | { kind: "none" } | { kind: "path"; path: string };
 /** A pull request without secrets (a fork's, Dependabot's): replay the baseline's transcripts, or skip. */
 export type ForkMode = "replay" | "skip";
@@ -248,7 +250,7 @@ export function readActionSettings(read: ReadInput): ActionSettings {
   const judgeModel = read("judge-model").trim();
   const agent = readAgent(read);
   return {
-    mode: readChoice(read, "mode", ["run", "merge"] as const, "run"),
+    mode: readChoice(read, "mode", ACTION_MODES, "run"),
     scenarios: scenarios.length > 0 ? scenarios : ["scenarios"],
     apiKey: read("anthropic-api-key").trim(),
     openaiApiKey: read("openai-api-key").trim(),

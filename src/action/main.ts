@@ -21,6 +21,12 @@ import { formatArtifactUrl, formatRunUrl, uploadReportArtifact } from "../github
 import { upsertComment } from "../github/comment.js";
 import { describeHttpError } from "../github/describe-http-error.js";
 import type { FoundBaseline } from "../github/find-baseline.js";
+import {
+  downloadRunArtifact,
+  type ForkPullRequest,
+  type ForkRun,
+  findForkPullRequest,
+} from "../github/fork-run.js";
 import type { ArtifactClient, GitHubClient } from "../github/types.js";
 import type { ModelClient } from "../model/model-client.js";
 import type { OpenAiApiChoice } from "../model/openai-client.js";
@@ -40,6 +46,7 @@ import {
   runPrepared,
 } from "../run/prepare.js";
 import {
+  compareAndDecide,
   type DecisionSettings,
   type ProgressEvent,
   type SuiteResult,
@@ -50,6 +57,7 @@ import { expandScenarioPatterns } from "../scenario/patterns.js";
 import { projectRootOf } from "../scenario/repository-root.js";
 import { provideClaudeCode } from "./claude-code-cli.js";
 import { type RunContext, readRunContext } from "./context.js";
+import { FORK_ARTIFACT_MAX_BYTES, readForkReport, readForkRunEvent } from "./fork-follow-up.js";
 import {
   describeSecretlessSender,
   FORK_COMMENT_FILE,
@@ -63,7 +71,7 @@ import { type ActionOutputs, buildOutputs, buildSkippedOutputs } from "./outputs
 import { type BaselineResolution, resolveBaseline } from "./resolve-baseline.js";
 import { createProgramRunner, type RunProgram } from "./run-program.js";
 import { createInputReader, lendServiceVariables, withServiceVariablesSync } from "./runner-environment.js";
-import { setUpSandboxFor } from "./sandbox-setup.js";
+import { restoreSandboxSetup, setUpSandboxFor } from "./sandbox-setup.js";
 
 /** The slice of `@actions/core` the action uses. */
 export interface ActionCore {
@@ -223,6 +231,7 @@ async function runAction(
     warn: (message) => core.warning(redact(message)),
   };
 
+  if (settings.mode === "post-fork-comment") return postForkComment(settings, context, deps, redact, log);
   const secrets = checkSecrets(settings, context);
   if (secrets.kind === "skip") return skip(secrets.reason, deps, log);
   if (deps.environmentWarning && settings.mode === "run") log.warn(deps.environmentWarning);
@@ -256,6 +265,121 @@ async function runAction(
     return { status: "passed", outputs, message: null };
   }
   return decideExit(produced.decision, produced.report, baselineNote, core, log, redact, outputs);
+}
+
+/**
+ * `mode: post-fork-comment`: the comment of the fork's run that started this `workflow_run`, posted
+ * on the pull request the payload and the API agree it ran for. The fork's report.json is the only
+ * thing read from its artifact, validated like any downloaded report; the baseline is looked up
+ * here (the base branch's own artifacts), and the comparison, decision and comment are computed
+ * and rendered here, so no fork-provided Markdown or verdict is posted.
+ */
+async function postForkComment(
+  settings: ActionSettings,
+  context: RunContext,
+  deps: ActionDeps,
+  redact: (text: string) => string,
+  log: Log,
+): Promise<ActionResult> {
+  const event = readForkRunEvent(deps.env);
+  if (event.kind === "not-a-pull-request")
+    return skip(
+      `The run that started this workflow was a "${event.event}" run, not a pull request's: no comment to post.`,
+      deps,
+      log,
+    );
+  const { run: forkRun } = event;
+  if (!context.repo) throw new ConfigError("GITHUB_REPOSITORY is not set: the pull request cannot be found");
+  const github = deps.createGitHubClient(settings.githubToken);
+  const found = await findForkPullRequest(github, context.repo, forkRun);
+  if (found.status === "missing") return skip(`Nothing posted: ${found.reason}.`, deps, log);
+  const pr = found.pullRequest;
+  const downloadDir = path.join(
+    context.tempDir,
+    "llm-tool-test",
+    `${settings.artifactName}-fork-run-${forkRun.id}`,
+  );
+  await rm(downloadDir, { recursive: true, force: true });
+  const artifact = await downloadRunArtifact(github, deps.artifacts, {
+    repo: context.repo,
+    runId: forkRun.id,
+    name: settings.artifactName,
+    token: settings.githubToken,
+    dir: path.join(downloadDir, "fork"),
+    maxBytes: FORK_ARTIFACT_MAX_BYTES,
+  });
+  if (artifact.status === "missing")
+    return skip(`Nothing posted on #${pr.number}: ${artifact.reason}.`, deps, log);
+  const report = await readForkReport(artifact.dir, forkRun.id);
+  log.info(
+    `Read the report of run ${forkRun.id} for pull request #${pr.number}: ${report.summary.trials} trial(s) over ${report.summary.scenarios} scenario(s).`,
+  );
+
+  const forkContext = forkRunContext(context, forkRun, pr);
+  const workDir = path.resolve(context.workspace, settings.workingDirectory);
+  const looked = await lookUpBaseline(
+    settings,
+    forkContext,
+    deps,
+    workDir,
+    path.join(downloadDir, "base"),
+    log,
+  );
+  // A replay is compared with the run it replayed, as the fork's run compared it; else the pool.
+  const replayed = report.run.agent === "replay" ? await findReplaySource(looked, workDir) : null;
+  const baseline = replayed?.status === "found" ? replayBaseline(replayed, false) : looked;
+  const settled = settleActionBaseline(baseline, report, log);
+  const compared = compareAndDecide(
+    report,
+    settled?.report ?? null,
+    compareOptionsOf(settings),
+    decisionSettingsOf(settings, settled),
+  );
+  const produced: ProducedReport = { report, ...compared, settled };
+  const baselineNote = noteBaseline(baseline, produced, forkContext, log);
+  const body = redact(
+    renderComment({
+      key: settings.commentKey,
+      report,
+      comparison: compared.comparison,
+      decision: compared.decision,
+      baseline: baselineNote,
+      runUrl: formatRunUrl(context.serverUrl, context.repo, forkRun.id),
+      artifactUrl: formatArtifactUrl(context.serverUrl, context.repo, forkRun.id, artifact.artifact.id),
+      headSha: forkRun.headSha,
+      now: deps.now(),
+    }),
+  );
+  const result = await upsertComment(
+    github,
+    context.repo,
+    pr.number,
+    formatCommentMarker(settings.commentKey),
+    body,
+  );
+  log.info(
+    `${result.action === "created" ? "Created" : "Updated"} the comment of pull request #${pr.number}: ${result.url}`,
+  );
+  deps.core.setOutput("comment-url", result.url);
+  return { status: "passed", outputs: null, message: null };
+}
+
+/** This run's context as the fork's run saw it: its run (for the workflow's base-branch runs) and pull request. */
+function forkRunContext(context: RunContext, forkRun: ForkRun, pr: ForkPullRequest): RunContext {
+  return {
+    ...context,
+    eventName: "pull_request",
+    runId: forkRun.id,
+    pullRequest: {
+      number: pr.number,
+      baseRef: pr.baseRef,
+      baseSha: pr.baseSha,
+      headSha: pr.headSha,
+      headRef: pr.headRef,
+      headRepo: pr.headRepo,
+      fromFork: true,
+    },
+  };
 }
 
 /** Where the action works: the scenarios' folder, the report's (emptied) folder, the artifact's name. */
@@ -593,9 +717,12 @@ function settleActionBaseline(
   const settled = settleBaseline(
     [...byLabel].map(([label, c]) => ({ label, report: c.report })),
     target,
-    { pool: baseline.pool },
+    // Runs whose report was not valid data were passed over (logged as such) and are listed too.
+    { pool: baseline.pool, rejected: baseline.rejected ?? [] },
   );
-  for (const line of describeExclusions(settled.excluded)) log.info(`Left out of the baseline: ${line}.`);
+  // The rejected runs were logged as passed over already: only the pool's own exclusions here.
+  const pooledOut = settled.excluded.slice(baseline.rejected?.length ?? 0);
+  for (const line of describeExclusions(pooledOut)) log.info(`Left out of the baseline: ${line}.`);
   if (baseline.pool && settled.report) {
     log.info(
       `The baseline pools ${settled.used.length} of ${baseline.candidates.length} base-branch run(s).`,
@@ -612,7 +739,29 @@ async function produceRunReport(
   folders: ActionFolders,
   log: Log,
 ): Promise<ProducedReport> {
-  await setUpSandboxFor(settings, { runProgram: deps.runProgram, env: deps.env }, log);
+  const machine = { runProgram: deps.runProgram, env: deps.env };
+  const setup = await setUpSandboxFor(settings, machine, log);
+  try {
+    return await runWithSandboxSetUp(
+      { runSettings: settings, baseline, replayFrom },
+      context,
+      deps,
+      folders,
+      log,
+    );
+  } finally {
+    // The runner's AppArmor and sysctl as they were, whatever happened to the run.
+    await restoreSandboxSetup(setup, machine, log);
+  }
+}
+
+async function runWithSandboxSetUp(
+  { runSettings: settings, baseline, replayFrom }: Pick<RunFrom, "runSettings" | "baseline" | "replayFrom">,
+  context: RunContext,
+  deps: ActionDeps,
+  folders: ActionFolders,
+  log: Log,
+): Promise<ProducedReport> {
   const prepared = await prepareActionRun(settings, context, deps, folders, log, replayFrom);
   const settled = settleActionBaseline(baseline, poolTargetOfPrepared(prepared), log);
   log.info(describeRunStart(settings, prepared.scenarios.length, Boolean(settled?.report)));
@@ -819,7 +968,7 @@ async function postComment(
     if (pr.fromFork) {
       // Expected, not a fault: GitHub gives a fork's `pull_request` run a read-only token.
       log.info(
-        `The pull request comment was not posted (${describeHttpError(error)}): a pull request from a fork gets a read-only token. The result is in the job summary and the step's outputs; ${FORK_COMMENT_FILE} in the report artifact is the comment, for a workflow_run follow-up workflow to post (README: "Pull requests from forks").`,
+        `The pull request comment was not posted (${describeHttpError(error)}): a pull request from a fork gets a read-only token. The result is in the job summary and the step's outputs; a workflow_run follow-up with "mode: post-fork-comment" posts it (README: "Pull requests from forks").`,
       );
       return null;
     }

@@ -5,6 +5,7 @@
  */
 import { stat } from "node:fs/promises";
 import path from "node:path";
+import type { ExcludedBaseline } from "../compare/pool-baselines.js";
 import type { BaselineSource } from "../compare/types.js";
 import { ConfigError, describeError } from "../errors.js";
 import { type FoundBaseline, findBaselines } from "../github/find-baseline.js";
@@ -23,6 +24,8 @@ export type BaselineResolution =
       pool: boolean;
       /** Runs passed over on the way (no artifact, no usable report), each with the reason. */
       skipped: string[];
+      /** The passed-over runs whose report was not valid data: listed among the pool's exclusions. */
+      rejected?: ExcludedBaseline[];
     }
   | { status: "missing"; reason: string }
   | { status: "disabled" };
@@ -100,5 +103,11 @@ export async function resolveBaseline(
     maxRuns: settings.baselineRuns,
   });
   if (lookup.status === "missing") return lookup;
-  return { status: "found", candidates: lookup.baselines, pool: true, skipped: lookup.skipped };
+  return {
+    status: "found",
+    candidates: lookup.baselines,
+    pool: true,
+    skipped: lookup.skipped,
+    rejected: lookup.rejected,
+  };
 }

@@ -8,6 +8,11 @@
  * probe again. What cannot be fixed is a warning; the run then stops (`auto` does not fall back in
  * CI: sandbox-selection.ts) unless the sandbox is `local`.
  *
+ * Only the distribution's `/usr/bin/bwrap` is trusted (never whichever `bwrap` is first on PATH:
+ * a folder earlier on PATH could hold any program, which the profile would then let create user
+ * namespaces unconfined). The runner is left as it was found: `restoreSandboxSetup` removes the
+ * profile and puts the sysctl back once the run is over (the package stays installed).
+ *
  * Every command goes through the injected RunProgram (tests use a fake; nothing here needs root).
  */
 import { bwrapProbeArgs } from "../sandbox/bwrap.js";
@@ -17,17 +22,23 @@ import type { ProgramOutcome, RunProgram } from "./run-program.js";
 type SetupCommand = (file: string, args: string[], stdin?: string) => Promise<ProgramOutcome>;
 
 export const BWRAP_APPARMOR_PROFILE_PATH = "/etc/apparmor.d/bwrap";
+/** The bubblewrap package's binary: the only one the setup probes and the profile names. */
+export const SYSTEM_BWRAP = "/usr/bin/bwrap";
 const RESTRICTION_SYSCTL = "kernel.apparmor_restrict_unprivileged_userns";
 /** apt-get update and install can take minutes on a cold mirror. */
 const SETUP_COMMAND_TIMEOUT_MS = 600_000;
 
-/** The profile Ubuntu 24.04's own unprivileged sandboxes get: unconfined, allowed user namespaces. */
+/**
+ * The profile Ubuntu 24.04's own unprivileged sandboxes get: unconfined, allowed user namespaces.
+ * The path is quoted (AppArmor's syntax for a path with any character in it).
+ */
 export function renderBwrapAppArmorProfile(bwrapPath: string): string {
+  if (!/^\/[A-Za-z0-9/._-]+$/.test(bwrapPath)) throw new Error(`not a plain absolute path: ${bwrapPath}`);
   return [
     "abi <abi/4.0>,",
     "include <tunables/global>",
     "",
-    `profile bwrap ${bwrapPath} flags=(unconfined) {`,
+    `profile bwrap "${bwrapPath}" flags=(unconfined) {`,
     "  userns,",
     "}",
     "",
@@ -44,6 +55,8 @@ export interface SandboxSetupResult {
   usable: boolean;
   /** What the setup changed on the machine, in order (empty when bwrap already worked). */
   changes: string[];
+  /** The sudo commands that undo the changes (restoreSandboxSetup), in the order to run them. */
+  undo: string[][];
 }
 
 /** The setup's commands through `run`, with a minimal environment (no secret of the action's). */
@@ -80,9 +93,29 @@ export async function setUpSandboxFor(
   return result;
 }
 
+/**
+ * Undoes what the setup changed to the runner's security settings (the AppArmor profile, the
+ * sysctl), newest first. Never throws: what cannot be undone is a warning.
+ */
+export async function restoreSandboxSetup(
+  result: SandboxSetupResult | null,
+  machine: { runProgram: RunProgram; env: Record<string, string | undefined> },
+  log: SandboxSetupLog,
+): Promise<void> {
+  if (!result || result.undo.length === 0) return;
+  const run = createSetupCommand(machine.runProgram, machine.env);
+  for (const args of result.undo) {
+    const outcome = await run("sudo", ["-n", ...args]);
+    if (outcome.exitCode === 0) log.info(`Sandbox setup undone: ${args.join(" ")}.`);
+    else log.warn(`could not undo the sandbox setup (${args.join(" ")}: ${describeFailure(outcome)}).`);
+  }
+}
+
 /** Install, probe, unblock, probe again. Never throws: a setup that fails is a warning. */
 async function setUpSandbox(run: SetupCommand, log: SandboxSetupLog): Promise<SandboxSetupResult> {
   const changes: string[] = [];
+  // Undo steps, newest first.
+  const undo: string[][] = [];
   // sudo -n: never wait for a password that will not come.
   const sudo = (args: string[], stdin?: string) => run("sudo", ["-n", ...args], stdin);
   let bwrapPath = await locateBwrap(run);
@@ -95,49 +128,59 @@ async function setUpSandbox(run: SetupCommand, log: SandboxSetupLog): Promise<Sa
       log.warn(
         `could not install bubblewrap (${describeFailure(install)}): the run stops unless the sandbox is local (set sandbox: local to accept an agent on the runner itself).`,
       );
-      return { usable: false, changes };
+      return { usable: false, changes, undo };
     }
     changes.push("installed the bubblewrap package");
   }
 
   let probe = await probeBwrap(run, bwrapPath);
-  if (probe.exitCode === 0) return { usable: true, changes };
+  if (probe.exitCode === 0) return { usable: true, changes, undo };
   if (!isUserNamespaceDenial(probe)) {
     log.warn(`bwrap does not work on this runner (${describeFailure(probe)}); the action cannot fix this.`);
-    return { usable: false, changes };
+    return { usable: false, changes, undo };
   }
 
-  log.info(
-    `AppArmor blocks bwrap's user namespaces (${describeFailure(probe)}): installing an AppArmor profile for ${bwrapPath} at ${BWRAP_APPARMOR_PROFILE_PATH}.`,
-  );
-  const written = await sudo(["tee", BWRAP_APPARMOR_PROFILE_PATH], renderBwrapAppArmorProfile(bwrapPath));
-  const loaded =
-    written.exitCode === 0 ? await sudo(["apparmor_parser", "-r", BWRAP_APPARMOR_PROFILE_PATH]) : written;
-  if (loaded.exitCode === 0) {
-    changes.push(
-      `installed the AppArmor profile ${BWRAP_APPARMOR_PROFILE_PATH} (bwrap may create user namespaces)`,
+  // A profile already there is the runner's own: never overwritten (nor removed afterwards).
+  const existing = await run("test", ["-e", BWRAP_APPARMOR_PROFILE_PATH]);
+  if (existing.exitCode !== 0) {
+    log.info(
+      `AppArmor blocks bwrap's user namespaces (${describeFailure(probe)}): installing an AppArmor profile for ${bwrapPath} at ${BWRAP_APPARMOR_PROFILE_PATH}, removed again when the run ends.`,
     );
-    probe = await probeBwrap(run, bwrapPath);
-    if (probe.exitCode === 0) return { usable: true, changes };
+    const written = await sudo(["tee", BWRAP_APPARMOR_PROFILE_PATH], renderBwrapAppArmorProfile(bwrapPath));
+    if (written.exitCode === 0) undo.unshift(["rm", "-f", BWRAP_APPARMOR_PROFILE_PATH]);
+    const loaded =
+      written.exitCode === 0 ? await sudo(["apparmor_parser", "-r", BWRAP_APPARMOR_PROFILE_PATH]) : written;
+    if (loaded.exitCode === 0) {
+      undo.unshift(["apparmor_parser", "-R", BWRAP_APPARMOR_PROFILE_PATH]);
+      changes.push(
+        `installed the AppArmor profile ${BWRAP_APPARMOR_PROFILE_PATH} (bwrap may create user namespaces)`,
+      );
+      probe = await probeBwrap(run, bwrapPath);
+      if (probe.exitCode === 0) return { usable: true, changes, undo };
+    }
   }
 
-  log.info(`The profile did not help: setting ${RESTRICTION_SYSCTL}=0 for this runner.`);
+  const before = (await run("sysctl", ["-n", RESTRICTION_SYSCTL])).stdout.trim();
+  // Where the old value cannot be read, 1: the restriction was on, or bwrap would have worked.
+  const previous = /^\d+$/.test(before) ? before : "1";
+  log.info(`The profile did not help: setting ${RESTRICTION_SYSCTL}=0 until the run ends.`);
   const sysctl = await sudo(["sysctl", "-w", `${RESTRICTION_SYSCTL}=0`]);
   if (sysctl.exitCode === 0) {
+    undo.unshift(["sysctl", "-w", `${RESTRICTION_SYSCTL}=${previous}`]);
     changes.push(`set ${RESTRICTION_SYSCTL}=0 (unprivileged user namespaces allowed for every program)`);
     probe = await probeBwrap(run, bwrapPath);
-    if (probe.exitCode === 0) return { usable: true, changes };
+    if (probe.exitCode === 0) return { usable: true, changes, undo };
   }
   log.warn(
     `could not make bwrap work on this runner (${describeFailure(probe)}): the run stops unless the sandbox is local (set sandbox: local to accept an agent on the runner itself).`,
   );
-  return { usable: false, changes };
+  return { usable: false, changes, undo };
 }
 
+/** The distribution's bwrap, if it is installed; never one found on PATH. */
 async function locateBwrap(run: SetupCommand): Promise<string | null> {
-  const found = await run("sh", ["-c", "command -v bwrap"]);
-  const bwrapPath = found.stdout.trim();
-  return found.exitCode === 0 && bwrapPath.startsWith("/") ? bwrapPath : null;
+  const found = await run("test", ["-x", SYSTEM_BWRAP]);
+  return found.exitCode === 0 ? SYSTEM_BWRAP : null;
 }
 
 function probeBwrap(run: SetupCommand, bwrapPath: string): Promise<ProgramOutcome> {

@@ -1,15 +1,52 @@
 /** The `--baseline FILE` flags of `run` and `compare`: each file read as a report to pool. */
+import { access, constants } from "node:fs/promises";
 import path from "node:path";
-import type { BaselineCandidate } from "../compare/pool-baselines.js";
+import type { BaselineCandidate, ExcludedBaseline } from "../compare/pool-baselines.js";
+import { ConfigError, isConfigError } from "../errors.js";
 import { readReportFile } from "../results/read-report.js";
 import { displayPath } from "./command.js";
 
-/** In the order given: the first file counts as the newest run (its run facts label the pool). */
-export async function readBaselineFiles(files: readonly string[], cwd: string): Promise<BaselineCandidate[]> {
-  return Promise.all(
-    files.map(async (file) => {
+export interface BaselineFiles {
+  /** In the order given: the first file counts as the newest run (its run facts label the pool). */
+  candidates: BaselineCandidate[];
+  /**
+   * Files that are not valid reports (a misshapen field, a number out of range): left out with the
+   * reason, as a pool leaves out a run that measured something else, so one bad file among good ones
+   * cannot change what the check decides.
+   */
+  rejected: ExcludedBaseline[];
+}
+
+/**
+ * A file that cannot be read is the user's typo (a ConfigError); one that reads but is not a valid
+ * report is left out with why. When every file is left out, nothing is left to compare with: a
+ * ConfigError saying why each was refused.
+ */
+export async function readBaselineFiles(files: readonly string[], cwd: string): Promise<BaselineFiles> {
+  const read = await Promise.all(
+    files.map(async (file): Promise<BaselineCandidate | ExcludedBaseline> => {
       const absolute = path.resolve(cwd, file);
-      return { label: displayPath(cwd, absolute), report: await readReportFile(absolute) };
+      const label = displayPath(cwd, absolute);
+      try {
+        await access(absolute, constants.R_OK);
+      } catch {
+        throw new ConfigError("cannot read the report file: check the path", absolute);
+      }
+      try {
+        return { label, report: await readReportFile(absolute) };
+      } catch (error) {
+        if (!isConfigError(error)) throw error;
+        const reason = `not a valid report: ${error.message.replace(`${absolute}: `, "")}`;
+        return { label, scenario: null, reason };
+      }
     }),
   );
+  const candidates = read.filter((entry): entry is BaselineCandidate => "report" in entry);
+  const rejected = read.filter((entry): entry is ExcludedBaseline => "reason" in entry);
+  if (candidates.length === 0 && rejected.length > 0) {
+    throw new ConfigError(
+      `no --baseline file is a valid report:\n${rejected.map((r) => `- ${r.label}: ${r.reason}`).join("\n")}`,
+    );
+  }
+  return { candidates, rejected };
 }

@@ -73,6 +73,7 @@ export async function evaluateTrial(input: EvaluateTrialInput): Promise<TrialEva
         rubric: judgeSpec.rubric,
         scenario,
         transcript: input.transcript,
+        events,
         gates,
         passThreshold: judgeSpec.passThreshold,
         prices: input.prices,

@@ -5,6 +5,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
+import type { ExcludedBaseline } from "../compare/pool-baselines.js";
 import type { BaselineSource } from "../compare/types.js";
 import { describeError } from "../errors.js";
 import { readReportFile } from "../results/read-report.js";
@@ -38,6 +39,8 @@ export type BaselinesLookup =
       baselines: FoundBaseline[];
       /** Runs passed over on the way (no artifact, no usable report), each with the reason. */
       skipped: string[];
+      /** The runs among them whose report was not valid data: left out of the pool, with why. */
+      rejected: ExcludedBaseline[];
     }
   | { status: "missing"; reason: string };
 
@@ -86,6 +89,7 @@ export async function findBaselines(
 
   const baselines: FoundBaseline[] = [];
   const skipped: string[] = [];
+  const rejected: ExcludedBaseline[] = [];
   for (const run of orderCandidates(runs, query.baseSha).slice(0, query.maxRuns + EXTRA_CANDIDATES)) {
     const attempt = await tryRun(github, artifacts, query, run);
     if (attempt.status === "found") {
@@ -94,10 +98,12 @@ export async function findBaselines(
       continue;
     }
     skipped.push(attempt.reason);
+    if (attempt.invalid && attempt.label)
+      rejected.push({ label: attempt.label, scenario: null, reason: attempt.invalid });
     if (attempt.final) break;
   }
   if (baselines.length === 0) return { status: "missing", reason: skipped[0] ?? "no baseline found" };
-  return { status: "found", baselines, skipped };
+  return { status: "found", baselines, skipped, rejected };
 }
 
 /** The single newest baseline (the base commit's run first). */
@@ -123,7 +129,8 @@ export function orderCandidates(runs: WorkflowRunData[], baseSha: string): Workf
 
 type Attempt =
   | { status: "found"; report: Report; source: BaselineSource }
-  | { status: "missing"; reason: string; final: boolean };
+  /** `invalid`: the artifact's report is not valid data (why), with the run's `label`. */
+  | { status: "missing"; reason: string; final: boolean; invalid?: string; label?: string };
 
 async function tryRun(
   github: GitHubClient,
@@ -184,10 +191,13 @@ async function tryRun(
   try {
     report = await readReportFile(file);
   } catch (error) {
+    const why = describeError(error).replace(`${file}: `, "");
     return {
       status: "missing",
       reason: `the baseline artifact of ${label} holds no usable report.json (${describeError(error)})`,
       final: false,
+      invalid: `not a valid report: ${why}`,
+      label,
     };
   }
   return {

@@ -40,6 +40,14 @@ export interface CommentData {
   user?: { login?: string; type?: string } | null;
 }
 
+/** A pull request as REST shows it (the fields the fork follow-up checks). */
+export interface PullRequestData {
+  number: number;
+  state: string;
+  head: { ref: string; sha: string; repo?: { full_name?: string } | null };
+  base: { ref: string; sha: string; repo?: { full_name?: string } | null };
+}
+
 type Repo = { owner: string; repo: string };
 
 /** What of Octokit's `rest` and `graphql` APIs is used. */
@@ -61,6 +69,12 @@ export interface GitHubClient {
       listWorkflowRunArtifacts(
         params: Repo & { run_id: number; name?: string; per_page?: number; page?: number },
       ): Promise<{ data: { total_count: number; artifacts: ArtifactData[] } }>;
+    };
+    pulls: {
+      get(params: Repo & { pull_number: number }): Promise<{ data: PullRequestData }>;
+      list(
+        params: Repo & { head?: string; state?: "open" | "closed" | "all"; per_page?: number; page?: number },
+      ): Promise<{ data: PullRequestData[] }>;
     };
     issues: {
       listComments(

@@ -49,6 +49,17 @@ function breakReferences(text: string): string {
 }
 
 /**
+ * A zero-width space after `http://` and `https://` and inside `www.`: GitHub autolinks those in text (GFM's
+ * extended autolinks), which would make an agent's URL a clickable link in the report and the
+ * comment. The text reads the same; nothing links.
+ */
+function breakAutolinks(text: string): string {
+  // After `://`, not inside the scheme: the redaction that runs over rendered text still sees
+  // `scheme://user:password@` whole.
+  return text.replace(/\b(https?:\/\/)/gi, `$1${ZWSP}`).replace(/\b(www)(?=\.)/gi, `$1${ZWSP}`);
+}
+
+/**
  * For code spans and fenced blocks, where neither escapes nor references apply: a zero-width space
  * after each `<` that could open a tag or a comment. They render as code anyway; this keeps the
  * Markdown source free of the text's own `<!--`, `</details>` or `<img` too, so our comment
@@ -115,8 +126,8 @@ export function escapeMarkdownCell(text: string): string {
  * Markdown: untrusted text as one line of prose, safe in a paragraph, a list item, bold, a
  * heading, a table cell or `<sub>`: controls stripped; `& < >` as references (no HTML, no comment,
  * no autolink); Markdown's punctuation backslash-escaped (no emphasis, code, link, image, math or
- * cell split); a line-start marker escaped (no heading, list or quote); mentions and issue
- * references broken; line breaks and tabs as spaces.
+ * cell split); a line-start marker escaped (no heading, list or quote); mentions, issue
+ * references and autolinks (`https://…`, `www.…`) broken; line breaks and tabs as spaces.
  */
 export function markdownText(text: string): string {
   const flat = stripControls(text)
@@ -130,7 +141,7 @@ export function markdownText(text: string): string {
     .replace(/^(?:[-+=]|\d{1,9}(?=[.)](?: |$)))/, (marker) =>
       /\d/.test(marker) ? `${marker}\\` : `\\${marker}`,
     );
-  return breakReferences(escaped);
+  return breakAutolinks(breakReferences(escaped));
 }
 
 /**
@@ -168,7 +179,7 @@ export function markdownFence(text: string, indent = ""): string {
  */
 export function markdownHtml(text: string): string {
   // References broken first: the character references made below carry `#` and digits.
-  return escapeHtml(breakReferences(text)).replace(
+  return escapeHtml(breakAutolinks(breakReferences(text))).replace(
     /[[\]*`\\|~$]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])/g,
     (c) => `&#${c.charCodeAt(0)};`,
   );

@@ -4,7 +4,8 @@
  * would show as 700%, a negative pass count would turn a test's arithmetic upside down, `1e999`
  * parses as Infinity. Checked by field name, which the report contract keeps unambiguous;
  * maps whose keys are the user's own names (a script gate's metrics, a judge's scores) only need
- * finite numbers.
+ * finite numbers. Every number also has a ceiling no real run comes near: a finite `1e200` is as
+ * absurd as Infinity, and pooled into a baseline it would swamp every sum it joins.
  */
 
 const RATES = new Set([
@@ -86,6 +87,16 @@ const NON_NEGATIVE = new Set([
   "cache_write",
 ]);
 
+/** Ceilings, far above any real run: a count (tokens included), a duration, money. */
+const MAX_COUNT = 1e12;
+/** 10^11 ms is three years. */
+const MAX_DURATION_MS = 1e11;
+const MAX_USD = 1e7;
+/** A user's own metric or score: anything a person would compute, short of the absurd. */
+const MAX_FREE = 1e15;
+const DURATIONS = new Set(["duration_ms", "rate_limit_wait_ms", "total_duration_ms", "avg_duration_ms"]);
+const MONEY = new Set(["cost_usd", "total_cost_usd", "judge_cost_usd"]);
+
 /** Maps keyed by the user's names, whose numbers are only required to be finite. */
 const FREE_NUMBER_MAPS = new Set(["metrics", "scores"]);
 /** Maps whose every number is a count (end reason -> trials). */
@@ -117,10 +128,15 @@ function visit(value: unknown, field: string, key: string, parentKey: string): s
 function checkNumber(value: number, field: string, key: string, parentKey: string): string | null {
   const wrong = (expected: string) => `${field}: expected ${expected}, found ${value}`;
   if (!Number.isFinite(value)) return wrong("a finite number");
-  if (FREE_NUMBER_MAPS.has(parentKey)) return null;
+  if (FREE_NUMBER_MAPS.has(parentKey))
+    return Math.abs(value) <= MAX_FREE ? null : wrong(`a number between -${MAX_FREE} and ${MAX_FREE}`);
   const isCount = COUNTS.has(key) || COUNT_MAPS.has(parentKey);
   if (isCount && !(Number.isInteger(value) && value >= 0)) return wrong("a whole number >= 0");
+  if (isCount && value > MAX_COUNT) return wrong(`a count <= ${MAX_COUNT}`);
   if (RATES.has(key) && !(value >= 0 && value <= 1)) return wrong("a rate between 0 and 1 (or null)");
   if (NON_NEGATIVE.has(key) && value < 0) return wrong("a number >= 0");
+  if (DURATIONS.has(key) && value > MAX_DURATION_MS) return wrong(`a duration <= ${MAX_DURATION_MS} ms`);
+  if (MONEY.has(key) && value > MAX_USD) return wrong(`an amount <= ${MAX_USD} USD`);
+  if (Math.abs(value) > MAX_FREE) return wrong(`a number between -${MAX_FREE} and ${MAX_FREE}`);
   return null;
 }

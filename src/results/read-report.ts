@@ -2,11 +2,14 @@ import { readFile } from "node:fs/promises";
 import { ConfigError, describeError } from "../errors.js";
 import { describeExcessNesting, findExcessNesting } from "../json-nesting.js";
 import { findNumberOutOfRange } from "./check-report-numbers.js";
+import { findReportShapeProblem } from "./check-report-shape.js";
 import { REPORT_SCHEMA_VERSION, type Report } from "./types.js";
 
 /**
  * Reads a saved report.json, refusing files that are not reports, are from a newer schema, nest
- * deeper than a report does, or hold numbers out of their range (a rate of 7, a negative count).
+ * deeper than a report does, lack the fields a report's readers rely on (a trial that is not an
+ * object, an unknown outcome), or hold numbers out of their range (a rate of 7, a negative count,
+ * a duration of 1e200 ms).
  */
 export async function readReportFile(file: string): Promise<Report> {
   let text: string;
@@ -41,6 +44,8 @@ export async function readReportFile(file: string): Promise<Report> {
       file,
     );
   }
+  const misshapen = findReportShapeProblem(report as Record<string, unknown>);
+  if (misshapen) throw new ConfigError(`${misshapen} (a report's fields are checked when it is read)`, file);
   const outOfRange = findNumberOutOfRange(report);
   if (outOfRange)
     throw new ConfigError(`${outOfRange} (a report's numbers are checked when it is read)`, file);

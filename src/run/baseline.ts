@@ -79,10 +79,17 @@ export function settleBaseline(
   candidates: readonly BaselineCandidate[],
   /** The planned run (poolTargetOf), or a finished report (a merge of shards). */
   target: PoolTarget,
-  { pool }: { pool: boolean },
+  {
+    pool,
+    rejected = [],
+  }: {
+    pool: boolean;
+    /** Reports refused before pooling (not valid reports), listed first among the exclusions. */
+    rejected?: readonly ExcludedBaseline[];
+  },
 ): RunBaseline {
   const [single] = candidates;
-  if (!pool && candidates.length === 1 && single) {
+  if (!pool && candidates.length === 1 && single && rejected.length === 0) {
     return {
       report: single.report,
       used: [single.label],
@@ -94,7 +101,7 @@ export function settleBaseline(
   return {
     report: pooled.report,
     used: pooled.used,
-    excluded: pooled.excluded,
+    excluded: [...rejected, ...pooled.excluded],
     runCounts: pooled.runCounts,
     counts: pooled.report ? countsFor(pooled.report, target) : {},
   };

@@ -500,6 +500,27 @@ export async function writeRunOutputs(
   settings: DecisionSettings = { failOn: null, gateMetrics: [] },
   repositoryRoot?: string,
 ): Promise<Omit<SuiteResult, "report">> {
+  const { comparison, comparisonError, decision } = compareAndDecide(
+    report,
+    baseline,
+    compareOptions,
+    settings,
+  );
+  await writeReportFiles(report, outDir, redact, {
+    ...(comparison ? { comparison } : {}),
+    decision,
+    ...(repositoryRoot ? { repositoryRoot } : {}),
+  });
+  return { comparison, comparisonError, decision };
+}
+
+/** The comparison with the baseline (when there is one and it compares) and the one decision. */
+export function compareAndDecide(
+  report: Report,
+  baseline: Report | null,
+  compareOptions: CompareOptions = {},
+  settings: DecisionSettings = { failOn: null, gateMetrics: [] },
+): Omit<SuiteResult, "report"> {
   let comparison: Comparison | null = null;
   let comparisonError: string | null = null;
   if (baseline) {
@@ -516,11 +537,6 @@ export async function writeRunOutputs(
     gateMetrics: settings.gateMetrics,
     ...(settings.pooling ? { pooling: settings.pooling } : {}),
     ...(compareOptions.alpha !== undefined ? { alpha: compareOptions.alpha } : {}),
-  });
-  await writeReportFiles(report, outDir, redact, {
-    ...(comparison ? { comparison } : {}),
-    decision,
-    ...(repositoryRoot ? { repositoryRoot } : {}),
   });
   return { comparison, comparisonError, decision };
 }

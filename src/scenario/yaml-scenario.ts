@@ -108,7 +108,9 @@ export async function buildYamlScenario(
   );
   const variants =
     (await optionalAsync(get("variants"), (node) => readVariants(reader, node, "variants", dir))) ?? [];
-  const target = optional("target", (node, field) => readTarget(reader, node, field, dir)) ?? { env: {} };
+  const target = (await optionalAsync(get("target"), (node) => readTarget(reader, node, "target", dir))) ?? {
+    env: {},
+  };
   const agent = optional("agent", (node, field) => readAgent(reader, node, field)) ?? {};
   const solution = optional("solution", (node, field) => {
     // One string is one bash call (a `|` block runs as one script), as one entry of the list is.
@@ -386,7 +388,39 @@ async function readVariants(
   return variants;
 }
 
-function readTarget(reader: NodeReader, node: YamlNode, field: string, dir: string): Target | undefined {
+/**
+ * Folders a `target.binary` path may name besides the scenario's repository: the system's own
+ * programs, which every sandbox shows anyway.
+ */
+const TARGET_SYSTEM_DIRS = ["/usr", "/bin", "/sbin"];
+
+/**
+ * A `target.binary` path (not a bare name, which is looked up on the runner's PATH) must be inside
+ * the repository that holds the scenario (the scenario's folder outside git) or a system folder,
+ * symbolic links resolved: the sandbox binds the binary's folder read-only so the tool can reach
+ * what lies beside it, and a scenario from a pull request must not name `/root/x` to have `/root`
+ * shown to the agent. Null when it may; else why not.
+ */
+async function describeTargetEscape(resolved: string, dir: string, shown: string): Promise<string | null> {
+  const real = await realpath(resolved).catch(() => resolved);
+  if (TARGET_SYSTEM_DIRS.some((system) => isInside(system, resolved) && isInside(system, real))) return null;
+  const root = await findReadableRoot(dir);
+  const leaves = isInside(root.dir, resolved)
+    ? real === resolved
+      ? null
+      : await describeEscape(resolved, root, shown)
+    : `${JSON.stringify(shown)} is outside ${root.name} (${root.dir})`;
+  return leaves
+    ? `${leaves} and the system folders (${TARGET_SYSTEM_DIRS.join(", ")}): name a program on PATH, or a path inside the repository`
+    : null;
+}
+
+async function readTarget(
+  reader: NodeReader,
+  node: YamlNode,
+  field: string,
+  dir: string,
+): Promise<Target | undefined> {
   const entries = reader.readMap(node, field, TARGET_KEYS, { owner: "target" });
   if (!entries) return undefined;
   const target: Target = { env: {} };
@@ -394,7 +428,10 @@ function readTarget(reader: NodeReader, node: YamlNode, field: string, dir: stri
   if (binaryNode) {
     const binary = reader.readString(binaryNode, joinField(field, "binary"));
     // A bare name is looked up on PATH; anything with a slash is a path relative to the scenario file.
-    if (binary !== undefined) target.binary = binary.includes("/") ? path.resolve(dir, binary) : binary;
+    const resolved = binary?.includes("/") ? path.resolve(dir, binary) : undefined;
+    const outside = binary && resolved ? await describeTargetEscape(resolved, dir, binary) : null;
+    if (outside) reader.report(binaryNode.line, joinField(field, "binary"), outside);
+    else if (binary !== undefined) target.binary = resolved ?? binary;
   }
   const patternNode = entries.get("command_pattern")?.value;
   if (patternNode) {

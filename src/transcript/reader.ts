@@ -4,10 +4,56 @@ import { ConfigError } from "../errors.js";
 import { describeExcessNesting, findExcessNesting } from "../json-nesting.js";
 import type { TrialEvent } from "./events.js";
 
+type Fields = Record<string, unknown>;
+const isString = (value: unknown) => typeof value === "string";
+const isNumber = (value: unknown) => typeof value === "number" && Number.isFinite(value);
+const orNull = (check: (value: unknown) => boolean) => (value: unknown) => value === null || check(value);
+const orAbsent = (check: (value: unknown) => boolean) => (value: unknown) =>
+  value === undefined || check(value);
+
+/**
+ * The fields the readers of events (replay's recordings above all: each `command` is run again)
+ * rely on, by event type. An events.jsonl may come from an artifact, so it is data to check.
+ */
+const EVENT_FIELDS: Readonly<Record<string, Readonly<Record<string, (value: unknown) => boolean>>>> = {
+  trial_start: { model: orNull(isString), work_dir: orAbsent(orNull(isString)) },
+  prompt: { work_dir: orAbsent(isString) },
+  tool_call: { call_id: isString, turn: isNumber, command: isString },
+  tool_result: {
+    call_id: isString,
+    stdout: isString,
+    stderr: isString,
+    exit_code: orNull(isNumber),
+  },
+};
+
+/** What is wrong with a parsed line as an event, or null. */
+function findEventProblem(event: unknown): string | null {
+  if (typeof event !== "object" || event === null || Array.isArray(event))
+    return "not an event (a JSON object with a `type`)";
+  const fields = EVENT_FIELDS[String((event as Fields).type)];
+  if (!fields) return null;
+  for (const [name, check] of Object.entries(fields)) {
+    const value = (event as Fields)[name];
+    if (!check(value)) {
+      const kind = Array.isArray(value) ? "array" : typeof value;
+      const found =
+        value === undefined
+          ? "missing"
+          : value === null
+            ? "null"
+            : `${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind}`;
+      return `a ${(event as Fields).type} event whose "${name}" is ${found}: not an event llm-tool-test wrote`;
+    }
+  }
+  return null;
+}
+
 /**
  * Reads an `events.jsonl` file line by line (a torn last line from a killed run is skipped). A line
- * nesting deeper than any event does is a ConfigError naming the file and line, not a stack
- * overflow later in whatever walks the events.
+ * nesting deeper than any event does, or an event whose fields are not what the readers rely on
+ * (a `command` that is not a string), is a ConfigError naming the file and line, not a stack
+ * overflow or a crash later in whatever walks the events.
  */
 export async function readEvents(file: string): Promise<TrialEvent[]> {
   const events: TrialEvent[] = [];
@@ -23,11 +69,19 @@ export async function readEvents(file: string): Promise<TrialEvent[]> {
       lines.close();
       throw new ConfigError(describeExcessNesting(), `${file}:${lineNumber}`);
     }
+    let event: unknown;
     try {
-      events.push(JSON.parse(line) as TrialEvent);
+      event = JSON.parse(line);
     } catch {
       // A partial line is what an interrupted write leaves; everything before it is intact.
+      continue;
     }
+    const problem = findEventProblem(event);
+    if (problem !== null) {
+      lines.close();
+      throw new ConfigError(problem, `${file}:${lineNumber}`);
+    }
+    events.push(event as TrialEvent);
   }
   return events;
 }

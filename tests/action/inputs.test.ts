@@ -201,7 +201,7 @@ describe("readActionSettings", () => {
     [{ shard: "0/4" }, 'input "shard" must be "i/n" with 1 <= i <= n (e.g. "2/4"), got "0/4"'],
     [{ shard: "5/4" }, 'input "shard" must be "i/n" with 1 <= i <= n (e.g. "2/4"), got "5/4"'],
     [{ shard: "1/0" }, 'input "shard" must be "i/n" with 1 <= i <= n (e.g. "2/4"), got "1/0"'],
-    [{ mode: "report" }, 'input "mode" must be one of "run", "merge", got "report"'],
+    [{ mode: "report" }, 'input "mode" must be one of "run", "merge", "post-fork-comment", got "report"'],
     [{ alpha: "0" }, 'input "alpha" must be a number between 0 and 1 (exclusive), got "0"'],
     [{ alpha: "1" }, 'input "alpha" must be a number between 0 and 1 (exclusive), got "1"'],
     [{ alpha: "5%" }, 'input "alpha" must be a number between 0 and 1 (exclusive), got "5%"'],

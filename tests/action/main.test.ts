@@ -172,6 +172,75 @@ describe("run", () => {
     expect(recorded.secrets).toEqual(["ghs_token"]);
   });
 
+  it("passes over a base-branch artifact whose report is out of range, and still gates on the others (issue #25)", async () => {
+    const push = await run(
+      await createDeps({ agent: "oracle", "working-directory": "head", scenarios: "." }),
+    );
+    expect(push.status).toBe("passed");
+    const pushed = JSON.parse(await readFile(recorded.outputs["report-path"]!, "utf8")) as Report;
+    const passing = withEveryTrialPassing(pushed);
+    const hostile = structuredClone(passing);
+    hostile.scenarios[0]!.trials[0]!.execution.duration_ms = 1e200;
+    const bodies = new Map<number, string>();
+    for (const [id, sha, hoursAgo, report] of [
+      [101, "a".repeat(40), 5, hostile],
+      [102, "d".repeat(40), 2, passing],
+      [103, "e".repeat(40), 9, passing],
+    ] as const) {
+      fake.addRun({
+        id,
+        run_number: id,
+        head_sha: sha,
+        created_at: new Date(Date.now() - hoursAgo * 3600_000).toISOString(),
+      });
+      bodies.set(fake.addArtifact({ name: "llm-tool-test-report", runId: id }).id, JSON.stringify(report));
+    }
+    recorded = { log: [], outputs: {}, secrets: [], failed: [], summaries: [], uploads: [] };
+    const result = await run(
+      await createDeps(
+        {
+          agent: "oracle",
+          "working-directory": "head",
+          scenarios: ".",
+          "baseline-runs": "2",
+          "extra-trials": "0",
+        },
+        {
+          event: "pull_request",
+          artifacts: {
+            downloadArtifact: async (id, options) => {
+              await writeFile(path.join(options?.path ?? ".", "report.json"), bodies.get(id)!);
+              return { downloadPath: options?.path };
+            },
+          },
+        },
+      ),
+    );
+    const log = recorded.log.map((l) => l.message);
+    expect(log).toContainEqual(
+      expect.stringMatching(
+        /^Passed over for the baseline: the baseline artifact of run #101 \(`aaaaaaa`\) holds no usable report\.json \(.*scenarios\[0\]\.trials\[0\]\.execution\.duration_ms: expected a duration <= 100000000000 ms, found 1e\+200/,
+      ),
+    );
+    expect(log).toContain("The baseline pools 2 of 2 base-branch run(s).");
+    // count_items passed in both good runs and fails here: the check still gates.
+    expect(result.status).toBe("failed");
+    expect(JSON.parse(recorded.outputs.decision!)).toMatchObject({ failed: true });
+    // Listed with the pool's exclusions, with why (comparison.json's decision).
+    const { decision } = JSON.parse(
+      await readFile(path.join(path.dirname(recorded.outputs["report-path"]!), "comparison.json"), "utf8"),
+    );
+    expect(decision.baseline.excluded).toEqual([
+      {
+        label: "run #101 (`aaaaaaa`)",
+        scenario: null,
+        reason: expect.stringMatching(
+          /^not a valid report: scenarios\[0\]\.trials\[0\]\.execution\.duration_ms: /,
+        ),
+      },
+    ]);
+  });
+
   it("pools the last baseline-runs base-branch artifacts, and extends the scenario that collapsed against them", async () => {
     // A push run of the same suite gives the identity and content of the base-branch runs; in them
     // count_items passed, here it fails.
@@ -368,7 +437,7 @@ describe("run", () => {
     };
     const deps = await createDeps({ agent: "oracle", "working-directory": "base", scenarios: "." });
     expect((await run({ ...deps, runProgram })).status).toBe("passed");
-    expect(programs.slice(0, 2)).toEqual(["sh -c command -v bwrap", "sudo -n apt-get update"]);
+    expect(programs.slice(0, 2)).toEqual(["test -x /usr/bin/bwrap", "sudo -n apt-get update"]);
     expect(recorded.log).toContainEqual({
       level: "warning",
       message: expect.stringMatching(
@@ -409,6 +478,31 @@ describe("run", () => {
       ),
     );
     expect(local.status, recorded.failed.join("\n")).toBe("passed");
+  });
+
+  it("leaves the runner's AppArmor and sysctl as it found them once the run is over (issue #25)", async () => {
+    // A runner where only the sysctl makes bwrap work: the setup installs the profile, then sets it.
+    const programs: string[] = [];
+    let restricted = true;
+    const runProgram: ActionDeps["runProgram"] = async ({ file, args }) => {
+      const line = [file, ...args].join(" ");
+      programs.push(line);
+      if (line === "sysctl -n kernel.apparmor_restrict_unprivileged_userns")
+        return { exitCode: 0, stdout: "1\n", stderr: "" };
+      if (line.startsWith("sudo -n sysctl -w")) restricted = line.endsWith("=1");
+      if (file === "/usr/bin/bwrap" && restricted)
+        return { exitCode: 1, stdout: "", stderr: "bwrap: setting up uid map: Permission denied" };
+      if (line.startsWith("test -e")) return { exitCode: 1, stdout: "", stderr: "" };
+      return { exitCode: 0, stdout: "", stderr: "" };
+    };
+    const deps = await createDeps({ agent: "oracle", "working-directory": "base", scenarios: "." });
+    expect((await run({ ...deps, runProgram })).status).toBe("passed");
+    expect(programs.slice(-3)).toEqual([
+      "sudo -n sysctl -w kernel.apparmor_restrict_unprivileged_userns=1",
+      "sudo -n apparmor_parser -R /etc/apparmor.d/bwrap",
+      "sudo -n rm -f /etc/apparmor.d/bwrap",
+    ]);
+    expect(restricted).toBe(true);
   });
 
   it.each([

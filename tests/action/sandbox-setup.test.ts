@@ -8,6 +8,7 @@ import type { ProgramOutcome, RunProgram } from "../../src/action/run-program.js
 import {
   BWRAP_APPARMOR_PROFILE_PATH,
   renderBwrapAppArmorProfile,
+  restoreSandboxSetup,
   setUpSandboxFor,
 } from "../../src/action/sandbox-setup.js";
 
@@ -21,6 +22,10 @@ function fakeRunner(machine: {
   /** What makes the probe pass: nothing needed, the AppArmor profile, or only the sysctl. */
   fixedBy: "nothing" | "profile" | "sysctl" | "never";
   sudoWorks?: boolean;
+  /** A profile file the runner already has at BWRAP_APPARMOR_PROFILE_PATH. */
+  profileExists?: boolean;
+  /** The sysctl's value before the setup ("" when it cannot be read). */
+  sysctlBefore?: string;
 }) {
   const commands: { line: string; stdin?: string; env: Record<string, string> }[] = [];
   let profile = false;
@@ -30,7 +35,13 @@ function fakeRunner(machine: {
   const runProgram: RunProgram = async ({ file, args, stdin, env }) => {
     const line = [file, ...args].join(" ");
     commands.push({ line, ...(stdin !== undefined ? { stdin } : {}), env });
-    if (file === "sh") return machine.installed ? ok("/usr/bin/bwrap\n") : fail("", 1);
+    // A bwrap earlier on PATH (a folder the job can write): never asked about, never run.
+    if (file === "sh") return ok("/home/runner/bin/bwrap\n");
+    if (file === "test" && args[0] === "-x")
+      return args[1] === "/usr/bin/bwrap" && machine.installed ? ok() : fail("");
+    if (file === "test" && args[0] === "-e") return machine.profileExists ? ok() : fail("");
+    if (file === "sysctl" && args[0] === "-n")
+      return machine.sysctlBefore === "" ? fail("permission denied") : ok(`${machine.sysctlBefore ?? "1"}\n`);
     if (file === "sudo") {
       if (machine.sudoWorks === false) return fail("sudo: a password is required");
       const command = args.slice(1).join(" ");
@@ -51,7 +62,7 @@ function fakeRunner(machine: {
   return {
     run: { runProgram, env: RUNNER_ENV },
     commands,
-    lines: () => commands.map((c) => c.line.split(" --")[0]),
+    lines: () => commands.map((c) => c.line.split(" --")[0] as string),
   };
 }
 
@@ -73,8 +84,12 @@ describe("the action's sandbox setup", () => {
   it("changes nothing where bwrap already works", async () => {
     const machine = fakeRunner({ installed: true, fixedBy: "nothing" });
     const log = recordingLog();
-    expect(await setUpSandboxFor(AUTO, machine.run, log.log, "linux")).toEqual({ usable: true, changes: [] });
-    expect(machine.lines()).toEqual(["sh -c command -v bwrap", "/usr/bin/bwrap"]);
+    expect(await setUpSandboxFor(AUTO, machine.run, log.log, "linux")).toEqual({
+      usable: true,
+      changes: [],
+      undo: [],
+    });
+    expect(machine.lines()).toEqual(["test -x /usr/bin/bwrap", "/usr/bin/bwrap"]);
     expect(machine.commands.some((c) => c.line.startsWith("sudo"))).toBe(false);
     expect(log.entries).toEqual([]);
   });
@@ -85,22 +100,23 @@ describe("the action's sandbox setup", () => {
     const result = await setUpSandboxFor(AUTO, machine.run, log.log, "linux");
     expect(result?.usable).toBe(true);
     expect(machine.lines()).toEqual([
-      "sh -c command -v bwrap",
+      "test -x /usr/bin/bwrap",
       "sudo -n apt-get update",
       "sudo -n apt-get install -y bubblewrap",
-      "sh -c command -v bwrap",
+      "test -x /usr/bin/bwrap",
       "/usr/bin/bwrap",
+      `test -e ${BWRAP_APPARMOR_PROFILE_PATH}`,
       `sudo -n tee ${BWRAP_APPARMOR_PROFILE_PATH}`,
       `sudo -n apparmor_parser -r ${BWRAP_APPARMOR_PROFILE_PATH}`,
       "/usr/bin/bwrap",
     ]);
     // The probe uses the namespaces the sandbox uses, user mapping included.
     expect(machine.commands[4]!.line).toContain("--unshare-user --uid 1000 --gid 1000 --unshare-all");
-    const profile = machine.commands[5]!.stdin;
+    const profile = machine.commands[6]!.stdin;
     expect(profile).toBe(renderBwrapAppArmorProfile("/usr/bin/bwrap"));
     expect(profile).toContain("abi <abi/4.0>,");
     expect(profile).toContain("include <tunables/global>");
-    expect(profile).toContain("profile bwrap /usr/bin/bwrap flags=(unconfined) {\n  userns,\n}");
+    expect(profile).toContain('profile bwrap "/usr/bin/bwrap" flags=(unconfined) {\n  userns,\n}');
     expect(result?.changes).toEqual([
       "installed the bubblewrap package",
       `installed the AppArmor profile ${BWRAP_APPARMOR_PROFILE_PATH} (bwrap may create user namespaces)`,
@@ -127,7 +143,7 @@ describe("the action's sandbox setup", () => {
       log.log,
       "linux",
     );
-    expect(result).toEqual({ usable: false, changes: [] });
+    expect(result).toEqual({ usable: false, changes: [], undo: [] });
     expect(log.warnings()).toEqual([
       `could not make bwrap work on this runner (exit 1: ${DENIED}): the run stops unless the sandbox is local (set sandbox: local to accept an agent on the runner itself).`,
     ]);
@@ -165,10 +181,48 @@ describe("the action's sandbox setup", () => {
     });
     const log = recordingLog();
     const result = await setUpSandboxFor(AUTO, { runProgram, env: {} }, log.log, "linux");
-    expect(result).toEqual({ usable: false, changes: [] });
+    expect(result).toEqual({ usable: false, changes: [], undo: [] });
     expect(log.warnings()).toEqual([
       `could not install bubblewrap (exit 127: could not start "sudo": spawn sudo ENOENT): the run stops unless the sandbox is local (set sandbox: local to accept an agent on the runner itself).`,
     ]);
+  });
+
+  it("trusts only /usr/bin/bwrap, by full path and quoted: never a bwrap first on PATH (issue #25)", async () => {
+    const machine = fakeRunner({ installed: true, fixedBy: "profile" });
+    await setUpSandboxFor(AUTO, machine.run, recordingLog().log, "linux");
+    expect(
+      machine.commands.some((c) => c.line.includes("command -v") || c.line.includes("/home/runner/bin")),
+    ).toBe(false);
+    const profile = machine.commands.find(
+      (c) => c.line === `sudo -n tee ${BWRAP_APPARMOR_PROFILE_PATH}`,
+    )?.stdin;
+    expect(profile).toContain('profile bwrap "/usr/bin/bwrap" flags=(unconfined)');
+    expect(() => renderBwrapAppArmorProfile("/tmp/x y/bwrap")).toThrow(/not a plain absolute path/);
+  });
+
+  it("undoes the profile and the sysctl when the run ends, the sysctl to its previous value (issue #25)", async () => {
+    const machine = fakeRunner({ installed: true, fixedBy: "sysctl", sysctlBefore: "2" });
+    const log = recordingLog();
+    const result = await setUpSandboxFor(AUTO, machine.run, log.log, "linux");
+    expect(result?.usable).toBe(true);
+    machine.commands.splice(0);
+    await restoreSandboxSetup(result, machine.run, log.log);
+    expect(machine.lines()).toEqual([
+      "sudo -n sysctl -w kernel.apparmor_restrict_unprivileged_userns=2",
+      `sudo -n apparmor_parser -R ${BWRAP_APPARMOR_PROFILE_PATH}`,
+      `sudo -n rm -f ${BWRAP_APPARMOR_PROFILE_PATH}`,
+    ]);
+    expect(log.warnings()).toEqual([]);
+  });
+
+  it("never overwrites (nor removes) a profile the runner already has", async () => {
+    const machine = fakeRunner({ installed: true, fixedBy: "sysctl", profileExists: true });
+    const result = await setUpSandboxFor(AUTO, machine.run, recordingLog().log, "linux");
+    expect(result?.usable).toBe(true);
+    expect(machine.lines().some((line) => line.includes("tee") || line.includes("apparmor_parser"))).toBe(
+      false,
+    );
+    expect(result?.undo).toEqual([["sysctl", "-w", "kernel.apparmor_restrict_unprivileged_userns=1"]]);
   });
 
   it("is skipped with sandbox-setup: false, with sandbox local, and off Linux", async () => {

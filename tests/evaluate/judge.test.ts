@@ -112,7 +112,9 @@ describe("runJudge against the scripted Messages API", () => {
     const prompt: string = request?.body.messages[0].content;
     expect(prompt).toContain(scenario.task);
     expect(prompt).toContain('my-tool create "CAP theorem"');
-    expect(prompt).toContain("- FAIL file_exists: notes/b.md: not found");
+    expect(prompt).toMatch(
+      /- FAIL file_exists:\n<untrusted-[0-9a-f]{16} gate message>\nnotes\/b\.md: not found\n/,
+    );
     expect(prompt).toContain("- `task_completion` (weight 0.6): Completes all aspects of the assigned task");
     expect(prompt).toMatch(/Score each criterion from 0 to 1/);
   });

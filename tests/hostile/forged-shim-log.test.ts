@@ -67,6 +67,8 @@ describe.each([
   beforeAll(async () => {
     if (skip) return;
     const dir = makeTempDir("ltt-hostile-shim-");
+    // A repository, so the scenario may name a binary beside its folder (target.binary's rule).
+    mkdirSync(path.join(dir, ".git"));
     const tool = path.join(dir, "bin", "fake-tool");
     mkdirSync(path.dirname(tool));
     writeFileSync(tool, FAKE_TOOL);

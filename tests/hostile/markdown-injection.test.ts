@@ -36,6 +36,11 @@ const INJECTIONS = [
   "| a | b |",
   MARKER,
   "#123 GH-45",
+  // Links GitHub would make of plain text (issue #25, break 9): a bare URL, an angle autolink, www.
+  "see https://evil.example/x",
+  "<http://evil.example/angle>",
+  "www.evil.example/w",
+  "[y](https://evil.example/z)",
 ];
 /** The injections on one line (names, labels, rationales). */
 const ONE_LINE = INJECTIONS.join(" ");
@@ -228,6 +233,16 @@ describe.each(markdownOutputs)("%s", (name, markdown) => {
     const prose = outsideCode(markdown);
     for (const line of prose.split("\n")) expect(line).not.toMatch(/(?<!\\)\]\(javascript:/);
     expect(prose).not.toMatch(/(?<!\\)\[x/);
+  });
+
+  it("makes no link of the agent's URLs: no autolink, no angle link, no www. link", () => {
+    expect(markdown).toContain("evil.example/x");
+    const prose = outsideCode(markdown);
+    // GitHub autolinks http(s):// and www. in text; a zero-width space before the domain stops it.
+    expect(prose).not.toMatch(/https?:\/\/evil/i);
+    expect(prose).not.toMatch(/(?<![\w\u200B])www\.evil/i);
+    expect(prose).not.toMatch(/<https?:/i);
+    for (const line of prose.split("\n")) expect(line).not.toMatch(/(?<!\\)\]\(https?:/);
   });
 
   it("keeps multi-line excerpts inside their fence whatever fences they hold", () => {

@@ -2,8 +2,8 @@
  * A fake of the GitHub services an action talks to, on 127.0.0.1, speaking their real wire formats
  * so the real `@actions/github` (Octokit) and `@actions/artifact` clients can be pointed at it:
  * - the REST API: workflow runs, run artifacts (download answered with a 302 to blob storage, or
- *   410 when expired), issue comments (paginated with `Link` headers, each with its author), with
- *   `token` auth;
+ *   410 when expired), issue comments (paginated with `Link` headers, each with its author), pull
+ *   requests (one by number; listed by `head=OWNER:BRANCH` and `state`), with `token` auth;
  * - the GraphQL endpoint (`POST /graphql`), answering `viewer { login }` as GitHub does for the
  *   workflow token: `github-actions`, while REST shows that bot's comments as `github-actions[bot]`;
  * - the artifact service's Twirp endpoints (ACTIONS_RESULTS_URL): CreateArtifact, FinalizeArtifact,
@@ -62,6 +62,14 @@ export interface FakeComment {
   updated_at: string;
 }
 
+/** A pull request: its head (branch, commit, repository) and base. */
+export interface FakePull {
+  number: number;
+  state: "open" | "closed";
+  head: { ref: string; sha: string; repo: string | null };
+  base: { ref: string; sha: string };
+}
+
 export interface GitHubFakeOptions {
   owner?: string;
   repo?: string;
@@ -79,6 +87,7 @@ export interface GitHubFake {
   runs: FakeRun[];
   artifacts: FakeArtifact[];
   comments: FakeComment[];
+  pulls: FakePull[];
   /** Who the token is: REST writes comments as `user`; GraphQL's viewer answers `viewerLogin`. */
   identity: { user: FakeUser; viewerLogin: string };
   /** Status codes to answer instead of the real behaviour, by operation. */
@@ -118,6 +127,7 @@ interface FakeState {
   runs: FakeRun[];
   artifacts: FakeArtifact[];
   comments: FakeComment[];
+  pulls: FakePull[];
   failures: GitHubFake["failures"];
   identity: GitHubFake["identity"];
   blobs: Map<string, Buffer>;
@@ -376,6 +386,52 @@ function updateComment(state: FakeState, { param, body }: RestRequest): Reply {
   return json(200, commentJson(state, comment));
 }
 
+function pullJson(state: FakeState, pull: FakePull) {
+  const { serverUrl, owner, repo } = state;
+  const repository = (fullName: string) => ({
+    full_name: fullName,
+    name: fullName.split("/")[1],
+    owner: { login: fullName.split("/")[0] },
+    fork: fullName !== `${owner}/${repo}`,
+  });
+  return {
+    number: pull.number,
+    state: pull.state,
+    html_url: `${serverUrl}/${owner}/${repo}/pull/${pull.number}`,
+    head: {
+      label: `${(pull.head.repo ?? "unknown/unknown").split("/")[0]}:${pull.head.ref}`,
+      ref: pull.head.ref,
+      sha: pull.head.sha,
+      repo: pull.head.repo === null ? null : repository(pull.head.repo),
+    },
+    base: {
+      label: `${owner}:${pull.base.ref}`,
+      ref: pull.base.ref,
+      sha: pull.base.sha,
+      repo: repository(`${owner}/${repo}`),
+    },
+  };
+}
+
+function getPull(state: FakeState, { param }: RestRequest): Reply {
+  const pull = state.pulls.find((p) => p.number === Number(param));
+  return pull ? json(200, pullJson(state, pull)) : notFound();
+}
+
+/** `head=OWNER:BRANCH` as GitHub filters it (the head repository's owner and the branch); `state` open by default. */
+function listPulls(state: FakeState, { query, path }: RestRequest): Reply {
+  const wantedState = query.state ?? "open";
+  const selected = state.pulls
+    .filter((p) => wantedState === "all" || p.state === wantedState)
+    .filter((p) => !query.head || `${(p.head.repo ?? "").split("/")[0]}:${p.head.ref}` === query.head);
+  const { page, headers } = paginate(state, selected, query, path);
+  return json(
+    200,
+    page.map((pull) => pullJson(state, pull)),
+    headers,
+  );
+}
+
 /** Tried in order; the first whose method and pattern match answers. */
 const REST_ROUTES: readonly RestRoute[] = [
   { method: "GET", pattern: /^\/actions\/runs\/(\d+)$/, handle: getRun },
@@ -385,6 +441,8 @@ const REST_ROUTES: readonly RestRoute[] = [
   { method: "GET", pattern: /^\/issues\/(\d+)\/comments$/, handle: listComments },
   { method: "POST", pattern: /^\/issues\/(\d+)\/comments$/, handle: createComment },
   { method: "PATCH", pattern: /^\/issues\/comments\/(\d+)$/, handle: updateComment },
+  { method: "GET", pattern: /^\/pulls\/(\d+)$/, handle: getPull },
+  { method: "GET", pattern: /^\/pulls()$/, handle: listPulls },
 ];
 
 function handleRest(
@@ -613,6 +671,7 @@ export async function startGitHubFake(options: GitHubFakeOptions = {}): Promise<
     runs: [],
     artifacts: [],
     comments: [],
+    pulls: [],
     failures: {},
     identity: { user: { login: "github-actions[bot]", type: "Bot" }, viewerLogin: "github-actions" },
     blobs: new Map(),
@@ -636,6 +695,7 @@ export async function startGitHubFake(options: GitHubFakeOptions = {}): Promise<
     runs: state.runs,
     artifacts: state.artifacts,
     comments: state.comments,
+    pulls: state.pulls,
     identity: state.identity,
     failures: state.failures,
     addRun: (run) => addRun(state, run),

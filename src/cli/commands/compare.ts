@@ -51,10 +51,12 @@ async function readBase(
   }
   if (positionals.length !== 1) return null;
   const head = await readReportFile(path.resolve(io.cwd, positionals[0] as string));
-  const candidates = await readBaselineFiles(baselineFiles, io.cwd);
+  const { candidates, rejected } = await readBaselineFiles(baselineFiles, io.cwd);
   const [only] = candidates;
-  if (candidates.length === 1 && only) return { base: only.report, head };
+  if (candidates.length === 1 && only && rejected.length === 0) return { base: only.report, head };
   const pooled = poolBaselines(candidates, head);
+  // Invalid files first, as `run` lists them.
+  pooled.excluded.unshift(...rejected);
   const excluded = describeExclusions(pooled.excluded);
   if (!pooled.report) {
     throw new ConfigError(
@@ -62,7 +64,9 @@ async function readBase(
     );
   }
   for (const line of excluded) io.stderr.write(`note: left out of the baseline: ${line}\n`);
-  io.stderr.write(`note: the baseline pools ${pooled.used.length} of ${candidates.length} runs\n`);
+  io.stderr.write(
+    `note: the baseline pools ${pooled.used.length} of ${candidates.length + rejected.length} runs\n`,
+  );
   return { base: pooled.report, head, pooling: describePooling(pooled) };
 }
 

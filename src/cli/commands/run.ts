@@ -8,7 +8,7 @@ import {
 } from "../../agents/registry.js";
 import { checkGateMetrics, parseFailOn } from "../../compare/decision.js";
 import { exitCodeForDecision, exitCodeForReport } from "../../compare/exit-status.js";
-import { type BaselineCandidate, describeExclusions } from "../../compare/pool-baselines.js";
+import { describeExclusions } from "../../compare/pool-baselines.js";
 import { ConfigError } from "../../errors.js";
 import { OPENAI_APIS, type OpenAiApiChoice } from "../../model/openai-client.js";
 import { loadPriceTable } from "../../model/pricing.js";
@@ -47,7 +47,7 @@ import {
   readShard,
   readString,
 } from "../args.js";
-import { readBaselineFiles } from "../baseline-files.js";
+import { type BaselineFiles, readBaselineFiles } from "../baseline-files.js";
 import { type CliCommand, type CliIo, displayPath, EXIT } from "../command.js";
 import { createProgressReporter } from "../progress.js";
 import { FILTER_OPTIONS, readFilterFlags, readScenarioPatterns } from "../scenario-selection.js";
@@ -247,13 +247,13 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
     io.cwd,
     { flag: resumeDir !== undefined ? "--resume" : "--out", kind: "folder" },
   );
-  const baselineCandidates = await readBaselineFiles(readRepeated(values, "baseline"), io.cwd);
+  const baselineFiles = await readBaselineFiles(readRepeated(values, "baseline"), io.cwd);
   const failOnText = readString(values, "fail-on");
   const failOn = failOnText ? parseFailOn(failOnText, "--fail-on") : null;
   const gateMetrics = checkGateMetrics(readList(values, "gate-metrics"), "--gate-metrics");
   const prepared = await prepareCliRun(values, positionals, io, access, { agent, agentReason }, outDir);
   if (io.environmentWarning) io.stderr.write(`warning: ${io.environmentWarning}\n`);
-  const baseline = settleBaselineFlags(baselineCandidates, prepared, io);
+  const baseline = settleBaselineFlags(baselineFiles, prepared, io);
 
   const result = await runSuiteUntilSignalled(
     prepared,
@@ -261,7 +261,7 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
     {
       failOn,
       gateMetrics,
-      ...(baseline && baselineCandidates.length > 1
+      ...(baseline && baselineFiles.candidates.length + baselineFiles.rejected.length > 1
         ? {
             pooling: {
               runs: baseline.used,
@@ -419,16 +419,17 @@ function writeRunResult(
 
 /**
  * One `--baseline` is used as given; several are pooled (run/baseline.ts). What was left out of the
- * pool is said; with nothing usable the run goes on without a baseline.
+ * pool (invalid files included) is said; with nothing usable the run goes on without a baseline.
  */
 function settleBaselineFlags(
-  candidates: BaselineCandidate[],
+  { candidates, rejected }: BaselineFiles,
   prepared: PreparedRun,
   io: CliIo,
 ): RunBaseline | null {
   if (candidates.length === 0) return null;
   const baseline = settleBaseline(candidates, poolTargetOfPrepared(prepared), {
-    pool: candidates.length > 1,
+    pool: candidates.length + rejected.length > 1,
+    rejected,
   });
   for (const line of describeExclusions(baseline.excluded))
     io.stderr.write(`note: left out of the baseline: ${line}\n`);
@@ -436,8 +437,8 @@ function settleBaselineFlags(
     io.stderr.write("note: no --baseline report measured what this run measures: the run is not compared\n");
     return null;
   }
-  if (candidates.length > 1)
-    io.stderr.write(`note: the baseline pools ${baseline.used.length} of ${candidates.length} runs\n`);
+  const named = candidates.length + rejected.length;
+  if (named > 1) io.stderr.write(`note: the baseline pools ${baseline.used.length} of ${named} runs\n`);
   return baseline;
 }
 
