@@ -17,6 +17,7 @@ import { sandboxUsedField } from "../results/sandbox-used.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import type { Report } from "../results/types.js";
 import type { SandboxMode, Scenario } from "../scenario/types.js";
+import type { RunCount } from "../stats/run-clusters.js";
 import { HARNESS_VERSION } from "../version.js";
 import type { BaselineCounts, RunOptions } from "./options.js";
 import { planTrials } from "./plan.js";
@@ -65,6 +66,11 @@ export interface RunBaseline {
   excluded: ExcludedBaseline[];
   /** Per planned scenario key whose content the baseline measured too: its evaluated trials and passes. */
   counts: Record<string, BaselineCounts>;
+  /**
+   * Per scenario key, each pooled run's counts (in `used` order), for the decision's estimate of
+   * run-to-run variation; absent for a single report used as given.
+   */
+  runCounts?: Record<string, RunCount[]>;
 }
 
 /**
@@ -93,6 +99,7 @@ export function settleBaseline(
     used: pooled.used,
     excluded: pooled.excluded,
     counts: pooled.report ? countsFor(pooled.report, target) : {},
+    runCounts: pooled.runCounts,
   };
 }
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import type { Agent } from "../agents/types.js";
 import { compareReports } from "../compare/compare.js";
 import { type Decision, decide, defaultFailOn, type FailOn } from "../compare/decision.js";
-import type { ExcludedBaseline } from "../compare/pool-baselines.js";
+import type { BaselinePooling } from "../compare/pool-baselines.js";
 import type { CompareOptions, Comparison } from "../compare/types.js";
 import { describeError } from "../errors.js";
 import type { ModelClient } from "../model/model-client.js";
@@ -78,8 +78,14 @@ export interface DecisionSettings {
   /** Null: `regression` when a baseline was compared, else `outcome`. */
   failOn: FailOn | null;
   gateMetrics: readonly string[];
-  /** The runs a pooled baseline is made of, and what was left out of it. */
-  pooling?: { runs: string[]; excluded: ExcludedBaseline[] } | undefined;
+  /** The runs a pooled baseline is made of, what was left out of it, and each run's counts. */
+  pooling?: BaselinePooling | undefined;
+  /**
+   * The extra trials the run's design gives a screened scenario (0 when it had no adaptive design:
+   * no baseline, one trial per scenario, a shard), for the decision's design line and power. A run
+   * sets it from the design it ran; unset, decide() reads it from the report.
+   */
+  extraTrials?: number | undefined;
 }
 
 export interface SuiteResult {
@@ -389,13 +395,19 @@ async function finishRun(
     ...sandboxUsedField(collectSandboxesUsed(results.values())),
   };
   const report = assembleReport(run, groupByScenario(plan, results, started.extra, options.passK));
+  // The design line states the power of the design this run had (its extra trials even where no
+  // scenario needed them), not of the extra trials it happened to spend.
+  const decisionSettings: DecisionSettings = {
+    ...(ports.decision ?? { failOn: null, gateMetrics: [] }),
+    extraTrials: started.design?.extraTrials ?? 0,
+  };
   const compared = await writeRunOutputs(
     report,
     options.outDir,
     redact,
     ports.baseline ?? null,
     ports.compareOptions,
-    ports.decision,
+    decisionSettings,
     ports.repositoryRoot,
   );
   return { report, ...compared };
@@ -509,6 +521,7 @@ export async function writeRunOutputs(
     failOn: settings.failOn ?? defaultFailOn(comparison !== null),
     gateMetrics: settings.gateMetrics,
     ...(settings.pooling ? { pooling: settings.pooling } : {}),
+    ...(settings.extraTrials !== undefined ? { extraTrials: settings.extraTrials } : {}),
     ...(compareOptions.alpha !== undefined ? { alpha: compareOptions.alpha } : {}),
   });
   await writeReportFiles(report, outDir, redact, {

@@ -2,7 +2,12 @@ import path from "node:path";
 import { compareReports } from "../../compare/compare.js";
 import { decide, parseFailOn } from "../../compare/decision.js";
 import { exitCodeForDecision } from "../../compare/exit-status.js";
-import { describeExclusions, type ExcludedBaseline, poolBaselines } from "../../compare/pool-baselines.js";
+import {
+  type BaselinePooling,
+  describeExclusions,
+  describePooling,
+  poolBaselines,
+} from "../../compare/pool-baselines.js";
 import { ConfigError } from "../../errors.js";
 import { renderComparisonMarkdown, renderComparisonTerminal } from "../../render/comparison-markdown.js";
 import { buildComparisonJson } from "../../render/formats.js";
@@ -30,7 +35,7 @@ The first line states the decision (docs/statistics.md says how it is made).
 interface ComparedReports {
   base: Report;
   head: Report;
-  pooling?: { runs: string[]; excluded: ExcludedBaseline[] };
+  pooling?: BaselinePooling;
 }
 
 /** The base report: BASE.json as given, one --baseline as given, or several pooled. */
@@ -58,7 +63,7 @@ async function readBase(
   }
   for (const line of excluded) io.stderr.write(`note: left out of the baseline: ${line}\n`);
   io.stderr.write(`note: the baseline pools ${pooled.used.length} of ${candidates.length} runs\n`);
-  return { base: pooled.report, head, pooling: { runs: pooled.used, excluded: pooled.excluded } };
+  return { base: pooled.report, head, pooling: describePooling(pooled) };
 }
 
 async function commandCompare(argv: string[], io: CliIo): Promise<number> {

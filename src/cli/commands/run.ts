@@ -261,7 +261,13 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
       failOn,
       gateMetrics,
       ...(baseline && baselineCandidates.length > 1
-        ? { pooling: { runs: baseline.used, excluded: baseline.excluded } }
+        ? {
+            pooling: {
+              runs: baseline.used,
+              excluded: baseline.excluded,
+              ...(baseline.runCounts ? { runCounts: baseline.runCounts } : {}),
+            },
+          }
         : {}),
     },
     io,
