@@ -91,10 +91,15 @@ function composeLayout(input: LayoutInput, options: LayoutOptions): string {
   const matrix = input.report.model_matrix
     ? renderModelMatrixMarkdown(input.report.model_matrix, { maxRows: COMMENT_MATRIX_ROWS }).join("\n").trim()
     : "";
-  const fixedBlocks = [head, matrix, blocks?.warnings ?? "", blocks?.suiteTable ?? "", status, footer].filter(
-    (block) => block.length > 0,
-  );
-  const fixed = fixedBlocks.join("\n\n");
+  let suiteTable = blocks?.suiteTable ?? "";
+  const joinFixed = () =>
+    [head, matrix, blocks?.warnings ?? "", suiteTable, status, footer].filter((b) => b.length > 0).join("\n\n");
+  let fixed = joinFixed();
+  // Under a tight limit the suite's metrics go before anything is cut.
+  if (fixed.length >= options.maxChars && suiteTable) {
+    suiteTable = "";
+    fixed = joinFixed();
+  }
   if (fixed.length >= options.maxChars) return cutText(fixed, options.maxChars);
 
   // Separators around the middle blocks.
@@ -144,7 +149,7 @@ function composeLayout(input: LayoutInput, options: LayoutOptions): string {
     head,
     matrix,
     blocks?.warnings ?? "",
-    blocks?.suiteTable ?? "",
+    suiteTable,
     scenarioTable,
     status,
     details,
