@@ -352,8 +352,9 @@ const MAX_CAUSE_CHARS = 160;
 /** The first non-empty line of untrusted text, cut to `max` characters. */
 function firstLine(text: string, max: number): string {
   const line = text.split(/\r?\n|\r/).find((l) => l.trim().length > 0) ?? "";
-  const trimmed = line.trim();
-  return trimmed.length > max ? `${trimmed.slice(0, max - 1)}…` : trimmed;
+  // By code points, so a cut never splits a surrogate pair.
+  const chars = [...line.trim()];
+  return chars.length > max ? `${chars.slice(0, max - 1).join("")}…` : chars.join("");
 }
 
 /** Why the head's first failing trial failed: its first failed gate's message, else its reason. Markdown. */
