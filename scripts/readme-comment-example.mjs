@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Regenerates the PR-comment excerpt at the top of the README from real runs: the example suite
-// with the oracle agent on the base branch (four runs, pooled as the action pools its baseline),
-// then the same suite with two solutions changed the way a docs change can change an agent's
-// behaviour (the head), 3 trials a run, decided, compared and rendered by the action's own
+// with the oracle agent on the base branch (eight runs, the action's `baseline-runs`, pooled as the
+// action pools its baseline), then the same suite with two solutions changed the way a docs change
+// can change an agent's behaviour (the head), 3 trials a run and the default extra trials for a
+// scenario that does worse than the baseline, decided, compared and rendered by the action's own
 // comment renderer. Run after `npx tsc -p tsconfig.build.json` (or `npm run build`).
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -13,7 +14,9 @@ import { fileURLToPath } from "node:url";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { compareReports } = await import(path.join(root, "lib/compare/compare.js"));
 const { decide } = await import(path.join(root, "lib/compare/decision.js"));
-const { poolBaselines } = await import(path.join(root, "lib/compare/pool-baselines.js"));
+const { describePooling, poolBaselines } = await import(path.join(root, "lib/compare/pool-baselines.js"));
+const { loadScenarios } = await import(path.join(root, "lib/scenario/load.js"));
+const { DEFAULT_EXTRA_TRIALS } = await import(path.join(root, "lib/stats/regression-decision.js"));
 const { renderComment } = await import(path.join(root, "lib/render/pr-comment.js"));
 
 const work = mkdtempSync(path.join(os.tmpdir(), "ltt-readme-"));
@@ -34,7 +37,7 @@ writeFileSync(
   extract.replace(/solution:\n {2}- exit 0\n(?: {2}- .*\n)+/, "solution:\n  - exit 0\n"),
 );
 
-const run = (suite, out) => {
+const run = (suite, out, baselineFiles = []) => {
   try {
     execFileSync(
       process.execPath,
@@ -51,6 +54,7 @@ const run = (suite, out) => {
         "--out",
         out,
         "-q",
+        ...baselineFiles.flatMap((file) => ["--baseline", file]),
       ],
       { stdio: "ignore" },
     );
@@ -59,22 +63,31 @@ const run = (suite, out) => {
   }
   return JSON.parse(readFileSync(path.join(out, "report.json"), "utf8"));
 };
-const BASE_SHAS = ["4f3c2a1", "9e8d7c6", "5b4a392", "1c0d9e8"];
-const baselines = BASE_SHAS.map((sha, i) => ({
-  report: run(path.join(root, "scenarios-example"), path.join(work, `base-${i}`)),
-  label: `run #${42 - i} (\`${sha}\`)`,
-}));
-const headReport = run(head, path.join(work, "head"));
+const BASE_SHAS = ["4f3c2a1", "9e8d7c6", "5b4a392", "1c0d9e8", "7a6b5c4", "3d2e1f0", "8c9b0a1", "2f3e4d5"];
 // The head's scenarios are the base's: only the agent's behaviour (here, the oracle's solution)
-// changed, as when a docs change changes what an agent does.
-const baseHashes = new Map(baselines[0].report.scenarios.map((s) => [s.id, s.content_hash]));
-for (const scenario of headReport.scenarios)
-  scenario.content_hash = baseHashes.get(scenario.id) ?? scenario.content_hash;
+// changed, as when a docs change changes what an agent does. So the base reports carry the head's
+// scenario hashes, and the head run pools them and screens for extra trials as the action would.
+const headHashes = new Map((await loadScenarios([head])).map((s) => [s.id, s.contentHash]));
+const baselines = BASE_SHAS.map((sha, i) => {
+  const out = path.join(work, `base-${i}`);
+  const report = run(path.join(root, "scenarios-example"), out);
+  for (const scenario of report.scenarios)
+    scenario.content_hash = headHashes.get(scenario.id) ?? scenario.content_hash;
+  writeFileSync(path.join(out, "report-as-head.json"), JSON.stringify(report));
+  return { report, label: `run #${42 - i} (\`${sha}\`)`, file: path.join(out, "report-as-head.json") };
+});
+const headReport = run(
+  head,
+  path.join(work, "head"),
+  baselines.map((b) => b.file),
+);
 const pooled = poolBaselines(baselines, headReport);
 const decision = decide({
   head: headReport,
   baseline: pooled.report,
-  pooling: { runs: pooled.used, excluded: pooled.excluded },
+  pooling: describePooling(pooled),
+  // The head ran the CLI's default design.
+  extraTrials: DEFAULT_EXTRA_TRIALS,
 });
 const comparison = compareReports(pooled.report, headReport);
 const now = Date.parse(headReport.run.ended_at);
@@ -98,6 +111,7 @@ const comment = renderComment({
     },
     baseRef: "main",
     baseSha: "4f3c2a1b0e9d8c7f6a5b4c3d2e1f0a9b8c7d6e5f",
+    moreRuns: pooled.used.length - 1,
   },
   runUrl: "https://github.com/OWNER/REPO/actions/runs/1234567891",
   artifactUrl: "https://github.com/OWNER/REPO/actions/runs/1234567891/artifacts/987655",
@@ -118,7 +132,7 @@ const block = `<!-- comment-example:start -->\n${excerpt
   .map((line) => `> ${line}`.trimEnd())
   .join(
     "\n",
-  )}\n>\n> *(The top of a comment the action rendered from runs of \`scenarios-example\`: four base-branch runs pooled as the baseline, and a head whose agent calls \`--help\` first in one scenario and stops writing its output in another; 3 trials a run. Per-scenario metrics and the full report follow, collapsed. \`scripts/readme-comment-example.mjs\` regenerates it.)*\n<!-- comment-example:end -->`;
+  )}\n>\n> *(The top of a comment the action rendered from runs of \`scenarios-example\`: eight base-branch runs pooled as the baseline, and a head whose agent calls \`--help\` first in one scenario and stops writing its output in another; 3 trials a run, and ${DEFAULT_EXTRA_TRIALS} more for a scenario whose first trials do worse than the baseline. Per-scenario metrics and the full report follow, collapsed. \`scripts/readme-comment-example.mjs\` regenerates it.)*\n<!-- comment-example:end -->`;
 writeFileSync(
   readmePath,
   readme.replace(/<!-- comment-example:start -->[\s\S]*?<!-- comment-example:end -->/, block),

@@ -99,12 +99,21 @@ describe("the README's examples work", () => {
     const block =
       /<!-- comment-example:start -->\n([\s\S]*?)<!-- comment-example:end -->/.exec(readme)?.[1] ?? "";
     const lines = block.split("\n").map((line) => line.replace(/^> ?/, ""));
-    expect(lines[0]).toMatch(/^## (🔴 Regression|✅ No regression detected|⚪ No baseline yet)/u);
+    expect(lines[0]).toMatch(
+      /^## (🔴 Regression|✅ No regression detected|🟡 Inconclusive|⚪ No baseline yet)/u,
+    );
+    // Line two: the configured design's power and the run-to-run variation of the base runs.
     expect(lines[1]).toMatch(
-      /^\d+ scenarios × \d+( \(\+\d+\))? trials against \d+ baseline runs? \(\d+ trials a scenario\)/,
+      /^\d+ scenarios × \d+( \(\+\d+\))? trials against \d+ baseline runs? \(\d+ trials a scenario\): .*\. Run-to-run variation: \d+ base runs?, /,
     );
     expect(lines).toContain("| Suite (9 scenarios) | Base → head | Change (95% CI) |");
-    expect(lines.some((line) => /^\d+ other scenarios unchanged\. This run: /.test(line))).toBe(true);
+    expect(
+      lines.some((line) =>
+        /^\d+ other scenarios without a clear change \(a scenario is listed when .*\)\. This run: /.test(
+          line,
+        ),
+      ),
+    ).toBe(true);
     // No per-metric verdicts over everything, and above the collapsed blocks only.
     expect(block).not.toMatch(/[❔➖🟢]|inconclusive|<details/u);
     expect(block).toContain("`scripts/readme-comment-example.mjs` regenerates it");

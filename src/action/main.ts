@@ -924,7 +924,7 @@ async function produceMergedReport(
     redact,
     settled?.report ?? null,
     compareOptionsOf(settings),
-    decisionSettingsOf(settings, settled),
+    decisionSettingsOf(settings, settled, true),
     await projectRootOf(deps.cwd),
   );
   log.info(
@@ -1002,8 +1002,16 @@ function decideExit(
   return { status: "passed", outputs, message: null };
 }
 
-/** What decides the check: `fail-on`, `gate-metrics`, and what the pooled baseline is made of. */
-function decisionSettingsOf(settings: ActionSettings, settled: ActionBaseline | null): DecisionSettings {
+/**
+ * What decides the check: `fail-on`, `gate-metrics`, what the pooled baseline is made of (each
+ * run's counts, for the run-to-run variation), and, for merged shards, the design they ran: a
+ * sharded run gets no extra trials (a single run's design is set by the run itself).
+ */
+function decisionSettingsOf(
+  settings: ActionSettings,
+  settled: ActionBaseline | null,
+  merged = false,
+): DecisionSettings {
   return {
     failOn: settings.failOn,
     gateMetrics: settings.gateMetrics,
@@ -1016,6 +1024,7 @@ function decisionSettingsOf(settings: ActionSettings, settled: ActionBaseline | 
           },
         }
       : {}),
+    ...(merged ? { extraTrials: 0 } : {}),
   };
 }
 

@@ -528,15 +528,34 @@ function applyCorrection<T extends Tested>(
 }
 
 /**
+ * A scenario's first trials only: adaptive extra trials are run where the first ones did worse than
+ * the baseline, so adding them to a side's mean would pull it towards the mean (up, after a bad
+ * start) and bias any average over scenarios. All trials in reports without the design.
+ */
+function withFirstTrialsOnly(scenario: ScenarioReport): ScenarioReport {
+  const first = scenario.first_trials;
+  if (first === undefined || scenario.trials.every((t) => t.trial <= first)) return scenario;
+  return { ...scenario, trials: scenario.trials.filter((t) => t.trial <= first) };
+}
+
+/**
  * The scenario is the unit: per metric, each matched scenario contributes its head mean minus its
- * base mean. The interval is a cluster bootstrap (scenarios resampled with replacement, each
- * bringing its own paired difference); the p-value is the paired sign-flip permutation test.
+ * base mean, each over its first trials (withFirstTrialsOnly: an average over scenarios with the
+ * extra trials in would be biased towards the side that got them). The interval is a cluster
+ * bootstrap (scenarios resampled with replacement, each bringing its own paired difference); the
+ * p-value is the paired sign-flip permutation test.
  */
 function compareSuite(
-  pairs: readonly ScenarioPair[],
+  allPairs: readonly ScenarioPair[],
   definitions: readonly MetricDefinition[],
   settings: ComparisonSettings,
 ): SuiteComparison {
+  const pairs = allPairs.map((p) => ({
+    ...p,
+    base: withFirstTrialsOnly(p.base),
+    head: withFirstTrialsOnly(p.head),
+  }));
+  const extraLeftOut = pairs.some((p, i) => p.base !== allPairs[i]!.base || p.head !== allPairs[i]!.head);
   const metrics: SuiteMetricComparison[] = definitions.map((d) => {
     const baseMeans: number[] = [];
     const headMeans: number[] = [];
@@ -588,6 +607,7 @@ function compareSuite(
   );
   return {
     scenarios: pairs.length,
+    first_trials_only: extraLeftOut,
     min_scenarios: MIN_SUITE_SCENARIOS,
     bootstrap_resamples: settings.bootstrap_resamples,
     metrics,

@@ -186,6 +186,11 @@ export interface SuiteMetricComparison {
 
 export interface SuiteComparison {
   scenarios: number;
+  /**
+   * True when some scenario's adaptive extra trials were left out: suite figures use each
+   * scenario's first trials only (extra trials, run where the first did worse, would bias them).
+   */
+  first_trials_only: boolean;
   /** Fewer scenarios than this give too_few_samples at suite level. */
   min_scenarios: number;
   bootstrap_resamples: number;

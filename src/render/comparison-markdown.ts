@@ -17,6 +17,7 @@ import type {
   SideSummary,
   SuiteMetricComparison,
 } from "../compare/types.js";
+import { fisherExactTest } from "../stats/stats.js";
 import { renderDecisionHeadline, renderDecisionReason, renderDesignLine } from "./decision.js";
 import {
   escapeMarkdownCell,
@@ -82,17 +83,35 @@ export interface ScenarioLine {
   regressed: boolean;
   regressedMetrics: string[];
   extended: boolean;
+  /** The head's first trials (the rest are adaptive extra trials); null when the decision did not say. */
+  headFirst: PassCount | null;
   comparison: ScenarioComparison | null;
-  /** Pass rate moved, or the decision flagged it. */
+  /** The pass rate's change passes the bar (clearChange), or the decision flagged the scenario. */
   moved: boolean;
 }
 
-function sideCount(side: SideSummary): PassCount {
-  return { passed: side.passed, trials: side.passed + side.failed };
+/** The level of the bar for "moved". */
+const MOVED_LEVEL = 0.05;
+
+/**
+ * The bar for "moved": the scenario's own exact test of its pass counts (Fisher, two-sided,
+ * unadjusted, all trials) gives p ≤ 0.05. Any difference at all would list most of an unchanged
+ * suite (3 trials against 24 differ by chance, and 22/24 → 3/3 reads "now passing"); this lists a
+ * scenario in an unchanged suite at most about one time in twenty, and a 24/24 → 2/3 not at all.
+ * A description, not a verdict: only the decision fails the check.
+ */
+export function isClearChange(base: PassCount, head: PassCount): boolean {
+  if (base.trials === 0 || head.trials === 0) return false;
+  const p = fisherExactTest(head.passed, head.trials - head.passed, base.passed, base.trials - base.passed);
+  return p <= MOVED_LEVEL;
 }
 
-function rateMoved(base: PassCount, head: PassCount): boolean {
-  return base.passed * head.trials !== head.passed * base.trials;
+/** The bar above, as the comment states it. */
+export const MOVED_BAR =
+  "its pass counts differ by Fisher's exact test at p ≤ 0.05, two-sided and unadjusted";
+
+function sideCount(side: SideSummary): PassCount {
+  return { passed: side.passed, trials: side.passed + side.failed };
 }
 
 /** The change of pass rate, for ordering worst first (0 when a side has no trial). */
@@ -120,8 +139,9 @@ export function collectScenarioLines(comparison: Comparison, decision: Decision 
       regressed,
       regressedMetrics,
       extended: d?.extended ?? false,
+      headFirst: d?.head_first ?? null,
       comparison: c,
-      moved: regressed || regressedMetrics.length > 0 || rateMoved(base, head),
+      moved: regressed || regressedMetrics.length > 0 || isClearChange(base, head),
     };
   });
   const rank = (l: ScenarioLine) => (l.regressed ? 0 : l.regressedMetrics.length > 0 ? 1 : 2);
@@ -132,22 +152,43 @@ function describeCounts(line: Pick<ScenarioLine, "base" | "head">): string {
   return `${line.base.passed}/${line.base.trials} → ${line.head.passed}/${line.head.trials}`;
 }
 
-/** Plain labels; the one mark is the decision's own verdict. */
+/**
+ * Plain labels; the one mark is the decision's own verdict. A status ("now passing", "newly
+ * failing") only for a change past the bar (isClearChange): otherwise it names noise.
+ */
 function describeLabels(line: ScenarioLine, code: (text: string) => string): string[] {
   const labels: string[] = [];
   if (line.regressed) labels.push("🔴 regressed");
   for (const metric of line.regressedMetrics) labels.push(`🔴 ${code(metric)} regressed`);
-  if (!QUIET_STATUSES.has(line.status)) labels.push(STATUS_LABEL[line.status]);
-  if (line.extended) labels.push("extra trials");
+  const clear = line.regressed || isClearChange(line.base, line.head);
+  if (clear && !QUIET_STATUSES.has(line.status)) labels.push(STATUS_LABEL[line.status]);
+  if (line.extended) labels.push(describeExtraTrials(line));
   const c = line.comparison;
   if (c?.renamed_from) labels.push(`renamed from ${code(c.renamed_from)}`);
   if (c?.content_changed) labels.push("content changed");
   return labels;
 }
 
+/** "all 11 trials: 3 first + 8 extra": the row's head counts include the adaptive extra trials. */
+function describeExtraTrials(line: ScenarioLine): string {
+  const first = line.headFirst?.trials;
+  if (first === undefined || first >= line.head.trials) return "extra trials";
+  return `all ${line.head.trials} trials: ${first} first + ${line.head.trials - first} extra`;
+}
+
+/** The regression test ran (whatever its outcome): its p-values are shown. */
 function isDecided(decision: Decision | null): decision is Decision {
   // `!= null`: a caller without the decision yet may pass undefined.
-  return decision != null && (decision.basis === "regression" || decision.basis === "no_regression");
+  return (
+    decision != null &&
+    (decision.basis === "regression" ||
+      decision.basis === "no_regression" ||
+      decision.basis === "inconclusive")
+  );
+}
+
+function pVerdict(decision: Decision | null, rejected: boolean) {
+  return decision ? { alpha: decision.alpha, rejected } : undefined;
 }
 
 const cellCode = (text: string) => escapeMarkdownCell(markdownCode(text));
@@ -184,7 +225,7 @@ export function buildComparisonBlocks(
     warnings: renderWarnings(comparison),
     suiteTable: renderSuiteTable(comparison, decision),
     scenarioHeader: moved.length > 0 ? renderScenarioHeader(decided) : "",
-    scenarioRows: moved.map((l) => renderScenarioRow(l, decided)),
+    scenarioRows: moved.map((l) => renderScenarioRow(l, decided ? decision : null)),
     scenarioSummary: renderScenarioSummary(comparison, lines.length - moved.length, moved.length, decision),
     details: lines.map((l) => renderScenarioDetails(l, decision, open)),
     legend: renderLegend(decision),
@@ -227,8 +268,14 @@ function renderSuiteTable(comparison: Comparison, decision: Decision | null): st
     if (withGate) cells.push(describeGate(gateFamily(decision, m.metric)));
     return `| ${cells.join(" | ")} |`;
   });
-  return [`| ${columns.join(" | ")} |`, `|${columns.map(() => "---").join("|")}|`, ...rows].join("\n");
+  const table = [`| ${columns.join(" | ")} |`, `|${columns.map(() => "---").join("|")}|`, ...rows];
+  if (comparison.suite.first_trials_only) table.push("", `<sub>${FIRST_TRIALS_NOTE}</sub>`);
+  return table.join("\n");
 }
+
+/** Under the suite table when some scenario got extra trials. */
+export const FIRST_TRIALS_NOTE =
+  "Suite rows count each scenario's first trials only: extra trials, run only where the head started worse than the baseline, would bias them towards the head. Scenario rows count all trials.";
 
 /** The decision's verdict on a gate metric: where it regressed, or that it did not. */
 function describeGate(family: MetricFamily | undefined): string {
@@ -243,15 +290,23 @@ function renderScenarioHeader(decided: boolean): string {
   return [`| ${columns.join(" | ")} |`, `|${columns.map(() => "---").join("|")}|`].join("\n");
 }
 
-function renderScenarioRow(line: ScenarioLine, decided: boolean): string {
+function renderScenarioRow(line: ScenarioLine, decision: Decision | null): string {
   const cells = [cellCode(line.key), describeCounts(line)];
-  if (decided) cells.push(formatP(line.adjustedP));
+  if (decision) cells.push(formatP(line.adjustedP, pVerdict(decision, line.regressed)));
   cells.push(describeLabels(line, cellCode).join(" · "));
   return `| ${cells.join(" | ")} |`;
 }
 
 function listNames(names: readonly string[]): string {
   return names.map(markdownCode).join(", ");
+}
+
+/** "28 other scenarios without a clear change (…)": the scenarios under the bar, and the bar. */
+function describeUnmoved(unmoved: number, moved: number): string {
+  const all = moved === 0 && unmoved > 1 ? "All " : "";
+  const other = moved > 0 ? "other " : "";
+  const scenarios = `${all}${unmoved} ${other}scenario${unmoved === 1 ? "" : "s"}`;
+  return `${scenarios} without a clear change (a scenario is listed when ${MOVED_BAR})`;
 }
 
 function renderScenarioSummary(
@@ -267,11 +322,7 @@ function renderScenarioSummary(
   );
   const added = c.added.filter((s) => !leftOut.has(s.key));
   const changed = c.added.filter((s) => leftOut.has(s.key));
-  if (unchanged > 0) {
-    const all = moved === 0 && unchanged > 1 ? "All " : "";
-    const other = moved > 0 ? "other " : "";
-    parts.push(`${all}${unchanged} ${other}scenario${unchanged === 1 ? "" : "s"} unchanged.`);
-  }
+  if (unchanged > 0) parts.push(`${describeUnmoved(unchanged, moved)}.`);
   if (added.length) parts.push(`Added (${added.length}): ${listNames(added.map((s) => s.key))}.`);
   if (changed.length) {
     parts.push(
@@ -295,10 +346,15 @@ function sideText(label: string, x: SideSummary): string {
 }
 
 /** A gate metric's row shows the decision's adjusted p instead of the (unadjusted) interval. */
-function renderMetricRow(m: MetricComparison, family: MetricFamily | undefined, key: string): string {
+function renderMetricRow(
+  m: MetricComparison,
+  family: MetricFamily | undefined,
+  key: string,
+  alpha: number,
+): string {
   const finding = family?.scenarios.find((s) => s.key === key);
   const change = family
-    ? `${formatMetricDelta(m, m.delta)}${finding?.adjusted_p != null ? `, ${formatPStatement("adjusted p", finding.adjusted_p)}` : ""}${finding?.regressed ? " 🔴 regressed" : ""}`
+    ? `${formatMetricDelta(m, m.delta)}${finding?.adjusted_p != null ? `, ${formatPStatement("adjusted p", finding.adjusted_p, { alpha, rejected: finding.regressed })}` : ""}${finding?.regressed ? " 🔴 regressed" : ""}`
     : formatDeltaWithInterval(m, m.delta, m.ci_low, m.ci_high);
   const cells = [
     markdownText(metricLabel(m.metric)),
@@ -314,11 +370,13 @@ function renderScenarioDetails(line: ScenarioLine, decision: Decision | null, op
   const labels = describeLabels(line, (t) => `<code>${markdownHtml(t)}</code>`);
   const summary = [`<code>${markdownHtml(line.key)}</code>`, describeCounts(line), ...labels].join(" · ");
   const passRow = `| pass rate | ${line.base.passed}/${line.base.trials} | ${line.head.passed}/${line.head.trials} | ${
-    line.adjustedP === null ? "not tested" : formatPStatement("adjusted p", line.adjustedP)
+    line.adjustedP === null
+      ? "not tested"
+      : formatPStatement("adjusted p", line.adjustedP, pVerdict(decision, line.regressed))
   } |`;
   const rows = (c?.metrics ?? [])
     .filter((m) => m.metric !== PASS_RATE)
-    .map((m) => renderMetricRow(m, gateFamily(decision, m.metric), line.key));
+    .map((m) => renderMetricRow(m, gateFamily(decision, m.metric), line.key, decision?.alpha ?? 0.05));
   return [
     `<details${open}><summary>${summary}</summary>`,
     "",
@@ -431,6 +489,7 @@ export interface TerminalOptions {
 
 const RED = "\u001b[31m";
 const GREEN = "\u001b[32m";
+const YELLOW = "\u001b[33m";
 const RESET = "\u001b[0m";
 
 function describeSide(r: Comparison["base"]): string {
@@ -457,8 +516,9 @@ export function renderComparisonTerminal(
   const first = decision
     ? `Decision: ${renderDecisionReason(decision)}`
     : `Compared: ${c.counts.matched} scenarios (described; no pass/fail decision)`;
-  const paint = (text: string) =>
-    options.color && decision ? `${decision.failed ? RED : GREEN}${text}${RESET}` : text;
+  // Inconclusive is not a pass: yellow, never green.
+  const colour = decision?.failed ? RED : decision?.basis === "inconclusive" ? YELLOW : GREEN;
+  const paint = (text: string) => (options.color && decision ? `${colour}${text}${RESET}` : text);
   const lines: string[] = [paint(first)];
   const design = decision ? renderDesignLine(decision) : "";
   if (design) lines.push(`  ${design}`);
@@ -469,7 +529,11 @@ export function renderComparisonTerminal(
     (m): m is SuiteMetricComparison => m !== undefined && m.scenarios > 0,
   );
   if (suite.length > 0) {
-    lines.push("", `Suite (${c.suite.scenarios} scenarios, each counts once; change with its 95% interval)`);
+    const first = c.suite.first_trials_only ? ", first trials only" : "";
+    lines.push(
+      "",
+      `Suite (${c.suite.scenarios} scenarios, each counts once${first}; change with its 95% interval)`,
+    );
     lines.push(
       ...terminalTable(
         suite.map((m) => [
@@ -491,7 +555,11 @@ export function renderComparisonTerminal(
         moved.map((l) => [
           plain(l.key),
           describeCounts(l).replace("→", "->"),
-          decided ? (l.adjustedP === null ? "not tested" : formatPStatement("adjusted p", l.adjustedP)) : "",
+          decided
+            ? l.adjustedP === null
+              ? "not tested"
+              : formatPStatement("adjusted p", l.adjustedP, pVerdict(decision, l.regressed))
+            : "",
           describeLabels(l, plain).join(", ").replace(/🔴 /g, ""),
         ]),
       ),
@@ -499,9 +567,7 @@ export function renderComparisonTerminal(
   }
   const unchanged = scenarioLines.length - moved.length;
   const rest = [
-    unchanged > 0
-      ? `${unchanged} ${moved.length > 0 ? "other " : ""}scenario${unchanged === 1 ? "" : "s"} unchanged`
-      : "",
+    unchanged > 0 ? describeUnmoved(unchanged, moved.length) : "",
     c.added.length ? `added: ${c.added.map((s) => plain(s.key)).join(", ")}` : "",
     c.removed.length ? `removed: ${c.removed.map((s) => plain(s.key)).join(", ")}` : "",
     ...c.renamed.map((r) => `renamed: ${plain(r.from)} -> ${plain(r.to)}`),

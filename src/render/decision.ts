@@ -7,9 +7,10 @@
  * out as Markdown (names in code spans), HTML (names in <code>, everything escaped) or plain text.
  */
 import type { Decision, DecisionScenario, MetricFinding, PassCount } from "../compare/decision.js";
+import { scenarioKey } from "../results/scenario-key.js";
 import { findMetric } from "../results/trial-metrics.js";
-import type { RunSummary } from "../results/types.js";
-import { escapeHtml, escapePlainText, markdownCode } from "./escape.js";
+import type { Report, RunSummary, ScenarioReport } from "../results/types.js";
+import { escapeHtml, escapePlainText, markdownCode, markdownText } from "./escape.js";
 import { formatMetricValue, formatPStatement, formatRate } from "./format.js";
 
 /** Words, and names that came from a report (scenario keys, metric names). */
@@ -31,6 +32,7 @@ const ICON = {
   pass: "✅",
   fail: "❌",
   neutral: "⚪",
+  inconclusive: "🟡",
   info: "ℹ️",
   incomplete: "⚠️",
 } as const;
@@ -53,9 +55,12 @@ function counts(c: PassCount | null): string {
   return c ? `${c.passed}/${c.trials}` : "–";
 }
 
-/** "`x`: 12/12 → 0/9 (adjusted p = 0.002)", or without the colon in a list. */
-function describeScenario(s: DecisionScenario, separator = ": "): Sentence {
-  const p = s.adjusted_p === null ? "" : ` (${formatPStatement("adjusted p", s.adjusted_p)})`;
+/** "`x`: 12/12 → 0/9 (adjusted p = 0.00200)", or without the colon in a list. */
+function describeScenario(s: DecisionScenario, alpha: number, separator = ": "): Sentence {
+  const p =
+    s.adjusted_p === null
+      ? ""
+      : ` (${formatPStatement("adjusted p", s.adjusted_p, { alpha, rejected: s.regressed })})`;
   return [{ name: s.key }, `${separator}${counts(s.base)} → ${counts(s.head)}${p}`];
 }
 
@@ -69,29 +74,34 @@ function plural(n: number, word: string): string {
 
 function scenarioPart(decision: Decision): Sentence {
   const regressed = decision.regressed.map((key) => decision.scenarios.find((s) => s.key === key) ?? null);
-  if (regressed.length === 1 && regressed[0]) return ["in ", ...describeScenario(regressed[0])];
+  if (regressed.length === 1 && regressed[0]) {
+    return ["in ", ...describeScenario(regressed[0], decision.alpha)];
+  }
   if (regressed.length <= MAX_DETAILED && regressed.every((s) => s !== null)) {
     const each = regressed.flatMap((s, i): Piece[] => [
       ...(i === 0 ? [] : [", "]),
-      ...describeScenario(s as DecisionScenario, " "),
+      ...describeScenario(s as DecisionScenario, decision.alpha, " "),
     ]);
     return [`in ${regressed.length} scenarios: `, ...each];
   }
   return [`in ${plural(regressed.length, "scenario")}: `, ...joinNames(decision.regressed)];
 }
 
-/** Pass rates pooled over the scenarios both sides ran: what the suite test looked at. */
+/**
+ * Pass rates pooled over the scenarios both sides ran, the head's over its first trials: what the
+ * suite test looked at (extra trials, run only where the head did worse at first, would bias it).
+ */
 export function pooledPassRates(decision: Decision): { base: number; head: number } | null {
   let basePassed = 0;
   let baseTrials = 0;
   let headPassed = 0;
   let headTrials = 0;
   for (const s of decision.scenarios) {
-    if (!s.base || s.base.trials === 0 || s.head.trials === 0) continue;
+    if (!s.base || s.base.trials === 0 || s.head_first.trials === 0) continue;
     basePassed += s.base.passed;
     baseTrials += s.base.trials;
-    headPassed += s.head.passed;
-    headTrials += s.head.trials;
+    headPassed += s.head_first.passed;
+    headTrials += s.head_first.trials;
   }
   return baseTrials > 0 && headTrials > 0
     ? { base: basePassed / baseTrials, head: headPassed / headTrials }
@@ -102,8 +112,11 @@ function suitePart(decision: Decision): Sentence {
   const rates = pooledPassRates(decision);
   const change = rates ? `pass rate ${formatRate(rates.base)} → ${formatRate(rates.head)} ` : "";
   const p = decision.suite?.adjusted_p;
+  const verdict = { alpha: decision.alpha, rejected: decision.suite_regressed };
   const test =
-    p === null || p === undefined ? "suite test" : `suite test, ${formatPStatement("adjusted p", p)}`;
+    p === null || p === undefined
+      ? "suite test"
+      : `suite test, ${formatPStatement("adjusted p", p, verdict)}`;
   return [`across the suite: ${change}(${test})`];
 }
 
@@ -115,7 +128,8 @@ function metricPart(decision: Decision, metric: string, keys: readonly string[])
   const family = decision.secondary.find((f) => f.metric === metric);
   const findings = keys.map((key) => family?.scenarios.find((s) => s.key === key) ?? null);
   const describe = (f: MetricFinding, separator = ": "): Sentence => {
-    const p = f.adjusted_p === null ? "" : ` (${formatPStatement("adjusted p", f.adjusted_p)})`;
+    const verdict = { alpha: decision.alpha, rejected: f.regressed };
+    const p = f.adjusted_p === null ? "" : ` (${formatPStatement("adjusted p", f.adjusted_p, verdict)})`;
     return [
       { name: f.key },
       `${separator}${metricValue(metric, f.base_mean)} → ${metricValue(metric, f.head_mean)}${p}`,
@@ -171,13 +185,14 @@ function describeDecision(
       return { icon: ICON.pass, sentence: ["No regression detected"] };
     case "inconclusive": {
       // Never a pass: the design could not have seen the planned regression. Reasons are our own text.
-      const why = decision.inconclusive?.reasons[0];
-      const needs = decision.inconclusive?.needs[0];
+      const reasons = decision.inconclusive?.reasons ?? [];
+      const needs = decision.inconclusive?.needs ?? [];
+      const why = reasons.length > 0 ? reasons.join("; ") : "this design could not have seen one";
       return {
-        icon: ICON.neutral,
+        icon: ICON.inconclusive,
         sentence: [
-          `Inconclusive: no regression seen, but ${why ?? "this design could not have seen one"}` +
-            (needs ? ` — conclusive with ${needs}` : ""),
+          `Inconclusive: no regression seen, but ${why}` +
+            (needs.length > 0 ? ` — conclusive with ${needs.join(" and ")}` : ""),
         ],
       };
     }
@@ -265,23 +280,119 @@ function describePower(power: number): string {
 }
 
 /**
- * Line two: what this run could detect. "20 scenarios × 3 (+6) trials against 4 baseline runs
- * (12 trials a scenario): catches a 90% → 10% collapse in one scenario with ~86% power; a
- * 90% → 50% drop with ~11%." Empty when the decision did not compare (no baseline, fail-on outcome…).
+ * Line two: what the configured design can detect, and the run-to-run variation it was judged at.
+ * "20 scenarios × 3 (+8) trials against 8 baseline runs (24 trials a scenario): catches a 90% → 10%
+ * collapse in one scenario with ~93% power; a 90% → 50% drop with ~24%. Run-to-run variation: 8
+ * base runs, ICC 0.04." The power is the design's (every screened scenario with its extra trials),
+ * not of the extra trials this run happened to spend. Empty when the decision did not compare (no
+ * baseline, fail-on outcome…).
  */
 export function renderDesignLine(decision: Decision): string {
   const d = decision.design;
   if (!d) return "";
   const runs = plural(d.baseline_runs, "baseline run");
   const against = `against ${runs} (${plural(d.baseline_trials, "trial")} a scenario)`;
+  const variation = describeVariation(decision);
+  const after = variation ? ` ${variation}` : "";
   if (decision.suite_only) {
-    return `${plural(d.scenarios, "scenario")}, ${plural(d.head_trials, "trial")} per scenario ${against}: only the suite test can decide (no per-scenario verdicts).`;
+    return `${plural(d.scenarios, "scenario")}, ${plural(d.head_trials, "trial")} per scenario ${against}: only the suite test can decide (no per-scenario verdicts).${after}`;
   }
   const extra = d.extra_trials > 0 ? ` (+${d.extra_trials})` : "";
   const design = `${plural(d.scenarios, "scenario")} × ${d.head_trials}${extra} trial${d.head_trials === 1 && !extra ? "" : "s"} ${against}`;
-  if (!d.power) return `${design}.`;
+  if (!d.power) return `${design}.${after}`;
   return (
     `${design}: catches a 90% → 10% collapse in one scenario with ${describePower(d.power.collapse)} power; ` +
-    `a 90% → 50% drop with ${describePower(d.power.half)}.`
+    `a 90% → 50% drop with ${describePower(d.power.half)}.${after}`
   );
+}
+
+function formatIcc(icc: number): string {
+  return icc.toFixed(2);
+}
+
+/**
+ * "Run-to-run variation: 8 base runs, ICC 0.04." — what the pooled base runs showed, and what the
+ * tests (and the power above) assumed when that differs: the prior below three runs, or a value
+ * the caller set. The suite test's form when the runs called for more than the ICC.
+ */
+function describeVariation(decision: Decision): string {
+  const v = decision.variation;
+  if (!v) return "";
+  const runs = plural(v.runs, "base run");
+  const assumed = `ICC ${formatIcc(v.icc_used)}`;
+  // The tests use the estimate rounded up to 0.01: that is what the runs showed.
+  const estimate = v.icc === null ? null : Math.max(0, v.icc);
+  const rounded = estimate === null ? null : Math.ceil(estimate * 100 - 1e-9) / 100;
+  const measured =
+    estimate === null
+      ? `${runs}, too few to measure it; tests and power assume ${assumed}`
+      : rounded === v.icc_used
+        ? `${runs}, ${assumed}`
+        : `${runs}, ICC ${formatIcc(estimate)} measured; tests and power assume ${assumed}`;
+  const suite =
+    v.suite_method === "trend" && v.trend !== null
+      ? `; the base runs' suite pass rate drifts ${formatSignedPoints(v.trend)} a run, and the suite test allows for it`
+      : v.suite_method === "runs" && v.dispersion !== null
+        ? `; the suite pass rate varies between base runs ${v.dispersion.toFixed(1)}× as much as trials explain, so the suite test compares runs`
+        : "";
+  return `Run-to-run variation: ${measured}${suite}.`;
+}
+
+function formatSignedPoints(delta: number): string {
+  const points = Math.abs(delta) * 100;
+  const text = String(Number(points.toFixed(points >= 10 ? 0 : 1)));
+  return `${delta < 0 && /[1-9]/.test(text) ? "−" : "+"}${text} pts`;
+}
+
+/** Regressed scenarios given a why-line in the comment; the rest are counted. */
+const MAX_CAUSES = 5;
+/** A gate message (agent-influenced) is cut to this many characters of its first line. */
+const MAX_CAUSE_CHARS = 160;
+
+/** The first non-empty line of untrusted text, cut to `max` characters. */
+function firstLine(text: string, max: number): string {
+  const line = text.split(/\r?\n|\r/).find((l) => l.trim().length > 0) ?? "";
+  // By code points, so a cut never splits a surrogate pair.
+  const chars = [...line.trim()];
+  return chars.length > max ? `${chars.slice(0, max - 1).join("")}…` : chars.join("");
+}
+
+/** Why the head's first failing trial failed: its first failed gate's message, else its reason. Markdown. */
+function describeFirstFailure(scenario: ScenarioReport): string | null {
+  const trial = scenario.trials.find((t) => t.outcome === "fail");
+  if (!trial) return null;
+  const gate = trial.gates.find((g) => !g.passed);
+  if (gate) {
+    const label = gate.description ? ` (${markdownText(firstLine(gate.description, 80))})` : "";
+    const message = firstLine(gate.message, MAX_CAUSE_CHARS);
+    return `trial ${trial.trial} failed gate ${markdownCode(gate.gate_type)}${label}${message ? `: ${markdownText(message)}` : ""}`;
+  }
+  const reason = trial.reason ? firstLine(trial.reason, MAX_CAUSE_CHARS) : "";
+  return `trial ${trial.trial} failed${reason ? `: ${markdownText(reason)}` : ""}`;
+}
+
+/**
+ * Under the headline, one line per regressed scenario saying why its head failed (its first failing
+ * trial's first failed gate), so the cause is visible without opening the report. The messages
+ * come from the agent's work: bounded and inert. A drop only the suite test saw names no
+ * scenario: none broke on its own. Markdown lines; none when nothing regressed.
+ */
+export function renderRegressionCauses(decision: Decision, report: Report): string[] {
+  if (decision.basis !== "regression") return [];
+  const byKey = new Map(report.scenarios.map((s) => [scenarioKey(s), s]));
+  const lines = decision.regressed.slice(0, MAX_CAUSES).map((key) => {
+    const row = decision.scenarios.find((s) => s.key === key);
+    const head = byKey.get(key);
+    const failed = row ? `${row.head.trials - row.head.passed} of ${row.head.trials} head trials failed` : "";
+    const why = head ? describeFirstFailure(head) : null;
+    return `- ${markdownCode(key)}: ${[failed, why].filter(Boolean).join("; ") || "regressed"}.`;
+  });
+  const more = decision.regressed.length - MAX_CAUSES;
+  if (more > 0) lines.push(`- … and ${plural(more, "more regressed scenario")}: see the report below.`);
+  if (decision.suite_regressed && decision.regressed.length === 0) {
+    lines.push(
+      "No scenario regressed by its own test: the suite test saw a drop spread over the suite, not one scenario breaking.",
+    );
+  }
+  return lines;
 }

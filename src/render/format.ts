@@ -225,13 +225,39 @@ export function formatRateRange(low: number | null | undefined, high: number | n
   return `${formatRate(low)}–${formatRate(high)}`;
 }
 
-/** A p-value for a table: "0.012", "<0.001". */
-export function formatP(p: number | null | undefined): string {
-  if (p === null || p === undefined) return "–";
-  return p < P_FLOOR ? `<${P_FLOOR}` : p.toFixed(3);
+/** How a test judged its p-value: rejected exactly when p ≤ alpha (the decision's adjusted p-values). */
+export interface PVerdict {
+  alpha: number;
+  rejected: boolean;
 }
 
-/** A p-value in a sentence: "p = 0.012", "p < 0.001" (the label names the p-value). */
-export function formatPStatement(label: string, p: number): string {
-  return p < P_FLOOR ? `${label} < ${P_FLOOR}` : `${label} = ${formatP(p)}`;
+/** Significant digits tried, fewest first, until the printed p sits on its verdict's side of α. */
+const P_DIGITS = [3, 4, 5, 6];
+
+/**
+ * A p-value for a table: three significant digits ("0.0120", "0.0504", "1.00"), "<0.001" below
+ * that. Given its verdict, never rounded across α: a p of 0.0504 that was not rejected at 0.05
+ * never shows as "0.050", and one that was rejected never shows above α; more digits are printed
+ * until the number agrees, else "> 0.05" or "≤ 0.05".
+ */
+export function formatP(p: number | null | undefined, verdict?: PVerdict): string {
+  if (p === null || p === undefined) return "–";
+  const agrees = (shown: number) =>
+    verdict === undefined || (verdict.rejected ? shown <= verdict.alpha : shown > verdict.alpha);
+  // "<0.001" says nothing against an α below it.
+  if (p < P_FLOOR && (verdict === undefined || (verdict.rejected && P_FLOOR <= verdict.alpha))) {
+    return `<${P_FLOOR}`;
+  }
+  for (const digits of P_DIGITS) {
+    const text = p.toPrecision(digits);
+    if (!text.includes("e") && agrees(Number(text))) return text;
+  }
+  return verdict?.rejected ? `≤ ${verdict.alpha}` : `> ${verdict?.alpha ?? P_FLOOR}`;
+}
+
+/** A p-value in a sentence: "p = 0.0120", "p < 0.001", "p > 0.05" (the label names the p-value). */
+export function formatPStatement(label: string, p: number, verdict?: PVerdict): string {
+  const text = formatP(p, verdict);
+  if (text.startsWith("<")) return `${label} < ${text.slice(1)}`;
+  return /^[≤>]/.test(text) ? `${label} ${text}` : `${label} = ${text}`;
 }

@@ -1,7 +1,8 @@
 /**
  * The PR comment (and the job summary, which shares its layout), computed apart from posting it.
  * Pure: a report, the decision, a comparison and some facts in, Markdown out. It reads in ten
- * seconds: line one is the decision, line two what the run could detect, then the suite's
+ * seconds: line one is the decision, line two what the design can detect and the run-to-run
+ * variation it was judged at, then why each regressed scenario failed, then the suite's
  * interaction metrics, the scenarios that moved (the rest in one line) and the run's own outcome in
  * one short line. Below, collapsed: per-scenario metric diffs, then the full report, cut to what
  * room is left. The footer (links) always stays.
@@ -11,7 +12,7 @@ import type { Decision } from "../compare/decision.js";
 import type { BaselineSource, Comparison } from "../compare/types.js";
 import type { Report } from "../results/types.js";
 import { buildComparisonBlocks, fitScenarioTable } from "./comparison-markdown.js";
-import { renderDecisionHeadline, renderDesignLine } from "./decision.js";
+import { renderDecisionHeadline, renderDesignLine, renderRegressionCauses } from "./decision.js";
 import { markdownCode, markdownText, stripControls } from "./escape.js";
 import { formatRate, formatRunCost } from "./format.js";
 import { renderModelMatrixMarkdown } from "./model-matrix.js";
@@ -78,9 +79,10 @@ export function renderLayout(input: LayoutInput, options: LayoutOptions): string
 }
 
 function composeLayout(input: LayoutInput, options: LayoutOptions): string {
-  const head = [options.marker, ...renderHeadline(input)]
-    .filter((part): part is string => part !== null)
-    .join("\n");
+  const causes = renderRegressionCauses(input.decision, input.report);
+  const head =
+    [options.marker, ...renderHeadline(input)].filter((part): part is string => part !== null).join("\n") +
+    (causes.length > 0 ? `\n\n${causes.join("\n")}` : "");
   const footer = renderFooter(input);
   const blocks = input.comparison ? buildComparisonBlocks(input.comparison, input.decision) : null;
   // What always shows, above every collapsed block: warnings, the suite's metrics, the run's line.
@@ -89,10 +91,17 @@ function composeLayout(input: LayoutInput, options: LayoutOptions): string {
   const matrix = input.report.model_matrix
     ? renderModelMatrixMarkdown(input.report.model_matrix, { maxRows: COMMENT_MATRIX_ROWS }).join("\n").trim()
     : "";
-  const fixedBlocks = [head, matrix, blocks?.warnings ?? "", blocks?.suiteTable ?? "", status, footer].filter(
-    (block) => block.length > 0,
-  );
-  const fixed = fixedBlocks.join("\n\n");
+  let suiteTable = blocks?.suiteTable ?? "";
+  const joinFixed = () =>
+    [head, matrix, blocks?.warnings ?? "", suiteTable, status, footer]
+      .filter((b) => b.length > 0)
+      .join("\n\n");
+  let fixed = joinFixed();
+  // Under a tight limit the suite's metrics go before anything is cut.
+  if (fixed.length >= options.maxChars && suiteTable) {
+    suiteTable = "";
+    fixed = joinFixed();
+  }
   if (fixed.length >= options.maxChars) return cutText(fixed, options.maxChars);
 
   // Separators around the middle blocks.
@@ -142,7 +151,7 @@ function composeLayout(input: LayoutInput, options: LayoutOptions): string {
     head,
     matrix,
     blocks?.warnings ?? "",
-    blocks?.suiteTable ?? "",
+    suiteTable,
     scenarioTable,
     status,
     details,

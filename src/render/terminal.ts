@@ -37,7 +37,9 @@ export function renderTerminalSummary(report: Report, options: TerminalOptions =
   const lines: string[] = [];
   const decision = options.decision;
   if (decision) {
-    const paintDecision = decision.incomplete ? yellow : decision.failed ? red : green;
+    // Inconclusive is not a pass: yellow, never green.
+    const paintDecision =
+      decision.incomplete || decision.basis === "inconclusive" ? yellow : decision.failed ? red : green;
     lines.push(paintDecision(renderDecisionReason(decision, { summary: report.summary })));
     const design = renderDesignLine(decision);
     if (design) lines.push(dim(design));

@@ -82,8 +82,14 @@ export interface DecisionSettings {
   /** Null: `regression` when a baseline was compared, else `outcome`. */
   failOn: FailOn | null;
   gateMetrics: readonly string[];
-  /** The runs a pooled baseline is made of, and what was left out of it. */
+  /** The runs a pooled baseline is made of, what was left out of it, and each run's counts. */
   pooling?: BaselinePooling | undefined;
+  /**
+   * The extra trials the run's design gives a screened scenario (0 when it had no adaptive design:
+   * no baseline, one trial per scenario, a shard), for the decision's design line and power. A run
+   * sets it from the design it ran; unset, decide() reads it from the report.
+   */
+  extraTrials?: number | undefined;
 }
 
 export interface SuiteResult {
@@ -395,13 +401,19 @@ async function finishRun(
     ...sandboxUsedField(collectSandboxesUsed(results.values())),
   };
   const report = assembleReport(run, groupByScenario(plan, results, started.extra, options.passK));
+  // The design line states the power of the design this run had (its extra trials even where no
+  // scenario needed them), not of the extra trials it happened to spend.
+  const decisionSettings: DecisionSettings = {
+    ...(ports.decision ?? { failOn: null, gateMetrics: [] }),
+    extraTrials: started.design?.extraTrials ?? 0,
+  };
   const compared = await writeRunOutputs(
     report,
     options.outDir,
     redact,
     ports.baseline ?? null,
     ports.compareOptions,
-    ports.decision,
+    decisionSettings,
     ports.repositoryRoot,
   );
   return { report, ...compared };
@@ -536,6 +548,7 @@ export function compareAndDecide(
     failOn: settings.failOn ?? defaultFailOn(comparison !== null),
     gateMetrics: settings.gateMetrics,
     ...(settings.pooling ? { pooling: settings.pooling } : {}),
+    ...(settings.extraTrials !== undefined ? { extraTrials: settings.extraTrials } : {}),
     ...(compareOptions.alpha !== undefined ? { alpha: compareOptions.alpha } : {}),
   });
   return { comparison, comparisonError, decision };

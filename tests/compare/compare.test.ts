@@ -305,6 +305,36 @@ describe("matching edge cases", () => {
     expect(suitePass.verdict).toBe("regressed");
   });
 
+  it("averages the suite over each scenario's first trials: extra trials would bias it towards the head", () => {
+    // The screen extended the two scenarios that started badly (1 of 3); their extra trials did
+    // better, as extra trials after a bad start tend to: counting them would lift the head's mean.
+    const ids = Array.from({ length: 6 }, (_, i) => `s${i}`);
+    const base = makeReport(ids.map((id) => makeScenarioReport({ id, trials: trialsFrom(repeat(10, {})) })));
+    const head = makeReport(
+      ids.map((id, i) => {
+        const first: TrialSpec[] =
+          i < 2 ? [{ outcome: "pass" }, { outcome: "fail" }, { outcome: "fail" }] : repeat(3, {});
+        const extra: TrialSpec[] = i < 2 ? repeat(8, {}) : [];
+        return makeScenarioReport({
+          id,
+          first_trials: 3,
+          extended: i < 2,
+          trials: trialsFrom([...first, ...extra]),
+        });
+      }),
+    );
+    const c = compareReports(base, head, { metrics: [] });
+    const suitePass = c.suite.metrics.find((m) => m.metric === "pass_rate")!;
+    expect(c.suite.first_trials_only).toBe(true);
+    // First trials: (1/3 + 1/3 + 4) / 6, not (9/11 + 9/11 + 4) / 6.
+    expect(suitePass.head_mean).toBeCloseTo((2 / 3 + 4) / 6, 12);
+    expect(suitePass.base_mean).toBe(1);
+    // Per scenario, all trials still count.
+    expect(metricOf(c, "s0", "pass_rate").head_n).toBe(11);
+    // Without extra trials nothing is left out.
+    expect(compareReports(base, base, { metrics: [] }).suite.first_trials_only).toBe(false);
+  });
+
   it("gives no suite verdict with fewer than the minimum number of scenarios", () => {
     const ids = Array.from({ length: MIN_SUITE_SCENARIOS - 1 }, (_, i) => `s${i}`);
     const r = makeReport(ids.map((id) => makeScenarioReport({ id, trials: trialsFrom(repeat(3, {})) })));

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import {} from "../../src/compare/decision.js";
 import {
   MAX_PLANNED_BASELINE_RUNS,
   planDesign,

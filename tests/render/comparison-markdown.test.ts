@@ -7,7 +7,18 @@ import { markdownCode } from "../../src/render/escape.js";
 import { createRng } from "../../src/stats/stats.js";
 import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
 import { loadFixture } from "../support/report-fixtures.js";
-import { decideAndCompare, repeat, scenarioWith, suiteOf } from "./decision-fixtures.js";
+import {
+  adaptiveHead,
+  decideAndCompare,
+  pooledBaseline,
+  repeat,
+  scenarioWith,
+  suiteOf,
+} from "./decision-fixtures.js";
+
+/** Eight base-branch runs of 3 trials, every scenario passing all: a design that can conclude. */
+const EIGHT_RUNS = pooledBaseline(30, 8);
+const CONCLUSIVE = { pooling: EIGHT_RUNS.pooling, extraTrials: 8 };
 
 const base = loadFixture("base");
 const head = loadFixture("head");
@@ -52,7 +63,7 @@ describe("renderComparisonMarkdown", () => {
     const md = renderComparisonMarkdown(comparison, decision);
     expect(decision.regressed).toEqual(["create-note"]);
     expect(firstLine(md)).toMatch(
-      /^### 🔴 Regression in `create-note`: 10\/10 → 0\/10 \(adjusted p < 0\.001\)/u,
+      /^### 🔴 Regression in `create-note`: 10\/10 → 0\/10 \(adjusted p [<=] 0\.\d+\)/u,
     );
     expect(md.split("\n")[1]).toMatch(/^9 scenarios × 5 trials against 1 baseline run/);
   });
@@ -63,14 +74,16 @@ describe("renderComparisonMarkdown", () => {
       "> [!WARNING]",
       "| Suite (8 scenarios) | Base → head | Change (95% CI) |",
       "| Scenario | Passed (base → head) | Adjusted p | Notes |",
-      "5 other scenarios unchanged.",
+      "7 other scenarios without a clear change (a scenario is listed when its pass counts differ by Fisher's exact test at p ≤ 0.05, two-sided and unadjusted).",
       "<details><summary><code>create-note</code>",
       "<sub>Pass/fail:",
     ].map((s) => md.indexOf(s));
     for (const i of order) expect(i).toBeGreaterThan(0);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
-    expect(md).toContain("| `create-note` | 10/10 → 0/10 | <0.001 | 🔴 regressed · newly failing |");
-    expect(md).toContain("| `link-notes` | 3/5 → 5/5 | 1.000 | now passing |");
+    expect(md).toMatch(/\| `create-note` \| 10\/10 → 0\/10 \| [<\d.]+ \| 🔴 regressed · newly failing \|/);
+    // 3/5 → 5/5 is noise by the bar (Fisher p = 0.44): no row, and no "now passing" anywhere.
+    expect(md).not.toContain("| `link-notes` |");
+    expect(md).not.toContain("now passing");
     expect(md).toContain("Renamed (1): `tag-notes` → `tag-notes-bulk`.");
     // Unchanged scenarios get no row, and the comparison's own verdicts are not shown.
     expect(md).not.toContain("| `search@agents-v1` |");
@@ -102,14 +115,88 @@ describe("renderComparisonMarkdown", () => {
 
   it("says plainly when nothing regressed, with no scenario rows", () => {
     const { decision: same, comparison: c } = decideAndCompare(
-      suiteOf(repeat(30, 3, 3)),
-      suiteOf(repeat(30, 3, 3)),
+      adaptiveHead(repeat(30, 3, 3)),
+      EIGHT_RUNS.report,
+      CONCLUSIVE,
     );
     const md = renderComparisonMarkdown(c!, same);
     expect(firstLine(md)).toBe("### ✅ No regression detected");
-    expect(md).toContain("All 30 scenarios unchanged.");
+    expect(md).toContain("All 30 scenarios without a clear change (a scenario is listed when");
     expect(md).not.toContain("| Scenario |");
     expect(md).not.toContain("[!WARNING]");
+  });
+
+  it("says inconclusive, never ✅, and still shows the tests' p-values", () => {
+    const head = suiteOf(repeat(10, 3, 3));
+    head.scenarios[0] = scenarioWith("s0", 1, 3);
+    const { decision: unsure, comparison: c } = decideAndCompare(head, suiteOf(repeat(10, 12, 12)));
+    expect(unsure.basis).toBe("inconclusive");
+    const md = renderComparisonMarkdown(c!, unsure);
+    expect(firstLine(md)).toMatch(/^### 🟡 Inconclusive: no regression seen, but only 1 base-branch run/u);
+    expect(md).not.toContain("✅");
+    expect(md).toContain("| Scenario | Passed (base → head) | Adjusted p | Notes |");
+    expect(md).toMatch(/\| `s0` \| 12\/12 → 1\/3 \| 0\.\d{3} \| became flaky \|/);
+  });
+
+  it("lists as moved only changes past the stated bar, and labels only those (issue 24: 25 of 30 on noise)", () => {
+    // Nothing changed: 22/24 → 3/3 would read "now passing", 24/24 → 2/3 "became flaky".
+    const base = pooledBaseline(30, 8, 3, (i, r) => (i < 10 && r < 2 ? 2 : 3));
+    const counts = repeat(30, 3, 3);
+    counts[12] = [2, 3];
+    counts[13] = [2, 3];
+    const { decision: same, comparison: c } = decideAndCompare(adaptiveHead(counts), base.report, {
+      pooling: base.pooling,
+      extraTrials: 8,
+    });
+    expect(same.failed).toBe(false);
+    const md = renderComparisonMarkdown(c!, same);
+    expect(md).not.toContain("| Scenario |");
+    expect(md).not.toMatch(/now passing|became flaky/);
+    expect(md).toContain(
+      "All 30 scenarios without a clear change (a scenario is listed when its pass counts differ by Fisher's exact test at p ≤ 0.05, two-sided and unadjusted).",
+    );
+    // A real move either way is listed and labelled: 24/24 → 0/3, and 5/24 → 3/3.
+    const moved = repeat(30, 3, 3);
+    moved[0] = [0, 3];
+    const movedBase = pooledBaseline(30, 8, 3, (i, r) => (i === 1 ? (r < 5 ? 1 : 0) : 3));
+    const result = decideAndCompare(adaptiveHead(moved), movedBase.report, {
+      pooling: movedBase.pooling,
+      extraTrials: 8,
+    });
+    const rows = renderComparisonMarkdown(result.comparison!, result.decision)
+      .split("\n")
+      .filter((line) => line.startsWith("| `"));
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatch(/^\| `s0` \| 24\/24 → 0\/3 \| [^|]+ \| [^|]*newly failing/);
+    expect(rows[1]).toMatch(/^\| `s1` \| 5\/24 → 3\/3 \| [^|]+ \| now passing \|$/);
+  });
+
+  it("prints a p-value that never contradicts the verdict (issue 24: 'adjusted p = 0.050' for 0.0504)", () => {
+    const { decision: d, comparison: c } = decideAndCompare(
+      suiteOf([[0, 3], ...repeat(9, 3, 3)]),
+      suiteOf(repeat(10, 24, 24)),
+    );
+    const s0 = d.scenarios.find((s) => s.key === "s0")!;
+    for (const [p, shown] of [
+      [0.0504, "0.0504"],
+      [0.050004, "0.050004"],
+      [0.0500000001, "> 0.05"],
+    ] as const) {
+      const near = {
+        ...d,
+        failed: false,
+        basis: "no_regression" as const,
+        regressed: [],
+        suite_regressed: false,
+        scenarios: d.scenarios.map((s) => (s === s0 ? { ...s, adjusted_p: p, regressed: false } : s)),
+      };
+      const md = renderComparisonMarkdown(c!, near);
+      expect(md).toContain(`| \`s0\` | 24/24 → 0/3 | ${shown} | newly failing |`);
+      expect(md).toContain(
+        `| pass rate | 24/24 | 0/3 | adjusted p ${shown.startsWith(">") ? shown : `= ${shown}`} |`,
+      );
+      expect(md).not.toMatch(/adjusted p = 0\.050?\b(?!\d)/);
+    }
   });
 
   it("without a decision, describes and says that nothing was decided", () => {
@@ -140,7 +227,7 @@ describe("renderComparisonMarkdown", () => {
     const md = renderComparisonMarkdown(big, bigDecision);
     expect(md.length).toBeLessThanOrEqual(60_000);
     for (const key of bigDecision.regressed) expect(firstLine(md)).toContain(markdownCode(key));
-    expect(firstLine(md)).toMatch(/^### (🔴|✅)/u);
+    expect(firstLine(md)).toMatch(/^### (🔴|✅|🟡)/u);
     const small = renderComparisonMarkdown(big, bigDecision, { maxChars: 2000 });
     expect(small.length).toBeLessThanOrEqual(2000);
     expect(firstLine(small)).toBe(firstLine(md));
@@ -169,11 +256,13 @@ describe("renderComparisonTerminal", () => {
     const text = renderComparisonTerminal(comparison, decision);
     expect(text).not.toContain("\u001b[");
     expect(firstLine(text)).toMatch(
-      /^Decision: Regression in create-note: 10\/10 → 0\/10 \(adjusted p < 0\.001\)/,
+      /^Decision: Regression in create-note: 10\/10 → 0\/10 \(adjusted p [<=] 0\.\d+\)/,
     );
     expect(text).toMatch(/ {2}error rate +3\.6% -> 10% +\+6\.5 pts +\[-\d+(\.\d)?, \+\d+\] pts/);
-    expect(text).toMatch(/ {2}create-note +10\/10 -> 0\/10 +adjusted p < 0\.001 +regressed, newly failing/);
-    expect(text).toContain("5 other scenarios unchanged");
+    expect(text).toMatch(
+      / {2}create-note +10\/10 -> 0\/10 +adjusted p [<=] 0\.\d+ +regressed, newly failing/,
+    );
+    expect(text).toContain("7 other scenarios without a clear change (a scenario is listed when");
     expect(text).toContain("renamed: tag-notes -> tag-notes-bulk");
     expect(text).toContain("! The baseline used model");
     expect(text).not.toMatch(/inconclusive|improved/);
@@ -181,9 +270,15 @@ describe("renderComparisonTerminal", () => {
 
   it("colours the decision only when asked", () => {
     expect(renderComparisonTerminal(comparison, decision, { color: true })).toContain("\u001b[31m");
-    const same = decideAndCompare(suiteOf(repeat(3, 3, 3)), suiteOf(repeat(3, 3, 3)));
+    const same = decideAndCompare(adaptiveHead(repeat(30, 3, 3)), EIGHT_RUNS.report, CONCLUSIVE);
     expect(renderComparisonTerminal(same.comparison as Comparison, same.decision, { color: true })).toMatch(
       /^\u001b\[32mDecision: No regression detected\./,
     );
+    // Inconclusive is not a pass: yellow, never green.
+    const unsure = decideAndCompare(suiteOf(repeat(3, 3, 3)), suiteOf(repeat(3, 3, 3)));
+    expect(unsure.decision.basis).toBe("inconclusive");
+    expect(
+      renderComparisonTerminal(unsure.comparison as Comparison, unsure.decision, { color: true }),
+    ).toMatch(/^\u001b\[33mDecision: Inconclusive: no regression seen, but /);
   });
 });

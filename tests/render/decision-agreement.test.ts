@@ -9,7 +9,7 @@ import { buildOutputs } from "../../src/action/outputs.js";
 import { compareReports } from "../../src/compare/compare.js";
 import { type Decision, decide, parseFailOn } from "../../src/compare/decision.js";
 import { exitCodeForDecision } from "../../src/compare/exit-status.js";
-import { poolBaselines } from "../../src/compare/pool-baselines.js";
+import { type BaselinePooling, poolBaselines } from "../../src/compare/pool-baselines.js";
 import { renderComparisonMarkdown, renderComparisonTerminal } from "../../src/render/comparison-markdown.js";
 import { markdownCode } from "../../src/render/escape.js";
 import { buildComparisonJson } from "../../src/render/formats.js";
@@ -67,7 +67,7 @@ interface SimulatedCase {
   label: string;
   head: Report;
   baseline: Report | null;
-  pooling: { runs: string[]; excluded: [] } | undefined;
+  pooling: BaselinePooling | undefined;
   failOnText: string;
   gateMetrics: string[];
   extraTrials: number;
@@ -161,7 +161,7 @@ function drawCase(rng: Rng, index: number): SimulatedCase {
     label: `case ${index}: ${scenarios} scenarios × ${headTrials}${extraTrials ? ` (+${extraTrials})` : ""} against ${hasBaseline ? `${runs} × ${trialsPerRun}` : "no baseline"}, ${shape}, fail-on ${failOnText}${gateMetrics.length ? `, gate ${gateMetrics.join(",")}` : ""}`,
     head,
     baseline,
-    pooling: pooled ? { runs: pooled.used, excluded: [] } : undefined,
+    pooling: pooled ? { runs: pooled.used, excluded: [], runCounts: pooled.runCounts } : undefined,
     failOnText,
     gateMetrics,
     extraTrials,
@@ -185,6 +185,12 @@ function visiblePart(text: string): string {
 
 function checkHeadline(where: string, line: string, decision: Decision, markdown: boolean) {
   const context = `${where}: ${line}`;
+  if (decision.basis === "inconclusive") {
+    // Never a pass: no ✅, no "No regression detected", and what would make it conclusive.
+    expect(line, context).toMatch(/Inconclusive: no regression seen, but .+ — conclusive with /);
+    expect(line, context).not.toMatch(PASS_WORDS);
+    if (markdown && !decision.incomplete) expect(line, context).toMatch(/🟡/u);
+  }
   if (decision.failed) {
     expect(line, context).toMatch(FAIL_WORDS);
     expect(line, context).not.toMatch(PASS_WORDS);
@@ -206,6 +212,9 @@ function checkBody(where: string, text: string, decision: Decision) {
     expect(visiblePart(text), `${where} shows a pass line while failed`).not.toMatch(/^(## |# )?✅/m);
   } else {
     expect(text, `${where} flags a regression while passing`).not.toContain("🔴");
+  }
+  if (decision.basis === "inconclusive") {
+    expect(visiblePart(text), `${where} shows a pass line while inconclusive`).not.toMatch(/^(## |# )?✅/m);
   }
 }
 
@@ -271,6 +280,9 @@ function checkCase(c: SimulatedCase) {
   const html = renderReportHtml({ report: c.head, decision, ...(comparison ? { comparison } : {}) });
   if (decision.failed) expect(html, "report.html").not.toMatch(/No regression detected/);
   else expect(html, "report.html").not.toContain("🔴");
+  if (decision.basis === "inconclusive") {
+    expect(html, "report.html's card").toContain('<div class="value">inconclusive</div>');
+  }
 
   if (comparison) {
     const comparisonMd = renderComparisonMarkdown(comparison, decision);
@@ -333,7 +345,7 @@ describe("gate and comment agree in every simulated case", () => {
     }
     // The simulation reaches every kind of decision, or it proves little.
     expect([...tally.bases].sort()).toEqual(
-      ["never", "no_baseline", "no_regression", "outcome", "pass_rate", "regression"].sort(),
+      ["inconclusive", "never", "no_baseline", "no_regression", "outcome", "pass_rate", "regression"].sort(),
     );
     expect(tally.failed).toBeGreaterThan(CASES / 10);
     expect(tally.regressed).toBeGreaterThan(5);

@@ -57,3 +57,38 @@ export function decideAndCompare(
     : null;
   return { decision, comparison };
 }
+
+/**
+ * A baseline pooled from `runs` base-branch runs of `trialsPerRun` trials each, every scenario
+ * passing `passedPerRun(scenario, run)` of them: the pooled report and its provenance (with each
+ * run's counts, from which the decision estimates run-to-run variation).
+ */
+export function pooledBaseline(
+  scenarios: number,
+  runs: number,
+  trialsPerRun = 3,
+  passedPerRun: (scenario: number, run: number) => number = () => trialsPerRun,
+) {
+  const runCounts: Record<string, Array<{ passed: number; trials: number }>> = {};
+  const counts: Counts = [];
+  for (let i = 0; i < scenarios; i++) {
+    const perRun = Array.from({ length: runs }, (_, r) => ({
+      passed: passedPerRun(i, r),
+      trials: trialsPerRun,
+    }));
+    runCounts[`s${i}`] = perRun;
+    counts.push([perRun.reduce((sum, c) => sum + c.passed, 0), runs * trialsPerRun]);
+  }
+  const labels = Array.from({ length: runs }, (_, r) => `run #${40 - r}`);
+  return { report: suiteOf(counts), pooling: { runs: labels, excluded: [], runCounts } };
+}
+
+/**
+ * A head that ran the adaptive design: `counts` are all its trials, the first `first` of each are
+ * its first trials, and a scenario with more than `first` trials was extended.
+ */
+export function adaptiveHead(counts: Counts, first = 3): Report {
+  return makeReport(
+    counts.map(([p, n], i) => scenarioWith(`s${i}`, p, n, {}, { first_trials: first, extended: n > first })),
+  );
+}

@@ -5,10 +5,32 @@ import {
   renderDecisionHeadlineHtml,
   renderDecisionReason,
   renderDesignLine,
+  renderRegressionCauses,
 } from "../../src/render/decision.js";
 import { markdownCode } from "../../src/render/escape.js";
-import { makeReport } from "../support/report-factory.js";
-import { decideAndCompare, repeat, scenarioWith, suiteOf } from "./decision-fixtures.js";
+import type { TrialReport } from "../../src/results/types.js";
+import { makeReport, makeScenarioReport, makeTrial } from "../support/report-factory.js";
+import {
+  adaptiveHead,
+  decideAndCompare,
+  pooledBaseline,
+  repeat,
+  scenarioWith,
+  suiteOf,
+} from "./decision-fixtures.js";
+
+/**
+ * A broad small drop: 30 scenarios, eight base runs where each scenario missed one trial once (690
+ * of 720), and a head where every other scenario passes 2 of 3.
+ */
+function suiteOnlyDrop() {
+  const base = pooledBaseline(30, 8, 3, (i, r) => ((i + r) % 8 === 0 ? 2 : 3));
+  const head = suiteOf(Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? [2, 3] : [3, 3])));
+  return decideAndCompare(head, base.report, { pooling: base.pooling });
+}
+
+/** Eight base-branch runs of 3 trials, every scenario passing all: a design that can conclude. */
+const EIGHT_RUNS = pooledBaseline(10, 8);
 
 const POOLED = { pooling: { runs: ["#41", "#40", "#39", "#38"], excluded: [] }, extraTrials: 6 };
 
@@ -43,16 +65,36 @@ describe("renderDecisionHeadline", () => {
   });
 
   it("says when only the suite test rejected, with the pooled pass rates", () => {
-    const { decision } = decideAndCompare(
-      suiteOf(Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? [2, 3] : [3, 3]))),
-      suiteOf(repeat(30, 11, 12)),
-    );
+    const { decision } = suiteOnlyDrop();
     expect(decision.regressed).toEqual([]);
     expect(decision.suite_regressed).toBe(true);
-    expect(pooledPassRates(decision)).toEqual({ base: 330 / 360, head: 75 / 90 });
-    expect(renderDecisionHeadline(decision)).toMatch(
-      /^🔴 Regression across the suite: pass rate 92% → 83% \(suite test, adjusted p = 0\.0\d\d\)$/,
+    expect(pooledPassRates(decision)).toEqual({ base: 690 / 720, head: 75 / 90 });
+    expect(renderDecisionHeadline(decision)).toBe(
+      "🔴 Regression across the suite: pass rate 96% → 83% (suite test, adjusted p < 0.001)",
     );
+  });
+
+  it("states the suite's pass rates over the head's first trials, as the suite test saw them", () => {
+    // s0's first 3 trials failed; its 8 extra trials passed: all 11 would read 73%, not 0%.
+    const head = makeReport([
+      makeScenarioReport({
+        id: "s0",
+        first_trials: 3,
+        extended: true,
+        trials: [
+          ...scenarioWith("x", 0, 3).trials,
+          ...scenarioWith("x", 8, 8).trials.map((t, i) => ({ ...t, trial: 4 + i })),
+        ],
+      }),
+      ...Array.from({ length: 9 }, (_, i) =>
+        scenarioWith(`s${i + 1}`, 3, 3, {}, { first_trials: 3, extended: false }),
+      ),
+    ]);
+    const { decision } = decideAndCompare(head, EIGHT_RUNS.report, {
+      pooling: EIGHT_RUNS.pooling,
+      extraTrials: 8,
+    });
+    expect(pooledPassRates(decision)).toEqual({ base: 1, head: 27 / 30 });
   });
 
   it("names a gate metric's regression with its values", () => {
@@ -72,7 +114,11 @@ describe("renderDecisionHeadline", () => {
   });
 
   it("says plainly when nothing regressed, and when there is no baseline (not gating)", () => {
-    const same = decideAndCompare(suiteOf(repeat(10, 3, 3)), suiteOf(repeat(10, 3, 3))).decision;
+    const same = decideAndCompare(adaptiveHead(repeat(10, 3, 3)), EIGHT_RUNS.report, {
+      pooling: EIGHT_RUNS.pooling,
+      extraTrials: 8,
+    }).decision;
+    expect(same.basis).toBe("no_regression");
     expect(renderDecisionHeadline(same)).toBe("✅ No regression detected");
     expect(renderDecisionReason(same)).toBe("No regression detected.");
     const none = decideAndCompare(suiteOf(repeat(3, 3, 3)), null).decision;
@@ -119,9 +165,47 @@ describe("renderDecisionHeadline", () => {
     );
   });
 
+  it("says inconclusive, never ✅, with every reason and what would make it conclusive", () => {
+    // One base run of 3 trials: run-to-run variation unknown, and 3 against 3 catches nothing.
+    const one = decideAndCompare(suiteOf(repeat(10, 3, 3)), suiteOf(repeat(10, 3, 3))).decision;
+    expect(one.basis).toBe("inconclusive");
+    const reasons = one.inconclusive!.reasons.join("; ");
+    const needs = one.inconclusive!.needs.join(" and ");
+    expect(renderDecisionHeadline(one)).toBe(
+      `🟡 Inconclusive: no regression seen, but ${reasons} — conclusive with ${needs}`,
+    );
+    expect(renderDecisionHeadline(one)).toContain(
+      "only 1 base-branch run: run-to-run variation cannot be estimated (3 needed)",
+    );
+    expect(renderDecisionReason(one)).toBe(
+      `Inconclusive: no regression seen, but ${reasons} — conclusive with ${needs}.`,
+    );
+    expect(renderDecisionHeadlineHtml(one)).toMatch(
+      /^🟡 Inconclusive: no regression seen, but only 1 base-branch run/u,
+    );
+    // Two base runs of a design that would otherwise conclude: the one thing missing is a third run.
+    const two = pooledBaseline(10, 2, 12);
+    const twoRuns = decideAndCompare(adaptiveHead(repeat(10, 3, 3)), two.report, {
+      pooling: two.pooling,
+      extraTrials: 8,
+    }).decision;
+    expect(twoRuns.basis).toBe("inconclusive");
+    expect(renderDecisionHeadline(twoRuns)).toMatch(
+      /^🟡 Inconclusive: no regression seen, but only 2 base-branch runs: run-to-run variation cannot be estimated \(3 needed\)(; this design [^—]+)? — conclusive with \d+ more base-branch runs? \(it pools the last `baseline-runs`\)$/u,
+    );
+    for (const d of [one, twoRuns]) {
+      expect(renderDecisionHeadline(d)).not.toContain("✅");
+      expect(renderDecisionHeadline({ ...d, incomplete: true })).toMatch(/^⚠️ INCOMPLETE — Inconclusive/u);
+    }
+  });
+
   it("says INCOMPLETE for an incomplete run, and never shows it as a plain pass", () => {
-    const incomplete = suiteOf(repeat(4, 3, 3), undefined, { incomplete: true });
-    const passing = decideAndCompare(incomplete, suiteOf(repeat(4, 3, 3))).decision;
+    const incomplete = adaptiveHead(repeat(10, 3, 3));
+    incomplete.run.incomplete = true;
+    const passing = decideAndCompare(incomplete, EIGHT_RUNS.report, {
+      pooling: EIGHT_RUNS.pooling,
+      extraTrials: 8,
+    }).decision;
     expect(passing.failed).toBe(false);
     const headline = renderDecisionHeadline(passing);
     expect(headline).toBe("⚠️ INCOMPLETE — No regression detected; only the trials that ran were judged");
@@ -168,21 +252,113 @@ describe("markdownCode", () => {
 });
 
 describe("renderDesignLine", () => {
-  it("says what the design could detect, with the extra trials and the pooled baseline", () => {
-    const decision = regressionIn({}, POOLED);
-    expect(renderDesignLine(decision)).toMatch(
-      /^10 scenarios × 3 \(\+6\) trials against 4 baseline runs \(12 trials a scenario\): catches a 90% → 10% collapse in one scenario with ~\d+% power; a 90% → 50% drop with ~\d+(\.\d)?%\.$/,
+  it("states the configured design's power, not the extra trials this run happened to spend", () => {
+    // No scenario needed extra trials: the design still has +8 for a scenario that would.
+    const head = adaptiveHead(repeat(10, 3, 3));
+    const configured = decideAndCompare(head, EIGHT_RUNS.report, {
+      pooling: EIGHT_RUNS.pooling,
+      extraTrials: 8,
+    }).decision;
+    expect(configured.design?.head_trials_spent).toBe(30);
+    const line = renderDesignLine(configured);
+    expect(line).toBe(
+      `10 scenarios × 3 (+8) trials against 8 baseline runs (24 trials a scenario): catches a 90% → 10% collapse in one scenario with ${powerText(configured.design!.power!.collapse)} power; a 90% → 50% drop with ${powerText(configured.design!.power!.half)}. Run-to-run variation: 8 base runs, ICC 0.00.`,
+    );
+    expect(configured.design!.power!.collapse).toBeGreaterThanOrEqual(0.8);
+    // Another configured design states its own extra trials.
+    const four = decideAndCompare(head, EIGHT_RUNS.report, {
+      pooling: EIGHT_RUNS.pooling,
+      extraTrials: 4,
+    }).decision;
+    expect(renderDesignLine(four)).toMatch(/^10 scenarios × 3 \(\+4\) trials against 8 baseline runs/);
+  });
+
+  it("states the run-to-run variation the base runs showed, and what the tests assumed", () => {
+    // Odd runs fail two of three trials in even scenarios: a strong run effect.
+    const varied = pooledBaseline(10, 8, 3, (i, r) => (r % 2 === 1 && i % 2 === 0 ? 1 : 3));
+    const d = decideAndCompare(adaptiveHead(repeat(10, 3, 3)), varied.report, {
+      pooling: varied.pooling,
+      extraTrials: 8,
+    }).decision;
+    const icc = Math.ceil(d.variation!.icc! * 100 - 1e-9) / 100;
+    expect(d.variation?.icc_used).toBe(icc);
+    expect(renderDesignLine(d)).toContain(`. Run-to-run variation: 8 base runs, ICC ${icc.toFixed(2)}`);
+    // Below three runs the tests assume the prior, and the line says so.
+    const one = decideAndCompare(suiteOf(repeat(10, 3, 3)), suiteOf(repeat(10, 3, 3))).decision;
+    expect(renderDesignLine(one)).toMatch(
+      /\. Run-to-run variation: 1 base run, too few to measure it; tests and power assume ICC 0\.10\.$/,
+    );
+    const two = pooledBaseline(10, 2);
+    const twoRuns = decideAndCompare(adaptiveHead(repeat(10, 3, 3)), two.report, {
+      pooling: two.pooling,
+    }).decision;
+    expect(renderDesignLine(twoRuns)).toMatch(
+      /\. Run-to-run variation: 2 base runs, ICC 0\.00 measured; tests and power assume ICC 0\.10\.$/,
     );
   });
 
   it("says that only the suite test decides with one trial per scenario", () => {
     const { decision } = decideAndCompare(suiteOf(repeat(10, 1, 1)), suiteOf(repeat(10, 4, 4)));
     expect(renderDesignLine(decision)).toBe(
-      "10 scenarios, 1 trial per scenario against 1 baseline run (4 trials a scenario): only the suite test can decide (no per-scenario verdicts).",
+      "10 scenarios, 1 trial per scenario against 1 baseline run (4 trials a scenario): only the suite test can decide (no per-scenario verdicts). Run-to-run variation: 1 base run, too few to measure it; tests and power assume ICC 0.10.",
     );
   });
 
   it("is empty when nothing was compared", () => {
     expect(renderDesignLine(decideAndCompare(suiteOf(repeat(2, 3, 3)), null).decision)).toBe("");
+  });
+});
+
+function powerText(power: number): string {
+  return power >= 0.995 ? ">99%" : `~${Math.round(power * 100)}%`;
+}
+
+/** A failed trial whose first failed gate carries `message` (the agent's work decides what it says). */
+function failedTrial(trial: number, message: string): TrialReport {
+  return makeTrial({
+    trial,
+    outcome: "fail",
+    reason: "gate failed",
+    gates: [
+      { gate_type: "command_exit_code", passed: true, message: "exit 0", weight: 1 },
+      { gate_type: "file_contains", passed: false, message, weight: 1, description: "report written" },
+    ],
+  });
+}
+
+describe("renderRegressionCauses", () => {
+  it("gives each regressed scenario one visible line: its first failed gate's message, inert and bounded", () => {
+    const hostile = `@octocat </details><!-- x --> **bold** [link](http://x) ${"y".repeat(300)}\nsecond line`;
+    const head = makeReport([
+      makeScenarioReport({
+        id: "s0",
+        trials: Array.from({ length: 9 }, (_, i) => failedTrial(i + 1, i === 0 ? hostile : "other")),
+      }),
+      ...Array.from({ length: 9 }, (_, i) => scenarioWith(`s${i + 1}`, 3, 3)),
+    ]);
+    const { decision } = decideAndCompare(head, suiteOf(repeat(10, 24, 24)));
+    expect(decision.regressed).toEqual(["s0"]);
+    const [line, ...rest] = renderRegressionCauses(decision, head);
+    expect(rest).toEqual([]);
+    expect(line).toMatch(
+      /^- `s0`: 9 of 9 head trials failed; trial 1 failed gate `file_contains` \(report written\): @\u200Boctocat &lt;\/details&gt;&lt;!-- x --&gt; \\\*\\\*bold\\\*\\\* \\\[link\\\]\(http:\/\/x\) y+…\.$/u,
+    );
+    expect(line).not.toContain("second line");
+    expect(line!.length).toBeLessThan(300);
+  });
+
+  it("names no scenario when only the suite test saw a drop", () => {
+    const { decision } = suiteOnlyDrop();
+    expect(decision.regressed).toEqual([]);
+    expect(decision.suite_regressed).toBe(true);
+    expect(renderRegressionCauses(decision, suiteOf(repeat(30, 3, 3)))).toEqual([
+      "No scenario regressed by its own test: the suite test saw a drop spread over the suite, not one scenario breaking.",
+    ]);
+    expect(renderDecisionHeadline(decision)).not.toContain("`s");
+  });
+
+  it("says nothing when nothing regressed", () => {
+    const { decision } = decideAndCompare(suiteOf(repeat(3, 3, 3)), suiteOf(repeat(3, 3, 3)));
+    expect(renderRegressionCauses(decision, suiteOf(repeat(3, 3, 3)))).toEqual([]);
   });
 });

@@ -60,9 +60,33 @@ describe("the one set of number formats", () => {
     expect([0, 0.025, 0.0996, 0.6667, 1].map(formatRate)).toEqual(["0%", "2.5%", "10%", "67%", "100%"]);
     expect([3, 3.256, 12.55, 450.4, 12_345].map(formatNumber)).toEqual(["3", "3.26", "12.6", "450", "12.3k"]);
     expect(formatNumber(-2.5)).toBe("−2.5");
-    expect([0.0004, 0.0123, null].map(formatP)).toEqual(["<0.001", "0.012", "–"]);
+    expect([0.0004, 0.0123, 0.31234, 1, null].map((p) => formatP(p))).toEqual([
+      "<0.001",
+      "0.0123",
+      "0.312",
+      "1.00",
+      "–",
+    ]);
     expect(formatPStatement("adjusted p", 0.0004)).toBe("adjusted p < 0.001");
-    expect(formatPStatement("adjusted p", 0.0123)).toBe("adjusted p = 0.012");
+    expect(formatPStatement("adjusted p", 0.0123)).toBe("adjusted p = 0.0123");
+  });
+
+  it("never rounds a decision's p-value across α (issue 24: 0.0504 printed as 0.050)", () => {
+    const kept = { alpha: 0.05, rejected: false };
+    const flagged = { alpha: 0.05, rejected: true };
+    expect(formatPStatement("adjusted p", 0.0504, kept)).toBe("adjusted p = 0.0504");
+    expect(formatPStatement("adjusted p", 0.050004, kept)).toBe("adjusted p = 0.050004");
+    // Above α by less than six digits show: said as a bound, never as "0.0500".
+    expect(formatPStatement("adjusted p", 0.05 + 1e-9, kept)).toBe("adjusted p > 0.05");
+    expect(formatPStatement("adjusted p", 0.05, flagged)).toBe("adjusted p = 0.0500");
+    expect(formatP(0.049996, flagged)).toBe("0.0500");
+    expect(formatP(0.0499999999, flagged)).toBe("0.0500");
+    // A verdict the number cannot show (not one decide() gives): the verdict wins, as a bound.
+    expect(formatP(0.06, flagged)).toBe("≤ 0.05");
+    expect(formatP(0.0004, flagged)).toBe("<0.001");
+    // Against an α below the floor, "<0.001" would say nothing: digits instead.
+    expect(formatP(0.0004, { alpha: 0.0001, rejected: false })).toBe("0.000400");
+    expect(formatP(0.00004, { alpha: 0.0001, rejected: true })).toBe("0.0000400");
   });
 
   it("signs differences, and writes none on a difference that shows as zero", () => {

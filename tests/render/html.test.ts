@@ -24,6 +24,7 @@ import {
   makeSampleReport,
   SCRIPT_PAYLOAD,
 } from "../support/sample-report.js";
+import { decideAndCompare, repeat, suiteOf } from "./decision-fixtures.js";
 
 function readBlob(html: string): { trials: TrialView[] } {
   const match = /<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(html);
@@ -294,5 +295,23 @@ describe("buildTimeline", () => {
     const report = makeSampleReport();
     const events = { [FAILING_EVENTS_PATH]: odd };
     expect(() => renderReportHtml({ report, events })).not.toThrow();
+  });
+});
+
+describe("the decision card", () => {
+  it("shows inconclusive as its own verdict, never as a pass, with what would make it conclusive", () => {
+    const report = suiteOf(repeat(5, 3, 3));
+    const { decision, comparison } = decideAndCompare(report, suiteOf(repeat(5, 3, 3)));
+    expect(decision.basis).toBe("inconclusive");
+    const html = staticPart(renderReportHtml({ report, comparison, decision }));
+    const card =
+      /<div class="card ([a-z]+)"><div class="label">Against baseline<\/div><div class="value">([^<]*)<\/div><div class="sub">([^<]*)<\/div><\/div>/.exec(
+        html,
+      );
+    expect(card?.[1]).toBe("warn");
+    expect(card?.[2]).toBe("inconclusive");
+    expect(card?.[3]).toBe(
+      `no regression seen; conclusive with ${decision.inconclusive!.needs.join(" and ")}`,
+    );
   });
 });

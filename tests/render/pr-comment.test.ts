@@ -16,8 +16,15 @@ import {
 } from "../../src/render/pr-comment.js";
 import { readReportFile } from "../../src/results/read-report.js";
 import type { Report } from "../../src/results/types.js";
-import { makeReport } from "../support/report-factory.js";
-import { decideAndCompare, repeat, scenarioWith, suiteOf } from "./decision-fixtures.js";
+import { makeReport, makeScenarioReport } from "../support/report-factory.js";
+import {
+  adaptiveHead,
+  decideAndCompare,
+  pooledBaseline,
+  repeat,
+  scenarioWith,
+  suiteOf,
+} from "./decision-fixtures.js";
 
 const REPORTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../fixtures/action/reports");
 const NOW = Date.parse("2025-01-02T03:00:00.000Z");
@@ -75,14 +82,17 @@ describe("renderComment", () => {
     const lines = body.split("\n");
     expect(lines[0]).toBe("<!-- llm-tool-test:llm-tool-test -->");
     expect(lines[1]).toBe(`## ${renderDecisionHeadline(decision, { summary: head.summary })}`);
-    expect(lines[1]).toMatch(/^## 🔴 Regression in `create-note`: 10\/10 → 0\/10 \(adjusted p < 0\.001\)/u);
+    expect(lines[1]).toMatch(/^## 🔴 Regression in `create-note`: 10\/10 → 0\/10 \(adjusted p = 0\.\d+\)/u);
     expect(lines[2]).toMatch(
-      /^9 scenarios × 5 trials against 1 baseline run \(5 trials a scenario\): catches/,
+      /^9 scenarios × 5 trials against 1 baseline run \(5 trials a scenario\): catches .*\. Run-to-run variation: 1 base run, too few to measure it; tests and power assume ICC 0\.10\.$/,
     );
+    // The cause, visible: the regressed scenario's first failed gate.
+    expect(lines[3]).toBe("");
+    expect(lines[4]).toMatch(/^- `create-note`: 10 of 10 head trials failed; trial 1 failed gate `[a-z_]+`/);
     const order = [
       "| Suite (8 scenarios) | Base → head | Change (95% CI) |",
-      "| `create-note` | 10/10 → 0/10 | <0.001 | 🔴 regressed · newly failing |",
-      "5 other scenarios unchanged.",
+      "| `create-note` | 10/10 → 0/10 | 0.00219 | 🔴 regressed · newly failing |",
+      "7 other scenarios without a clear change",
       "This run: 31/42 trials passed (74%)",
       "Compared with `0123456` on `main` ([run #17](https://github.com/octo-org/octo-tool/actions/runs/100), 27 hours old).",
       "<details><summary>Metrics of each scenario (8)</summary>",
@@ -98,25 +108,120 @@ describe("renderComment", () => {
   });
 
   it("with nothing changed in 30 scenarios, keeps what shows above the first <details> to 15 lines", () => {
-    const { decision: same, comparison: c } = decideAndCompare(
-      suiteOf(repeat(30, 3, 3)),
-      suiteOf(repeat(30, 12, 12)),
-      {
-        pooling: { runs: ["#41", "#40", "#39", "#38"], excluded: [] },
-        extraTrials: 6,
-      },
-    );
-    const body = renderComment(input({ report: suiteOf(repeat(30, 3, 3)), decision: same, comparison: c }));
+    const eight = pooledBaseline(30, 8);
+    const report = adaptiveHead(repeat(30, 3, 3));
+    const { decision: same, comparison: c } = decideAndCompare(report, eight.report, {
+      pooling: eight.pooling,
+      extraTrials: 8,
+    });
+    const body = renderComment(input({ report, decision: same, comparison: c }));
     const lines = aboveTheFold(body);
     expect(lines.length).toBeLessThanOrEqual(15);
     expect(lines[1]).toBe("## ✅ No regression detected");
-    expect(lines[2]).toMatch(/^30 scenarios × 3 \(\+6\) trials against 4 baseline runs/);
+    // The configured design (+8), though no scenario needed extra trials, and the runs' variation.
+    expect(lines[2]).toMatch(
+      /^30 scenarios × 3 \(\+8\) trials against 8 baseline runs \(24 trials a scenario\): catches a 90% → 10% collapse in one scenario with (~\d+%|>99%) power; .*\. Run-to-run variation: 8 base runs, ICC 0\.00\.$/,
+    );
     expect(lines).toContain("| commands | 4 → 4 | 0 [0, 0] |");
     // Completion closes the suite table of the seed's layer-1 metrics (issue 14, point 8).
     const completion = lines.findIndex((line) => line.startsWith("| completion | 100% → 100% | 0 "));
     expect(completion).toBe(lines.indexOf("| commands | 4 → 4 | 0 [0, 0] |") + 1);
-    expect(lines.at(-1)).toMatch(/^All 30 scenarios unchanged\. This run: 90\/90 trials passed \(100%\)/);
+    expect(lines.at(-1)).toMatch(
+      /^All 30 scenarios without a clear change \(a scenario is listed when [^)]+\)\. This run: 90\/90 trials passed \(100%\)/,
+    );
     expect(lines.join("\n")).not.toContain("| Scenario |");
+  });
+
+  it("says inconclusive with 1 or 2 base runs, never ✅, and what would make it conclusive", () => {
+    for (const runs of [1, 2]) {
+      const pooled = pooledBaseline(10, runs);
+      const report = adaptiveHead(repeat(10, 3, 3));
+      const { decision: unsure, comparison: c } = decideAndCompare(report, pooled.report, {
+        pooling: pooled.pooling,
+        extraTrials: 8,
+      });
+      const body = renderComment(input({ report, decision: unsure, comparison: c }));
+      const lines = body.split("\n");
+      expect(lines[1]).toMatch(
+        new RegExp(
+          `^## 🟡 Inconclusive: no regression seen, but only ${runs} base-branch runs?: run-to-run variation cannot be estimated \\(3 needed\\).* — conclusive with .+`,
+          "u",
+        ),
+      );
+      expect(lines[2]).toContain(`Run-to-run variation: ${runs} base run`);
+      // Above the fold (the collapsed full report marks its passing trials).
+      expect(aboveTheFold(body).join("\n")).not.toContain("✅");
+    }
+  });
+
+  it("names no scenario as broken when only the suite test saw a drop", () => {
+    const pooled = pooledBaseline(30, 8, 3, (i, r) => ((i + r) % 8 === 0 ? 2 : 3));
+    const report = suiteOf(Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? [2, 3] : [3, 3])));
+    const { decision: broad, comparison: c } = decideAndCompare(report, pooled.report, {
+      pooling: pooled.pooling,
+    });
+    expect(broad.regressed).toEqual([]);
+    const top = aboveTheFold(renderComment(input({ report, decision: broad, comparison: c })));
+    expect(top[1]).toBe(
+      "## 🔴 Regression across the suite: pass rate 96% → 83% (suite test, adjusted p < 0.001)",
+    );
+    expect(top[4]).toBe(
+      "No scenario regressed by its own test: the suite test saw a drop spread over the suite, not one scenario breaking.",
+    );
+    expect(top.slice(0, 5).join("\n")).not.toMatch(/`s\d+`/);
+  });
+
+  it("shows each regressed scenario's cause above the fold, its agent-written message inert", () => {
+    const message = "<img src=x onerror=alert(1)> @octocat see #12 `rm -rf` ![x](http://e/x.png)";
+    const broken = makeScenarioReport({
+      id: "broken",
+      trials: scenarioWith("broken", 0, 9).trials.map((t) => ({
+        ...t,
+        gates: [{ gate_type: "command_output", passed: false, message, weight: 1 }],
+      })),
+    });
+    const report = makeReport([broken, ...Array.from({ length: 9 }, (_, i) => scenarioWith(`s${i}`, 3, 3))]);
+    const baseline = makeReport([
+      scenarioWith("broken", 24, 24),
+      ...Array.from({ length: 9 }, (_, i) => scenarioWith(`s${i}`, 24, 24)),
+    ]);
+    const { decision: d, comparison: c } = decideAndCompare(report, baseline);
+    expect(d.regressed).toEqual(["broken"]);
+    const top = aboveTheFold(renderComment(input({ report, decision: d, comparison: c })));
+    expect(top[4]).toBe(
+      "- `broken`: 9 of 9 head trials failed; trial 1 failed gate `command_output`: &lt;img src=x onerror=alert(1)&gt; @\u200Boctocat see \\#\u200B12 \\`rm -rf\\` !\\[x\\](http://e/x.png).",
+    );
+  });
+
+  it("shows the suite rows over first trials after extra trials, and says so", () => {
+    // s0 failed its first 3 trials, then passed its 8 extra ones: all 11 would read +73 points.
+    const extended = makeScenarioReport({
+      id: "s0",
+      first_trials: 3,
+      extended: true,
+      trials: [
+        ...scenarioWith("s0", 0, 3, { completed: false }).trials,
+        ...scenarioWith("s0", 8, 8).trials.map((t, i) => ({ ...t, trial: 4 + i })),
+      ],
+    });
+    const report = makeReport([
+      extended,
+      ...Array.from({ length: 9 }, (_, i) =>
+        scenarioWith(`s${i + 1}`, 3, 3, {}, { first_trials: 3, extended: false }),
+      ),
+    ]);
+    const pooled = pooledBaseline(10, 8);
+    const { decision: d, comparison: c } = decideAndCompare(report, pooled.report, {
+      pooling: pooled.pooling,
+      extraTrials: 8,
+    });
+    expect(c!.suite.first_trials_only).toBe(true);
+    const body = renderComment(input({ report, decision: d, comparison: c }));
+    expect(body).toContain("| completion | 100% → 90% | −10 [−30, 0] pts |");
+    expect(body).toContain(
+      "<sub>Suite rows count each scenario's first trials only: extra trials, run only where the head started worse than the baseline, would bias them towards the head. Scenario rows count all trials.</sub>",
+    );
+    expect(body).toMatch(/\| `s0` \| 24\/24 → 8\/11 \| [^|]+ \| [^|]*all 11 trials: 3 first \+ 8 extra \|/);
   });
 
   it("keeps agent-controlled scenario names inert in the headline and the rows", () => {

@@ -6,7 +6,7 @@ import { renderJobSummary } from "../../src/render/job-summary.js";
 import { type CommentInput, renderComment } from "../../src/render/pr-comment.js";
 import { renderReportMarkdown } from "../../src/render/report-markdown.js";
 import { renderTerminalSummary } from "../../src/render/terminal.js";
-import { decideAndCompare, repeat, suiteOf } from "./decision-fixtures.js";
+import { adaptiveHead, decideAndCompare, pooledBaseline, repeat, suiteOf } from "./decision-fixtures.js";
 
 const baseline = suiteOf(repeat(10, 12, 12));
 const collapsedCounts = repeat(10, 3, 3);
@@ -14,8 +14,14 @@ collapsedCounts[4] = [0, 9];
 const collapsed = suiteOf(collapsedCounts);
 const regression = decideAndCompare(collapsed, baseline).decision;
 
-const incomplete = suiteOf(repeat(10, 3, 3), undefined, { incomplete: true });
-const incompleteDecision = decideAndCompare(incomplete, baseline).decision;
+// Eight base runs and the adaptive design: a run that could have seen a regression, cut short.
+const incomplete = adaptiveHead(repeat(10, 3, 3));
+incomplete.run.incomplete = true;
+const eightRuns = pooledBaseline(10, 8);
+const incompleteDecision = decideAndCompare(incomplete, eightRuns.report, {
+  pooling: eightRuns.pooling,
+  extraTrials: 8,
+}).decision;
 
 function h1(html: string): string {
   return /<h1>([\s\S]*?)<\/h1>/.exec(html)?.[1] ?? "";
@@ -84,6 +90,14 @@ describe("the terminal summary", () => {
       /^INCOMPLETE: No regression detected/,
     );
     expect(renderTerminalSummary(incomplete)).not.toContain("PASSED");
+  });
+
+  it("paints inconclusive yellow, never green", () => {
+    const unsure = decideAndCompare(suiteOf(repeat(10, 3, 3)), suiteOf(repeat(10, 3, 3))).decision;
+    expect(unsure.basis).toBe("inconclusive");
+    const text = renderTerminalSummary(suiteOf(repeat(10, 3, 3)), { decision: unsure, color: true });
+    expect(text).toMatch(/^\u001b\[33mInconclusive: no regression seen, but /);
+    expect(text).not.toContain("\u001b[32mInconclusive");
   });
 
   it("shows control characters in names as symbols, never as terminal escapes", () => {

@@ -7,12 +7,15 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agents/registry.js";
+import { renderDesignLine } from "../../src/render/decision.js";
 import type { Report } from "../../src/results/types.js";
 import { adaptiveDesignOf } from "../../src/run/adaptive.js";
 import { defaultRunOptions, type RunOptions } from "../../src/run/options.js";
 import { planTrials } from "../../src/run/plan.js";
 import { type ProgressEvent, runSuite } from "../../src/run/suite.js";
 import type { Scenario } from "../../src/scenario/types.js";
+import { scenarioWith } from "../render/decision-fixtures.js";
+import { makeReport } from "../support/report-factory.js";
 import { reportSchemaErrors } from "../support/report-schema.js";
 import { makeScenario } from "../support/scenario-factory.js";
 import { makeTempDir } from "../support/temp-dirs.js";
@@ -74,6 +77,41 @@ describe("adaptive extra trials", () => {
     ]);
     const ends = events.filter((e) => e.type === "trial_end");
     expect(ends.at(-1)).toMatchObject({ done: 10, total: 10 });
+  }, 60_000);
+
+  it("decides with the design it ran: its extra trials even when no scenario needed them, none in a shard", async () => {
+    // Eight base runs of 3 (a design that can conclude, so the decision plans nothing more).
+    const baseline = makeReport([scenarioWith("fine", 24, 24)]);
+    const pooling = {
+      runs: Array.from({ length: 8 }, (_, i) => `run #${i + 1}`),
+      excluded: [],
+      runCounts: { fine: Array.from({ length: 8 }, () => ({ passed: 3, trials: 3 })) },
+    };
+    const decideRun = async (overrides: Partial<RunOptions>) => {
+      const options = defaultRunOptions({
+        agent: "oracle",
+        trials: 3,
+        extraTrials: 5,
+        baselineCounts: { fine: { passed: 24, trials: 24 } },
+        sandbox: "local",
+        outDir: makeTempDir("ltt-adaptive-"),
+        ...overrides,
+      });
+      const { decision, report } = await runSuite([writes("fine", "hi")], options, {
+        agent: createAgent("oracle"),
+        env: { PATH: process.env.PATH },
+        baseline,
+        decision: { failOn: null, gateMetrics: [], pooling },
+      });
+      return { decision, report };
+    };
+    const unextended = await decideRun({});
+    expect(unextended.report.scenarios[0]).toMatchObject({ extended: false });
+    // Not the default (8) and not the 0 extra trials this run happened to spend: the design's 5.
+    expect(unextended.decision.design?.extra_trials).toBe(5);
+    expect(renderDesignLine(unextended.decision)).toMatch(/^1 scenario × 3 \(\+5\) trials against/);
+    const shard = await decideRun({ shard: { index: 1, count: 1 } });
+    expect(shard.decision.design?.extra_trials).toBe(0);
   }, 60_000);
 
   it("runs no extra trials with --extra-trials 0, or without a baseline", async () => {

@@ -24,17 +24,20 @@ describe("betaBinomialPmf", () => {
   it("matches the beta-binomial law computed from beta functions (Python math.lgamma)", () => {
     // C(n,k) B(k+a, n−k+b) / B(a,b), a = μ(1−ρ)/ρ, b = (1−μ)(1−ρ)/ρ.
     const expected = [0.027456, 0.07392, 0.13376, 0.20064, 0.26448, 0.299744];
-    Array.from(betaBinomialPmf(5, 0.7, 0.2)).forEach((p, k) => expect(p).toBeCloseTo(expected[k]!, 10));
+    for (const [k, p] of Array.from(betaBinomialPmf(5, 0.7, 0.2)).entries())
+      expect(p).toBeCloseTo(expected[k]!, 10);
     const nine = [
       1.754381e-6, 2.727265e-5, 0.000221858409, 0.001251580984, 0.005468864736, 0.019558143378,
       0.058807478727, 0.149280522923, 0.310143155383, 0.455239368428,
     ];
-    Array.from(betaBinomialPmf(9, 0.9, 0.05)).forEach((p, k) => expect(p).toBeCloseTo(nine[k]!, 10));
+    for (const [k, p] of Array.from(betaBinomialPmf(9, 0.9, 0.05)).entries())
+      expect(p).toBeCloseTo(nine[k]!, 10);
   });
 
   it("is the binomial law at ICC 0, and a point mass at rates 0 and 1", () => {
     const binomial = binomialPmf(12, 0.35);
-    Array.from(betaBinomialPmf(12, 0.35, 0)).forEach((p, k) => expect(p).toBeCloseTo(binomial[k]!, 14));
+    for (const [k, p] of Array.from(betaBinomialPmf(12, 0.35, 0)).entries())
+      expect(p).toBeCloseTo(binomial[k]!, 14);
     expect(Array.from(betaBinomialPmf(3, 0, 0.1))).toEqual([1, 0, 0, 0]);
     expect(Array.from(betaBinomialPmf(3, 1, 0.1))).toEqual([0, 0, 0, 1]);
   });
@@ -105,13 +108,17 @@ describe("clusteredUnconditionalP", () => {
         for (const n of runTrials) {
           const run = Array.from(betaBinomialPmf(n, mean, icc));
           const next = new Array<number>(base.length + n).fill(0);
-          base.forEach((p, i) => run.forEach((q, j) => (next[i + j]! += p * q)));
+          base.forEach((p, i) => {
+            run.forEach((q, j) => {
+              next[i + j]! += p * q;
+            });
+          });
           base = next;
         }
         const head = Array.from(betaBinomialPmf(headTrials, mean, icc));
         for (const alpha of [0.01, 0.05, 0.2]) {
           let size = 0;
-          base.forEach((pb, y) =>
+          base.forEach((pb, y) => {
             head.forEach((ph, x) => {
               const p = clusteredUnconditionalP({
                 baseRunTrials: runTrials,
@@ -121,8 +128,8 @@ describe("clusteredUnconditionalP", () => {
                 icc,
               });
               if (p <= alpha) size += pb * ph;
-            }),
-          );
+            });
+          });
           expect(size).toBeLessThanOrEqual(alpha + 1e-9);
         }
       }

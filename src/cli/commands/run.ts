@@ -266,7 +266,7 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
             pooling: {
               runs: baseline.used,
               excluded: baseline.excluded,
-              runCounts: baseline.runCounts ?? {},
+              ...(baseline.runCounts ? { runCounts: baseline.runCounts } : {}),
             },
           }
         : {}),

@@ -79,11 +79,18 @@ function renderDecisionCard(decision: Decision): string {
     ? "regression"
     : decision.basis === "no_regression"
       ? "no regression"
-      : "not decided";
+      : decision.basis === "inconclusive"
+        ? "inconclusive"
+        : "not decided";
+  const needs = decision.inconclusive?.needs ?? [];
   const sub = decision.failed
     ? `${decision.regressed.length} scenario(s) regressed${decision.suite_regressed ? " · suite test rejects" : ""}${decision.regressed_metrics.length ? ` · ${decision.regressed_metrics.length} gate metric(s)` : ""}`
-    : `fail-on: ${decision.fail_on}`;
-  return renderCard("Against baseline", value, sub, decision.failed || regressed > 0 ? "bad" : "good");
+    : decision.basis === "inconclusive"
+      ? `no regression seen; conclusive with ${needs.length > 0 ? needs.join(" and ") : "a stronger design"}`
+      : `fail-on: ${decision.fail_on}`;
+  // Inconclusive is never shown as a pass.
+  const tone = decision.failed || regressed > 0 ? "bad" : decision.basis === "inconclusive" ? "warn" : "good";
+  return renderCard("Against baseline", value, sub, tone);
 }
 
 export function renderHeadline(
@@ -141,7 +148,12 @@ export function renderHeadline(
       `summed over trials · ${formatDuration(s.avg_duration_ms)} per trial`,
     ),
   ];
-  if (decision && (decision.basis === "regression" || decision.basis === "no_regression")) {
+  if (
+    decision &&
+    (decision.basis === "regression" ||
+      decision.basis === "no_regression" ||
+      decision.basis === "inconclusive")
+  ) {
     cards.push(renderDecisionCard(decision));
   } else if (comparison) {
     const passRate = comparison.suite.metrics.find((m) => m.metric === "pass_rate");
