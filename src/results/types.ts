@@ -13,7 +13,7 @@ export type Outcome = "pass" | "fail" | "error" | "skipped";
 /** Where the target invocations of layer 1 came from, best first. */
 export type InvocationSource = "shim" | "tool_events" | "transcript_regex" | "none";
 
-/** Layer 1 (DESIGN §3). Rates are null when there is nothing to divide by. */
+/** Layer 1 (README "Metrics (layer 1)"). Rates are null when there is nothing to divide by. */
 export interface InteractionMetrics {
   total_commands: number;
   unique_commands: number;

@@ -157,7 +157,7 @@ export interface TrialSandbox {
   dispose(): Promise<void>;
 }
 
-/** The agent's files as file gates see them: nothing outside `root` (DESIGN §8b). */
+/** The agent's files as file gates see them: nothing outside `root` (README "Sandbox"). */
 export interface GateFileTree {
   /** Host folder the agent's absolute paths name (bwrap: the sandbox's `/`; local: the work dir). */
   root: string;

@@ -1,4 +1,4 @@
-/** Builds a Scenario from one parsed scenario YAML file (DESIGN §2), collecting every problem. */
+/** Builds a Scenario from one parsed scenario YAML file (README "Scenarios"; schema/scenario.schema.json), collecting every problem. */
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { describeError } from "../errors.js";
