@@ -1,14 +1,6 @@
 /** The words and marks the renderers use for the comparison's verdicts, statuses and corrections. */
 import type { Correction, ScenarioStatus, Verdict } from "../compare/types.js";
 
-export const VERDICT_MARK: Record<Verdict, string> = {
-  regressed: "🔴",
-  improved: "🟢",
-  unchanged: "⚪",
-  inconclusive: "❔",
-  too_few_samples: "➖",
-};
-
 export const VERDICT_LABEL: Record<Verdict, string> = {
   regressed: "regressed",
   improved: "improved",
@@ -33,8 +25,3 @@ export const CORRECTION_NAME: Record<Correction, string> = {
   holm: "Holm",
   bh: "Benjamini–Hochberg",
 };
-
-/** "Holm over 12 tests". */
-export function describeCorrection(method: Correction, tests: number): string {
-  return `${CORRECTION_NAME[method]} over ${tests} test${tests === 1 ? "" : "s"}`;
-}

@@ -119,9 +119,3 @@ export function countsFor(report: Report, target: PoolTarget): Record<string, Ba
   }
   return counts;
 }
-
-/** "run #12 (`abc1234`) and 3 more", for a log line. */
-export function describeBaselineRuns(used: readonly string[]): string {
-  if (used.length <= 1) return used[0] ?? "no report";
-  return `${used[0]} and ${used.length - 1} more`;
-}

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { defaultMaxListeners, setMaxListeners } from "node:events";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Agent } from "../agents/types.js";
@@ -120,6 +121,9 @@ export async function runSuite(
   const options = withAgentOfRecord(given, ports.agent);
   const now = ports.now ?? Date.now;
   const signal = ports.signal ?? new AbortController().signal;
+  // Every trial in flight listens on the run's signal (a few listeners each, removed when it ends):
+  // from -j 4 on that passes Node's default of 10, whose warning users would read as a leak.
+  setMaxListeners(Math.max(defaultMaxListeners, 4 * options.concurrency + 10), signal);
   const redact = createSecretRedactor(collectRunSecrets(scenarios, ports.env));
   await mkdir(options.outDir, { recursive: true });
   const sandboxes =

@@ -15,7 +15,7 @@ import { createSandboxSelector, type SandboxSelector } from "../sandbox/sandbox-
 import { createTrialSandbox } from "../sandbox/trial-sandbox.js";
 import type { TrialSandbox } from "../sandbox/types.js";
 import type { Scenario, Variant } from "../scenario/types.js";
-import type { EndReason, TrialEvent } from "../transcript/events.js";
+import { type EndReason, EVENTS_SCHEMA_VERSION, type TrialEvent } from "../transcript/events.js";
 import { createEventWriter, type EventWriter } from "../transcript/writer.js";
 import { type RunOptions, sandboxSettingOf } from "./options.js";
 import { folderNameFor, type PlannedTrial } from "./plan.js";
@@ -190,7 +190,7 @@ async function runAgentInSandbox(
   try {
     writer.emit({
       type: "trial_start",
-      schema_version: 1,
+      schema_version: EVENTS_SCHEMA_VERSION,
       scenario_id: scenario.id,
       variant: variant?.name ?? null,
       trial: planned.trial,
