@@ -856,7 +856,8 @@ function decisionSettingsOf(settings: ActionSettings, settled: ActionBaseline | 
   return {
     failOn: settings.failOn,
     gateMetrics: settings.gateMetrics,
-    ...(settled?.report
+    // Also without a usable report: the scenarios left out because they changed are then listed.
+    ...(settled
       ? {
           pooling: {
             runs: settled.used.map((found) => labelBaseline(found.source)),

@@ -34,6 +34,13 @@ import {
   permutationTest,
 } from "../stats/stats.js";
 import { classifyStatus } from "./compare.js";
+import {
+  describeTreatmentChanges,
+  listChangedWithoutBaseline,
+  type NotComparedScenario,
+  pairWithBaseline,
+  type TreatmentChanges,
+} from "./pairing.js";
 import type { ExcludedBaseline } from "./pool-baselines.js";
 import type { ScenarioStatus } from "./types.js";
 
@@ -198,6 +205,14 @@ export interface Decision {
   run: { outcome: RunSummary["outcome"]; pass_rate: number | null; incomplete: boolean };
   /** Incomplete head run: the decision covers only what ran. */
   incomplete: boolean;
+  /**
+   * Head scenarios the decision did not compare, with their head results: their measurement changed
+   * since the base runs, or the baseline has none (pairing.ts). Empty when nothing was compared
+   * for another reason (fail-on outcome, no baseline at all).
+   */
+  not_compared: NotComparedScenario[];
+  /** What the PR changed in the compared scenarios' treatment (guidance, the tool's build); null when not compared. */
+  treatment_changes: TreatmentChanges | null;
 }
 
 export interface DecisionInput {
@@ -270,6 +285,8 @@ export function decide(input: DecisionInput): Decision {
     baseline: null,
     run,
     incomplete: run.incomplete,
+    not_compared: basis === "no_baseline" ? listChangedWithoutBaseline(head, input.pooling?.excluded) : [],
+    treatment_changes: null,
   });
 
   if (failOn.kind === "never") return headOnly("never", false);
@@ -295,8 +312,8 @@ function decideRegressionAgainst(
   const suiteShare =
     input.suiteAlpha !== undefined ? input.suiteAlpha / alpha : DEFAULT_SUITE_ALPHA / DEFAULT_ALPHA;
 
-  const baseByKey = new Map(baseline.scenarios.map((s) => [scenarioKey(s), s]));
-  const paired = input.head.scenarios.map((h) => ({ head: h, base: baseByKey.get(scenarioKey(h)) ?? null }));
+  // Only scenarios that measured the same thing are compared; the others are listed (pairing.ts).
+  const { paired, notCompared } = pairWithBaseline(baseline, input.head, input.pooling?.excluded);
   const rows = paired.map(({ head, base }) => {
     const baseCount = base ? countPasses(base.trials) : null;
     return {
@@ -377,6 +394,8 @@ function decideRegressionAgainst(
     baseline: input.pooling ?? { runs: [baseline.run.id], excluded: [] },
     run: context.run,
     incomplete: context.run.incomplete,
+    not_compared: notCompared,
+    treatment_changes: describeTreatmentChanges(paired),
   };
 }
 

@@ -60,10 +60,11 @@ describe("renderComparisonMarkdown", () => {
   it("shows the suite's metrics, then only the scenarios that moved, the rest in one line", () => {
     const md = renderComparisonMarkdown(comparison, decision);
     const order = [
+      "Not compared, no verdict (head results shown): changed since the base runs (1): `list-notes` 5/5; not in the base runs (2): `tag-notes-bulk` 3/3, `import` 3/3.",
       "> [!WARNING]",
       "| Suite (8 scenarios) | Base → head | Change (95% CI) |",
       "| Scenario | Passed (base → head) | Adjusted p | Notes |",
-      "5 other scenarios unchanged.",
+      "3 other scenarios unchanged.",
       "<details><summary><code>create-note</code>",
       "<sub>Pass/fail:",
     ].map((s) => md.indexOf(s));
@@ -173,7 +174,11 @@ describe("renderComparisonTerminal", () => {
     );
     expect(text).toMatch(/ {2}error rate +3\.6% -> 10% +\+6\.5 pts +\[-\d+(\.\d)?, \+\d+\] pts/);
     expect(text).toMatch(/ {2}create-note +10\/10 -> 0\/10 +adjusted p < 0\.001 +regressed, newly failing/);
-    expect(text).toContain("5 other scenarios unchanged");
+    expect(text).toContain("3 other scenarios unchanged");
+    expect(text).toContain(
+      "  Not compared, no verdict (head results shown): changed since the base runs (1): list-notes 5/5; not in the base runs (2): tag-notes-bulk 3/3, import 3/3.",
+    );
+    expect(text).not.toContain("added: import");
     expect(text).toContain("renamed: tag-notes -> tag-notes-bulk");
     expect(text).toContain("! The baseline used model");
     expect(text).not.toMatch(/inconclusive|improved/);

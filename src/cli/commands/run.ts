@@ -132,7 +132,8 @@ ${describeAgents()}  --agent-command TPL    the command agent's command, with {p
   --max-cost-usd X       start no trial once spend plus the in-flight estimate would pass X
   --baseline FILE        a report to compare against at the end (and to estimate cost from);
                          repeat it to pool several runs (only those of the same agent, model,
-                         judge, harness major version and settings; per scenario, same content)
+                         judge, harness major version and settings; per scenario, the same
+                         measurement: a changed guidance or tool build is compared)
   --extra-trials M       with a baseline, scenarios whose first trials pass less often than the
                          baseline's get M more (default 6; 0 turns it off)
   --fail-on RULE         regression (the default with --baseline) | outcome | never | pass-rate<X;
@@ -260,9 +261,7 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
     {
       failOn,
       gateMetrics,
-      ...(baseline && baselineCandidates.length > 1
-        ? { pooling: { runs: baseline.used, excluded: baseline.excluded } }
-        : {}),
+      ...(baseline ? { pooling: { runs: baseline.used, excluded: baseline.excluded } } : {}),
     },
     io,
     Boolean(values.quiet),
@@ -411,8 +410,8 @@ function writeRunResult(
 }
 
 /**
- * One `--baseline` is used as given; several are pooled (run/baseline.ts). What was left out of the
- * pool is said; with nothing usable the run goes on without a baseline.
+ * One `--baseline` or several, pooled alike (run/baseline.ts). What was left out of the pool is
+ * said; with nothing usable the run goes on without a baseline.
  */
 function settleBaselineFlags(
   candidates: BaselineCandidate[],
@@ -420,14 +419,11 @@ function settleBaselineFlags(
   io: CliIo,
 ): RunBaseline | null {
   if (candidates.length === 0) return null;
-  const baseline = settleBaseline(candidates, poolTargetOfPrepared(prepared), {
-    pool: candidates.length > 1,
-  });
+  const baseline = settleBaseline(candidates, poolTargetOfPrepared(prepared), { pool: true });
   for (const line of describeExclusions(baseline.excluded))
     io.stderr.write(`note: left out of the baseline: ${line}\n`);
   if (!baseline.report) {
     io.stderr.write("note: no --baseline report measured what this run measures: the run is not compared\n");
-    return null;
   }
   if (candidates.length > 1)
     io.stderr.write(`note: the baseline pools ${baseline.used.length} of ${candidates.length} runs\n`);
