@@ -38,6 +38,7 @@ import {
   describeTreatmentChanges,
   listChangedWithoutBaseline,
   type NotComparedScenario,
+  type Pairing,
   pairWithBaseline,
   type TreatmentChanges,
 } from "./pairing.js";
@@ -296,13 +297,20 @@ export function decide(input: DecisionInput): Decision {
     return headOnly("pass_rate", rate === null || rate < failOn.threshold);
   }
   if (!input.baseline) return headOnly("no_baseline", false);
-  return decideRegressionAgainst(input.baseline, input, { alpha, gateMetrics, run, failOn });
+  // Only scenarios that measured the same thing are compared; the others are listed (pairing.ts).
+  const pairing = pairWithBaseline(input.baseline, head, input.pooling?.excluded);
+  if (pairing.paired.every((p) => p.base === null)) {
+    // Nothing to compare: no baseline to regress from, and every scenario is listed.
+    return { ...headOnly("no_baseline", false), not_compared: pairing.notCompared };
+  }
+  return decideRegressionAgainst(input.baseline, input, { alpha, gateMetrics, run, failOn }, pairing);
 }
 
 function decideRegressionAgainst(
   baseline: Report,
   input: DecisionInput,
   context: { alpha: number; gateMetrics: string[]; run: Decision["run"]; failOn: FailOn },
+  { paired, notCompared }: Pairing,
 ): Decision {
   const { alpha, gateMetrics } = context;
   // Bonferroni between the pass-rate decision and each gate metric's family.
@@ -312,8 +320,6 @@ function decideRegressionAgainst(
   const suiteShare =
     input.suiteAlpha !== undefined ? input.suiteAlpha / alpha : DEFAULT_SUITE_ALPHA / DEFAULT_ALPHA;
 
-  // Only scenarios that measured the same thing are compared; the others are listed (pairing.ts).
-  const { paired, notCompared } = pairWithBaseline(baseline, input.head, input.pooling?.excluded);
   const rows = paired.map(({ head, base }) => {
     const baseCount = base ? countPasses(base.trials) : null;
     return {

@@ -177,6 +177,16 @@ function describeDecision(
       return { icon: ICON.pass, sentence: [`No regression detected${scope}`] };
     }
     case "no_baseline": {
+      const left = decision.not_compared.length;
+      if (left > 0) {
+        // There were base runs, but no scenario measured what the head's measure.
+        return {
+          icon: ICON.neutral,
+          sentence: [
+            `Nothing to compare: ${plural(left, "scenario")} changed since the base runs or not in them (listed below) — this check does not gate`,
+          ],
+        };
+      }
       const reason = options.noBaselineReason ? `: ${options.noBaselineReason}` : "";
       return {
         icon: ICON.neutral,

@@ -84,12 +84,13 @@ export function settleBaseline(
   const [single] = candidates;
   const asGiven = !pool && candidates.length === 1 && single !== undefined;
   const pooled = poolBaselines(candidates, target, { matchRun: !asGiven });
-  if (asGiven && pooled.report) {
+  if (asGiven) {
     // The report itself, so the comparison still sees its removed and renamed scenarios; the
-    // decision compares only the scenarios that measured the same thing (compare/pairing.ts).
+    // decision compares only the scenarios that measured the same thing (compare/pairing.ts) and
+    // lists the others.
     return {
       report: single.report,
-      used: pooled.used,
+      used: [single.label],
       excluded: pooled.excluded,
       counts: countsFor(single.report, target),
     };

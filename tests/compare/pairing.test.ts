@@ -61,6 +61,20 @@ describe("decide: compared and not compared", () => {
     ]);
   });
 
+  it("a named baseline in which every scenario changed compares nothing: neutral, every scenario listed", () => {
+    const base = makeReport([entry("a", times(12, pass), "m-a"), entry("b", times(12, pass), "m-b")]);
+    const head = makeReport([entry("a", times(3, fail), "m-a2"), entry("c", times(3, pass), "m-c")]);
+    const decision = decide({ head, baseline: base });
+    expect(decision).toMatchObject({ basis: "no_baseline", failed: false });
+    expect(decision.not_compared).toEqual([
+      { key: "a", reason: "measurement_changed", head: { passed: 0, trials: 3 } },
+      { key: "c", reason: "not_in_baseline", head: { passed: 3, trials: 3 } },
+    ]);
+    expect(renderDecisionReason(decision)).toBe(
+      "Nothing to compare: 2 scenarios changed since the base runs or not in them (listed below) — this check does not gate.",
+    );
+  });
+
   it("without any usable baseline, still lists the scenarios left out because they changed", () => {
     const head = makeReport([entry("a", times(3, fail), "m-a2"), entry("b", times(3, pass), "m-b")]);
     const decision = decide({

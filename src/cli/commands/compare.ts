@@ -56,7 +56,10 @@ async function readBase(
   const pooled = poolBaselines(candidates, head, { matchRun: !given });
   const excluded = describeExclusions(pooled.excluded);
   const runLevelOnly = pooled.excluded.every((e) => e.scenario === null);
-  if (!pooled.report && runLevelOnly) {
+  if (!given && !pooled.report && pooled.excluded.length === 0) {
+    throw new ConfigError(`no --baseline report has a scenario that ${headFile} ran: check the files`);
+  }
+  if (!given && !pooled.report && runLevelOnly) {
     throw new ConfigError(
       `no --baseline report measured what ${headFile} measures:\n- ${excluded.join("\n- ")}`,
     );
@@ -67,8 +70,8 @@ async function readBase(
   }
   const newest = candidates[0]?.report as Report;
   // One report is described as it is (its removed and renamed scenarios too); the decision compares
-  // only what measured the same thing (compare/pairing.ts).
-  const single = candidates.length === 1 && pooled.report !== null;
+  // only what measured the same thing (compare/pairing.ts). BASE.json is used whatever it holds.
+  const single = given || (candidates.length === 1 && pooled.report !== null);
   return {
     base: single ? newest : pooled.report,
     described: single ? newest : (pooled.report ?? newest),
