@@ -12,15 +12,15 @@
 import { createHash } from "node:crypto";
 import { lstat, readdir, readFile, readlink } from "node:fs/promises";
 import path from "node:path";
-import { computeTreatment } from "./treatment.js";
+import { computeTreatment, type TreatmentCache } from "./treatment.js";
 import type { Scenario, UnhashedScenario } from "./types.js";
 
-/** The scenario with its hashes and treatment. */
-export async function hashScenario(scenario: UnhashedScenario): Promise<Scenario> {
+/** The scenario with its hashes and treatment (`cache`: shared by the scenarios of one load). */
+export async function hashScenario(scenario: UnhashedScenario, cache?: TreatmentCache): Promise<Scenario> {
   const [contentHash, measurementHash, treatment] = await Promise.all([
     computeContentHash(scenario),
     computeMeasurementHash(scenario),
-    computeTreatment(scenario),
+    computeTreatment(scenario, cache),
   ]);
   return { ...scenario, contentHash, measurementHash, treatment };
 }

@@ -13,6 +13,7 @@ import { NodeReader } from "./node-reader.js";
 import { createProblemsError, displayPath, formatProblem, type Problem } from "./problems.js";
 import { MAX_YAML_BYTES, readInputText } from "./read-text.js";
 import { buildRubric } from "./rubric.js";
+import { createTreatmentCache } from "./treatment.js";
 import type { Rubric, Scenario, UnhashedScenario } from "./types.js";
 import { convertYamlNode, type YamlNode, type YamlScalar } from "./yaml-node.js";
 import { buildYamlScenario } from "./yaml-scenario.js";
@@ -87,7 +88,8 @@ export async function loadScenarios(paths: string[], options: LoadOptions = {}):
   const warn = options.onWarning ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
   for (const warning of warnings) warn(formatProblem(warning, cwd));
   const scenarios: Scenario[] = [];
-  for (const scenario of loaded) scenarios.push(await hashScenario(scenario));
+  const treatmentCache = createTreatmentCache();
+  for (const scenario of loaded) scenarios.push(await hashScenario(scenario, treatmentCache));
   return scenarios.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 

@@ -21,11 +21,37 @@ import type {
 /** A tool's build bigger than this is not hashed (its sha256 stays null): a hash is not worth a minute. */
 export const MAX_TOOL_BYTES = 512 * 1024 * 1024;
 
-export async function computeTreatment(scenario: UnhashedScenario): Promise<ScenarioTreatment> {
-  const root = (await findReadableRoot(path.dirname(scenario.source.file))).dir;
+/**
+ * What one load has already worked out: every scenario of a suite usually names the same guidance
+ * file and the same build (a 100 MB binary hashed once, not once per scenario).
+ */
+export interface TreatmentCache {
+  roots: Map<string, Promise<string>>;
+  hashes: Map<string, Promise<string | null>>;
+}
+
+export function createTreatmentCache(): TreatmentCache {
+  return { roots: new Map(), hashes: new Map() };
+}
+
+function remember<T>(map: Map<string, Promise<T>>, key: string, compute: () => Promise<T>): Promise<T> {
+  let value = map.get(key);
+  if (!value) {
+    value = compute();
+    map.set(key, value);
+  }
+  return value;
+}
+
+export async function computeTreatment(
+  scenario: UnhashedScenario,
+  cache: TreatmentCache = createTreatmentCache(),
+): Promise<ScenarioTreatment> {
+  const dir = path.dirname(scenario.source.file);
+  const root = await remember(cache.roots, dir, async () => (await findReadableRoot(dir)).dir);
   const describeFile = async (file: string, maxBytes: number): Promise<TreatmentFile> => ({
     path: path.relative(root, file).split(path.sep).join("/"),
-    sha256: await hashRegularFile(file, maxBytes),
+    sha256: await remember(cache.hashes, file, () => hashRegularFile(file, maxBytes)),
   });
   const describeGuidance = async (guidance: Guidance | undefined): Promise<TreatmentGuidance | null> =>
     guidance ? { ...(await describeFile(guidance.file, MAX_TOOL_BYTES)), mode: guidance.mode } : null;
