@@ -13,7 +13,13 @@ export {
   parseFailOn,
 } from "./compare/decision.js";
 export { EXIT_CODES, type ExitCode, exitCodeForDecision, exitCodeForReport } from "./compare/exit-status.js";
-export { type BaselineCandidate, type PooledBaseline, poolBaselines } from "./compare/pool-baselines.js";
+export type { NotComparedScenario, TreatmentChanges, TreatmentFileChange } from "./compare/pairing.js";
+export {
+  type BaselineCandidate,
+  type PooledBaseline,
+  poolBaselines,
+  sameMeasurement,
+} from "./compare/pool-baselines.js";
 export type * from "./compare/types.js";
 export { ConfigError, InfraError } from "./errors.js";
 export { type AnthropicClientOptions, createAnthropicClient } from "./model/anthropic-client.js";
@@ -22,7 +28,7 @@ export type { ModelClient } from "./model/model-client.js";
 export { createOpenAiClient, type OpenAiApiChoice, type OpenAiClientOptions } from "./model/openai-client.js";
 export { createProviderRouter, type ProviderName, parseModelId } from "./model/provider.js";
 export { renderComparisonMarkdown, renderComparisonTerminal } from "./render/comparison-markdown.js";
-export { renderDecisionHeadline, renderDecisionReason } from "./render/decision.js";
+export { renderDecisionHeadline, renderDecisionReason, renderScopeLines } from "./render/decision.js";
 export { FORMAT_NAMES, type FormatName, OUTPUT_FORMATS } from "./render/formats.js";
 export { renderReportHtml } from "./render/html.js";
 export { renderJunitXml } from "./render/junit.js";

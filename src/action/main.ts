@@ -1015,7 +1015,8 @@ function decisionSettingsOf(
   return {
     failOn: settings.failOn,
     gateMetrics: settings.gateMetrics,
-    ...(settled?.report
+    // Also without a usable report: the scenarios left out because they changed are then listed.
+    ...(settled
       ? {
           pooling: {
             runs: settled.used.map((found) => labelBaseline(found.source)),

@@ -69,6 +69,13 @@ export function buildOutputs(facts: PublishFacts): ActionOutputs {
     regressed: d.regressed,
     regressed_metrics: d.regressed_metrics,
     suite_regressed: d.suite_regressed,
+    // Scenarios in no test (their measurement changed, or new), and what the PR changed in the treatment.
+    not_compared: d.not_compared.map((s) => s.key),
+    treatment_changed: (d.treatment_changes?.files ?? []).map(({ kind, path, change }) => ({
+      kind,
+      path,
+      change,
+    })),
     reason: renderDecisionReason(d, {
       summary: s,
       ...(facts.baseline.status === "missing" ? { noBaselineReason: facts.baseline.reason } : {}),

@@ -60,6 +60,7 @@ import {
   readMetricValues,
   resolveMetricNames,
 } from "./metrics.js";
+import { sameMeasurement } from "./pool-baselines.js";
 import {
   COMPARISON_SCHEMA_VERSION,
   type CompareOptions,
@@ -375,7 +376,8 @@ function compareScenario(
     variant: head.variant ?? null,
     category: head.category,
     renamed_from: renamedFrom,
-    content_changed: renamedFrom === null && base.content_hash !== head.content_hash,
+    // The measurement, not the treatment: a PR that edits only the guidance is what is compared.
+    content_changed: renamedFrom === null && !sameMeasurement(base, head),
     status: classifyStatus(baseSide.flakiness, headSide.flakiness),
     base: baseSide,
     head: headSide,

@@ -41,6 +41,14 @@ import {
   permutationTest,
 } from "../stats/stats.js";
 import { classifyStatus } from "./compare.js";
+import {
+  describeTreatmentChanges,
+  listChangedWithoutBaseline,
+  type NotComparedScenario,
+  type Pairing,
+  pairWithBaseline,
+  type TreatmentChanges,
+} from "./pairing.js";
 import type { BaselinePooling, ExcludedBaseline } from "./pool-baselines.js";
 import type { ScenarioStatus } from "./types.js";
 
@@ -242,6 +250,14 @@ export interface Decision {
   run: { outcome: RunSummary["outcome"]; pass_rate: number | null; incomplete: boolean };
   /** Incomplete head run: the decision covers only what ran. */
   incomplete: boolean;
+  /**
+   * Head scenarios the decision did not compare, with their head results: their measurement changed
+   * since the base runs, or the baseline has none (pairing.ts). Empty when nothing was compared
+   * for another reason (fail-on outcome, no baseline at all).
+   */
+  not_compared: NotComparedScenario[];
+  /** What the PR changed in the compared scenarios' treatment (guidance, the tool's build); null when not compared. */
+  treatment_changes: TreatmentChanges | null;
 }
 
 export interface DecisionInput {
@@ -328,6 +344,8 @@ export function decide(input: DecisionInput): Decision {
     baseline: null,
     run,
     incomplete: run.incomplete,
+    not_compared: basis === "no_baseline" ? listChangedWithoutBaseline(head, input.pooling?.excluded) : [],
+    treatment_changes: null,
   });
 
   if (failOn.kind === "never") return headOnly("never", false);
@@ -337,13 +355,20 @@ export function decide(input: DecisionInput): Decision {
     return headOnly("pass_rate", rate === null || rate < failOn.threshold);
   }
   if (!input.baseline) return headOnly("no_baseline", false);
-  return decideRegressionAgainst(input.baseline, input, { alpha, gateMetrics, run, failOn });
+  // Only scenarios that measured the same thing are compared; the others are listed (pairing.ts).
+  const pairing = pairWithBaseline(input.baseline, head, input.pooling?.excluded);
+  if (pairing.paired.every((p) => p.base === null)) {
+    // Nothing to compare: no baseline to regress from, and every scenario is listed.
+    return { ...headOnly("no_baseline", false), not_compared: pairing.notCompared };
+  }
+  return decideRegressionAgainst(input.baseline, input, { alpha, gateMetrics, run, failOn }, pairing);
 }
 
 function decideRegressionAgainst(
   baseline: Report,
   input: DecisionInput,
   context: { alpha: number; gateMetrics: string[]; run: Decision["run"]; failOn: FailOn },
+  { paired, notCompared }: Pairing,
 ): Decision {
   const { alpha, gateMetrics } = context;
   // Bonferroni between the pass-rate decision and each gate metric's family.
@@ -353,8 +378,6 @@ function decideRegressionAgainst(
   const suiteShare =
     input.suiteAlpha !== undefined ? input.suiteAlpha / alpha : DEFAULT_SUITE_ALPHA / DEFAULT_ALPHA;
 
-  const baseByKey = new Map(baseline.scenarios.map((s) => [scenarioKey(s), s]));
-  const paired = input.head.scenarios.map((h) => ({ head: h, base: baseByKey.get(scenarioKey(h)) ?? null }));
   const rows = paired.map(({ head, base }) => {
     const baseCount = base ? countPasses(base.trials) : null;
     return {
@@ -422,7 +445,9 @@ function decideRegressionAgainst(
   const failed = regressed.length > 0 || suiteRegressed || regressedMetrics.length > 0;
   const extraTrials = input.extraTrials ?? configuredExtraTrials(input.head);
   const design = describeDesign(rows, baseRuns, input, result.primaryAlpha, extraTrials, variation.iccUsed);
-  const inconclusive = failed ? null : describeInconclusive(design, variation, result.primaryAlpha);
+  const inconclusive = failed
+    ? null
+    : describeInconclusive(design, variation, result.primaryAlpha, notCompared.length);
   return {
     failed,
     fail_on: formatFailOn(context.failOn),
@@ -459,6 +484,8 @@ function decideRegressionAgainst(
       : { runs: [baseline.run.id], excluded: [] },
     run: context.run,
     incomplete: context.run.incomplete,
+    not_compared: notCompared,
+    treatment_changes: describeTreatmentChanges(paired),
   };
 }
 
@@ -574,6 +601,7 @@ function describeInconclusive(
   design: Design,
   variation: AssumedVariation,
   primaryAlpha: number,
+  notCompared: number,
 ): Inconclusive | null {
   const reasons: string[] = [];
   const needs: string[] = [];
@@ -592,8 +620,17 @@ function describeInconclusive(
       `this design would catch one scenario collapsing 0.9 → 0.1 only ${Math.floor(power * 100)}% of the time (${CONCLUSIVE_POWER * 100}% needed)`,
     );
   }
+  if (power !== null && reasons.length > 0) {
+    needs.push(...describeWhatWouldConclude(design, variation, primaryAlpha));
+  }
+  // A scenario whose measurement changed, or a new one, has nothing to be compared with yet.
+  if (notCompared > 0) {
+    reasons.push(
+      `${notCompared} scenario${notCompared === 1 ? " was" : "s were"} not compared (new, or measuring something else than the base runs did)`,
+    );
+    needs.push("base-branch runs of the changed scenarios (the runs after this change is merged)");
+  }
   if (reasons.length === 0) return null;
-  if (power !== null) needs.push(...describeWhatWouldConclude(design, variation, primaryAlpha));
   return { reasons, needs };
 }
 

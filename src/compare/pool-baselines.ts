@@ -4,7 +4,9 @@
  * only when it measured the same thing as the head run (agent, model, judge, harness major
  * version, and — when both reports record them — the evaluation settings and the sandbox its
  * trials really ran in); a scenario contributes
- * only when its content is the head scenario's. Everything left out is listed with the reason,
+ * only when its measurement is the head scenario's (`measurementHash`: the treatment — guidance,
+ * the tool's build — may differ, that is what a PR changes; a report of an earlier version without
+ * it, only when its whole content is). Everything left out is listed with the reason,
  * so the comment can say what the baseline is made of.
  */
 import { assembleReport, buildScenarioReport } from "../results/aggregate.js";
@@ -77,8 +79,26 @@ export type RunIdentity = Pick<
  */
 export interface PoolTarget {
   run: RunIdentity;
-  /** Every planned scenario (variant included) with its content hash. */
-  scenarios: readonly Pick<ScenarioReport, "id" | "variant" | "model" | "content_hash">[];
+  /** Every planned scenario (variant included) with its hashes. */
+  scenarios: readonly ScenarioHashes[];
+}
+
+/** What pooling reads of a scenario entry: its key and its hashes. */
+export type ScenarioHashes = Pick<ScenarioReport, "id" | "variant" | "model" | "content_hash"> &
+  Partial<Pick<ScenarioReport, "measurement_hash">>;
+
+/** The reason a base scenario whose measurement differs from the head's is left out. */
+export const MEASUREMENT_CHANGED = "the scenario changed since this run";
+
+/**
+ * Whether a base scenario measured what the head scenario measures: the same measurement hash, or
+ * — when either report is of an earlier version without one — the same content hash.
+ */
+export function sameMeasurement(base: ScenarioHashes, head: ScenarioHashes): boolean {
+  const b = base.measurement_hash;
+  const h = head.measurement_hash;
+  if (typeof b === "string" && typeof h === "string") return b === h;
+  return base.content_hash === head.content_hash;
 }
 
 function majorVersion(version: string): string {
@@ -90,7 +110,10 @@ export function describeRunMismatch(base: Report, head: Pick<PoolTarget, "run">)
   const b = base.run;
   const h = head.run;
   if (b.agent !== h.agent) return `agent ${b.agent}, not ${h.agent}`;
-  if (b.model !== h.model) return `model ${b.model ?? "none"}, not ${h.model ?? "none"}`;
+  // Two model matrices: each entry's key names its model, so each model meets its own baseline
+  // (the run's `model` is only the first one given).
+  const bothMatrices = (b.models?.length ?? 0) > 1 && (h.models?.length ?? 0) > 1;
+  if (!bothMatrices && b.model !== h.model) return `model ${b.model ?? "none"}, not ${h.model ?? "none"}`;
   if (b.judge_model !== h.judge_model)
     return `judge ${b.judge_model ?? "none"}, not ${h.judge_model ?? "none"}`;
   if (majorVersion(b.harness_version) !== majorVersion(h.harness_version)) {
@@ -114,15 +137,28 @@ function renumber(trials: TrialReport[], offset: number): TrialReport[] {
   return trials.map((trial) => ({ ...trial, trial: trial.trial + offset }));
 }
 
-export function poolBaselines(candidates: readonly BaselineCandidate[], head: PoolTarget): PooledBaseline {
+export interface PoolOptions {
+  /**
+   * False for a single report the user named (`compare BASE.json HEAD.json`, the action's
+   * `baseline: <path>`): whatever agent or model made it, it is compared — scenario by scenario,
+   * still only where the measurement is the head's. Default true.
+   */
+  matchRun?: boolean;
+}
+
+export function poolBaselines(
+  candidates: readonly BaselineCandidate[],
+  head: PoolTarget,
+  options: PoolOptions = {},
+): PooledBaseline {
   const excluded: ExcludedBaseline[] = [];
-  const headHashes = new Map(head.scenarios.map((s) => [scenarioKey(s), s.content_hash]));
+  const headScenarios = new Map(head.scenarios.map((s) => [scenarioKey(s), s]));
   const pooled = new Map<string, { first: ScenarioReport; trials: TrialReport[]; runs: number }>();
   const used: string[] = [];
   const contributions = new Map<string, Map<string, RunCount>>();
 
   for (const { report, label } of candidates) {
-    const mismatch = describeRunMismatch(report, head);
+    const mismatch = options.matchRun === false ? null : describeRunMismatch(report, head);
     if (mismatch) {
       excluded.push({ label, scenario: null, reason: mismatch });
       continue;
@@ -130,11 +166,11 @@ export function poolBaselines(candidates: readonly BaselineCandidate[], head: Po
     let contributed = false;
     for (const scenario of report.scenarios) {
       const key = scenarioKey(scenario);
-      const headHash = headHashes.get(key);
+      const headScenario = headScenarios.get(key);
       // A scenario the head run did not run (deleted, or another shard) is simply not compared.
-      if (headHash === undefined) continue;
-      if (headHash !== scenario.content_hash) {
-        excluded.push({ label, scenario: key, reason: "the scenario changed since this run" });
+      if (headScenario === undefined) continue;
+      if (!sameMeasurement(scenario, headScenario)) {
+        excluded.push({ label, scenario: key, reason: MEASUREMENT_CHANGED });
         continue;
       }
       const entry = pooled.get(key);

@@ -134,7 +134,7 @@ export interface ScenarioComparison {
   category: string;
   /** Base key when matched by content hash under another id. */
   renamed_from: string | null;
-  /** Same key, different content_hash: the scenario itself changed. */
+  /** Same key, another measurement (measurement_hash, or content_hash in reports of earlier versions): the scenario itself changed. */
   content_changed: boolean;
   status: ScenarioStatus;
   base: SideSummary;

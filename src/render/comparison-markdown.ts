@@ -18,7 +18,13 @@ import type {
   SuiteMetricComparison,
 } from "../compare/types.js";
 import { fisherExactTest } from "../stats/stats.js";
-import { renderDecisionHeadline, renderDecisionReason, renderDesignLine } from "./decision.js";
+import {
+  renderDecisionHeadline,
+  renderDecisionReason,
+  renderDesignLine,
+  renderScopeLines,
+  renderScopeLinesPlain,
+} from "./decision.js";
 import {
   escapeMarkdownCell,
   escapePlainText,
@@ -122,7 +128,10 @@ function rateChange(line: ScenarioLine): number {
 
 export function collectScenarioLines(comparison: Comparison, decision: Decision | null): ScenarioLine[] {
   const decided = new Map<string, DecisionScenario>((decision?.scenarios ?? []).map((s) => [s.key, s]));
-  const lines = comparison.scenarios.map((c): ScenarioLine => {
+  // A scenario the decision did not compare (its measurement changed) is listed apart, not as moved.
+  const notCompared = new Set((decision?.not_compared ?? []).map((s) => s.key));
+  const compared = comparison.scenarios.filter((c) => !notCompared.has(c.key));
+  const lines = compared.map((c): ScenarioLine => {
     // A scenario renamed since the baseline is matched here, not by the decision (which keys by name).
     const d = decided.get(c.key);
     const matched = d !== undefined && d.base !== null;
@@ -320,8 +329,10 @@ function renderScenarioSummary(
   const leftOut = new Set(
     (decision?.baseline?.excluded ?? []).flatMap((e) => (e.scenario === null ? [] : [e.scenario])),
   );
-  const added = c.added.filter((s) => !leftOut.has(s.key));
-  const changed = c.added.filter((s) => leftOut.has(s.key));
+  // The decision's not-compared scenarios are listed under its headline, with their head results.
+  const listed = new Set((decision?.not_compared ?? []).map((s) => s.key));
+  const added = c.added.filter((s) => !leftOut.has(s.key) && !listed.has(s.key));
+  const changed = c.added.filter((s) => leftOut.has(s.key) && !listed.has(s.key));
   if (unchanged > 0) parts.push(`${describeUnmoved(unchanged, moved)}.`);
   if (added.length) parts.push(`Added (${added.length}): ${listNames(added.map((s) => s.key))}.`);
   if (changed.length) {
@@ -458,7 +469,10 @@ export function renderComparisonMarkdown(
     room -= block.length + 2;
     return true;
   };
-  // Budget in priority order; output in reading order.
+  // Budget in priority order; output in reading order. First what the comparison covered: the
+  // treatment the PR changed and the scenarios not compared.
+  const scopeBlock = decision ? renderScopeLines(decision).join("\n\n") : "";
+  const scope = take(scopeBlock) ? scopeBlock : "";
   const summary = take(blocks.scenarioSummary) ? blocks.scenarioSummary : "";
   const warnings = take(blocks.warnings) ? blocks.warnings : "";
   const scenarioTable = fitScenarioTable(blocks, room - 2);
@@ -472,7 +486,7 @@ export function renderComparisonMarkdown(
   }
   // Untrusted text was escaped where it was placed; no control character of anyone's passes.
   return stripControls(
-    [title, warnings, suiteTable, scenarioTable, summary, ...details, legend]
+    [title, scope, warnings, suiteTable, scenarioTable, summary, ...details, legend]
       .filter((b) => b.length > 0)
       .join("\n\n"),
   );
@@ -522,6 +536,7 @@ export function renderComparisonTerminal(
   const lines: string[] = [paint(first)];
   const design = decision ? renderDesignLine(decision) : "";
   if (design) lines.push(`  ${design}`);
+  if (decision) lines.push(...renderScopeLinesPlain(decision).map((line) => `  ${line}`));
   lines.push(`  baseline ${describeSide(c.base)}`, `  head     ${describeSide(c.head)}`);
   for (const w of c.warnings) lines.push(`  ! ${plain(w.message)}`);
 
@@ -566,9 +581,11 @@ export function renderComparisonTerminal(
     );
   }
   const unchanged = scenarioLines.length - moved.length;
+  const listed = new Set((decision?.not_compared ?? []).map((s) => s.key));
+  const added = c.added.filter((s) => !listed.has(s.key));
   const rest = [
     unchanged > 0 ? describeUnmoved(unchanged, moved.length) : "",
-    c.added.length ? `added: ${c.added.map((s) => plain(s.key)).join(", ")}` : "",
+    added.length ? `added: ${added.map((s) => plain(s.key)).join(", ")}` : "",
     c.removed.length ? `removed: ${c.removed.map((s) => plain(s.key)).join(", ")}` : "",
     ...c.renamed.map((r) => `renamed: ${plain(r.from)} -> ${plain(r.to)}`),
   ].filter(Boolean);

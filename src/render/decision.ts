@@ -7,6 +7,7 @@
  * out as Markdown (names in code spans), HTML (names in <code>, everything escaped) or plain text.
  */
 import type { Decision, DecisionScenario, MetricFinding, PassCount } from "../compare/decision.js";
+import type { NotComparedScenario, TreatmentFileChange } from "../compare/pairing.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import { findMetric } from "../results/trial-metrics.js";
 import type { Report, RunSummary, ScenarioReport } from "../results/types.js";
@@ -181,8 +182,14 @@ function describeDecision(
   switch (decision.basis) {
     case "regression":
       return { icon: ICON.regression, sentence: regressionSentence(decision) };
-    case "no_regression":
-      return { icon: ICON.pass, sentence: ["No regression detected"] };
+    case "no_regression": {
+      // Scenarios left out are never silently part of a pass.
+      const left = decision.not_compared.length;
+      const compared = decision.scenarios.length - left;
+      const scope =
+        left > 0 ? ` in ${plural(compared, "scenario")}; ${left} not compared (listed below)` : "";
+      return { icon: ICON.pass, sentence: [`No regression detected${scope}`] };
+    }
     case "inconclusive": {
       // Never a pass: the design could not have seen the planned regression. Reasons are our own text.
       const reasons = decision.inconclusive?.reasons ?? [];
@@ -197,6 +204,16 @@ function describeDecision(
       };
     }
     case "no_baseline": {
+      const left = decision.not_compared.length;
+      if (left > 0) {
+        // There were base runs, but no scenario measured what the head's measure.
+        return {
+          icon: ICON.neutral,
+          sentence: [
+            `Nothing to compare: ${plural(left, "scenario")} changed since the base runs or not in them (listed below) — this check does not gate`,
+          ],
+        };
+      }
       const reason = options.noBaselineReason ? `: ${options.noBaselineReason}` : "";
       return {
         icon: ICON.neutral,
@@ -395,4 +412,85 @@ export function renderRegressionCauses(decision: Decision, report: Report): stri
     );
   }
   return lines;
+}
+
+/** The most not-compared scenarios named with their counts; the rest are counted. */
+const MAX_NOT_COMPARED_NAMED = 10;
+
+const TREATMENT_VERB: Record<TreatmentFileChange["change"], string> = {
+  changed: "changed",
+  mode: "given another way (mode)",
+  added: "added",
+  removed: "removed",
+};
+
+/** "Guidance changed: `AGENTS.md` (12 scenarios); tool changed: `bin/tool` (12 scenarios)." */
+function treatmentSentence(decision: Decision): Sentence | null {
+  const files = decision.treatment_changes?.files ?? [];
+  if (files.length === 0) return null;
+  const parts = files.map((f, i): Piece[] => {
+    const what = `${f.kind} ${TREATMENT_VERB[f.change]}: `;
+    return [
+      i === 0 ? `${what[0]?.toUpperCase()}${what.slice(1)}` : `; ${what}`,
+      { name: f.path },
+      ` (${plural(f.scenarios.length, "scenario")})`,
+    ];
+  });
+  // Only compared scenarios are counted: this is what the verdict above is about.
+  return [...parts.flat(), " — the change under test."];
+}
+
+/** "Not compared (no verdict): changed since the base runs `a` 0/3; not in the base runs `b` 3/3." */
+function notComparedSentence(decision: Decision): Sentence | null {
+  const left = decision.not_compared;
+  if (left.length === 0) return null;
+  const groups: Array<[NotComparedScenario["reason"], string]> = [
+    ["measurement_changed", "changed since the base runs"],
+    ["not_in_baseline", "not in the base runs"],
+  ];
+  let room = MAX_NOT_COMPARED_NAMED;
+  const parts = groups.flatMap(([reason, why]): Piece[][] => {
+    const all = left.filter((s) => s.reason === reason);
+    if (all.length === 0) return [];
+    const named = all.slice(0, Math.max(0, room));
+    room -= named.length;
+    const items = named.flatMap((s, i): Piece[] => [
+      i === 0 ? " " : ", ",
+      { name: s.key },
+      ` ${counts(s.head)}`,
+    ]);
+    const more =
+      all.length > named.length ? `${named.length > 0 ? " and" : ""} ${all.length - named.length} more` : "";
+    return [[`${why} (${all.length}):`, ...items, more]];
+  });
+  return [
+    "Not compared, no verdict (head results shown): ",
+    ...parts.flatMap((part, i): Piece[] => [...(i === 0 ? [] : ["; "]), ...part]),
+    ".",
+  ];
+}
+
+function scopeSentences(decision: Decision): Sentence[] {
+  return [treatmentSentence(decision), notComparedSentence(decision)].filter(
+    (s): s is Sentence => s !== null,
+  );
+}
+
+/**
+ * What the comparison covered, under the design line: what the PR changed in the treatment
+ * (guidance, the tool's build) and the scenarios not compared, with their head results. Markdown,
+ * one line each; none when there is nothing to say. Paths and keys are user text, in code spans.
+ */
+export function renderScopeLines(decision: Decision): string[] {
+  return scopeSentences(decision).map(toMarkdown);
+}
+
+/** The same as HTML. */
+export function renderScopeLinesHtml(decision: Decision): string[] {
+  return scopeSentences(decision).map(toHtml);
+}
+
+/** The same as plain text (the terminal, logs). */
+export function renderScopeLinesPlain(decision: Decision): string[] {
+  return scopeSentences(decision).map(toPlain);
 }

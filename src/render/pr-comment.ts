@@ -12,7 +12,12 @@ import type { Decision } from "../compare/decision.js";
 import type { BaselineSource, Comparison } from "../compare/types.js";
 import type { Report } from "../results/types.js";
 import { buildComparisonBlocks, fitScenarioTable } from "./comparison-markdown.js";
-import { renderDecisionHeadline, renderDesignLine, renderRegressionCauses } from "./decision.js";
+import {
+  renderDecisionHeadline,
+  renderDesignLine,
+  renderRegressionCauses,
+  renderScopeLines,
+} from "./decision.js";
 import { markdownCode, markdownText, stripControls } from "./escape.js";
 import { formatRate, formatRunCost } from "./format.js";
 import { renderModelMatrixMarkdown } from "./model-matrix.js";
@@ -177,7 +182,9 @@ function renderHeadline(input: LayoutInput): string[] {
     ...(baseline.status === "missing" ? { noBaselineReason: baseline.reason } : {}),
   });
   const design = renderDesignLine(decision);
-  return [`## ${headline}`, ...(design ? [design] : [])];
+  // What the PR changed in the treatment and what was not compared: visible, never collapsed.
+  const scope = renderScopeLines(decision).map((line) => `\n${line}`);
+  return [`## ${headline}`, ...(design ? [design] : []), ...scope];
 }
 
 /**

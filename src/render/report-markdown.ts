@@ -3,7 +3,7 @@ import { compareVariants } from "../compare/variants.js";
 import { scenarioName } from "../results/scenario-key.js";
 import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
 import { renderComparisonMarkdown } from "./comparison-markdown.js";
-import { renderDecisionHeadline, renderDesignLine } from "./decision.js";
+import { renderDecisionHeadline, renderDesignLine, renderScopeLines } from "./decision.js";
 import { escapeMarkdownCell, markdownCode, markdownFence, markdownText, stripControls } from "./escape.js";
 import { renderEvalSummaryMarkdown, renderSubcommandsMarkdown } from "./eval-summary.js";
 import {
@@ -68,9 +68,11 @@ function describeOutcome(report: Report): string {
 function renderTitle(report: Report, decision: Decision | undefined): string[] {
   if (!decision) return [`# llm-tool-test report ${describeOutcome(report)}`];
   const design = renderDesignLine(decision);
+  const scope = renderScopeLines(decision);
   return [
     `# ${renderDecisionHeadline(decision, { summary: report.summary })}`,
     ...(design ? ["", design] : []),
+    ...scope.flatMap((line) => ["", line]),
   ];
 }
 

@@ -1,7 +1,7 @@
 import type { Decision } from "../compare/decision.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import type { Report, ScenarioReport } from "../results/types.js";
-import { renderDecisionReason, renderDesignLine } from "./decision.js";
+import { renderDecisionReason, renderDesignLine, renderScopeLinesPlain } from "./decision.js";
 import { escapePlainText } from "./escape.js";
 import { renderEvalSummaryLines } from "./eval-summary.js";
 import { formatDuration, formatNumber, formatRate, formatRateRange, formatRunCost } from "./format.js";
@@ -43,6 +43,7 @@ export function renderTerminalSummary(report: Report, options: TerminalOptions =
     lines.push(paintDecision(renderDecisionReason(decision, { summary: report.summary })));
     const design = renderDesignLine(decision);
     if (design) lines.push(dim(design));
+    lines.push(...renderScopeLinesPlain(decision));
     lines.push("");
   }
   for (const scenario of report.scenarios) {

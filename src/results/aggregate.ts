@@ -7,6 +7,7 @@ import { METRIC_DEFINITIONS, PASS_RATE, readTrialValues } from "./trial-metrics.
 import type {
   CategorySummary,
   MetricSummary,
+  ReportTreatment,
   RunInfo,
   RunSummary,
   ScenarioReport,
@@ -89,6 +90,18 @@ export function scenarioMetaOf(
     tags: scenario.tags,
     source: { file: scenario.source.file, line: scenario.source.line, format: scenario.source.format },
     content_hash: scenario.contentHash,
+    measurement_hash: scenario.measurementHash,
+    treatment: reportTreatmentOf(scenario, variant),
+  };
+}
+
+/** The treatment an entry ran with: its variant's guidance, else the scenario's own (as the trial does). */
+function reportTreatmentOf(scenario: Scenario, variant: string | null): ReportTreatment {
+  const { treatment } = scenario;
+  const guidance = (variant ? treatment.variants[variant] : null) ?? treatment.guidance;
+  return {
+    guidance: guidance ? [{ path: guidance.path, mode: guidance.mode, sha256: guidance.sha256 }] : [],
+    tool: treatment.tool ? [{ path: treatment.tool.path, sha256: treatment.tool.sha256 }] : [],
   };
 }
 

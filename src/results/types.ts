@@ -160,7 +160,16 @@ export interface ScenarioReport {
   description: string | null;
   tags: string[];
   source: { file: string; line: number; format: string };
+  /** sha256 over the scenario and every file it refers to (guidance included). */
   content_hash: string;
+  /**
+   * sha256 over what defines the measurement (content_hash without the treatment and the labels:
+   * docs/statistics.md, "The baseline"). Baselines are pooled on it. Absent in reports of earlier
+   * versions, which are pooled on content_hash.
+   */
+  measurement_hash?: string;
+  /** What a pull request is meant to change, by content. Absent in reports of earlier versions. */
+  treatment?: ReportTreatment;
   /**
    * The trials planned for the scenario before any extra ones (n): trials 1..n are its first
    * trials. Counted over the whole run, also in a shard's report. Absent in reports of earlier
@@ -179,6 +188,20 @@ export interface ScenarioReport {
    * subcommand). Absent in reports of earlier versions.
    */
   by_subcommand?: Record<string, SubcommandSummary>;
+}
+
+/** A file of a scenario's treatment: its path from the repository root and its sha256 (null: unreadable). */
+export interface TreatmentFileReport {
+  path: string;
+  sha256: string | null;
+}
+
+/** The treatment a scenario entry ran with: its guidance (its variant's, else its own) and the tool's build. */
+export interface ReportTreatment {
+  /** At most one today; a list, so more kinds of guidance can join. */
+  guidance: Array<TreatmentFileReport & { mode: string }>;
+  /** `target.binary` when it is a file in the repository; empty when the build cannot be known. */
+  tool: TreatmentFileReport[];
 }
 
 /** One subcommand's invocations, pooled over a scenario's evaluated trials. */

@@ -13,6 +13,7 @@ import {
   type PoolTarget,
   poolBaselines,
   type RunIdentity,
+  sameMeasurement,
 } from "../compare/pool-baselines.js";
 import { sandboxUsedField } from "../results/sandbox-used.js";
 import { scenarioKey } from "../results/scenario-key.js";
@@ -49,6 +50,7 @@ export function poolTargetOf(
       variant: planned.variant?.name ?? null,
       ...(planned.inMatrix ? { model: planned.model } : {}),
       content_hash: planned.scenario.contentHash,
+      measurement_hash: planned.scenario.measurementHash,
     });
   }
   return {
@@ -71,9 +73,10 @@ export interface RunBaseline {
 }
 
 /**
- * One candidate with `pool: false` is used as given (the run compares with exactly the report the
- * user named, whatever agent or model made it); otherwise the candidates are pooled. Either way the
- * adaptive screen only gets counts for scenarios whose content is the planned scenario's.
+ * One candidate with `pool: false` is used whatever agent or model made it (the run compares with
+ * the report the user named); otherwise the candidates are pooled over the runs that measured what
+ * this run measures. Either way only scenarios whose measurement is the planned scenario's are
+ * compared (the others are listed as left out), and only they give the adaptive screen counts.
  */
 export function settleBaseline(
   candidates: readonly BaselineCandidate[],
@@ -89,15 +92,19 @@ export function settleBaseline(
   },
 ): RunBaseline {
   const [single] = candidates;
-  if (!pool && candidates.length === 1 && single && rejected.length === 0) {
+  const asGiven = !pool && candidates.length === 1 && single !== undefined && rejected.length === 0;
+  const pooled = poolBaselines(candidates, target, { matchRun: !asGiven });
+  if (asGiven) {
+    // The report itself, so the comparison still sees its removed and renamed scenarios; the
+    // decision compares only the scenarios that measured the same thing (compare/pairing.ts) and
+    // lists the others.
     return {
       report: single.report,
       used: [single.label],
-      excluded: [],
+      excluded: pooled.excluded,
       counts: countsFor(single.report, target),
     };
   }
-  const pooled = poolBaselines(candidates, target);
   return {
     report: pooled.report,
     used: pooled.used,
@@ -107,13 +114,14 @@ export function settleBaseline(
   };
 }
 
-/** The baseline's evaluated trials and passes for each target scenario it ran with the same content. */
+/** The baseline's evaluated trials and passes for each target scenario whose measurement it measured too. */
 export function countsFor(report: Report, target: PoolTarget): Record<string, BaselineCounts> {
-  const wanted = new Map(target.scenarios.map((s) => [scenarioKey(s), s.content_hash]));
+  const wanted = new Map(target.scenarios.map((s) => [scenarioKey(s), s]));
   const counts: Record<string, BaselineCounts> = {};
   for (const scenario of report.scenarios) {
     const key = scenarioKey(scenario);
-    if (wanted.get(key) !== scenario.content_hash) continue;
+    const planned = wanted.get(key);
+    if (!planned || !sameMeasurement(scenario, planned)) continue;
     const { passed, failed } = scenario.summary;
     counts[key] = { passed, trials: passed + failed };
   }

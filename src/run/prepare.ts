@@ -39,6 +39,7 @@ import { warmSandboxRunners } from "../sandbox/trial-sandbox.js";
 import { PARENTS_OUT_OF_REACH } from "../sandbox/withdraw-environment.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
+import { computeTreatment } from "../scenario/treatment.js";
 import type { Scenario } from "../scenario/types.js";
 import { poolTargetOf, type RunBaseline } from "./baseline.js";
 import { DEFAULT_MODEL, defaultRunOptions, type RunOptions, sandboxSettingOf } from "./options.js";
@@ -254,7 +255,8 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
 /**
  * Guidance variants given for the run replace each scenario's own: every scenario runs once per
  * file, with the scenario's guidance mode (default workdir). The files' contents join the
- * scenario's content hash, so a resumed run or a comparison notices when they change.
+ * scenario's content hash (a resumed run notices when they change) and its treatment (a
+ * comparison says that they changed); the measurement hash stays the scenario's.
  */
 async function applyGuidanceVariants(
   scenarios: Scenario[],
@@ -273,14 +275,20 @@ async function applyGuidanceVariants(
     }
   }
   const digest = hash.digest("hex");
-  return scenarios.map((scenario) => ({
-    ...scenario,
-    variants: variants.map((v) => ({
-      name: v.name,
-      guidance: { file: v.file, mode: scenario.guidance?.mode ?? ("workdir" as const) },
-    })),
-    contentHash: createHash("sha256").update(scenario.contentHash).update(digest).digest("hex"),
-  }));
+  return Promise.all(
+    scenarios.map(async (scenario) => {
+      const withVariants = {
+        ...scenario,
+        variants: variants.map((v) => ({
+          name: v.name,
+          guidance: { file: v.file, mode: scenario.guidance?.mode ?? ("workdir" as const) },
+        })),
+        contentHash: createHash("sha256").update(scenario.contentHash).update(digest).digest("hex"),
+      };
+      // The files are the treatment: the measurement hash stays the scenario's.
+      return { ...withVariants, treatment: await computeTreatment(withVariants) };
+    }),
+  );
 }
 
 /** One client per provider with a key, behind the router (null when there is no key at all). */

@@ -17,11 +17,11 @@ import { BASHKIT_EXPECTATION_KEYS, BASHKIT_TASK_KEYS } from "./keys.js";
 import { NodeReader } from "./node-reader.js";
 import { indexField, joinField, type Problem } from "./problems.js";
 import { MAX_DATASET_BYTES, readInputText } from "./read-text.js";
-import type { GateSpec, MachineProfile, Scenario } from "./types.js";
+import type { GateSpec, MachineProfile, UnhashedScenario } from "./types.js";
 import type { YamlNode } from "./yaml-node.js";
 import { ID_PATTERN } from "./yaml-scenario.js";
 
-type ScenarioWithoutHash = Omit<Scenario, "contentHash">;
+type ScenarioWithoutHash = UnhashedScenario;
 
 /** bashkit-eval's default `--max-turns`; a task's own `max_turns` wins. */
 export const BASHKIT_MAX_TURNS = 10;

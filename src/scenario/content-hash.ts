@@ -1,15 +1,73 @@
 /**
- * `contentHash`: sha256 over the normalised scenario and every file it refers to (fixture tree,
- * guidance, variants' guidance, rubric). Paths are made relative to the scenario's folder and keys
- * sorted, so the same checkout hashes the same on every machine; the compare step uses it to notice
- * that a scenario changed between baseline and head.
+ * A scenario's two hashes. Paths are made relative to the scenario's folder and keys sorted, so the
+ * same checkout hashes the same on every machine.
+ *
+ * - `contentHash`: sha256 over the normalised scenario and every file it refers to (fixture tree,
+ *   guidance, variants' guidance, rubric). A resumed run and merged shards must agree on it.
+ * - `measurementHash`: the same without the treatment — what a pull request is meant to change
+ *   (the guidance files and their modes; the tool's build is in neither) — and without the labels
+ *   that cannot change an outcome (description, tags, category, tier, trials). Baselines are pooled
+ *   on it, so a PR that edits only AGENTS.md is compared with the base branch's runs.
  */
 import { createHash } from "node:crypto";
 import { lstat, readdir, readFile, readlink } from "node:fs/promises";
 import path from "node:path";
-import type { Scenario } from "./types.js";
+import { computeTreatment, type TreatmentCache } from "./treatment.js";
+import type { Scenario, UnhashedScenario } from "./types.js";
 
-export async function computeContentHash(scenario: Omit<Scenario, "contentHash">): Promise<string> {
+/** The scenario with its hashes and treatment (`cache`: shared by the scenarios of one load). */
+export async function hashScenario(scenario: UnhashedScenario, cache?: TreatmentCache): Promise<Scenario> {
+  const [contentHash, measurementHash, treatment] = await Promise.all([
+    computeContentHash(scenario),
+    computeMeasurementHash(scenario),
+    computeTreatment(scenario, cache),
+  ]);
+  return { ...scenario, contentHash, measurementHash, treatment };
+}
+
+/**
+ * What defines the measurement: the task, system prompt, inline files, fixture tree, setup, gates,
+ * rubric and judge settings, limits, target (binary name or path, env, command pattern), variants'
+ * names and env, sandbox and machine, the oracle's solution.
+ */
+export async function computeMeasurementHash(scenario: UnhashedScenario): Promise<string> {
+  const base = path.dirname(scenario.source.file);
+  const relative = (file: string): string => path.relative(base, file).split(path.sep).join("/");
+  const {
+    source: _source,
+    guidance: _guidance,
+    description: _description,
+    tags: _tags,
+    category: _category,
+    tier: _tier,
+    trials: _trials,
+    ...rest
+  } = scenario;
+  const normalized = JSON.parse(JSON.stringify(rest)) as Record<string, unknown>;
+  if (scenario.fixture) normalized.fixture = relative(scenario.fixture);
+  normalized.variants = scenario.variants.map(({ guidance: _variantGuidance, ...variant }) => variant);
+  const binary = scenario.target.binary;
+  if (binary && path.isAbsolute(binary)) normalized.target = { ...scenario.target, binary: relative(binary) };
+  const judge = scenario.evaluation.judge;
+  if (judge) {
+    normalized.evaluation = {
+      ...scenario.evaluation,
+      judge: { ...judge, rubric: { ...judge.rubric, file: relative(judge.rubric.file) } },
+    };
+  }
+  const hash = createHash("sha256");
+  hash.update(`measurement\0${stringifySorted(normalized)}\0`);
+  if (judge) {
+    hash.update(`rubric\0${relative(judge.rubric.file)}\0`);
+    hash.update(await readFile(judge.rubric.file));
+    hash.update("\0");
+  }
+  if (scenario.fixture) await hashTree(hash, scenario.fixture, "");
+  return hash.digest("hex");
+}
+
+/** Unchanged since the first versions: reports keep comparing with those of earlier versions. */
+export async function computeContentHash(scenario: UnhashedScenario): Promise<string> {
   const base = path.dirname(scenario.source.file);
   const relative = (file: string): string => path.relative(base, file).split(path.sep).join("/");
   const { source: _source, ...rest } = scenario;

@@ -8,12 +8,13 @@ import path from "node:path";
 import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import { ConfigError } from "../errors.js";
 import { readBashkitDataset } from "./bashkit-dataset.js";
-import { computeContentHash } from "./content-hash.js";
+import { hashScenario } from "./content-hash.js";
 import { NodeReader } from "./node-reader.js";
 import { createProblemsError, displayPath, formatProblem, type Problem } from "./problems.js";
 import { MAX_YAML_BYTES, readInputText } from "./read-text.js";
 import { buildRubric } from "./rubric.js";
-import type { Rubric, Scenario } from "./types.js";
+import { createTreatmentCache } from "./treatment.js";
+import type { Rubric, Scenario, UnhashedScenario } from "./types.js";
 import { convertYamlNode, type YamlNode, type YamlScalar } from "./yaml-node.js";
 import { buildYamlScenario } from "./yaml-scenario.js";
 
@@ -54,7 +55,7 @@ export async function loadScenarios(paths: string[], options: LoadOptions = {}):
       if (!sources.has(file) || kind === "yaml") sources.set(file, kind);
     }
   }
-  const loaded: Omit<Scenario, "contentHash">[] = [];
+  const loaded: UnhashedScenario[] = [];
   for (const [file, kind] of [...sources].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (kind === "jsonl") {
       const dataset = await readBashkitDataset(file);
@@ -87,8 +88,8 @@ export async function loadScenarios(paths: string[], options: LoadOptions = {}):
   const warn = options.onWarning ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
   for (const warning of warnings) warn(formatProblem(warning, cwd));
   const scenarios: Scenario[] = [];
-  for (const scenario of loaded)
-    scenarios.push({ ...scenario, contentHash: await computeContentHash(scenario) });
+  const treatmentCache = createTreatmentCache();
+  for (const scenario of loaded) scenarios.push(await hashScenario(scenario, treatmentCache));
   return scenarios.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
@@ -238,7 +239,7 @@ async function loadYamlScenario(
   file: string,
   onlyIfScenario: boolean,
   problems: Problem[],
-): Promise<Omit<Scenario, "contentHash"> | undefined> {
+): Promise<UnhashedScenario | undefined> {
   const read = await readInputText(file, MAX_YAML_BYTES);
   if ("reason" in read) {
     problems.push({ file, message: `cannot read the file (${read.reason})` });
@@ -306,12 +307,8 @@ async function findYamlFiles(dir: string): Promise<string[]> {
   return files;
 }
 
-function checkDuplicateIds(
-  scenarios: Omit<Scenario, "contentHash">[],
-  problems: Problem[],
-  cwd: string,
-): void {
-  const first = new Map<string, Omit<Scenario, "contentHash">>();
+function checkDuplicateIds(scenarios: UnhashedScenario[], problems: Problem[], cwd: string): void {
+  const first = new Map<string, UnhashedScenario>();
   for (const scenario of scenarios) {
     const earlier = first.get(scenario.id);
     if (!earlier) {

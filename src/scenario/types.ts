@@ -162,4 +162,35 @@ export interface Scenario {
   source: ScenarioSource;
   /** sha256 over the normalised scenario and the contents of every file it refers to. */
   contentHash: string;
+  /**
+   * sha256 over what defines the measurement: everything but the treatment (guidance files, their
+   * modes, the tool's build) and the labels that cannot change an outcome (description, tags,
+   * category, tier, trials). Baselines are pooled on it (compare/pool-baselines.ts).
+   */
+  measurementHash: string;
+  /** What a pull request is meant to change: the guidance files and the tool's build, by content. */
+  treatment: ScenarioTreatment;
+}
+
+/** A scenario before its hashes and treatment are computed (scenario/content-hash.ts). */
+export type UnhashedScenario = Omit<Scenario, "contentHash" | "measurementHash" | "treatment">;
+
+/** A file of the treatment: its path relative to the repository root (`/` separated) and its sha256. */
+export interface TreatmentFile {
+  path: string;
+  /** Null when it could not be read as a regular file (not built yet, say). */
+  sha256: string | null;
+}
+
+export interface TreatmentGuidance extends TreatmentFile {
+  mode: GuidanceMode;
+}
+
+export interface ScenarioTreatment {
+  /** The scenario's own guidance. */
+  guidance: TreatmentGuidance | null;
+  /** Each variant's guidance by variant name (null: the variant uses the scenario's own). */
+  variants: Record<string, TreatmentGuidance | null>;
+  /** `target.binary` when it is a file in the repository: the build under test. Null otherwise. */
+  tool: TreatmentFile | null;
 }

@@ -29,8 +29,8 @@ import type {
   Guidance,
   JudgeSpec,
   Rubric,
-  Scenario,
   Target,
+  UnhashedScenario,
   Variant,
 } from "./types.js";
 import type { YamlEntry, YamlNode } from "./yaml-node.js";
@@ -63,7 +63,7 @@ const ROOT_HINTS: Record<string, string> = {
   env: "write it under `target` (or a variant)",
 };
 
-type ScenarioWithoutHash = Omit<Scenario, "contentHash">;
+type ScenarioWithoutHash = UnhashedScenario;
 
 /** Returns the scenario, or undefined after recording problems on `reader`. */
 export async function buildYamlScenario(

@@ -153,7 +153,12 @@ describe("run", () => {
     expect(recorded.failed).toEqual([
       "llm-tool-test: Failed: 3/6 trials failed (fail-on: outcome). See the job summary and the report artifact.",
     ]);
-    expect(JSON.parse(recorded.outputs.decision!)).toMatchObject({ failed: true, basis: "outcome" });
+    expect(JSON.parse(recorded.outputs.decision!)).toMatchObject({
+      failed: true,
+      basis: "outcome",
+      not_compared: [],
+      treatment_changed: [],
+    });
     expect(recorded.summaries).toHaveLength(1);
     expect(recorded.summaries[0]).toContain(
       "Compared with the report `../reports/base.json` (commit `0123456`",

@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/main.js";
 import { compareReports } from "../../src/compare/compare.js";
+import type { Decision } from "../../src/compare/decision.js";
 import { decide } from "../../src/compare/decision.js";
 import {
   planDesign,
@@ -29,6 +30,8 @@ function reportOf(outcomes: ("pass" | "fail")[], run: Partial<Report["run"]> = {
     ...run,
   });
 }
+
+type DecidedComparison = Comparison & { decision: Decision & { reason: string } };
 
 async function writeReports(reports: Record<string, Report>): Promise<Record<string, string>> {
   const dir = makeTempDir("ltt-compare-pool-");
@@ -140,6 +143,76 @@ describe("compare", () => {
     const mixed = await runMain(["compare", files.a!, files.head!, "--baseline", files.b!]);
     expect(mixed.code).toBe(EXIT.usage);
     expect(mixed.stdout).toContain("compare HEAD.json --baseline A.json");
+  });
+
+  it("treats one and several --baseline alike: a changed scenario is listed as not compared, never compared nor refused", async () => {
+    const suite = (outcomes: ("pass" | "fail")[], measurements: Record<string, string>, run = {}) =>
+      makeReport(
+        Object.entries(measurements).map(([id, measurement]) =>
+          makeScenarioReport({
+            id,
+            trials: trialsFrom(outcomes.map((outcome) => ({ outcome }))),
+            content_hash: `c-${measurement}`,
+            measurement_hash: measurement,
+          }),
+        ),
+        { evaluation_hash: "e1", ...run },
+      );
+    const files = await writeReports({
+      // b's scenario changed and fell to 0/3.
+      head: makeReport(
+        [
+          ...suite(["pass", "pass", "pass"], { a: "ma" }).scenarios,
+          ...suite(["fail", "fail", "fail"], { b: "mb-edited" }).scenarios,
+        ],
+        { evaluation_hash: "e1" },
+      ),
+      base1: suite(["pass", "pass", "pass"], { a: "ma", b: "mb" }),
+      base2: suite(["pass", "pass", "pass"], { a: "ma", b: "mb" }),
+      onlyChanged: suite(["pass", "pass", "pass"], { b: "mb" }),
+      otherModel: suite(["pass", "pass", "pass"], { a: "ma", b: "mb" }, { model: "claude-opus-4-1" }),
+    });
+    const compareJson = async (...args: string[]) => {
+      const result = await runMain(["compare", files.head!, ...args, "--format", "json"]);
+      return { ...result, json: result.stdout ? (JSON.parse(result.stdout) as DecidedComparison) : null };
+    };
+    const one = await compareJson("--baseline", files.base1!);
+    const two = await compareJson("--baseline", files.base1!, "--baseline", files.base2!);
+    for (const result of [one, two]) {
+      expect(result.code, result.stderr).toBe(EXIT.ok);
+      expect(result.stderr).toContain("scenario `b`: the scenario changed since this run");
+      expect(result.json?.decision.not_compared).toEqual([
+        { key: "b", reason: "measurement_changed", head: { passed: 0, trials: 3 } },
+      ]);
+      expect(result.json?.decision.regressed).toEqual([]);
+      expect(result.json?.decision.reason).toBe(
+        "No regression detected in 1 scenario; 1 not compared (listed below).",
+      );
+    }
+    // Nothing left to compare is an answer, not a refusal, however many reports were given.
+    for (const args of [
+      ["--baseline", files.onlyChanged!],
+      ["--baseline", files.onlyChanged!, "--baseline", files.onlyChanged!],
+    ]) {
+      const result = await compareJson(...args);
+      expect(result.code, result.stderr).toBe(EXIT.ok);
+      expect(result.json?.decision.basis).toBe("no_baseline");
+      expect(result.json?.decision.not_compared.map((s) => s.key)).toEqual(["b"]);
+    }
+    // Another model's run is left out alike (a BASE.json given positionally is compared as given).
+    for (const args of [
+      ["--baseline", files.otherModel!],
+      ["--baseline", files.otherModel!, "--baseline", files.otherModel!],
+    ]) {
+      const result = await compareJson(...args);
+      expect(result.code).toBe(EXIT.usage);
+      expect(result.stderr).toContain("model claude-opus-4-1, not claude-sonnet-4-5");
+    }
+    const named = await runMain(["compare", files.otherModel!, files.head!, "--format", "json"]);
+    expect(named.code, named.stderr).toBe(EXIT.ok);
+    const namedDecision = (JSON.parse(named.stdout) as DecidedComparison).decision;
+    expect(namedDecision.not_compared.map((s) => s.key)).toEqual(["b"]);
+    expect(namedDecision.scenarios.find((s) => s.key === "a")?.base).toEqual({ passed: 3, trials: 3 });
   });
 
   it("exits 2 when a report cannot be read", async () => {

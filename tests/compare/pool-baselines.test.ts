@@ -158,4 +158,80 @@ describe("poolBaselines", () => {
     ];
     expect(poolBaselines(runs, head()).report?.run.incomplete).toBe(true);
   });
+
+  it("pools on the measurement hash: a guidance-only change keeps every run; a measurement change leaves it out", () => {
+    const entry = (id: string, measurement: string | undefined, content: string, specs: TrialSpec[]) =>
+      makeScenarioReport({
+        id,
+        trials: trialsFrom(specs),
+        content_hash: content,
+        ...(measurement === undefined ? {} : { measurement_hash: measurement }),
+      });
+    // The head edited AGENTS.md (content hashes moved) and one scenario's task (m-b moved).
+    const target = makeReport([entry("a", "m-a", "c-a2", [fail]), entry("b", "m-b2", "c-b2", [fail])], {
+      evaluation_hash: "e1",
+    });
+    const runs = [
+      {
+        label: "run #2",
+        report: makeReport([entry("a", "m-a", "c-a1", [pass]), entry("b", "m-b", "c-b1", [pass])], {
+          evaluation_hash: "e1",
+        }),
+      },
+      // A report of an earlier version has no measurement hash: its content hash must match.
+      {
+        label: "old, same content",
+        report: makeReport([entry("a", undefined, "c-a2", [pass])], { evaluation_hash: "e1" }),
+      },
+      {
+        label: "old, other content",
+        report: makeReport([entry("a", undefined, "c-a1", [pass])], { evaluation_hash: "e1" }),
+      },
+    ];
+    const pooled = poolBaselines(runs, target);
+    expect(pooled.runsPerScenario).toEqual({ a: 2 });
+    expect(pooled.used).toEqual(["run #2", "old, same content"]);
+    expect(pooled.excluded).toEqual([
+      { label: "run #2", scenario: "b", reason: "the scenario changed since this run" },
+      { label: "old, other content", scenario: "a", reason: "the scenario changed since this run" },
+    ]);
+  });
+
+  it("pools two model matrices model by model, whatever order their models were given in", () => {
+    const matrix = (models: string[], specs: TrialSpec[]) =>
+      makeReport(
+        models.map((model) => makeScenarioReport({ id: "a", model, trials: trialsFrom(specs) })),
+        { model: models[0] ?? null, models, evaluation_hash: "e1" },
+      );
+    const target = matrix(["claude-x", "claude-y"], [fail]);
+    const runs = [
+      { label: "same order", report: matrix(["claude-x", "claude-y"], [pass]) },
+      { label: "other order", report: matrix(["claude-y", "claude-x"], [pass]) },
+      // One model, not a matrix: its entries carry no model, so they are another run altogether.
+      { label: "one model", report: makeReport([buildScenario("a", [pass])], { model: "claude-y" }) },
+    ];
+    const pooled = poolBaselines(runs, target);
+    expect(pooled.used).toEqual(["same order", "other order"]);
+    expect(pooled.runsPerScenario).toEqual({ "a~claude-x": 2, "a~claude-y": 2 });
+    expect(pooled.excluded).toEqual([
+      { label: "one model", scenario: null, reason: "model claude-y, not claude-x" },
+    ]);
+  });
+
+  it("with matchRun false compares a named report whatever made it, still only where the measurement matches", () => {
+    const runs = [
+      {
+        label: "BASE.json",
+        report: makeReport([buildScenario("a", [pass]), buildScenario("b", [pass])], {
+          model: "claude-haiku-4-5",
+        }),
+      },
+    ];
+    expect(poolBaselines(runs, head()).report).toBeNull();
+    const pooled = poolBaselines(runs, head(), { matchRun: false });
+    expect(pooled.report?.scenarios.map((s) => s.id)).toEqual(["a"]);
+    expect(pooled.excluded).toEqual([
+      { label: "BASE.json", scenario: "b", reason: "the scenario changed since this run" },
+    ]);
+  });
 });

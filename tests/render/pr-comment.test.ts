@@ -90,12 +90,14 @@ describe("renderComment", () => {
     expect(lines[3]).toBe("");
     expect(lines[4]).toMatch(/^- `create-note`: 10 of 10 head trials failed; trial 1 failed gate `[a-z_]+`/);
     const order = [
+      // Scenarios the decision did not compare are named visibly, with their head results.
+      "Not compared, no verdict (head results shown): changed since the base runs (1): `list-notes` 5/5; not in the base runs (2): `tag-notes-bulk` 3/3, `import` 3/3.",
       "| Suite (8 scenarios) | Base → head | Change (95% CI) |",
       "| `create-note` | 10/10 → 0/10 | 0.00219 | 🔴 regressed · newly failing |",
-      "7 other scenarios without a clear change",
+      "3 other scenarios without a clear change",
       "This run: 31/42 trials passed (74%)",
       "Compared with `0123456` on `main` ([run #17](https://github.com/octo-org/octo-tool/actions/runs/100), 27 hours old).",
-      "<details><summary>Metrics of each scenario (8)</summary>",
+      "<details><summary>Metrics of each scenario (6)</summary>",
       "<details><summary>Full report of this run</summary>",
     ].map((text) => body.indexOf(text));
     for (const i of order) expect(i).toBeGreaterThan(0);

@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decide } from "../../src/compare/decision.js";
+import { type Decision, decide } from "../../src/compare/decision.js";
 import { renderComment } from "../../src/render/pr-comment.js";
 import type { Report } from "../../src/results/types.js";
 import { runMain } from "../cli/run-main.js";
@@ -156,6 +156,34 @@ describe("a run across two models", () => {
       `hard~${STRONG}`,
       `hard~${WEAK}`,
     ]);
+  });
+
+  it("compares two matrix runs model by model, one or several --baseline alike, whatever their models' order", async () => {
+    // The same run, its models listed the other way round (its `model` is the first given).
+    const reversed = path.join(dir, "reversed.json");
+    await writeFile(
+      reversed,
+      JSON.stringify({ ...report, run: { ...report.run, model: WEAK, models: [WEAK, STRONG] } }),
+    );
+    const headFile = path.join(out(), "report.json");
+    for (const baselines of [[headFile, reversed], [reversed]]) {
+      const result = await runMain(
+        ["compare", headFile, ...baselines.flatMap((file) => ["--baseline", file]), "--format", "json"],
+        { cwd: dir },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).not.toContain("left out");
+      const { decision } = JSON.parse(result.stdout) as { decision: Decision };
+      expect(decision.design).toMatchObject({
+        scenarios: 6,
+        head_trials: 3,
+        baseline_runs: baselines.length,
+      });
+      const hard = decision.scenarios.find((s) => s.key === `hard~${WEAK}`);
+      expect(hard?.base).toEqual({ passed: 0, trials: 3 * baselines.length });
+      expect(decision.scenarios.every((s) => s.base !== null)).toBe(true);
+      expect(decision.not_compared).toEqual([]);
+    }
   });
 
   it("leads the PR comment with the decision, then the models side by side", () => {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { cp, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,12 +9,38 @@ import { configErrorOf, makeTree } from "./helpers.js";
 
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../fixtures/scenarios");
 const FULL = path.join(FIXTURES, "full");
+const ROOT = path.resolve(FIXTURES, "../../..");
 
 describe("a full valid scenario", () => {
   test("every field is normalised", async () => {
     const [scenario] = await loadScenarios(["full/full.yaml"], { cwd: FIXTURES });
-    const { contentHash, ...rest } = scenario as Scenario;
+    const { contentHash, measurementHash, treatment, ...rest } = scenario as Scenario;
     expect(contentHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(measurementHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(measurementHash).not.toBe(contentHash);
+    // The treatment: each guidance file by its path from the repository root and its contents.
+    const sha256 = async (file: string) =>
+      createHash("sha256")
+        .update(await readFile(path.join(FULL, file)))
+        .digest("hex");
+    const fromRoot = (file: string) => path.relative(ROOT, path.join(FULL, file)).split(path.sep).join("/");
+    expect(treatment).toEqual({
+      guidance: {
+        path: fromRoot("guidance/AGENTS.md"),
+        sha256: await sha256("guidance/AGENTS.md"),
+        mode: "both",
+      },
+      variants: {
+        v1: null,
+        v2: {
+          path: fromRoot("guidance/AGENTS-v2.md"),
+          sha256: await sha256("guidance/AGENTS-v2.md"),
+          mode: "workdir",
+        },
+      },
+      // `sort` is looked up on PATH: its build cannot be known.
+      tool: null,
+    });
     expect(rest).toEqual({
       id: "sort_names",
       description: "Sort a list of names and summarise it as JSON",
@@ -163,6 +190,8 @@ describe("defaults and shorthands", () => {
       evaluation: { gates: [] },
       source: { file: path.join(dir, "minimal-one.yaml"), line: 1, format: "yaml" },
       contentHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      measurementHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      treatment: { guidance: null, variants: {}, tool: null },
     });
   });
 

@@ -17,6 +17,8 @@ export function makeScenario(overrides: Partial<Scenario> = {}): Scenario {
     evaluation: { gates: [] },
     source: { file: `/scenarios/${id}.yaml`, line: 1, format: "yaml" },
     contentHash: `hash-${id}`,
+    measurementHash: `measurement-${id}`,
+    treatment: { guidance: null, variants: {}, tool: null },
     ...overrides,
   };
 }

@@ -20,54 +20,76 @@ import { type CliCommand, type CliIo, EXIT } from "../command.js";
 const COMPARE_HELP = `Usage: llm-tool-test compare BASE.json HEAD.json [options]
        llm-tool-test compare HEAD.json --baseline A.json [--baseline B.json ...] [options]
 
-  --baseline FILE        a baseline report; repeat it to pool several runs of the base branch
-                         (only those of HEAD's agent, model, judge, harness major version and
-                         settings; per scenario, only the same content: the rest is listed)
+  --baseline FILE        a baseline report; one or several, pooled alike: only runs of HEAD's agent,
+                         model, judge, harness major version and settings count (the rest is
+                         listed). BASE.json is compared whatever agent or model made it.
   --fail-on RULE         regression (default) | outcome | never | pass-rate<X: what makes the exit status 1
   --gate-metrics LIST    layer-1 metrics that also decide, e.g. error_rate,help_invocations
   -f, --format FMT       md | terminal | json (default terminal); json carries the decision as "decision"
   --alpha X              the chance of failing when nothing changed (default 0.05)
 
+Scenarios are compared only where the measurement is HEAD's (task, files, gates, rubric, limits,
+target); a changed or new scenario is listed as not compared, with HEAD's results. A change of
+guidance or of the tool's build is what is compared, and is named.
 Exit status: 1 exactly when the decision fails, 3 when HEAD's run was incomplete, else 0.
 The first line states the decision (docs/statistics.md says how it is made).
 `;
 
 interface ComparedReports {
-  base: Report;
+  /** What the decision compares with: the pooled baseline; null when no scenario could be. */
+  base: Report | null;
+  /** What the descriptive comparison shows: the pooled baseline, else the newest report given. */
+  described: Report;
   head: Report;
-  pooling?: BaselinePooling;
+  pooling: BaselinePooling;
 }
 
-/** The base report: BASE.json as given, one --baseline as given, or several pooled. */
+/**
+ * BASE.json or the --baseline files, one or several alike, pooled per scenario over what measured
+ * what HEAD measures (BASE.json: whatever agent or model made it).
+ */
 async function readBase(
   positionals: string[],
   baselineFiles: string[],
   io: CliIo,
 ): Promise<ComparedReports | null> {
-  if (baselineFiles.length === 0) {
-    if (positionals.length !== 2) return null;
-    const [base, head] = await Promise.all(positionals.map((p) => readReportFile(path.resolve(io.cwd, p))));
-    return { base: base as Report, head: head as Report };
-  }
-  if (positionals.length !== 1) return null;
-  const head = await readReportFile(path.resolve(io.cwd, positionals[0] as string));
-  const { candidates, rejected } = await readBaselineFiles(baselineFiles, io.cwd);
-  const [only] = candidates;
-  if (candidates.length === 1 && only && rejected.length === 0) return { base: only.report, head };
-  const pooled = poolBaselines(candidates, head);
+  const given = baselineFiles.length === 0;
+  if (given ? positionals.length !== 2 : positionals.length !== 1) return null;
+  const headFile = positionals[positionals.length - 1] as string;
+  const head = await readReportFile(path.resolve(io.cwd, headFile));
+  const { candidates, rejected } = await readBaselineFiles(
+    given ? [positionals[0] as string] : baselineFiles,
+    io.cwd,
+  );
+  const pooled = poolBaselines(candidates, head, { matchRun: !given });
   // Invalid files first, as `run` lists them.
   pooled.excluded.unshift(...rejected);
   const excluded = describeExclusions(pooled.excluded);
-  if (!pooled.report) {
+  const runLevelOnly = pooled.excluded.every((e) => e.scenario === null);
+  if (!given && !pooled.report && pooled.excluded.length === 0) {
+    throw new ConfigError(`no --baseline report has a scenario that ${headFile} ran: check the files`);
+  }
+  if (!given && !pooled.report && runLevelOnly) {
     throw new ConfigError(
-      `no --baseline report measured what ${positionals[0]} measures:\n- ${excluded.join("\n- ")}`,
+      `no --baseline report measured what ${headFile} measures:\n- ${excluded.join("\n- ")}`,
     );
   }
   for (const line of excluded) io.stderr.write(`note: left out of the baseline: ${line}\n`);
-  io.stderr.write(
-    `note: the baseline pools ${pooled.used.length} of ${candidates.length + rejected.length} runs\n`,
-  );
-  return { base: pooled.report, head, pooling: describePooling(pooled) };
+  if (candidates.length + rejected.length > 1) {
+    io.stderr.write(
+      `note: the baseline pools ${pooled.used.length} of ${candidates.length + rejected.length} runs\n`,
+    );
+  }
+  const newest = candidates[0]?.report as Report;
+  // One report is described as it is (its removed and renamed scenarios too); the decision compares
+  // only what measured the same thing (compare/pairing.ts). BASE.json is used whatever it holds.
+  const single = given || (candidates.length === 1 && pooled.report !== null);
+  return {
+    base: single ? newest : pooled.report,
+    described: single ? newest : (pooled.report ?? newest),
+    head,
+    pooling: describePooling(pooled),
+  };
 }
 
 async function commandCompare(argv: string[], io: CliIo): Promise<number> {
@@ -87,13 +109,13 @@ async function commandCompare(argv: string[], io: CliIo): Promise<number> {
   }
   const alpha = readNumber(values, "alpha", 0);
   const failOnText = readString(values, "fail-on");
-  const comparison = compareReports(reports.base, reports.head, alpha !== undefined ? { alpha } : {});
+  const comparison = compareReports(reports.described, reports.head, alpha !== undefined ? { alpha } : {});
   const decision = decide({
     head: reports.head,
     baseline: reports.base,
     failOn: failOnText ? parseFailOn(failOnText, "--fail-on") : { kind: "regression" },
     gateMetrics: readList(values, "gate-metrics"),
-    ...(reports.pooling ? { pooling: reports.pooling } : {}),
+    pooling: reports.pooling,
     ...(alpha !== undefined ? { alpha } : {}),
   });
   const format = readChoice(values, "format", ["md", "terminal", "json"] as const) ?? "terminal";

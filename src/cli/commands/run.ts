@@ -133,7 +133,8 @@ ${describeAgents()}  --agent-command TPL    the command agent's command, with {p
   --max-cost-usd X       start no trial once spend plus the in-flight estimate would pass X
   --baseline FILE        a report to compare against at the end (and to estimate cost from);
                          repeat it to pool several runs (only those of the same agent, model,
-                         judge, harness major version and settings; per scenario, same content)
+                         judge, harness major version and settings; per scenario, the same
+                         measurement: a changed guidance or tool build is compared)
   --extra-trials M       with a baseline, scenarios whose first trials pass less often than the
                          baseline's get M more (default 8; 0 turns it off)
   --fail-on RULE         regression (the default with --baseline) | outcome | never | pass-rate<X;
@@ -261,7 +262,7 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
     {
       failOn,
       gateMetrics,
-      ...(baseline && baselineFiles.candidates.length + baselineFiles.rejected.length > 1
+      ...(baseline
         ? {
             pooling: {
               runs: baseline.used,
@@ -418,8 +419,8 @@ function writeRunResult(
 }
 
 /**
- * One `--baseline` is used as given; several are pooled (run/baseline.ts). What was left out of the
- * pool (invalid files included) is said; with nothing usable the run goes on without a baseline.
+ * One `--baseline` or several, pooled alike (run/baseline.ts). What was left out of the pool
+ * (invalid files included) is said; with nothing usable the run goes on without a baseline.
  */
 function settleBaselineFlags(
   { candidates, rejected }: BaselineFiles,
@@ -427,15 +428,11 @@ function settleBaselineFlags(
   io: CliIo,
 ): RunBaseline | null {
   if (candidates.length === 0) return null;
-  const baseline = settleBaseline(candidates, poolTargetOfPrepared(prepared), {
-    pool: candidates.length + rejected.length > 1,
-    rejected,
-  });
+  const baseline = settleBaseline(candidates, poolTargetOfPrepared(prepared), { pool: true, rejected });
   for (const line of describeExclusions(baseline.excluded))
     io.stderr.write(`note: left out of the baseline: ${line}\n`);
   if (!baseline.report) {
     io.stderr.write("note: no --baseline report measured what this run measures: the run is not compared\n");
-    return null;
   }
   const named = candidates.length + rejected.length;
   if (named > 1) io.stderr.write(`note: the baseline pools ${baseline.used.length} of ${named} runs\n`);

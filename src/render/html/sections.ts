@@ -8,7 +8,7 @@ import type {
 } from "../../compare/types.js";
 import type { Report, ScenarioReport, TrialReport } from "../../results/types.js";
 import { wilsonInterval } from "../../stats/stats.js";
-import { renderDecisionHeadlineHtml, renderDesignLine } from "../decision.js";
+import { renderDecisionHeadlineHtml, renderDesignLine, renderScopeLinesHtml } from "../decision.js";
 import { escapeHtml } from "../escape.js";
 import {
   formatCostCell,
@@ -177,7 +177,10 @@ export function renderHeadline(
   const design = decision ? renderDesignLine(decision) : "";
   const title = decision
     ? `<p class="kicker">llm-tool-test report ${renderOutcomeBadge(report)}</p><h1>${renderDecisionHeadlineHtml(decision, { summary: s })}</h1>` +
-      (design ? `<p class="design">${esc(design)}</p>` : "")
+      (design ? `<p class="design">${esc(design)}</p>` : "") +
+      renderScopeLinesHtml(decision)
+        .map((line) => `<p class="design">${line}</p>`)
+        .join("")
     : `<h1>llm-tool-test report ${renderOutcomeBadge(report)}</h1>`;
   return (
     `<header>${title}` +
