@@ -403,7 +403,9 @@ const TARGET_SYSTEM_DIRS = ["/usr", "/bin", "/sbin"];
  */
 async function describeTargetEscape(resolved: string, dir: string, shown: string): Promise<string | null> {
   const real = await realpath(resolved).catch(() => resolved);
-  if (TARGET_SYSTEM_DIRS.some((system) => isInside(system, resolved) && isInside(system, real))) return null;
+  // Both the path named and the file it leads to are system files (with /usr merged, /bin/sh leads to /usr/bin/dash).
+  const inSystem = (file: string) => TARGET_SYSTEM_DIRS.some((system) => isInside(system, file));
+  if (inSystem(resolved) && inSystem(real)) return null;
   const root = await findReadableRoot(dir);
   const leaves = isInside(root.dir, resolved)
     ? real === resolved

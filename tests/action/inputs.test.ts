@@ -39,7 +39,7 @@ describe("readActionSettings", () => {
       agentCommand: null,
       baseURL: null,
       trials: 3,
-      extraTrials: 6,
+      extraTrials: 8,
       concurrency: 4,
       tags: [],
       tier: null,

@@ -194,7 +194,9 @@ describe("a pull request that changes one scenario's own YAML", () => {
         { key: "gamma", reason: "measurement_changed", head: { passed: 0, trials: 3 } },
       ]);
       expect(d.scenarios.find((s) => s.key === "gamma")).toMatchObject({ base: null, tested: false });
-      expect(d.reason).toBe("No regression detected in 2 scenarios; 1 not compared (listed below).");
+      // A scenario not compared makes the run inconclusive, never a plain pass (issue 24).
+      expect(d.basis).toBe("inconclusive");
+      expect(d.reason).toMatch(/^Inconclusive: no regression seen, but .*1 scenario was not compared/);
       const markdown = await readFile(path.join(dir, "changed/comparison.md"), "utf8");
       expect(markdown).toContain(
         "Not compared, no verdict (head results shown): changed since the base runs (1): `gamma` 0/3.",

@@ -45,15 +45,18 @@ describe("decide: compared and not compared", () => {
       entry("new", [pass, fail, pass], "m3"),
     ]);
     const decision = decide({ head, baseline: base });
-    expect(decision.basis).toBe("no_regression");
+    expect(decision.basis).toBe("inconclusive");
+    expect(decision.inconclusive?.reasons).toContain(
+      "2 scenarios were not compared (new, or measuring something else than the base runs did)",
+    );
     expect(decision.not_compared).toEqual([
       { key: "changed", reason: "measurement_changed", head: { passed: 0, trials: 3 } },
       { key: "new", reason: "not_in_baseline", head: { passed: 2, trials: 3 } },
     ]);
     expect(decision.scenarios.find((s) => s.key === "changed")).toMatchObject({ base: null, tested: false });
     // Never a bare pass while a scenario went unseen.
-    expect(renderDecisionReason(decision)).toBe(
-      "No regression detected in 1 scenario; 2 not compared (listed below).",
+    expect(renderDecisionReason(decision)).toMatch(
+      /^Inconclusive: no regression seen, but .*2 scenarios were not compared/,
     );
     expect(renderScopeLines(decision)).toEqual([
       "Guidance changed: `AGENTS.md` (1 scenario) — the change under test.",

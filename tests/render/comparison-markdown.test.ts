@@ -75,7 +75,7 @@ describe("renderComparisonMarkdown", () => {
       "> [!WARNING]",
       "| Suite (8 scenarios) | Base → head | Change (95% CI) |",
       "| Scenario | Passed (base → head) | Adjusted p | Notes |",
-      "3 other scenarios without a clear change (a scenario is listed when its pass counts differ by Fisher's exact test at p ≤ 0.05, two-sided and unadjusted).",
+      "5 other scenarios without a clear change (a scenario is listed when its pass counts differ by Fisher's exact test at p ≤ 0.05, two-sided and unadjusted).",
       "<details><summary><code>create-note</code>",
       "<sub>Pass/fail:",
     ].map((s) => md.indexOf(s));
@@ -263,7 +263,7 @@ describe("renderComparisonTerminal", () => {
     expect(text).toMatch(
       / {2}create-note +10\/10 -> 0\/10 +adjusted p [<=] 0\.\d+ +regressed, newly failing/,
     );
-    expect(text).toContain("3 other scenarios without a clear change (a scenario is listed when");
+    expect(text).toContain("5 other scenarios without a clear change (a scenario is listed when");
     expect(text).toContain(
       "  Not compared, no verdict (head results shown): changed since the base runs (1): list-notes 5/5; not in the base runs (2): tag-notes-bulk 3/3, import 3/3.",
     );

@@ -341,7 +341,7 @@ describe("renderRegressionCauses", () => {
     const [line, ...rest] = renderRegressionCauses(decision, head);
     expect(rest).toEqual([]);
     expect(line).toMatch(
-      /^- `s0`: 9 of 9 head trials failed; trial 1 failed gate `file_contains` \(report written\): @\u200Boctocat &lt;\/details&gt;&lt;!-- x --&gt; \\\*\\\*bold\\\*\\\* \\\[link\\\]\(http:\/\/x\) y+…\.$/u,
+      /^- `s0`: 9 of 9 head trials failed; trial 1 failed gate `file_contains` \(report written\): @\u200Boctocat &lt;\/details&gt;&lt;!-- x --&gt; \\\*\\\*bold\\\*\\\* \\\[link\\\]\(http:\/\/\u200Bx\) y+…\.$/u,
     );
     expect(line).not.toContain("second line");
     expect(line!.length).toBeLessThan(300);

@@ -86,15 +86,16 @@ describe("renderComment", () => {
     expect(lines[2]).toMatch(
       /^9 scenarios × 5 trials against 1 baseline run \(5 trials a scenario\): catches .*\. Run-to-run variation: 1 base run, too few to measure it; tests and power assume ICC 0\.10\.$/,
     );
-    // The cause, visible: the regressed scenario's first failed gate.
+    // What was not compared, then the cause, visible: the regressed scenario's first failed gate.
     expect(lines[3]).toBe("");
-    expect(lines[4]).toMatch(/^- `create-note`: 10 of 10 head trials failed; trial 1 failed gate `[a-z_]+`/);
+    expect(lines[4]).toMatch(/^Not compared, no verdict/);
+    expect(lines[6]).toMatch(/^- `create-note`: 10 of 10 head trials failed; trial 1 failed gate `[a-z_]+`/);
     const order = [
       // Scenarios the decision did not compare are named visibly, with their head results.
       "Not compared, no verdict (head results shown): changed since the base runs (1): `list-notes` 5/5; not in the base runs (2): `tag-notes-bulk` 3/3, `import` 3/3.",
       "| Suite (8 scenarios) | Base → head | Change (95% CI) |",
-      "| `create-note` | 10/10 → 0/10 | 0.00219 | 🔴 regressed · newly failing |",
-      "3 other scenarios without a clear change",
+      "| `create-note` | 10/10 → 0/10 | 0.00188 | 🔴 regressed · newly failing |",
+      "5 other scenarios without a clear change",
       "This run: 31/42 trials passed (74%)",
       "Compared with `0123456` on `main` ([run #17](https://github.com/octo-org/octo-tool/actions/runs/100), 27 hours old).",
       "<details><summary>Metrics of each scenario (6)</summary>",
@@ -191,7 +192,7 @@ describe("renderComment", () => {
     expect(d.regressed).toEqual(["broken"]);
     const top = aboveTheFold(renderComment(input({ report, decision: d, comparison: c })));
     expect(top[4]).toBe(
-      "- `broken`: 9 of 9 head trials failed; trial 1 failed gate `command_output`: &lt;img src=x onerror=alert(1)&gt; @\u200Boctocat see \\#\u200B12 \\`rm -rf\\` !\\[x\\](http://e/x.png).",
+      "- `broken`: 9 of 9 head trials failed; trial 1 failed gate `command_output`: &lt;img src=x onerror=alert(1)&gt; @\u200Boctocat see \\#\u200B12 \\`rm -rf\\` !\\[x\\](http://\u200be/x.png).",
     );
   });
 

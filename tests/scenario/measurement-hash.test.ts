@@ -141,7 +141,7 @@ describe("treatment", () => {
     await writeFile(path.join(dir, "s.yaml"), SCENARIO.replace("./bin/tool", "./traps/fifo"));
     expect((await load(dir)).treatment.tool).toEqual({ path: "traps/fifo", sha256: null });
     await writeFile(path.join(dir, "s.yaml"), SCENARIO.replace("./bin/tool", "./traps/zero"));
-    // The link leads outside the repository: not the tool's build, and never read.
-    expect((await load(dir)).treatment.tool).toBeNull();
+    // The link leads outside the repository: refused where the scenario is loaded, never read.
+    await expect(load(dir)).rejects.toThrow(/target\.binary: "\.\/traps\/zero" leads outside/);
   });
 });
