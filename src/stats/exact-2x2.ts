@@ -158,27 +158,33 @@ function computeBoschloo(basePassed: number, baseTrials: number, headPassed: num
     for (const s of totals) sum += coefficient[s]! * powers[s]! * complementPowers[n - s]!;
     return sum;
   };
-  const values = new Float64Array(NUISANCE_GRID_STEPS + 1);
-  for (let i = 0; i <= NUISANCE_GRID_STEPS; i++) values[i] = probability(i / NUISANCE_GRID_STEPS);
+  return Math.min(1, maximizeOnUnitInterval(probability, NUISANCE_GRID_STEPS));
+}
+
+/**
+ * The largest value of f on [0, 1]: on a grid of `steps` equal steps, then a golden-section search
+ * between the neighbours of every local maximum found on it. `atGrid(i)` gives f(i / steps), where a
+ * caller has a faster way to it.
+ */
+export function maximizeOnUnitInterval(
+  f: (x: number) => number,
+  steps: number,
+  atGrid: (i: number) => number = (i) => f(i / steps),
+): number {
+  const values = new Float64Array(steps + 1);
+  for (let i = 0; i <= steps; i++) values[i] = atGrid(i);
   let best = 0;
-  for (let i = 0; i <= NUISANCE_GRID_STEPS; i++) {
+  for (let i = 0; i <= steps; i++) {
     const v = values[i]!;
     best = Math.max(best, v);
     const left = i === 0 ? Number.NEGATIVE_INFINITY : values[i - 1]!;
-    const right = i === NUISANCE_GRID_STEPS ? Number.NEGATIVE_INFINITY : values[i + 1]!;
+    const right = i === steps ? Number.NEGATIVE_INFINITY : values[i + 1]!;
     // A local maximum (the right end of a plateau counts once; a flat function needs no refining).
     if (v >= left && v > right && i > 0) {
-      best = Math.max(
-        best,
-        goldenSectionMaximum(
-          probability,
-          (i - 1) / NUISANCE_GRID_STEPS,
-          Math.min(1, (i + 1) / NUISANCE_GRID_STEPS),
-        ),
-      );
+      best = Math.max(best, goldenSectionMaximum(f, (i - 1) / steps, Math.min(1, (i + 1) / steps)));
     }
   }
-  return Math.min(1, best);
+  return best;
 }
 
 const INVERSE_GOLDEN = (Math.sqrt(5) - 1) / 2;

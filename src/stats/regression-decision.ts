@@ -17,7 +17,6 @@
  *   scenario (Holm can only reject more when other p-values are smaller), whose error rate is at most
  *   its level; the suite test sees only first trials, a fixed design.
  */
-import { cmhExactOneSided } from "./cmh.js";
 import { boschlooOneSidedP, fisherMinimumP, fisherOneSidedP, type PassCounts } from "./exact-2x2.js";
 import {
   clusteredSuiteTest,
@@ -148,42 +147,23 @@ export function decideRegression(
     headTrials: initialTrials(c),
     baseRuns: c.baseRuns ?? [{ passed: c.basePassed, trials: c.baseTrials }],
   }));
+  // Independent trials against one base run: the exact test, with nothing to correct for.
   const clustered = icc > 0 || counts.some((c) => (c.baseRuns?.length ?? 0) > 1);
-  const suiteResult = clustered
-    ? clusteredSuiteTest(firstTrials, icc, options.suiteForm)
-    : {
-        ...cmhExactOneSided(firstTrials),
-        method: "exact" as const,
-        levels: [],
-        trend: null,
-        dispersion: null,
-      };
-  const suite: SuiteDecision =
-    suiteAlpha > 0
+  const { runs: _runs, ...suiteResult } = clusteredSuiteTest(
+    firstTrials,
+    icc,
+    clustered ? options.suiteForm : "exact",
+  );
+  const suite: SuiteDecision = {
+    ...suiteResult,
+    ...(suiteAlpha > 0
       ? {
-          pValue: suiteResult.pValue,
-          observedMinusExpected: suiteResult.observedMinusExpected,
-          informativeStrata: suiteResult.informativeStrata,
-          method: suiteResult.method,
-          levels: suiteResult.levels,
-          trend: suiteResult.trend,
-          dispersion: suiteResult.dispersion,
           alpha: suiteAlpha,
           adjustedP: Math.min(1, (suiteResult.pValue * alpha) / suiteAlpha),
           rejected: suiteResult.pValue <= suiteAlpha,
         }
-      : {
-          pValue: suiteResult.pValue,
-          observedMinusExpected: suiteResult.observedMinusExpected,
-          informativeStrata: suiteResult.informativeStrata,
-          method: suiteResult.method,
-          levels: suiteResult.levels,
-          trend: suiteResult.trend,
-          dispersion: suiteResult.dispersion,
-          alpha: 0,
-          adjustedP: null,
-          rejected: false,
-        };
+      : { alpha: 0, adjustedP: null, rejected: false }),
+  };
 
   return {
     alpha,

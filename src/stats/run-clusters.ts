@@ -16,7 +16,7 @@
  *   more than binomial sampling explains; otherwise the exact stratified CMH test keeps its power.
  */
 import { cmhExactOneSided } from "./cmh.js";
-import { fisherOneSidedP, type PassCounts } from "./exact-2x2.js";
+import { fisherOneSidedP, maximizeOnUnitInterval, type PassCounts } from "./exact-2x2.js";
 import { normalCdf, normalQuantile, studentTCdf } from "./stats.js";
 
 /**
@@ -248,7 +248,6 @@ export interface ClusteredCounts {
 
 // The probability is smooth in μ once ρ > 0 (ρ = 0 goes to Boschloo's own finer grid); local maxima are refined.
 const GRID_STEPS = 100;
-const GOLDEN_TOLERANCE = 1e-10;
 const TIE_MARGIN = 1 + 1e-10;
 const CACHE = new Map<string, number>();
 
@@ -283,24 +282,10 @@ export function clusteredUnconditionalP(counts: ClusteredCounts): number {
     sumOver(betaBinomialPmf(headTrials, mean, icc), pooledRunsPmf(baseRunTrials, mean, icc));
   // The grid's laws are the same for every table of these sizes: a decision or a power computation
   // asks for many tables, so they are kept.
-  const values = new Float64Array(GRID_STEPS + 1);
-  for (let i = 0; i <= GRID_STEPS; i++) {
+  const best = maximizeOnUnitInterval(probability, GRID_STEPS, (i) => {
     const laws = gridLaws(headTrials, baseRunTrials, icc, i);
-    values[i] = sumOver(laws.head, laws.base);
-  }
-  let best = 0;
-  for (let i = 0; i <= GRID_STEPS; i++) {
-    const v = values[i]!;
-    best = Math.max(best, v);
-    const left = i === 0 ? Number.NEGATIVE_INFINITY : values[i - 1]!;
-    const right = i === GRID_STEPS ? Number.NEGATIVE_INFINITY : values[i + 1]!;
-    if (v >= left && v > right && i > 0) {
-      best = Math.max(
-        best,
-        goldenSectionMaximum(probability, (i - 1) / GRID_STEPS, Math.min(1, (i + 1) / GRID_STEPS)),
-      );
-    }
-  }
+    return sumOver(laws.head, laws.base);
+  });
   const p = Math.min(1, best);
   if (CACHE.size > 200_000) CACHE.clear();
   CACHE.set(key, p);
@@ -319,33 +304,6 @@ function gridLaws(headTrials: number, baseRunTrials: readonly number[], icc: num
     GRID_LAWS.set(key, laws);
   }
   return laws;
-}
-
-const INVERSE_GOLDEN = (Math.sqrt(5) - 1) / 2;
-
-function goldenSectionMaximum(f: (x: number) => number, low: number, high: number): number {
-  let a = low;
-  let b = high;
-  let c = b - INVERSE_GOLDEN * (b - a);
-  let d = a + INVERSE_GOLDEN * (b - a);
-  let fc = f(c);
-  let fd = f(d);
-  while (b - a > GOLDEN_TOLERANCE) {
-    if (fc > fd) {
-      b = d;
-      d = c;
-      fd = fc;
-      c = b - INVERSE_GOLDEN * (b - a);
-      fc = f(c);
-    } else {
-      a = c;
-      c = d;
-      fc = fd;
-      d = a + INVERSE_GOLDEN * (b - a);
-      fd = f(d);
-    }
-  }
-  return Math.max(fc, fd);
 }
 
 // ---------------------------------------------------------------------------------------------
