@@ -132,6 +132,17 @@ export function describeRunMismatch(base: Report, head: Pick<PoolTarget, "run">)
   return null;
 }
 
+/**
+ * A base run's trials of a scenario that the pool takes: its first trials. The extra trials a base run
+ * gave a scenario were chosen by its outcomes (the screen extends what looked worse), so they are
+ * not a sample of that day; and every run then counts the same trials, as the decision's model of
+ * runs as clusters (and its simulation) assumes.
+ */
+function firstTrialsOf(scenario: ScenarioReport): TrialReport[] {
+  const first = scenario.first_trials;
+  return first === undefined ? scenario.trials : scenario.trials.filter((t) => t.trial <= first);
+}
+
 /** Trial numbers made unique across runs, so a pooled scenario lists every trial once. */
 function renumber(trials: TrialReport[], offset: number): TrialReport[] {
   return trials.map((trial) => ({ ...trial, trial: trial.trial + offset }));
@@ -176,14 +187,14 @@ export function poolBaselines(
       const entry = pooled.get(key);
       if (entry) {
         const offset = Math.max(0, ...entry.trials.map((t) => t.trial));
-        entry.trials.push(...renumber(scenario.trials, offset));
+        entry.trials.push(...renumber(firstTrialsOf(scenario), offset));
         entry.runs += 1;
       } else {
-        pooled.set(key, { first: scenario, trials: [...scenario.trials], runs: 1 });
+        pooled.set(key, { first: scenario, trials: firstTrialsOf(scenario), runs: 1 });
       }
       contributed = true;
       const byKey = contributions.get(label) ?? new Map<string, RunCount>();
-      byKey.set(key, countRun(scenario.trials));
+      byKey.set(key, countRun(firstTrialsOf(scenario)));
       contributions.set(label, byKey);
     }
     if (contributed) used.push(label);

@@ -45,6 +45,34 @@ describe("poolBaselines", () => {
     expect(pooled.report?.summary.trials).toBe(6);
   });
 
+  it("keeps each run's counts, and takes only a base run's first trials (its extra ones were chosen by outcome)", () => {
+    const extended = makeScenarioReport({
+      id: "a",
+      // 3 first trials, then 8 extra ones the screen gave it because its first ones looked worse.
+      trials: trialsFrom([fail, fail, pass, ...Array.from({ length: 8 }, () => fail)]),
+      first_trials: 3,
+      extended: true,
+      content_hash: "sha256:a",
+    });
+    const runs = [
+      { label: "run #3", report: makeReport([extended], { evaluation_hash: "e1" }) },
+      {
+        label: "run #2",
+        report: makeReport([buildScenario("a", [pass, pass, pass])], { evaluation_hash: "e1" }),
+      },
+    ];
+    const pooled = poolBaselines(runs, head());
+    expect(pooled.runCounts).toEqual({
+      a: [
+        { passed: 1, trials: 3 },
+        { passed: 3, trials: 3 },
+      ],
+    });
+    const a = pooled.report?.scenarios.find((s) => s.id === "a");
+    expect(a?.trials).toHaveLength(6);
+    expect(a?.summary.passed).toBe(4);
+  });
+
   it("leaves out a scenario whose content changed, and says so", () => {
     const runs = [
       { label: "run #3", report: makeReport([buildScenario("a", [pass]), buildScenario("b", [pass])]) },

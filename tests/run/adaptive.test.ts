@@ -81,7 +81,7 @@ describe("adaptive extra trials", () => {
 
   it("decides with the design it ran: its extra trials even when no scenario needed them, none in a shard", async () => {
     // Eight base runs of 3 (a design that can conclude, so the decision plans nothing more).
-    const baseline = makeReport([scenarioWith("fine", 24, 24)]);
+    const baseline = makeReport([scenarioWith("fine", 24, 24, {}, { measurement_hash: "measurement-fine" })]);
     const pooling = {
       runs: Array.from({ length: 8 }, (_, i) => `run #${i + 1}`),
       excluded: [],
