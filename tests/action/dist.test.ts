@@ -197,22 +197,28 @@ describe("the bundled action on a pull request", () => {
 
     const pr = await runPullRequest(200, { "fail-on": "regression" });
     // The PR's count_items is another scenario (its solution changed): the pooled baseline leaves it
-    // out, and with one trial of list_files nothing can regress. Regressions are decided in
+    // out, and with one trial of list_files nothing can regress; one base run cannot show how runs
+    // vary, so the run is inconclusive, never a pass. Regressions are decided in
     // tests/action/main.test.ts and tests/compare/decision.test.ts.
     expect(pr.exitCode).toBe(0);
     expect(pr.stdout).toContain(
       "Left out of the baseline: run #100 (`bbbbbbb`), scenario `count_items`: the scenario changed since this run.",
     );
-    expect(pr.stdout).toContain("llm-tool-test: No regression detected.");
-    expect(JSON.parse(pr.outputs.decision!)).toMatchObject({ failed: false, basis: "no_regression" });
+    expect(pr.stdout).toContain(
+      "llm-tool-test: Inconclusive: no regression seen, but only 1 base-branch run: run-to-run variation cannot be estimated (3 needed)",
+    );
+    expect(JSON.parse(pr.outputs.decision!)).toMatchObject({ failed: false, basis: "inconclusive" });
 
     const [comment] = commentsOnPr();
     expect(comment).toBeDefined();
-    expect(comment!.body.split("\n")[1]).toBe("## ✅ No regression detected");
+    expect(comment!.body.split("\n")[1]).toMatch(
+      /^## 🟡 Inconclusive: no regression seen, but only 1 base-branch run/u,
+    );
+    expect(comment!.body.split("\n").slice(1, 3).join("\n")).not.toContain("✅");
     expect(comment!.body).toContain("only the suite test can decide");
     expect(comment!.body).toContain(`Compared with \`${BASE_SHA.slice(0, 7)}\` on \`main\``);
     expect(comment!.body).toContain("3 hours old");
-    expect(comment!.body).toContain("Not compared, changed since the baseline runs (1): `count_items`.");
+    expect(comment!.body).toContain("changed since the base runs (1): `count_items`");
     expect(JSON.parse(pr.outputs.summary!)).toMatchObject({
       baseline: { status: "found", sha: BASE_SHA, run_id: 100, matches_base_sha: true },
     });
