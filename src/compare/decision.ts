@@ -28,8 +28,10 @@ import {
 import {
   type AssumedVariation,
   assumeRunVariation,
+  lowerMedian,
   MIN_RUNS_FOR_VARIATION,
   type RunCount,
+  roundIccUp,
   type SuiteMethod,
 } from "../stats/run-clusters.js";
 import {
@@ -204,10 +206,8 @@ export interface Design {
   baseline_trials: number;
   /** Head trials actually run in this PR (extra ones included). */
   head_trials_spent: number;
-  /** Null when only the suite test decides (one trial per scenario). */
+  /** Null when only the suite test decides (one trial per scenario); at `variation.icc_used`. */
   power: DesignPower | null;
-  /** The ICC the power was computed at (as the tests assumed it). */
-  icc: number;
 }
 
 /** A design detects the planned effect (one scenario collapsing 0.9 → 0.1) at least this often to be conclusive. */
@@ -306,12 +306,6 @@ function classifyCounts(base: PassCount | null, head: PassCount): ScenarioStatus
   const flakiness = (c: PassCount | null) =>
     classifyFlakiness(c?.passed ?? 0, (c?.trials ?? 0) - (c?.passed ?? 0));
   return classifyStatus(flakiness(base), flakiness(head));
-}
-
-function median(values: readonly number[]): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)] as number;
 }
 
 export function decide(input: DecisionInput): Decision {
@@ -565,8 +559,8 @@ function describeDesign(
   icc: number,
 ): Design {
   const compared = rows.flatMap((r, i) => (r.base && r.base.trials > 0 && r.head.trials > 0 ? [i] : []));
-  const headTrials = median(compared.map((i) => rows[i]!.head_first.trials));
-  const baselineTrials = median(compared.map((i) => rows[i]!.base!.trials));
+  const headTrials = lowerMedian(compared.map((i) => rows[i]!.head_first.trials));
+  const baselineTrials = lowerMedian(compared.map((i) => rows[i]!.base!.trials));
   const runs = Math.max(1, ...compared.map((i) => baseRuns[i]!.filter((r) => r.trials > 0).length));
   const family = compared.length;
   const level = family > 0 ? primaryAlpha / family : 0;
@@ -586,7 +580,6 @@ function describeDesign(
     baseline_trials: baselineTrials,
     head_trials_spent: rows.reduce((sum, r) => sum + r.head.trials, 0),
     power,
-    icc,
   };
 }
 
@@ -644,9 +637,7 @@ function describeWhatWouldConclude(
   // Projected at the variation the base runs show (none shown: none assumed); below three runs the
   // decision would still assume the prior, so at least three are asked for.
   const projectedIcc =
-    variation.runs >= MIN_RUNS_FOR_VARIATION
-      ? variation.iccUsed
-      : Math.max(0, Math.ceil((variation.icc ?? 0) * 100 - 1e-9) / 100);
+    variation.runs >= MIN_RUNS_FOR_VARIATION ? variation.iccUsed : roundIccUp(variation.icc ?? 0);
   const level = primaryAlpha / Math.max(1, design.scenarios);
   const perRun = Math.max(1, Math.round(design.baseline_trials / Math.max(1, runs)));
   const powerAt = (k: number, trials: number) =>

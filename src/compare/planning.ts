@@ -9,7 +9,7 @@ import { scenarioKey } from "../results/scenario-key.js";
 import type { Report } from "../results/types.js";
 import { detectionPower } from "../stats/detection-power.js";
 import { DEFAULT_ALPHA, DEFAULT_SUITE_ALPHA, screenForExtraTrials } from "../stats/regression-decision.js";
-import { MIN_RUNS_FOR_VARIATION, PRIOR_ICC } from "../stats/run-clusters.js";
+import { iccForRuns } from "../stats/run-clusters.js";
 import {
   binomialPmf,
   computeMean,
@@ -303,7 +303,7 @@ export function planDesign(options: DesignPlanOptions): DesignPlan {
         runTrials: Array.from({ length: runs }, () => trials),
         headTrials: trials,
         extraTrials: extra,
-        icc: runs >= MIN_RUNS_FOR_VARIATION ? icc : Math.max(icc, PRIOR_ICC),
+        icc: iccForRuns(runs, icc),
         level,
       },
       from,

@@ -11,6 +11,7 @@ import type { NotComparedScenario, TreatmentFileChange } from "../compare/pairin
 import { scenarioKey } from "../results/scenario-key.js";
 import { findMetric } from "../results/trial-metrics.js";
 import type { Report, RunSummary, ScenarioReport } from "../results/types.js";
+import { roundIccUp } from "../stats/run-clusters.js";
 import { escapeHtml, escapePlainText, markdownCode, markdownText } from "./escape.js";
 import { formatMetricValue, formatPStatement, formatRate } from "./format.js";
 
@@ -339,7 +340,7 @@ function describeVariation(decision: Decision): string {
   const assumed = `ICC ${formatIcc(v.icc_used)}`;
   // The tests use the estimate rounded up to 0.01: that is what the runs showed.
   const estimate = v.icc === null ? null : Math.max(0, v.icc);
-  const rounded = estimate === null ? null : Math.ceil(estimate * 100 - 1e-9) / 100;
+  const rounded = estimate === null ? null : roundIccUp(estimate);
   const measured =
     estimate === null
       ? `${runs}, too few to measure it; tests and power assume ${assumed}`

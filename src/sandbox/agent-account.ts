@@ -16,12 +16,13 @@
  * Elsewhere (not root, not Linux, no setpriv or useradd) there is no other user to be had: the
  * agent runs as the harness's user, and the run says so (sameUserWarning).
  */
-import { readFile as readFileCallback, statSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import { describeError, InfraError } from "../errors.js";
 import { runProcess } from "./exec.js";
+import { findProcesses } from "./marked-processes.js";
 import { resolveRealBinary } from "./shim.js";
 
 export interface AgentAccount {
@@ -51,8 +52,6 @@ const ACCOUNT_PREFIX = "llm-tool-test-agent-";
 const MAX_ACCOUNTS = 256;
 const KILL_ROUNDS = 50;
 const KILL_PAUSE_MS = 10;
-/** status files read at once by a sweep. */
-const CONCURRENT_READS = 16;
 const NOLOGIN_SHELLS = ["/usr/sbin/nologin", "/sbin/nologin", "/bin/false"];
 
 interface Tools {
@@ -281,20 +280,8 @@ export async function killProcessesOf(uid: number): Promise<void> {
 }
 
 /** Live processes (zombies left out: they are dead) with `uid` among their real, effective and saved uids. */
-export async function findProcessesOf(uid: number): Promise<number[]> {
-  const names = await readdir("/proc").catch(() => [] as string[]);
-  const pids = names.filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid);
-  const found: number[] = [];
-  let next = 0;
-  const reader = async () => {
-    while (next < pids.length) {
-      const pid = pids[next++] as string;
-      const status = await readStatus(pid);
-      if (status && isLiveProcessOf(status, uid)) found.push(Number(pid));
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENT_READS }, reader));
-  return found;
+export function findProcessesOf(uid: number): Promise<number[]> {
+  return findProcesses("status", (status) => isLiveProcessOf(status.toString("utf8"), uid));
 }
 
 function isLiveProcessOf(status: string, uid: number): boolean {
@@ -302,10 +289,4 @@ function isLiveProcessOf(status: string, uid: number): boolean {
   if (state === "Z" || state === "X") return false;
   const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status);
   return uids?.slice(1, 4).some((value) => Number(value) === uid) ?? false;
-}
-
-function readStatus(pid: string): Promise<string | null> {
-  return new Promise((resolve) => {
-    readFileCallback(`/proc/${pid}/status`, "utf8", (error, data) => resolve(error ? null : data));
-  });
 }

@@ -13,7 +13,7 @@ import { readdir } from "node:fs/promises";
 
 export const PROCESS_MARKER_ENV = "LLM_TOOL_TEST_PROCESS_MARK";
 const SWEEP_ROUNDS = 5;
-/** environ files read at once by a sweep (as cheap as reading all at once; bounded descriptors). */
+/** /proc files read at once by a sweep (as cheap as reading all at once; bounded descriptors). */
 const CONCURRENT_READS = 16;
 
 export function createProcessMarker(): string {
@@ -29,6 +29,14 @@ export function createProcessMarker(): string {
  */
 export async function findMarkedProcesses(marker: string): Promise<number[]> {
   const entry = Buffer.from(`${PROCESS_MARKER_ENV}=${marker}\0`);
+  return findProcesses("environ", (environ) => holdsEntry(environ, entry));
+}
+
+/**
+ * Every process but this one whose /proc/<pid>/<file> satisfies `matches` (a process gone meanwhile,
+ * or unreadable, is not). The files are read CONCURRENT_READS at a time through fs's callback API.
+ */
+export async function findProcesses(file: string, matches: (content: Buffer) => boolean): Promise<number[]> {
   const names = await readdir("/proc").catch(() => [] as string[]);
   const pids = names.filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid);
   const found: number[] = [];
@@ -36,8 +44,8 @@ export async function findMarkedProcesses(marker: string): Promise<number[]> {
   const reader = async () => {
     while (next < pids.length) {
       const pid = pids[next++] as string;
-      const environ = await readEnviron(pid);
-      if (environ && holdsEntry(environ, entry)) found.push(Number(pid));
+      const content = await readProcFile(pid, file);
+      if (content && matches(content)) found.push(Number(pid));
     }
   };
   await Promise.all(Array.from({ length: CONCURRENT_READS }, reader));
@@ -53,9 +61,9 @@ function holdsEntry(environ: Buffer, entry: Buffer): boolean {
 }
 
 /** A process's environment block; null when it is gone or not readable. */
-function readEnviron(pid: string): Promise<Buffer | null> {
+function readProcFile(pid: string, file: string): Promise<Buffer | null> {
   return new Promise((resolve) => {
-    readFile(`/proc/${pid}/environ`, (error, data) => resolve(error ? null : data));
+    readFile(`/proc/${pid}/${file}`, (error, data) => resolve(error ? null : data));
   });
 }
 

@@ -38,18 +38,6 @@ export interface RunCount {
   trials: number;
 }
 
-export interface RunVariation {
-  /** Base runs that carried trials. */
-  runs: number;
-  /** The intra-run correlation of pass/fail, truncated at 0; null with fewer than two runs. */
-  icc: number | null;
-  /**
-   * The suite-level rate's variance across runs divided by what binomial sampling alone would give
-   * (1: runs agree as independent trials would; null with fewer than three runs sharing scenarios).
-   */
-  dispersion: number | null;
-}
-
 /**
  * The ICC from K runs of each scenario (each scenario's runs in the same order: index r is run r).
  * Method of moments: MSB (between runs, within scenario) and MSW (within run) pooled over scenarios,
@@ -122,15 +110,6 @@ function suiteLevels(shared: ReadonlyArray<readonly RunCount[]>): number[] {
   );
 }
 
-export function estimateRunVariation(scenarios: ReadonlyArray<readonly RunCount[]>): RunVariation {
-  const runs = Math.max(0, ...scenarios.map((r) => r.filter((c) => c.trials > 0).length));
-  return {
-    runs,
-    icc: runs >= 2 ? estimateIntraRunCorrelation(scenarios) : null,
-    dispersion: estimateSuiteDispersion(scenarios),
-  };
-}
-
 export interface AssumedVariation {
   /** Base runs that carried trials. */
   runs: number;
@@ -156,8 +135,17 @@ export function assumeRunVariation(
     if (!(assumed >= 0 && assumed < 1)) throw new RangeError(`icc must be in [0, 1), got ${assumed}`);
     return { runs, icc, iccUsed: assumed };
   }
-  const rounded = Math.max(0, Math.ceil((icc ?? 0) * 100 - 1e-9) / 100);
-  return { runs, icc, iccUsed: runs >= MIN_RUNS_FOR_VARIATION ? rounded : Math.max(rounded, PRIOR_ICC) };
+  return { runs, icc, iccUsed: iccForRuns(runs, roundIccUp(icc ?? 0)) };
+}
+
+/** An ICC estimate as the tests take it: rounded up to 0.01 (their law changes in steps; up errs towards not failing). */
+export function roundIccUp(icc: number): number {
+  return Math.max(0, Math.ceil(icc * 100 - 1e-9) / 100);
+}
+
+/** The ICC the tests assume with `runs` base runs: below three, at least the prior nothing else can show. */
+export function iccForRuns(runs: number, icc: number): number {
+  return runs >= MIN_RUNS_FOR_VARIATION ? icc : Math.max(icc, PRIOR_ICC);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -376,7 +364,7 @@ export function clusteredSuiteTest(
     observedMinusExpected: exact.observedMinusExpected,
     ...extra,
   });
-  const headTrials = median(strata.filter((s) => s.headTrials > 0).map((s) => s.headTrials));
+  const headTrials = lowerMedian(strata.filter((s) => s.headTrials > 0).map((s) => s.headTrials));
   if (form === "exact") return result(exact.pValue, "exact");
   const designEffect = 1 + Math.max(0, headTrials - 1) * icc;
   const deflated =
@@ -481,7 +469,8 @@ function clampProbability(p: number): number {
   return Math.min(1 - 1e-15, Math.max(1e-300, p));
 }
 
-function median(values: readonly number[]): number {
+/** The lower median of whole counts (a trial count that occurs), 0 for none. */
+export function lowerMedian(values: readonly number[]): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor((sorted.length - 1) / 2)]!;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { checkGateMetrics, type Decision, decide, parseFailOn } from "../../src/compare/decision.js";
-import type { BaselinePooling } from "../../src/compare/pool-baselines.js";
 import { ConfigError } from "../../src/errors.js";
 import type { Report, ScenarioReport } from "../../src/results/types.js";
 import { runDecisionSimulation } from "../../src/stats/decision-simulation.js";
+import { pooledBaseline } from "../render/decision-fixtures.js";
 import { powerOf } from "../support/design-power.js";
 import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
 
@@ -24,34 +24,6 @@ function suite(
 
 const tenOf = (passed: number, trials: number): Array<[number, number]> =>
   Array.from({ length: 10 }, () => [passed, trials]);
-
-/** A pooling of `runs` base runs per scenario, given each scenario's runs' [passed, trials]. */
-function pooledRunsOf(perScenario: Array<Array<[number, number]>>): BaselinePooling {
-  const runs = perScenario[0]!.length;
-  return {
-    runs: Array.from({ length: runs }, (_, r) => `run ${r + 1}`),
-    excluded: [],
-    runCounts: Object.fromEntries(
-      perScenario.map((counts, i) => [`s${i}`, counts.map(([passed, trials]) => ({ passed, trials }))]),
-    ),
-  };
-}
-
-/** Each scenario's pooled [passed, trials] spread evenly over `runs` runs (passes first). */
-function pooledRuns(counts: Array<[number, number]>, runs: number): BaselinePooling {
-  return pooledRunsOf(
-    counts.map(([passed, trials]) =>
-      Array.from({ length: runs }, (_, r) => {
-        const n = Math.floor(trials / runs) + (r < trials % runs ? 1 : 0);
-        const before = Array.from(
-          { length: r },
-          (_, j) => Math.floor(trials / runs) + (j < trials % runs ? 1 : 0),
-        ).reduce((a, b) => a + b, 0);
-        return [Math.max(0, Math.min(n, passed - before)), n] as [number, number];
-      }),
-    ),
-  );
-}
 
 describe("parseFailOn", () => {
   it("reads the four forms", () => {
@@ -89,10 +61,11 @@ describe("checkGateMetrics", () => {
 
 describe("decide: fail-on regression", () => {
   it("passes an unchanged suite against eight pooled base runs", () => {
+    const eight = pooledBaseline(10, 8);
     const decision = decide({
       head: suite(tenOf(3, 3)),
-      baseline: suite(tenOf(24, 24)),
-      pooling: pooledRuns(tenOf(24, 24), 8),
+      baseline: eight.report,
+      pooling: eight.pooling,
       extraTrials: 8,
     });
     expect(decision).toMatchObject({
@@ -120,13 +93,11 @@ describe("decide: fail-on regression", () => {
 
   it("is inconclusive when the base runs vary so much that the design cannot see a collapse", () => {
     // Eight runs that swing between 0/3 and 3/3 in every scenario: a large ICC.
-    const runs = Array.from({ length: 8 }, (_, r) => (r % 2 === 0 ? [3, 3] : [0, 3])) as Array<
-      [number, number]
-    >;
+    const swinging = pooledBaseline(10, 8, 3, (_, run) => (run % 2 === 0 ? 3 : 0));
     const decision = decide({
       head: suite(tenOf(2, 3)),
-      baseline: suite(tenOf(12, 24)),
-      pooling: pooledRunsOf(Array.from({ length: 10 }, () => runs)),
+      baseline: swinging.report,
+      pooling: swinging.pooling,
     });
     expect(decision.basis).toBe("inconclusive");
     expect(decision.variation!.icc).toBeGreaterThan(0.5);

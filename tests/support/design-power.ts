@@ -1,4 +1,5 @@
 import { detectionPower } from "../../src/stats/detection-power.js";
+import { iccForRuns } from "../../src/stats/run-clusters.js";
 
 /**
  * A design's exact power with `baseTrials` in runs of 3 (as `plan` plans them), independent trials from
@@ -18,7 +19,7 @@ export function powerOf(
     (_, r) => Math.floor(baseTrials / runs) + (r < baseTrials % runs ? 1 : 0),
   );
   return detectionPower(
-    { runTrials, headTrials: head, extraTrials: extra, icc: runs >= 3 ? 0 : 0.1, level },
+    { runTrials, headTrials: head, extraTrials: extra, icc: iccForRuns(runs, 0), level },
     from,
     to,
   );
