@@ -13,6 +13,7 @@ import {
 } from "../src/stats/decision-simulation.js";
 import type { SuiteForm } from "../src/stats/run-clusters.js";
 import { writeBenchmarkSection } from "./benchmarks-file.js";
+import { simulateGuidanceChange } from "./guidance-change-simulation.js";
 
 const sections: string[] = [];
 
@@ -121,4 +122,42 @@ it("the frontier: what each correction of the suite test costs (broad drop) and 
   process.stdout.write(`\n${table}\n`);
   expect(rows).toHaveLength(forms.length);
   sections.push("### The frontier", "", table, "");
+}, 3_600_000);
+
+it("a guidance-only PR is compared, through the real pairing and decide()", () => {
+  const settings = { prs: 200, seed: 20240501 };
+  const unchanged = Array(20).fill(0.9);
+  const broken = [0.1, ...Array(19).fill(0.9)];
+  const rows = [
+    {
+      said: "before: pooled on the content hash (guidance included)",
+      outcome: simulateGuidanceChange("neutral", unchanged, { ...settings, prs: 20, before: true }),
+    },
+    { said: "AGENTS.md edited, no effect", outcome: simulateGuidanceChange("neutral", unchanged, settings) },
+    {
+      said: "AGENTS.md edited, one of 20 scenarios 0.9 → 0.1",
+      outcome: simulateGuidanceChange("broken", broken, settings),
+    },
+  ];
+  const table = [
+    "A PR that edits only AGENTS.md (20 scenarios with `guidance.file: AGENTS.md`, 8 base runs of 3 trials at 0.9, i.i.d.;",
+    "bench/guidance-change-simulation.ts builds the reports and runs `poolBaselines` and `decide()` as the CLI does):",
+    "",
+    "| pull request | PRs | scenarios compared | failed | inconclusive | no baseline | names the guidance change |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+    ...rows.map(
+      ({ said, outcome: o }) =>
+        `| ${said} | ${o.prs} | ${percent(o.comparedShare)} | ${percent(o.failedRate)} | ${percent(o.inconclusiveRate)} | ${percent(o.noBaselineRate)} | ${percent(o.namedRate)} |`,
+    ),
+  ].join("\n");
+  process.stdout.write(`\n${table}\n`);
+  const [before, neutral, caught] = rows.map((r) => r.outcome);
+  expect(before!.noBaselineRate).toBe(1);
+  expect(neutral!.comparedShare).toBe(1);
+  expect(neutral!.namedRate).toBe(1);
+  const verdict = [
+    `- ${neutral!.failedRate <= 0.05 ? "met" : "MISSED"}: guidance-only PR with no effect failed ${percent(neutral!.failedRate)} (target ≤ 5%)`,
+    `- ${caught!.failedRate >= 0.9 ? "met" : "MISSED"}: guidance-only PR breaking one of 20 scenarios caught ${percent(caught!.failedRate)} (target ≥ 90%, as any PR)`,
+  ];
+  sections.push("### A guidance-only PR", "", table, "", ...verdict, "");
 }, 3_600_000);
