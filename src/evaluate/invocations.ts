@@ -513,6 +513,39 @@ export function findArgvSubcommand(
   return null;
 }
 
+/** An option seemingly given a value that was taken for the subcommand, and a call where it was. */
+export interface PossibleGlobalOption {
+  option: string;
+  command: string;
+}
+
+/** A file name with an extension, a path or a number: more likely an option's value than a subcommand. */
+const VALUE_LIKE = /^(?:\d+|[^.\s-][^\s]*\.[A-Za-z0-9]{1,10}|[^\s]*\/[^\s]*)$/;
+
+/**
+ * Without `target.global_options`, the options whose value seems to have been taken for the
+ * subcommand: the subcommand came from the arguments, right after an option (no `=`), and looks
+ * like a value (`hledger -f main.journal balance`: `-f`, whose `main.journal` is no subcommand).
+ * Each option once, with its first call. A hint for the scenario's author: the counts stay as they are.
+ */
+export function findPossibleGlobalOptions(
+  invocations: readonly Invocation[],
+  target: Target,
+): PossibleGlobalOption[] {
+  if (target.globalOptions) return [];
+  const found = new Map<string, string>();
+  for (const { argv, subcommand, command } of invocations) {
+    if (!argv || subcommand === null) continue;
+    const at = argv.indexOf(subcommand, 1);
+    const before = argv[at - 1];
+    if (at < 2 || before === undefined || before === "--" || !before.startsWith("-") || before.includes("="))
+      continue;
+    if (findArgvSubcommand(argv) !== subcommand || !VALUE_LIKE.test(subcommand)) continue;
+    if (!found.has(before)) found.set(before, command);
+  }
+  return [...found].map(([option, command]) => ({ option, command }));
+}
+
 /** Whether option argument `arg` leaves its value to the next argument. */
 function takesNextArgument(arg: string, valueOptions: readonly string[]): boolean {
   if (valueOptions.includes(arg)) return true;

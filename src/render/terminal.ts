@@ -88,6 +88,19 @@ export function renderTerminalSummary(report: Report, options: TerminalOptions =
     lines.push(`${status} ${padEnd(label(scenario), width)}  ${padEnd(rate, 22)} ${dim(detail)}`);
     const missLine = describePatternMisses(scenario);
     if (missLine) lines.push(yellow(`        ${missLine}`));
+    const options = [
+      ...new Set(
+        scenario.trials.flatMap((trial) => (trial.possible_global_options ?? []).map((o) => o.option)),
+      ),
+    ];
+    if (options.length > 0) {
+      const named = options.map((option) => `\`${escapePlainText(option)}\``).join(", ");
+      lines.push(
+        yellow(
+          `        subcommands taken from the argument after ${named}: if it takes a value, list it in target.global_options`,
+        ),
+      );
+    }
     for (const trial of scenario.trials) {
       if (trial.outcome === "fail" || trial.outcome === "error") {
         lines.push(

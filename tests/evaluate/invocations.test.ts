@@ -3,6 +3,7 @@ import {
   extractInvocations,
   extractToolEventInvocations,
   findArgvSubcommand,
+  findPossibleGlobalOptions,
   quoteShellWord,
   splitShellSegment,
 } from "../../src/evaluate/invocations.js";
@@ -518,5 +519,43 @@ describe("extractInvocations with target.global_options: the option's value is n
     const fromText = extractInvocations(text.events, { ...withoutBinary, commandPattern: "hledger\\b" });
     expect(fromText.source).toBe("transcript_regex");
     expect(fromText.invocations.map((i) => i.subcommand)).toEqual(["balance", "print"]);
+  });
+});
+
+describe("findPossibleGlobalOptions: a hint where the list is missing", () => {
+  const invocation = (...argv: string[]) => ({
+    command: argv.join(" "),
+    argv,
+    subcommand: findArgvSubcommand(argv),
+    exit_code: 0,
+    duration_ms: 1,
+  });
+  const calls = [
+    invocation("hledger", "-f", "main.journal", "balance"),
+    invocation("hledger", "-f", "other.journal", "register"),
+    invocation("hledger", "--verbose", "balance"),
+    invocation("git", "-C", "../repo", "status"),
+    invocation("tool", "-n", "3", "list"),
+    invocation("jq", "-r", ".[].name", "data.json"),
+    invocation("pandoc", "in.md", "-o", "out.html"),
+    invocation("hledger", "--file=x.journal", "print"),
+    invocation("hledger", "--", "x.journal"),
+  ];
+
+  it("names each option once, with its first call, when an option's argument looks like a value", () => {
+    expect(findPossibleGlobalOptions(calls, { binary: "hledger", env: {} })).toEqual([
+      { option: "-f", command: "hledger -f main.journal balance" },
+      { option: "-C", command: "git -C ../repo status" },
+      { option: "-n", command: "tool -n 3 list" },
+    ]);
+  });
+
+  it("says nothing once the scenario gives the list, even an empty one", () => {
+    expect(findPossibleGlobalOptions(calls, { binary: "hledger", globalOptions: [], env: {} })).toEqual([]);
+  });
+
+  it("says nothing when the pattern named the subcommand", () => {
+    const named = { ...invocation("hledger", "-f", "main.journal", "balance"), subcommand: "balance" };
+    expect(findPossibleGlobalOptions([named], { binary: "hledger", env: {} })).toEqual([]);
   });
 });

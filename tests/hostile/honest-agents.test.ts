@@ -20,6 +20,7 @@ import {
   startModelServer,
 } from "../support/model-server.js";
 import { findBwrapProblem } from "../support/processes.js";
+import { reportSchemaErrors } from "../support/report-schema.js";
 import { makeTempDir } from "../support/temp-dirs.js";
 
 /** A tool whose global option `-f`/`--file` takes a value before the subcommand. */
@@ -98,9 +99,11 @@ beforeAll(async () => {
   const scenarios = path.join(dir, "scenarios");
   mkdirSync(scenarios);
   // The same task twice: the subcommand from the arguments alone, and with a pattern that misses calls.
-  for (const [name, pattern] of [
-    ["ledger", null],
-    ["ledger-pattern", "ledger-tool\\s+-f\\s+\\S+\\s+(\\S+)"],
+  for (const [name, pattern, options] of [
+    ["ledger", null, "[-f, --file]"],
+    ["ledger-pattern", "ledger-tool\\s+-f\\s+\\S+\\s+(\\S+)", "[-f, --file]"],
+    // What a new user writes first: the report says which options seem to take a value.
+    ["ledger-unlisted", null, null],
   ] as const) {
     const yaml = [
       `name: ${name}`,
@@ -111,7 +114,7 @@ beforeAll(async () => {
       "target:",
       `  binary: ${JSON.stringify(tool)}`,
       ...(pattern ? [`  command_pattern: ${JSON.stringify(pattern)}`] : []),
-      "  global_options: [-f, --file]",
+      ...(options ? [`  global_options: ${options}`] : []),
       "evaluation:",
       "  gates:",
       "    - type: file_contains",
@@ -164,9 +167,11 @@ describe.each([
     "gets exact invocation counts, subcommands past -f's value, the pattern's misses reported, no forged flag",
     async () => {
       const report = await runAgent(agent, sandbox);
+      expect(reportSchemaErrors(report)).toEqual([]);
       expect(report.scenarios.map((scenario) => [scenario.id, scenario.trials.length])).toEqual([
         ["ledger", TRIALS],
         ["ledger-pattern", TRIALS],
+        ["ledger-unlisted", TRIALS],
       ]);
       for (const trial of report.scenarios.flatMap((scenario) => scenario.trials)) {
         expect(trial.outcome, trial.reason ?? "").toBe("pass");
@@ -177,6 +182,22 @@ describe.each([
           error_count: EXPECTED.error_count,
           help_invocations: EXPECTED.help_invocations,
         });
+      }
+      // Without the list, -f's value is the "subcommand", and the report says which options to list.
+      for (const trial of report.scenarios[2]?.trials ?? []) {
+        expect(Object.keys(trial.by_subcommand ?? {})).toEqual([
+          "(none)",
+          "main.journal",
+          "balance",
+          "../main.journal",
+        ]);
+        expect(trial.possible_global_options).toEqual([
+          { option: "-f", command: "ledger-tool -f main.journal balance" },
+          { option: "--file", command: "ledger-tool --file main.journal register food" },
+        ]);
+      }
+      for (const trial of report.scenarios.slice(0, 2).flatMap((scenario) => scenario.trials)) {
+        expect(trial.possible_global_options).toBeUndefined();
         const bySubcommand = Object.fromEntries(
           Object.entries(trial.by_subcommand ?? {}).map(([name, figures]) => [name, figures.total_commands]),
         );

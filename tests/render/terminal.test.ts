@@ -44,3 +44,22 @@ describe("renderTerminalSummary: calls command_pattern missed", () => {
     expect(line).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
   });
 });
+
+describe("renderTerminalSummary: options whose value may be the subcommand", () => {
+  it("names each option once under its scenario", () => {
+    const hint = (option: string) => ({ option, command: `hledger ${option} main.journal balance` });
+    const report = makeReport([
+      makeScenarioReport({
+        id: "ledger",
+        trials: [
+          makeTrial({ trial: 1, outcome: "pass", possible_global_options: [hint("-f"), hint("--file")] }),
+          makeTrial({ trial: 2, outcome: "pass", possible_global_options: [hint("-f")] }),
+        ],
+      }),
+    ]);
+    const lines = renderTerminalSummary(report).split("\n");
+    expect(lines.filter((line) => line.includes("global_options"))).toEqual([
+      "        subcommands taken from the argument after `-f`, `--file`: if it takes a value, list it in target.global_options",
+    ]);
+  });
+});
