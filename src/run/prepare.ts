@@ -7,6 +7,7 @@
 
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
+import { resolveCommandProgram } from "../agents/command.js";
 import {
   AGENTS,
   agentUsesModel,
@@ -198,8 +199,13 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
   });
   if (judge.note) ports.note(judge.note);
   const { scenarios, judgeModel } = judge;
+  // A relative program is the user's, from where the run starts (command.ts): checked before any trial.
+  const agentCommand = settings.options.agentCommand;
   const options = defaultRunOptions({
     ...settings.options,
+    ...(settings.agent === "command" && agentCommand
+      ? { agentCommand: await resolveCommandProgram(agentCommand, settings.cwd) }
+      : {}),
     agent: settings.agent,
     agentReason: settings.agentReason ?? null,
     model,

@@ -35,6 +35,11 @@ export interface Target {
   binary?: string;
   /** Transcript regex fallback; group 1 is the subcommand. */
   commandPattern?: string;
+  /**
+   * The tool's options that take a value in the next argument (`-f`, `--file`), so that value is
+   * not taken for the subcommand (`hledger -f main.journal balance` is `balance`).
+   */
+  globalOptions?: string[];
   env: Record<string, string>;
 }
 

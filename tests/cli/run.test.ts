@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { AGENT_NAMES, AGENTS, createAgent, describeMissingApiKey } from "../../src/agents/registry.js";
@@ -92,6 +92,85 @@ describe("run: configuration errors exit 2 with one clear line", () => {
     expect(result.code).toBe(EXIT.usage);
     expect(result.stderr).toContain('sandbox "bwrap" needs bubblewrap, but "bwrap" was not found on PATH');
     expect(result.stderr).toContain("apt-get install -y bubblewrap");
+  });
+});
+
+describe("run --agent command: a relative program path", () => {
+  /** A project folder with an agent script under agents/ that writes the names. */
+  async function makeProject(mode: number): Promise<{ project: string; out: string }> {
+    const project = makeTempDir("ltt-relative-agent-");
+    await mkdir(path.join(project, "agents"));
+    await writeFile(
+      path.join(project, "agents", "names-agent.sh"),
+      "#!/bin/sh\njq -r '.[].name' data.json > names.txt\necho done\n",
+      { mode },
+    );
+    return { project, out: path.join(project, "out") };
+  }
+
+  it("is a configuration error before any trial when the file is not there, naming the flag and what to do", async () => {
+    const { project, out } = await makeProject(0o755);
+    const result = await runMain(
+      [
+        "run",
+        SUITE,
+        "--agent",
+        "command",
+        "--agent-command",
+        "./agents/no-such-agent.sh {prompt}",
+        "--out",
+        out,
+      ],
+      { cwd: project },
+    );
+    expect(result.code).toBe(EXIT.usage);
+    expect(result.stderr).toContain(
+      `llm-tool-test: --agent-command: the agent command's program "./agents/no-such-agent.sh" does not exist: a relative path is taken from the folder the run starts in (${project}); give the path from there, an absolute path or a name on PATH`,
+    );
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    // No trial ran: no output folder at all.
+    await expect(readdir(out)).rejects.toThrow(/ENOENT/);
+  });
+
+  it("is a configuration error when the file is not executable", async () => {
+    const { project, out } = await makeProject(0o644);
+    const result = await runMain(
+      ["run", SUITE, "--agent", "command", "--agent-command", "agents/names-agent.sh", "--out", out],
+      { cwd: project },
+    );
+    expect(result.code).toBe(EXIT.usage);
+    expect(result.stderr).toMatch(
+      /--agent-command: .*"agents\/names-agent\.sh" .* is not executable: .*chmod \+x/,
+    );
+    await expect(readdir(out)).rejects.toThrow(/ENOENT/);
+  });
+
+  it("runs the program found from the folder the run starts in, as the user's shell would", async () => {
+    const { project, out } = await makeProject(0o755);
+    const result = await runMain(
+      [
+        "run",
+        SUITE,
+        "--agent",
+        "command",
+        "--agent-command",
+        "./agents/names-agent.sh {prompt}",
+        "--sandbox",
+        "local",
+        "--tags",
+        "smoke",
+        "--out",
+        out,
+        "-q",
+      ],
+      { cwd: project },
+    );
+    const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report;
+    const trials = report.scenarios.flatMap((scenario) => scenario.trials);
+    expect(trials.length).toBeGreaterThan(0);
+    // Not exit 127 in the work dir: the agent ran and stopped on its own, and its work passed.
+    for (const trial of trials) expect([trial.end_reason, trial.outcome]).toEqual(["natural_stop", "pass"]);
+    expect(result.code).toBe(EXIT.ok);
   });
 });
 

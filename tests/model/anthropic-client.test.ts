@@ -470,4 +470,24 @@ describe("createAnthropicClient", () => {
     // ANTHROPIC_LOG=debug would print request details to the run's stdout.
     expect(loggedCalls).toBe(0);
   });
+
+  it("prints the SDK's deprecated-model warning once, however many requests name the model", async () => {
+    const server = await serve(() => finalText("done"));
+    const warned = vi.spyOn(console, "warn").mockImplementation(() => {});
+    let warnings: unknown[][] = [];
+    try {
+      const client = createAnthropicClient({ apiKey: CANARY_KEY, baseURL: server.url });
+      // claude-sonnet-4-5 is in the bundled SDK's list of deprecated models.
+      const deprecated = { ...params, model: "claude-sonnet-4-5" };
+      await Promise.all([client.createMessage(deprecated), client.createMessage(deprecated)]);
+      for (let call = 0; call < 3; call += 1) await client.createMessage(deprecated);
+      await client.createMessage(params);
+      warnings = warned.mock.calls.map((args) => [...args]);
+    } finally {
+      warned.mockRestore();
+    }
+    expect(server.messageRequests()).toHaveLength(6);
+    expect(warnings).toHaveLength(1);
+    expect(String(warnings[0]?.[0])).toMatch(/^The model 'claude-sonnet-4-5' is deprecated/);
+  });
 });

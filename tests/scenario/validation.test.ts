@@ -40,7 +40,7 @@ const cases: Case[] = [
     name: "unknown key far from any known key lists the known keys",
     files: { "s.yaml": "task: t\ntarget:\n  zzzzzz: 1\n" },
     error:
-      "s.yaml:3: target.zzzzzz: unknown key `zzzzzz` for target (expected one of: binary, command_pattern, env)",
+      "s.yaml:3: target.zzzzzz: unknown key `zzzzzz` for target (expected one of: binary, command_pattern, global_options, env)",
   },
   {
     name: "a key from another format gets a hint",
@@ -121,6 +121,22 @@ const cases: Case[] = [
     name: "invalid regex in target.command_pattern",
     files: { "s.yaml": "task: t\ntarget:\n  command_pattern: 'tool\\s+([a-z'\n" },
     error: 's.yaml:3: target.command_pattern: invalid regex "tool\\\\s+([a-z": missing closing ] in `[a-z`',
+  },
+  {
+    name: "target.global_options: not a list, a value given with the option, a name twice",
+    files: {
+      "s.yaml": "task: t\ntarget:\n  global_options: -f\n",
+      "t.yaml":
+        "task: t\ntarget:\n  global_options:\n    - -f\n    - --file main.journal\n    - file\n    - -f\n    - 3\n",
+    },
+    paths: ["s.yaml", "t.yaml"],
+    error: [
+      's.yaml:3: target.global_options: expected a list of option names such as [-f, --file], found a string ("-f")',
+      't.yaml:5: target.global_options[1]: "--file main.journal" is not an option name: write it as the tool spells it, without its value (`-f`, `--file`), one option per item',
+      't.yaml:6: target.global_options[2]: "file" is not an option name: write it as the tool spells it, without its value (`-f`, `--file`), one option per item',
+      't.yaml:7: target.global_options[3]: "-f" is listed twice',
+      "t.yaml:8: target.global_options[4]: expected a string, found a number (3)",
+    ].join("\n"),
   },
   {
     name: "a regex that needs backtracking (lookahead)",
