@@ -1,8 +1,9 @@
 /**
- * A credential-injecting reverse proxy on 127.0.0.1 for external agent CLIs (claude-code).
+ * A credential-injecting reverse proxy on 127.0.0.1 for external agent CLIs (claude-code, codex).
  *
- * An agent CLI's own tools (Claude Code's Bash) inherit its environment, so the real API key must
- * never be in it. The CLI gets `ANTHROPIC_BASE_URL=<this proxy>` and a placeholder key; the proxy
+ * An agent CLI's own tools (Claude Code's Bash, Codex's exec_command) inherit its environment, so
+ * the real API key must never be in it. The CLI gets this proxy as its base URL and a placeholder
+ * key; the proxy
  * forwards the API calls the agent needs to the real base URL with the real key (`x-api-key` and
  * `authorization: Bearer`) in place of whatever key the client sent. Responses stream through
  * unbuffered (server-sent events). Upstream requests go through the model client's transport, so
@@ -13,10 +14,12 @@
  * - the request path is normalised before it is checked (percent-encoding decoded once, `.` and
  *   `..` segments resolved); encoded slashes or backslashes, a `%` left after decoding, control
  *   characters and paths that climb above `/` are refused;
- * - only the endpoints in ALLOWED_ENDPOINTS are forwarded (the rest: 403 with a JSON error), and
- *   what is forwarded is the allowlisted path itself, joined under the base URL's path prefix;
+ * - only the agent's allowed endpoints are forwarded (default ANTHROPIC_ENDPOINTS; the rest: 403
+ *   with a JSON error), and what is forwarded is the allowlisted path itself, joined under the base
+ *   URL's path prefix;
  * - at most `maxRequests` are forwarded per proxy (one proxy per trial); past the cap every request
- *   is refused with 403 and `onRefusal` is told, so the trial's events say why.
+ *   is refused with 403 and `onRefusal` is told, so the trial's events say why; the agent may
+ *   refuse more itself (`admit`: its turn limit, for a CLI that has none of its own).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -33,12 +36,21 @@ export interface CredentialProxyOptions {
   proxyEnv?: ProxyEnv;
   /** Requests forwarded at most (a runaway or hostile agent's cap); default DEFAULT_MAX_PROXY_REQUESTS. */
   maxRequests?: number;
-  /** Told of every request refused (not allowed, malformed, or past the cap). */
+  /** Told of every request refused (not allowed, malformed, past the cap, or not admitted). */
   onRefusal?: (refusal: ProxyRefusal) => void;
+  /** The endpoints forwarded, as `METHOD /path` after normalisation; default ANTHROPIC_ENDPOINTS. */
+  allowedEndpoints?: readonly string[];
+  /**
+   * Asked before an allowed request is forwarded: a message refuses it (reason `agent_limit`),
+   * null lets it through.
+   */
+  admit?: (endpoint: string) => string | null;
+  /** Told of each upstream answer's status as it arrives, before its body streams back. */
+  onUpstreamStatus?: (endpoint: string, status: number) => void;
 }
 
 export interface ProxyRefusal {
-  reason: "not_allowed" | "malformed_path" | "request_cap";
+  reason: "not_allowed" | "malformed_path" | "request_cap" | "agent_limit";
   method: string;
   /** The path as the client sent it, without the query, cut to 200 characters. */
   path: string;
@@ -53,10 +65,7 @@ export const DEFAULT_MAX_PROXY_REQUESTS = 1000;
  * (Its other traffic, telemetry, update checks and OAuth, is turned off by buildClaudeEnv or not
  * used with an API key.)
  */
-const ALLOWED_ENDPOINTS: ReadonlySet<string> = new Set([
-  "POST /v1/messages",
-  "POST /v1/messages/count_tokens",
-]);
+export const ANTHROPIC_ENDPOINTS: readonly string[] = ["POST /v1/messages", "POST /v1/messages/count_tokens"];
 
 export interface CredentialProxy {
   /** http://127.0.0.1:PORT, for ANTHROPIC_BASE_URL. */
@@ -99,6 +108,7 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
   let forwarded = 0;
 
   const maxRequests = options.maxRequests ?? DEFAULT_MAX_PROXY_REQUESTS;
+  const allowed: ReadonlySet<string> = new Set(options.allowedEndpoints ?? ANTHROPIC_ENDPOINTS);
   const refusals: ProxyRefusal[] = [];
   const refuse = (req: http.IncomingMessage, res: http.ServerResponse, refusal: ProxyRefusal) => {
     req.resume();
@@ -112,7 +122,7 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
       req.socket.destroy();
       return;
     }
-    const vetted = vetRequest(req, { basePath, forwarded, maxRequests });
+    const vetted = vetRequest(req, { basePath, forwarded, maxRequests, allowed, admit: options.admit });
     if (vetted.kind === "probe") {
       req.resume();
       res.writeHead(200, { "content-length": "0" }).end();
@@ -123,11 +133,13 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
       return;
     }
     forwarded += 1;
+    const { endpoint } = vetted;
     relay(req, res, {
       dispatcher,
       upstream,
       path: vetted.path,
       headers: upstreamHeaders(req.headers, options.apiKey, upstream.host),
+      onStatus: (status) => options.onUpstreamStatus?.(endpoint, status),
     });
   });
 
@@ -156,12 +168,24 @@ type HttpDispatcher = ReturnType<typeof createHttpDispatcher>;
 type VettedRequest =
   | { kind: "probe" }
   | { kind: "refused"; refusal: ProxyRefusal }
-  | { kind: "forward"; path: string };
+  | { kind: "forward"; path: string; endpoint: string };
 
 /** What the proxy does with a request: answer a probe, refuse it (and why), or forward it (where). */
 function vetRequest(
   req: http.IncomingMessage,
-  { basePath, forwarded, maxRequests }: { basePath: string; forwarded: number; maxRequests: number },
+  {
+    basePath,
+    forwarded,
+    maxRequests,
+    allowed,
+    admit,
+  }: {
+    basePath: string;
+    forwarded: number;
+    maxRequests: number;
+    allowed: ReadonlySet<string>;
+    admit: CredentialProxyOptions["admit"];
+  },
 ): VettedRequest {
   const target = req.url ?? "/";
   const queryAt = target.indexOf("?");
@@ -183,10 +207,10 @@ function vetRequest(
     );
   }
   const endpoint = `${method} ${normalised}`;
-  if (!ALLOWED_ENDPOINTS.has(endpoint)) {
+  if (!allowed.has(endpoint)) {
     return refused(
       "not_allowed",
-      `the llm-tool-test proxy forwards only ${[...ALLOWED_ENDPOINTS].join(" and ")}, not ${endpoint}`,
+      `the llm-tool-test proxy forwards only ${[...allowed].join(" and ")}, not ${endpoint}`,
     );
   }
   if (forwarded >= maxRequests) {
@@ -195,8 +219,10 @@ function vetRequest(
       `the llm-tool-test proxy's cap of ${maxRequests} API requests for this trial is reached`,
     );
   }
+  const limit = admit?.(endpoint) ?? null;
+  if (limit !== null) return refused("agent_limit", limit);
   // Query strings carry only flags (`?beta=true`); characters outside a URL's are refused upstream.
-  return { kind: "forward", path: `${basePath}${normalised}${query}` };
+  return { kind: "forward", path: `${basePath}${normalised}${query}`, endpoint };
 }
 
 /** The client's headers without hop-by-hop ones and without any credential, then the real key's. */
@@ -227,7 +253,14 @@ function relay(
     upstream,
     path,
     headers,
-  }: { dispatcher: HttpDispatcher; upstream: URL; path: string; headers: Record<string, string | string[]> },
+    onStatus,
+  }: {
+    dispatcher: HttpDispatcher;
+    upstream: URL;
+    path: string;
+    headers: Record<string, string | string[]>;
+    onStatus: (status: number) => void;
+  },
 ): void {
   // The client gave up (the agent was killed): stop the upstream request too.
   const abort = new AbortController();
@@ -246,6 +279,7 @@ function relay(
     })
     .then(
       (upstreamRes) => {
+        onStatus(upstreamRes.statusCode);
         const responseHeaders: http.OutgoingHttpHeaders = {};
         for (const [name, value] of Object.entries(upstreamRes.headers)) {
           if (value !== undefined && !HOP_BY_HOP.has(name.toLowerCase())) responseHeaders[name] = value;
