@@ -5,11 +5,12 @@
  * anywhere else.
  */
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   CODEX_BIN_ENV,
+  CODEX_PACKAGE,
   CODEX_VERSION,
   createCodexStreamMapper,
   resolveCodexBinary,
@@ -278,6 +279,24 @@ describe("codex agent with the real codex binary", () => {
     expect(trial.output.report.outcome).toBe("error");
   }, 120_000);
 
+  it("refuses the model's request for a login shell, whose profile would reset PATH past the shim", async () => {
+    const trial = await runCodexTrial(
+      jqScenario({ evaluation: { gates: [] } }),
+      responsesScript([
+        { kind: "answer", commands: [{ cmd: "jq -r '.[0].name' data.json", login: true }] },
+        answerText("Done."),
+      ]),
+    );
+    // Codex refuses the call before running anything (and reports no item for it): jq never ran.
+    const refused = trial.server.requests[1]!.body.input.find(
+      (item: { type: string }) => item.type === "function_call_output",
+    );
+    expect(refused.output).toContain("login shell is disabled by config");
+    expect(eventsOf(trial.events, "target_invocation")).toEqual([]);
+    expect(eventsOf(trial.events, "tool_call")).toEqual([]);
+    expect(eventsOf(trial.events, "trial_end")[0]).toMatchObject({ reason: "natural_stop", turns: 2 });
+  }, 120_000);
+
   it("kills Codex's process group, its commands included, when the trial times out", async () => {
     // Unique per test process: the check looks for the marker machine-wide.
     const marker = `sleep 49.${process.pid}`;
@@ -512,6 +531,17 @@ describe("codex agent setup", () => {
     await mkdir(bin);
     await symlink(path.resolve("node_modules/@openai/codex/bin/codex.js"), path.join(bin, "codex"));
     expect(resolveCodexBinary({ PATH: bin }, [])).toBe(found);
+  });
+
+  it("pins the version the devDependency installs, exactly", async () => {
+    const manifest = JSON.parse(await readFile("package.json", "utf8")) as {
+      devDependencies: Record<string, string>;
+    };
+    expect(manifest.devDependencies[CODEX_PACKAGE]).toBe(CODEX_VERSION);
+    const installed = JSON.parse(
+      await readFile(path.join("node_modules", CODEX_PACKAGE, "package.json"), "utf8"),
+    ) as { version: string };
+    expect(installed.version).toBe(CODEX_VERSION);
   });
 
   it("says how to install Codex when it is nowhere", () => {

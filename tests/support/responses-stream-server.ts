@@ -28,8 +28,8 @@ export type ResponsesReply =
       kind: "answer";
       /** An assistant message before any call. */
       text?: string;
-      /** exec_command calls (Codex's shell tool), in order. */
-      commands?: string[];
+      /** exec_command calls (Codex's shell tool), in order: the command, or all its arguments. */
+      commands?: (string | Record<string, unknown>)[];
       usage?: ResponsesUsage;
     }
   | { kind: "error"; status: number; message: string };
@@ -139,7 +139,7 @@ function streamAnswer(
       id: nextId("fc"),
       call_id: nextId("call"),
       name: "exec_command",
-      arguments: JSON.stringify({ cmd: command }),
+      arguments: JSON.stringify(typeof command === "string" ? { cmd: command } : command),
       status: "completed",
     });
   }
