@@ -20,11 +20,13 @@ import {
 import { PLACEHOLDER_API_KEY } from "../../src/agents/credential-proxy.js";
 import { createAgent } from "../../src/agents/registry.js";
 import { ConfigError } from "../../src/errors.js";
+import type { Report } from "../../src/results/types.js";
 import { defaultRunOptions } from "../../src/run/options.js";
 import { checkModelProviders } from "../../src/run/prepare.js";
 import type { TrialOutput } from "../../src/run/trial.js";
 import type { Scenario } from "../../src/scenario/types.js";
 import type { EventInput, TrialEvent } from "../../src/transcript/events.js";
+import { runMain } from "../cli/run-main.js";
 import { startLoopbackServer } from "../support/loopback-server.js";
 import { findBwrapProblem, findLiveProcesses } from "../support/processes.js";
 import {
@@ -305,6 +307,78 @@ describe("codex agent with the real codex binary", () => {
     expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("timeout");
     expect(eventsOf(trial.events, "tool_call").map((c) => c.command)).toEqual([`${marker}; echo never`]);
     expect(findLiveProcesses(marker)).toEqual([]);
+  }, 120_000);
+});
+
+describe("codex in a model matrix, through the CLI", () => {
+  it("asks Codex for each model of --model A,B and prices each from its tokens", async () => {
+    const server = await startResponsesServer((request) => {
+      const script = responsesScript([
+        runCommand("jq -r '.[].name' data.json > names.txt", USAGE),
+        answerText(`Done with ${request.body.model}.`, USAGE),
+      ]);
+      return script(request);
+    });
+    cleanups.push(() => server.close());
+    const suite = path.join(dir, "matrix-suite");
+    await mkdir(suite);
+    await writeFile(
+      path.join(suite, "names.yaml"),
+      [
+        "name: names",
+        "task: Write the names from data.json to names.txt, one per line.",
+        "files:",
+        `  data.json: '[{"name":"ada"},{"name":"grace"}]'`,
+        "target:",
+        "  binary: jq",
+        "evaluation:",
+        "  gates:",
+        "    - type: file_contains",
+        "      path: names.txt",
+        '      substring: "ada\\ngrace"',
+        "",
+      ].join("\n"),
+    );
+    const out = path.join(dir, "matrix-out");
+    const result = await runMain(
+      [
+        "run",
+        suite,
+        "--agent",
+        "codex",
+        "--model",
+        "openai:gpt-5.2,openai:gpt-5-mini",
+        "--trials",
+        "1",
+        "--sandbox",
+        "local",
+        "--out",
+        out,
+        "-q",
+      ],
+      { env: { OPENAI_API_KEY: CANARY_KEY, OPENAI_BASE_URL: server.url, ...trapEnv() } },
+    );
+    expect(result.stderr).not.toMatch(/error/i);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report;
+    expect(report.run.agent).toBe("codex");
+    expect(report.model_matrix?.models).toEqual(["openai:gpt-5.2", "openai:gpt-5-mini"]);
+    expect(report.model_matrix?.counts.all_pass).toBe(1);
+    // Each model's conversation went to Codex under that model's own id, without the prefix.
+    expect(new Set(server.requests.map((request) => request.body.model))).toEqual(
+      new Set(["gpt-5.2", "gpt-5-mini"]),
+    );
+    expect(server.requests).toHaveLength(4);
+    for (const trial of report.scenarios.flatMap((scenario) => scenario.trials)) {
+      expect(trial.execution).toMatchObject({
+        turns: 2,
+        tool_calls: 1,
+        input_tokens: 1600,
+        cache_read_tokens: 400,
+      });
+      expect(trial.execution.cost_usd).toBeGreaterThan(0);
+    }
+    expect(trap.hits).toEqual([]);
   }, 120_000);
 });
 
