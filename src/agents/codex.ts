@@ -18,10 +18,11 @@
  *
  * Its JSONL stream becomes the trial's events: one `model_response` per answer of the API (the
  * proxy's count tells which answer an item belongs to), `tool_call`/`tool_result` per
- * command_execution item with its exit code, `model_error` per API error it reports. Codex reports
- * tokens only as the run's total, on turn.completed: that total rides on the last response. It
- * reports no cost, so the cost is priced from the tokens (unknown for a model not in the table).
- * The target shim still records every real invocation of the tool.
+ * command_execution item with its exit code, `model_error` per API error it reports. Codex prints
+ * tokens only as the run's total, and none when the run fails, so each answer's usage is read by
+ * the proxy from the answer's own `response.completed` event as it relays it. Codex reports no
+ * cost, so the cost is priced from the tokens (unknown for a model not in the table). The target
+ * shim still records every real invocation of the tool.
  */
 import { accessSync, constants as fsConstants, realpathSync, statSync } from "node:fs";
 import path from "node:path";
@@ -29,7 +30,7 @@ import { fileURLToPath } from "node:url";
 import { ConfigError, describeError } from "../errors.js";
 import { providerOfModel } from "../model/provider.js";
 import type { ExecResult } from "../sandbox/types.js";
-import type { EventSink, TokenUsage } from "../transcript/events.js";
+import type { EventInput, EventSink, TokenUsage } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
 import { type CredentialProxy, PLACEHOLDER_API_KEY, startCredentialProxy } from "./credential-proxy.js";
 import { emitOutputCut } from "./output-cut.js";
@@ -140,8 +141,14 @@ export function createCodexAgent(options: CodexAgentOptions): Agent {
           endpoint === RESPONSES_ENDPOINT && answers >= maxTurns
             ? `the trial's limit of ${maxTurns} model turns is reached (the llm-tool-test proxy refuses further requests)`
             : null,
-        onUpstreamStatus: (endpoint, status) => {
-          if (endpoint === RESPONSES_ENDPOINT && status >= 200 && status < 300) answers += 1;
+        onUpstreamResponse: ({ endpoint, status, encoding }) => {
+          if (endpoint !== RESPONSES_ENDPOINT || status < 200 || status >= 300) return undefined;
+          answers += 1;
+          const answer = answers;
+          // Each answer's usage, from its own stream (Codex prints only the run's total).
+          return encoding === "identity"
+            ? createAnswerUsageReader((usage) => mapper.answerUsage(answer, usage))
+            : undefined;
         },
         // Each refusal is in the trial's events, so the report says why the agent's call failed.
         onRefusal: (refusal) => context.events.emit(refusalEvent(refusal, mapper.turns())),
@@ -360,15 +367,19 @@ function isExecutableFile(file: string): boolean {
 // ---- The stream ----
 
 interface PendingResponse {
-  /** The proxy's count of answers when it opened: a later count is a later answer. */
+  /** Which answer of the API it is (the proxy's count when it opened). */
   answer: number;
   texts: string[];
   toolUses: { id: string; name: string; input: unknown }[];
   startedAt: number;
+  /** Its commands have started: it goes out as soon as its usage is known. */
+  complete: boolean;
 }
 
 export interface CodexStreamMapper {
   push(line: string): void;
+  /** The usage of answer `answer` (1-based), as the proxy read it from the API's stream. */
+  answerUsage(answer: number, usage: TokenUsage): void;
   /** Model turns so far. */
   turns(): number;
   /** The outcome once the process has exited; `turnLimit`: the proxy refused a turn past max_turns. */
@@ -384,9 +395,13 @@ interface CodexStreamState {
   now: () => number;
   answers: () => number;
   pending: PendingResponse | null;
-  /** Responses emitted so far, and the answer count of the last one. */
+  /** The pending response's command events, held until it goes out (a response comes first). */
+  held: EventInput[];
+  /** Responses emitted so far, and the answer of the last one. */
   emitted: number;
   lastAnswer: number;
+  /** Each answer's usage, as the proxy read it. */
+  answerUsage: Map<number, TokenUsage>;
   /** command_execution items emitted without a result yet: item id → start time. */
   openCalls: Map<string, number>;
   /** The run's token total (turn.completed). */
@@ -404,9 +419,10 @@ const ZERO_USAGE: TokenUsage = {
 /**
  * Turns Codex's `exec --json` lines into trial events as they arrive. `answers` is how many
  * answers the Responses API has begun to send (the proxy counts them before Codex can print
- * anything of them), which is how items are grouped into model turns. A response with commands is
- * emitted when the first of them starts; one without waits for the next answer or the end, so
- * that the last one carries the run's token total.
+ * anything of them), which is how items are grouped into model turns; each answer's usage comes
+ * from the proxy too (`answerUsage`), since Codex prints only the run's total. A response goes out
+ * once its commands have started and its usage is known, or when the next answer begins or the
+ * run ends; its command events wait for it.
  */
 export function createCodexStreamMapper(
   events: EventSink,
@@ -418,8 +434,10 @@ export function createCodexStreamMapper(
     now,
     answers,
     pending: null,
+    held: [],
     emitted: 0,
     lastAnswer: 0,
+    answerUsage: new Map(),
     openCalls: new Map(),
     usage: null,
     end: null,
@@ -432,28 +450,25 @@ export function createCodexStreamMapper(
       try {
         line = asRecord(JSON.parse(text));
       } catch {
-        events.emit({ type: "agent_output", text: raw });
+        emit(stream, { type: "agent_output", text: raw });
         return;
       }
       handleLine(stream, line, text);
     },
+    answerUsage(answer, usage) {
+      stream.answerUsage.set(answer, usage);
+      if (stream.pending?.answer === answer && stream.pending.complete) flushResponse(stream);
+    },
     turns: () => stream.emitted + (stream.pending ? 1 : 0),
     finish(exec, signal, ends) {
-      // The last response carries the run's token total; answers the stream showed nothing of
-      // (hidden reasoning only) are model turns all the same.
-      const rest: PendingResponse[] = stream.pending ? [stream.pending] : [];
-      stream.pending = null;
-      for (let answer = stream.lastAnswer + 1; answer <= stream.answers(); answer += 1) {
-        rest.push({ answer, texts: [], toolUses: [], startedAt: stream.now() });
-      }
-      stream.lastAnswer = Math.max(stream.lastAnswer, stream.answers());
-      for (const [index, response] of rest.entries()) {
-        emitResponse(stream, response, index === rest.length - 1 ? stream.usage : null);
-      }
-      if (rest.length === 0 && stream.usage) {
-        stream.events.emit({
+      flushResponse(stream);
+      // Answers the stream showed nothing of (hidden reasoning only) are model turns all the same.
+      emitUnseenAnswers(stream, stream.answers() + 1);
+      // Without the answers' own usage (a compressed stream), the run's total goes on the last one.
+      if (stream.answerUsage.size === 0 && stream.usage) {
+        emit(stream, {
           type: "agent_output",
-          text: `Codex reported ${JSON.stringify(stream.usage)} tokens after its last response`,
+          text: `Codex reported only the run's token total: ${JSON.stringify(stream.usage)}`,
         });
       }
       return decideOutcome(stream, exec, signal, ends);
@@ -461,10 +476,16 @@ export function createCodexStreamMapper(
   };
 }
 
+/** An event now, or after the pending response when that response is still to go out. */
+function emit(stream: CodexStreamState, event: EventInput): void {
+  if (stream.pending && stream.held.length > 0) stream.held.push(event);
+  else stream.events.emit(event);
+}
+
 function handleLine(stream: CodexStreamState, line: Record<string, unknown>, text: string): void {
   switch (line.type) {
     case "thread.started":
-      stream.events.emit({
+      emit(stream, {
         type: "agent_output",
         text: `Codex started: thread ${String(line.thread_id ?? "?")}`,
       });
@@ -493,7 +514,7 @@ function handleLine(stream: CodexStreamState, line: Record<string, unknown>, tex
     }
     case "error": {
       const message = typeof line.message === "string" ? line.message : "API error";
-      stream.events.emit({
+      emit(stream, {
         type: "model_error",
         turn: stream.emitted + 1,
         attempt: 1,
@@ -507,7 +528,7 @@ function handleLine(stream: CodexStreamState, line: Record<string, unknown>, tex
     }
     default:
       // Kept as-is: lines this version adds are still in the transcript.
-      stream.events.emit({ type: "agent_output", text });
+      emit(stream, { type: "agent_output", text });
   }
 }
 
@@ -528,14 +549,13 @@ function handleItem(stream: CodexStreamState, item: Record<string, unknown>, com
       break;
     case "error":
       // Codex's own warnings (an unknown model's metadata, a config notice), not the model's.
-      if (completed)
-        stream.events.emit({ type: "agent_output", text: `Codex: ${String(item.message ?? "")}` });
+      if (completed) emit(stream, { type: "agent_output", text: `Codex: ${String(item.message ?? "")}` });
       break;
     default:
       // File changes, MCP calls, to-do lists: in the transcript, not shell calls.
       if (completed) {
         responseFor(stream);
-        stream.events.emit({
+        emit(stream, {
           type: "agent_output",
           text: `Codex ${String(item.type)}: ${JSON.stringify(item)}`,
         });
@@ -552,30 +572,40 @@ function responseFor(stream: CodexStreamState): PendingResponse | null {
   if (stream.pending && stream.pending.answer === answer) return stream.pending;
   if (!stream.pending && answer <= stream.lastAnswer) return null;
   flushResponse(stream);
-  // Answers skipped (nothing shown of them) are turns too.
-  while (stream.lastAnswer + 1 < answer) {
-    stream.lastAnswer += 1;
-    emitResponse(
-      stream,
-      { answer: stream.lastAnswer, texts: [], toolUses: [], startedAt: stream.now() },
-      null,
-    );
-  }
-  stream.pending = { answer, texts: [], toolUses: [], startedAt: stream.now() };
+  emitUnseenAnswers(stream, answer);
+  stream.pending = { answer, texts: [], toolUses: [], startedAt: stream.now(), complete: false };
   stream.lastAnswer = answer;
   return stream.pending;
 }
 
-/** A command starts: its response (now complete) is emitted, then its tool_call. */
+/** Answers before `before` that no item showed (hidden reasoning, a refused call): turns all the same. */
+function emitUnseenAnswers(stream: CodexStreamState, before: number): void {
+  while (stream.lastAnswer + 1 < before) {
+    stream.lastAnswer += 1;
+    emitResponse(stream, {
+      answer: stream.lastAnswer,
+      texts: [],
+      toolUses: [],
+      startedAt: stream.now(),
+      complete: true,
+    });
+  }
+}
+
+/** A command starts: its response is complete (it goes out once its usage is known), then its tool_call. */
 function startCommand(stream: CodexStreamState, id: string, item: Record<string, unknown>): void {
   const command = unwrapShellCommand(typeof item.command === "string" ? item.command : "");
   const response = responseFor(stream);
   stream.openCalls.set(id, stream.now());
-  if (response) {
-    response.toolUses.push({ id, name: "exec_command", input: { command } });
-    flushResponse(stream);
+  const call: EventInput = { type: "tool_call", call_id: id, turn: Math.max(stream.emitted, 1), command };
+  if (!response) {
+    stream.events.emit(call);
+    return;
   }
-  stream.events.emit({ type: "tool_call", call_id: id, turn: Math.max(stream.emitted, 1), command });
+  response.toolUses.push({ id, name: "exec_command", input: { command } });
+  response.complete = true;
+  stream.held.push({ ...call, turn: stream.emitted + 1 });
+  if (stream.answerUsage.has(response.answer)) flushResponse(stream);
 }
 
 function finishCommand(stream: CodexStreamState, id: string, item: Record<string, unknown>): void {
@@ -583,7 +613,7 @@ function finishCommand(stream: CodexStreamState, id: string, item: Record<string
   stream.openCalls.delete(id);
   const exitCode = typeof item.exit_code === "number" ? item.exit_code : null;
   const status = typeof item.status === "string" ? item.status : "";
-  stream.events.emit({
+  emit(stream, {
     type: "tool_result",
     call_id: id,
     // Codex reports stdout and stderr interleaved, as one output.
@@ -597,21 +627,31 @@ function finishCommand(stream: CodexStreamState, id: string, item: Record<string
   });
 }
 
+/** The pending response, then the command events it held. */
 function flushResponse(stream: CodexStreamState): void {
   const response = stream.pending;
   if (!response) return;
   stream.pending = null;
-  emitResponse(stream, response, null);
+  emitResponse(stream, response);
+  const held = stream.held.splice(0);
+  for (const event of held) stream.events.emit(event);
 }
 
-/** `usage`: the run's total, on the last response (Codex reports no per-answer figures). */
-function emitResponse(stream: CodexStreamState, response: PendingResponse, usage: TokenUsage | null): void {
+/**
+ * A model_response with its answer's usage, as the proxy read it; failing that (a compressed
+ * stream), the last response of a finished run carries the run's total.
+ */
+function emitResponse(stream: CodexStreamState, response: PendingResponse): void {
   stream.emitted += 1;
+  const last = stream.end !== null && response.answer >= stream.answers();
+  const usage =
+    stream.answerUsage.get(response.answer) ??
+    (stream.answerUsage.size === 0 && last && stream.usage ? stream.usage : ZERO_USAGE);
   stream.events.emit({
     type: "model_response",
     turn: stream.emitted,
     stop_reason: response.toolUses.length > 0 ? "tool_use" : null,
-    usage: usage ?? ZERO_USAGE,
+    usage,
     text: response.texts.join("\n"),
     tool_uses: response.toolUses,
     duration_ms: Math.max(0, Math.round(stream.now() - response.startedAt)),
@@ -640,6 +680,48 @@ function decideOutcome(
     "agent_crash",
     `codex exited with code ${exec.exit_code}${end ? "" : " without turn.completed"}${stderrPart}`,
   );
+}
+
+/**
+ * Reads a Responses API event stream as it is relayed and reports the usage of its
+ * `response.completed` event (the answer's own tokens).
+ */
+export function createAnswerUsageReader(onUsage: (usage: TokenUsage) => void): (chunk: Buffer) => void {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let done = false;
+  return (chunk) => {
+    if (done) return;
+    buffer += decoder.decode(chunk, { stream: true });
+    const blocks = buffer.split(/\r?\n\r?\n/);
+    buffer = blocks.pop() ?? "";
+    for (const block of blocks) {
+      const data = block
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(5).trimStart())
+        .join("\n");
+      if (!data.includes('"response.completed"')) continue;
+      let event: Record<string, unknown>;
+      try {
+        event = asRecord(JSON.parse(data));
+      } catch {
+        continue;
+      }
+      if (event.type !== "response.completed") continue;
+      const usage = asRecord(asRecord(event.response).usage);
+      const details = asRecord(usage.input_tokens_details);
+      done = true;
+      onUsage(
+        readUsage({
+          input_tokens: usage.input_tokens,
+          cached_input_tokens: details.cached_tokens,
+          output_tokens: usage.output_tokens,
+        }),
+      );
+      return;
+    }
+  };
 }
 
 /** Codex's totals: input includes the cached and cache-written tokens, as OpenAI counts them. */

@@ -45,8 +45,19 @@ export interface CredentialProxyOptions {
    * null lets it through.
    */
   admit?: (endpoint: string) => string | null;
-  /** Told of each upstream answer's status as it arrives, before its body streams back. */
-  onUpstreamStatus?: (endpoint: string, status: number) => void;
+  /**
+   * Told of each upstream answer as it arrives (its status and content encoding), before its body
+   * streams back; a function returned is given each chunk of the body as it is relayed.
+   */
+  onUpstreamResponse?: (answer: UpstreamAnswer) => ((chunk: Buffer) => void) | undefined;
+}
+
+export interface UpstreamAnswer {
+  /** `METHOD /path` as allowed. */
+  endpoint: string;
+  status: number;
+  /** The body's content-encoding (`identity` when none). */
+  encoding: string;
 }
 
 export interface ProxyRefusal {
@@ -139,7 +150,7 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
       upstream,
       path: vetted.path,
       headers: upstreamHeaders(req.headers, options.apiKey, upstream.host),
-      onStatus: (status) => options.onUpstreamStatus?.(endpoint, status),
+      onAnswer: (status, encoding) => options.onUpstreamResponse?.({ endpoint, status, encoding }),
     });
   });
 
@@ -253,13 +264,13 @@ function relay(
     upstream,
     path,
     headers,
-    onStatus,
+    onAnswer,
   }: {
     dispatcher: HttpDispatcher;
     upstream: URL;
     path: string;
     headers: Record<string, string | string[]>;
-    onStatus: (status: number) => void;
+    onAnswer: (status: number, encoding: string) => ((chunk: Buffer) => void) | undefined;
   },
 ): void {
   // The client gave up (the agent was killed): stop the upstream request too.
@@ -279,7 +290,12 @@ function relay(
     })
     .then(
       (upstreamRes) => {
-        onStatus(upstreamRes.statusCode);
+        const encoding = upstreamRes.headers["content-encoding"];
+        const observe = onAnswer(
+          upstreamRes.statusCode,
+          typeof encoding === "string" ? encoding : "identity",
+        );
+        if (observe) upstreamRes.body.on("data", (chunk: Buffer) => observe(chunk));
         const responseHeaders: http.OutgoingHttpHeaders = {};
         for (const [name, value] of Object.entries(upstreamRes.headers)) {
           if (value !== undefined && !HOP_BY_HOP.has(name.toLowerCase())) responseHeaders[name] = value;

@@ -12,6 +12,7 @@ import {
   CODEX_BIN_ENV,
   CODEX_PACKAGE,
   CODEX_VERSION,
+  createAnswerUsageReader,
   createCodexStreamMapper,
   resolveCodexBinary,
   splitShellWords,
@@ -172,21 +173,21 @@ describe("codex agent with the real codex binary", () => {
     expect(report.outcome).toBe("pass");
     expect(report.gates.map((gate) => gate.passed)).toEqual([true, true]);
 
-    // One model turn per answer of the API; Codex's token total rides on the last one.
+    // One model turn per answer of the API, each with its own usage (read by the proxy).
     const responses = eventsOf(events, "model_response");
     expect(responses.map((r) => r.turn)).toEqual([1, 2, 3, 4]);
     expect(responses.map((r) => r.stop_reason)).toEqual(["tool_use", "tool_use", "tool_use", null]);
     expect(responses[0]!.text).toBe("I will extract the names with jq.");
     expect(responses[3]!.text).toBe("Done: names.txt lists ada and grace.");
-    expect(responses[3]!.usage).toEqual({
-      input_tokens: 3200,
-      output_tokens: 200,
-      cache_read_tokens: 800,
-      cache_write_tokens: 0,
-    });
-    expect(responses.slice(0, 3).every((r) => r.usage.input_tokens === 0 && r.cost_usd === undefined)).toBe(
-      true,
-    );
+    for (const response of responses) {
+      expect(response.usage).toEqual({
+        input_tokens: 800,
+        output_tokens: 50,
+        cache_read_tokens: 200,
+        cache_write_tokens: 0,
+      });
+      expect(response.cost_usd).toBeUndefined();
+    }
 
     // Commands: the model's own, with their exit codes, paired with the response that asked.
     const calls = eventsOf(events, "tool_call");
@@ -265,6 +266,9 @@ describe("codex agent with the real codex binary", () => {
     const refusal = eventsOf(trial.events, "model_error").find((e) => e.status === 403);
     expect(refusal?.message).toContain("limit of 2 model turns");
     expect(trial.output.report.interaction.completed).toBe(false);
+    // Codex reports no tokens for a failed run; the answers' own usage still counts, and prices.
+    expect(trial.output.report.execution).toMatchObject({ input_tokens: 200, output_tokens: 20 });
+    expect(trial.output.report.execution.cost_usd).toBeGreaterThan(0);
   }, 120_000);
 
   it("reports an API error it gave up on as an infrastructure error, not a model turn", async () => {
@@ -469,7 +473,7 @@ describe("codex stream mapping", () => {
     return { events, outcome };
   }
 
-  it("groups items by the API's answers, unwraps the shell, and puts the token total on the last turn", () => {
+  it("groups items by the API's answers, unwraps the shell, and without the answers' usage puts the run's total on the last turn", () => {
     const { events, outcome } = mapLines(RECORDED, [0, 0, 0, 1, 1, 1, 2, 2]);
     expect(outcome).toEqual({ reason: "natural_stop", turns: 2 });
     expect(events.map((event) => event.type)).toEqual([
@@ -479,7 +483,11 @@ describe("codex stream mapping", () => {
       "tool_call",
       "tool_result",
       "model_response",
+      "agent_output",
     ]);
+    expect(events[6]).toMatchObject({
+      text: expect.stringContaining("Codex reported only the run's token total"),
+    });
     expect(events[1]).toMatchObject({ text: "Codex: Model metadata for `gpt-5.2` not found." });
     expect(events[2]).toMatchObject({ turn: 1, text: "Running jq.", stop_reason: "tool_use" });
     expect(events[3]).toEqual({
@@ -535,7 +543,7 @@ describe("codex stream mapping", () => {
     );
     const responses = events.filter((event) => event.type === "model_response");
     expect(responses.map((r) => [r.turn, r.tool_uses.length])).toEqual([
-      [1, 1],
+      [1, 2],
       [2, 0],
       [3, 0],
     ]);
@@ -545,6 +553,73 @@ describe("codex stream mapping", () => {
       ["pwd", 1],
     ]);
     expect(outcome.turns).toBe(3);
+  });
+
+  it("holds a response's command events until its usage arrives from the proxy, then emits them in order", () => {
+    const events: EventInput[] = [];
+    let answers = 1;
+    const mapper = createCodexStreamMapper(
+      { emit: (event) => events.push(event) },
+      () => 0,
+      () => answers,
+    );
+    const command = (type: string, exit: number | null) =>
+      JSON.stringify({
+        type,
+        item: {
+          id: "c1",
+          type: "command_execution",
+          command: "/bin/bash -c ls",
+          aggregated_output: "",
+          exit_code: exit,
+          status: "x",
+        },
+      });
+    mapper.push(
+      JSON.stringify({ type: "item.completed", item: { id: "m", type: "agent_message", text: "Listing." } }),
+    );
+    mapper.push(command("item.started", null));
+    mapper.push(command("item.completed", 0));
+    expect(events).toEqual([]);
+    const usage = { input_tokens: 7, output_tokens: 3, cache_read_tokens: 1, cache_write_tokens: 0 };
+    mapper.answerUsage(1, usage);
+    expect(events.map((event) => event.type)).toEqual(["model_response", "tool_call", "tool_result"]);
+    expect(events[0]).toMatchObject({ turn: 1, text: "Listing.", usage, tool_uses: [{ id: "c1" }] });
+    answers = 2;
+    mapper.answerUsage(2, { ...usage, input_tokens: 9 });
+    mapper.push(
+      JSON.stringify({ type: "item.completed", item: { id: "m2", type: "agent_message", text: "Done." } }),
+    );
+    mapper.push(JSON.stringify({ type: "turn.completed", usage: { input_tokens: 100, output_tokens: 100 } }));
+    const outcome = mapper.finish(
+      { exit_code: 0, stderr: "", timed_out: false },
+      new AbortController().signal,
+      {
+        turnLimit: false,
+      },
+    );
+    expect(outcome).toEqual({ reason: "natural_stop", turns: 2 });
+    // The answers' own usage wins over Codex's total.
+    expect(events[3]).toMatchObject({
+      type: "model_response",
+      turn: 2,
+      text: "Done.",
+      usage: { input_tokens: 9 },
+    });
+  });
+
+  it("reads an answer's usage from its event stream, split anywhere", () => {
+    const seen: unknown[] = [];
+    const read = createAnswerUsageReader((usage) => seen.push(usage));
+    const stream =
+      'event: response.created\ndata: {"type":"response.created","response":{"id":"r"}}\n\n' +
+      'event: response.completed\r\ndata: {"type":"response.completed","response":{"id":"r","usage":' +
+      '{"input_tokens":120,"input_tokens_details":{"cached_tokens":20},"output_tokens":7}}}\r\n\r\n';
+    const bytes = Buffer.from(stream);
+    for (let at = 0; at < bytes.length; at += 13) read(bytes.subarray(at, at + 13));
+    expect(seen).toEqual([
+      { input_tokens: 100, output_tokens: 7, cache_read_tokens: 20, cache_write_tokens: 0 },
+    ]);
   });
 
   it("maps the ways a run ends", () => {

@@ -181,7 +181,7 @@ describe("credential proxy", () => {
     expect(proxy.forwarded()).toBe(0);
   });
 
-  it("forwards only the agent's own endpoints under the upstream's prefix, refuses what the agent does not admit, and tells the upstream's status", async () => {
+  it("forwards only the agent's own endpoints under the upstream's prefix, refuses what the agent does not admit, and shows the agent each answer's status and body", async () => {
     const seen: string[] = [];
     const upstream = await startUpstream((req, res) => {
       seen.push(`${req.method} ${req.url} ${req.headers.authorization}`);
@@ -189,13 +189,17 @@ describe("credential proxy", () => {
       res.writeHead(seen.length === 1 ? 200 : 429, { "content-type": "application/json" }).end("{}");
     });
     const statuses: [string, number][] = [];
+    const bodies: string[] = [];
     let admitted = 0;
     const proxy = await startCredentialProxy({
       apiKey: CANARY_KEY,
       upstream: `${upstream.url}/v1`,
       allowedEndpoints: ["POST /responses"],
       admit: () => (admitted++ < 2 ? null : "the trial's turn limit is reached"),
-      onUpstreamStatus: (endpoint, status) => statuses.push([endpoint, status]),
+      onUpstreamResponse: ({ endpoint, status }) => {
+        statuses.push([endpoint, status]);
+        return (chunk) => bodies.push(chunk.toString());
+      },
     });
     cleanups.push(() => proxy.close());
     const post = (path: string) =>
@@ -221,6 +225,8 @@ describe("credential proxy", () => {
       ["POST /responses", 200],
       ["POST /responses", 429],
     ]);
+    // The bodies as relayed, for the agent to read (the answers' token counts).
+    expect(bodies).toEqual(["{}", "{}"]);
     expect(proxy.refused().map((refusal) => refusal.reason)).toEqual([
       "not_allowed",
       "not_allowed",
