@@ -136,6 +136,8 @@ export function createCodexAgent(options: CodexAgentOptions): Agent {
         upstream: options.baseURL || DEFAULT_OPENAI_BASE_URL,
         proxyEnv: env,
         allowedEndpoints: CODEX_ENDPOINTS,
+        // Codex asks for zstd or gzip; the answers' usage is read from the plain stream.
+        uncompressed: true,
         ...(options.maxApiRequests !== undefined ? { maxRequests: options.maxApiRequests } : {}),
         admit: (endpoint) =>
           endpoint === RESPONSES_ENDPOINT && answers >= maxTurns
@@ -147,7 +149,10 @@ export function createCodexAgent(options: CodexAgentOptions): Agent {
           const answer = answers;
           // Each answer's usage, from its own stream (Codex prints only the run's total).
           return encoding === "identity"
-            ? createAnswerUsageReader((usage) => mapper.answerUsage(answer, usage))
+            ? createAnswerReader({
+                item: (item) => mapper.answerItem(answer, item),
+                usage: (usage) => mapper.answerUsage(answer, usage),
+              })
             : undefined;
         },
         // Each refusal is in the trial's events, so the report says why the agent's call failed.
@@ -380,6 +385,8 @@ export interface CodexStreamMapper {
   push(line: string): void;
   /** The usage of answer `answer` (1-based), as the proxy read it from the API's stream. */
   answerUsage(answer: number, usage: TokenUsage): void;
+  /** A command (a function call's `cmd`) or a message of answer `answer`, as the proxy read it. */
+  answerItem(answer: number, item: { command: string } | { text: string }): void;
   /** Model turns so far. */
   turns(): number;
   /** The outcome once the process has exited; `turnLimit`: the proxy refused a turn past max_turns. */
@@ -402,6 +409,8 @@ interface CodexStreamState {
   lastAnswer: number;
   /** Each answer's usage, as the proxy read it. */
   answerUsage: Map<number, TokenUsage>;
+  /** Each answer's commands and messages as the proxy read them, not yet matched to Codex's items. */
+  answerItems: Map<number, { commands: string[]; texts: string[] }>;
   /** command_execution items emitted without a result yet: item id → start time. */
   openCalls: Map<string, number>;
   /** The run's token total (turn.completed). */
@@ -438,6 +447,7 @@ export function createCodexStreamMapper(
     emitted: 0,
     lastAnswer: 0,
     answerUsage: new Map(),
+    answerItems: new Map(),
     openCalls: new Map(),
     usage: null,
     end: null,
@@ -454,6 +464,12 @@ export function createCodexStreamMapper(
         return;
       }
       handleLine(stream, line, text);
+    },
+    answerItem(answer, item) {
+      const items = stream.answerItems.get(answer) ?? { commands: [], texts: [] };
+      stream.answerItems.set(answer, items);
+      if ("command" in item) items.commands.push(item.command);
+      else items.texts.push(item.text);
     },
     answerUsage(answer, usage) {
       stream.answerUsage.set(answer, usage);
@@ -537,11 +553,11 @@ function handleItem(stream: CodexStreamState, item: Record<string, unknown>, com
   switch (item.type) {
     case "agent_message":
       if (completed && typeof item.text === "string" && item.text.length > 0) {
-        responseFor(stream)?.texts.push(item.text);
+        responseFor(stream, answerOf(stream, "texts", item.text))?.texts.push(item.text);
       }
       break;
     case "reasoning":
-      if (completed) responseFor(stream);
+      if (completed) responseFor(stream, Math.max(stream.answers(), 1));
       break;
     case "command_execution":
       if (!stream.openCalls.has(id)) startCommand(stream, id, item);
@@ -554,7 +570,7 @@ function handleItem(stream: CodexStreamState, item: Record<string, unknown>, com
     default:
       // File changes, MCP calls, to-do lists: in the transcript, not shell calls.
       if (completed) {
-        responseFor(stream);
+        responseFor(stream, Math.max(stream.answers(), 1));
         emit(stream, {
           type: "agent_output",
           text: `Codex ${String(item.type)}: ${JSON.stringify(item)}`,
@@ -564,11 +580,29 @@ function handleItem(stream: CodexStreamState, item: Record<string, unknown>, com
 }
 
 /**
+ * Which answer an item of Codex's stream belongs to: the first answer from the latest one opened
+ * whose same command or message the proxy read and no item has matched yet. Codex may print an
+ * item after the next request has gone out, so the proxy's count alone can be ahead; without a
+ * match (a compressed stream), it is all there is.
+ */
+function answerOf(stream: CodexStreamState, kind: "commands" | "texts", content: string): number {
+  const current = Math.max(stream.answers(), 1);
+  for (let answer = Math.max(stream.lastAnswer, 1); answer <= current; answer += 1) {
+    const unmatched = stream.answerItems.get(answer)?.[kind];
+    const at = unmatched?.indexOf(content) ?? -1;
+    if (unmatched && at !== -1) {
+      unmatched.splice(at, 1);
+      return answer;
+    }
+  }
+  return current;
+}
+
+/**
  * The response an item belongs to: the pending one while the answer count is the same, else a new
  * one (the pending one is emitted first). Null when the item belongs to a response already emitted.
  */
-function responseFor(stream: CodexStreamState): PendingResponse | null {
-  const answer = Math.max(stream.answers(), 1);
+function responseFor(stream: CodexStreamState, answer: number): PendingResponse | null {
   if (stream.pending && stream.pending.answer === answer) return stream.pending;
   if (!stream.pending && answer <= stream.lastAnswer) return null;
   flushResponse(stream);
@@ -595,7 +629,7 @@ function emitUnseenAnswers(stream: CodexStreamState, before: number): void {
 /** A command starts: its response is complete (it goes out once its usage is known), then its tool_call. */
 function startCommand(stream: CodexStreamState, id: string, item: Record<string, unknown>): void {
   const command = unwrapShellCommand(typeof item.command === "string" ? item.command : "");
-  const response = responseFor(stream);
+  const response = responseFor(stream, answerOf(stream, "commands", command));
   stream.openCalls.set(id, stream.now());
   const call: EventInput = { type: "tool_call", call_id: id, turn: Math.max(stream.emitted, 1), command };
   if (!response) {
@@ -682,16 +716,22 @@ function decideOutcome(
   );
 }
 
+/** What the proxy reads of one answer as it relays it. */
+export interface AnswerObserver {
+  /** A function call's command (`cmd`, or `command` joined) or an assistant message's text. */
+  item(item: { command: string } | { text: string }): void;
+  /** The answer's own usage, from `response.completed`. */
+  usage(usage: TokenUsage): void;
+}
+
 /**
- * Reads a Responses API event stream as it is relayed and reports the usage of its
- * `response.completed` event (the answer's own tokens).
+ * Reads a Responses API event stream as it is relayed: each output item as it is done (commands
+ * and messages, to place Codex's items) and the usage of `response.completed`.
  */
-export function createAnswerUsageReader(onUsage: (usage: TokenUsage) => void): (chunk: Buffer) => void {
+export function createAnswerReader(observer: AnswerObserver): (chunk: Buffer) => void {
   const decoder = new TextDecoder();
   let buffer = "";
-  let done = false;
   return (chunk) => {
-    if (done) return;
     buffer += decoder.decode(chunk, { stream: true });
     const blocks = buffer.split(/\r?\n\r?\n/);
     buffer = blocks.pop() ?? "";
@@ -701,27 +741,53 @@ export function createAnswerUsageReader(onUsage: (usage: TokenUsage) => void): (
         .filter((line) => line.startsWith("data:"))
         .map((line) => line.slice(5).trimStart())
         .join("\n");
-      if (!data.includes('"response.completed"')) continue;
+      if (!data.includes('"response.output_item.done"') && !data.includes('"response.completed"')) continue;
       let event: Record<string, unknown>;
       try {
         event = asRecord(JSON.parse(data));
       } catch {
         continue;
       }
+      if (event.type === "response.output_item.done") readOutputItem(asRecord(event.item), observer);
       if (event.type !== "response.completed") continue;
       const usage = asRecord(asRecord(event.response).usage);
       const details = asRecord(usage.input_tokens_details);
-      done = true;
-      onUsage(
+      observer.usage(
         readUsage({
           input_tokens: usage.input_tokens,
           cached_input_tokens: details.cached_tokens,
           output_tokens: usage.output_tokens,
         }),
       );
-      return;
     }
   };
+}
+
+function readOutputItem(item: Record<string, unknown>, observer: AnswerObserver): void {
+  if (item.type === "message" && item.role === "assistant" && Array.isArray(item.content)) {
+    const text = item.content
+      .map((part) => asRecord(part))
+      .filter((part) => part.type === "output_text" && typeof part.text === "string")
+      .map((part) => part.text as string)
+      .join("");
+    if (text) observer.item({ text });
+  } else if (item.type === "function_call" && typeof item.arguments === "string") {
+    let args: Record<string, unknown>;
+    try {
+      args = asRecord(JSON.parse(item.arguments));
+    } catch {
+      return;
+    }
+    const command =
+      typeof args.cmd === "string"
+        ? args.cmd
+        : typeof args.command === "string"
+          ? args.command
+          : Array.isArray(args.command)
+            ? args.command.map(String).join(" ")
+            : null;
+    if (command !== null) observer.item({ command });
+  }
 }
 
 /** Codex's totals: input includes the cached and cache-written tokens, as OpenAI counts them. */

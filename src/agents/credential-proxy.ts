@@ -50,6 +50,8 @@ export interface CredentialProxyOptions {
    * streams back; a function returned is given each chunk of the body as it is relayed.
    */
   onUpstreamResponse?: (answer: UpstreamAnswer) => ((chunk: Buffer) => void) | undefined;
+  /** Ask the upstream for uncompressed bodies (the client's accept-encoding dropped), so they can be read. */
+  uncompressed?: boolean;
 }
 
 export interface UpstreamAnswer {
@@ -149,7 +151,7 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
       dispatcher,
       upstream,
       path: vetted.path,
-      headers: upstreamHeaders(req.headers, options.apiKey, upstream.host),
+      headers: upstreamHeaders(req.headers, options.apiKey, upstream.host, options.uncompressed === true),
       onAnswer: (status, encoding) => options.onUpstreamResponse?.({ endpoint, status, encoding }),
     });
   });
@@ -241,12 +243,13 @@ function upstreamHeaders(
   incoming: http.IncomingHttpHeaders,
   apiKey: string,
   host: string,
+  uncompressed: boolean,
 ): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(incoming)) {
     const lower = name.toLowerCase();
     if (value === undefined || HOP_BY_HOP.has(lower) || CREDENTIAL_HEADERS.has(lower)) continue;
-    if (ANSWERED_HERE.has(lower)) continue;
+    if (ANSWERED_HERE.has(lower) || (uncompressed && lower === "accept-encoding")) continue;
     headers[lower] = value;
   }
   headers["x-api-key"] = apiKey;

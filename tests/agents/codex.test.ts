@@ -12,7 +12,7 @@ import {
   CODEX_BIN_ENV,
   CODEX_PACKAGE,
   CODEX_VERSION,
-  createAnswerUsageReader,
+  createAnswerReader,
   createCodexStreamMapper,
   resolveCodexBinary,
   splitShellWords,
@@ -232,6 +232,8 @@ describe("codex agent with the real codex binary", () => {
     expect(server.requests).toHaveLength(4);
     for (const request of server.requests) {
       expect(request.path).toBe("/v1/responses");
+      // Codex asks for a compressed answer; the proxy asks the API for a plain one, to read its usage.
+      expect(request.headers["accept-encoding"]).toBeUndefined();
       expect(request.headers.authorization).toBe(`Bearer ${CANARY_KEY}`);
       expect(JSON.stringify(request.headers)).not.toContain(PLACEHOLDER_API_KEY);
     }
@@ -608,17 +610,77 @@ describe("codex stream mapping", () => {
     });
   });
 
-  it("reads an answer's usage from its event stream, split anywhere", () => {
+  it("reads an answer's commands, messages and usage from its event stream, split anywhere", () => {
     const seen: unknown[] = [];
-    const read = createAnswerUsageReader((usage) => seen.push(usage));
+    const read = createAnswerReader({ item: (item) => seen.push(item), usage: (usage) => seen.push(usage) });
+    const done = (item: unknown) =>
+      `event: response.output_item.done\ndata: ${JSON.stringify({ type: "response.output_item.done", item })}\n\n`;
     const stream =
       'event: response.created\ndata: {"type":"response.created","response":{"id":"r"}}\n\n' +
+      done({ type: "message", role: "assistant", content: [{ type: "output_text", text: "Listing." }] }) +
+      done({ type: "function_call", name: "exec_command", arguments: JSON.stringify({ cmd: "ls -l" }) }) +
+      done({ type: "function_call", name: "exec_command", arguments: "{not json" }) +
       'event: response.completed\r\ndata: {"type":"response.completed","response":{"id":"r","usage":' +
       '{"input_tokens":120,"input_tokens_details":{"cached_tokens":20},"output_tokens":7}}}\r\n\r\n';
     const bytes = Buffer.from(stream);
     for (let at = 0; at < bytes.length; at += 13) read(bytes.subarray(at, at + 13));
     expect(seen).toEqual([
+      { text: "Listing." },
+      { command: "ls -l" },
       { input_tokens: 100, output_tokens: 7, cache_read_tokens: 20, cache_write_tokens: 0 },
+    ]);
+  });
+
+  it("places a command Codex prints after the next request went out with the answer that asked for it", () => {
+    const events: EventInput[] = [];
+    let answers = 0;
+    const mapper = createCodexStreamMapper(
+      { emit: (event) => events.push(event) },
+      () => 0,
+      () => answers,
+    );
+    const usage = { input_tokens: 5, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0 };
+    const command = (type: string, id: string, exit: number | null) =>
+      JSON.stringify({
+        type,
+        item: {
+          id,
+          type: "command_execution",
+          command: `/bin/bash -c 'echo ${id}'`,
+          aggregated_output: "",
+          exit_code: exit,
+          status: "x",
+        },
+      });
+    for (const answer of [1, 2]) {
+      answers = answer;
+      mapper.answerItem(answer, { command: `echo c${answer}` });
+      mapper.answerUsage(answer, usage);
+    }
+    // Answer 1's command printed while the proxy is already relaying answer 2.
+    mapper.push(command("item.started", "c1", null));
+    mapper.push(command("item.completed", "c1", 0));
+    mapper.push(command("item.started", "c2", null));
+    mapper.push(command("item.completed", "c2", 0));
+    answers = 3;
+    mapper.answerItem(3, { text: "Done." });
+    mapper.answerUsage(3, usage);
+    mapper.push(
+      JSON.stringify({ type: "item.completed", item: { id: "m", type: "agent_message", text: "Done." } }),
+    );
+    mapper.push(JSON.stringify({ type: "turn.completed", usage }));
+    mapper.finish({ exit_code: 0, stderr: "", timed_out: false }, new AbortController().signal, {
+      turnLimit: false,
+    });
+    const responses = events.filter((event) => event.type === "model_response");
+    expect(responses.map((r) => [r.turn, r.tool_uses.map((use) => use.id), r.text])).toEqual([
+      [1, ["c1"], ""],
+      [2, ["c2"], ""],
+      [3, [], "Done."],
+    ]);
+    expect(events.filter((event) => event.type === "tool_call").map((c) => [c.call_id, c.turn])).toEqual([
+      ["c1", 1],
+      ["c2", 2],
     ]);
   });
 
