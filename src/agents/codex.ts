@@ -108,6 +108,15 @@ export function createCodexAgent(options: CodexAgentOptions): Agent {
   const now = options.now ?? (() => performance.now());
 
   async function run(context: AgentContext): Promise<AgentOutcome> {
+    const shadowing = findShadowingHelper(binary, context.scenario.target.binary);
+    if (shadowing) {
+      return {
+        reason: "infra_error",
+        error: `Codex puts its own helpers first on PATH for its commands, and ${shadowing} is one: the target shim would not see the model's calls of ${path.basename(shadowing)}; run this scenario with another agent`,
+        turns: 0,
+        fatal: true,
+      };
+    }
     const runProcess = context.runProcess;
     if (!runProcess) {
       return { reason: "infra_error", error: "the harness cannot run external agents here", turns: 0 };
@@ -199,6 +208,16 @@ export function createCodexAgent(options: CodexAgentOptions): Agent {
   }
 
   return { name: "codex", run };
+}
+
+/**
+ * The helper of Codex's package (its `codex-path` folder beside `bin/`, which it puts first on
+ * its commands' PATH: today only `rg`) that has the target's name, or null.
+ */
+export function findShadowingHelper(binary: string, target: string | undefined): string | null {
+  if (!target) return null;
+  const helper = path.join(path.dirname(path.dirname(binary)), "codex-path", path.basename(target));
+  return isExecutableFile(helper) ? helper : null;
 }
 
 /** A fresh CODEX_HOME in the sandbox's TMPDIR (Codex refuses one that does not exist); prints its path. */

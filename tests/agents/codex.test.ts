@@ -14,6 +14,7 @@ import {
   CODEX_VERSION,
   createAnswerReader,
   createCodexStreamMapper,
+  findShadowingHelper,
   resolveCodexBinary,
   splitShellWords,
   unwrapShellCommand,
@@ -41,6 +42,7 @@ import {
 import { makeScenario } from "../support/scenario-factory.js";
 import { eventsOf, runSingleTrial } from "../support/single-trial.js";
 import { makeTempDir } from "../support/temp-dirs.js";
+import { makeContext } from "./agent-context.js";
 
 const CANARY_KEY = "sk-proj-canary-codex-1f2e3d4c5b6a";
 const MODEL = "openai:gpt-5.2";
@@ -753,6 +755,20 @@ describe("codex agent setup", () => {
       await readFile(path.join("node_modules", CODEX_PACKAGE, "package.json"), "utf8"),
     ) as { version: string };
     expect(installed.version).toBe(CODEX_VERSION);
+  });
+
+  it("refuses a target that Codex's own helper (its rg, first on its commands' PATH) would shadow", async () => {
+    const found = resolveCodexBinary({ PATH: "/usr/bin:/bin" });
+    expect(findShadowingHelper(found, "rg")).toMatch(/codex-path\/rg$/);
+    expect(findShadowingHelper(found, "/usr/local/bin/rg")).toMatch(/codex-path\/rg$/);
+    expect(findShadowingHelper(found, "jq")).toBeNull();
+    expect(findShadowingHelper(found, undefined)).toBeNull();
+    const test = await makeContext({ scenario: makeScenario({ target: { binary: "rg", env: {} } }) });
+    cleanups.push(test.dispose);
+    const agent = createAgent("codex", { openaiApiKey: CANARY_KEY, env: { PATH: "/usr/bin:/bin" } });
+    const outcome = await agent.run(test.context);
+    expect(outcome).toMatchObject({ reason: "infra_error", fatal: true, turns: 0 });
+    expect(outcome.error).toContain("the target shim would not see the model's calls of rg");
   });
 
   it("says how to install Codex when it is nowhere", () => {
