@@ -429,6 +429,39 @@ describe.skipIf(bwrapProblem !== null)("codex agent in the bwrap sandbox", () =>
   }, 120_000);
 });
 
+describe("codex's calls as layer 1 counts them (an honest agent)", () => {
+  const sandboxes = bwrapProblem === null ? (["local", "bwrap"] as const) : (["local"] as const);
+  it.each(sandboxes)(
+    "gives exact invocation counts and no forged flag (%s)",
+    async (sandbox) => {
+      // The pattern misses `jq --version`: it is counted all the same and reported.
+      const scenario = jqScenario({
+        target: { binary: "jq", commandPattern: "jq\\s+-r\\s+(\\S+)", env: trapEnv() },
+      });
+      const trial = await runCodexTrial(
+        scenario,
+        responsesScript([
+          runCommand("jq -r '.[].name' data.json > names.txt"),
+          runCommand("jq . missing.json"),
+          runCommand("jq --version"),
+          runCommand("jq -r '.[0].name' data.json && jq -r '.[1].name' data.json"),
+          runCommand("jq -r '.[0].name' data.json; jq -r .broken[ data.json"),
+          answerText("Done."),
+        ]),
+        { sandbox },
+      );
+      const report = trial.output.report;
+      expect(eventsOf(trial.events, "target_invocation")).toHaveLength(7);
+      expect(report.invocation_source).toBe("shim");
+      expect(report.interaction).toMatchObject({ total_commands: 7, error_count: 2 });
+      expect(report.shim_disagreements).toBeUndefined();
+      expect(report.command_pattern_misses).toEqual(["jq . missing.json", "jq --version"]);
+      expect(eventsOf(trial.events, "tool_result").map((r) => r.exit_code)).toEqual([0, 2, 0, 0, 3]);
+    },
+    120_000,
+  );
+});
+
 describe("codex stream mapping", () => {
   /** Lines as Codex 0.171 printed them for a run with one command (recorded from the real CLI). */
   const RECORDED = [
