@@ -318,6 +318,28 @@ describe("codex agent with the real codex binary", () => {
   }, 120_000);
 });
 
+describe("codex agent cancelled", () => {
+  it("ends as cancelled, its processes killed, when the run is interrupted", async () => {
+    const marker = `sleep 51.${process.pid}`;
+    const controller = new AbortController();
+    const script = responsesScript([runCommand(marker)]);
+    const trial = await runCodexTrial(
+      jqScenario({ evaluation: { gates: [] } }),
+      (request) => {
+        // Interrupt once Codex has asked for its first turn (its command then starts).
+        setTimeout(() => controller.abort("cancelled"), 1500);
+        return script(request);
+      },
+      { signal: controller.signal },
+    );
+    expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("cancelled");
+    expect(trial.output.report.outcome).toBe("skipped");
+    // Its command had started; it went with Codex.
+    expect(eventsOf(trial.events, "tool_call").map((c) => c.command)).toEqual([marker]);
+    expect(findLiveProcesses(marker)).toEqual([]);
+  }, 120_000);
+});
+
 describe("codex in a model matrix, through the CLI", () => {
   it("asks Codex for each model of --model A,B and prices each from its tokens", async () => {
     const server = await startResponsesServer((request) => {
