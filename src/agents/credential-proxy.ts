@@ -3,9 +3,8 @@
  *
  * An agent CLI's own tools (Claude Code's Bash, Codex's exec_command) inherit its environment, so
  * the real API key must never be in it. The CLI gets this proxy as its base URL and a placeholder
- * key; the proxy
- * forwards the API calls the agent needs to the real base URL with the real key (`x-api-key` and
- * `authorization: Bearer`) in place of whatever key the client sent. Responses stream through
+ * key; the proxy forwards the API calls the agent needs to the real base URL with the real key
+ * (`x-api-key` and `authorization: Bearer`) in place of whatever key the client sent. Responses stream through
  * unbuffered (server-sent events). Upstream requests go through the model client's transport, so
  * they honour HTTPS_PROXY / HTTP_PROXY / NO_PROXY too.
  *
@@ -81,7 +80,7 @@ export const DEFAULT_MAX_PROXY_REQUESTS = 1000;
 export const ANTHROPIC_ENDPOINTS: readonly string[] = ["POST /v1/messages", "POST /v1/messages/count_tokens"];
 
 export interface CredentialProxy {
-  /** http://127.0.0.1:PORT, for ANTHROPIC_BASE_URL. */
+  /** http://127.0.0.1:PORT, the CLI's base URL (ANTHROPIC_BASE_URL, Codex's provider base_url). */
   url: string;
   /** Its port on 127.0.0.1 (what the sandbox bridges in when the network is off). */
   port: number;
