@@ -813,7 +813,7 @@ async function prepareActionRun(
       agent: settings.agent,
       apiKey: settings.apiKey || null,
       baseURL,
-      openai: { apiKey: settings.openaiApiKey || null },
+      openai: { apiKey: settings.openaiApiKey || null, baseURL: baseURLs.openai },
       ...(claudeBinary ? { claudeBinary } : {}),
       judgeModel: settings.judgeModel,
       // The action always runs in CI: `auto` never falls back to running agents unsandboxed.

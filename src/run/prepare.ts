@@ -100,6 +100,8 @@ export interface RunSettings {
 export interface OpenAiSettings {
   /** OPENAI_API_KEY (null: `openai:` models cannot run). */
   apiKey: string | null;
+  /** The real OpenAI-compatible base URL, for agents that call the API themselves (codex); null: OpenAI's. */
+  baseURL?: string | null;
 }
 
 export interface PreparePorts {
@@ -249,6 +251,8 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     ...(modelClient ? { modelClient } : {}),
     ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
     ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
+    ...(settings.openai?.apiKey ? { openaiApiKey: settings.openai.apiKey } : {}),
+    ...(settings.openai?.baseURL ? { openaiBaseURL: settings.openai.baseURL } : {}),
     agentCommand: options.agentCommand,
     recordings:
       settings.agent === "replay" && options.replayFrom ? await readRecordings(options.replayFrom) : null,
@@ -313,7 +317,8 @@ function createModelClients(
 /**
  * Every model the run will call names a known provider whose key was given, before any trial
  * starts: the built-in agent's models (the run's and each scenario's own), and every judge. The
- * claude-code agent talks to Anthropic only. Other agents' model ids are theirs to read.
+ * claude-code agent talks to Anthropic only, the codex agent to OpenAI only. Other agents' model
+ * ids are theirs to read.
  */
 export function checkModelProviders(
   scenarios: readonly Scenario[],
@@ -331,6 +336,12 @@ export function checkModelProviders(
       const { provider } = parseModelId(model, where);
       if (agent === "claude-code" && provider !== "anthropic") {
         throw new ConfigError(`the claude-code agent runs Anthropic models only, not "${model}"`, where);
+      }
+      if (agent === "codex" && provider !== "openai") {
+        throw new ConfigError(
+          `the codex agent runs OpenAI models only, not "${model}": name them with the openai: prefix (openai:${parseModelId(model).model})`,
+          where,
+        );
       }
       if (!keys[provider]) throw new ConfigError(describeMissingApiKey(agent, keyRemedy(provider)), where);
     }

@@ -1,7 +1,13 @@
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { AGENT_NAMES, AGENTS, createAgent, describeMissingApiKey } from "../../src/agents/registry.js";
+import {
+  AGENT_NAMES,
+  AGENTS,
+  apiKeyRemedy,
+  createAgent,
+  describeMissingApiKey,
+} from "../../src/agents/registry.js";
 import { EXIT } from "../../src/cli/main.js";
 import type { Comparison } from "../../src/compare/types.js";
 import { ConfigError } from "../../src/errors.js";
@@ -31,15 +37,28 @@ describe("run: the agents come from the registry", () => {
 
   it("says the same thing about a missing key as the library, for every agent that needs one", async () => {
     const needingKey = AGENT_NAMES.filter((name) => AGENTS[name].needsApiKey);
-    expect(needingKey).toEqual(["anthropic", "claude-code"]);
+    expect(needingKey).toEqual(["anthropic", "claude-code", "codex"]);
     for (const name of needingKey) {
-      const result = await runMain(["run", SUITE, "--agent", name]);
+      // codex runs OpenAI's models, with OpenAI's key.
+      const provider = name === "codex" ? "openai" : "anthropic";
+      const modelFlags = name === "codex" ? ["--model", "openai:gpt-5.2"] : [];
+      const result = await runMain(["run", SUITE, "--agent", name, ...modelFlags]);
       expect(result.code, name).toBe(EXIT.usage);
-      expect(result.stderr, name).toBe(`llm-tool-test: ${describeMissingApiKey(name)}\n`);
+      expect(result.stderr, name).toBe(
+        `llm-tool-test: ${describeMissingApiKey(name, apiKeyRemedy(provider))}\n`,
+      );
       expect(() => createAgent(name, {}), name).toThrow(
-        new ConfigError(describeMissingApiKey(name), "--agent"),
+        new ConfigError(describeMissingApiKey(name, apiKeyRemedy(provider)), "--agent"),
       );
     }
+  });
+
+  it("says that codex runs OpenAI models only, before asking for a key", async () => {
+    const result = await runMain(["run", SUITE, "--agent", "codex"]);
+    expect(result.code).toBe(EXIT.usage);
+    expect(result.stderr).toBe(
+      "llm-tool-test: --model: the codex agent runs OpenAI models only: pass --model openai:MODEL (e.g. openai:gpt-5.2)\n",
+    );
   });
 });
 

@@ -320,6 +320,12 @@ function chooseAgent(
   const { agent, reason }: { agent: AgentName; reason: string | null } = chosen
     ? { agent: chosen, reason: null }
     : chooseDefaultAgent(modelKey, provider);
+  if (agent === "codex" && provider !== "openai") {
+    throw new ConfigError(
+      "the codex agent runs OpenAI models only: pass --model openai:MODEL (e.g. openai:gpt-5.2)",
+      "--model",
+    );
+  }
   if (AGENTS[agent].needsApiKey && !modelKey) {
     throw new ConfigError(describeMissingApiKey(agent, apiKeyRemedy(provider)));
   }
@@ -346,7 +352,7 @@ async function prepareCliRun(
       agentReason,
       apiKey: apiKey ?? null,
       baseURL: baseURL ?? null,
-      openai: { apiKey: openaiApiKey ?? null },
+      openai: { apiKey: openaiApiKey ?? null, baseURL: openaiBaseURL ?? null },
       judgeModel: readString(values, "judge-model") ?? null,
       options: await readRunOptionFlags(values, io, outDir),
       describeNoMatch: () => "no scenario matches the given paths and filters",
