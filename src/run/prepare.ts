@@ -45,7 +45,7 @@ import { poolTargetOf, type RunBaseline } from "./baseline.js";
 import { DEFAULT_MODEL, defaultRunOptions, type RunOptions, sandboxSettingOf } from "./options.js";
 import { runModels } from "./plan.js";
 import { checkSandbox, checkTargetBinaries } from "./preflight.js";
-import { runSuite, type SuitePorts, type SuiteResult } from "./suite.js";
+import { runSuite, type SuitePorts, type SuiteRun } from "./suite.js";
 
 /** A guidance file every scenario runs with (the CLI's `--variant NAME=FILE`). */
 export interface GuidanceVariantFile {
@@ -141,14 +141,15 @@ export function poolTargetOfPrepared(prepared: PreparedRun): PoolTarget {
 
 /**
  * Runs the prepared suite against its settled baseline (settleBaseline against
- * poolTargetOfPrepared): the baseline's counts screen scenarios for extra trials, its report is
- * what the run is compared with. The front end adds its own ports (signal, progress, git, decision).
+ * poolTargetOfPrepared): the baseline's counts screen scenarios for extra trials, its costs
+ * estimate the budget. The front end adds its own ports (signal, progress, git), then decides the
+ * run against the same baseline (compare/decide-run.ts).
  */
 export function runPrepared(
   prepared: PreparedRun,
   baseline: Pick<RunBaseline, "report" | "counts"> | null,
   ports: Omit<SuitePorts, keyof PreparedRun["ports"] | "baseline">,
-): Promise<SuiteResult> {
+): Promise<SuiteRun> {
   const options = { ...prepared.options, baselineCounts: baseline?.report ? baseline.counts : null };
   return runSuite(prepared.scenarios, options, {
     ...prepared.ports,

@@ -6,6 +6,7 @@ import {
   apiKeyRemedy,
   describeMissingApiKey,
 } from "../../agents/registry.js";
+import { type DecidedRun, type DecisionPolicy, decideRun } from "../../compare/decide-run.js";
 import { checkGateMetrics, parseFailOn } from "../../compare/decision.js";
 import { exitCodeForDecision, exitCodeForReport } from "../../compare/exit-status.js";
 import { describeExclusions } from "../../compare/pool-baselines.js";
@@ -29,7 +30,8 @@ import {
   type RunOptionSettings,
   runPrepared,
 } from "../../run/prepare.js";
-import type { DecisionSettings, SuiteResult } from "../../run/suite.js";
+import { createRunRedactor, type SuiteRun } from "../../run/suite.js";
+import { writeRunOutputs } from "../../run/write-outputs.js";
 import { runProcess } from "../../sandbox/exec.js";
 import { SANDBOX_SETTINGS } from "../../scenario/keys.js";
 import { parseYamlText } from "../../scenario/load.js";
@@ -252,33 +254,35 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   const failOnText = readString(values, "fail-on");
   const failOn = failOnText ? parseFailOn(failOnText, "--fail-on") : null;
   const gateMetrics = checkGateMetrics(readList(values, "gate-metrics"), "--gate-metrics");
+  const policy: DecisionPolicy = { failOn, gateMetrics };
+
+  // prepare → settle → run → decide → write → print, and the exit status from the decision.
   const prepared = await prepareCliRun(values, positionals, io, access, { agent, agentReason }, outDir);
   if (io.environmentWarning) io.stderr.write(`warning: ${io.environmentWarning}\n`);
   const baseline = settleBaselineFlags(baselineFiles, prepared, io);
-
-  const result = await runSuiteUntilSignalled(
-    prepared,
-    baseline,
-    {
-      failOn,
-      gateMetrics,
-      ...(baseline
-        ? {
-            pooling: {
-              runs: baseline.used,
-              excluded: baseline.excluded,
-              ...(baseline.runCounts ? { runCounts: baseline.runCounts } : {}),
-            },
-          }
-        : {}),
+  const run = await runSuiteUntilSignalled(prepared, baseline, io, Boolean(values.quiet));
+  const decided = decideRun({
+    report: run.report,
+    baseline: baseline && {
+      report: baseline.report,
+      pooling: {
+        runs: baseline.used,
+        excluded: baseline.excluded,
+        ...(baseline.runCounts ? { runCounts: baseline.runCounts } : {}),
+      },
     },
-    io,
-    Boolean(values.quiet),
-  );
+    policy,
+    designExtraTrials: run.designExtraTrials,
+  });
+  await writeRunOutputs(run.report, decided, {
+    outDir,
+    redact: createRunRedactor(prepared.scenarios, prepared.ports.env),
+    repositoryRoot: await projectRootOf(io.cwd),
+  });
   // A baseline or an explicit --fail-on makes the decision govern; otherwise the run's own result does.
-  const decided = result.comparison !== null || failOn !== null;
-  writeRunResult(result, { decided, fallbackLine, outDir }, io);
-  return decided ? exitCodeForDecision(result.decision) : exitCodeForReport(result.report);
+  const governs = decided.comparison !== null || failOn !== null;
+  writeRunResult(run, decided, { governs, fallbackLine, outDir }, io);
+  return governs ? exitCodeForDecision(decided.decision) : exitCodeForReport(run.report);
 }
 
 /** The model providers' keys and base URLs, from the flags and the environment. */
@@ -371,16 +375,15 @@ async function prepareCliRun(
 }
 
 /**
- * Runs the suite with progress on stderr (unless quiet), the commit and the project root read from
- * here; Ctrl-C or SIGTERM stops it and keeps what ran.
+ * Runs the suite with progress on stderr (unless quiet), the commit read from here; Ctrl-C or
+ * SIGTERM stops it and keeps what ran.
  */
 async function runSuiteUntilSignalled(
   prepared: PreparedRun,
   baseline: RunBaseline | null,
-  decision: DecisionSettings,
   io: CliIo,
   quiet: boolean,
-): Promise<SuiteResult> {
+): Promise<SuiteRun> {
   const progress = createProgressReporter(io.stderr);
   const abort = new AbortController();
   const onSignal = () => abort.abort("cancelled");
@@ -390,8 +393,6 @@ async function runSuiteUntilSignalled(
     return await runPrepared(prepared, baseline, {
       signal: abort.signal,
       git: await readGit(io.cwd, io.env),
-      decision,
-      repositoryRoot: await projectRootOf(io.cwd),
       ...(quiet ? {} : { onProgress: progress.onProgress }),
     });
   } finally {
@@ -403,13 +404,14 @@ async function runSuiteUntilSignalled(
 
 /** The summary (and the comparison) on stdout, then where the report is. */
 function writeRunResult(
-  { report, comparison, comparisonError, decision }: SuiteResult,
-  how: { decided: boolean; fallbackLine: string; outDir: string },
+  { report }: SuiteRun,
+  { comparison, comparisonError, decision }: DecidedRun,
+  how: { governs: boolean; fallbackLine: string; outDir: string },
   io: CliIo,
 ): void {
   const color = Boolean(io.stdout.isTTY);
   io.stdout.write(
-    `${renderTerminalSummary(report, { color, ...(how.decided ? { decision } : {}) })}\n${how.fallbackLine}`,
+    `${renderTerminalSummary(report, { color, ...(how.governs ? { decision } : {}) })}\n${how.fallbackLine}`,
   );
   if (comparison) io.stdout.write(`\n${renderComparisonTerminal(comparison, decision, { color })}\n`);
   if (comparisonError) io.stderr.write(`warning: the baseline could not be compared: ${comparisonError}\n`);
