@@ -408,7 +408,8 @@ export function setUpJudge(
   },
 ): JudgeSetup {
   const judged = scenarios.filter((s) => s.evaluation.judge?.enabled);
-  if (judged.length === 0) return { scenarios, judgeModel: input.flag ?? null, note: null };
+  // No trial is judged: the run records no judge (a --judge-model given anyway judged nothing).
+  if (judged.length === 0) return { scenarios, judgeModel: null, note: null };
   if (!input.hasApiKey) {
     return {
       scenarios: scenarios.map((s) =>
@@ -419,8 +420,6 @@ export function setUpJudge(
     };
   }
   const requested = { flag: input.flag ?? undefined, env: input.env ?? undefined };
-  // The run's default only records where resolution started; each scenario's own judge is checked.
-  const judgeModel = resolveJudgeModel({ ...requested, testedModel: input.testedModel, force: true });
   const resolved = scenarios.map((scenario) => {
     const judge = scenario.evaluation.judge;
     if (!judge?.enabled) return scenario;
@@ -442,7 +441,20 @@ export function setUpJudge(
       refuseMatrixJudge(scenario.id, tested);
     return { ...scenario, evaluation: { ...scenario.evaluation, judge: { ...judge, model } } };
   });
-  return { scenarios: resolved, judgeModel, note: null };
+  return { scenarios: resolved, judgeModel: defaultJudgeOf(scenarios, resolved), note: null };
+}
+
+/**
+ * The run's default judge as it judged: the model the judged scenarios without a `judge.model` of
+ * their own were given (the first, when a fallback gave some another); null when every judged
+ * scenario names its own, so the report never names a judge that judged nothing.
+ */
+function defaultJudgeOf(given: readonly Scenario[], resolved: readonly Scenario[]): string | null {
+  const byDefault = resolved.filter((scenario, i) => {
+    const own = given[i]?.evaluation.judge;
+    return own?.enabled && !own.model;
+  });
+  return byDefault[0]?.evaluation.judge?.model ?? null;
 }
 
 function refuseMatrixJudge(scenarioId: string, tested: string[]): never {
