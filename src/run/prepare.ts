@@ -450,11 +450,11 @@ export function setUpJudge(
  * scenario names its own, so the report never names a judge that judged nothing.
  */
 function defaultJudgeOf(given: readonly Scenario[], resolved: readonly Scenario[]): string | null {
-  const byDefault = resolved.filter((scenario, i) => {
-    const own = given[i]?.evaluation.judge;
+  const index = given.findIndex((scenario) => {
+    const own = scenario.evaluation.judge;
     return own?.enabled && !own.model;
   });
-  return byDefault[0]?.evaluation.judge?.model ?? null;
+  return resolved[index]?.evaluation.judge?.model ?? null;
 }
 
 function refuseMatrixJudge(scenarioId: string, tested: string[]): never {
