@@ -145,6 +145,32 @@ describe("module boundaries", () => {
     expect(offenders).toEqual([]);
   });
 
+  it("ships only what the package's entries reach: a file nothing reaches is left out of lib/", () => {
+    // The library, the CLI (bin/), the action's bundle, and the process runner exec.ts starts by path.
+    const entries = ["index.ts", path.join("cli", "main.ts"), path.join("action", "index.ts")];
+    entries.push(path.join("sandbox", "process-runner.js"));
+    const existing = new Set(listSourceFiles(SRC).map((file) => path.relative(SRC, file)));
+    const resolve = (to: string) => (existing.has(to) ? to : to.replace(/\.ts$/, ".js"));
+    const reached = new Set<string>();
+    const queue = [...entries];
+    while (queue.length > 0) {
+      const file = queue.pop() as string;
+      if (reached.has(file)) continue;
+      reached.add(file);
+      for (const edge of edges)
+        if (edge.from === file && /\.(ts|js)$/.test(edge.to)) queue.push(resolve(edge.to));
+    }
+    // tsconfig.build.json's `exclude`: files only the tests and the bench use (stats/decision-simulation.ts).
+    const build = JSON.parse(readFileSync(path.join(SRC, "../tsconfig.build.json"), "utf8")) as {
+      exclude?: string[];
+    };
+    const excluded = new Set((build.exclude ?? []).map((file) => path.relative("src", file)));
+    const unreached = [...existing].filter((file) => !reached.has(file) && !excluded.has(file)).sort();
+    expect(unreached).toEqual([]);
+    // What is left out of the build is really unreached (else lib/ would import a missing file).
+    expect([...excluded].filter((file) => reached.has(file))).toEqual([]);
+  });
+
   it("has no import cycle between the top-level folders of src/", () => {
     const graph = new Map<string, Set<string>>();
     for (const edge of runtimeEdges) {
