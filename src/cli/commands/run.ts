@@ -37,6 +37,7 @@ import { SANDBOX_SETTINGS } from "../../scenario/keys.js";
 import { parseYamlText } from "../../scenario/load.js";
 import { projectRootOf } from "../../scenario/repository-root.js";
 import {
+  COMMON_OPTIONS,
   type OptionSpec,
   type ParsedArgs,
   parseCommandArgs,
@@ -55,6 +56,7 @@ import { createProgressReporter } from "../progress.js";
 import { FILTER_OPTIONS, readFilterFlags, readScenarioPatterns } from "../scenario-selection.js";
 
 const RUN_OPTIONS: OptionSpec = {
+  ...COMMON_OPTIONS,
   ...FILTER_OPTIONS,
   agent: { type: "string" },
   model: { type: "string", multiple: true },

@@ -1,6 +1,6 @@
 import { validateWithOracle } from "../../run/validate-oracle.js";
 import { SANDBOX_SETTINGS } from "../../scenario/keys.js";
-import { parseCommandArgs, readChoice } from "../args.js";
+import { COMMON_OPTIONS, parseCommandArgs, readChoice } from "../args.js";
 import { type CliCommand, type CliIo, EXIT } from "../command.js";
 import { describeScenarioCount, FILTER_OPTIONS, loadSelected } from "../scenario-selection.js";
 
@@ -23,6 +23,7 @@ function describeOracleVerdict(findings: { status: string }[], problems: number)
 
 async function commandValidate(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs("validate", argv, {
+    ...COMMON_OPTIONS,
     ...FILTER_OPTIONS,
     oracle: { type: "boolean" },
     sandbox: { type: "string" },
