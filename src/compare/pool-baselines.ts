@@ -9,7 +9,8 @@
  * it, only when its whole content is). Everything left out is listed with the reason,
  * so the comment can say what the baseline is made of.
  */
-import { assembleReport, buildScenarioReport } from "../results/aggregate.js";
+import { buildScenarioReport } from "../results/aggregate.js";
+import { assembleReport } from "../results/assemble-report.js";
 import { readSandboxesUsed } from "../results/sandbox-used.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import type { Report, RunInfo, ScenarioReport, TrialReport } from "../results/types.js";

@@ -17,7 +17,6 @@ import { describeError } from "../errors.js";
 import { describeExcessNesting, findExcessNesting } from "../json-nesting.js";
 import type { GateResult } from "../results/types.js";
 import type { ExecResult, TrialSandbox } from "../sandbox/types.js";
-import type { GateParamKind } from "../scenario/keys.js";
 import type { GateSpec, GateType } from "../scenario/types.js";
 import type { EventOf, TrialEvent } from "../transcript/events.js";
 import { describeKind, kindProblem, lookUpGatePath, readGateFile as readTreeFile } from "./gate-files.js";
@@ -191,6 +190,20 @@ type GateParamName<T extends GateType> = Exclude<
   keyof GateOf<T>,
   "type" | "weight" | "description" | "parsed"
 >;
+
+/**
+ * How a gate parameter is validated when a scenario is loaded (scenario/gates.ts). Defined with the
+ * registry, which the loader's lists of gate types and parameters (scenario/keys.ts) derive from.
+ */
+export type GateParamKind =
+  | "command"
+  | "text"
+  | "path"
+  | "regex"
+  | "jsonpath"
+  | "assertion"
+  | "exit_code"
+  | "count";
 
 export interface GateDefinition<T extends GateType> {
   /** Its parameters, all required, and how the scenario loader validates each. */

@@ -3,7 +3,8 @@ import { defaultMaxListeners, setMaxListeners } from "node:events";
 import { mkdir } from "node:fs/promises";
 import type { Agent } from "../agents/types.js";
 import type { ModelClient } from "../model/model-client.js";
-import { assembleReport, buildScenarioReport, scenarioMetaOf } from "../results/aggregate.js";
+import { buildScenarioReport, scenarioMetaOf } from "../results/aggregate.js";
+import { assembleReport } from "../results/assemble-report.js";
 import { collectSandboxesUsed, sandboxUsedField } from "../results/sandbox-used.js";
 import type { Report, RunInfo, ScenarioReport, TrialReport } from "../results/types.js";
 import {
