@@ -1,3 +1,4 @@
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import {
   AGENT_NAMES,
@@ -16,6 +17,7 @@ import { loadPriceTable } from "../../model/pricing.js";
 import { API_KEY_VARIABLES, parseModelId } from "../../model/provider.js";
 import { renderComparisonTerminal } from "../../render/comparison-markdown.js";
 import { renderTerminalSummary } from "../../render/terminal.js";
+import type { Report } from "../../results/types.js";
 import { type RunBaseline, settleBaseline } from "../../run/baseline.js";
 import { DEFAULT_MODEL } from "../../run/options.js";
 import { checkOutputPath } from "../../run/output-path.js";
@@ -69,6 +71,7 @@ const RUN_OPTIONS: OptionSpec = {
   "gate-timeout": { type: "string" },
   "model-timeout": { type: "string" },
   out: { type: "string", short: "o" },
+  force: { type: "boolean" },
   "base-url": { type: "string" },
   "openai-base-url": { type: "string" },
   "openai-api": { type: "string" },
@@ -126,7 +129,9 @@ ${describeAgents()}  --agent-command TPL    the command agent's command, with {p
   --sandbox MODE         auto | local | bwrap (default: the scenario's, else auto: bwrap where it
                          works here, else local with a warning that the agent was not isolated;
                          with CI set, an error instead: choose local explicitly to run there)
-  --out DIR              output folder (default .llm-tool-test/run-<timestamp>)
+  --out DIR              output folder (default .llm-tool-test/run-<timestamp>); one that already
+                         holds files is refused unless --force (or --resume DIR finishes the run in it)
+  --force                write into an --out folder that already holds files
   --base-url URL         Messages API base URL (or ANTHROPIC_BASE_URL), for gateways and proxies
   --openai-base-url URL  OpenAI-compatible API base URL for openai: models (or OPENAI_BASE_URL),
                          e.g. http://localhost:11434/v1 for Ollama, a vLLM or LiteLLM server
@@ -247,11 +252,13 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   io.stderr.write(fallbackLine);
 
   const resumeDir = readString(values, "resume");
-  const outDir = await checkOutputPath(
-    resumeDir ?? readString(values, "out") ?? timestampFolder(new Date()),
-    io.cwd,
-    { flag: resumeDir !== undefined ? "--resume" : "--out", kind: "folder" },
-  );
+  const outGiven = readString(values, "out");
+  const outDir = await checkOutputPath(resumeDir ?? outGiven ?? timestampFolder(new Date()), io.cwd, {
+    flag: resumeDir !== undefined ? "--resume" : "--out",
+    kind: "folder",
+  });
+  if (resumeDir === undefined && outGiven !== undefined && !values.force)
+    await refuseUsedFolder(outDir, outGiven);
   const baselineFiles = await readBaselineFiles(readRepeated(values, "baseline"), io.cwd);
   const failOnText = readString(values, "fail-on");
   const failOn = failOnText ? parseFailOn(failOnText, "--fail-on") : null;
@@ -284,7 +291,30 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   // A baseline or an explicit --fail-on makes the decision govern; otherwise the run's own result does.
   const governs = decided.comparison !== null || failOn !== null;
   writeRunResult(run, decided, { governs, fallbackLine, outDir }, io);
+  writeResumeHint(run.report, outDir, io);
   return governs ? exitCodeForDecision(decided.decision) : exitCodeForReport(run.report);
+}
+
+/**
+ * `--out` onto a folder that already holds files (an earlier run's, most likely) is refused: the new
+ * run would mix its files with the old ones, or overwrite a run the user meant to keep.
+ */
+async function refuseUsedFolder(outDir: string, given: string): Promise<void> {
+  const entries = await readdir(outDir).catch(() => []);
+  if (entries.length === 0) return;
+  throw new ConfigError(
+    `${JSON.stringify(given)} already holds files (an earlier run's?): choose a new folder, finish an interrupted run there with --resume ${given}, or pass --force to write into it`,
+    "--out",
+  );
+}
+
+/** After a run that stopped before all its trials ran: how to finish it. */
+function writeResumeHint(report: Report, outDir: string, io: CliIo): void {
+  const notRun = report.summary.skipped;
+  if (!report.run.incomplete || notRun === 0) return;
+  io.stderr.write(
+    `note: ${notRun} trial(s) did not run. To finish this run, repeat the command with --resume ${displayPath(io.cwd, outDir)} (in place of --out): the trials that finished are kept.\n`,
+  );
 }
 
 /** The model providers' keys and base URLs, from the flags and the environment. */
