@@ -300,6 +300,7 @@ export interface RunInfo {
   model: string | null;
   /** A model matrix's models (two or more), in the order given; absent in a one-model run. */
   models?: string[];
+  /** The judge of the judged scenarios without a judge model of their own; null when no trial was judged by it. */
   judge_model: string | null;
   git_sha: string | null;
   git_ref: string | null;

@@ -46,7 +46,7 @@ import { poolTargetOf, type RunBaseline } from "./baseline.js";
 import { DEFAULT_MODEL, defaultRunOptions, type RunOptions, sandboxSettingOf } from "./options.js";
 import { runModels } from "./plan.js";
 import { checkSandbox, checkTargetBinaries } from "./preflight.js";
-import { runSuite, type SuitePorts, type SuiteResult } from "./suite.js";
+import { runSuite, type SuitePorts, type SuiteRun } from "./suite.js";
 
 /** A guidance file every scenario runs with (the CLI's `--variant NAME=FILE`). */
 export interface GuidanceVariantFile {
@@ -144,14 +144,15 @@ export function poolTargetOfPrepared(prepared: PreparedRun): PoolTarget {
 
 /**
  * Runs the prepared suite against its settled baseline (settleBaseline against
- * poolTargetOfPrepared): the baseline's counts screen scenarios for extra trials, its report is
- * what the run is compared with. The front end adds its own ports (signal, progress, git, decision).
+ * poolTargetOfPrepared): the baseline's counts screen scenarios for extra trials, its costs
+ * estimate the budget. The front end adds its own ports (signal, progress, git), then decides the
+ * run against the same baseline (compare/decide-run.ts).
  */
 export function runPrepared(
   prepared: PreparedRun,
   baseline: Pick<RunBaseline, "report" | "counts"> | null,
   ports: Omit<SuitePorts, keyof PreparedRun["ports"] | "baseline">,
-): Promise<SuiteResult> {
+): Promise<SuiteRun> {
   const options = { ...prepared.options, baselineCounts: baseline?.report ? baseline.counts : null };
   return runSuite(prepared.scenarios, options, {
     ...prepared.ports,
@@ -424,7 +425,8 @@ export function setUpJudge(
   },
 ): JudgeSetup {
   const judged = scenarios.filter((s) => s.evaluation.judge?.enabled);
-  if (judged.length === 0) return { scenarios, judgeModel: input.flag ?? null, note: null };
+  // No trial is judged: the run records no judge (a --judge-model given anyway judged nothing).
+  if (judged.length === 0) return { scenarios, judgeModel: null, note: null };
   if (!input.hasApiKey) {
     return {
       scenarios: scenarios.map((s) =>
@@ -435,8 +437,6 @@ export function setUpJudge(
     };
   }
   const requested = { flag: input.flag ?? undefined, env: input.env ?? undefined };
-  // The run's default only records where resolution started; each scenario's own judge is checked.
-  const judgeModel = resolveJudgeModel({ ...requested, testedModel: input.testedModel, force: true });
   const resolved = scenarios.map((scenario) => {
     const judge = scenario.evaluation.judge;
     if (!judge?.enabled) return scenario;
@@ -458,7 +458,20 @@ export function setUpJudge(
       refuseMatrixJudge(scenario.id, tested);
     return { ...scenario, evaluation: { ...scenario.evaluation, judge: { ...judge, model } } };
   });
-  return { scenarios: resolved, judgeModel, note: null };
+  return { scenarios: resolved, judgeModel: defaultJudgeOf(scenarios, resolved), note: null };
+}
+
+/**
+ * The run's default judge as it judged: the model the judged scenarios without a `judge.model` of
+ * their own were given (the first, when a fallback gave some another); null when every judged
+ * scenario names its own, so the report never names a judge that judged nothing.
+ */
+function defaultJudgeOf(given: readonly Scenario[], resolved: readonly Scenario[]): string | null {
+  const index = given.findIndex((scenario) => {
+    const own = scenario.evaluation.judge;
+    return own?.enabled && !own.model;
+  });
+  return resolved[index]?.evaluation.judge?.model ?? null;
 }
 
 function refuseMatrixJudge(scenarioId: string, tested: string[]): never {

@@ -87,6 +87,8 @@ export type GateSpec = GateBase &
     | { type: "file_exists"; path: string }
     | { type: "file_contains"; path: string; substring: string }
     | { type: "file_matches"; path: string; pattern: string }
+    | { type: "final_answer_contains"; substring: string }
+    | { type: "final_answer_matches"; pattern: string }
     | { type: "no_transcript_errors" }
     | { type: "script"; command: string }
     // bashkit-eval checks

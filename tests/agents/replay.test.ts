@@ -177,14 +177,15 @@ describe("compareWithRecording", () => {
 
 describe("a bashkit-eval results file", () => {
   const TASKS_DIR = path.resolve(import.meta.dirname, "../fixtures/bashkit-eval/replay");
+  // bashkit-eval's own results file of that run, cut to its first eight tasks (fixtures/bashkit-eval/SOURCE.md).
   const RESULTS = path.resolve(
     import.meta.dirname,
-    "../../../shared/peers/bashkit-eval/results/eval-anthropic-claude-haiku-4-5-20251001-2026-05-26-012523.json",
+    "../fixtures/bashkit-eval/results/haiku-4-5-first-8.results.json",
   );
   it("loads one recording per task with its calls, turns and exit codes", async () => {
     const set = await readRecordings(RESULTS);
     expect(set.format).toBe("bashkit-eval");
-    expect(set.byScenario.size).toBe(58);
+    expect(set.byScenario.size).toBe(8);
     const scaffold = set.byScenario.get("file_ops_project_scaffold")?.[0];
     expect(scaffold?.model).toBe("claude-haiku-4-5-20251001");
     expect(scaffold?.calls[0]?.command).toContain("mkdir -p /home/eval/myproject/src");

@@ -351,3 +351,65 @@ describe("run with the oracle agent, in process", () => {
     expect(twice.stderr).toBe("llm-tool-test: --variant a is given twice\n");
   });
 });
+
+describe("run: the output folder of an earlier run", () => {
+  const brokenSetup = async () => {
+    const dir = makeTempDir("ltt-broken-setup-");
+    // Every trial's setup fails: after three infrastructure errors in a row the run stops.
+    await writeFile(
+      path.join(dir, "broken.yaml"),
+      "name: broken\ntask: t\ntrials: 5\nsetup: ['exit 7']\nevaluation:\n  gates: [{type: file_exists, path: x}]\n",
+    );
+    return dir;
+  };
+
+  it("--out refuses a folder that already holds files, unless --force", async () => {
+    const dir = await brokenSetup();
+    const out = makeTempDir("ltt-used-out-");
+    await writeFile(path.join(out, "report.json"), "{}\n");
+    const refused = await runMain([
+      "run",
+      dir,
+      "--agent",
+      "oracle",
+      "--sandbox",
+      "local",
+      "--out",
+      out,
+      "-q",
+    ]);
+    expect(refused.code).toBe(EXIT.usage);
+    expect(refused.stderr).toBe(
+      `llm-tool-test: --out: ${JSON.stringify(out)} already holds files (an earlier run's?): choose a new folder, finish an interrupted run there with --resume ${out}, or pass --force to write into it\n`,
+    );
+    expect(await readFile(path.join(out, "report.json"), "utf8")).toBe("{}\n");
+    const forced = await runMain([
+      "run",
+      dir,
+      "--agent",
+      "oracle",
+      "--sandbox",
+      "local",
+      "--out",
+      out,
+      "-q",
+      "--force",
+    ]);
+    expect(forced.code).toBe(EXIT.incomplete);
+    expect((JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report).summary.trials).toBe(
+      5,
+    );
+  });
+
+  it("says how to finish a run that stopped before all its trials ran", async () => {
+    const dir = await brokenSetup();
+    const out = path.join(makeTempDir("ltt-resume-hint-"), "run");
+    const result = await runMain(["run", dir, "--agent", "oracle", "--sandbox", "local", "--out", out, "-q"]);
+    const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report;
+    expect(report.run.incomplete).toBe(true);
+    expect(report.summary.skipped).toBe(2);
+    expect(result.stderr).toContain(
+      `note: 2 trial(s) did not run. To finish this run, repeat the command with --resume ${out} (in place of --out): the trials that finished are kept.\n`,
+    );
+  });
+});

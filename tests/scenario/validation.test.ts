@@ -250,7 +250,7 @@ const cases: Case[] = [
     name: "gate without a type",
     files: { "s.yaml": "task: t\nevaluation:\n  gates:\n    - command: ls\n" },
     error:
-      "s.yaml:4: evaluation.gates[0]: missing required key `type` (one of: command_succeeds, command_output_contains, command_output_matches, command_json_path, file_exists, file_contains, file_matches, no_transcript_errors, script, exit_code, stdout_contains, stdout_regex, stderr_empty, dir_exists, file_line_regex, tool_calls_min, tool_calls_max, llm_judge, unsupported_check)",
+      "s.yaml:4: evaluation.gates[0]: missing required key `type` (one of: command_succeeds, command_output_contains, command_output_matches, command_json_path, file_exists, file_contains, file_matches, final_answer_contains, final_answer_matches, no_transcript_errors, script, exit_code, stdout_contains, stdout_regex, stderr_empty, dir_exists, file_line_regex, tool_calls_min, tool_calls_max, llm_judge, unsupported_check)",
   },
   {
     name: "negative gate weight",
