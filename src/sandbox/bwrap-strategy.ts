@@ -37,14 +37,14 @@ import { assertInsideRoot } from "./sandbox-paths.js";
 import type { ProcessSettings, SandboxStrategy, SandboxStrategyOptions } from "./sandbox-strategy.js";
 import { resolveRealBinary } from "./shim.js";
 import { planShimCover } from "./shim-cover.js";
+import { locateTrustedBwrap } from "./trusted-bwrap.js";
 
 /** Checks that bwrap runs here (a ConfigError saying how to fix it otherwise), then the strategy. */
 export async function createBwrapStrategy(options: SandboxStrategyOptions): Promise<SandboxStrategy> {
   const { parentPath, targetBinary } = options;
-  const found = options.bwrapPath ?? (await resolveRealBinary("bwrap", parentPath).catch(() => null));
-  const probe = await probeBwrap(found, parentPath);
-  // probeBwrap refuses a missing binary.
-  const bwrapPath = found as string;
+  // Never the first bwrap on PATH (trusted-bwrap.ts).
+  const bwrapPath = options.bwrapPath ?? (await locateTrustedBwrap(options.parentEnv ?? {}));
+  const probe = await probeBwrap(bwrapPath);
   return {
     endsLeftoverProcesses: true,
     layOut(base) {
@@ -79,7 +79,7 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
       const hostname = options.hostname ?? DEFAULT_HOSTNAME;
       await writeIdentityFiles(layout.root, probe.mapsUser, hostname);
       const overlays = options.writableSystemDirs
-        ? await openSystemOverlays(host, layout, { bwrapPath, parentPath, mapsUser: probe.mapsUser })
+        ? await openSystemOverlays(host, layout, { bwrapPath, mapsUser: probe.mapsUser })
         : null;
       if (targetBinary) {
         await mkdir(layout.shimDir, { recursive: true });
@@ -211,10 +211,10 @@ async function writeIdentityFiles(root: string, mapsUser: boolean, hostname: str
 async function openSystemOverlays(
   host: HostSystem,
   layout: { root: string; base: string },
-  found: { bwrapPath: string; parentPath: string; mapsUser: boolean },
+  found: { bwrapPath: string; mapsUser: boolean },
 ): Promise<{ launcher: OverlayLauncher; overlays: SystemOverlay[] } | null> {
-  const find = (name: string) =>
-    resolveRealBinary(name, `${found.parentPath}:${SANDBOX_PATH}`).catch(() => null);
+  // From the system folders only, as bwrap itself: never a program planted earlier on PATH.
+  const find = (name: string) => resolveRealBinary(name, SANDBOX_PATH).catch(() => null);
   const [unshare, sh, mount] = await Promise.all([find("unshare"), find("sh"), find("mount")]);
   if (!unshare || !sh || !mount) return null;
   const launcher = { unshare, sh, mount };

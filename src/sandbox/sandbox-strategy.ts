@@ -115,13 +115,15 @@ export interface TrialProcesses {
 
 /** What a mode is chosen with. */
 export interface SandboxStrategyOptions {
-  /** The parent's PATH (where the target binary, bash and bwrap are looked up). */
+  /** The parent's PATH (where the target binary and bash are looked up; never bwrap). */
   parentPath: string;
+  /** The harness's environment, for LLM_TOOL_TEST_BWRAP (trusted-bwrap.ts). */
+  parentEnv?: Record<string, string | undefined>;
   /** The scenario's `target.binary`, if any. */
   targetBinary: string | undefined;
   /** Whether commands may use the network (bwrap; local mode cannot take it away). */
   network: boolean;
-  /** bwrap binary; default `bwrap` on the parent's PATH. */
+  /** bwrap binary; default the trusted one (trusted-bwrap.ts), never one found on PATH. */
   bwrapPath?: string;
   /** bwrap: more host paths bound read-only at the same place (tools the target needs). */
   readOnlyPaths?: string[];

@@ -88,9 +88,13 @@ describe("run: configuration errors exit 2 with one clear line", () => {
 
   it("catches an unusable bwrap before anything runs", async () => {
     const dataset = path.join(ROOT, "tests/fixtures/bashkit-eval/smoke-test.jsonl");
-    const result = await runMain(["run", dataset, "--agent", "oracle"], { env: { PATH: "/nonexistent" } });
+    const result = await runMain(["run", dataset, "--agent", "oracle"], {
+      env: { PATH: "/nonexistent", LLM_TOOL_TEST_BWRAP: "/nonexistent/bwrap" },
+    });
     expect(result.code).toBe(EXIT.usage);
-    expect(result.stderr).toContain('sandbox "bwrap" needs bubblewrap, but "bwrap" was not found on PATH');
+    expect(result.stderr).toContain(
+      'sandbox "bwrap" needs bubblewrap at LLM_TOOL_TEST_BWRAP=/nonexistent/bwrap, but it is not there',
+    );
     expect(result.stderr).toContain("apt-get install -y bubblewrap");
   });
 });
