@@ -80,8 +80,11 @@ export interface SandboxInterior {
    * agent's own account); true when that ended them all (no marker sweep needed).
    */
   endProcesses?(): Promise<boolean>;
-  /** What the interior holds beyond the trial's processes (local: the agent's account), given back. */
-  close?(): Promise<void>;
+  /**
+   * What the interior holds beyond the trial's processes (local: the agent's account), given back;
+   * `keepFiles` when the trial's folder is kept (else files only the account could remove go).
+   */
+  close?(options: { keepFiles: boolean }): Promise<void>;
 }
 
 /** One sandbox mode, already checked usable on this host. */

@@ -185,7 +185,7 @@ async function createCleanup(
       disposed = true;
       await endProcesses();
       await cgroup?.dispose();
-      await interior?.close?.();
+      await interior?.close?.({ keepFiles: keepWorkDir });
       for (const action of actions) action();
       if (!keepWorkDir) await removeTree(base);
     },
