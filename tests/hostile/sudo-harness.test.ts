@@ -2,8 +2,8 @@
  * The local sandbox on a GitHub runner (issue #25, break 6): the harness runs as an unprivileged
  * user with passwordless sudo. The agent must not run as that user (it would read the harness's
  * memory and use its sudo): through sudo it runs as an account of its own, without sudo, cannot
- * open the harness's /proc files, cannot write the output folder, and its survivors are dead before
- * the gates. Made real here: the test (as root) makes a user with passwordless sudo, runs the CLI
+ * open the harness's /proc files, cannot list or write the output folder (other trials' transcripts
+ * hold their solutions), and its survivors are dead before the gates. Made real here: the test (as root) makes a user with passwordless sudo, runs the CLI
  * as that user, and removes the user again. Only as root, with /usr/bin/sudo; skipped otherwise.
  */
 import { execFileSync } from "node:child_process";
@@ -30,7 +30,7 @@ const CANARIES = {
  * into the output folder; a survivor that rewrites the gated file once the gates start.
  */
 function scenarioYaml(out: string): string {
-  const probe = String.raw`echo "AGENT-UID $(id -u)"
+  const probe = `echo "AGENT-UID $(id -u)"
 if sudo -n true >/dev/null 2>&1; then echo SUDO-WORKED; else echo SUDO-REFUSED; fi
 p=$$
 while [ "$p" -gt 1 ]; do
@@ -40,7 +40,8 @@ while [ "$p" -gt 1 ]; do
   p=$(awk '/^PPid:/ {print $2}' /proc/$p/status)
 done
 `;
-  const forge = `for target in ${JSON.stringify(path.join(out, "forged-by-agent"))} ${JSON.stringify(path.join(out, "report.json"))}; do
+  const forge = `if ls ${JSON.stringify(out)} >/dev/null 2>&1; then echo "LISTED-OUTPUT"; else echo "UNLISTABLE-OUTPUT"; fi
+for target in ${JSON.stringify(path.join(out, "forged-by-agent"))} ${JSON.stringify(path.join(out, "report.json"))}; do
   if (echo forged > "$target") 2>/dev/null; then echo "WROTE $target"; else echo "REFUSED $target"; fi
 done
 `;
@@ -164,7 +165,8 @@ describe.skipIf(!canRun)("the local sandbox under a harness with passwordless su
     expect(findLeaks({ ...outputs, stdout: result.stdout, stderr: result.stderr }, CANARIES)).toEqual([]);
   });
 
-  it("refused its writes into the output folder, and its survivors were dead before the gates", () => {
+  it("could not list the output folder or write into it, and its survivors were dead before the gates", () => {
+    expect(events).toContain("UNLISTABLE-OUTPUT");
     expect(events).toContain(`REFUSED ${path.join(out, "forged-by-agent")}`);
     expect(events).not.toMatch(/WROTE \//);
     expect(readFileSync(path.join(out, "report.json"), "utf8")).not.toContain("forged");
