@@ -13,6 +13,7 @@ export const COMPILED_TESTS = [
   "tests/hostile/proc-environ.test.ts",
   "tests/hostile/output-flood.test.ts",
   "tests/hostile/gate-sigterm.test.ts",
+  "tests/hostile/sudo-harness.test.ts",
 ];
 
 export default defineConfig({

@@ -16,14 +16,14 @@
  * Every command goes through the injected RunProgram (tests use a fake; nothing here needs root).
  */
 import { bwrapProbeArgs } from "../sandbox/bwrap.js";
+// The bubblewrap package's binary: the only one the setup probes and the profile names, and the one the sandbox runs.
+import { SYSTEM_BWRAP } from "../sandbox/trusted-bwrap.js";
 import type { ProgramOutcome, RunProgram } from "./run-program.js";
 
 /** One setup command with an argv (and optional stdin). */
 type SetupCommand = (file: string, args: string[], stdin?: string) => Promise<ProgramOutcome>;
 
 export const BWRAP_APPARMOR_PROFILE_PATH = "/etc/apparmor.d/bwrap";
-/** The bubblewrap package's binary: the only one the setup probes and the profile names. */
-export const SYSTEM_BWRAP = "/usr/bin/bwrap";
 const RESTRICTION_SYSCTL = "kernel.apparmor_restrict_unprivileged_userns";
 /** apt-get update and install can take minutes on a cold mirror. */
 const SETUP_COMMAND_TIMEOUT_MS = 600_000;

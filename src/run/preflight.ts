@@ -1,5 +1,4 @@
 import { ConfigError } from "../errors.js";
-import { probeBwrap } from "../sandbox/bwrap.js";
 import type { SandboxSelector } from "../sandbox/sandbox-selection.js";
 import { resolveRealBinary } from "../sandbox/shim.js";
 import type { SandboxSetting, Scenario } from "../scenario/types.js";
@@ -45,12 +44,10 @@ export async function checkSandbox(
   scenarios: Scenario[],
   override: SandboxSetting | null,
   selector: SandboxSelector,
-  searchPath: string,
 ): Promise<string[]> {
   const settings = new Set(scenarios.map((scenario) => sandboxSettingOf(scenario, override)));
   if (settings.has("bwrap")) {
-    const bwrapPath = await resolveRealBinary("bwrap", searchPath).catch(() => null);
-    await probeBwrap(bwrapPath, searchPath);
+    await selector.requireBwrap();
   }
   for (const setting of settings) await selector.select(setting);
   return selector.warnings();

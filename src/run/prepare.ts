@@ -233,10 +233,10 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
   // One selector for the run: bwrap is probed once, and its warnings reach the report.
   const sandboxes = createSandboxSelector({
     searchPath,
+    env: ports.env,
     failClosed: settings.failClosed ?? isCiEnvironment(ports.env),
   });
-  for (const warning of await checkSandbox(scenarios, options.sandbox, sandboxes, searchPath))
-    ports.warn(warning);
+  for (const warning of await checkSandbox(scenarios, options.sandbox, sandboxes)) ports.warn(warning);
   // Their start-up (a Node start each) overlaps with the rest of the setup instead of delaying the first commands.
   await warmSandboxRunners(sandboxes.selected(), options.concurrency);
   // An explicit local sandbox is the user's choice (no report warning unless the agent runs as this

@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { defaultMaxListeners, setMaxListeners } from "node:events";
-import { mkdir } from "node:fs/promises";
+import { chmod, mkdir } from "node:fs/promises";
 import type { Agent } from "../agents/types.js";
 import type { ModelClient } from "../model/model-client.js";
 import { buildScenarioReport, scenarioMetaOf } from "../results/aggregate.js";
 import { assembleReport } from "../results/assemble-report.js";
 import { collectSandboxesUsed, sandboxUsedField } from "../results/sandbox-used.js";
 import type { Report, RunInfo, ScenarioReport, TrialReport } from "../results/types.js";
+import { findSameUserReason } from "../sandbox/agent-account.js";
 import {
   createSandboxSelector,
   isCiEnvironment,
@@ -101,13 +102,33 @@ export async function runSuite(
   setMaxListeners(Math.max(defaultMaxListeners, 4 * options.concurrency + 10), signal);
   const redact = createRunRedactor(scenarios, ports.env);
   await mkdir(options.outDir, { recursive: true });
+  await closeOutputToAgents(scenarios, options, ports.env.PATH ?? "");
   const sandboxes =
     ports.sandboxes ??
-    createSandboxSelector({ searchPath: ports.env.PATH ?? "", failClosed: isCiEnvironment(ports.env) });
+    createSandboxSelector({
+      searchPath: ports.env.PATH ?? "",
+      env: ports.env,
+      failClosed: isCiEnvironment(ports.env),
+    });
 
   const run = await startRun(scenarios, options, ports, now);
   const stopReason = await runTrials(run, { options, ports, now, signal, redact, sandboxes });
   return finishRun(run, stopReason, options, { ...ports, sandboxes }, now);
+}
+
+/**
+ * Where agents may run in the local sandbox as accounts of their own, the output folder becomes the
+ * harness's alone (0700): an agent must not read what other trials wrote there (another trial's
+ * transcript holds its solution) any more than write it.
+ */
+async function closeOutputToAgents(
+  scenarios: Scenario[],
+  options: RunOptions,
+  searchPath: string,
+): Promise<void> {
+  const mayRunLocally = scenarios.some((scenario) => sandboxSettingOf(scenario, options.sandbox) !== "bwrap");
+  if (!mayRunLocally || (await findSameUserReason(searchPath)) !== null) return;
+  await chmod(options.outDir, 0o700);
 }
 
 /**

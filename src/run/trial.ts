@@ -173,7 +173,9 @@ async function runAgentInSandbox(
 ): Promise<{ sandbox: TrialSandbox | null; outcome: AgentOutcome }> {
   const { planned, options, ports, writer, model } = trial;
   const { scenario, variant } = planned;
-  const sandboxes = ports.sandboxes ?? createSandboxSelector({ searchPath: ports.parentEnv.PATH ?? "" });
+  const sandboxes =
+    ports.sandboxes ??
+    createSandboxSelector({ searchPath: ports.parentEnv.PATH ?? "", env: ports.parentEnv });
   const { mode } = await sandboxes.select(sandboxSettingOf(scenario, options.sandbox));
   const maxTurns = scenario.agent.maxTurns ?? options.maxTurns;
   const timeoutMs = scenario.agent.timeoutMs ?? options.trialTimeoutMs;

@@ -13,13 +13,27 @@
  * uid and gid, no supplementary groups and `no_new_privs` (no setuid program, sudo included, gives
  * anything back).
  *
- * Elsewhere (not root, not Linux, no setpriv or useradd) there is no other user to be had: the
- * agent runs as the harness's user, and the run says so (sameUserWarning).
+ * Where the harness is not root but has passwordless sudo (GitHub's runners), it does the same
+ * through `sudo -n` (/usr/bin/sudo and system programs only, never one found on PATH): the
+ * accounts are made, commands started, their processes killed and their files removed by root.
+ * The command's environment does not pass through sudo (which would reset it) or any argv (which
+ * every user can read): it is written to a file only the harness's user can read, which a root
+ * `bash` reads, removes, and makes the whole environment of setpriv and the command.
+ *
+ * The accounts stay on the machine, a pool as large as the most trials ever in flight at once
+ * (MAX_ACCOUNTS at most), reused by every later run: removing them would free their uids for the
+ * next system account a package makes, which would then own whatever files an agent left in the
+ * folders every user may write (/tmp, /var/tmp, /dev/shm). `userdel` removes them by hand.
+ *
+ * Elsewhere (not Linux, neither root nor passwordless sudo, no setpriv or useradd) there is no
+ * other user to be had: the agent runs as the harness's user, and the run says so (sameUserWarning).
  */
+import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { lchown, readdir, readFile, writeFile } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
+import path from "node:path";
 import { describeError, InfraError } from "../errors.js";
 import { runProcess } from "./exec.js";
 import { findProcesses } from "./marked-processes.js";
@@ -31,11 +45,25 @@ export interface AgentAccount {
   gid: number;
 }
 
+/** A process as it must be spawned to run as the account. */
+export interface AccountCommand {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
 /** An account held by one trial until released. */
 export interface AccountLease {
   account: AgentAccount;
-  /** The argv that starts `file args` as the account. */
-  wrap(file: string, args: string[]): { file: string; args: string[] };
+  /** How `file args` starts as the account with exactly `env`. */
+  start(file: string, args: string[], env: Record<string, string>): Promise<AccountCommand>;
+  /** Makes `dir` and everything in it the account's (symbolic links themselves, never followed). */
+  handOver(dir: string): Promise<void>;
+  /**
+   * Removes `dir`, which holds the account's files, where the harness's own user cannot (through
+   * sudo); as root, the harness's own removal does.
+   */
+  removeFiles(dir: string): Promise<void>;
   /** SIGKILLs every process of the account, again until none is left. */
   killProcesses(): Promise<void>;
   /**
@@ -57,7 +85,35 @@ const NOLOGIN_SHELLS = ["/usr/sbin/nologin", "/sbin/nologin", "/bin/false"];
 interface Tools {
   setpriv: string;
   useradd: string;
+  /** The harness is not root: every privileged step goes through this sudo. */
+  sudo: SudoTools | null;
 }
+
+/** What the sudo route runs as root: system programs by full path only. */
+interface SudoTools {
+  sudo: string;
+  bash: string;
+  chown: string;
+  rm: string;
+}
+
+/** The only sudo trusted: a sudo found on PATH could be anyone's program. */
+const SYSTEM_SUDO = "/usr/bin/sudo";
+/** Where the sudo route finds what root runs: system folders, never the harness's PATH. */
+const SYSTEM_FOLDERS = "/usr/sbin:/usr/bin:/sbin:/bin";
+/**
+ * Run by root's bash: `$1` is rm, `$2` the environment file (NUL-separated NAME=value). Reads it,
+ * removes it, drops sudo's environment, exports the file's, then execs the rest (setpriv …).
+ */
+const ENVIRONMENT_LOADER = [
+  "rm=$1; file=$2; shift 2; pairs=()",
+  'while IFS= read -r -d "" pair; do pairs+=("$pair"); done < "$file"',
+  '"$rm" -f -- "$file"',
+  'for name in $(compgen -e); do unset -v "$name" 2>/dev/null; done',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell array expansion.
+  'for pair in "${pairs[@]}"; do export -- "$pair" 2>/dev/null; done',
+  'exec "$@"',
+].join("\n");
 
 let tools: Promise<Tools | { reason: string }> | undefined;
 const verifiedAccounts = new Map<string, Promise<AgentAccount>>();
@@ -75,29 +131,70 @@ function findTools(searchPath: string): Promise<Tools | { reason: string }> {
   tools ??= (async () => {
     if (process.platform !== "linux") return { reason: `this is ${process.platform}, not Linux` };
     const euid = process.geteuid?.() ?? -1;
-    if (euid !== 0) {
-      return {
-        reason: `the harness runs as ${describeUser()}, not root, so it cannot make or become another user`,
-      };
-    }
-    const setpriv = await resolveRealBinary("setpriv", searchPath).catch(() => null);
-    const useradd = await resolveRealBinary("useradd", searchPath).catch(() => null);
+    const sudo = euid === 0 ? null : await findSudo();
+    if (sudo && "reason" in sudo) return sudo;
+    // Through sudo, root runs them: from the system folders only.
+    const lookIn = sudo ? SYSTEM_FOLDERS : searchPath;
+    const setpriv = await resolveRealBinary("setpriv", lookIn).catch(() => null);
+    const useradd = await resolveRealBinary("useradd", lookIn).catch(() => null);
     if (!setpriv || !useradd) {
       return {
-        reason: `${setpriv ? "useradd" : "setpriv"} is not on PATH (install util-linux and passwd)`,
+        reason: `${setpriv ? "useradd" : "setpriv"} is not on ${sudo ? SYSTEM_FOLDERS : "PATH"} (install util-linux and passwd)`,
       };
     }
-    const found = { setpriv, useradd };
+    const found: Tools = { setpriv, useradd, sudo };
     // The first account made and tried: a read-only /etc or a root without CAP_SETUID (some
     // containers) shows here, once, instead of failing every trial.
     try {
-      await verifyAccount(`${ACCOUNT_PREFIX}1`, found, searchPath);
+      await verifyAccount(`${ACCOUNT_PREFIX}1`, found);
     } catch (error) {
       return { reason: describeError(error) };
     }
     return found;
   })();
   return tools;
+}
+
+/** The sudo route's programs, or why there is none (sudo missing or asking for a password). */
+async function findSudo(): Promise<SudoTools | { reason: string }> {
+  const notRoot = `the harness runs as ${describeUser()}, not root`;
+  if (!isExecutableSync(SYSTEM_SUDO)) {
+    return { reason: `${notRoot}, and without ${SYSTEM_SUDO} it cannot make or become another user` };
+  }
+  const find = (name: string) => resolveRealBinary(name, SYSTEM_FOLDERS).catch(() => null);
+  const [bash, chown, rm] = await Promise.all([find("bash"), find("chown"), find("rm")]);
+  if (!bash || !chown || !rm)
+    return { reason: `${notRoot}, and bash, chown or rm is missing from ${SYSTEM_FOLDERS}` };
+  const probe = await runProcess({
+    file: SYSTEM_SUDO,
+    args: ["-n", "true"],
+    cwd: "/",
+    env: { PATH: SYSTEM_FOLDERS },
+    timeoutMs: 20_000,
+    outputCapBytes: 4096,
+  }).catch((error: unknown) => ({ exit_code: -1, stderr: describeError(error) }));
+  if (probe.exit_code !== 0) {
+    return {
+      reason: `${notRoot}, and \`sudo -n true\` failed (exit ${probe.exit_code}: ${probe.stderr.trim().split("\n")[0] ?? ""}), so it cannot make or become another user`,
+    };
+  }
+  return { sudo: SYSTEM_SUDO, bash, chown, rm };
+}
+
+/** `file args` as root: itself as root, else through sudo. */
+function asRoot(found: Tools, file: string, args: string[]): { file: string; args: string[] } {
+  return found.sudo ? { file: found.sudo.sudo, args: ["-n", "--", file, ...args] } : { file, args };
+}
+
+/** Runs `file args` as root (a short administrative command); its result. */
+function runAsRoot(found: Tools, file: string, args: string[], timeoutMs = 60_000) {
+  return runProcess({
+    ...asRoot(found, file, args),
+    cwd: "/",
+    env: { PATH: SYSTEM_FOLDERS },
+    timeoutMs,
+    outputCapBytes: 16 * 1024,
+  });
 }
 
 function describeUser(): string {
@@ -118,11 +215,15 @@ export function sameUserWarning(reason: string): string {
 
 /** What the log says of a local sandbox whose agents run as accounts of their own. */
 export const OWN_ACCOUNT_NOTE =
-  "each agent runs as a user of its own without sudo (llm-tool-test-agent-N, made with useradd): it cannot read this tool's memory or environment, signal it, or write its output, " +
+  "each agent runs as a user of its own without sudo (llm-tool-test-agent-N, made with useradd, through sudo where this tool is not root): it cannot read this tool's memory or environment, signal it, or write its output, " +
   "but it reads whatever every user may read on this machine, uses its network and sees its processes; use bwrap to take those away too";
 
-/** An account for one trial, or why the agent must run as the harness's user. */
-export async function leaseAgentIdentity(searchPath: string): Promise<AgentIdentity> {
+/**
+ * An account for one trial, or why the agent must run as the harness's user. `scratchDir`, a
+ * folder of the trial's that only the harness's user may list and write, holds the sudo route's
+ * environment files.
+ */
+export async function leaseAgentIdentity(searchPath: string, scratchDir: string): Promise<AgentIdentity> {
   const found = await findTools(searchPath);
   if ("reason" in found) return { kind: "same-user", reason: found.reason };
   for (let index = 1; index <= MAX_ACCOUNTS; index += 1) {
@@ -130,8 +231,8 @@ export async function leaseAgentIdentity(searchPath: string): Promise<AgentIdent
     const claim = await claimName(name);
     if (!claim) continue;
     try {
-      const account = await verifyAccount(name, found, searchPath);
-      const lease = createLease(account, found.setpriv, claim);
+      const account = await verifyAccount(name, found);
+      const lease = createLease(account, found, claim, scratchDir);
       // What a harness that died while holding it may have left running.
       await lease.killProcesses();
       return { kind: "account", lease };
@@ -143,12 +244,53 @@ export async function leaseAgentIdentity(searchPath: string): Promise<AgentIdent
   throw new InfraError(`no agent account is free: ${MAX_ACCOUNTS} trials hold one on this machine`);
 }
 
-function createLease(account: AgentAccount, setpriv: string, claim: net.Server): AccountLease {
+function createLease(
+  account: AgentAccount,
+  found: Tools,
+  claim: net.Server,
+  scratchDir: string,
+): AccountLease {
   let released = false;
+  const { sudo } = found;
   return {
     account,
-    wrap: (file, args) => ({ file: setpriv, args: [...becomeAccount(account), file, ...args] }),
-    killProcesses: () => killProcessesOf(account.uid),
+    async start(file, args, env) {
+      const command = [found.setpriv, ...becomeAccount(account), file, ...args];
+      if (!sudo) return { file: command[0] as string, args: command.slice(1), env };
+      const envFile = path.join(scratchDir, `account-env-${randomUUID()}`);
+      const pairs = Object.entries(env).map(([name, value]) => `${name}=${value}\0`);
+      await writeFile(envFile, pairs.join(""), { mode: 0o600, flag: "wx" });
+      return {
+        file: sudo.sudo,
+        args: [
+          "-n",
+          "--",
+          sudo.bash,
+          "-c",
+          ENVIRONMENT_LOADER,
+          "llm-tool-test-env",
+          sudo.rm,
+          envFile,
+          ...command,
+        ],
+        // sudo itself needs nothing of the command's environment.
+        env: { PATH: SYSTEM_FOLDERS },
+      };
+    },
+    async handOver(dir) {
+      if (!sudo) return chownTree(dir, account.uid, account.gid);
+      const result = await runAsRoot(found, sudo.chown, ["-hR", `${account.uid}:${account.gid}`, "--", dir]);
+      if (result.exit_code !== 0) {
+        throw new InfraError(
+          `could not hand ${dir} to ${account.name} (chown through sudo, exit ${result.exit_code}: ${result.stderr.trim()})`,
+        );
+      }
+    },
+    async removeFiles(dir) {
+      if (!sudo || !path.isAbsolute(dir) || path.dirname(dir) === dir) return;
+      await runAsRoot(found, sudo.rm, ["-rf", "--one-file-system", "--", dir]).catch(() => undefined);
+    },
+    killProcesses: () => (sudo ? killProcessesThroughSudo(account, found) : killProcessesOf(account.uid)),
     release() {
       if (released) return;
       released = true;
@@ -180,25 +322,18 @@ function claimName(name: string): Promise<net.Server | null> {
 }
 
 /** The account `name`, made when missing; checked to be an unprivileged user setpriv can become. */
-function verifyAccount(name: string, found: Tools, searchPath: string): Promise<AgentAccount> {
+function verifyAccount(name: string, found: Tools): Promise<AgentAccount> {
   let verified = verifiedAccounts.get(name);
   if (!verified) {
     verified = (async () => {
-      const account = (await lookUpAccount(name)) ?? (await makeAccount(name, found, searchPath));
+      const account = (await lookUpAccount(name)) ?? (await makeAccount(name, found));
       if (account.uid === 0 || account.gid === 0) {
         throw new InfraError(`the agent account ${name} has uid or gid 0: remove it (userdel ${name})`);
       }
-      const probe = await runProcess({
-        file: found.setpriv,
-        args: [...becomeAccount(account), "true"],
-        cwd: "/",
-        env: { PATH: searchPath },
-        timeoutMs: 10_000,
-        outputCapBytes: 4096,
-      });
+      const probe = await runAsRoot(found, found.setpriv, [...becomeAccount(account), "true"], 20_000);
       if (probe.exit_code !== 0) {
         throw new InfraError(
-          `cannot start commands as the agent account ${name} with setpriv (exit ${probe.exit_code}: ${probe.stderr.trim()})`,
+          `cannot start commands as the agent account ${name} with setpriv${found.sudo ? " through sudo" : ""} (exit ${probe.exit_code}: ${probe.stderr.trim()})`,
         );
       }
       return account;
@@ -210,33 +345,36 @@ function verifyAccount(name: string, found: Tools, searchPath: string): Promise<
   return verified;
 }
 
-async function makeAccount(name: string, found: Tools, searchPath: string): Promise<AgentAccount> {
+async function makeAccount(name: string, found: Tools): Promise<AgentAccount> {
   const shell = NOLOGIN_SHELLS.find((candidate) => isExecutableSync(candidate)) ?? "/bin/false";
-  const made = await runProcess({
-    file: found.useradd,
-    args: [
-      "--system",
-      "--no-create-home",
-      "--home-dir",
-      "/nonexistent",
-      "--shell",
-      shell,
-      "--user-group",
-      "--comment",
-      "llm-tool-test agent (local sandbox)",
-      name,
-    ],
-    cwd: "/",
-    env: { PATH: searchPath },
-    timeoutMs: 60_000,
-    outputCapBytes: 16 * 1024,
-  });
+  const made = await runAsRoot(found, found.useradd, [
+    "--system",
+    "--no-create-home",
+    "--home-dir",
+    "/nonexistent",
+    "--shell",
+    shell,
+    "--user-group",
+    "--comment",
+    "llm-tool-test agent (local sandbox)",
+    name,
+  ]);
   // Exit 9: made meanwhile by another harness.
   const account = await lookUpAccount(name);
   if (account) return account;
   throw new InfraError(
     `could not make the agent account ${name} (useradd exit ${made.exit_code}: ${made.stderr.trim()})`,
   );
+}
+
+/** lchown on `dir` and everything in it (symbolic links themselves, never followed). */
+async function chownTree(dir: string, uid: number, gid: number): Promise<void> {
+  await lchown(dir, uid, gid);
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const entryPath = path.join(dir, entry.name);
+    if (entry.isDirectory()) await chownTree(entryPath, uid, gid);
+    else await lchown(entryPath, uid, gid);
+  }
 }
 
 function isExecutableSync(file: string): boolean {
@@ -276,6 +414,24 @@ export async function killProcessesOf(uid: number): Promise<void> {
       }
     }
     await new Promise((resolve) => setTimeout(resolve, KILL_PAUSE_MS));
+  }
+}
+
+/**
+ * killProcessesOf where the harness may not signal the account's processes: each round, a process
+ * of the account's own (through sudo and setpriv) signals every process it may, `kill -KILL -1`,
+ * which is every process of the account but itself.
+ */
+async function killProcessesThroughSudo(account: AgentAccount, found: Tools): Promise<void> {
+  const sudo = found.sudo as SudoTools;
+  for (let round = 0; round < KILL_ROUNDS; round += 1) {
+    if ((await findProcessesOf(account.uid)).length === 0) return;
+    await runAsRoot(
+      found,
+      found.setpriv,
+      [...becomeAccount(account), sudo.bash, "-c", "kill -KILL -1"],
+      20_000,
+    ).catch(() => undefined);
   }
 }
 

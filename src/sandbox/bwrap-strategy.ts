@@ -4,7 +4,9 @@
  * is bound read-only at /run/llm-tool-test/bin and its record channel's folder (read-only too; the
  * FIFO in it stays writable) at /run/llm-tool-test/log. Every command, an agent CLI's too, has the
  * scenario's network: without it, an agent CLI reaches only the host loopback ports it names (its
- * credential proxy), bridged in by loopback-bridge.ts.
+ * credential proxy), bridged in by loopback-bridge.ts. The target itself runs only in a broker
+ * sandbox beside the agent's (shim-broker.ts), where the recording shim covers it; the agent's
+ * commands find a requester at each of its paths (and its call channel beside the records).
  */
 import { mkdir, realpath, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -36,15 +38,26 @@ import { collectProgramBinds } from "./program-binds.js";
 import { assertInsideRoot } from "./sandbox-paths.js";
 import type { ProcessSettings, SandboxStrategy, SandboxStrategyOptions } from "./sandbox-strategy.js";
 import { resolveRealBinary } from "./shim.js";
+import {
+  BROKER_SCRIPT,
+  CALLS_FIFO,
+  type CallChannel,
+  MAX_CALLS_IN_FLIGHT,
+  openCallChannel,
+  renderRequesterScript,
+  STATUS_GIVEN,
+  STATUS_WRITER_SCRIPT,
+} from "./shim-broker.js";
 import { planShimCover } from "./shim-cover.js";
+import { locateTrustedBwrap } from "./trusted-bwrap.js";
+import type { ExecResult } from "./types.js";
 
 /** Checks that bwrap runs here (a ConfigError saying how to fix it otherwise), then the strategy. */
 export async function createBwrapStrategy(options: SandboxStrategyOptions): Promise<SandboxStrategy> {
   const { parentPath, targetBinary } = options;
-  const found = options.bwrapPath ?? (await resolveRealBinary("bwrap", parentPath).catch(() => null));
-  const probe = await probeBwrap(found, parentPath);
-  // probeBwrap refuses a missing binary.
-  const bwrapPath = found as string;
+  // Never the first bwrap on PATH (trusted-bwrap.ts).
+  const bwrapPath = options.bwrapPath ?? (await locateTrustedBwrap(options.parentEnv ?? {}));
+  const probe = await probeBwrap(bwrapPath);
   return {
     endsLeftoverProcesses: true,
     layOut(base) {
@@ -59,36 +72,62 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
           ? await resolveRealBinary(targetBinary, parentPath)
           : null;
       const readOnlyPaths = [...(options.readOnlyPaths ?? [])];
-      if (hostTarget) readOnlyPaths.push(...(await collectTargetBinds(hostTarget, layout.base)));
+      const targetBinds = hostTarget ? await collectTargetBinds(hostTarget, layout.base) : [];
+      readOnlyPaths.push(...targetBinds);
       const targetDir = hostTarget ? path.dirname(hostTarget) : null;
       const ownPathDirs = targetDir && !isUnderSystemDir(targetDir) ? [targetDir] : [];
       const cover = hostTarget ? await planShimCover(hostTarget, layout.base, ownPathDirs) : null;
-      // An agent's command: the shim over every path of the target, the real one where only it looks.
-      const shimBinds = (shimmed: boolean | undefined) =>
-        cover && shimmed && targetBinary
-          ? [
-              ...cover.realBinds,
-              ...cover.coveredPaths.map((covered) => ({
-                from: path.join(layout.shimDir, path.basename(targetBinary)),
-                to: covered,
-              })),
-            ]
-          : [];
 
       const host = await inspectHostSystem();
       const hostname = options.hostname ?? DEFAULT_HOSTNAME;
       await writeIdentityFiles(layout.root, probe.mapsUser, hostname);
       const overlays = options.writableSystemDirs
-        ? await openSystemOverlays(host, layout, { bwrapPath, parentPath, mapsUser: probe.mapsUser })
+        ? await openSystemOverlays(host, layout, { bwrapPath, mapsUser: probe.mapsUser })
         : null;
       if (targetBinary) {
         await mkdir(layout.shimDir, { recursive: true });
         await mkdir(layout.logDir, { recursive: true });
       }
+      // The target runs outside the agent's sandbox (shim-broker.ts), except where a second
+      // sandbox cannot share the first one's view: copy-on-write system folders (a second overlay
+      // on the same upper folder), or a target that is the harness's own node (the bridge's).
+      const hostNode = await realpath(process.execPath).catch(() => process.execPath);
+      const brokered = cover !== null && !overlays && !cover.coveredPaths.includes(hostNode);
+      const targetName = targetBinary ? path.basename(targetBinary) : "";
+      const requester = path.join(layout.base, "requester", targetName);
+      if (brokered) {
+        await mkdir(path.dirname(requester), { recursive: true });
+        await writeFile(
+          requester,
+          renderRequesterScript(targetName, path.posix.join(SANDBOX_LOG_DIR, CALLS_FIFO), host.bash),
+          { mode: 0o755 },
+        );
+      }
+      // The recording shim over every path of the target, the real one where only it looks.
+      const realShimBinds = () =>
+        cover
+          ? [
+              ...cover.realBinds,
+              ...cover.coveredPaths.map((covered) => ({
+                from: path.join(layout.shimDir, targetName),
+                to: covered,
+              })),
+            ]
+          : [];
+      // An agent's command: brokered, the requester over every path of the target (the shim's too).
+      const shimBinds = (shimmed: boolean | undefined) => {
+        if (!cover || !shimmed) return [];
+        if (!brokered) return realShimBinds();
+        return [...cover.coveredPaths, path.posix.join(SANDBOX_SHIM_DIR, targetName)].map((covered) => ({
+          from: requester,
+          to: covered,
+        }));
+      };
       const buildArgs = (
         network: boolean,
         binds: string[],
         movedBinds: { from: string; to: string }[] = [],
+        shown: readonly string[] = readOnlyPaths,
       ) =>
         buildBwrapArgs({
           root: layout.root,
@@ -97,10 +136,21 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
           network,
           mapsUser: probe.mapsUser,
           host,
-          readOnlyPaths: [...new Set([...readOnlyPaths, ...binds])],
+          readOnlyPaths: [...new Set([...shown, ...binds])],
           ...(targetBinary ? { shimDir: layout.shimDir, logDir: layout.logDir } : {}),
           movedBinds,
         });
+      // Brokered, the agent's shimmed commands do not see the target's own folders either (an npm
+      // package's code could be run by `node` without its bin script).
+      const agentShown = brokered
+        ? readOnlyPaths.filter((entry) => !targetBinds.includes(entry))
+        : readOnlyPaths;
+      const agentArgs = (
+        network: boolean,
+        binds: string[],
+        shimmed: boolean | undefined,
+        extra: { from: string; to: string }[] = [],
+      ) => buildArgs(network, binds, [...shimBinds(shimmed), ...extra], shimmed ? agentShown : readOnlyPaths);
       const shellArgs = buildArgs(options.network, []);
       const gateRoom = createBwrapGateRoom({
         base: layout.base,
@@ -126,6 +176,35 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
         });
       };
 
+      const broker = brokered
+        ? openBroker({
+            logDir: layout.logDir,
+            parentPath,
+            run: runBwrap,
+            brokerArgs: (dir) => [
+              ...buildArgs(options.network, [], realShimBinds()),
+              "--",
+              host.bash,
+              "-c",
+              BROKER_SCRIPT,
+              "llm-tool-test-broker",
+              dir,
+              path.posix.join(SANDBOX_SHIM_DIR, targetName),
+            ],
+            statusArgs: (dir, status) => [
+              ...buildArgs(options.network, []),
+              "--",
+              host.bash,
+              "-c",
+              STATUS_WRITER_SCRIPT,
+              "llm-tool-test-status",
+              dir,
+              String(status),
+            ],
+          })
+        : null;
+      const opened = await broker;
+
       return {
         workDir: SANDBOX_HOME,
         tmpDir: "/tmp",
@@ -136,7 +215,7 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
         runShell: (command, { shimmed, ...run }) => {
           const args =
             run.hostPaths?.length || (cover && shimmed)
-              ? buildArgs(options.network, run.hostPaths ?? [], shimBinds(shimmed))
+              ? agentArgs(options.network, run.hostPaths ?? [], shimmed)
               : shellArgs;
           return runBwrap([...args, "--", host.bash, "-c", command], run);
         },
@@ -150,22 +229,19 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
             : run.env;
           const allBinds = [...binds, ...shown.binds];
           if (options.network || !loopbackPorts?.length) {
-            const bwrapArgs = buildArgs(options.network, allBinds, shimBinds(shimmed));
+            const bwrapArgs = agentArgs(options.network, allBinds, shimmed);
             return runBwrap([...bwrapArgs, "--", file, ...args], { ...run, env });
           }
           const bridge = await openLoopbackBridge(layout.base, loopbackPorts);
           try {
-            // The harness's own node runs the forwarder inside (not through the shim when node is the target).
-            const hostNode = process.execPath;
-            const realNode = await realpath(hostNode).catch(() => hostNode);
+            // The harness's own node runs the forwarder inside (not through the shim when node is the
+            // target, which is then not brokered).
             const node =
-              cover && shimmed && cover.coveredPaths.includes(realNode) ? cover.realInside : hostNode;
-            const nodeBinds = await collectTargetBinds(hostNode, layout.base);
-            const bwrapArgs = buildArgs(
-              false,
-              [...allBinds, ...nodeBinds],
-              [...shimBinds(shimmed), { from: bridge.dir, to: SANDBOX_BRIDGE_DIR }],
-            );
+              cover && shimmed && cover.coveredPaths.includes(hostNode) ? cover.realInside : process.execPath;
+            const nodeBinds = await collectTargetBinds(process.execPath, layout.base);
+            const bwrapArgs = agentArgs(false, [...allBinds, ...nodeBinds], shimmed, [
+              { from: bridge.dir, to: SANDBOX_BRIDGE_DIR },
+            ]);
             return await runBwrap([...bwrapArgs, "--", ...bridge.wrap(node, file, args)], { ...run, env });
           } finally {
             await bridge.close();
@@ -184,6 +260,7 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
           });
         },
         ...(cover && hostTarget ? { targetArgv0: hostTarget } : {}),
+        ...(opened ? { close: async () => opened.close() } : {}),
         resolveTarget: async (binary) => {
           if (cover) return cover.realInside;
           const hostPath = await resolveRealBinary(binary, "", layout.workDir);
@@ -211,14 +288,80 @@ async function writeIdentityFiles(root: string, mapsUser: boolean, hostname: str
 async function openSystemOverlays(
   host: HostSystem,
   layout: { root: string; base: string },
-  found: { bwrapPath: string; parentPath: string; mapsUser: boolean },
+  found: { bwrapPath: string; mapsUser: boolean },
 ): Promise<{ launcher: OverlayLauncher; overlays: SystemOverlay[] } | null> {
-  const find = (name: string) =>
-    resolveRealBinary(name, `${found.parentPath}:${SANDBOX_PATH}`).catch(() => null);
+  // From the system folders only, as bwrap itself: never a program planted earlier on PATH.
+  const find = (name: string) => resolveRealBinary(name, SANDBOX_PATH).catch(() => null);
   const [unshare, sh, mount] = await Promise.all([find("unshare"), find("sh"), find("mount")]);
   if (!unshare || !sh || !mount) return null;
   const launcher = { unshare, sh, mount };
   if (!(await probeSystemOverlays(launcher, found.bwrapPath, found.mapsUser))) return null;
   const overlays = await prepareSystemOverlays(host, layout.root, path.join(layout.base, "overlay"));
   return overlays ? { launcher, overlays } : null;
+}
+
+/** How long one brokered run of the target may take: the agent's command ends it sooner. */
+const BROKER_RUN_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+const SIGNAL_STATUS: Record<string, number> = { HUP: 129, INT: 130, TERM: 143 };
+/** The status a requester gets when its run could not start. */
+const NOT_RUN_STATUS = 126;
+
+/**
+ * Listens on the call channel and runs each request in a broker sandbox; a run that ended without
+ * giving its requester a status (it could not start, or was signalled) gets one from a small run
+ * in a sandbox like the agent's. Closing ends every run in flight.
+ */
+async function openBroker(options: {
+  logDir: string;
+  parentPath: string;
+  run: (args: string[], settings: ProcessSettings) => Promise<ExecResult>;
+  brokerArgs: (dir: string) => string[];
+  statusArgs: (dir: string, status: number) => string[];
+}): Promise<CallChannel> {
+  const inFlight = new Map<string, { controller: AbortController; signal: string | null }>();
+  const settings = (timeoutMs: number, signal?: AbortSignal): ProcessSettings => ({
+    env: { PATH: SANDBOX_PATH },
+    timeoutMs,
+    outputCapBytes: 4096,
+    ...(signal ? { signal } : {}),
+  });
+  const serve = async (dir: string) => {
+    const entry = { controller: new AbortController(), signal: null as string | null };
+    inFlight.set(dir, entry);
+    let given = false;
+    try {
+      const result = await options.run(
+        options.brokerArgs(dir),
+        settings(BROKER_RUN_TIMEOUT_MS, entry.controller.signal),
+      );
+      given = result.stdout.includes(STATUS_GIVEN);
+    } catch {
+      // Could not start: the requester is told below.
+    }
+    if (!given && !closed) {
+      const status = entry.signal ? (SIGNAL_STATUS[entry.signal] ?? NOT_RUN_STATUS) : NOT_RUN_STATUS;
+      await options.run(options.statusArgs(dir, status), settings(10_000)).catch(() => undefined);
+    }
+    inFlight.delete(dir);
+  };
+  let closed = false;
+  const channel = await openCallChannel(options.logDir, options.parentPath, (request) => {
+    if (closed) return;
+    if (request.kind === "signal") {
+      const entry = inFlight.get(request.dir);
+      if (!entry) return;
+      entry.signal = request.signal;
+      entry.controller.abort();
+      return;
+    }
+    if (inFlight.has(request.dir) || inFlight.size >= MAX_CALLS_IN_FLIGHT) return;
+    void serve(request.dir);
+  });
+  return {
+    close() {
+      closed = true;
+      channel.close();
+      for (const entry of inFlight.values()) entry.controller.abort();
+    },
+  };
 }

@@ -116,11 +116,11 @@ const probes = new Map<string, Promise<BwrapProbe>>();
  * Check once per bwrap binary that it runs here: first `bwrap --ro-bind / / true`, then with the
  * namespaces the sandbox uses. Missing or blocked bwrap is a ConfigError saying how to fix it.
  */
-export function probeBwrap(bwrapPath: string | null, searchPath: string): Promise<BwrapProbe> {
-  const key = bwrapPath ?? "";
+export function probeBwrap(bwrapPath: string): Promise<BwrapProbe> {
+  const key = bwrapPath;
   let probe = probes.get(key);
   if (!probe) {
-    probe = runProbe(bwrapPath, searchPath);
+    probe = runProbe(bwrapPath);
     probes.set(key, probe);
     // A failed probe may be fixed (apt-get install) while a long-lived process runs: retry then.
     probe.catch(() => probes.delete(key));
@@ -136,12 +136,7 @@ const USERNS_HINT =
   "namespaces (e.g. docker run --security-opt seccomp=unconfined --security-opt apparmor=unconfined) " +
   "or use the local sandbox";
 
-async function runProbe(bwrapPath: string | null, searchPath: string): Promise<BwrapProbe> {
-  if (bwrapPath === null) {
-    throw new ConfigError(
-      `sandbox "bwrap" needs bubblewrap, but "bwrap" was not found on PATH (${searchPath}): ${INSTALL_HINT}`,
-    );
-  }
+async function runProbe(bwrapPath: string): Promise<BwrapProbe> {
   const run = (args: string[]) =>
     runProcess({
       file: bwrapPath,

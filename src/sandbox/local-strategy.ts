@@ -1,12 +1,12 @@
 /**
  * The local sandbox: a fresh work dir on the host (`work/`, with `tmp/` next to it); commands run
  * there with the parent's PATH after the shim. Where the harness can have another user
- * (agent-account.ts: as root), every command of the trial (setup, agent, gates) runs as an account
+ * (agent-account.ts: as root, or through passwordless sudo), every command of the trial (setup, agent, gates) runs as an account
  * of the trial's own: the work dir is handed to it, the trial's temp dir can be passed through but
  * not listed, and what the harness writes (the output folder, the shim's scripts and records) stays
  * out of its reach. Elsewhere commands run as the harness's user, and the run says so.
  */
-import { chmod, lchown, mkdir, readdir, stat } from "node:fs/promises";
+import { chmod, mkdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { InfraError } from "../errors.js";
 import {
@@ -41,7 +41,8 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
     async open(layout, processes) {
       const shell = await resolveShell(parentPath);
       const gateRoom = createLocalGateRoom(layout);
-      const identity = await leaseAgentIdentity(parentPath);
+      // The trial's folder is the harness's own (0711 once handed over): the sudo route's scratch.
+      const identity = await leaseAgentIdentity(parentPath, layout.base);
       const lease = identity.kind === "account" ? identity.lease : null;
       if (lease) {
         try {
@@ -52,12 +53,14 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
           throw error;
         }
       }
-      const run = (file: string, args: string[], settings: ProcessSettings) => {
-        const started = lease ? lease.wrap(file, args) : { file, args };
+      const run = async (file: string, args: string[], settings: ProcessSettings) => {
+        const started = lease
+          ? await lease.start(file, args, settings.env)
+          : { file, args, env: settings.env };
         return runProcess({
-          ...started,
           cwd: layout.workDir,
           ...settings,
+          ...started,
           processGroups: processes.groups,
           ...(processes.place ? { place: processes.place } : {}),
         });
@@ -93,7 +96,11 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
                 await lease.killProcesses();
                 return true;
               },
-              close: async () => lease.release(),
+              close: async ({ keepFiles }) => {
+                // Files of the account's that the harness's own user may not remove (sudo route).
+                if (!keepFiles) await lease.removeFiles(layout.base);
+                lease.release();
+              },
             }
           : {}),
       };
@@ -112,17 +119,7 @@ async function handOver(base: string, workDir: string, lease: AccountLease): Pro
     );
   }
   await chmod(base, 0o711);
-  await chownTree(workDir, lease.account.uid, lease.account.gid);
-}
-
-/** lchown on `dir` and everything in it (symbolic links themselves, never followed). */
-async function chownTree(dir: string, uid: number, gid: number): Promise<void> {
-  await lchown(dir, uid, gid);
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const entryPath = path.join(dir, entry.name);
-    if (entry.isDirectory()) await chownTree(entryPath, uid, gid);
-    else await lchown(entryPath, uid, gid);
-  }
+  await lease.handOver(workDir);
 }
 
 /** Whether every folder from `/` down to `dir` lets other users pass through (o+x). */

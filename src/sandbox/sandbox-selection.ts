@@ -16,7 +16,7 @@ import { ConfigError, describeError } from "../errors.js";
 import type { SandboxMode, SandboxSetting } from "../scenario/types.js";
 import { findSameUserReason, sameUserWarning } from "./agent-account.js";
 import { probeBwrap } from "./bwrap.js";
-import { resolveRealBinary } from "./shim.js";
+import { locateTrustedBwrap } from "./trusted-bwrap.js";
 
 export interface SandboxSelection {
   mode: SandboxMode;
@@ -34,13 +34,17 @@ export interface SandboxSelector {
   warnings(): string[];
   /** The modes of the selections made so far, sorted (after the preflight: every mode the run uses). */
   selected(): SandboxMode[];
+  /** Checks that the trusted bwrap runs here: a ConfigError saying how to fix it otherwise. */
+  requireBwrap(): Promise<void>;
 }
 
 export interface SandboxSelectorOptions {
   /** Where bwrap is looked up (the parent's PATH). */
   searchPath: string;
-  /** bwrap binary; default `bwrap` on `searchPath`. */
+  /** bwrap binary; default the trusted one (trusted-bwrap.ts), never one found on PATH. */
   bwrapPath?: string;
+  /** The harness's environment, for LLM_TOOL_TEST_BWRAP; default none (/usr/bin/bwrap). */
+  env?: Record<string, string | undefined>;
   /** CI: `auto` where bwrap does not work is a ConfigError instead of a fallback to local. */
   failClosed?: boolean;
 }
@@ -59,12 +63,13 @@ type BwrapUsability = { usable: true } | { usable: false; error: unknown };
 export function createSandboxSelector(options: SandboxSelectorOptions): SandboxSelector {
   let usability: Promise<BwrapUsability> | undefined;
   const issued = new Set<string>();
+  const requireBwrap = async () => {
+    await probeBwrap(options.bwrapPath ?? (await locateTrustedBwrap(options.env ?? {})));
+  };
   const probe = () => {
     usability ??= (async (): Promise<BwrapUsability> => {
-      const found =
-        options.bwrapPath ?? (await resolveRealBinary("bwrap", options.searchPath).catch(() => null));
       try {
-        await probeBwrap(found, options.searchPath);
+        await requireBwrap();
         return { usable: true };
       } catch (error) {
         return { usable: false, error };
@@ -102,6 +107,7 @@ export function createSandboxSelector(options: SandboxSelectorOptions): SandboxS
     },
     warnings: () => [...issued],
     selected: () => [...modes].sort(),
+    requireBwrap,
   };
 }
 

@@ -80,8 +80,11 @@ export interface SandboxInterior {
    * agent's own account); true when that ended them all (no marker sweep needed).
    */
   endProcesses?(): Promise<boolean>;
-  /** What the interior holds beyond the trial's processes (local: the agent's account), given back. */
-  close?(): Promise<void>;
+  /**
+   * What the interior holds beyond the trial's processes (local: the agent's account), given back;
+   * `keepFiles` when the trial's folder is kept (else files only the account could remove go).
+   */
+  close?(options: { keepFiles: boolean }): Promise<void>;
 }
 
 /** One sandbox mode, already checked usable on this host. */
@@ -115,13 +118,15 @@ export interface TrialProcesses {
 
 /** What a mode is chosen with. */
 export interface SandboxStrategyOptions {
-  /** The parent's PATH (where the target binary, bash and bwrap are looked up). */
+  /** The parent's PATH (where the target binary and bash are looked up; never bwrap). */
   parentPath: string;
+  /** The harness's environment, for LLM_TOOL_TEST_BWRAP (trusted-bwrap.ts). */
+  parentEnv?: Record<string, string | undefined>;
   /** The scenario's `target.binary`, if any. */
   targetBinary: string | undefined;
   /** Whether commands may use the network (bwrap; local mode cannot take it away). */
   network: boolean;
-  /** bwrap binary; default `bwrap` on the parent's PATH. */
+  /** bwrap binary; default the trusted one (trusted-bwrap.ts), never one found on PATH. */
   bwrapPath?: string;
   /** bwrap: more host paths bound read-only at the same place (tools the target needs). */
   readOnlyPaths?: string[];

@@ -6,9 +6,12 @@
  *
  * The shim itself runs the real binary from a folder of its own, SANDBOX_REAL_DIR + the host path
  * (the binary's folder, a system binary's whole system folder, an npm package's node_modules, bound
- * read-only there, so a program still finds the files it locates relative to itself). What does not hold: an agent that reads the shim script (bash must
- * read it to run it) or the mount table learns that folder and can run the binary from there
- * unrecorded; a call typed that way in a tool call is still counted from the tool call
+ * read-only there, so a program still finds the files it locates relative to itself). That folder
+ * and this shim are in the broker's sandbox only (shim-broker.ts): the agent's own sandbox has the
+ * requester at every path instead. Where the target is not brokered (copy-on-write system folders,
+ * or the harness's own node as the target) they are in the agent's sandbox, and an agent that reads
+ * the shim script or the mount table learns that folder and can run the binary from there
+ * unrecorded: a call typed that way in a tool call is still counted from the tool call
  * (evaluate/invocations.ts), a call from a script is not.
  */
 import { realpath, stat } from "node:fs/promises";

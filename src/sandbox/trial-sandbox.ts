@@ -62,7 +62,7 @@ export interface TrialSandboxOptions {
   /** Parent of the temporary directory; default os.tmpdir(). */
   tmpRoot?: string;
   keepWorkDir?: boolean;
-  /** bwrap binary; default `bwrap` on the parent's PATH. */
+  /** bwrap binary; default the trusted one (trusted-bwrap.ts), never one found on PATH. */
   bwrapPath?: string;
   /** bwrap: more host paths bound read-only at the same place (tools the target needs). */
   readOnlyPaths?: string[];
@@ -92,6 +92,7 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
   // Chosen (and checked) before anything is created: an unusable bwrap is the user's configuration to fix.
   const strategy = await SANDBOX_STRATEGIES[options.mode]({
     parentPath: options.parentEnv.PATH ?? SANDBOX_PATH,
+    parentEnv: options.parentEnv,
     targetBinary: scenario.target.binary,
     network: scenario.network === true,
     bwrapPath: options.bwrapPath,
@@ -184,7 +185,7 @@ async function createCleanup(
       disposed = true;
       await endProcesses();
       await cgroup?.dispose();
-      await interior?.close?.();
+      await interior?.close?.({ keepFiles: keepWorkDir });
       for (const action of actions) action();
       if (!keepWorkDir) await removeTree(base);
     },

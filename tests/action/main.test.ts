@@ -457,20 +457,14 @@ describe("run", () => {
   });
 
   it("fails closed where bwrap does not work: sandbox auto is a configuration error, an explicit local runs", async () => {
-    // A bwrap that fails as AppArmor makes it fail, first on PATH; the runner's setup cannot fix it.
-    const bin = path.join(tempDir, "blocked-bwrap");
-    await mkdir(bin);
-    await writeFile(
-      path.join(bin, "bwrap"),
-      "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n",
-      { mode: 0o755 },
-    );
-    const env = { PATH: `${bin}:${process.env.PATH}` };
+    // A trusted program that fails as a blocked bwrap does (a bwrap on PATH is never run); the
+    // runner's setup cannot fix it.
+    const env = { PATH: process.env.PATH ?? "", LLM_TOOL_TEST_BWRAP: "/bin/false" };
     const refused = await run(
       await createDeps({ agent: "oracle", "working-directory": "base", scenarios: "." }, { env }),
     );
     expect(refused.status).toBe("config_error");
-    expect(recorded.failed.join("\n")).toContain("setting up uid map: Permission denied");
+    expect(recorded.failed.join("\n")).toContain("`bwrap --ro-bind / / true` failed (exit 1");
     expect(recorded.failed.join("\n")).toContain("in CI it does not fall back to the local sandbox");
     expect(recorded.failed.join("\n")).toContain("sandbox: local");
     expect(recorded.uploads).toEqual([]);

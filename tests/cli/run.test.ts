@@ -107,9 +107,13 @@ describe("run: configuration errors exit 2 with one clear line", () => {
 
   it("catches an unusable bwrap before anything runs", async () => {
     const dataset = path.join(ROOT, "tests/fixtures/bashkit-eval/smoke-test.jsonl");
-    const result = await runMain(["run", dataset, "--agent", "oracle"], { env: { PATH: "/nonexistent" } });
+    const result = await runMain(["run", dataset, "--agent", "oracle"], {
+      env: { PATH: "/nonexistent", LLM_TOOL_TEST_BWRAP: "/nonexistent/bwrap" },
+    });
     expect(result.code).toBe(EXIT.usage);
-    expect(result.stderr).toContain('sandbox "bwrap" needs bubblewrap, but "bwrap" was not found on PATH');
+    expect(result.stderr).toContain(
+      'sandbox "bwrap" needs bubblewrap at LLM_TOOL_TEST_BWRAP=/nonexistent/bwrap, but it is not there',
+    );
     expect(result.stderr).toContain("apt-get install -y bubblewrap");
   });
 });
@@ -308,7 +312,9 @@ describe("run with the oracle agent, in process", () => {
       ["count_adults", 2, undefined],
       ["extract_names", 2, undefined],
     ]);
-  });
+    // Four runs in bwrap, each call of the target in a sandbox of its own (shim-broker.ts): longer
+    // than the default timeout on a loaded machine.
+  }, 90_000);
 
   it("--variant NAME=FILE runs every scenario once per guidance file and compares them in report.md", async () => {
     await writeFile(path.join(dir, "v1.md"), "Use jq.\n");

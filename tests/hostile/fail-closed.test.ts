@@ -3,9 +3,10 @@
  * local sandbox because bwrap does not work on the runner. The CLI with `CI=true` (as GitHub sets
  * it) refuses with a configuration error (exit 2) saying why bwrap failed and the two ways out;
  * with `--sandbox local` chosen explicitly it runs. Outside CI `auto` still falls back, warned.
- * bwrap is made to fail by a PATH whose `bwrap` fails the way AppArmor makes it fail.
+ * bwrap is made to fail by naming a trusted program that fails as bwrap (LLM_TOOL_TEST_BWRAP=/bin/false):
+ * a `bwrap` on PATH is never run (trusted-bwrap.ts).
  */
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
@@ -13,7 +14,9 @@ import { isCiEnvironment } from "../../src/sandbox/sandbox-selection.js";
 import { runMain } from "../cli/run-main.js";
 import { makeTempDir } from "../support/temp-dirs.js";
 
-const APPARMOR_DENIAL = "bwrap: setting up uid map: Permission denied";
+/** Root's own program, so trusted, and it fails as a blocked bwrap does. */
+const FAILING_BWRAP = "/bin/false";
+const PROBE_FAILURE = "`bwrap --ro-bind / / true` failed (exit 1";
 
 const SCENARIO = `name: fail_closed
 description: runs a command
@@ -27,21 +30,18 @@ evaluation:
       substring: done
 `;
 
-/** A suite folder, and a PATH whose bwrap fails before the real PATH. */
-function setUp(): { suite: string; searchPath: string; out: string } {
+/** A suite folder. */
+function setUp(): { suite: string; out: string } {
   const root = makeTempDir("ltt-fail-closed-");
-  const bin = path.join(root, "bin");
   const suite = path.join(root, "suite");
-  for (const dir of [bin, suite]) mkdirSync(dir);
-  writeFileSync(path.join(bin, "bwrap"), `#!/bin/sh\necho '${APPARMOR_DENIAL}' >&2\nexit 1\n`);
-  chmodSync(path.join(bin, "bwrap"), 0o755);
+  mkdirSync(suite);
   writeFileSync(path.join(suite, "fail-closed.yaml"), SCENARIO);
-  return { suite, searchPath: `${bin}:${process.env.PATH}`, out: path.join(root, "out") };
+  return { suite, out: path.join(root, "out") };
 }
 
 function run(setup: ReturnType<typeof setUp>, sandbox: string[], env: Record<string, string>) {
   return runMain(["run", setup.suite, "--agent", "oracle", "--trials", "1", "--out", setup.out, ...sandbox], {
-    env: { PATH: setup.searchPath, ...env },
+    env: { PATH: process.env.PATH ?? "", LLM_TOOL_TEST_BWRAP: FAILING_BWRAP, ...env },
     cwd: path.dirname(setup.suite),
   });
 }
@@ -51,7 +51,7 @@ describe("a CI run where bwrap does not work", () => {
     const setup = setUp();
     const result = await run(setup, [], { CI: "true" });
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toContain(APPARMOR_DENIAL);
+    expect(result.stderr).toContain(PROBE_FAILURE);
     expect(result.stderr).toContain("in CI it does not fall back to the local sandbox");
     expect(result.stderr).toContain("make bwrap work");
     expect(result.stderr).toContain("--sandbox local");

@@ -1,6 +1,7 @@
 /**
  * An agent makes three failing calls of the target, then tries to make them look like a success:
- * it finds the shim's record channel in the shim script, truncates it, rewrites it, appends a
+ * it finds the shim's record channel in the shim script (in bwrap, beside the call channel the
+ * requester names), truncates it, rewrites it, appends a
  * forged success record (timed now, and back-dated into the first call), and replaces the channel
  * with a file of its own. The run must still count three failures (error_rate 1) and the report
  * must flag the disagreement, in local and bwrap modes.
@@ -18,6 +19,9 @@ import { makeTempDir } from "../support/temp-dirs.js";
 const FORGE = [
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion.
   'log=$(sed -n "s/^__ltt_log=\'\\(.*\\)\'$/\\1/p" "${PATH%%:*}/fake-tool")',
+  // In bwrap the tool is a requester (shim-broker.ts) that names the call channel, beside the records.
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion.
+  'calls=$(sed -n "s/^__ltt_calls=\'\\(.*\\)\'$/\\1/p" "${PATH%%:*}/fake-tool"); [ -n "$log" ] || log=${calls%/*}/records',
   'echo "channel: $log"',
   'args=$(printf "%s\\0" fake-tool fail 1 | base64 -w 0); cwd=$(printf %s "$PWD" | base64 -w 0)',
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion.

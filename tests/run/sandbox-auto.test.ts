@@ -1,6 +1,6 @@
 /**
- * `sandbox: auto` where bwrap does not work (a bwrap on PATH that fails as AppArmor makes it fail on
- * Ubuntu 24.04): the trials run in the local sandbox, and the warning that the agent was not
+ * `sandbox: auto` where bwrap does not work (a bwrap that fails as AppArmor makes it fail on
+ * Ubuntu 24.04, given to the selector): the trials run in the local sandbox, and the warning that the agent was not
  * isolated reaches the log, report.json, report.md, report.html, the terminal summary and the comment.
  */
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -37,12 +37,12 @@ async function tempDir(prefix: string): Promise<string> {
   return dir;
 }
 
-/** A PATH whose bwrap fails the way AppArmor makes it fail, before the real PATH. */
-async function pathWithBlockedBwrap(): Promise<string> {
+/** A bwrap that fails the way AppArmor makes it fail, and the PATH. */
+async function blockedBwrap(): Promise<{ searchPath: string; bwrapPath: string }> {
   const bin = await tempDir("llm-tool-test-blocked-bwrap-");
   await writeFile(path.join(bin, "bwrap"), `#!/bin/sh\necho '${APPARMOR_DENIAL}' >&2\nexit 1\n`);
   await chmod(path.join(bin, "bwrap"), 0o755);
-  return `${bin}:${process.env.PATH}`;
+  return { searchPath: process.env.PATH ?? "", bwrapPath: path.join(bin, "bwrap") };
 }
 
 const scenario = makeScenario({
@@ -53,10 +53,10 @@ const scenario = makeScenario({
 
 describe("sandbox auto where bwrap does not work", () => {
   it("runs the trials locally and warns in report.json, report.md, report.html, the terminal and the comment", async () => {
-    const searchPath = await pathWithBlockedBwrap();
+    const { searchPath, bwrapPath } = await blockedBwrap();
     const outDir = await tempDir("llm-tool-test-auto-");
-    const selector = createSandboxSelector({ searchPath });
-    const logged = await checkSandbox([scenario], null, selector, searchPath);
+    const selector = createSandboxSelector({ searchPath, bwrapPath });
+    const logged = await checkSandbox([scenario], null, selector);
     // Besides the fallback's warning, the one that the agent runs as the harness's own user, where it does.
     expect(logged).toEqual(
       sameUserReason === null ? [logged[0]] : [logged[0], sameUserWarning(sameUserReason)],
@@ -104,9 +104,9 @@ describe("sandbox auto where bwrap does not work", () => {
   }, 60_000);
 
   it("an explicit bwrap that cannot work stays a clear error, before any trial", async () => {
-    const searchPath = await pathWithBlockedBwrap();
-    const selector = createSandboxSelector({ searchPath });
-    const check = checkSandbox([{ ...scenario, sandbox: "bwrap" }], null, selector, searchPath);
+    const { searchPath, bwrapPath } = await blockedBwrap();
+    const selector = createSandboxSelector({ searchPath, bwrapPath });
+    const check = checkSandbox([{ ...scenario, sandbox: "bwrap" }], null, selector);
     await expect(check).rejects.toThrow(ConfigError);
     await expect(check).rejects.toThrow(
       /sandbox "bwrap" cannot run here: .*setting up uid map: Permission denied/,
@@ -114,9 +114,9 @@ describe("sandbox auto where bwrap does not work", () => {
   });
 
   it("explicit local neither probes bwrap nor warns of a fallback", async () => {
-    const searchPath = await pathWithBlockedBwrap();
-    const selector = createSandboxSelector({ searchPath });
-    expect(await checkSandbox([scenario], "local", selector, searchPath)).toEqual(
+    const { searchPath, bwrapPath } = await blockedBwrap();
+    const selector = createSandboxSelector({ searchPath, bwrapPath });
+    expect(await checkSandbox([scenario], "local", selector)).toEqual(
       sameUserReason === null ? [] : [sameUserWarning(sameUserReason)],
     );
     expect(await selector.select("local")).toEqual({ mode: "local", warning: null });

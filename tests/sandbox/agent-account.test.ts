@@ -13,6 +13,7 @@ import {
 } from "../../src/sandbox/agent-account.js";
 import { runProcess } from "../../src/sandbox/exec.js";
 import { findLiveProcesses } from "../support/processes.js";
+import { makeTempDir } from "../support/temp-dirs.js";
 
 const searchPath = process.env.PATH ?? "/usr/bin:/bin";
 const sameUserReason = await findSameUserReason(searchPath);
@@ -26,19 +27,17 @@ afterEach(async () => {
 });
 
 async function lease(): Promise<AccountLease> {
-  const identity = await leaseAgentIdentity(searchPath);
+  const identity = await leaseAgentIdentity(searchPath, makeTempDir("ltt-agent-account-"));
   if (identity.kind !== "account") throw new Error(`no account: ${identity.reason}`);
   held.push(identity.lease);
   return identity.lease;
 }
 
-function run(account: AccountLease, script: string) {
-  const { file, args } = account.wrap("/bin/sh", ["-c", script]);
+async function run(account: AccountLease, script: string) {
+  const started = await account.start("/bin/sh", ["-c", script], { PATH: searchPath });
   return runProcess({
-    file,
-    args,
+    ...started,
     cwd: "/",
-    env: { PATH: searchPath },
     timeoutMs: 20_000,
     outputCapBytes: 65_536,
   });
@@ -92,7 +91,7 @@ describe.skipIf(sameUserReason !== null)("agent accounts (as root)", () => {
 
 describe.runIf(sameUserReason !== null)("agent accounts (not root)", () => {
   it("says why there is none, and leases none", async () => {
-    expect(sameUserReason).toMatch(/not root|not Linux|not on PATH/);
-    expect((await leaseAgentIdentity(searchPath)).kind).toBe("same-user");
+    expect(sameUserReason).toMatch(/not root|not Linux|not on /);
+    expect((await leaseAgentIdentity(searchPath, makeTempDir("ltt-agent-account-"))).kind).toBe("same-user");
   });
 });

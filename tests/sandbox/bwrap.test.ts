@@ -247,7 +247,7 @@ describe("bwrap availability", () => {
       scenario: makeScenario(),
       mode: "bwrap",
       trialDir: path.join(dir, "out", "missing"),
-      parentEnv: { PATH: "/nonexistent" },
+      parentEnv: { PATH: "/nonexistent", LLM_TOOL_TEST_BWRAP: "/nonexistent/bwrap" },
       events: createEventRecorder(),
       tmpRoot,
     });
@@ -257,12 +257,12 @@ describe("bwrap availability", () => {
         scenario: makeScenario(),
         mode: "bwrap",
         trialDir: path.join(dir, "out", "missing"),
-        parentEnv: { PATH: "/nonexistent" },
+        parentEnv: { PATH: "/nonexistent", LLM_TOOL_TEST_BWRAP: "/nonexistent/bwrap" },
         events: createEventRecorder(),
         tmpRoot,
       }),
     ).rejects.toThrow(
-      /"bwrap" was not found on PATH \(\/nonexistent\): install it \(sudo apt-get install -y bubblewrap\)/,
+      /needs bubblewrap at LLM_TOOL_TEST_BWRAP=\/nonexistent\/bwrap, but it is not there .*: install it \(sudo apt-get install -y bubblewrap\)/,
     );
   });
 

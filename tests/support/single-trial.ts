@@ -16,7 +16,7 @@ export async function runSingleTrial(
   scenario: Scenario,
   options: RunOptions,
   agent: Agent,
-  extras: { canaryKey: string; signal?: AbortSignal },
+  extras: { canaryKey: string; signal?: AbortSignal; env?: Record<string, string> },
 ): Promise<{ output: TrialOutput; events: TrialEvent[]; eventsText: string }> {
   const planned: PlannedTrial = {
     key: `${scenario.id}#1`,
@@ -30,7 +30,12 @@ export async function runSingleTrial(
   const output = await runTrial(planned, options, {
     agent,
     judgeClient: null,
-    parentEnv: { PATH: process.env.PATH, LANG: "C.UTF-8", ANTHROPIC_API_KEY: extras.canaryKey },
+    parentEnv: {
+      PATH: process.env.PATH,
+      LANG: "C.UTF-8",
+      ANTHROPIC_API_KEY: extras.canaryKey,
+      ...extras.env,
+    },
     redact: createSecretRedactor([extras.canaryKey]),
     now: () => Date.now(),
     signal: extras.signal ?? new AbortController().signal,
