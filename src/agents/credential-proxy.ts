@@ -1,10 +1,12 @@
 /**
- * A credential-injecting reverse proxy on 127.0.0.1 for external agent CLIs (claude-code).
+ * A credential-injecting reverse proxy on 127.0.0.1 for external agent CLIs (claude-code, gemini-cli).
  *
- * An agent CLI's own tools (Claude Code's Bash) inherit its environment, so the real API key must
- * never be in it. The CLI gets `ANTHROPIC_BASE_URL=<this proxy>` and a placeholder key; the proxy
- * forwards the API calls the agent needs to the real base URL with the real key (`x-api-key` and
- * `authorization: Bearer`) in place of whatever key the client sent. Responses stream through
+ * An agent CLI's own tools (Claude Code's Bash, Gemini CLI's run_shell_command) inherit its
+ * environment, so the real API key must never be in it. The CLI gets this proxy as its base URL
+ * (`ANTHROPIC_BASE_URL`, `GOOGLE_GEMINI_BASE_URL`) and a placeholder key; the proxy forwards the API
+ * calls the agent needs to the real base URL with the real key in place of whatever key the client
+ * sent: Anthropic's as `x-api-key` and `authorization: Bearer`, Gemini's as `x-goog-api-key` (a
+ * `key` in the query, Gemini's other way of sending it, is dropped). Responses stream through
  * unbuffered (server-sent events). Upstream requests go through the model client's transport, so
  * they honour HTTPS_PROXY / HTTP_PROXY / NO_PROXY too.
  *
@@ -13,8 +15,9 @@
  * - the request path is normalised before it is checked (percent-encoding decoded once, `.` and
  *   `..` segments resolved); encoded slashes or backslashes, a `%` left after decoding, control
  *   characters and paths that climb above `/` are refused;
- * - only the endpoints in ALLOWED_ENDPOINTS are forwarded (the rest: 403 with a JSON error), and
- *   what is forwarded is the allowlisted path itself, joined under the base URL's path prefix;
+ * - only the API's endpoints (API_PROFILES) are forwarded (the rest: 403 with a JSON error in the
+ *   API's own format), and what is forwarded is the allowlisted path itself, joined under the base
+ *   URL's path prefix;
  * - at most `maxRequests` are forwarded per proxy (one proxy per trial); past the cap every request
  *   is refused with 403 and `onRefusal` is told, so the trial's events say why.
  */
@@ -25,8 +28,13 @@ import { createHttpDispatcher, type ProxyEnv } from "../model/http-dispatcher.js
 /** What an agent CLI is given instead of the real key. */
 export const PLACEHOLDER_API_KEY = "sk-ant-llm-tool-test-proxy-placeholder";
 
+/** The model APIs the proxy speaks: which endpoints it forwards and how it sends the key. */
+export type ProxiedApi = "anthropic" | "gemini";
+
 export interface CredentialProxyOptions {
   apiKey: string;
+  /** The API behind `upstream`; default anthropic. */
+  api?: ProxiedApi;
   /** The real API's base URL, e.g. https://api.anthropic.com (a path prefix is kept). */
   upstream: string;
   /** Where HTTPS_PROXY / HTTP_PROXY / NO_PROXY are read for the upstream; defaults to process.env. */
@@ -48,15 +56,65 @@ export interface ProxyRefusal {
 /** Per trial: far above what a real trial needs (a turn is one or two calls), low enough to stop a loop. */
 export const DEFAULT_MAX_PROXY_REQUESTS = 1000;
 
+interface ApiProfile {
+  /** The endpoints forwarded, as the refusal names them. */
+  endpoints: string;
+  /** Whether `METHOD /normalised/path` is forwarded. */
+  allows(endpoint: string): boolean;
+  /** The query forwarded (credentials dropped), from the client's (with its `?`, or ""). */
+  query(raw: string): string;
+  /** The real key as the API takes it. */
+  credentials(apiKey: string): Record<string, string>;
+  /** An error body in the API's own format, so the client's SDK reads the message. */
+  errorBody(status: number, type: string, message: string): string;
+}
+
 /**
  * What Claude Code needs, by method and normalised path: the Messages API and its token counter.
  * (Its other traffic, telemetry, update checks and OAuth, is turned off by buildClaudeEnv or not
  * used with an API key.)
  */
-const ALLOWED_ENDPOINTS: ReadonlySet<string> = new Set([
+const ANTHROPIC_ENDPOINTS: ReadonlySet<string> = new Set([
   "POST /v1/messages",
   "POST /v1/messages/count_tokens",
 ]);
+
+/**
+ * What Gemini CLI needs: a model's generateContent (streamed or not) and countTokens, in the API
+ * versions the Gen AI SDK uses. A model name is one path segment of plain characters.
+ */
+const GEMINI_ENDPOINT =
+  /^POST \/(?:v1|v1beta|v1alpha)\/models\/[A-Za-z0-9][A-Za-z0-9._-]*:(?:streamGenerateContent|generateContent|countTokens)$/;
+/** Gemini query parameters forwarded (`alt=sse` for streaming); `key` and the rest are dropped. */
+const GEMINI_QUERY_PARAMS = new Set(["alt"]);
+
+const API_PROFILES: Readonly<Record<ProxiedApi, ApiProfile>> = {
+  anthropic: {
+    endpoints: [...ANTHROPIC_ENDPOINTS].join(" and "),
+    allows: (endpoint) => ANTHROPIC_ENDPOINTS.has(endpoint),
+    // Query strings carry only flags (`?beta=true`); characters outside a URL's are refused upstream.
+    query: (raw) => raw,
+    credentials: (apiKey) => ({ "x-api-key": apiKey, authorization: `Bearer ${apiKey}` }),
+    errorBody: (_status, type, message) => JSON.stringify({ type: "error", error: { type, message } }),
+  },
+  gemini: {
+    endpoints: "POST /v1beta/models/MODEL:streamGenerateContent, :generateContent and :countTokens",
+    allows: (endpoint) => GEMINI_ENDPOINT.test(endpoint),
+    query: (raw) => {
+      const kept = new URLSearchParams();
+      for (const [name, value] of new URLSearchParams(raw)) {
+        if (GEMINI_QUERY_PARAMS.has(name)) kept.append(name, value);
+      }
+      const text = kept.toString();
+      return text ? `?${text}` : "";
+    },
+    credentials: (apiKey) => ({ "x-goog-api-key": apiKey }),
+    errorBody: (status, _type, message) =>
+      JSON.stringify({
+        error: { code: status, message, status: status === 403 ? "PERMISSION_DENIED" : "UNAVAILABLE" },
+      }),
+  },
+};
 
 export interface CredentialProxy {
   /** http://127.0.0.1:PORT, for ANTHROPIC_BASE_URL. */
@@ -86,7 +144,14 @@ const HOP_BY_HOP = new Set([
 /** Node's server has answered `Expect: 100-continue` already; undici refuses to send it. */
 const ANSWERED_HERE = new Set(["expect"]);
 /** Credentials a client may send; all replaced by the real key. */
-const CREDENTIAL_HEADERS = new Set(["x-api-key", "authorization", "anthropic-api-key", "cookie"]);
+const CREDENTIAL_HEADERS = new Set([
+  "x-api-key",
+  "authorization",
+  "anthropic-api-key",
+  "x-goog-api-key",
+  "x-goog-user-project",
+  "cookie",
+]);
 
 export async function startCredentialProxy(options: CredentialProxyOptions): Promise<CredentialProxy> {
   if (!options.apiKey) throw new Error("startCredentialProxy needs a non-empty apiKey");
@@ -95,6 +160,7 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
     throw new Error(`the API base URL must be http(s), got ${upstream.protocol}`);
   }
   const basePath = upstream.pathname.replace(/\/+$/, "");
+  const profile = API_PROFILES[options.api ?? "anthropic"];
   const dispatcher = createHttpDispatcher(options.proxyEnv ?? process.env);
   let forwarded = 0;
 
@@ -104,7 +170,7 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
     req.resume();
     refusals.push(refusal);
     options.onRefusal?.(refusal);
-    sendError(res, 403, "permission_error", refusal.message);
+    sendError(res, profile, 403, "permission_error", refusal.message);
   };
 
   const server = http.createServer((req, res) => {
@@ -112,7 +178,7 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
       req.socket.destroy();
       return;
     }
-    const vetted = vetRequest(req, { basePath, forwarded, maxRequests });
+    const vetted = vetRequest(req, { basePath, forwarded, maxRequests, profile });
     if (vetted.kind === "probe") {
       req.resume();
       res.writeHead(200, { "content-length": "0" }).end();
@@ -127,7 +193,8 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
       dispatcher,
       upstream,
       path: vetted.path,
-      headers: upstreamHeaders(req.headers, options.apiKey, upstream.host),
+      headers: upstreamHeaders(req.headers, profile.credentials(options.apiKey), upstream.host),
+      profile,
     });
   });
 
@@ -161,7 +228,12 @@ type VettedRequest =
 /** What the proxy does with a request: answer a probe, refuse it (and why), or forward it (where). */
 function vetRequest(
   req: http.IncomingMessage,
-  { basePath, forwarded, maxRequests }: { basePath: string; forwarded: number; maxRequests: number },
+  {
+    basePath,
+    forwarded,
+    maxRequests,
+    profile,
+  }: { basePath: string; forwarded: number; maxRequests: number; profile: ApiProfile },
 ): VettedRequest {
   const target = req.url ?? "/";
   const queryAt = target.indexOf("?");
@@ -183,10 +255,10 @@ function vetRequest(
     );
   }
   const endpoint = `${method} ${normalised}`;
-  if (!ALLOWED_ENDPOINTS.has(endpoint)) {
+  if (!profile.allows(endpoint)) {
     return refused(
       "not_allowed",
-      `the llm-tool-test proxy forwards only ${[...ALLOWED_ENDPOINTS].join(" and ")}, not ${endpoint}`,
+      `the llm-tool-test proxy forwards only ${profile.endpoints}, not ${endpoint}`,
     );
   }
   if (forwarded >= maxRequests) {
@@ -195,14 +267,13 @@ function vetRequest(
       `the llm-tool-test proxy's cap of ${maxRequests} API requests for this trial is reached`,
     );
   }
-  // Query strings carry only flags (`?beta=true`); characters outside a URL's are refused upstream.
-  return { kind: "forward", path: `${basePath}${normalised}${query}` };
+  return { kind: "forward", path: `${basePath}${normalised}${profile.query(query)}` };
 }
 
 /** The client's headers without hop-by-hop ones and without any credential, then the real key's. */
 function upstreamHeaders(
   incoming: http.IncomingHttpHeaders,
-  apiKey: string,
+  credentials: Record<string, string>,
   host: string,
 ): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
@@ -212,8 +283,7 @@ function upstreamHeaders(
     if (ANSWERED_HERE.has(lower)) continue;
     headers[lower] = value;
   }
-  headers["x-api-key"] = apiKey;
-  headers.authorization = `Bearer ${apiKey}`;
+  Object.assign(headers, credentials);
   headers.host = host;
   return headers;
 }
@@ -227,7 +297,14 @@ function relay(
     upstream,
     path,
     headers,
-  }: { dispatcher: HttpDispatcher; upstream: URL; path: string; headers: Record<string, string | string[]> },
+    profile,
+  }: {
+    dispatcher: HttpDispatcher;
+    upstream: URL;
+    path: string;
+    headers: Record<string, string | string[]>;
+    profile: ApiProfile;
+  },
 ): void {
   // The client gave up (the agent was killed): stop the upstream request too.
   const abort = new AbortController();
@@ -263,6 +340,7 @@ function relay(
         }
         sendError(
           res,
+          profile,
           502,
           "api_error",
           `the llm-tool-test proxy could not reach ${upstream.origin}: ${error.message}`,
@@ -306,8 +384,14 @@ function isLoopback(address: string | undefined): boolean {
   return v4.startsWith("127.") || address === "::1";
 }
 
-function sendError(res: http.ServerResponse, status: number, type: string, message: string): void {
-  const body = JSON.stringify({ type: "error", error: { type, message } });
+function sendError(
+  res: http.ServerResponse,
+  profile: ApiProfile,
+  status: number,
+  type: string,
+  message: string,
+): void {
+  const body = profile.errorBody(status, type, message);
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
   res.end(body);
 }
