@@ -11,6 +11,7 @@ import type { RecordingSet } from "../results/read-recordings.js";
 import { type AnthropicAgentOptions, createAnthropicAgent } from "./anthropic.js";
 import { type ClaudeCodeAgentOptions, createClaudeCodeAgent } from "./claude-code.js";
 import { createCommandAgent } from "./command.js";
+import { createGeminiCliAgent, GEMINI_API_KEY_ENV, type GeminiCliAgentOptions } from "./gemini-cli.js";
 import { createNullAgent } from "./null.js";
 import { createOracleAgent } from "./oracle.js";
 import { createReplayAgent } from "./replay.js";
@@ -32,13 +33,24 @@ export interface AgentDeps {
   env?: Record<string, string | undefined>;
   /** More claude-code settings (binary, tools, clock). */
   claudeCode?: Partial<ClaudeCodeAgentOptions>;
+  /** The Gemini API key, for `gemini-cli` (it reaches the CLI only through a loopback proxy). */
+  geminiApiKey?: string;
+  /** The real Gemini API base URL for `gemini-cli`; default https://generativelanguage.googleapis.com. */
+  geminiBaseURL?: string;
+  /** More gemini-cli settings (binary, tools, clock). */
+  geminiCli?: Partial<GeminiCliAgentOptions>;
 }
 
 export interface AgentDescriptor {
   /** Talks to a model, so the report records which one. */
   usesModel: boolean;
-  /** Cannot start without an API key (of the model's provider). */
+  /** Cannot start without an API key (of the model's provider, or its own: `apiKeyVariable`). */
   needsApiKey: boolean;
+  /**
+   * The variable of the agent's own key, for an agent whose models are not among the providers'
+   * (Gemini CLI's): its model ids are passed to it as written. Absent: the model's provider's key.
+   */
+  apiKeyVariable?: string;
   /** One line for `run --help` (at most 60 characters). */
   description: string;
   /** Throws a ConfigError naming what is missing from `deps`. */
@@ -104,6 +116,29 @@ export const AGENTS = {
         ...deps.claudeCode,
         apiKey: deps.apiKey,
         ...(deps.baseURL ? { baseURL: deps.baseURL } : {}),
+        ...(deps.env ? { env: deps.env } : {}),
+      });
+    },
+  },
+  "gemini-cli": {
+    usesModel: true,
+    needsApiKey: true,
+    apiKeyVariable: GEMINI_API_KEY_ENV,
+    description: "Google's Gemini CLI, the key reaching it via a local proxy",
+    create(deps) {
+      if (!deps.geminiApiKey) {
+        throw new ConfigError(
+          describeMissingApiKey(
+            "gemini-cli",
+            `set ${GEMINI_API_KEY_ENV} in the environment (never in a scenario file), or run with --agent oracle to try the scenarios without a model`,
+          ),
+          "--agent",
+        );
+      }
+      return createGeminiCliAgent({
+        ...deps.geminiCli,
+        apiKey: deps.geminiApiKey,
+        ...(deps.geminiBaseURL ? { baseURL: deps.geminiBaseURL } : {}),
         ...(deps.env ? { env: deps.env } : {}),
       });
     },
