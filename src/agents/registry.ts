@@ -173,6 +173,15 @@ export function agentUsesModel(name: AgentName): boolean {
   return AGENTS[name].usesModel;
 }
 
+/**
+ * The variable of the agent's own API key (gemini-cli: GEMINI_API_KEY), for an agent whose model
+ * ids are its own rather than a provider's; undefined for the others.
+ */
+export function agentApiKeyVariable(name: AgentName): string | undefined {
+  const descriptor: AgentDescriptor = AGENTS[name];
+  return descriptor.apiKeyVariable;
+}
+
 /** Whether a created agent talks to its model: its own answer, else its kind's. */
 export function agentInstanceUsesModel(agent: Pick<Agent, "name" | "usesModel">): boolean {
   return agent.usesModel ?? agentUsesModel(agent.name);
