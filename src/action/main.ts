@@ -12,7 +12,8 @@ import path from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
 import * as actionsCore from "@actions/core";
 import { getOctokit } from "@actions/github";
-import { AGENTS, describeMissingApiKey } from "../agents/registry.js";
+import { GEMINI_API_KEY_ENV } from "../agents/gemini-cli.js";
+import { AGENTS, agentApiKeyVariable, describeMissingApiKey } from "../agents/registry.js";
 import type { Decision } from "../compare/decision.js";
 import { describeExclusions, type PoolTarget } from "../compare/pool-baselines.js";
 import type { BaselineSource, CompareOptions } from "../compare/types.js";
@@ -174,7 +175,12 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<ActionRe
   let redact = createSecretRedactor(collectSecretValues(ambient));
   try {
     const settings = readActionSettings((name) => core.getInput(name));
-    for (const secret of [settings.apiKey, settings.openaiApiKey, settings.githubToken])
+    for (const secret of [
+      settings.apiKey,
+      settings.openaiApiKey,
+      settings.geminiApiKey,
+      settings.githubToken,
+    ])
       if (secret) core.setSecret(secret);
     // The secrets under names the redaction recognises; the other inputs are not secrets (the
     // value of `comment-key` must not be redacted just because the input's name ends in KEY).
@@ -182,6 +188,7 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<ActionRe
       ...ambient,
       ...(settings.apiKey ? { ANTHROPIC_API_KEY: settings.apiKey } : {}),
       ...(settings.openaiApiKey ? { OPENAI_API_KEY: settings.openaiApiKey } : {}),
+      ...(settings.geminiApiKey ? { [GEMINI_API_KEY_ENV]: settings.geminiApiKey } : {}),
       ...(settings.githubToken ? { GITHUB_TOKEN: settings.githubToken } : {}),
     };
     redact = createSecretRedactor(collectSecretValues(env));
@@ -507,16 +514,24 @@ type SecretsCheck =
  */
 function checkSecrets(settings: ActionSettings, context: RunContext): SecretsCheck {
   if (!AGENTS[settings.agent].needsApiKey) return { kind: "run" };
+  // An agent with its own key (gemini-cli) needs that key, whatever its model ids say.
+  const ownKey = agentApiKeyVariable(settings.agent) !== undefined;
   const keys: Record<ProviderName, string> = { anthropic: settings.apiKey, openai: settings.openaiApiKey };
-  const missing = [...new Set(runModels(settings).map((model) => parseModelId(model).provider))].filter(
-    (provider) => !keys[provider],
-  );
+  const missing: string[] = ownKey
+    ? settings.geminiApiKey
+      ? []
+      : [GEMINI_KEY_INPUT]
+    : [...new Set(runModels(settings).map((model) => parseModelId(model).provider))].filter(
+        (provider) => !keys[provider],
+      );
   const [provider] = missing;
   if (!provider) return { kind: "run" };
   const pr = context.pullRequest;
   if (pr && (pr.fromFork || context.actor === "dependabot[bot]")) {
     const sender = describeSecretlessSender(pr.fromFork, pr.headRepo);
-    const names = missing.map((p) => PROVIDER_LABELS[p]).join(" or ");
+    const names = missing
+      .map((p) => (p === GEMINI_KEY_INPUT ? "Gemini" : PROVIDER_LABELS[p as ProviderName]))
+      .join(" or ");
     const cause = `This pull request comes from ${sender}, and GitHub gives such workflow runs no secrets, so there is no ${names} API key`;
     // A merge job replays nothing itself: it merges the shards that did.
     if (settings.forkMode === "replay") return { kind: "replay", cause, sender };
@@ -526,12 +541,21 @@ function checkSecrets(settings: ActionSettings, context: RunContext): SecretsChe
     };
   }
   if (settings.mode === "run") {
+    if (provider === GEMINI_KEY_INPUT) {
+      throw new ConfigError(
+        `input "${GEMINI_KEY_INPUT}" is empty, and ${describeMissingApiKey(settings.agent, `add "${GEMINI_KEY_INPUT}: \${{ secrets.${GEMINI_API_KEY_ENV} }}" to the step (or use "agent: oracle" to try the scenarios without a model)`)}`,
+      );
+    }
+    const name = provider as ProviderName;
     throw new ConfigError(
-      `input "${KEY_INPUTS[provider]}" is empty, and ${describeMissingApiKey(settings.agent, actionKeyRemedy(provider))}`,
+      `input "${KEY_INPUTS[name]}" is empty, and ${describeMissingApiKey(settings.agent, actionKeyRemedy(name))}`,
     );
   }
   return { kind: "run" };
 }
+
+/** The input of the gemini-cli agent's key. */
+const GEMINI_KEY_INPUT = "gemini-api-key";
 
 const PROVIDER_LABELS: Readonly<Record<ProviderName, string>> = { anthropic: "Anthropic", openai: "OpenAI" };
 
@@ -814,6 +838,7 @@ async function prepareActionRun(
       apiKey: settings.apiKey || null,
       baseURL,
       openai: { apiKey: settings.openaiApiKey || null },
+      gemini: { apiKey: settings.geminiApiKey || null, baseURL: deps.env.GOOGLE_GEMINI_BASE_URL || null },
       ...(claudeBinary ? { claudeBinary } : {}),
       judgeModel: settings.judgeModel,
       // The action always runs in CI: `auto` never falls back to running agents unsandboxed.

@@ -502,16 +502,24 @@ function handleToolResult(state: StreamState, line: Record<string, unknown>): vo
   });
 }
 
-const TRAILER_LINE = /\n(?:Error|Exit Code|Signal|Background PIDs|Process Group PGID): [^\n]*$/;
+/** The lines the CLI appends after the output, last first (each at most once, in this order). */
+const TRAILER_FROM_END = ["Process Group PGID", "Background PIDs", "Signal", "Exit Code", "Error"] as const;
 
+/**
+ * The output and exit code of a shell call's result text, or null when it is not a command's
+ * (`Output: …` and its trailer). The trailer is read from the end in the CLI's order, so output
+ * that merely contains such a line stays output; output whose last line looks like the trailer
+ * cannot be told from it (the CLI tells the model the same).
+ */
 export function parseShellOutput(text: string): { output: string; exitCode: number } | null {
   if (!text.startsWith("Output: ")) return null;
   let rest = text;
-  const trailer: Record<string, string> = {};
-  for (let match = TRAILER_LINE.exec(rest); match; match = TRAILER_LINE.exec(rest)) {
-    const [name, value] = match[0].slice(1).split(/: (.*)/s) as [string, string];
-    trailer[name] ??= value;
-    rest = rest.slice(0, match.index);
+  const trailer: Partial<Record<(typeof TRAILER_FROM_END)[number], string>> = {};
+  for (const name of TRAILER_FROM_END) {
+    const at = rest.lastIndexOf(`\n${name}: `);
+    if (at === -1 || rest.indexOf("\n", at + 1) !== -1) continue;
+    trailer[name] = rest.slice(at + name.length + 3);
+    rest = rest.slice(0, at);
   }
   const body = rest.slice("Output: ".length);
   const exit = trailer["Exit Code"];

@@ -66,8 +66,16 @@ export function apiKeyRemedy(provider: ProviderName): string {
 export const API_KEY_REMEDY = apiKeyRemedy("anthropic");
 
 /** The one "needs an API key" message; `remedy` says how to give one where the user is. */
-export function describeMissingApiKey(name: AgentName, remedy: string = API_KEY_REMEDY): string {
-  return `the ${name} agent needs an API key: ${remedy}`;
+export function describeMissingApiKey(name: AgentName, remedy?: string): string {
+  return `the ${name} agent needs an API key: ${remedy ?? defaultKeyRemedy(name)}`;
+}
+
+/** An agent with its own key names its variable; the others, Anthropic's. */
+function defaultKeyRemedy(name: AgentName): string {
+  const variable = agentApiKeyVariable(name);
+  return variable
+    ? `set ${variable} in the environment (never in a scenario file), or run with --agent oracle to try the scenarios without a model`
+    : API_KEY_REMEDY;
 }
 
 export const AGENTS = {
@@ -127,13 +135,7 @@ export const AGENTS = {
     description: "Google's Gemini CLI, the key reaching it via a local proxy",
     create(deps) {
       if (!deps.geminiApiKey) {
-        throw new ConfigError(
-          describeMissingApiKey(
-            "gemini-cli",
-            `set ${GEMINI_API_KEY_ENV} in the environment (never in a scenario file), or run with --agent oracle to try the scenarios without a model`,
-          ),
-          "--agent",
-        );
+        throw new ConfigError(describeMissingApiKey("gemini-cli"), "--agent");
       }
       return createGeminiCliAgent({
         ...deps.geminiCli,

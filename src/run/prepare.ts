@@ -329,14 +329,7 @@ export function checkModelProviders(
   // The agents that need a key are those whose model calls go out with it (registry.ts).
   const ownKey = agentApiKeyVariable(agent);
   if (ownKey && AGENTS[agent].needsApiKey && !agentKey) {
-    throw new ConfigError(
-      describeMissingApiKey(
-        agent,
-        agentKeyRemedy ??
-          `set ${ownKey} in the environment (never in a scenario file), or run with --agent oracle to try the scenarios without a model`,
-      ),
-      "--agent",
-    );
+    throw new ConfigError(describeMissingApiKey(agent, agentKeyRemedy));
   }
   const callsModels = AGENTS[agent].needsApiKey && !ownKey;
   for (const scenario of scenarios) {

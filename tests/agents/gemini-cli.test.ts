@@ -489,6 +489,11 @@ describe("gemini-cli stream mapping", () => {
         exitCode: 0,
       },
     );
+    // The trailer is read in the CLI's order: an earlier line of the output stays output.
+    expect(parseShellOutput("Output: x\nSignal: 9\nExit Code: 2\nProcess Group PGID: 3")).toEqual({
+      output: "x\nSignal: 9",
+      exitCode: 2,
+    });
     expect(parseShellOutput("Blocked: command substitution detected in shell command.")).toBeNull();
   });
 
