@@ -7,10 +7,12 @@
  * a folder in the sandbox's TMPDIR (GEMINI_CLI_HOME) holding its settings: API-key auth, only the
  * shell tool by default, the run's turn limit, the scenario's command timeout, AGENTS.md as the
  * context file name (the work dir's guidance), the harness's system prompt as its global context
- * file, and telemetry, usage statistics, update checks, IDE integration and folder trust off. The
- * same file is its system settings, which outrank a work dir's own `.gemini/settings.json`. The
- * real API key never enters its environment, which its shell tool inherits: it talks to a
- * loopback credential proxy (GOOGLE_GEMINI_BASE_URL) with a placeholder key.
+ * file, and telemetry, usage statistics, update checks, IDE integration and folder trust off. A
+ * work dir's own `.gemini/settings.json` is the project's settings and applies over these, as it
+ * would in the user's repository (Gemini CLI takes system settings that could outrank it only
+ * from a root-owned folder); the events say when there is one. The real API key never enters its
+ * environment, which its shell tool inherits: it talks to a loopback credential proxy
+ * (GOOGLE_GEMINI_BASE_URL) with a placeholder key.
  *
  * Its stream becomes the trial's events: one `model_response` per model turn (the assistant text
  * and tool calls between two rounds of tool results), `tool_call`/`tool_result` per shell call
@@ -105,7 +107,7 @@ export function createGeminiCliAgent(options: GeminiCliAgentOptions): Agent {
     const prepared = await runProcess("bash", ["-c", PREPARE_SCRIPT], {
       stdin: `${settings}\n${SETTINGS_END}\n${context.systemPrompt}`,
     });
-    const home = prepared.stdout.trim();
+    const [home, projectSettings] = prepared.stdout.trim().split("\n");
     if (context.signal.aborted) return { reason: classifyAbort(context.signal), turns: 0 };
     if (prepared.exit_code !== 0 || !home) {
       return {
@@ -115,6 +117,12 @@ export function createGeminiCliAgent(options: GeminiCliAgentOptions): Agent {
       };
     }
 
+    if (projectSettings === "1") {
+      context.events.emit({
+        type: "agent_output",
+        text: "the work dir has .gemini/settings.json: Gemini CLI applies it over the harness's settings (turn limit and tools included), as in a project of its own",
+      });
+    }
     const mapper = createGeminiStreamMapper(context.events, now);
     let proxy: CredentialProxy;
     try {
@@ -170,7 +178,8 @@ const SETTINGS_END = "--- llm-tool-test: end of settings ---";
 /**
  * Makes Gemini CLI's home in TMPDIR: `.gemini/settings.json` (the lines of stdin up to
  * SETTINGS_END) and `.gemini/AGENTS.md`, its global context file (the rest: the system prompt).
- * Prints the home. `command -p` finds the system's tools, never the target shim.
+ * Prints the home, then 1 when the work dir has settings of its own (else 0). `command -p` finds
+ * the system's tools, never the target shim.
  */
 const PREPARE_SCRIPT = `set -e
 home="\${TMPDIR:-/tmp}/gemini-cli-home"
@@ -181,7 +190,9 @@ while IFS= read -r line; do
   printf '%s\\n' "$line" >> "$home/.gemini/settings.json"
 done
 command -p cat > "$home/.gemini/AGENTS.md"
-printf '%s\\n' "$home"`;
+project=0
+[ -f .gemini/settings.json ] && project=1
+printf '%s\\n%s\\n' "$home" "$project"`;
 
 /** A refused API request as the trial's events show it: a model error that will not be retried. */
 function refusalEvent(refusal: ProxyRefusal, turns: number): EventInput {
@@ -241,7 +252,6 @@ export function buildGeminiEnv(settings: { proxyUrl: string; home: string }): Re
     GOOGLE_GEMINI_BASE_URL: settings.proxyUrl,
     GEMINI_API_KEY: PLACEHOLDER_API_KEY,
     GEMINI_CLI_HOME: settings.home,
-    GEMINI_CLI_SYSTEM_SETTINGS_PATH: `${settings.home}/.gemini/settings.json`,
     // One process: it would otherwise start itself again with a larger heap.
     GEMINI_CLI_NO_RELAUNCH: "1",
   };

@@ -321,6 +321,24 @@ describe("gemini-cli agent with the real gemini program", () => {
     expect(trial.output.report.interaction.completed).toBe(false);
   }, 120_000);
 
+  it("lets a work dir's .gemini/settings.json apply, as in the user's project, and says so in the events", async () => {
+    const workspaceSettings = { model: { maxSessionTurns: 100 } };
+    const trial = await runGeminiTrial(
+      jqScenario({
+        files: { "data.json": "[]\n", ".gemini/settings.json": JSON.stringify(workspaceSettings) },
+        evaluation: { gates: [] },
+      }),
+      geminiScript([geminiShellCall("echo one"), geminiShellCall("echo two"), geminiText("done")]),
+      { maxTurns: 2 },
+    );
+    // The project's turn limit (100), not the run's (2): the trial ends by itself after 3 turns.
+    expect(eventsOf(trial.events, "trial_end")[0]).toMatchObject({ reason: "natural_stop", turns: 3 });
+    expect(eventsOf(trial.events, "agent_output").map((e) => e.text)).toContainEqual(
+      expect.stringContaining("the work dir has .gemini/settings.json"),
+    );
+    expect(trap.hits).toEqual([]);
+  }, 120_000);
+
   it("reports an API error as an infrastructure error, not a model turn", async () => {
     const trial = await runGeminiTrial(
       jqScenario({ evaluation: { gates: [] } }),
