@@ -20,6 +20,8 @@ export interface CliBinarySpec {
   packageName: string;
   /** The program inside the installed package (`bundle/gemini.js`). */
   packageBin: string;
+  /** The version tested with, for the install hint. */
+  version?: string;
 }
 
 export function resolveCliBinary(
@@ -51,7 +53,7 @@ export function resolveCliBinary(
     }
   }
   throw new ConfigError(
-    `the ${spec.agent} agent needs ${spec.packageName}, but no \`${spec.command}\` was found on PATH: install it (npm install -g ${spec.packageName}) or set ${spec.envVar} to its path`,
+    `the ${spec.agent} agent needs ${spec.packageName}, but no \`${spec.command}\` was found on PATH: install it (npm install -g ${spec.packageName}${spec.version ? `@${spec.version}` : ""}) or set ${spec.envVar} to its path`,
     "--agent",
   );
 }

@@ -55,6 +55,7 @@ const GEMINI_BINARY: CliBinarySpec = {
   command: GEMINI_BIN_NAME,
   packageName: GEMINI_CLI_PACKAGE,
   packageBin: "bundle/gemini.js",
+  version: GEMINI_CLI_VERSION,
 };
 const STDERR_CHARS = 800;
 /** Gemini CLI's stdout streamed before its middle is cut (head and tail kept). */

@@ -4,7 +4,7 @@
  * behind the credential proxy. A trap HTTP(S) proxy catches any request meant for anywhere else.
  */
 import { execFileSync } from "node:child_process";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PLACEHOLDER_API_KEY } from "../../src/agents/credential-proxy.js";
@@ -434,6 +434,39 @@ describe.skipIf(bwrapProblem !== null)("gemini-cli agent in the bwrap sandbox", 
   }, 120_000);
 });
 
+describe("gemini-cli's calls as layer 1 counts them (an honest agent)", () => {
+  const sandboxes = bwrapProblem === null ? (["local", "bwrap"] as const) : (["local"] as const);
+  it.each(sandboxes)(
+    "gives exact invocation counts and no forged flag (%s)",
+    async (sandbox) => {
+      // The pattern misses `jq --version`: it is counted all the same and reported.
+      const scenario = jqScenario({
+        target: { binary: "jq", commandPattern: "jq\\s+-r\\s+(\\S+)", env: trapEnv() },
+      });
+      const trial = await runGeminiTrial(
+        scenario,
+        geminiScript([
+          geminiShellCall("jq -r '.[].name' data.json > names.txt"),
+          geminiShellCall("jq . missing.json"),
+          geminiShellCall("jq --version"),
+          geminiShellCall("jq -r '.[0].name' data.json && jq -r '.[1].name' data.json"),
+          geminiShellCall("jq -r '.[0].name' data.json; jq -r .broken[ data.json"),
+          geminiText("Done."),
+        ]),
+        { sandbox },
+      );
+      const report = trial.output.report;
+      expect(eventsOf(trial.events, "target_invocation")).toHaveLength(7);
+      expect(eventsOf(trial.events, "tool_result").map((r) => r.exit_code)).toEqual([0, 2, 0, 0, 3]);
+      expect(report.invocation_source).toBe("shim");
+      expect(report.interaction).toMatchObject({ total_commands: 7, error_count: 2 });
+      expect(report.shim_disagreements).toBeUndefined();
+      expect(report.command_pattern_misses).toEqual(["jq . missing.json", "jq --version"]);
+    },
+    120_000,
+  );
+});
+
 describe("gemini-cli stream mapping", () => {
   function mapLines(lines: unknown[], exit = { exit_code: 0, stderr: "", timed_out: false }) {
     const events: EventInput[] = [];
@@ -555,13 +588,17 @@ describe("gemini-cli agent setup", () => {
     expect(execFileSync(process.execPath, [found, "--version"], { encoding: "utf8" }).trim()).toBe(
       GEMINI_CLI_VERSION,
     );
-    expect(GEMINI_CLI_PACKAGE).toBe("@google/gemini-cli");
+    // What the action installs is what the tests ran: the devDependency, pinned exactly.
+    const manifest = JSON.parse(
+      await readFile(path.resolve(import.meta.dirname, "../../package.json"), "utf8"),
+    );
+    expect(manifest.devDependencies[GEMINI_CLI_PACKAGE]).toBe(GEMINI_CLI_VERSION);
     const fake = path.join(dir, "my-gemini");
     await writeFile(fake, "#!/bin/sh\n", { mode: 0o755 });
     expect(resolveGeminiBinary({ [GEMINI_BIN_ENV]: fake, PATH: "/usr/bin:/bin" })).toBe(fake);
     expect(() => resolveGeminiBinary({ [GEMINI_BIN_ENV]: path.join(dir, "missing") })).toThrow(ConfigError);
     expect(() => resolveGeminiBinary({ PATH: "/nonexistent" }, [dir])).toThrow(
-      /npm install -g @google\/gemini-cli/,
+      /npm install -g @google\/gemini-cli@0\.61\.0\) or set LLM_TOOL_TEST_GEMINI_BIN/,
     );
   });
 
