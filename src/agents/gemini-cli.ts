@@ -16,10 +16,11 @@
  *
  * Its stream becomes the trial's events: one `model_response` per model turn (the assistant text
  * and tool calls between two rounds of tool results), `tool_call`/`tool_result` per shell call
- * with the exit code the CLI reports, `model_error` for its errors. Gemini CLI reports tokens for
- * the whole run only (its final `result` line): they go on the last response, input without the
- * cached part, thinking counted as output (as Gemini bills it). It reports no cost. The target
- * shim still records every real invocation of the tool.
+ * with the exit code the CLI reports, as they happen. Gemini CLI reports tokens for the whole run
+ * only (its final `result` line): they go on its final answer, input without the cached part,
+ * thinking counted as output (as Gemini bills it); a run that ends right after tool calls (the
+ * turn limit) has them in its transcript only. It reports no cost. The target shim still records
+ * every real invocation of the tool.
  */
 import { closeSync, openSync, readSync } from "node:fs";
 import { constants as osConstants } from "node:os";
@@ -301,6 +302,8 @@ interface PendingTurn {
   texts: string[];
   toolUses: { id: string; name: string; input: unknown }[];
   startedAt: number;
+  /** Its model_response is out (at its first tool call, before the tools run). */
+  emitted: boolean;
 }
 
 interface ResultLine {
@@ -313,24 +316,25 @@ export interface GeminiStreamMapper {
   push(line: string): void;
   /** Model turns so far. */
   turns(): number;
-  /** Emits what is held (the last turn), without the run's totals. */
+  /** Emits a held final answer, without the run's totals. */
   flush(): void;
   /** The outcome once the process has exited. */
   finish(exec: Pick<ExecResult, "exit_code" | "stderr" | "timed_out">, signal: AbortSignal): AgentOutcome;
 }
 
 /**
- * Turns Gemini CLI's stream-json lines into trial events. A turn is the assistant text and tool
- * calls the CLI prints between two rounds of tool results. Its events (model_response, then its
- * tool calls and results) are held until the next turn starts or the run ends, so that the last
- * turn's response carries the run's token totals, which only the final `result` line reports.
+ * Turns Gemini CLI's stream-json lines into trial events as they arrive. A turn is the assistant
+ * text and tool calls the CLI prints between two rounds of tool results. A turn with tool calls
+ * is emitted at its first call, before the tools run (the shim's records are matched to the calls
+ * by time), each call as it comes; a final answer is held until the `result` line, whose token
+ * totals for the whole run (the only ones the CLI reports) it carries. A run that ends right after
+ * tool calls (the turn limit) has no response left to carry them: they are said in the transcript.
  */
 export function createGeminiStreamMapper(events: EventSink, now: () => number): GeminiStreamMapper {
   const state: StreamState = {
     events,
     now,
     current: null,
-    held: [],
     turns: 0,
     result: null,
     totals: null,
@@ -344,20 +348,19 @@ export function createGeminiStreamMapper(events: EventSink, now: () => number): 
       try {
         line = asRecord(JSON.parse(text));
       } catch {
-        emitInOrder(state, { type: "agent_output", text: raw });
+        events.emit({ type: "agent_output", text: raw });
         return;
       }
       handleLine(state, line, text);
     },
-    turns: () => state.turns + (state.current ? 1 : 0),
+    turns: () => state.turns + (state.current && !state.current.emitted ? 1 : 0),
     flush() {
-      closeTurn(state);
-      emitHeld(state);
+      emitResponse(state, null);
     },
     finish(exec, signal) {
-      closeTurn(state);
-      if (state.totals) attachTotals(state, state.totals);
-      emitHeld(state);
+      if (state.current && !state.current.emitted) emitResponse(state, state.totals);
+      else if (state.totals) reportUncarriedTotals(state, state.totals);
+      state.current = null;
       return decideOutcome(state.result, state.turns, exec, signal);
     },
   };
@@ -366,11 +369,9 @@ export function createGeminiStreamMapper(events: EventSink, now: () => number): 
 interface StreamState {
   events: EventSink;
   now: () => number;
-  /** The turn being streamed: text and tool calls, no result yet. */
+  /** The turn being streamed. */
   current: PendingTurn | null;
-  /** The last closed turn's events, not emitted yet. */
-  held: EventInput[];
-  /** Turns closed so far. */
+  /** Responses emitted so far. */
   turns: number;
   result: ResultLine | null;
   totals: TokenUsage | null;
@@ -388,24 +389,29 @@ function handleLine(state: StreamState, line: Record<string, unknown>, text: str
       break;
     case "message":
       // The user's message is the task, already in the events.
-      if (line.role === "assistant" && typeof line.content === "string")
-        openTurn(state).texts.push(line.content);
+      if (line.role === "assistant" && typeof line.content === "string") {
+        const turn = openTurn(state);
+        if (turn.emitted) state.events.emit({ type: "agent_output", text: line.content });
+        else turn.texts.push(line.content);
+      }
       break;
     case "tool_use": {
       const id = typeof line.tool_id === "string" ? line.tool_id : `call-${state.turns + 1}`;
       const name = String(line.tool_name ?? "");
-      const input = line.parameters ?? {};
-      openTurn(state).toolUses.push({ id, name, input });
-      if (name === GEMINI_SHELL_TOOL) state.openCalls.set(id, state.now());
+      const toolUse = { id, name, input: line.parameters ?? {} };
+      const turn = openTurn(state);
+      turn.toolUses.push(toolUse);
+      if (!turn.emitted) emitResponse(state, null);
+      emitToolCall(state, toolUse);
       break;
     }
     case "tool_result":
-      closeTurn(state);
+      // The turn's calls are all out: the next text or call is the next turn's.
+      if (state.current?.emitted) state.current = null;
       handleToolResult(state, line);
       break;
     case "error":
-      closeTurn(state);
-      emitInOrder(state, {
+      state.events.emit({
         type: "agent_output",
         text: `Gemini CLI ${String(line.severity ?? "error")}: ${String(line.message ?? "")}`,
       });
@@ -422,67 +428,48 @@ function handleLine(state: StreamState, line: Record<string, unknown>, text: str
     }
     default:
       // Kept as-is: lines this version adds are still in the transcript.
-      emitInOrder(state, { type: "agent_output", text });
+      state.events.emit({ type: "agent_output", text });
   }
 }
 
-/** The turn being streamed; a new one once the previous one's tools have answered. */
+/** The turn being streamed, or a new one. */
 function openTurn(state: StreamState): PendingTurn {
-  if (!state.current) {
-    emitHeld(state);
-    state.current = { texts: [], toolUses: [], startedAt: state.now() };
-  }
+  state.current ??= { texts: [], toolUses: [], startedAt: state.now(), emitted: false };
   return state.current;
 }
 
-/** The streamed turn is complete (its tools run next, or the run ends): its events are held. */
-function closeTurn(state: StreamState): void {
+/** The streamed turn's model_response, with `usage` (the run's totals, for the last one) or none. */
+function emitResponse(state: StreamState, usage: TokenUsage | null): void {
   const turn = state.current;
-  if (!turn) return;
-  state.current = null;
+  if (!turn || turn.emitted) return;
+  turn.emitted = true;
   state.turns += 1;
-  state.held.push({
+  state.events.emit({
     type: "model_response",
     turn: state.turns,
     stop_reason: turn.toolUses.length > 0 ? "tool_use" : "end_turn",
-    usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
+    usage: usage ?? { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
     text: turn.texts.join(""),
-    tool_uses: turn.toolUses,
+    tool_uses: [...turn.toolUses],
     duration_ms: Math.max(0, Math.round(state.now() - turn.startedAt)),
   });
-  for (const toolUse of turn.toolUses) {
-    if (toolUse.name !== GEMINI_SHELL_TOOL) continue;
-    const input = asRecord(toolUse.input);
-    const command = typeof input.command === "string" ? input.command : JSON.stringify(toolUse.input);
-    state.held.push({ type: "tool_call", call_id: toolUse.id, turn: state.turns, command });
-  }
 }
 
-/** After the held events, if any (they wait for the run's totals), else now. */
-function emitInOrder(state: StreamState, event: EventInput): void {
-  if (state.held.length > 0) state.held.push(event);
-  else state.events.emit(event);
+function emitToolCall(state: StreamState, toolUse: PendingTurn["toolUses"][number]): void {
+  if (toolUse.name !== GEMINI_SHELL_TOOL || state.openCalls.has(toolUse.id)) return;
+  const input = asRecord(toolUse.input);
+  const command = typeof input.command === "string" ? input.command : JSON.stringify(toolUse.input);
+  state.openCalls.set(toolUse.id, state.now());
+  state.events.emit({ type: "tool_call", call_id: toolUse.id, turn: state.turns, command });
 }
 
-function emitHeld(state: StreamState): void {
-  for (const event of state.held.splice(0)) state.events.emit(event);
-}
-
-/** The run's token totals go on the last response held (or, with none held, are lost to no turn). */
-function attachTotals(state: StreamState, totals: TokenUsage): void {
-  for (let index = state.held.length - 1; index >= 0; index--) {
-    const event = state.held[index];
-    if (event?.type === "model_response") {
-      state.held[index] = { ...event, usage: totals };
-      return;
-    }
-  }
-  if (Object.values(totals).some((count) => count > 0)) {
-    state.events.emit({
-      type: "agent_output",
-      text: `Gemini CLI reported ${totals.input_tokens + totals.cache_read_tokens} input and ${totals.output_tokens} output tokens for the run, with no model turn to carry them`,
-    });
-  }
+/** Totals with no response left to carry them: in the transcript, so that they are not lost unsaid. */
+function reportUncarriedTotals(state: StreamState, totals: TokenUsage): void {
+  if (!Object.values(totals).some((count) => count > 0)) return;
+  state.events.emit({
+    type: "agent_output",
+    text: `Gemini CLI reported ${totals.input_tokens} input (${totals.cache_read_tokens} more cached) and ${totals.output_tokens} output tokens for the run; its last turn's response was out before it ended, so the trial's token counts leave them out`,
+  });
 }
 
 /**
@@ -501,7 +488,7 @@ function handleToolResult(state: StreamState, line: Record<string, unknown>): vo
     typeof asRecord(line.error).message === "string" ? String(asRecord(line.error).message) : "";
   const parsed = parseShellOutput(output);
   const timedOut = /exceeded the timeout/i.test(output.slice(0, 300));
-  state.held.push({
+  state.events.emit({
     type: "tool_result",
     call_id: id,
     stdout: parsed ? parsed.output : "",
