@@ -47,6 +47,8 @@ export interface ActionSettings {
   openaiApiKey: string;
   /** The OpenAI-compatible base URL (`openai-base-url`); null: OPENAI_BASE_URL, else OpenAI's own. */
   openaiBaseURL: string | null;
+  /** The Gemini API key for `agent: gemini-cli` (`gemini-api-key`); empty when not given. */
+  geminiApiKey: string;
   /** How `openai:` models are called (`openai-api`). */
   openaiApi: OpenAiApiChoice;
   /** The run's model: `model`, or the first of `models`. */
@@ -266,6 +268,7 @@ export function readActionSettings(read: ReadInput): ActionSettings {
     scenarios: scenarios.length > 0 ? scenarios : ["scenarios"],
     apiKey: read("anthropic-api-key").trim(),
     openaiApiKey: read("openai-api-key").trim(),
+    geminiApiKey: read("gemini-api-key").trim(),
     openaiBaseURL: readBaseUrl(read, "openai-base-url", "http://localhost:11434/v1"),
     openaiApi: readChoice(read, "openai-api", ["auto", ...OPENAI_APIS] as const, "auto"),
     ...readModels(read),

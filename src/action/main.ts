@@ -14,6 +14,7 @@ import path from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
 import * as actionsCore from "@actions/core";
 import { getOctokit } from "@actions/github";
+import { GEMINI_API_KEY_ENV } from "../agents/gemini-cli.js";
 import { decideRun } from "../compare/decide-run.js";
 import { describeError, isConfigError } from "../errors.js";
 import { createRunModelClient } from "../run/prepare.js";
@@ -83,7 +84,12 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<ActionRe
   let redact = createSecretRedactor(collectSecretValues(ambient));
   try {
     const settings = readActionSettings((name) => core.getInput(name));
-    for (const secret of [settings.apiKey, settings.openaiApiKey, settings.githubToken])
+    for (const secret of [
+      settings.apiKey,
+      settings.openaiApiKey,
+      settings.geminiApiKey,
+      settings.githubToken,
+    ])
       if (secret) core.setSecret(secret);
     // The secrets under names the redaction recognises; the other inputs are not secrets (the
     // value of `comment-key` must not be redacted just because the input's name ends in KEY).
@@ -91,6 +97,7 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<ActionRe
       ...ambient,
       ...(settings.apiKey ? { ANTHROPIC_API_KEY: settings.apiKey } : {}),
       ...(settings.openaiApiKey ? { OPENAI_API_KEY: settings.openaiApiKey } : {}),
+      ...(settings.geminiApiKey ? { [GEMINI_API_KEY_ENV]: settings.geminiApiKey } : {}),
       ...(settings.githubToken ? { GITHUB_TOKEN: settings.githubToken } : {}),
     };
     redact = createSecretRedactor(collectSecretValues(env));

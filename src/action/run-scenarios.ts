@@ -91,6 +91,7 @@ async function prepareActionRun(
       apiKey: settings.apiKey || null,
       baseURL,
       openai: { apiKey: settings.openaiApiKey || null, baseURL: baseURLs.openai },
+      gemini: { apiKey: settings.geminiApiKey || null, baseURL: deps.env.GOOGLE_GEMINI_BASE_URL || null },
       ...(claudeBinary ? { claudeBinary } : {}),
       judgeModel: settings.judgeModel,
       // The action always runs in CI: `auto` never falls back to running agents unsandboxed.

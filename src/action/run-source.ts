@@ -5,7 +5,8 @@
  */
 import { mkdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import { AGENTS, describeMissingApiKey } from "../agents/registry.js";
+import { GEMINI_API_KEY_ENV } from "../agents/gemini-cli.js";
+import { AGENTS, agentApiKeyVariable, describeMissingApiKey } from "../agents/registry.js";
 import { ConfigError } from "../errors.js";
 import { type ProviderName, parseModelId } from "../model/provider.js";
 import { runModels } from "../run/plan.js";
@@ -23,6 +24,9 @@ export type SecretsCheck =
   /** A pull request without secrets, with `fork-mode: replay`: `cause` says why it cannot call a model. */
   | { kind: "replay"; cause: string; sender: string };
 
+/** The input of the gemini-cli agent's key. */
+const GEMINI_KEY_INPUT = "gemini-api-key";
+
 const PROVIDER_LABELS: Readonly<Record<ProviderName, string>> = { anthropic: "Anthropic", openai: "OpenAI" };
 
 /**
@@ -33,16 +37,24 @@ const PROVIDER_LABELS: Readonly<Record<ProviderName, string>> = { anthropic: "An
  */
 export function checkSecrets(settings: ActionSettings, context: RunContext): SecretsCheck {
   if (!AGENTS[settings.agent].needsApiKey) return { kind: "run" };
+  // An agent with its own key (gemini-cli) needs that key, whatever its model ids say.
+  const ownKey = agentApiKeyVariable(settings.agent) !== undefined;
   const keys: Record<ProviderName, string> = { anthropic: settings.apiKey, openai: settings.openaiApiKey };
-  const missing = [...new Set(runModels(settings).map((model) => parseModelId(model).provider))].filter(
-    (provider) => !keys[provider],
-  );
+  const missing: string[] = ownKey
+    ? settings.geminiApiKey
+      ? []
+      : [GEMINI_KEY_INPUT]
+    : [...new Set(runModels(settings).map((model) => parseModelId(model).provider))].filter(
+        (provider) => !keys[provider],
+      );
   const [provider] = missing;
   if (!provider) return { kind: "run" };
   const pr = context.pullRequest;
   if (pr && (pr.fromFork || context.actor === "dependabot[bot]")) {
     const sender = describeSecretlessSender(pr.fromFork, pr.headRepo);
-    const names = missing.map((p) => PROVIDER_LABELS[p]).join(" or ");
+    const names = missing
+      .map((p) => (p === GEMINI_KEY_INPUT ? "Gemini" : PROVIDER_LABELS[p as ProviderName]))
+      .join(" or ");
     const cause = `This pull request comes from ${sender}, and GitHub gives such workflow runs no secrets, so there is no ${names} API key`;
     // A merge job replays nothing itself: it merges the shards that did.
     if (settings.forkMode === "replay") return { kind: "replay", cause, sender };
@@ -52,8 +64,14 @@ export function checkSecrets(settings: ActionSettings, context: RunContext): Sec
     };
   }
   if (settings.mode === "run") {
+    if (provider === GEMINI_KEY_INPUT) {
+      throw new ConfigError(
+        `input "${GEMINI_KEY_INPUT}" is empty, and ${describeMissingApiKey(settings.agent, `add "${GEMINI_KEY_INPUT}: \${{ secrets.${GEMINI_API_KEY_ENV} }}" to the step (or use "agent: oracle" to try the scenarios without a model)`)}`,
+      );
+    }
+    const name = provider as ProviderName;
     throw new ConfigError(
-      `input "${KEY_INPUTS[provider]}" is empty, and ${describeMissingApiKey(settings.agent, actionKeyRemedy(provider))}`,
+      `input "${KEY_INPUTS[name]}" is empty, and ${describeMissingApiKey(settings.agent, actionKeyRemedy(name))}`,
     );
   }
   return { kind: "run" };

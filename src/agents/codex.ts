@@ -50,7 +50,6 @@ const STDERR_HEAD_CHARS = 800;
 const CODEX_STREAM_CAP_BYTES = 32 * 1024 * 1024;
 /** Its provider entry: the proxy at the root, so `/responses` goes to the upstream's `/v1/responses`. */
 const PROVIDER_ID = "llm_tool_test";
-const CODEX_ENDPOINTS: readonly string[] = ["POST /responses"];
 const RESPONSES_ENDPOINT = "POST /responses";
 /**
  * Features off: tools that reach beyond the machine or the task (apps, plugins, sub-agents, goals,
@@ -144,7 +143,7 @@ export function createCodexAgent(options: CodexAgentOptions): Agent {
         apiKey: options.apiKey,
         upstream: options.baseURL || DEFAULT_OPENAI_BASE_URL,
         proxyEnv: env,
-        allowedEndpoints: CODEX_ENDPOINTS,
+        api: "openai",
         // Codex asks for zstd or gzip; the answers' usage is read from the plain stream.
         uncompressed: true,
         ...(options.maxApiRequests !== undefined ? { maxRequests: options.maxApiRequests } : {}),

@@ -1,10 +1,14 @@
 /**
- * A credential-injecting reverse proxy on 127.0.0.1 for external agent CLIs (claude-code, codex).
+/**
+ * A credential-injecting reverse proxy on 127.0.0.1 for external agent CLIs (claude-code, codex,
+ * gemini-cli).
  *
- * An agent CLI's own tools (Claude Code's Bash, Codex's exec_command) inherit its environment, so
- * the real API key must never be in it. The CLI gets this proxy as its base URL and a placeholder
- * key; the proxy forwards the API calls the agent needs to the real base URL with the real key
- * (`x-api-key` and `authorization: Bearer`) in place of whatever key the client sent. Responses stream through
+ * An agent CLI's own tools (Claude Code's Bash, Codex's exec_command, Gemini CLI's run_shell_command)
+ * inherit its environment, so the real API key must never be in it. The CLI gets this proxy as its
+ * base URL and a placeholder key; the proxy forwards the API calls the agent needs to the real base
+ * URL with the real key in place of whatever key the client sent: Anthropic's as `x-api-key` and
+ * `authorization: Bearer`, OpenAI's as `authorization: Bearer`, Gemini's as `x-goog-api-key` (a
+ * `key` in the query, Gemini's other way of sending it, is dropped). Responses stream through
  * unbuffered (server-sent events). Upstream requests go through the model client's transport, so
  * they honour HTTPS_PROXY / HTTP_PROXY / NO_PROXY too.
  *
@@ -13,8 +17,8 @@
  * - the request path is normalised before it is checked (percent-encoding decoded once, `.` and
  *   `..` segments resolved); encoded slashes or backslashes, a `%` left after decoding, control
  *   characters and paths that climb above `/` are refused;
- * - only the agent's allowed endpoints are forwarded (default ANTHROPIC_ENDPOINTS; the rest: 403
- *   with a JSON error), and what is forwarded is the allowlisted path itself, joined under the base
+ * - only the API's endpoints (API_PROFILES) are forwarded (the rest: 403 with a JSON error in the
+ *   API's own format), and what is forwarded is the allowlisted path itself, joined under the base
  *   URL's path prefix;
  * - at most `maxRequests` are forwarded per proxy (one proxy per trial); past the cap every request
  *   is refused with 403 and `onRefusal` is told, so the trial's events say why; the agent may
@@ -27,8 +31,13 @@ import { createHttpDispatcher, type ProxyEnv } from "../model/http-dispatcher.js
 /** What an agent CLI is given instead of the real key. */
 export const PLACEHOLDER_API_KEY = "sk-ant-llm-tool-test-proxy-placeholder";
 
+/** The model APIs the proxy speaks: which endpoints it forwards and how it sends the key. */
+export type ProxiedApi = "anthropic" | "openai" | "gemini";
+
 export interface CredentialProxyOptions {
   apiKey: string;
+  /** The API behind `upstream`; default anthropic. */
+  api?: ProxiedApi;
   /** The real API's base URL, e.g. https://api.anthropic.com (a path prefix is kept). */
   upstream: string;
   /** Where HTTPS_PROXY / HTTP_PROXY / NO_PROXY are read for the upstream; defaults to process.env. */
@@ -37,8 +46,6 @@ export interface CredentialProxyOptions {
   maxRequests?: number;
   /** Told of every request refused (not allowed, malformed, past the cap, or not admitted). */
   onRefusal?: (refusal: ProxyRefusal) => void;
-  /** The endpoints forwarded, as `METHOD /path` after normalisation; default ANTHROPIC_ENDPOINTS. */
-  allowedEndpoints?: readonly string[];
   /**
    * Asked before an allowed request is forwarded: a message refuses it (reason `agent_limit`),
    * null lets it through.
@@ -72,12 +79,75 @@ export interface ProxyRefusal {
 /** Per trial: far above what a real trial needs (a turn is one or two calls), low enough to stop a loop. */
 export const DEFAULT_MAX_PROXY_REQUESTS = 1000;
 
+interface ApiProfile {
+  /** The endpoints forwarded, as the refusal names them. */
+  endpoints: string;
+  /** Whether `METHOD /normalised/path` is forwarded. */
+  allows(endpoint: string): boolean;
+  /** The query forwarded (credentials dropped), from the client's (with its `?`, or ""). */
+  query(raw: string): string;
+  /** The real key as the API takes it. */
+  credentials(apiKey: string): Record<string, string>;
+  /** An error body in the API's own format, so the client's SDK reads the message. */
+  errorBody(status: number, type: string, message: string): string;
+}
+
 /**
  * What Claude Code needs, by method and normalised path: the Messages API and its token counter.
  * (Its other traffic, telemetry, update checks and OAuth, is turned off by buildClaudeEnv or not
  * used with an API key.)
  */
-export const ANTHROPIC_ENDPOINTS: readonly string[] = ["POST /v1/messages", "POST /v1/messages/count_tokens"];
+const ANTHROPIC_ENDPOINTS: ReadonlySet<string> = new Set([
+  "POST /v1/messages",
+  "POST /v1/messages/count_tokens",
+]);
+
+/** What Codex needs: the Responses API, under a base URL that ends in /v1 (its path prefix is kept). */
+const OPENAI_ENDPOINTS: ReadonlySet<string> = new Set(["POST /responses"]);
+
+/**
+ * What Gemini CLI needs: a model's generateContent (streamed or not) and countTokens, in the API
+ * versions the Gen AI SDK uses. A model name is one path segment of plain characters.
+ */
+const GEMINI_ENDPOINT =
+  /^POST \/(?:v1|v1beta|v1alpha)\/models\/[A-Za-z0-9][A-Za-z0-9._-]*:(?:streamGenerateContent|generateContent|countTokens)$/;
+/** Gemini query parameters forwarded (`alt=sse` for streaming); `key` and the rest are dropped. */
+const GEMINI_QUERY_PARAMS = new Set(["alt"]);
+
+const API_PROFILES: Readonly<Record<ProxiedApi, ApiProfile>> = {
+  anthropic: {
+    endpoints: [...ANTHROPIC_ENDPOINTS].join(" and "),
+    allows: (endpoint) => ANTHROPIC_ENDPOINTS.has(endpoint),
+    // Query strings carry only flags (`?beta=true`); characters outside a URL's are refused upstream.
+    query: (raw) => raw,
+    credentials: (apiKey) => ({ "x-api-key": apiKey, authorization: `Bearer ${apiKey}` }),
+    errorBody: (_status, type, message) => JSON.stringify({ type: "error", error: { type, message } }),
+  },
+  openai: {
+    endpoints: [...OPENAI_ENDPOINTS].join(" and "),
+    allows: (endpoint) => OPENAI_ENDPOINTS.has(endpoint),
+    query: (raw) => raw,
+    credentials: (apiKey) => ({ authorization: `Bearer ${apiKey}` }),
+    errorBody: (_status, type, message) => JSON.stringify({ error: { message, type, code: type } }),
+  },
+  gemini: {
+    endpoints: "POST /v1beta/models/MODEL:streamGenerateContent, :generateContent and :countTokens",
+    allows: (endpoint) => GEMINI_ENDPOINT.test(endpoint),
+    query: (raw) => {
+      const kept = new URLSearchParams();
+      for (const [name, value] of new URLSearchParams(raw)) {
+        if (GEMINI_QUERY_PARAMS.has(name)) kept.append(name, value);
+      }
+      const text = kept.toString();
+      return text ? `?${text}` : "";
+    },
+    credentials: (apiKey) => ({ "x-goog-api-key": apiKey }),
+    errorBody: (status, _type, message) =>
+      JSON.stringify({
+        error: { code: status, message, status: status === 403 ? "PERMISSION_DENIED" : "UNAVAILABLE" },
+      }),
+  },
+};
 
 export interface CredentialProxy {
   /** http://127.0.0.1:PORT, the CLI's base URL (ANTHROPIC_BASE_URL, Codex's provider base_url). */
@@ -107,7 +177,14 @@ const HOP_BY_HOP = new Set([
 /** Node's server has answered `Expect: 100-continue` already; undici refuses to send it. */
 const ANSWERED_HERE = new Set(["expect"]);
 /** Credentials a client may send; all replaced by the real key. */
-const CREDENTIAL_HEADERS = new Set(["x-api-key", "authorization", "anthropic-api-key", "cookie"]);
+const CREDENTIAL_HEADERS = new Set([
+  "x-api-key",
+  "authorization",
+  "anthropic-api-key",
+  "x-goog-api-key",
+  "x-goog-user-project",
+  "cookie",
+]);
 
 export async function startCredentialProxy(options: CredentialProxyOptions): Promise<CredentialProxy> {
   if (!options.apiKey) throw new Error("startCredentialProxy needs a non-empty apiKey");
@@ -116,17 +193,17 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
     throw new Error(`the API base URL must be http(s), got ${upstream.protocol}`);
   }
   const basePath = upstream.pathname.replace(/\/+$/, "");
+  const profile = API_PROFILES[options.api ?? "anthropic"];
   const dispatcher = createHttpDispatcher(options.proxyEnv ?? process.env);
   let forwarded = 0;
 
   const maxRequests = options.maxRequests ?? DEFAULT_MAX_PROXY_REQUESTS;
-  const allowed: ReadonlySet<string> = new Set(options.allowedEndpoints ?? ANTHROPIC_ENDPOINTS);
   const refusals: ProxyRefusal[] = [];
   const refuse = (req: http.IncomingMessage, res: http.ServerResponse, refusal: ProxyRefusal) => {
     req.resume();
     refusals.push(refusal);
     options.onRefusal?.(refusal);
-    sendError(res, 403, "permission_error", refusal.message);
+    sendError(res, profile, 403, "permission_error", refusal.message);
   };
 
   const server = http.createServer((req, res) => {
@@ -134,7 +211,7 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
       req.socket.destroy();
       return;
     }
-    const vetted = vetRequest(req, { basePath, forwarded, maxRequests, allowed, admit: options.admit });
+    const vetted = vetRequest(req, { basePath, forwarded, maxRequests, profile, admit: options.admit });
     if (vetted.kind === "probe") {
       req.resume();
       res.writeHead(200, { "content-length": "0" }).end();
@@ -150,7 +227,13 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
       dispatcher,
       upstream,
       path: vetted.path,
-      headers: upstreamHeaders(req.headers, options.apiKey, upstream.host, options.uncompressed === true),
+      headers: upstreamHeaders(
+        req.headers,
+        profile.credentials(options.apiKey),
+        upstream.host,
+        options.uncompressed === true,
+      ),
+      profile,
       onAnswer: (status, encoding) => options.onUpstreamResponse?.({ endpoint, status, encoding }),
     });
   });
@@ -189,13 +272,13 @@ function vetRequest(
     basePath,
     forwarded,
     maxRequests,
-    allowed,
+    profile,
     admit,
   }: {
     basePath: string;
     forwarded: number;
     maxRequests: number;
-    allowed: ReadonlySet<string>;
+    profile: ApiProfile;
     admit: CredentialProxyOptions["admit"];
   },
 ): VettedRequest {
@@ -219,10 +302,10 @@ function vetRequest(
     );
   }
   const endpoint = `${method} ${normalised}`;
-  if (!allowed.has(endpoint)) {
+  if (!profile.allows(endpoint)) {
     return refused(
       "not_allowed",
-      `the llm-tool-test proxy forwards only ${[...allowed].join(" and ")}, not ${endpoint}`,
+      `the llm-tool-test proxy forwards only ${profile.endpoints}, not ${endpoint}`,
     );
   }
   if (forwarded >= maxRequests) {
@@ -233,14 +316,13 @@ function vetRequest(
   }
   const limit = admit?.(endpoint) ?? null;
   if (limit !== null) return refused("agent_limit", limit);
-  // Query strings carry only flags (`?beta=true`); characters outside a URL's are refused upstream.
-  return { kind: "forward", path: `${basePath}${normalised}${query}`, endpoint };
+  return { kind: "forward", path: `${basePath}${normalised}${profile.query(query)}`, endpoint };
 }
 
 /** The client's headers without hop-by-hop ones and without any credential, then the real key's. */
 function upstreamHeaders(
   incoming: http.IncomingHttpHeaders,
-  apiKey: string,
+  credentials: Record<string, string>,
   host: string,
   uncompressed: boolean,
 ): Record<string, string | string[]> {
@@ -251,8 +333,7 @@ function upstreamHeaders(
     if (ANSWERED_HERE.has(lower) || (uncompressed && lower === "accept-encoding")) continue;
     headers[lower] = value;
   }
-  headers["x-api-key"] = apiKey;
-  headers.authorization = `Bearer ${apiKey}`;
+  Object.assign(headers, credentials);
   headers.host = host;
   return headers;
 }
@@ -266,12 +347,14 @@ function relay(
     upstream,
     path,
     headers,
+    profile,
     onAnswer,
   }: {
     dispatcher: HttpDispatcher;
     upstream: URL;
     path: string;
     headers: Record<string, string | string[]>;
+    profile: ApiProfile;
     onAnswer: (status: number, encoding: string) => ((chunk: Buffer) => void) | undefined;
   },
 ): void {
@@ -315,6 +398,7 @@ function relay(
         }
         sendError(
           res,
+          profile,
           502,
           "api_error",
           `the llm-tool-test proxy could not reach ${upstream.origin}: ${error.message}`,
@@ -358,8 +442,14 @@ function isLoopback(address: string | undefined): boolean {
   return v4.startsWith("127.") || address === "::1";
 }
 
-function sendError(res: http.ServerResponse, status: number, type: string, message: string): void {
-  const body = JSON.stringify({ type: "error", error: { type, message } });
+function sendError(
+  res: http.ServerResponse,
+  profile: ApiProfile,
+  status: number,
+  type: string,
+  message: string,
+): void {
+  const body = profile.errorBody(status, type, message);
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
   res.end(body);
 }

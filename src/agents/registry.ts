@@ -12,6 +12,7 @@ import { type AnthropicAgentOptions, createAnthropicAgent } from "./anthropic.js
 import { type ClaudeCodeAgentOptions, createClaudeCodeAgent } from "./claude-code.js";
 import { type CodexAgentOptions, createCodexAgent } from "./codex.js";
 import { createCommandAgent } from "./command.js";
+import { createGeminiCliAgent, GEMINI_API_KEY_ENV, type GeminiCliAgentOptions } from "./gemini-cli.js";
 import { createNullAgent } from "./null.js";
 import { createOracleAgent } from "./oracle.js";
 import { createReplayAgent } from "./replay.js";
@@ -39,13 +40,24 @@ export interface AgentDeps {
   openaiBaseURL?: string;
   /** More codex settings (binary, retries, clock). */
   codex?: Partial<CodexAgentOptions>;
+  /** The Gemini API key, for `gemini-cli` (it reaches the CLI only through a loopback proxy). */
+  geminiApiKey?: string;
+  /** The real Gemini API base URL for `gemini-cli`; default https://generativelanguage.googleapis.com. */
+  geminiBaseURL?: string;
+  /** More gemini-cli settings (binary, tools, clock). */
+  geminiCli?: Partial<GeminiCliAgentOptions>;
 }
 
 export interface AgentDescriptor {
   /** Talks to a model, so the report records which one. */
   usesModel: boolean;
-  /** Cannot start without an API key (of the model's provider). */
+  /** Cannot start without an API key (of the model's provider, or its own: `apiKeyVariable`). */
   needsApiKey: boolean;
+  /**
+   * The variable of the agent's own key, for an agent whose models are not among the providers'
+   * (Gemini CLI's): its model ids are passed to it as written. Absent: the model's provider's key.
+   */
+  apiKeyVariable?: string;
   /** One line for `run --help` (at most 60 characters). */
   description: string;
   /** Throws a ConfigError naming what is missing from `deps`. */
@@ -61,8 +73,16 @@ export function apiKeyRemedy(provider: ProviderName): string {
 export const API_KEY_REMEDY = apiKeyRemedy("anthropic");
 
 /** The one "needs an API key" message; `remedy` says how to give one where the user is. */
-export function describeMissingApiKey(name: AgentName, remedy: string = API_KEY_REMEDY): string {
-  return `the ${name} agent needs an API key: ${remedy}`;
+export function describeMissingApiKey(name: AgentName, remedy?: string): string {
+  return `the ${name} agent needs an API key: ${remedy ?? defaultKeyRemedy(name)}`;
+}
+
+/** An agent with its own key names its variable; the others, Anthropic's. */
+function defaultKeyRemedy(name: AgentName): string {
+  const variable = agentApiKeyVariable(name);
+  return variable
+    ? `set ${variable} in the environment (never in a scenario file), or run with --agent oracle to try the scenarios without a model`
+    : API_KEY_REMEDY;
 }
 
 export const AGENTS = {
@@ -131,6 +151,23 @@ export const AGENTS = {
       });
     },
   },
+  "gemini-cli": {
+    usesModel: true,
+    needsApiKey: true,
+    apiKeyVariable: GEMINI_API_KEY_ENV,
+    description: "Google's Gemini CLI, the key reaching it via a local proxy",
+    create(deps) {
+      if (!deps.geminiApiKey) {
+        throw new ConfigError(describeMissingApiKey("gemini-cli"), "--agent");
+      }
+      return createGeminiCliAgent({
+        ...deps.geminiCli,
+        apiKey: deps.geminiApiKey,
+        ...(deps.geminiBaseURL ? { baseURL: deps.geminiBaseURL } : {}),
+        ...(deps.env ? { env: deps.env } : {}),
+      });
+    },
+  },
   command: {
     usesModel: true,
     needsApiKey: false,
@@ -159,6 +196,15 @@ export function isAgentName(name: string): name is AgentName {
 /** Agents that talk to a model (and so have a model worth recording). */
 export function agentUsesModel(name: AgentName): boolean {
   return AGENTS[name].usesModel;
+}
+
+/**
+ * The variable of the agent's own API key (gemini-cli: GEMINI_API_KEY), for an agent whose model
+ * ids are its own rather than a provider's; undefined for the others.
+ */
+export function agentApiKeyVariable(name: AgentName): string | undefined {
+  const descriptor: AgentDescriptor = AGENTS[name];
+  return descriptor.apiKeyVariable;
 }
 
 /** Whether a created agent talks to its model: its own answer, else its kind's. */

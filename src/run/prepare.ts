@@ -10,6 +10,7 @@ import { readFile } from "node:fs/promises";
 import { resolveCommandProgram } from "../agents/command.js";
 import {
   AGENTS,
+  agentApiKeyVariable,
   agentUsesModel,
   apiKeyRemedy,
   createAgent,
@@ -85,6 +86,8 @@ export interface RunSettings {
   claudeBinary?: string;
   /** OpenAI-compatible models (`openai:` ids): the key, and how the front end builds their client. */
   openai?: OpenAiSettings;
+  /** The gemini-cli agent's key (GEMINI_API_KEY) and the Gemini API base URL (null: Google's). */
+  gemini?: { apiKey: string | null; baseURL: string | null };
   /** The judge model asked for; LLM_TOOL_TEST_JUDGE in the environment is the fallback. */
   judgeModel: string | null;
   options: RunOptionSettings;
@@ -220,7 +223,9 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     anthropic: settings.apiKey || null,
     openai: settings.openai?.apiKey || null,
   };
-  checkModelProviders(scenarios, runModels(options), settings.agent, keys, ports.keyRemedy);
+  checkModelProviders(scenarios, runModels(options), settings.agent, keys, ports.keyRemedy, {
+    agentKey: settings.gemini?.apiKey ?? null,
+  });
   for (const unpriced of unpricedModels(scenarios, options, agentUsesModel(settings.agent))) {
     const checked = PRICE_TABLE_CHECKED_ON[providerOfModel(unpriced)?.provider ?? "anthropic"];
     ports.note(
@@ -259,6 +264,8 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
       settings.agent === "replay" && options.replayFrom ? await readRecordings(options.replayFrom) : null,
     env: ports.env,
     ...(settings.claudeBinary ? { claudeCode: { binary: settings.claudeBinary } } : {}),
+    ...(settings.gemini?.apiKey ? { geminiApiKey: settings.gemini.apiKey } : {}),
+    ...(settings.gemini?.baseURL ? { geminiBaseURL: settings.gemini.baseURL } : {}),
   });
   return { scenarios, options, ports: { agent, judgeClient: modelClient, env: ports.env, sandboxes } };
 }
@@ -318,8 +325,9 @@ function createModelClients(
 /**
  * Every model the run will call names a known provider whose key was given, before any trial
  * starts: the built-in agent's models (the run's and each scenario's own), and every judge. The
- * claude-code agent talks to Anthropic only, the codex agent to OpenAI only. Other agents' model
- * ids are theirs to read.
+ * claude-code agent talks to Anthropic only, the codex agent to OpenAI only. An agent with its own key
+ * (gemini-cli: GEMINI_API_KEY, `agentKey`) takes its model ids as written, and needs that key. Other
+ * agents' model ids are theirs to read.
  */
 export function checkModelProviders(
   scenarios: readonly Scenario[],
@@ -327,9 +335,14 @@ export function checkModelProviders(
   agent: AgentName,
   keys: Record<ProviderName, string | null>,
   keyRemedy: (provider: ProviderName) => string = apiKeyRemedy,
+  { agentKey = null, agentKeyRemedy }: { agentKey?: string | null; agentKeyRemedy?: string } = {},
 ): void {
   // The agents that need a key are those whose model calls go out with it (registry.ts).
-  const callsModels = AGENTS[agent].needsApiKey;
+  const ownKey = agentApiKeyVariable(agent);
+  if (ownKey && AGENTS[agent].needsApiKey && !agentKey) {
+    throw new ConfigError(describeMissingApiKey(agent, agentKeyRemedy));
+  }
+  const callsModels = AGENTS[agent].needsApiKey && !ownKey;
   for (const scenario of scenarios) {
     // A model matrix: every model of the run, unless the scenario pins its own.
     for (const model of callsModels ? (scenario.agent.model ? [scenario.agent.model] : runModels) : []) {

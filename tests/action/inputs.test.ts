@@ -30,6 +30,7 @@ describe("readActionSettings", () => {
       scenarios: ["scenarios"],
       apiKey: "",
       openaiApiKey: "",
+      geminiApiKey: "",
       openaiBaseURL: null,
       openaiApi: "auto",
       model: "claude-haiku-4-5",
@@ -140,7 +141,7 @@ describe("readActionSettings", () => {
     [{ tier: "high" }, 'input "tier" must be a whole number >= 0, got "high"'],
     [
       { agent: "gpt" },
-      'input "agent" must be one of anthropic, oracle, replay, null, claude-code, codex, command, got "gpt"',
+      'input "agent" must be one of anthropic, oracle, replay, null, claude-code, codex, gemini-cli, command, got "gpt"',
     ],
     [
       { agent: "command" },
@@ -258,6 +259,13 @@ describe("readActionSettings", () => {
     expect((await errorFor({ model: "gemini:pro" })).message).toMatch(
       /^input "model": unknown provider "gemini"/,
     );
+  });
+
+  it("reads the Gemini key for the gemini-cli agent", async () => {
+    expect(await readWith({ agent: "gemini-cli", "gemini-api-key": " AIza-x " })).toMatchObject({
+      agent: "gemini-cli",
+      geminiApiKey: "AIza-x",
+    });
   });
 
   it("reads the OpenAI key, base URL and API, and fork-mode", async () => {

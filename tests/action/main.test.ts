@@ -12,6 +12,13 @@ import type { Comparison } from "../../src/compare/types.js";
 import { JUDGE_TOOL_NAME } from "../../src/evaluate/judge.js";
 import type { ArtifactClient } from "../../src/github/types.js";
 import type { Report } from "../../src/results/types.js";
+import {
+  geminiShellCall,
+  geminiText,
+  geminiTurnOf,
+  offersShell,
+  startGeminiServer,
+} from "../support/gemini-server.js";
 import { type GitHubFake, startGitHubFake } from "../support/github-server.js";
 import { bashCall, finalText, scriptByTurn, startModelServer, toolUse } from "../support/model-server.js";
 import {
@@ -795,6 +802,67 @@ describe("models and providers", () => {
     } finally {
       await openai.close();
     }
+  });
+
+  it("runs agent: gemini-cli with gemini-api-key: the real Gemini CLI, the key masked and kept out of what is published", async () => {
+    const geminiKey = "AIza-action-gemini-canary-3c71";
+    const script = [geminiShellCall("ls -1 alpha.txt beta.txt > listing.txt"), geminiText("done")];
+    const gemini = await startGeminiServer((request) =>
+      offersShell(request) ? (script[geminiTurnOf(request)] ?? geminiText("done")) : geminiText("ok"),
+    );
+    try {
+      const result = await run(
+        await createDeps(
+          {
+            "working-directory": "head",
+            scenarios: "list-files.yaml",
+            trials: "1",
+            agent: "gemini-cli",
+            model: "gemini-2.5-flash",
+            "gemini-api-key": geminiKey,
+          },
+          { env: { GOOGLE_GEMINI_BASE_URL: gemini.url } },
+        ),
+      );
+      expect(recorded.failed).toEqual([]);
+      expect(result.status).toBe("passed");
+      const report = JSON.parse(await readFile(recorded.outputs["report-path"]!, "utf8")) as Report;
+      expect(report.run.model).toBe("gemini-2.5-flash");
+      expect(report.scenarios[0]?.trials[0]?.interaction.total_commands).toBe(1);
+      expect(
+        gemini
+          .generateRequests()
+          .filter(offersShell)
+          .map((r) => r.model),
+      ).toEqual(["gemini-2.5-flash", "gemini-2.5-flash"]);
+      expect(gemini.requests.every((r) => r.headers["x-goog-api-key"] === geminiKey)).toBe(true);
+      expect(recorded.secrets).toContain(geminiKey);
+      for (const text of [
+        ...recorded.summaries,
+        JSON.stringify(recorded.log),
+        JSON.stringify(recorded.outputs),
+      ]) {
+        expect(text).not.toContain(geminiKey);
+      }
+    } finally {
+      await gemini.close();
+    }
+  }, 120_000);
+
+  it("names gemini-api-key when agent: gemini-cli has no key, whatever the Anthropic key", async () => {
+    const result = await run(
+      await createDeps({
+        "working-directory": "head",
+        scenarios: ".",
+        agent: "gemini-cli",
+        model: "gemini-2.5-flash",
+        "anthropic-api-key": "sk-ant-not-the-right-one",
+      }),
+    );
+    expect(result.status).toBe("config_error");
+    expect(recorded.failed).toEqual([
+      `input "gemini-api-key" is empty, and the gemini-cli agent needs an API key: add "gemini-api-key: \${{ secrets.GEMINI_API_KEY }}" to the step (or use "agent: oracle" to try the scenarios without a model)`,
+    ]);
   });
 
   it.each([

@@ -2,6 +2,7 @@ import type http from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { type CredentialProxy, startCredentialProxy } from "../../src/agents/credential-proxy.js";
 import { startConnectProxy } from "../support/connect-proxy.js";
+import { geminiText, startGeminiServer } from "../support/gemini-server.js";
 import { type LoopbackServer, startLoopbackServer } from "../support/loopback-server.js";
 import { apiError, bashCall, finalText, inOrder, startModelServer } from "../support/model-server.js";
 
@@ -194,7 +195,7 @@ describe("credential proxy", () => {
     const proxy = await startCredentialProxy({
       apiKey: CANARY_KEY,
       upstream: `${upstream.url}/v1`,
-      allowedEndpoints: ["POST /responses"],
+      api: "openai",
       admit: () => (admitted++ < 2 ? null : "the trial's turn limit is reached"),
       onUpstreamResponse: ({ endpoint, status }) => {
         statuses.push([endpoint, status]);
@@ -279,5 +280,100 @@ describe("credential proxy", () => {
     await expect(
       startCredentialProxy({ apiKey: CANARY_KEY, upstream: "ftp://example.test" }),
     ).rejects.toThrow(/http\(s\)/);
+  });
+});
+
+describe("credential proxy for the Gemini API", () => {
+  async function startGeminiProxy(upstream: string): Promise<CredentialProxy> {
+    const proxy = await startCredentialProxy({ apiKey: CANARY_KEY, upstream, api: "gemini" });
+    cleanups.push(() => proxy.close());
+    return proxy;
+  }
+
+  it("sends the real key as x-goog-api-key, never the client's key from a header or the query", async () => {
+    const server = await startGeminiServer(() => geminiText("hello"));
+    cleanups.push(() => server.close());
+    const proxy = await startGeminiProxy(server.url);
+    const response = await fetch(
+      `${proxy.url}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=${CLIENT_KEY}&access_token=${CLIENT_KEY}`,
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-goog-api-key": CLIENT_KEY,
+          authorization: `Bearer ${CLIENT_KEY}`,
+          "x-api-key": CLIENT_KEY,
+          "x-goog-user-project": "agent-project",
+        },
+        body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi" }] }] }),
+      },
+    );
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('"text":"hello"');
+    expect(server.requests).toHaveLength(1);
+    const received = server.requests[0]!;
+    expect(received.path).toBe("/v1beta/models/gemini-2.5-flash:streamGenerateContent");
+    // Only alt survives: a key in the query would reach the upstream (and its logs) unreplaced.
+    expect(received.query).toBe("alt=sse");
+    expect(received.headers["x-goog-api-key"]).toBe(CANARY_KEY);
+    // Anthropic's headers are not Google's: the key goes out once, where Gemini reads it.
+    expect(received.headers.authorization).toBeUndefined();
+    expect(received.headers["x-api-key"]).toBeUndefined();
+    expect(received.headers["x-goog-user-project"]).toBeUndefined();
+    expect(JSON.stringify(received.headers)).not.toContain(CLIENT_KEY);
+  });
+
+  it("forwards only a model's generateContent and countTokens, refusing in Gemini's error format", async () => {
+    const upstream = await startUpstream((req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+    const proxy = await startGeminiProxy(`${upstream.url}/gateway/`);
+    const send = (method: string, path: string) =>
+      fetch(`${proxy.url}${path}`, { method, ...(method === "POST" ? { body: "{}" } : {}) });
+    for (const path of [
+      "/v1beta/models/gemini-2.5-flash:generateContent",
+      "/v1/models/gemini-2.5-pro:countTokens",
+      "/v1beta/models/gemini-2.5-flash%3AstreamGenerateContent?alt=sse",
+    ]) {
+      expect((await send("POST", path)).status).toBe(200);
+    }
+    const refusedPaths = [
+      ["GET", "/v1beta/models"],
+      ["POST", "/v1beta/files"],
+      ["POST", "/upload/v1beta/files"],
+      ["POST", "/v1beta/models/gemini-2.5-flash:embedContent"],
+      ["POST", "/v1beta/tunedModels/x:generateContent"],
+      ["POST", "/v1/messages"],
+      ["POST", "/v1beta/models/gemini-2.5-flash:generateContent/../../../files"],
+      ["POST", "/v1beta/models/..%2Ffiles:generateContent"],
+    ] as const;
+    for (const [method, path] of refusedPaths) {
+      const response = await send(method, path);
+      expect(response.status, `${method} ${path}`).toBe(403);
+      expect(await response.json()).toMatchObject({
+        error: {
+          code: 403,
+          status: "PERMISSION_DENIED",
+          message: expect.stringContaining("llm-tool-test proxy"),
+        },
+      });
+    }
+    expect(proxy.forwarded()).toBe(3);
+    expect(proxy.refused()).toHaveLength(refusedPaths.length);
+  });
+
+  it("refuses Gemini's endpoints when the proxy speaks Anthropic's API", async () => {
+    const upstream = await startUpstream((req, res) => {
+      req.resume();
+      res.writeHead(200).end("{}");
+    });
+    const proxy = await startProxy(upstream.url);
+    const response = await fetch(`${proxy.url}/v1beta/models/gemini-2.5-flash:generateContent`, {
+      method: "POST",
+      body: "{}",
+    });
+    expect(response.status).toBe(403);
+    expect(proxy.forwarded()).toBe(0);
   });
 });

@@ -4,6 +4,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
 import { readEvents } from "../../src/transcript/reader.js";
 import {
+  type GeminiServer,
+  geminiShellCall,
+  geminiText,
+  geminiTurnOf,
+  offersShell,
+  startGeminiServer,
+} from "../support/gemini-server.js";
+import {
   bashCall,
   finalText,
   type ModelServer,
@@ -91,4 +99,67 @@ describe("external agent CLIs through the real CLI", () => {
       .map((r) => `${r.headers["x-api-key"] ?? ""} ${r.headers.authorization ?? ""}`);
     expect(auth.every((a) => a.includes(key))).toBe(true);
   }, 90_000);
+
+  it("--agent gemini-cli runs a model matrix with the real Gemini CLI against the scripted Gemini API; the key stays outside", async () => {
+    const key = "AIza-canary-cli-gemini-cli-77";
+    const script = [
+      geminiShellCall("jq -r '.[].name' data.json > names.txt"),
+      geminiShellCall("jq -r '.[' data.json"),
+      geminiShellCall("env"),
+      geminiText("Names written."),
+    ];
+    const gemini: GeminiServer = await startGeminiServer((request) =>
+      offersShell(request) ? (script[geminiTurnOf(request)] ?? geminiText("(done)")) : geminiText("ok"),
+    );
+    try {
+      const out = makeTempDir("ltt-gemini-");
+      const result = await runCli(
+        [
+          "run",
+          SCENARIO,
+          "--agent",
+          "gemini-cli",
+          "--model",
+          "gemini-2.5-flash",
+          "--model",
+          "gemini-2.5-pro",
+          "--trials",
+          "1",
+          "--out",
+          out,
+        ],
+        { env: { GEMINI_API_KEY: key, GOOGLE_GEMINI_BASE_URL: gemini.url } },
+      );
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      expect(result.code).toBe(0);
+      const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report;
+      expect(report.scenarios.map((scenario) => scenario.model).sort()).toEqual([
+        "gemini-2.5-flash",
+        "gemini-2.5-pro",
+      ]);
+      const trials = report.scenarios.flatMap((scenario) => scenario.trials);
+      expect(trials).toHaveLength(2);
+      for (const trial of trials) {
+        expect(trial.end_reason).toBe("natural_stop");
+        expect(trial.outcome).toBe("pass");
+        expect(trial.interaction).toMatchObject({ total_commands: 2, error_count: 1 });
+        expect(trial.execution).toMatchObject({ turns: 4, tool_calls: 3, tool_calls_error: 1 });
+        expect(trial.execution.output_tokens).toBeGreaterThan(0);
+        // Gemini CLI reports no cost and Gemini models are not in the price table: unknown, never $0.
+        expect(trial.execution.cost_usd).toBeNull();
+        const events = await readEvents(path.join(out, trial.events_path ?? ""));
+        const env = events.find((e) => e.type === "tool_result" && e.stdout.includes("GEMINI_API_KEY="));
+        expect(env && env.type === "tool_result" ? env.stdout : "missing").not.toContain("canary");
+      }
+      expect(result.stdout + result.stderr).not.toContain(key);
+      // Each model was asked by its own name, with the real key, through the loopback proxy.
+      const main = gemini.generateRequests().filter(offersShell);
+      expect(new Set(main.map((request) => request.model))).toEqual(
+        new Set(["gemini-2.5-flash", "gemini-2.5-pro"]),
+      );
+      expect(gemini.requests.every((request) => request.headers["x-goog-api-key"] === key)).toBe(true);
+    } finally {
+      await gemini.close();
+    }
+  }, 180_000);
 });

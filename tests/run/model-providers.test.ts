@@ -108,6 +108,19 @@ describe("checkModelProviders", () => {
       checkModelProviders([scenario("a")], ["openai:gpt-5"], "claude-code", { anthropic: "k", openai: "k" }),
     ).toThrow('--model: the claude-code agent runs Anthropic models only, not "openai:gpt-5"');
   });
+
+  it("takes gemini-cli's model ids as written and asks for its own key, not a provider's", () => {
+    const noKeys = { anthropic: null, openai: null };
+    const models = ["gemini-2.5-flash", "gemini-2.5-pro"];
+    expect(() =>
+      checkModelProviders([scenario("a")], models, "gemini-cli", noKeys, undefined, {
+        agentKey: "AIza-test",
+      }),
+    ).not.toThrow();
+    expect(() =>
+      checkModelProviders([scenario("a")], models, "gemini-cli", { anthropic: "k", openai: "k" }),
+    ).toThrow(/the gemini-cli agent needs an API key: set GEMINI_API_KEY/);
+  });
 });
 
 describe("an OpenAI agent judged by an OpenAI judge", () => {

@@ -1,9 +1,11 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
+import { GEMINI_API_KEY_ENV } from "../../agents/gemini-cli.js";
 import {
   AGENT_NAMES,
   AGENTS,
   type AgentName,
+  agentApiKeyVariable,
   apiKeyRemedy,
   describeMissingApiKey,
 } from "../../agents/registry.js";
@@ -108,7 +110,8 @@ quoted globs ('scenarios/**/*.yaml') and exclusions ('!scenarios/slow/**') work 
 
   --agent NAME           the agent under test (default: anthropic when the model's key is set,
                          else oracle); those marked (API key) need ANTHROPIC_API_KEY
-                         (OPENAI_API_KEY for openai: models):
+                         (OPENAI_API_KEY for openai: models; gemini-cli: GEMINI_API_KEY,
+                         Gemini model ids as the CLI takes them, e.g. gemini-2.5-flash):
 ${describeAgents()}  --agent-command TPL    the command agent's command, with {prompt}, {workdir}, {model}, {system}
                          placeholders (shell-quoted), e.g. 'my-agent --model {model} {prompt}'
   --replay-from PATH     the replay agent's recordings: a run's output folder or a bashkit-eval results .json
@@ -132,7 +135,8 @@ ${describeAgents()}  --agent-command TPL    the command agent's command, with {p
   --out DIR              output folder (default .llm-tool-test/run-<timestamp>); one that already
                          holds files is refused unless --force (or --resume DIR finishes the run in it)
   --force                write into an --out folder that already holds files
-  --base-url URL         Messages API base URL (or ANTHROPIC_BASE_URL), for gateways and proxies
+  --base-url URL         Messages API base URL (or ANTHROPIC_BASE_URL), for gateways and proxies;
+                         gemini-cli's Gemini API base URL comes from GOOGLE_GEMINI_BASE_URL
   --openai-base-url URL  OpenAI-compatible API base URL for openai: models (or OPENAI_BASE_URL),
                          e.g. http://localhost:11434/v1 for Ollama, a vLLM or LiteLLM server
   --openai-api API       auto | chat | responses: how openai: models are called (default auto:
@@ -324,6 +328,8 @@ interface ModelAccess {
   openaiApiKey: string | undefined;
   openaiBaseURL: string | undefined;
   openaiApi: OpenAiApiChoice | undefined;
+  geminiApiKey: string | undefined;
+  geminiBaseURL: string | undefined;
 }
 
 function readModelAccess(values: ParsedArgs["values"], io: CliIo): ModelAccess {
@@ -334,6 +340,9 @@ function readModelAccess(values: ParsedArgs["values"], io: CliIo): ModelAccess {
     openaiApiKey: io.env.OPENAI_API_KEY || undefined,
     openaiBaseURL: readString(values, "openai-base-url") ?? (io.env.OPENAI_BASE_URL || undefined),
     openaiApi: readChoice(values, "openai-api", ["auto", ...OPENAI_APIS] as const),
+    // The gemini-cli agent's, under the variables Gemini CLI itself reads.
+    geminiApiKey: io.env[GEMINI_API_KEY_ENV] || undefined,
+    geminiBaseURL: io.env.GOOGLE_GEMINI_BASE_URL || undefined,
   };
 }
 
@@ -343,11 +352,15 @@ function chooseAgent(
   access: ModelAccess,
 ): { agent: AgentName; agentReason: string | null } {
   // The first model decides the default agent; prepareRun checks every model's provider and key.
-  const { provider } = parseModelId(readList(values, "model")[0] ?? DEFAULT_MODEL, "--model");
-  const modelKey = provider === "openai" ? access.openaiApiKey : access.apiKey;
   // --replay-from alone means the replay agent; with another agent it is a mistake worth saying.
   const replaying = readString(values, "replay-from") !== undefined;
   const chosen = readChoice(values, "agent", AGENT_NAMES) ?? (replaying ? "replay" : undefined);
+  if (chosen && agentApiKeyVariable(chosen)) {
+    // An agent with its own key (gemini-cli): its model ids are its own, not a provider's.
+    return { agent: chosen, agentReason: null };
+  }
+  const { provider } = parseModelId(readList(values, "model")[0] ?? DEFAULT_MODEL, "--model");
+  const modelKey = provider === "openai" ? access.openaiApiKey : access.apiKey;
   if (replaying && chosen !== "replay") {
     throw new ConfigError(
       `--replay-from is for the replay agent, not ${chosen}: drop --agent or pass --agent replay`,
@@ -377,7 +390,7 @@ async function prepareCliRun(
   { agent, agentReason }: { agent: AgentName; agentReason: string | null },
   outDir: string,
 ): Promise<PreparedRun> {
-  const { apiKey, baseURL, openaiApiKey, openaiBaseURL, openaiApi } = access;
+  const { apiKey, baseURL, openaiApiKey, openaiBaseURL, openaiApi, geminiApiKey, geminiBaseURL } = access;
   return prepareRun(
     {
       ...(await readScenarioPatterns(positionals, io.cwd)),
@@ -389,6 +402,7 @@ async function prepareCliRun(
       apiKey: apiKey ?? null,
       baseURL: baseURL ?? null,
       openai: { apiKey: openaiApiKey ?? null, baseURL: openaiBaseURL ?? null },
+      gemini: { apiKey: geminiApiKey ?? null, baseURL: geminiBaseURL ?? null },
       judgeModel: readString(values, "judge-model") ?? null,
       options: await readRunOptionFlags(values, io, outDir),
       describeNoMatch: () => "no scenario matches the given paths and filters",

@@ -1,0 +1,602 @@
+/**
+ * Google's Gemini CLI (`gemini` of the @google/gemini-cli package) as the agent under test.
+ *
+ * It runs headless in the trial's work dir with the sandboxed environment: the task on stdin,
+ * `--output-format stream-json`, YOLO approval (the sandbox is the boundary), the model, and
+ * `--debug` (only then does a shell call's result in the stream carry its exit code). Its home is
+ * a folder in the sandbox's TMPDIR (GEMINI_CLI_HOME) holding its settings: API-key auth, only the
+ * shell tool by default, the run's turn limit, the scenario's command timeout, AGENTS.md as the
+ * context file name (the work dir's guidance), the harness's system prompt as its global context
+ * file, and telemetry, usage statistics, update checks, IDE integration and folder trust off. A
+ * work dir's own `.gemini/settings.json` is the project's settings and applies over these, as it
+ * would in the user's repository (Gemini CLI takes system settings that could outrank it only
+ * from a root-owned folder); the events say when there is one. The real API key never enters its
+ * environment, which its shell tool inherits: it talks to a loopback credential proxy
+ * (GOOGLE_GEMINI_BASE_URL) with a placeholder key.
+ *
+ * Its stream becomes the trial's events: one `model_response` per model turn (the assistant text
+ * and tool calls between two rounds of tool results), `tool_call`/`tool_result` per shell call
+ * with the exit code the CLI reports, as they happen. Gemini CLI reports tokens for the whole run
+ * only (its final `result` line): they go on its final answer, input without the cached part,
+ * thinking counted as output (as Gemini bills it); a run that ends right after tool calls (the
+ * turn limit) has them in its transcript only. It reports no cost. The target shim still records
+ * every real invocation of the tool.
+ */
+import { closeSync, openSync, readSync } from "node:fs";
+import { constants as osConstants } from "node:os";
+import { describeError } from "../errors.js";
+import type { ExecResult } from "../sandbox/types.js";
+import type { EventInput, EventSink, TokenUsage } from "../transcript/events.js";
+import { classifyAbort } from "./abort-reason.js";
+import { type CliBinarySpec, resolveCliBinary } from "./cli-binary.js";
+import {
+  type CredentialProxy,
+  PLACEHOLDER_API_KEY,
+  type ProxyRefusal,
+  startCredentialProxy,
+} from "./credential-proxy.js";
+import { emitOutputCut } from "./output-cut.js";
+import type { Agent, AgentContext, AgentOutcome } from "./types.js";
+
+/** What the action installs and the tests run against (the devDependency's exact version). */
+export const GEMINI_CLI_PACKAGE = "@google/gemini-cli";
+export const GEMINI_CLI_VERSION = "0.61.0";
+export const GEMINI_BIN_NAME = "gemini";
+export const GEMINI_BIN_ENV = "LLM_TOOL_TEST_GEMINI_BIN";
+/** The variable the front ends read the Gemini API key from. */
+export const GEMINI_API_KEY_ENV = "GEMINI_API_KEY";
+export const GEMINI_SHELL_TOOL = "run_shell_command";
+export const DEFAULT_GEMINI_TOOLS: readonly string[] = [GEMINI_SHELL_TOOL];
+export const DEFAULT_GEMINI_BASE_URL = "https://generativelanguage.googleapis.com";
+export const DEFAULT_GEMINI_MAX_RETRIES = 4;
+
+const GEMINI_BINARY: CliBinarySpec = {
+  agent: "gemini-cli",
+  envVar: GEMINI_BIN_ENV,
+  command: GEMINI_BIN_NAME,
+  packageName: GEMINI_CLI_PACKAGE,
+  packageBin: "bundle/gemini.js",
+  version: GEMINI_CLI_VERSION,
+};
+const STDERR_CHARS = 800;
+/** Gemini CLI's stdout streamed before its middle is cut (head and tail kept). */
+const GEMINI_STREAM_CAP_BYTES = 32 * 1024 * 1024;
+/** Exit code of a shell call the CLI refused to run (its own policy) or could not start. */
+const NOT_RUN_EXIT_CODE = 1;
+
+export interface GeminiCliAgentOptions {
+  /** The real API key; it reaches only the proxy, never the agent's environment. */
+  apiKey: string;
+  /** The real API's base URL; default https://generativelanguage.googleapis.com. */
+  baseURL?: string;
+  /** Path of the `gemini` program; default: resolved by resolveGeminiBinary. */
+  binary?: string;
+  /**
+   * For resolving the program (LLM_TOOL_TEST_GEMINI_BIN, PATH) and the proxy's upstream proxy
+   * (HTTPS_PROXY...); default process.env. Never passed to Gemini CLI: it gets the agent's own.
+   */
+  env?: Record<string, string | undefined>;
+  /** Gemini CLI tools offered to the model; default ["run_shell_command"]. */
+  tools?: readonly string[];
+  /** Gemini CLI's retries of a failed API call; default 4. */
+  maxRetries?: number;
+  /** Milliseconds, for turn and tool durations. */
+  now?: () => number;
+  /** API requests the credential proxy forwards per trial at most; default DEFAULT_MAX_PROXY_REQUESTS. */
+  maxApiRequests?: number;
+}
+
+export function createGeminiCliAgent(options: GeminiCliAgentOptions): Agent {
+  if (!options.apiKey) {
+    // The registry says which variable; this guards the library's direct callers.
+    throw new Error("createGeminiCliAgent needs a non-empty apiKey");
+  }
+  const env = options.env ?? process.env;
+  const binary = options.binary ?? resolveGeminiBinary(env);
+  const launch = launchCommand(binary);
+  const tools = options.tools ?? DEFAULT_GEMINI_TOOLS;
+  const maxRetries = options.maxRetries ?? DEFAULT_GEMINI_MAX_RETRIES;
+  const now = options.now ?? (() => performance.now());
+
+  async function run(context: AgentContext): Promise<AgentOutcome> {
+    const runProcess = context.runProcess;
+    if (!runProcess) {
+      return { reason: "infra_error", error: "the harness cannot run external agents here", turns: 0 };
+    }
+    if (context.signal.aborted) return { reason: classifyAbort(context.signal), turns: 0 };
+
+    const settings = JSON.stringify(buildGeminiSettings(context, { tools, maxRetries }), null, 2);
+    const prepared = await runProcess("bash", ["-c", PREPARE_SCRIPT], {
+      stdin: `${settings}\n${SETTINGS_END}\n${context.systemPrompt}`,
+    });
+    const [home, projectSettings] = prepared.stdout.trim().split("\n");
+    if (context.signal.aborted) return { reason: classifyAbort(context.signal), turns: 0 };
+    if (prepared.exit_code !== 0 || !home) {
+      return {
+        reason: "infra_error",
+        error: `could not prepare Gemini CLI's settings: ${tailOf(prepared.stderr) || `exit code ${prepared.exit_code}`}`,
+        turns: 0,
+      };
+    }
+
+    if (projectSettings === "1") {
+      context.events.emit({
+        type: "agent_output",
+        text: "the work dir has .gemini/settings.json: Gemini CLI applies it over the harness's settings (turn limit and tools included), as in a project of its own",
+      });
+    }
+    const mapper = createGeminiStreamMapper(context.events, now);
+    let proxy: CredentialProxy;
+    try {
+      proxy = await startCredentialProxy({
+        api: "gemini",
+        apiKey: options.apiKey,
+        upstream: options.baseURL || DEFAULT_GEMINI_BASE_URL,
+        proxyEnv: env,
+        ...(options.maxApiRequests !== undefined ? { maxRequests: options.maxApiRequests } : {}),
+        // Each refusal is in the trial's events, so the report says why the agent's call failed.
+        onRefusal: (refusal) => context.events.emit(refusalEvent(refusal, mapper.turns())),
+      });
+    } catch (error) {
+      return {
+        reason: "infra_error",
+        error: `could not start the API proxy: ${describeError(error)}`,
+        turns: 0,
+      };
+    }
+
+    let result: ExecResult;
+    try {
+      result = await runProcess(launch.file, [...launch.args, ...buildGeminiArgs(context)], {
+        stdin: context.task,
+        extraEnv: buildGeminiEnv({ proxyUrl: proxy.url, home }),
+        onStdoutLine: (line) => mapper.push(line),
+        onStdoutCut: (droppedBytes) => emitOutputCut(context.events, droppedBytes),
+        streamCapBytes: GEMINI_STREAM_CAP_BYTES,
+        // The CLI is a Node script: its package (and node_modules) must be visible in bwrap.
+        programs: launch.programs,
+        // Its one way out when the scenario has no network.
+        loopbackPorts: [proxy.port],
+      });
+    } catch (error) {
+      mapper.flush();
+      return {
+        reason: context.signal.aborted ? classifyAbort(context.signal) : "infra_error",
+        error: `could not run ${binary}: ${describeError(error)}`,
+        turns: mapper.turns(),
+      };
+    } finally {
+      await proxy.close();
+    }
+    return withCapNote(mapper.finish(result, context.signal), proxy.refused());
+  }
+
+  return { name: "gemini-cli", run };
+}
+
+/** Separates the settings from the system prompt on the prepare script's stdin. */
+const SETTINGS_END = "--- llm-tool-test: end of settings ---";
+
+/**
+ * Makes Gemini CLI's home in TMPDIR: `.gemini/settings.json` (the lines of stdin up to
+ * SETTINGS_END) and `.gemini/AGENTS.md`, its global context file (the rest: the system prompt).
+ * Prints the home, then 1 when the work dir has settings of its own (else 0). `command -p` finds
+ * the system's tools, never the target shim.
+ */
+const PREPARE_SCRIPT = `set -e
+home="\${TMPDIR:-/tmp}/gemini-cli-home"
+command -p mkdir -p "$home/.gemini"
+: > "$home/.gemini/settings.json"
+while IFS= read -r line; do
+  [ "$line" = "${SETTINGS_END}" ] && break
+  printf '%s\\n' "$line" >> "$home/.gemini/settings.json"
+done
+command -p cat > "$home/.gemini/AGENTS.md"
+project=0
+[ -f .gemini/settings.json ] && project=1
+printf '%s\\n%s\\n' "$home" "$project"`;
+
+/** A refused API request as the trial's events show it: a model error that will not be retried. */
+function refusalEvent(refusal: ProxyRefusal, turns: number): EventInput {
+  return {
+    type: "model_error",
+    turn: turns + 1,
+    attempt: 1,
+    status: 403,
+    message: refusal.message,
+    will_retry: false,
+    retry_after_ms: null,
+  };
+}
+
+/** A trial that ran into the request cap ends saying so, whatever Gemini CLI made of the 403. */
+function withCapNote(outcome: AgentOutcome, refusals: readonly ProxyRefusal[]): AgentOutcome {
+  const cap = refusals.find((refusal) => refusal.reason === "request_cap");
+  if (!cap) return outcome;
+  return { ...outcome, error: outcome.error ? `${cap.message}; ${outcome.error}` : cap.message };
+}
+
+export function buildGeminiArgs(context: AgentContext): string[] {
+  return ["--output-format", "stream-json", "--approval-mode", "yolo", "--model", context.model, "--debug"];
+}
+
+/** Gemini CLI's settings for one trial (its user and system settings). */
+export function buildGeminiSettings(
+  context: AgentContext,
+  { tools, maxRetries }: { tools: readonly string[]; maxRetries: number },
+): Record<string, unknown> {
+  return {
+    security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: false } },
+    general: {
+      enableAutoUpdate: false,
+      enableAutoUpdateNotification: false,
+      checkpointing: { enabled: false },
+      maxAttempts: Math.max(1, Math.floor(maxRetries) + 1),
+    },
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+    ide: { enabled: false },
+    context: { fileName: ["AGENTS.md", "GEMINI.md"] },
+    model: { maxSessionTurns: context.maxTurns },
+    tools: {
+      core: [...tools],
+      shell: {
+        enableInteractiveShell: false,
+        // Seconds without output before the CLI ends a shell call: the scenario's command timeout.
+        inactivityTimeout: Math.max(1, Math.ceil(context.commandTimeoutMs / 1000)),
+      },
+    },
+  };
+}
+
+export function buildGeminiEnv(settings: { proxyUrl: string; home: string }): Record<string, string> {
+  return {
+    GOOGLE_GEMINI_BASE_URL: settings.proxyUrl,
+    GEMINI_API_KEY: PLACEHOLDER_API_KEY,
+    GEMINI_CLI_HOME: settings.home,
+    // One process: it would otherwise start itself again with a larger heap.
+    GEMINI_CLI_NO_RELAUNCH: "1",
+  };
+}
+
+/**
+ * The `gemini` program: `LLM_TOOL_TEST_GEMINI_BIN`, else `gemini` on PATH, else this package's
+ * devDependency (@google/gemini-cli in a node_modules above the module or the cwd).
+ */
+export function resolveGeminiBinary(
+  env: Record<string, string | undefined>,
+  searchFrom?: readonly string[],
+): string {
+  return resolveCliBinary(GEMINI_BINARY, env, searchFrom);
+}
+
+/**
+ * How to start the program: a Node script runs with this process's node (the sandbox need not
+ * have one on PATH), its folder and node_modules made visible; anything else runs as it is.
+ */
+function launchCommand(binary: string): { file: string; args: string[]; programs: string[] } {
+  if (isNodeScript(binary)) return { file: process.execPath, args: [binary], programs: [binary] };
+  return { file: binary, args: [], programs: [] };
+}
+
+function isNodeScript(file: string): boolean {
+  if (/\.[cm]?js$/.test(file)) return true;
+  try {
+    const fd = openSync(file, "r");
+    try {
+      const head = Buffer.alloc(128);
+      const read = readSync(fd, head, 0, head.length, 0);
+      const firstLine = head.subarray(0, read).toString("latin1").split("\n")[0] ?? "";
+      return firstLine.startsWith("#!") && /\bnode\b/.test(firstLine);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+}
+
+// ---- The stream ----
+
+interface PendingTurn {
+  texts: string[];
+  toolUses: { id: string; name: string; input: unknown }[];
+  startedAt: number;
+  /** Its model_response is out (at its first tool call, before the tools run). */
+  emitted: boolean;
+}
+
+interface ResultLine {
+  status: string;
+  errorType: string | null;
+  errorMessage: string | null;
+}
+
+export interface GeminiStreamMapper {
+  push(line: string): void;
+  /** Model turns so far. */
+  turns(): number;
+  /** Emits a held final answer, without the run's totals. */
+  flush(): void;
+  /** The outcome once the process has exited. */
+  finish(exec: Pick<ExecResult, "exit_code" | "stderr" | "timed_out">, signal: AbortSignal): AgentOutcome;
+}
+
+/**
+ * Turns Gemini CLI's stream-json lines into trial events as they arrive. A turn is the assistant
+ * text and tool calls the CLI prints between two rounds of tool results. A turn with tool calls
+ * is emitted at its first call, before the tools run (the shim's records are matched to the calls
+ * by time), each call as it comes; a final answer is held until the `result` line, whose token
+ * totals for the whole run (the only ones the CLI reports) it carries. A run that ends right after
+ * tool calls (the turn limit) has no response left to carry them: they are said in the transcript.
+ */
+export function createGeminiStreamMapper(events: EventSink, now: () => number): GeminiStreamMapper {
+  const state: StreamState = {
+    events,
+    now,
+    current: null,
+    turns: 0,
+    result: null,
+    totals: null,
+    openCalls: new Map(),
+  };
+  return {
+    push(raw) {
+      const text = raw.trim();
+      if (text.length === 0) return;
+      let line: Record<string, unknown>;
+      try {
+        line = asRecord(JSON.parse(text));
+      } catch {
+        events.emit({ type: "agent_output", text: raw });
+        return;
+      }
+      handleLine(state, line, text);
+    },
+    turns: () => state.turns + (state.current && !state.current.emitted ? 1 : 0),
+    flush() {
+      emitResponse(state, null);
+    },
+    finish(exec, signal) {
+      if (state.current && !state.current.emitted) emitResponse(state, state.totals);
+      else if (state.totals) reportUncarriedTotals(state, state.totals);
+      state.current = null;
+      return decideOutcome(state.result, state.turns, exec, signal);
+    },
+  };
+}
+
+interface StreamState {
+  events: EventSink;
+  now: () => number;
+  /** The turn being streamed. */
+  current: PendingTurn | null;
+  /** Responses emitted so far. */
+  turns: number;
+  result: ResultLine | null;
+  totals: TokenUsage | null;
+  /** Shell calls without a result yet: call id → start time. */
+  openCalls: Map<string, number>;
+}
+
+function handleLine(state: StreamState, line: Record<string, unknown>, text: string): void {
+  switch (line.type) {
+    case "init":
+      state.events.emit({
+        type: "agent_output",
+        text: `Gemini CLI started: model ${String(line.model ?? "?")}, session ${String(line.session_id ?? "?")}`,
+      });
+      break;
+    case "message":
+      // The user's message is the task, already in the events.
+      if (line.role === "assistant" && typeof line.content === "string") {
+        const turn = openTurn(state);
+        if (turn.emitted) state.events.emit({ type: "agent_output", text: line.content });
+        else turn.texts.push(line.content);
+      }
+      break;
+    case "tool_use": {
+      const id = typeof line.tool_id === "string" ? line.tool_id : `call-${state.turns + 1}`;
+      const name = String(line.tool_name ?? "");
+      const toolUse = { id, name, input: line.parameters ?? {} };
+      const turn = openTurn(state);
+      turn.toolUses.push(toolUse);
+      if (!turn.emitted) emitResponse(state, null);
+      emitToolCall(state, toolUse);
+      break;
+    }
+    case "tool_result":
+      // The turn's calls are all out: the next text or call is the next turn's.
+      if (state.current?.emitted) state.current = null;
+      handleToolResult(state, line);
+      break;
+    case "error":
+      state.events.emit({
+        type: "agent_output",
+        text: `Gemini CLI ${String(line.severity ?? "error")}: ${String(line.message ?? "")}`,
+      });
+      break;
+    case "result": {
+      const error = asRecord(line.error);
+      state.result = {
+        status: typeof line.status === "string" ? line.status : "unknown",
+        errorType: typeof error.type === "string" ? error.type : null,
+        errorMessage: typeof error.message === "string" ? error.message : null,
+      };
+      state.totals = readTotals(asRecord(line.stats));
+      break;
+    }
+    default:
+      // Kept as-is: lines this version adds are still in the transcript.
+      state.events.emit({ type: "agent_output", text });
+  }
+}
+
+/** The turn being streamed, or a new one. */
+function openTurn(state: StreamState): PendingTurn {
+  state.current ??= { texts: [], toolUses: [], startedAt: state.now(), emitted: false };
+  return state.current;
+}
+
+/** The streamed turn's model_response, with `usage` (the run's totals, for the last one) or none. */
+function emitResponse(state: StreamState, usage: TokenUsage | null): void {
+  const turn = state.current;
+  if (!turn || turn.emitted) return;
+  turn.emitted = true;
+  state.turns += 1;
+  state.events.emit({
+    type: "model_response",
+    turn: state.turns,
+    stop_reason: turn.toolUses.length > 0 ? "tool_use" : "end_turn",
+    usage: usage ?? { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
+    text: turn.texts.join(""),
+    tool_uses: [...turn.toolUses],
+    duration_ms: Math.max(0, Math.round(state.now() - turn.startedAt)),
+  });
+}
+
+function emitToolCall(state: StreamState, toolUse: PendingTurn["toolUses"][number]): void {
+  if (toolUse.name !== GEMINI_SHELL_TOOL || state.openCalls.has(toolUse.id)) return;
+  const input = asRecord(toolUse.input);
+  const command = typeof input.command === "string" ? input.command : JSON.stringify(toolUse.input);
+  state.openCalls.set(toolUse.id, state.now());
+  state.events.emit({ type: "tool_call", call_id: toolUse.id, turn: state.turns, command });
+}
+
+/** Totals with no response left to carry them: in the transcript, so that they are not lost unsaid. */
+function reportUncarriedTotals(state: StreamState, totals: TokenUsage): void {
+  if (!Object.values(totals).some((count) => count > 0)) return;
+  state.events.emit({
+    type: "agent_output",
+    text: `Gemini CLI reported ${totals.input_tokens} input (${totals.cache_read_tokens} more cached) and ${totals.output_tokens} output tokens for the run; its last turn's response was out before it ended, so the trial's token counts leave them out`,
+  });
+}
+
+/**
+ * A shell call's result. With --debug the CLI prints what the model is told: `Output: …`, then
+ * `Error: …`, `Exit Code: N`, `Signal: N`, `Background PIDs: …`, `Process Group PGID: N` when they
+ * apply (no Exit Code line: 0). Any other text is a call that did not run as a command (the CLI's
+ * own refusal, a timeout, a cancel).
+ */
+function handleToolResult(state: StreamState, line: Record<string, unknown>): void {
+  const id = typeof line.tool_id === "string" ? line.tool_id : "";
+  const startedAt = state.openCalls.get(id);
+  if (startedAt === undefined) return; // not a shell call
+  state.openCalls.delete(id);
+  const output = typeof line.output === "string" ? line.output : "";
+  const errorMessage =
+    typeof asRecord(line.error).message === "string" ? String(asRecord(line.error).message) : "";
+  const parsed = parseShellOutput(output);
+  const timedOut = /exceeded the timeout/i.test(output.slice(0, 300));
+  state.events.emit({
+    type: "tool_result",
+    call_id: id,
+    stdout: parsed ? parsed.output : "",
+    stderr: parsed ? "" : [output, errorMessage].filter(Boolean).join("\n"),
+    exit_code: parsed ? parsed.exitCode : NOT_RUN_EXIT_CODE,
+    duration_ms: Math.max(0, Math.round(state.now() - startedAt)),
+    truncated: false,
+    timed_out: timedOut,
+  });
+}
+
+/** The lines the CLI appends after the output, last first (each at most once, in this order). */
+const TRAILER_FROM_END = ["Process Group PGID", "Background PIDs", "Signal", "Exit Code", "Error"] as const;
+
+/**
+ * The output and exit code of a shell call's result text, or null when it is not a command's
+ * (`Output: …` and its trailer). The trailer is read from the end in the CLI's order, so output
+ * that merely contains such a line stays output; output whose last line looks like the trailer
+ * cannot be told from it (the CLI tells the model the same).
+ */
+export function parseShellOutput(text: string): { output: string; exitCode: number } | null {
+  if (!text.startsWith("Output: ")) return null;
+  let rest = text;
+  const trailer: Partial<Record<(typeof TRAILER_FROM_END)[number], string>> = {};
+  for (const name of TRAILER_FROM_END) {
+    const at = rest.lastIndexOf(`\n${name}: `);
+    if (at === -1 || rest.indexOf("\n", at + 1) !== -1) continue;
+    trailer[name] = rest.slice(at + name.length + 3);
+    rest = rest.slice(0, at);
+  }
+  const body = rest.slice("Output: ".length);
+  const exit = trailer["Exit Code"];
+  const signal = trailer.Signal;
+  let exitCode = 0;
+  if (exit !== undefined && /^-?\d+$/.test(exit)) exitCode = Number(exit);
+  else if (signal !== undefined) exitCode = 128 + signalNumber(signal);
+  else if (trailer.Error !== undefined) exitCode = NOT_RUN_EXIT_CODE;
+  return { output: body === "(empty)" ? "" : body, exitCode };
+}
+
+function signalNumber(signal: string): number {
+  if (/^\d+$/.test(signal)) return Number(signal);
+  const known = (osConstants.signals as Record<string, number>)[signal];
+  return known ?? 0;
+}
+
+/**
+ * The run's tokens from the result's stats: input without its cached part, the cached part as
+ * cache reads, output with thinking (total − input: Gemini bills thoughts as output).
+ */
+function readTotals(stats: Record<string, unknown>): TokenUsage | null {
+  const number = (name: string) => {
+    const value = stats[name];
+    return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null;
+  };
+  const input = number("input_tokens");
+  if (input === null) return null;
+  const cached = number("cached") ?? 0;
+  const output = number("output_tokens") ?? 0;
+  const total = number("total_tokens");
+  return {
+    input_tokens: Math.max(0, input - cached),
+    output_tokens: total !== null ? Math.max(output, total - input) : output,
+    cache_read_tokens: cached,
+    cache_write_tokens: 0,
+  };
+}
+
+/** How the run ended, from the abort signal, the process and its result line. */
+function decideOutcome(
+  final: ResultLine | null,
+  turns: number,
+  exec: Pick<ExecResult, "exit_code" | "stderr" | "timed_out">,
+  signal: AbortSignal,
+): AgentOutcome {
+  const outcome = (reason: AgentOutcome["reason"], error?: string): AgentOutcome =>
+    error === undefined ? { reason, turns } : { reason, error, turns };
+  if (signal.aborted) return outcome(classifyAbort(signal));
+  if (exec.timed_out) return outcome("timeout");
+  if (!final) {
+    const stderr = tailOf(exec.stderr);
+    return outcome(
+      "agent_crash",
+      `gemini exited with code ${exec.exit_code} without a result line${stderr ? `; stderr ends: ${stderr}` : ""}`,
+    );
+  }
+  if (final.status === "success" && exec.exit_code === 0) return outcome("natural_stop");
+  if (final.errorType === "FatalTurnLimitedError") return outcome("turn_limit");
+  const message = final.errorMessage ?? final.status;
+  const apiStatus = /"code":\s*(\d{3})\b/.exec(message) ?? /\bstatus(?: code)?:? (\d{3})\b/i.exec(message);
+  if (apiStatus || /\[API Error/.test(message)) {
+    const status = apiStatus ? ` ${apiStatus[1]}` : " with an error";
+    return outcome("infra_error", `the model API answered${status}: ${message}`);
+  }
+  return outcome(
+    "agent_crash",
+    `gemini ended with ${final.errorType ?? final.status} and exit code ${exec.exit_code}: ${message}`,
+  );
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
+/** The end of stderr: in debug mode its head is the CLI's own logging, an error is at the end. */
+function tailOf(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.length > STDERR_CHARS ? `…${trimmed.slice(-STDERR_CHARS)}` : trimmed;
+}
