@@ -1,6 +1,6 @@
 /**
  * The action's one port for running a program to its end: npm installing Claude Code
- * (claude-code-cli.ts) and the commands that make bwrap work on the runner (sandbox-setup.ts).
+ * (agent-cli-install.ts) and the commands that make bwrap work on the runner (sandbox-setup.ts).
  * The action's adapter goes through sandbox/exec's process runners; tests pass a fake.
  */
 import { describeError } from "../errors.js";

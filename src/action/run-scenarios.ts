@@ -11,8 +11,8 @@ import { type PreparedRun, poolTargetOfPrepared, prepareRun, runPrepared } from 
 import { createRunRedactor, type ProgressEvent } from "../run/suite.js";
 import { expandScenarioPatterns } from "../scenario/patterns.js";
 import type { ActionFolders, ActionRun, Log, ProducedRun } from "./action-run.js";
+import { agentCliOf, provideAgentCli } from "./agent-cli-install.js";
 import { settleActionBaseline } from "./baseline.js";
-import { provideClaudeCode } from "./claude-code-cli.js";
 import { type ActionSettings, actionKeyRemedy } from "./inputs.js";
 import type { RunFrom } from "./run-source.js";
 import { restoreSandboxSetup, setUpSandboxFor } from "./sandbox-setup.js";
@@ -58,7 +58,7 @@ async function runWithSandboxSetUp(
   };
 }
 
-/** The inputs as the run's settings, Claude Code installed when it is the agent, then the shared setup. */
+/** The inputs as the run's settings, the agent's CLI installed when it runs one, then the shared setup. */
 async function prepareActionRun(
   { settings, context, deps, log }: ActionRun,
   folders: ActionFolders,
@@ -72,15 +72,15 @@ async function prepareActionRun(
   };
   // Before a possible install: a pattern that matches nothing should not wait for npm.
   const patterns = await expandScenarioPatterns(settings.scenarios, folders.workDir, 'input "scenarios"');
-  const claudeBinary =
-    settings.agent === "claude-code"
-      ? await provideClaudeCode({
-          env: deps.env,
-          installDir: path.join(context.tempDir, "llm-tool-test", "claude-code"),
-          runProgram: deps.runProgram,
-          log: log.info,
-        })
-      : null;
+  const cli = agentCliOf(settings.agent);
+  const agentBinary = cli
+    ? await provideAgentCli(cli, {
+        env: deps.env,
+        installDir: path.join(context.tempDir, "llm-tool-test", settings.agent),
+        runProgram: deps.runProgram,
+        log: log.info,
+      })
+    : null;
   return prepareRun(
     {
       ...patterns,
@@ -92,7 +92,7 @@ async function prepareActionRun(
       baseURL,
       openai: { apiKey: settings.openaiApiKey || null, baseURL: baseURLs.openai },
       gemini: { apiKey: settings.geminiApiKey || null, baseURL: deps.env.GOOGLE_GEMINI_BASE_URL || null },
-      ...(claudeBinary ? { claudeBinary } : {}),
+      ...(agentBinary ? { agentBinary } : {}),
       judgeModel: settings.judgeModel,
       // The action always runs in CI: `auto` never falls back to running agents unsandboxed.
       failClosed: true,

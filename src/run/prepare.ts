@@ -82,8 +82,8 @@ export interface RunSettings {
   apiKey: string | null;
   /** The real API base URL, for agents that call the API themselves (claude-code). */
   baseURL: string | null;
-  /** The `claude` binary claude-code runs; absent: found by resolveClaudeBinary. */
-  claudeBinary?: string;
+  /** The binary of the agent's CLI (claude-code, codex, gemini-cli); absent: the agent finds its own. */
+  agentBinary?: string;
   /** OpenAI-compatible models (`openai:` ids): the key, and how the front end builds their client. */
   openai?: OpenAiSettings;
   /** The gemini-cli agent's key (GEMINI_API_KEY) and the Gemini API base URL (null: Google's). */
@@ -263,7 +263,13 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     recordings:
       settings.agent === "replay" && options.replayFrom ? await readRecordings(options.replayFrom) : null,
     env: ports.env,
-    ...(settings.claudeBinary ? { claudeCode: { binary: settings.claudeBinary } } : {}),
+    ...(settings.agentBinary
+      ? {
+          claudeCode: { binary: settings.agentBinary },
+          codex: { binary: settings.agentBinary },
+          geminiCli: { binary: settings.agentBinary },
+        }
+      : {}),
     ...(settings.gemini?.apiKey ? { geminiApiKey: settings.gemini.apiKey } : {}),
     ...(settings.gemini?.baseURL ? { geminiBaseURL: settings.gemini.baseURL } : {}),
   });

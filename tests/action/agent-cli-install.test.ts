@@ -2,10 +2,11 @@ import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
+  AGENT_CLIS,
   CLAUDE_CODE_PACKAGE,
   CLAUDE_CODE_VERSION,
-  provideClaudeCode,
-} from "../../src/action/claude-code-cli.js";
+  provideAgentCli,
+} from "../../src/action/agent-cli-install.js";
 import type { RunProgram } from "../../src/action/run-program.js";
 import { ConfigError } from "../../src/errors.js";
 import { makeTempDir } from "../support/temp-dirs.js";
@@ -17,7 +18,7 @@ let log: string[];
 let calls: { file: string; args: string[]; env: Record<string, string> }[];
 
 beforeEach(async () => {
-  dir = makeTempDir("claude-code-cli-");
+  dir = makeTempDir("agent-cli-install-");
   installDir = path.join(dir, "install");
   log = [];
   calls = [];
@@ -42,9 +43,15 @@ function fakeNpm(install: "binary" | "nothing" | "fail"): RunProgram {
 }
 
 const provide = (env: Record<string, string | undefined>, runProgram: RunProgram) =>
-  provideClaudeCode({ env, installDir, runProgram, log: (m) => log.push(m), searchFrom: [] });
+  provideAgentCli(AGENT_CLIS["claude-code"], {
+    env,
+    installDir,
+    runProgram,
+    log: (m) => log.push(m),
+    searchFrom: [],
+  });
 
-describe("provideClaudeCode", () => {
+describe("provideAgentCli: Claude Code", () => {
   it("pins the version the tests run against", async () => {
     const installed = JSON.parse(
       await readFile(path.join(ROOT, "node_modules", CLAUDE_CODE_PACKAGE, "package.json"), "utf8"),
@@ -116,4 +123,36 @@ describe("provideClaudeCode", () => {
       /^npm installed @anthropic-ai\/claude-code@[\d.]+ into .*, but no `claude` binary is there/,
     );
   });
+});
+
+describe("provideAgentCli: every CLI the action installs", () => {
+  for (const [agent, cli] of Object.entries(AGENT_CLIS)) {
+    it(`${agent}: pins the version the tests run against, and installs it with npm when none is found`, async () => {
+      const installed = JSON.parse(
+        await readFile(
+          path.join(ROOT, "node_modules", ...cli.packageName.split("/"), "package.json"),
+          "utf8",
+        ),
+      ) as { version: string };
+      expect(cli.version).toBe(installed.version);
+
+      const npm: RunProgram = async ({ file, args, env }) => {
+        calls.push({ file, args, env });
+        await writeExecutable(path.join(installDir, "bin", cli.command));
+        return { exitCode: 0, stdout: "added 1 package", stderr: "" };
+      };
+      const found = await provideAgentCli(cli, {
+        env: { PATH: "/nowhere", HOME: dir },
+        installDir,
+        runProgram: npm,
+        log: (m) => log.push(m),
+        searchFrom: [],
+      });
+      expect(found).toBe(path.join(installDir, "bin", cli.command));
+      expect(calls.map((c) => c.args.at(-1))).toEqual([`${cli.packageName}@${cli.version}`]);
+      expect(log.at(-1)).toBe(
+        `${cli.label}: using ${found} (${cli.packageName}@${cli.version}, installed by the action).`,
+      );
+    });
+  }
 });
