@@ -11,7 +11,14 @@ import {
 } from "../results/model-matrix.js";
 import type { RunSummary } from "../results/types.js";
 import { escapeHtml, escapeMarkdownCell, escapePlainText, markdownCode } from "./escape.js";
-import { formatDuration, formatNumber, formatRate, formatTokens, formatUsd } from "./format.js";
+import {
+  formatCostCell,
+  formatDuration,
+  formatNumber,
+  formatRate,
+  formatRunCost,
+  formatTokens,
+} from "./format.js";
 
 type Row = [label: string, value: (s: RunSummary) => string];
 
@@ -28,7 +35,8 @@ const BASELINE_ROWS: Row[] = [
     (s) => `${formatTokens(s.total_input_tokens)} / ${formatTokens(s.total_output_tokens)}`,
   ],
   ["Duration per task", (s) => formatDuration(s.avg_duration_ms)],
-  ["Cost", (s) => formatUsd(s.total_cost_usd)],
+  // Never "$0" for a model missing from the price table: its cost is unknown.
+  ["Cost", (s) => formatCostCell(s.total_cost_usd, s.trials_cost_unknown, s.trials)],
 ];
 
 const CELL_MARK: Record<ModelCell["state"], string> = { pass: "✅", fail: "❌", incomplete: "⚠️" };
@@ -102,7 +110,7 @@ export function renderModelMatrixLines(matrix: ModelMatrix): string[] {
   for (const { model, summary: s } of matrix.summaries) {
     lines.push(
       `  ${escapePlainText(model).padEnd(width)}  ${s.total_passed}/${s.total_tasks} passed (${formatRate(s.pass_rate)})  ` +
-        `tool calls ${formatRate(s.tool_call_success_rate)} ok  ${formatNumber(s.avg_turns_per_task)} turns/task  ${formatUsd(s.total_cost_usd)}`,
+        `tool calls ${formatRate(s.tool_call_success_rate)} ok  ${formatNumber(s.avg_turns_per_task)} turns/task  ${formatRunCost(s)}`,
     );
   }
   lines.push(`  By scenario: ${describeCounts(matrix)}`);
