@@ -261,10 +261,10 @@ export function renderReportMarkdown(report: Report, options: ReportMarkdownOpti
     ...renderReplayMarkdown(report.scenarios),
   ];
   const variants = compareVariants(report);
-  for (const { base, head, comparison } of variants) {
+  for (const { base, head, model, comparison } of variants) {
     lines.push(
       "",
-      `## Guidance variants: ${markdownCode(head)} against ${markdownCode(base)}`,
+      `## Guidance variants: ${markdownCode(head)} against ${markdownCode(base)}${model ? `, model ${markdownCode(model)}` : ""}`,
       "",
       renderComparisonMarkdown(comparison, null, { maxChars: 12_000 }).trim(),
     );

@@ -32,7 +32,7 @@ import {
   parseModelId,
   providerOfModel,
 } from "../model/provider.js";
-import { readRecordings } from "../results/read-recordings.js";
+import { modelsOfRecordings, type RecordingSet, readRecordings } from "../results/read-recordings.js";
 import { findSameUserReason, OWN_ACCOUNT_NOTE } from "../sandbox/agent-account.js";
 import { createSandboxSelector, isCiEnvironment } from "../sandbox/sandbox-selection.js";
 import { warmSandboxRunners } from "../sandbox/trial-sandbox.js";
@@ -185,6 +185,8 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
   if (filtered.length === 0) throw new ConfigError(settings.describeNoMatch(all.length));
   const selected = await applyGuidanceVariants(filtered, settings.variants ?? []);
 
+  const recordings = await readReplaySources(settings);
+  settings = { ...settings, options: { ...settings.options, ...replayMatrix(recordings, settings.options) } };
   const model = settings.options.model ?? DEFAULT_MODEL;
   const forceJudge = settings.options.forceJudge ?? false;
   const judge = setUpJudge(selected, {
@@ -244,12 +246,38 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
     ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
     agentCommand: options.agentCommand,
-    recordings:
-      settings.agent === "replay" && options.replayFrom ? await readRecordings(options.replayFrom) : null,
+    recordings,
     env: ports.env,
     ...(settings.claudeBinary ? { claudeCode: { binary: settings.claudeBinary } } : {}),
   });
   return { scenarios, options, ports: { agent, judgeClient: modelClient, env: ports.env, sandboxes } };
+}
+
+/** The replay agent's recorded runs, read before any trial starts (none for other agents). */
+async function readReplaySources(settings: RunSettings): Promise<RecordingSet[]> {
+  if (settings.agent !== "replay") return [];
+  const sets: RecordingSet[] = [];
+  for (const source of settings.options.replayFrom ?? []) sets.push(await readRecordings(source));
+  return sets;
+}
+
+/**
+ * Several recorded runs replay as a model matrix of their models (bashkit-eval's baseline table of
+ * its committed runs from one command); their models are the run's, so --model is not for them.
+ */
+function replayMatrix(
+  recordings: readonly RecordingSet[],
+  given: RunSettings["options"],
+): Partial<Pick<RunOptions, "model" | "models">> {
+  if (recordings.length < 2) return {};
+  if (given.model !== undefined || (given.models?.length ?? 0) > 0) {
+    throw new ConfigError(
+      "--model with several --replay-from: the models are those the recorded runs used; drop --model",
+      "--model",
+    );
+  }
+  const models = modelsOfRecordings(recordings);
+  return { model: models[0] as string, models };
 }
 
 /**
