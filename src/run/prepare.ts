@@ -186,7 +186,10 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
   const selected = await applyGuidanceVariants(filtered, settings.variants ?? []);
 
   const recordings = await readReplaySources(settings);
-  settings = { ...settings, options: { ...settings.options, ...replayMatrix(recordings, settings.options) } };
+  settings = {
+    ...settings,
+    options: { ...settings.options, ...replaySettings(recordings, settings.options) },
+  };
   const model = settings.options.model ?? DEFAULT_MODEL;
   const forceJudge = settings.options.forceJudge ?? false;
   const judge = setUpJudge(selected, {
@@ -262,14 +265,22 @@ async function readReplaySources(settings: RunSettings): Promise<RecordingSet[]>
 }
 
 /**
+ * A replay runs as many trials as were recorded (bashkit-eval: one a task) unless --trials says
+ * otherwise: more would replay the same calls again and count their recorded figures twice.
  * Several recorded runs replay as a model matrix of their models (bashkit-eval's baseline table of
  * its committed runs from one command); their models are the run's, so --model is not for them.
  */
-function replayMatrix(
+function replaySettings(
   recordings: readonly RecordingSet[],
   given: RunSettings["options"],
-): Partial<Pick<RunOptions, "model" | "models">> {
-  if (recordings.length < 2) return {};
+): Partial<Pick<RunOptions, "model" | "models" | "trials">> {
+  if (recordings.length === 0) return {};
+  const recordedTrials = Math.max(
+    1,
+    ...recordings.flatMap((set) => [...set.byScenario.values()].map((list) => list.length)),
+  );
+  const trials = given.trials === undefined ? { trials: recordedTrials } : {};
+  if (recordings.length < 2) return trials;
   if (given.model !== undefined || (given.models?.length ?? 0) > 0) {
     throw new ConfigError(
       "--model with several --replay-from: the models are those the recorded runs used; drop --model",
@@ -277,7 +288,7 @@ function replayMatrix(
     );
   }
   const models = modelsOfRecordings(recordings);
-  return { model: models[0] as string, models };
+  return { ...trials, model: models[0] as string, models };
 }
 
 /**

@@ -64,8 +64,7 @@ describe.skipIf(findBwrapProblem() !== null)(
         ...sources,
         "--sandbox",
         "bwrap",
-        "--trials",
-        "1",
+        // No --trials: a replay runs as many trials as were recorded (one a task), not the default three.
         "--concurrency",
         "4",
         "--out",
@@ -82,6 +81,7 @@ describe.skipIf(findBwrapProblem() !== null)(
       expect(report.run.agent).toBe("replay");
       expect(report.run.models).toEqual(Object.keys(RUNS));
       expect(report.scenarios).toHaveLength(58 * 3);
+      for (const scenario of report.scenarios) expect(scenario.trials, scenario.id).toHaveLength(1);
       expect(report.summary.errors).toBe(0);
       expect(report.model_matrix?.models).toEqual(Object.keys(RUNS));
     });
