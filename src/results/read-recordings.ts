@@ -154,9 +154,17 @@ function fromEvents(key: string, trial: number, events: readonly TrialEvent[]): 
       for (const field of Object.keys(usage) as (keyof typeof usage)[]) usage[field] += event.usage[field];
       if (typeof event.cost_usd === "number") cost = (cost ?? 0) + event.cost_usd;
     } else if (event.type === "recorded_execution") {
-      const { type: _type, model: recordedModel, ...figures } = event;
-      carried = figures;
-      model ??= recordedModel;
+      carried = {
+        turns: event.turns,
+        input_tokens: event.input_tokens,
+        output_tokens: event.output_tokens,
+        cache_read_tokens: event.cache_read_tokens,
+        cache_write_tokens: event.cache_write_tokens,
+        tool_calls: event.tool_calls,
+        end_reason: event.end_reason,
+        cost_usd: event.cost_usd,
+      };
+      model ??= event.model;
     } else if (event.type === "trial_end") end = event;
     else if (event.type === "tool_call") {
       const call: RecordedCall = {
