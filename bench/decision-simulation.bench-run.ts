@@ -9,10 +9,14 @@ import {
   type DecisionSimulationTables,
   formatDecisionSimulation,
   REAL_WORLDS,
+  type RunWorld,
   runDecisionSimulation,
+  type WorldCell,
 } from "../src/stats/decision-simulation.js";
 import type { SuiteForm } from "../src/stats/run-clusters.js";
+import { DEFAULT_SEED } from "../src/stats/stats.js";
 import { writeBenchmarkSection } from "./benchmarks-file.js";
+import { simulateGuidanceChange } from "./guidance-change-simulation.js";
 
 const sections: string[] = [];
 
@@ -35,19 +39,65 @@ afterAll(async () => {
 
 const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
 
+/** PRs a cell is simulated again with when its first estimate is within Monte Carlo error of its target. */
+const REFINED_RUNS = 4000;
+
+/** Within two standard errors of the target at `runs` PRs: the 1,000-PR estimate cannot tell the side. */
+function borderline(rate: number, target: number, runs: number): boolean {
+  return Math.abs(rate - target) <= 2 * Math.sqrt((target * (1 - target)) / runs);
+}
+
+/**
+ * A borderline cell simulated again, with more PRs and a seed of its own (so the figure is not the
+ * first one's PRs extended). The worst of 48 noisy cells is biased up by the choice; this removes that
+ * bias as well as the noise.
+ */
+function refinedWorldCell(cell: WorldCell, world: RunWorld): number {
+  const tables = runDecisionSimulation({
+    runs: REFINED_RUNS,
+    seed: DEFAULT_SEED + 1,
+    scenarioCounts: [],
+    worlds: [world],
+    baseRunCounts: [cell.baseRuns],
+    worldPassRates: [cell.passRate],
+    powerLabels: [],
+  });
+  return tables.worlds[0]!.failedRate;
+}
+
+function refinedCollapse(world: string): number {
+  const tables = runDecisionSimulation({
+    runs: REFINED_RUNS,
+    seed: DEFAULT_SEED + 1,
+    scenarioCounts: [],
+    worlds: [],
+    powerLabels: ["0.9 → 0.1"],
+  });
+  return tables.power.find((c) => c.world === world)!.failedRate;
+}
+
 function verdicts(tables: DecisionSimulationTables): string[] {
   const lines: string[] = [];
   const line = (ok: boolean, said: string) => {
     lines.push(`- ${ok ? "met" : "MISSED"}: ${said}`);
     process.stdout.write(`${ok ? "ok  " : "MISS"} ${said}\n`);
   };
+  const runs = tables.settings.runs;
+  const refined = (figure: number) =>
+    ` (borderline at ${runs.toLocaleString("en")} PRs; ${percent(figure)} at ${REFINED_RUNS.toLocaleString("en")} PRs, another seed)`;
   const worstIid = Math.max(...tables.falseFailures.map((c) => c.failedRate));
   line(worstIid <= 0.05, `worst false-failure rate, independent trials: ${percent(worstIid)} (target ≤ 5%)`);
   const worst = tables.worlds.reduce((a, c) => (c.failedRate > a.failedRate ? c : a));
+  let worstRate = worst.failedRate;
+  let worstSaid = "";
+  if (borderline(worstRate, 0.05, runs)) {
+    worstRate = refinedWorldCell(worst, REAL_WORLDS.find((w) => w.label === worst.world)!);
+    worstSaid = refined(worstRate);
+  }
   line(
-    worst.failedRate <= 0.05,
+    worstRate <= 0.05,
     `worst false-failure rate, runs as they differ: ${percent(worst.failedRate)} (${worst.world}, ` +
-      `${worst.baseRuns} base runs at ${worst.passRate}; target ≤ 5%)`,
+      `${worst.baseRuns} base runs at ${worst.passRate}; target ≤ 5%)${worstSaid}`,
   );
   const few = tables.worlds.filter((c) => c.baseRuns <= 2);
   const fewPassed = few.reduce((n, c) => n + (1 - c.failedRate - c.inconclusiveRate), 0);
@@ -61,10 +111,16 @@ function verdicts(tables: DecisionSimulationTables): string[] {
       "head trials per PR (target ≥ 90% for ≤ 110)",
   );
   const icc = collapse("ICC 0.05");
+  let iccRate = icc.failedRate;
+  let iccSaid = "";
+  if (borderline(iccRate, 0.85, runs)) {
+    iccRate = refinedCollapse("ICC 0.05");
+    iccSaid = refined(iccRate);
+  }
   line(
-    icc.failedRate >= 0.85 && icc.headTrialsPerPr <= 110,
+    iccRate >= 0.85 && icc.headTrialsPerPr <= 110,
     `one of 20 collapsing 0.9 → 0.1, ICC 0.05: caught ${percent(icc.failedRate)} for ${icc.headTrialsPerPr.toFixed(1)} ` +
-      "head trials per PR (target ≥ 85% for ≤ 110)",
+      `head trials per PR (target ≥ 85% for ≤ 110)${iccSaid}`,
   );
   const broad = tables.power.find((c) => c.label.includes("all 20: 0.9 → 0.8"))!;
   line(
@@ -121,4 +177,42 @@ it("the frontier: what each correction of the suite test costs (broad drop) and 
   process.stdout.write(`\n${table}\n`);
   expect(rows).toHaveLength(forms.length);
   sections.push("### The frontier", "", table, "");
+}, 3_600_000);
+
+it("a guidance-only PR is compared, through the real pairing and decide()", () => {
+  const settings = { prs: 200, seed: 20240501 };
+  const unchanged = Array(20).fill(0.9);
+  const broken = [0.1, ...Array(19).fill(0.9)];
+  const rows = [
+    {
+      said: "before: pooled on the content hash (guidance included)",
+      outcome: simulateGuidanceChange("neutral", unchanged, { ...settings, prs: 20, before: true }),
+    },
+    { said: "AGENTS.md edited, no effect", outcome: simulateGuidanceChange("neutral", unchanged, settings) },
+    {
+      said: "AGENTS.md edited, one of 20 scenarios 0.9 → 0.1",
+      outcome: simulateGuidanceChange("broken", broken, settings),
+    },
+  ];
+  const table = [
+    "A PR that edits only AGENTS.md (20 scenarios with `guidance.file: AGENTS.md`, 8 base runs of 3 trials at 0.9, i.i.d.;",
+    "bench/guidance-change-simulation.ts builds the reports and runs `poolBaselines` and `decide()` as the CLI does):",
+    "",
+    "| pull request | PRs | scenarios compared | failed | inconclusive | no baseline | names the guidance change |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+    ...rows.map(
+      ({ said, outcome: o }) =>
+        `| ${said} | ${o.prs} | ${percent(o.comparedShare)} | ${percent(o.failedRate)} | ${percent(o.inconclusiveRate)} | ${percent(o.noBaselineRate)} | ${percent(o.namedRate)} |`,
+    ),
+  ].join("\n");
+  process.stdout.write(`\n${table}\n`);
+  const [before, neutral, caught] = rows.map((r) => r.outcome);
+  expect(before!.noBaselineRate).toBe(1);
+  expect(neutral!.comparedShare).toBe(1);
+  expect(neutral!.namedRate).toBe(1);
+  const verdict = [
+    `- ${neutral!.failedRate <= 0.05 ? "met" : "MISSED"}: guidance-only PR with no effect failed ${percent(neutral!.failedRate)} (target ≤ 5%)`,
+    `- ${caught!.failedRate >= 0.9 ? "met" : "MISSED"}: guidance-only PR breaking one of 20 scenarios caught ${percent(caught!.failedRate)} (target ≥ 90%, as any PR)`,
+  ];
+  sections.push("### A guidance-only PR", "", table, "", ...verdict, "");
 }, 3_600_000);

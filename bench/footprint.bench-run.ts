@@ -2,7 +2,7 @@
  * What installing the CLI costs a user: the packed package installed into an empty project (its
  * dependencies from the registry), `du -s --apparent-size` of node_modules. Needs registry access.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { expect, it } from "vitest";
@@ -47,6 +47,10 @@ it("install footprint of the packed package", async () => {
     process.stdout.write(`\n${text}\n`);
     await writeBenchmarkSection("footprint", text);
     expect(met).toBe(true);
+    // The README's figure is this measurement's, within 10% (tests/docs-figures.test.ts holds the two documents to each other).
+    const readme = await readFile(path.join(import.meta.dirname, "../README.md"), "utf8");
+    const stated = Number(/about (\d+) MB of `node_modules`/.exec(readme)?.[1]);
+    expect(Math.abs(stated * 1e6 - footprint.bytes) / footprint.bytes).toBeLessThan(0.1);
   } finally {
     await rm(temp, { recursive: true, force: true });
   }

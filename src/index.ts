@@ -4,6 +4,13 @@ export { createAgent } from "./agents/registry.js";
 export type { Agent, AgentContext, AgentName, AgentOutcome } from "./agents/types.js";
 export { compareReports } from "./compare/compare.js";
 export {
+  type DecidedRun,
+  type DecideRunInput,
+  type DecisionBaseline,
+  type DecisionPolicy,
+  decideRun,
+} from "./compare/decide-run.js";
+export {
   checkGateMetrics,
   type Decision,
   type DecisionInput,
@@ -40,14 +47,14 @@ export { loadTrialEvents } from "./results/read-trial-events.js";
 export type * from "./results/types.js";
 export { defaultRunOptions, type RunOptions } from "./run/options.js";
 export {
-  type DecisionSettings,
+  createRunRedactor,
   type ProgressEvent,
   runSuite,
   type SuitePorts,
-  type SuiteResult,
-  writeReportFiles,
+  type SuiteRun,
 } from "./run/suite.js";
 export { validateWithOracle } from "./run/validate-oracle.js";
+export { type OutputFolder, writeReportFiles, writeRunOutputs } from "./run/write-outputs.js";
 export { filterScenarios } from "./scenario/filter.js";
 export { loadScenarios } from "./scenario/load.js";
 export type * from "./scenario/types.js";

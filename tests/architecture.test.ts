@@ -145,6 +145,75 @@ describe("module boundaries", () => {
     expect(offenders).toEqual([]);
   });
 
+  it("docs/architecture.md's layer table lists exactly what each folder imports at run time", () => {
+    const table = readFileSync(path.join(SRC, "../docs/architecture.md"), "utf8");
+    const rows = [...table.matchAll(/^\| \d \| (.+?) \| (.+?) \|$/gm)];
+    expect(rows.length).toBeGreaterThan(10);
+    const names = (cell: string) =>
+      [...cell.matchAll(/`([a-z-]+\/|[a-z-]+\.ts)`/g)].map((m) => (m[1] as string).replace(/\/$/, ""));
+    const documented = new Map<string, string[]>();
+    for (const [, folders, imports] of rows) {
+      for (const folder of names(folders as string)) documented.set(folder, names(imports as string).sort());
+    }
+    const actual = new Map<string, Set<string>>();
+    for (const edge of runtimeEdges) {
+      if (!/\.(ts|js)$/.test(edge.to) || edge.from === "index.ts") continue;
+      const [a, b] = [topFolder(edge.from), topFolder(edge.to)];
+      if (!actual.has(a)) actual.set(a, new Set());
+      // errors.ts, imported from almost everywhere, is left out of the table.
+      if (a !== b && b !== "errors.ts") actual.get(a)?.add(b);
+    }
+    const described = [...actual].map(([folder, imports]) => [folder, [...imports].sort()] as const);
+    expect(
+      described.map(([folder, imports]) => [folder, documented.get(folder) ?? "(not in the table)", imports]),
+    ).toEqual(described.map(([folder, imports]) => [folder, imports, imports]));
+  });
+
+  it("has no runtime import cycle between files either (a cycle inside one folder, or through the gate registry)", () => {
+    const graph = new Map<string, Set<string>>();
+    for (const edge of runtimeEdges) {
+      if (!edge.to.endsWith(".ts") && !edge.to.endsWith(".js")) continue;
+      if (edge.from === "index.ts") continue;
+      if (!graph.has(edge.from)) graph.set(edge.from, new Set());
+      graph.get(edge.from)?.add(edge.to);
+    }
+    expect(findCycles(graph)).toEqual([]);
+  });
+
+  it("keeps the gate registry in evaluate/: scenario/ reads it, evaluate/gates.ts imports nothing of scenario/keys.ts", () => {
+    const gates = path.join("evaluate", "gates.ts");
+    const keys = path.join("scenario", "keys.ts");
+    expect(runtimeEdges.some((e) => e.from === keys && e.to === gates)).toBe(true);
+    // Not even a type: the registry defines what the loader validates (GateParamKind included).
+    expect(edges.filter((e) => e.from === gates && e.to === keys)).toEqual([]);
+  });
+
+  it("ships only what the package's entries reach: a file nothing reaches is left out of lib/", () => {
+    // The library, the CLI (bin/), the action's bundle, and the process runner exec.ts starts by path.
+    const entries = ["index.ts", path.join("cli", "main.ts"), path.join("action", "index.ts")];
+    entries.push(path.join("sandbox", "process-runner.js"));
+    const existing = new Set(listSourceFiles(SRC).map((file) => path.relative(SRC, file)));
+    const resolve = (to: string) => (existing.has(to) ? to : to.replace(/\.ts$/, ".js"));
+    const reached = new Set<string>();
+    const queue = [...entries];
+    while (queue.length > 0) {
+      const file = queue.pop() as string;
+      if (reached.has(file)) continue;
+      reached.add(file);
+      for (const edge of edges)
+        if (edge.from === file && /\.(ts|js)$/.test(edge.to)) queue.push(resolve(edge.to));
+    }
+    // tsconfig.build.json's `exclude`: files only the tests and the bench use (stats/decision-simulation.ts).
+    const build = JSON.parse(readFileSync(path.join(SRC, "../tsconfig.build.json"), "utf8")) as {
+      exclude?: string[];
+    };
+    const excluded = new Set((build.exclude ?? []).map((file) => path.relative("src", file)));
+    const unreached = [...existing].filter((file) => !reached.has(file) && !excluded.has(file)).sort();
+    expect(unreached).toEqual([]);
+    // What is left out of the build is really unreached (else lib/ would import a missing file).
+    expect([...excluded].filter((file) => reached.has(file))).toEqual([]);
+  });
+
   it("has no import cycle between the top-level folders of src/", () => {
     const graph = new Map<string, Set<string>>();
     for (const edge of runtimeEdges) {

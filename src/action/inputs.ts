@@ -8,7 +8,7 @@ import { checkGateMetrics, type FailOn, parseFailOn } from "../compare/decision.
 import { DEFAULT_BASELINE_RUNS } from "../compare/pool-baselines.js";
 import { ConfigError } from "../errors.js";
 import { OPENAI_APIS, type OpenAiApiChoice } from "../model/openai-client.js";
-import { parseModelId } from "../model/provider.js";
+import { API_KEY_VARIABLES, type ProviderName, parseModelId } from "../model/provider.js";
 import { DEFAULT_EXTRA_TRIALS, DEFAULT_MODEL, DEFAULT_TRIALS } from "../run/options.js";
 import { settleModels } from "../run/plan.js";
 import { parseDuration } from "../scenario/duration.js";
@@ -16,6 +16,18 @@ import { SANDBOX_SETTINGS } from "../scenario/keys.js";
 import type { SandboxSetting } from "../scenario/types.js";
 
 export { DEFAULT_BASELINE_RUNS };
+
+/** The input that gives each provider's key. */
+export const KEY_INPUTS: Readonly<Record<ProviderName, string>> = {
+  anthropic: "anthropic-api-key",
+  openai: "openai-api-key",
+};
+
+/** How to give the action `provider`'s key, for the one "needs an API key" message. */
+export function actionKeyRemedy(provider: ProviderName): string {
+  const secret = API_KEY_VARIABLES[provider];
+  return `add "${KEY_INPUTS[provider]}: \${{ secrets.${secret} }}" to the step (or use "agent: oracle" to try the scenarios without a model)`;
+}
 
 /** `post-fork-comment`: a `workflow_run` follow-up posting the comment of a fork's run (fork-follow-up.ts). */
 export type ActionMode = "run" | "merge" | "post-fork-comment";

@@ -21,13 +21,9 @@ import { ConfigError, describeError } from "../errors.js";
 import type { ExecResult } from "../sandbox/types.js";
 import type { EventSink, TokenUsage } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
-import {
-  type CredentialProxy,
-  PLACEHOLDER_API_KEY,
-  type ProxyRefusal,
-  startCredentialProxy,
-} from "./credential-proxy.js";
+import { type CredentialProxy, PLACEHOLDER_API_KEY, startCredentialProxy } from "./credential-proxy.js";
 import { emitOutputCut } from "./output-cut.js";
+import { refusalEvent, withCapNote } from "./proxy-refusal.js";
 import type { Agent, AgentContext, AgentOutcome } from "./types.js";
 
 export const CLAUDE_BIN_ENV = "LLM_TOOL_TEST_CLAUDE_BIN";
@@ -149,26 +145,6 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
   }
 
   return { name: "claude-code", run };
-}
-
-/** A refused API request as the trial's events show it: a model error that will not be retried. */
-function refusalEvent(refusal: ProxyRefusal, turns: number) {
-  return {
-    type: "model_error" as const,
-    turn: turns + 1,
-    attempt: 1,
-    status: 403,
-    message: refusal.message,
-    will_retry: false,
-    retry_after_ms: null,
-  };
-}
-
-/** A trial that ran into the request cap ends saying so, whatever Claude Code made of the 403. */
-function withCapNote(outcome: AgentOutcome, refusals: readonly ProxyRefusal[]): AgentOutcome {
-  const cap = refusals.find((refusal) => refusal.reason === "request_cap");
-  if (!cap) return outcome;
-  return { ...outcome, error: outcome.error ? `${cap.message}; ${outcome.error}` : cap.message };
 }
 
 /**

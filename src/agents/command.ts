@@ -11,6 +11,9 @@
  * the shim, or from `target.command_pattern` over that text. Exit 0 is a natural stop; anything
  * else an agent crash with the exit code and the head of its stderr.
  */
+import { constants as fsConstants } from "node:fs";
+import { access, stat } from "node:fs/promises";
+import path from "node:path";
 import { ConfigError, describeError } from "../errors.js";
 import type { ExecResult } from "../sandbox/types.js";
 import type { EventSink } from "../transcript/events.js";
@@ -93,13 +96,72 @@ export function createCommandAgent(options: CommandAgentOptions): Agent {
 }
 
 /**
- * The program a shell command starts: its first word, after any `NAME=value` assignments; null
- * when it does not start with a plain word (quotes, expansions, a subshell).
+ * The program a shell command starts: its first word, after any `NAME=value` assignments, plain
+ * or wholly single-quoted (`'/path with space/agent'`); null when it does not start with such a
+ * word (expansions, double quotes, a subshell).
  */
 export function findCommandProgram(command: string): string | null {
+  return findProgramWord(command)?.program ?? null;
+}
+
+/** findCommandProgram's word, with where it is in `command`. */
+function findProgramWord(command: string): { program: string; start: number; end: number } | null {
   const word = "[^\\s;&|<>()'\"`$\\\\]";
-  const pattern = new RegExp(`^\\s*(?:[A-Za-z_][A-Za-z0-9_]*=${word}*\\s+)*(${word}+)(?=$|[\\s;&|<>()])`);
-  return pattern.exec(command)?.[1] ?? null;
+  const pattern = new RegExp(
+    `^\\s*(?:[A-Za-z_][A-Za-z0-9_]*=${word}*\\s+)*(?:(${word}+)|'([^']+)')(?=$|[\\s;&|<>()])`,
+    "d",
+  );
+  const match = pattern.exec(command);
+  const group = match?.[1] !== undefined ? 1 : 2;
+  const program = match?.[group];
+  const at = match?.indices?.[group];
+  if (program === undefined || !at) return null;
+  // A quoted word's span includes its quotes.
+  return group === 1 ? { program, start: at[0], end: at[1] } : { program, start: at[0] - 1, end: at[1] + 1 };
+}
+
+/**
+ * The template with its program made absolute when it is a relative path (`./agent.sh`,
+ * `agents/run.sh`): the command runs in the trial's work dir, where that path would name nothing
+ * (every trial would fail with exit 127), while the user wrote it, as in their shell, from the
+ * folder the run starts in (`cwd`). A program missing there, or not an executable file, is a
+ * ConfigError before any trial. Names looked up on PATH, absolute paths, `~/…` and words with a
+ * placeholder or an expansion (`{workdir}/agent.sh`) are left as written.
+ */
+export async function resolveCommandProgram(template: string, cwd: string): Promise<string> {
+  const found = findProgramWord(template.trim());
+  if (!found) return template;
+  const { program } = found;
+  if (!program.includes("/") || path.isAbsolute(program) || program.startsWith("~")) return template;
+  if (findPlaceholders(program).length > 0) return template;
+  const absolute = path.resolve(cwd, program);
+  const shown = JSON.stringify(program);
+  const remedy = `a relative path is taken from the folder the run starts in (${cwd}); give the path from there, an absolute path or a name on PATH (a file of the trial's work dir is {workdir}/NAME)`;
+  const info = await stat(absolute).catch(() => null);
+  if (!info)
+    throw new ConfigError(
+      `the agent command's program ${shown} does not exist: ${remedy}`,
+      "--agent-command",
+    );
+  if (!info.isFile())
+    throw new ConfigError(`the agent command's program ${shown} is not a file: ${remedy}`, "--agent-command");
+  const executable = await access(absolute, fsConstants.X_OK).then(
+    () => true,
+    () => false,
+  );
+  if (!executable) {
+    throw new ConfigError(
+      `the agent command's program ${shown} (${absolute}) is not executable: make it so (chmod +x), or start the command with its interpreter`,
+      "--agent-command",
+    );
+  }
+  const trimmed = template.trim();
+  return `${trimmed.slice(0, found.start)}${quoteProgramPath(absolute)}${trimmed.slice(found.end)}`;
+}
+
+/** A path as the template's first word: bare when plain, else single-quoted (findCommandProgram reads both). */
+function quoteProgramPath(file: string): string {
+  return /^[A-Za-z0-9_\-./+@%:,=]+$/.test(file) ? file : quoteForBash(file);
 }
 
 /** Replaces each known placeholder with its value, single-quoted for bash. */

@@ -1,10 +1,10 @@
 /**
- * A credential-injecting reverse proxy on 127.0.0.1 for external agent CLIs (claude-code).
+ * A credential-injecting reverse proxy on 127.0.0.1 for external agent CLIs (claude-code, codex).
  *
- * An agent CLI's own tools (Claude Code's Bash) inherit its environment, so the real API key must
- * never be in it. The CLI gets `ANTHROPIC_BASE_URL=<this proxy>` and a placeholder key; the proxy
- * forwards the API calls the agent needs to the real base URL with the real key (`x-api-key` and
- * `authorization: Bearer`) in place of whatever key the client sent. Responses stream through
+ * An agent CLI's own tools (Claude Code's Bash, Codex's exec_command) inherit its environment, so
+ * the real API key must never be in it. The CLI gets this proxy as its base URL and a placeholder
+ * key; the proxy forwards the API calls the agent needs to the real base URL with the real key
+ * (`x-api-key` and `authorization: Bearer`) in place of whatever key the client sent. Responses stream through
  * unbuffered (server-sent events). Upstream requests go through the model client's transport, so
  * they honour HTTPS_PROXY / HTTP_PROXY / NO_PROXY too.
  *
@@ -13,10 +13,12 @@
  * - the request path is normalised before it is checked (percent-encoding decoded once, `.` and
  *   `..` segments resolved); encoded slashes or backslashes, a `%` left after decoding, control
  *   characters and paths that climb above `/` are refused;
- * - only the endpoints in ALLOWED_ENDPOINTS are forwarded (the rest: 403 with a JSON error), and
- *   what is forwarded is the allowlisted path itself, joined under the base URL's path prefix;
+ * - only the agent's allowed endpoints are forwarded (default ANTHROPIC_ENDPOINTS; the rest: 403
+ *   with a JSON error), and what is forwarded is the allowlisted path itself, joined under the base
+ *   URL's path prefix;
  * - at most `maxRequests` are forwarded per proxy (one proxy per trial); past the cap every request
- *   is refused with 403 and `onRefusal` is told, so the trial's events say why.
+ *   is refused with 403 and `onRefusal` is told, so the trial's events say why; the agent may
+ *   refuse more itself (`admit`: its turn limit, for a CLI that has none of its own).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -33,12 +35,34 @@ export interface CredentialProxyOptions {
   proxyEnv?: ProxyEnv;
   /** Requests forwarded at most (a runaway or hostile agent's cap); default DEFAULT_MAX_PROXY_REQUESTS. */
   maxRequests?: number;
-  /** Told of every request refused (not allowed, malformed, or past the cap). */
+  /** Told of every request refused (not allowed, malformed, past the cap, or not admitted). */
   onRefusal?: (refusal: ProxyRefusal) => void;
+  /** The endpoints forwarded, as `METHOD /path` after normalisation; default ANTHROPIC_ENDPOINTS. */
+  allowedEndpoints?: readonly string[];
+  /**
+   * Asked before an allowed request is forwarded: a message refuses it (reason `agent_limit`),
+   * null lets it through.
+   */
+  admit?: (endpoint: string) => string | null;
+  /**
+   * Told of each upstream answer as it arrives (its status and content encoding), before its body
+   * streams back; a function returned is given each chunk of the body as it is relayed.
+   */
+  onUpstreamResponse?: (answer: UpstreamAnswer) => ((chunk: Buffer) => void) | undefined;
+  /** Ask the upstream for uncompressed bodies (the client's accept-encoding dropped), so they can be read. */
+  uncompressed?: boolean;
+}
+
+export interface UpstreamAnswer {
+  /** `METHOD /path` as allowed. */
+  endpoint: string;
+  status: number;
+  /** The body's content-encoding (`identity` when none). */
+  encoding: string;
 }
 
 export interface ProxyRefusal {
-  reason: "not_allowed" | "malformed_path" | "request_cap";
+  reason: "not_allowed" | "malformed_path" | "request_cap" | "agent_limit";
   method: string;
   /** The path as the client sent it, without the query, cut to 200 characters. */
   path: string;
@@ -53,13 +77,10 @@ export const DEFAULT_MAX_PROXY_REQUESTS = 1000;
  * (Its other traffic, telemetry, update checks and OAuth, is turned off by buildClaudeEnv or not
  * used with an API key.)
  */
-const ALLOWED_ENDPOINTS: ReadonlySet<string> = new Set([
-  "POST /v1/messages",
-  "POST /v1/messages/count_tokens",
-]);
+export const ANTHROPIC_ENDPOINTS: readonly string[] = ["POST /v1/messages", "POST /v1/messages/count_tokens"];
 
 export interface CredentialProxy {
-  /** http://127.0.0.1:PORT, for ANTHROPIC_BASE_URL. */
+  /** http://127.0.0.1:PORT, the CLI's base URL (ANTHROPIC_BASE_URL, Codex's provider base_url). */
   url: string;
   /** Its port on 127.0.0.1 (what the sandbox bridges in when the network is off). */
   port: number;
@@ -99,6 +120,7 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
   let forwarded = 0;
 
   const maxRequests = options.maxRequests ?? DEFAULT_MAX_PROXY_REQUESTS;
+  const allowed: ReadonlySet<string> = new Set(options.allowedEndpoints ?? ANTHROPIC_ENDPOINTS);
   const refusals: ProxyRefusal[] = [];
   const refuse = (req: http.IncomingMessage, res: http.ServerResponse, refusal: ProxyRefusal) => {
     req.resume();
@@ -112,7 +134,7 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
       req.socket.destroy();
       return;
     }
-    const vetted = vetRequest(req, { basePath, forwarded, maxRequests });
+    const vetted = vetRequest(req, { basePath, forwarded, maxRequests, allowed, admit: options.admit });
     if (vetted.kind === "probe") {
       req.resume();
       res.writeHead(200, { "content-length": "0" }).end();
@@ -123,11 +145,13 @@ export async function startCredentialProxy(options: CredentialProxyOptions): Pro
       return;
     }
     forwarded += 1;
+    const { endpoint } = vetted;
     relay(req, res, {
       dispatcher,
       upstream,
       path: vetted.path,
-      headers: upstreamHeaders(req.headers, options.apiKey, upstream.host),
+      headers: upstreamHeaders(req.headers, options.apiKey, upstream.host, options.uncompressed === true),
+      onAnswer: (status, encoding) => options.onUpstreamResponse?.({ endpoint, status, encoding }),
     });
   });
 
@@ -156,12 +180,24 @@ type HttpDispatcher = ReturnType<typeof createHttpDispatcher>;
 type VettedRequest =
   | { kind: "probe" }
   | { kind: "refused"; refusal: ProxyRefusal }
-  | { kind: "forward"; path: string };
+  | { kind: "forward"; path: string; endpoint: string };
 
 /** What the proxy does with a request: answer a probe, refuse it (and why), or forward it (where). */
 function vetRequest(
   req: http.IncomingMessage,
-  { basePath, forwarded, maxRequests }: { basePath: string; forwarded: number; maxRequests: number },
+  {
+    basePath,
+    forwarded,
+    maxRequests,
+    allowed,
+    admit,
+  }: {
+    basePath: string;
+    forwarded: number;
+    maxRequests: number;
+    allowed: ReadonlySet<string>;
+    admit: CredentialProxyOptions["admit"];
+  },
 ): VettedRequest {
   const target = req.url ?? "/";
   const queryAt = target.indexOf("?");
@@ -183,10 +219,10 @@ function vetRequest(
     );
   }
   const endpoint = `${method} ${normalised}`;
-  if (!ALLOWED_ENDPOINTS.has(endpoint)) {
+  if (!allowed.has(endpoint)) {
     return refused(
       "not_allowed",
-      `the llm-tool-test proxy forwards only ${[...ALLOWED_ENDPOINTS].join(" and ")}, not ${endpoint}`,
+      `the llm-tool-test proxy forwards only ${[...allowed].join(" and ")}, not ${endpoint}`,
     );
   }
   if (forwarded >= maxRequests) {
@@ -195,8 +231,10 @@ function vetRequest(
       `the llm-tool-test proxy's cap of ${maxRequests} API requests for this trial is reached`,
     );
   }
+  const limit = admit?.(endpoint) ?? null;
+  if (limit !== null) return refused("agent_limit", limit);
   // Query strings carry only flags (`?beta=true`); characters outside a URL's are refused upstream.
-  return { kind: "forward", path: `${basePath}${normalised}${query}` };
+  return { kind: "forward", path: `${basePath}${normalised}${query}`, endpoint };
 }
 
 /** The client's headers without hop-by-hop ones and without any credential, then the real key's. */
@@ -204,12 +242,13 @@ function upstreamHeaders(
   incoming: http.IncomingHttpHeaders,
   apiKey: string,
   host: string,
+  uncompressed: boolean,
 ): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(incoming)) {
     const lower = name.toLowerCase();
     if (value === undefined || HOP_BY_HOP.has(lower) || CREDENTIAL_HEADERS.has(lower)) continue;
-    if (ANSWERED_HERE.has(lower)) continue;
+    if (ANSWERED_HERE.has(lower) || (uncompressed && lower === "accept-encoding")) continue;
     headers[lower] = value;
   }
   headers["x-api-key"] = apiKey;
@@ -227,7 +266,14 @@ function relay(
     upstream,
     path,
     headers,
-  }: { dispatcher: HttpDispatcher; upstream: URL; path: string; headers: Record<string, string | string[]> },
+    onAnswer,
+  }: {
+    dispatcher: HttpDispatcher;
+    upstream: URL;
+    path: string;
+    headers: Record<string, string | string[]>;
+    onAnswer: (status: number, encoding: string) => ((chunk: Buffer) => void) | undefined;
+  },
 ): void {
   // The client gave up (the agent was killed): stop the upstream request too.
   const abort = new AbortController();
@@ -246,6 +292,12 @@ function relay(
     })
     .then(
       (upstreamRes) => {
+        const encoding = upstreamRes.headers["content-encoding"];
+        const observe = onAnswer(
+          upstreamRes.statusCode,
+          typeof encoding === "string" ? encoding : "identity",
+        );
+        if (observe) upstreamRes.body.on("data", (chunk: Buffer) => observe(chunk));
         const responseHeaders: http.OutgoingHttpHeaders = {};
         for (const [name, value] of Object.entries(upstreamRes.headers)) {
           if (value !== undefined && !HOP_BY_HOP.has(name.toLowerCase())) responseHeaders[name] = value;

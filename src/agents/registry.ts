@@ -10,6 +10,7 @@ import { API_KEY_VARIABLES, type ProviderName } from "../model/provider.js";
 import type { RecordingSet } from "../results/read-recordings.js";
 import { type AnthropicAgentOptions, createAnthropicAgent } from "./anthropic.js";
 import { type ClaudeCodeAgentOptions, createClaudeCodeAgent } from "./claude-code.js";
+import { type CodexAgentOptions, createCodexAgent } from "./codex.js";
 import { createCommandAgent } from "./command.js";
 import { createNullAgent } from "./null.js";
 import { createOracleAgent } from "./oracle.js";
@@ -32,6 +33,12 @@ export interface AgentDeps {
   env?: Record<string, string | undefined>;
   /** More claude-code settings (binary, tools, clock). */
   claudeCode?: Partial<ClaudeCodeAgentOptions>;
+  /** The real OpenAI key, for `codex` (it reaches the CLI only through a loopback proxy). */
+  openaiApiKey?: string;
+  /** The real OpenAI base URL for `codex` (ending in /v1); default https://api.openai.com/v1. */
+  openaiBaseURL?: string;
+  /** More codex settings (binary, retries, clock). */
+  codex?: Partial<CodexAgentOptions>;
 }
 
 export interface AgentDescriptor {
@@ -104,6 +111,22 @@ export const AGENTS = {
         ...deps.claudeCode,
         apiKey: deps.apiKey,
         ...(deps.baseURL ? { baseURL: deps.baseURL } : {}),
+        ...(deps.env ? { env: deps.env } : {}),
+      });
+    },
+  },
+  codex: {
+    usesModel: true,
+    needsApiKey: true,
+    description: "OpenAI's Codex CLI, the key reaching it via a local proxy",
+    create(deps) {
+      if (!deps.openaiApiKey) {
+        throw new ConfigError(describeMissingApiKey("codex", apiKeyRemedy("openai")), "--agent");
+      }
+      return createCodexAgent({
+        ...deps.codex,
+        apiKey: deps.openaiApiKey,
+        ...(deps.openaiBaseURL ? { baseURL: deps.openaiBaseURL } : {}),
         ...(deps.env ? { env: deps.env } : {}),
       });
     },

@@ -5,6 +5,12 @@ import { parseDuration } from "../scenario/duration.js";
 
 export type OptionSpec = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
 
+/** `--help` and `--debug` (stack traces on errors), which every command takes. */
+export const COMMON_OPTIONS: OptionSpec = {
+  help: { type: "boolean", short: "h" },
+  debug: { type: "boolean" },
+};
+
 export interface ParsedArgs {
   values: Record<string, string | boolean | string[] | undefined>;
   positionals: string[];

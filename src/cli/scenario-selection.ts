@@ -6,11 +6,10 @@ import type { Scenario } from "../scenario/types.js";
 import { type OptionSpec, type ParsedArgs, readInteger, readList } from "./args.js";
 import type { CliIo } from "./command.js";
 
+/** `--tags` and `--tier`, the filters of every command that selects scenarios. */
 export const FILTER_OPTIONS: OptionSpec = {
   tags: { type: "string", multiple: true },
   tier: { type: "string" },
-  help: { type: "boolean", short: "h" },
-  debug: { type: "boolean" },
 };
 
 /**

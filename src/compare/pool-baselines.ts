@@ -9,7 +9,8 @@
  * it, only when its whole content is). Everything left out is listed with the reason,
  * so the comment can say what the baseline is made of.
  */
-import { assembleReport, buildScenarioReport } from "../results/aggregate.js";
+import { buildScenarioReport } from "../results/aggregate.js";
+import { assembleReport } from "../results/assemble-report.js";
 import { readSandboxesUsed } from "../results/sandbox-used.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import type { Report, RunInfo, ScenarioReport, TrialReport } from "../results/types.js";
@@ -87,6 +88,9 @@ export interface PoolTarget {
 export type ScenarioHashes = Pick<ScenarioReport, "id" | "variant" | "model" | "content_hash"> &
   Partial<Pick<ScenarioReport, "measurement_hash">>;
 
+/** The reason a base run that ran none of the head's scenarios (variant and model included) is left out. */
+export const NO_SCENARIO_IN_COMMON = "it ran none of this run's scenarios";
+
 /** The reason a base scenario whose measurement differs from the head's is left out. */
 export const MEASUREMENT_CHANGED = "the scenario changed since this run";
 
@@ -111,9 +115,17 @@ export function describeRunMismatch(base: Report, head: Pick<PoolTarget, "run">)
   const h = head.run;
   if (b.agent !== h.agent) return `agent ${b.agent}, not ${h.agent}`;
   // Two model matrices: each entry's key names its model, so each model meets its own baseline
-  // (the run's `model` is only the first one given).
-  const bothMatrices = (b.models?.length ?? 0) > 1 && (h.models?.length ?? 0) > 1;
-  if (!bothMatrices && b.model !== h.model) return `model ${b.model ?? "none"}, not ${h.model ?? "none"}`;
+  // (the run's `model` is only the first one given). A matrix and a one-model run share no entry.
+  const baseMatrix = (b.models?.length ?? 0) > 1;
+  const headMatrix = (h.models?.length ?? 0) > 1;
+  if (baseMatrix !== headMatrix) {
+    const describe = (run: RunIdentity) =>
+      (run.models?.length ?? 0) > 1
+        ? `a model matrix (${run.models?.join(", ")})`
+        : `model ${run.model ?? "none"}`;
+    return `${describe(b)}, not ${describe(h)}`;
+  }
+  if (!headMatrix && b.model !== h.model) return `model ${b.model ?? "none"}, not ${h.model ?? "none"}`;
   if (b.judge_model !== h.judge_model)
     return `judge ${b.judge_model ?? "none"}, not ${h.judge_model ?? "none"}`;
   if (majorVersion(b.harness_version) !== majorVersion(h.harness_version)) {
@@ -175,6 +187,7 @@ export function poolBaselines(
       continue;
     }
     let contributed = false;
+    const exclusionsBefore = excluded.length;
     for (const scenario of report.scenarios) {
       const key = scenarioKey(scenario);
       const headScenario = headScenarios.get(key);
@@ -198,6 +211,9 @@ export function poolBaselines(
       contributions.set(label, byKey);
     }
     if (contributed) used.push(label);
+    // Every run left out says why: one whose scenarios are all of other keys has no scenario reason.
+    else if (excluded.length === exclusionsBefore)
+      excluded.push({ label, scenario: null, reason: NO_SCENARIO_IN_COMMON });
   }
 
   if (used.length === 0) return { report: null, used, excluded, runsPerScenario: {}, runCounts: {} };

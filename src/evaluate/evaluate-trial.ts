@@ -11,7 +11,7 @@ import type { TrialSandbox } from "../sandbox/types.js";
 import type { Scenario } from "../scenario/types.js";
 import type { EndReason, EventOf, TrialEvent } from "../transcript/events.js";
 import { evaluateGates, scoreGates } from "./gates.js";
-import { extractInvocations } from "./invocations.js";
+import { extractInvocations, findPossibleGlobalOptions } from "./invocations.js";
 import { type JudgeVerdict, runJudge } from "./judge.js";
 import { computeBySubcommand, computeExecution, computeInteraction, isCompleted } from "./metrics.js";
 import { computeComposite, decideOutcome } from "./outcome.js";
@@ -45,6 +45,7 @@ export async function evaluateTrial(input: EvaluateTrialInput): Promise<TrialEva
   const { source, invocations, disagreements, patternMisses } = extractInvocations(events, scenario.target);
   const interaction = computeInteraction(invocations, completed);
   const bySubcommand = computeBySubcommand(invocations, completed);
+  const possibleGlobalOptions = findPossibleGlobalOptions(invocations, scenario.target);
   const execution = computeExecution(events, { prices: input.prices, model: input.model });
 
   // After an infrastructure error or a cancel the work dir says nothing about the agent: skip the rest.
@@ -107,6 +108,13 @@ export async function evaluateTrial(input: EvaluateTrialInput): Promise<TrialEva
     ...(patternMisses && patternMisses.length > 0
       ? { command_pattern_misses: summarisePatternMisses(patternMisses) }
       : {}),
+    ...(possibleGlobalOptions.length > 0
+      ? {
+          possible_global_options: possibleGlobalOptions
+            .slice(0, MAX_PATTERN_MISSES)
+            .map(({ option, command }) => ({ option: cutCommand(option), command: cutCommand(command) })),
+        }
+      : {}),
     interaction,
     by_subcommand: bySubcommand,
     execution,
@@ -128,17 +136,21 @@ export async function evaluateTrial(input: EvaluateTrialInput): Promise<TrialEva
   };
 }
 
-/** At most this many distinct missed commands are listed per trial, each cut to 120 characters. */
+/** At most this many distinct missed commands (or possible global options) are listed per trial, each cut to 120 code points. */
 const MAX_PATTERN_MISSES = 10;
 
 /** The distinct commands `command_pattern` missed, bounded; the rest said in one line. */
 function summarisePatternMisses(commands: readonly string[]): string[] {
   const distinct = [...new Set(commands)];
-  const listed = distinct
-    .slice(0, MAX_PATTERN_MISSES)
-    .map((command) => (command.length > 120 ? `${command.slice(0, 120)}…` : command));
+  const listed = distinct.slice(0, MAX_PATTERN_MISSES).map(cutCommand);
   const rest = distinct.length - listed.length;
   return rest > 0 ? [...listed, `and ${rest} more`] : listed;
+}
+
+/** A command as listed in the report: at most 120 code points. */
+function cutCommand(command: string): string {
+  const points = Array.from(command);
+  return points.length > 120 ? `${points.slice(0, 120).join("")}…` : command;
 }
 
 function findTrialEnd(events: readonly TrialEvent[]): EventOf<"trial_end"> | null {

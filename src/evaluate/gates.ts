@@ -17,7 +17,6 @@ import { describeError } from "../errors.js";
 import { describeExcessNesting, findExcessNesting } from "../json-nesting.js";
 import type { GateResult } from "../results/types.js";
 import type { ExecResult, TrialSandbox } from "../sandbox/types.js";
-import type { GateParamKind } from "../scenario/keys.js";
 import type { GateSpec, GateType } from "../scenario/types.js";
 import type { EventOf, TrialEvent } from "../transcript/events.js";
 import { describeKind, kindProblem, lookUpGatePath, readGateFile as readTreeFile } from "./gate-files.js";
@@ -173,6 +172,30 @@ export interface ToolCall {
   result: EventOf<"tool_result"> | null;
 }
 
+const NO_FINAL_ANSWER = "the agent gave no final answer (no text in its last message)";
+
+/**
+ * The agent's final answer: the text of its last model response that has any (the built-in agent,
+ * claude-code, replay); for an agent whose transcript is its stdout (`command`), that stdout, the
+ * cut's marker left out. Null when there is none.
+ */
+export function finalAnswerOf(events: readonly TrialEvent[]): string | null {
+  let last: string | null = null;
+  let sawResponse = false;
+  const output: string[] = [];
+  for (const event of events) {
+    if (event.type === "model_response") {
+      sawResponse = true;
+      if (event.text.trim() !== "") last = event.text;
+    } else if (event.type === "agent_output" && !event.truncated) {
+      output.push(event.text);
+    }
+  }
+  if (sawResponse) return last;
+  const text = output.join("\n");
+  return text.trim() === "" ? null : text;
+}
+
 function collectToolCalls(events: readonly TrialEvent[]): ToolCall[] {
   const results = new Map<string, EventOf<"tool_result">>();
   for (const event of events) if (event.type === "tool_result") results.set(event.call_id, event);
@@ -191,6 +214,20 @@ type GateParamName<T extends GateType> = Exclude<
   keyof GateOf<T>,
   "type" | "weight" | "description" | "parsed"
 >;
+
+/**
+ * How a gate parameter is validated when a scenario is loaded (scenario/gates.ts). Defined with the
+ * registry, which the loader's lists of gate types and parameters (scenario/keys.ts) derive from.
+ */
+export type GateParamKind =
+  | "command"
+  | "text"
+  | "path"
+  | "regex"
+  | "jsonpath"
+  | "assertion"
+  | "exit_code"
+  | "count";
 
 export interface GateDefinition<T extends GateType> {
   /** Its parameters, all required, and how the scenario loader validates each. */
@@ -279,6 +316,31 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
       return {
         passed,
         message: `${gate.path} (${file.size} bytes) ${passed ? "matches" : "does not match"} /${gate.pattern}/${passed ? "" : `; head: ${quoteHead(file.text)}`}`,
+      };
+    },
+  },
+  final_answer_contains: {
+    params: { substring: "text" },
+    evaluate(gate, context) {
+      const answer = finalAnswerOf(context.events);
+      if (answer === null) return { passed: false, message: NO_FINAL_ANSWER };
+      const passed = answer.includes(gate.substring);
+      return {
+        passed,
+        message: `the final answer ${passed ? "contains" : "does not contain"} ${JSON.stringify(gate.substring)}${passed ? "" : `; it reads: ${quoteHead(answer)}`}`,
+      };
+    },
+  },
+  final_answer_matches: {
+    params: { pattern: "regex" },
+    evaluate(gate, context) {
+      const regex = compilePattern(gate.pattern);
+      const answer = finalAnswerOf(context.events);
+      if (answer === null) return { passed: false, message: NO_FINAL_ANSWER };
+      const passed = regex.test(answer);
+      return {
+        passed,
+        message: `the final answer ${passed ? "matches" : "does not match"} /${gate.pattern}/${passed ? "" : `; it reads: ${quoteHead(answer)}`}`,
       };
     },
   },

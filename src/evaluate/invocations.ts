@@ -20,7 +20,8 @@
  * command of a call can be given the call's exit code (bash reports the last one's status); an
  * earlier one (`my-tool a; my-tool b`, `my-tool list | head`) has an unknown exit code (null),
  * neither success nor failure. A pattern's group 1 is stripped of quotes and Markdown (`` ` ``,
- * `*`, trailing punctuation) before it names the subcommand.
+ * `*`, trailing punctuation) before it names the subcommand; without one, the subcommand is the
+ * first argument that is neither an option nor the value of one of `target.global_options`.
  */
 
 import { ConfigError, describeError } from "../errors.js";
@@ -94,12 +95,17 @@ export function extractInvocations(events: readonly TrialEvent[], target: Target
   return { source: "transcript_regex", invocations: extractTranscriptInvocations(events, target) };
 }
 
-function fromShimRecord(event: EventOf<"target_invocation">, pattern: ScenarioPattern | null): Invocation {
+function fromShimRecord(
+  event: EventOf<"target_invocation">,
+  pattern: ScenarioPattern | null,
+  target: Target,
+): Invocation {
   const command = event.argv.map(quoteShellWord).join(" ");
   return {
     command,
     argv: [...event.argv],
-    subcommand: findPatternSubcommand(pattern, command) ?? findArgvSubcommand(event.argv),
+    subcommand:
+      findPatternSubcommand(pattern, command) ?? findArgvSubcommand(event.argv, target.globalOptions),
     exit_code: event.exit_code,
     duration_ms: event.duration_ms,
   };
@@ -147,7 +153,7 @@ function extractShimAndUnseenInvocations(
   records.sort((a, b) => a.event.started_at_ms - b.event.started_at_ms);
   const disagreements: string[] = [];
   const pairs = pairToolCalls(events);
-  const calls = planCalls(pairs, matcher);
+  const calls = planCalls(pairs, matcher, target.globalOptions);
   // Exact windows first, for every call, so that a neighbour's skew never takes a call's own record.
   for (const call of calls) claimRecords(call, records, 0);
   for (const call of calls) claimRecords(call, records, RECORD_SKEW_MS);
@@ -167,7 +173,7 @@ function extractShimAndUnseenInvocations(
   }
   const counted = records.filter((record) => !checked || explained(record) || isFailedExit(record.exitCode));
   const shimInvocations = counted.map((record) => ({
-    invocation: { ...fromShimRecord(record.event, pattern), exit_code: record.exitCode },
+    invocation: { ...fromShimRecord(record.event, pattern, target), exit_code: record.exitCode },
     atMs: record.event.started_at_ms,
   }));
   const timed = [...shimInvocations, ...added];
@@ -210,11 +216,12 @@ interface PlannedCall {
 function planCalls(
   pairs: { call: EventOf<"tool_call">; result: EventOf<"tool_result"> | null }[],
   matcher: readonly ScenarioPattern[],
+  valueOptions: readonly string[] | undefined,
 ): PlannedCall[] {
   const planned: PlannedCall[] = [];
   pairs.forEach(({ call, result }, index) => {
     const commands = findSimpleCommands(call.command);
-    const found = findScriptInvocations(call.command, matcher, commands);
+    const found = findScriptInvocations(call.command, matcher, valueOptions, commands);
     if (found.length === 0) return;
     const onlyTarget = found.length === commands.length;
     planned.push({
@@ -337,7 +344,7 @@ export function extractToolEventInvocations(events: readonly TrialEvent[], targe
   if (!matcher) return [];
   const invocations: Invocation[] = [];
   for (const { call, result } of pairToolCalls(events)) {
-    for (const found of findScriptInvocations(call.command, matcher)) {
+    for (const found of findScriptInvocations(call.command, matcher, target.globalOptions)) {
       invocations.push(withCallResult(found, result));
     }
   }
@@ -395,6 +402,7 @@ const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
 function findScriptInvocations(
   script: string,
   matcher: ScenarioPattern | readonly ScenarioPattern[],
+  valueOptions: readonly string[] = [],
   commands: readonly SimpleCommand[] = findSimpleCommands(script),
 ): ScriptInvocation[] {
   const found: ScriptInvocation[] = [];
@@ -414,7 +422,7 @@ function findScriptInvocations(
       found.push({
         command: script.slice(word.start, (words[words.length - 1] as ShellWord).end),
         argv,
-        subcommand: cleanCapture(match.groups[1]) ?? findArgvSubcommand(argv),
+        subcommand: cleanCapture(match.groups[1]) ?? findArgvSubcommand(argv, valueOptions),
         last: index === commands.length - 1,
         viaPath: script.slice(word.start, match.at).includes("/"),
       });
@@ -476,7 +484,7 @@ export function extractTranscriptInvocations(events: readonly TrialEvent[], targ
       invocations.push({
         command,
         argv,
-        subcommand: cleanCapture(match.groups[1]) ?? findArgvSubcommand(argv),
+        subcommand: cleanCapture(match.groups[1]) ?? findArgvSubcommand(argv, target.globalOptions),
         exit_code: null,
         duration_ms: null,
       });
@@ -485,14 +493,68 @@ export function extractTranscriptInvocations(events: readonly TrialEvent[], targ
   return invocations;
 }
 
-/** The first non-option argument after the binary (`--` ends the options). */
-export function findArgvSubcommand(argv: readonly string[]): string | null {
+/**
+ * The first non-option argument after the binary (`--` ends the options). `valueOptions`
+ * (`target.global_options`) take the next argument as their value: `-f main.journal balance` is
+ * `balance`. A short one ends a cluster as getopt reads it (`-vf main.journal`: `-v`, then `-f`
+ * with the next argument; `-fmain.journal` carries its value), other letters taken as flags;
+ * `--file=main.journal` carries its value.
+ */
+export function findArgvSubcommand(
+  argv: readonly string[],
+  valueOptions: readonly string[] = [],
+): string | null {
   for (let index = 1; index < argv.length; index += 1) {
     const arg = argv[index] as string;
     if (arg === "--") return argv[index + 1] ?? null;
     if (arg !== "" && (!arg.startsWith("-") || arg === "-")) return arg;
+    if (takesNextArgument(arg, valueOptions)) index += 1;
   }
   return null;
+}
+
+/** An option seemingly given a value that was taken for the subcommand, and a call where it was. */
+export interface PossibleGlobalOption {
+  option: string;
+  command: string;
+}
+
+/** A file name with an extension, a path or a number: more likely an option's value than a subcommand. */
+const VALUE_LIKE = /^(?:\d+|[^.\s-][^\s]*\.[A-Za-z0-9]{1,10}|[^\s]*\/[^\s]*)$/;
+
+/**
+ * Without `target.global_options`, the options whose value seems to have been taken for the
+ * subcommand: the subcommand came from the arguments, right after an option (no `=`), and looks
+ * like a value (`hledger -f main.journal balance`: `-f`, whose `main.journal` is no subcommand).
+ * Each option once, with its first call. A hint for the scenario's author: the counts stay as they are.
+ */
+export function findPossibleGlobalOptions(
+  invocations: readonly Invocation[],
+  target: Target,
+): PossibleGlobalOption[] {
+  if (target.globalOptions) return [];
+  const found = new Map<string, string>();
+  for (const { argv, subcommand, command } of invocations) {
+    if (!argv || subcommand === null) continue;
+    const at = argv.indexOf(subcommand, 1);
+    const before = argv[at - 1];
+    if (at < 2 || before === undefined || before === "--" || !before.startsWith("-") || before.includes("="))
+      continue;
+    if (findArgvSubcommand(argv) !== subcommand || !VALUE_LIKE.test(subcommand)) continue;
+    if (!found.has(before)) found.set(before, command);
+  }
+  return [...found].map(([option, command]) => ({ option, command }));
+}
+
+/** Whether option argument `arg` leaves its value to the next argument. */
+function takesNextArgument(arg: string, valueOptions: readonly string[]): boolean {
+  if (valueOptions.includes(arg)) return true;
+  if (arg.startsWith("--") || arg.includes("=")) return false;
+  // A cluster of short options: the first that takes a value takes the rest, or the next argument.
+  for (let at = 1; at < arg.length; at += 1) {
+    if (valueOptions.includes(`-${arg[at]}`)) return at === arg.length - 1;
+  }
+  return false;
 }
 
 /** Quotes a word for a POSIX shell only when it needs it. */

@@ -3,6 +3,8 @@
  * importing it). Retries, deadlines and the limiter are the shared retry loop's
  * (`retrying-call.ts`); this module builds the SDK, sends one request and maps the answer.
  */
+
+import { format } from "node:util";
 import Anthropic, {
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -43,13 +45,17 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     settings.requestTimeoutMs,
     options.proxyEnv ?? process.env,
   );
+  const warnOnce = createOnceWarner();
   return {
     createMessage: (params, callOptions = {}) =>
       callWithRetries(
         settings,
         {
           model: params.model,
-          send: async (signal) => fromSdkMessage(await sdk.messages.create(toSdkParams(params), { signal })),
+          send: async (signal) =>
+            fromSdkMessage(
+              await withSdkWarnings(warnOnce, () => sdk.messages.create(toSdkParams(params), { signal })),
+            ),
           classify: classifyError,
         },
         callOptions,
@@ -78,6 +84,35 @@ function createSdk(apiKey: string, baseURL: string, requestTimeoutMs: number, pr
     // fetch ignores proxy settings. Its request API rather than its fetch, for the CPU (see there).
     fetch: createHttpFetch(createHttpDispatcher(proxyEnv)) as ClientOptions["fetch"],
   });
+}
+
+/** Passes each distinct warning on to the console once (per client, so once per run). */
+function createOnceWarner(): (message: string) => void {
+  const seen = new Set<string>();
+  return (message) => {
+    if (seen.has(message)) return;
+    seen.add(message);
+    console.warn(message);
+  };
+}
+
+/**
+ * Runs `call` with the SDK's warnings sent to `warn`. The SDK warns about a deprecated model (and
+ * a deprecated thinking setting) with console.warn on every request, not through its logger, so
+ * `logLevel` cannot quiet it: a run printed the same two lines 65 times. Its checks run
+ * synchronously at the start of `messages.create`, before the request is sent, so replacing
+ * console.warn for that synchronous part catches them and nothing else (no other code runs meanwhile).
+ */
+function withSdkWarnings<T>(warn: (message: string) => void, call: () => T): T {
+  const original = console.warn;
+  const caught: string[] = [];
+  console.warn = (...args: unknown[]) => caught.push(format(...args));
+  try {
+    return call();
+  } finally {
+    console.warn = original;
+    for (const message of caught) warn(message);
+  }
 }
 
 /** The SDK's error classes, sorted for the retry loop. */

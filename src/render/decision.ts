@@ -23,7 +23,7 @@ export interface HeadlineOptions {
   /** Why there is no baseline (basis no_baseline), in Markdown, e.g. "no successful run on `main` yet". */
   noBaselineReason?: string;
   /** The head run's summary, for the trial counts of fail-on outcome / never. */
-  summary?: Pick<RunSummary, "passed" | "failed" | "errors">;
+  summary?: Pick<RunSummary, "passed" | "failed" | "errors"> & Partial<Pick<RunSummary, "skipped">>;
 }
 
 /** More regressed scenarios than this are named without their counts. */
@@ -225,6 +225,14 @@ function describeDecision(
       const s = options.summary;
       if (!decision.failed) {
         const passed = trialCounts(s);
+        if (decision.incomplete) {
+          // Not "Passed": trials that never ran (a cancelled run) may have failed.
+          const notRun = s?.skipped ? `, ${s.skipped} not run` : "";
+          return {
+            icon: ICON.pass,
+            sentence: [`No trial that ran failed${passed ? `: ${passed}${notRun}` : ""}${failOn}`],
+          };
+        }
         return { icon: ICON.pass, sentence: [`Passed${passed ? `: ${passed}` : ""}${failOn}`] };
       }
       const what = s

@@ -1,5 +1,5 @@
 /**
- * Every output format, defined once: the run writes each one that has a file (run/suite.ts,
+ * Every output format, defined once: the run writes each one that has a file (run/write-outputs.ts,
  * `writeReportFiles`) and `report --format` offers them by name. Adding a format is one entry here
  * plus its renderer.
  */

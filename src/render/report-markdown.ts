@@ -251,6 +251,30 @@ function renderPatternMisses(report: Report): string[] {
   return lines;
 }
 
+/** Options whose value seems to have been taken for the subcommand, once per scenario. */
+function renderPossibleGlobalOptions(report: Report): string[] {
+  const rows: string[] = [];
+  for (const scenario of report.scenarios) {
+    const seen = new Set<string>();
+    for (const { option, command } of scenario.trials.flatMap(
+      (trial) => trial.possible_global_options ?? [],
+    )) {
+      if (seen.has(option)) continue;
+      seen.add(option);
+      rows.push(`- ${scenarioLabel(scenario)}: ${markdownCode(option)}, e.g. ${markdownCode(command)}`);
+    }
+  }
+  if (rows.length === 0) return [];
+  return [
+    "",
+    "## Subcommands that may be option values",
+    "",
+    "The argument after these options was taken for the subcommand. If an option takes a value, list it in `target.global_options` (e.g. `[-f, --file]`) so its value is not counted as a subcommand.",
+    "",
+    ...rows,
+  ];
+}
+
 /** `report.md`: headline (the decision when given), per-category and per-scenario tables, then each failing trial. Pure. */
 export function renderReportMarkdown(report: Report, options: ReportMarkdownOptions = {}): string {
   const lines = [
@@ -273,6 +297,7 @@ export function renderReportMarkdown(report: Report, options: ReportMarkdownOpti
   }
   lines.push(...renderShimDisagreements(report));
   lines.push(...renderPatternMisses(report));
+  lines.push(...renderPossibleGlobalOptions(report));
   const failing = report.scenarios.flatMap((s) =>
     s.trials.filter((t) => t.outcome === "fail" || t.outcome === "error").map((t) => [s, t] as const),
   );

@@ -26,6 +26,20 @@ function label(scenario: ScenarioReport): string {
   return escapePlainText(scenarioKey(scenario));
 }
 
+/**
+ * A scenario whose `target.command_pattern` missed recorded calls: they are counted (the binary's
+ * name found them), but the pattern may need widening, so it is said where the user looks.
+ */
+function describePatternMisses(scenario: ScenarioReport): string | null {
+  const trials = scenario.trials.filter((trial) => (trial.command_pattern_misses?.length ?? 0) > 0);
+  const first = trials[0]?.command_pattern_misses?.[0];
+  if (first === undefined) return null;
+  // Cut by code points, never inside a surrogate pair.
+  const points = Array.from(first);
+  const example = points.length > 60 ? `${points.slice(0, 60).join("")}…` : first;
+  return `target.command_pattern missed calls in ${trials.length} trial(s), e.g. \`${escapePlainText(example)}\` (counted all the same; report.md lists them)`;
+}
+
 /** The summary printed at the end of `run`. Pure. */
 export function renderTerminalSummary(report: Report, options: TerminalOptions = {}): string {
   const color = options.color ?? false;
@@ -72,6 +86,21 @@ export function renderTerminalSummary(report: Report, options: TerminalOptions =
       .filter(Boolean)
       .join("  ");
     lines.push(`${status} ${padEnd(label(scenario), width)}  ${padEnd(rate, 22)} ${dim(detail)}`);
+    const missLine = describePatternMisses(scenario);
+    if (missLine) lines.push(yellow(`        ${missLine}`));
+    const options = [
+      ...new Set(
+        scenario.trials.flatMap((trial) => (trial.possible_global_options ?? []).map((o) => o.option)),
+      ),
+    ];
+    if (options.length > 0) {
+      const named = options.map((option) => `\`${escapePlainText(option)}\``).join(", ");
+      lines.push(
+        yellow(
+          `        subcommands taken from the argument after ${named}: if it takes a value, list it in target.global_options`,
+        ),
+      );
+    }
     for (const trial of scenario.trials) {
       if (trial.outcome === "fail" || trial.outcome === "error") {
         lines.push(

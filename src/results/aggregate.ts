@@ -2,20 +2,17 @@ import type { Scenario } from "../scenario/types.js";
 import { DEFAULT_PASS_K, passKEstimates } from "../stats/pass-at-k.js";
 import { classifyFlakiness, summarizeMetric, wilsonInterval } from "../stats/stats.js";
 import type { EndReason } from "../transcript/events.js";
-import { buildModelMatrix } from "./model-matrix.js";
 import { METRIC_DEFINITIONS, PASS_RATE, readTrialValues } from "./trial-metrics.js";
 import type {
   CategorySummary,
   MetricSummary,
   ReportTreatment,
-  RunInfo,
   RunSummary,
   ScenarioReport,
   ScenarioSummary,
   SubcommandSummary,
   TrialReport,
 } from "./types.js";
-import { REPORT_SCHEMA_VERSION, type Report } from "./types.js";
 
 /** Trials that count towards rates: evaluated ones (not errors, not skipped). */
 export function isEvaluated(trial: TrialReport): boolean {
@@ -273,15 +270,4 @@ export function summarizeRun(scenarios: ScenarioReport[]): RunSummary {
 function recordedField(trials: readonly TrialReport[]): Pick<RunSummary, "trials_recorded"> {
   const recorded = trials.filter((trial) => trial.execution.recorded === true).length;
   return recorded > 0 ? { trials_recorded: recorded } : {};
-}
-
-export function assembleReport(run: RunInfo, scenarios: ScenarioReport[]): Report {
-  const report: Report = {
-    schema_version: REPORT_SCHEMA_VERSION,
-    run,
-    scenarios,
-    summary: summarizeRun(scenarios),
-  };
-  const matrix = buildModelMatrix(report);
-  return matrix ? { ...report, model_matrix: matrix } : report;
 }

@@ -21,6 +21,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function kindOf(value: unknown): string {
   if (value === null) return "null";
+  if (value === undefined) return "nothing";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "string") return value.length > 40 ? "a long string" : JSON.stringify(value);
   return `a ${typeof value}`;
@@ -55,6 +56,35 @@ function checkObject(record: Record<string, unknown>, key: string, at: string): 
   return isObject(record[key]) ? null : wrongKind(`${at}${key}`, "an object", record[key]);
 }
 
+/** An optional list the renderers go through (`shim_disagreements`, `command_pattern_misses`). */
+function checkOptionalStrings(record: Record<string, unknown>, key: string, at: string): Problem {
+  const value = record[key];
+  if (value === undefined) return null;
+  if (!Array.isArray(value)) return wrongKind(`${at}${key}`, "a list of strings", value);
+  for (const [index, item] of value.entries()) {
+    const problem = checkString({ item }, "item", `${at}${key}[${index}].`);
+    if (problem) return problem.replace(".item:", ":");
+  }
+  return null;
+}
+
+/** `possible_global_options`: a list of `{option, command}`. */
+function checkOptionalHints(record: Record<string, unknown>, key: string, at: string): Problem {
+  const value = record[key];
+  if (value === undefined) return null;
+  if (!Array.isArray(value)) return wrongKind(`${at}${key}`, "a list of {option, command}", value);
+  for (const [index, item] of value.entries()) {
+    const where = `${at}${key}[${index}]`;
+    if (!isObject(item)) return wrongKind(where, "an object with option and command", item);
+    const problem = first(
+      () => checkString(item, "option", `${where}.`),
+      () => checkString(item, "command", `${where}.`),
+    );
+    if (problem) return problem;
+  }
+  return null;
+}
+
 function first(...problems: (() => Problem)[]): Problem {
   for (const problem of problems) {
     const found = problem();
@@ -82,6 +112,9 @@ function checkTrial(trial: unknown, at: string): Problem {
     () => checkNumber(trial, "gates_total", prefix),
     () => checkNumber(trial, "score", prefix),
     () => checkNumber(trial, "max_score", prefix),
+    () => checkOptionalStrings(trial, "shim_disagreements", prefix),
+    () => checkOptionalStrings(trial, "command_pattern_misses", prefix),
+    () => checkOptionalHints(trial, "possible_global_options", prefix),
   );
 }
 

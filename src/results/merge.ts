@@ -1,5 +1,6 @@
 import { ConfigError } from "../errors.js";
-import { assembleReport, buildScenarioReport } from "./aggregate.js";
+import { buildScenarioReport } from "./aggregate.js";
+import { assembleReport } from "./assemble-report.js";
 import { collectSandboxesUsed, sandboxUsedField } from "./sandbox-used.js";
 import { scenarioKey } from "./scenario-key.js";
 import type { Report, ScenarioReport, TrialReport } from "./types.js";

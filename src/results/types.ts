@@ -95,6 +95,13 @@ export interface TrialReport {
    * arguments. Absent when the pattern matched every call (and in reports of earlier versions).
    */
   command_pattern_misses?: string[];
+  /**
+   * Without `target.global_options`: options whose value seems to have been taken for the
+   * subcommand (`-f` in `hledger -f main.journal balance`), each with a call where it was. A hint:
+   * listing the option in `target.global_options` fixes the subcommands. Absent when none (and in
+   * reports of earlier versions).
+   */
+  possible_global_options?: { option: string; command: string }[];
   interaction: InteractionMetrics;
   /** Layer 1 per subcommand ("(none)" when there is no subcommand). */
   by_subcommand: Record<string, InteractionMetrics>;
@@ -303,6 +310,7 @@ export interface RunInfo {
   model: string | null;
   /** A model matrix's models (two or more), in the order given; absent in a one-model run. */
   models?: string[];
+  /** The judge of the judged scenarios without a judge model of their own; null when no trial was judged by it. */
   judge_model: string | null;
   git_sha: string | null;
   git_ref: string | null;

@@ -7,6 +7,7 @@
 
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
+import { resolveCommandProgram } from "../agents/command.js";
 import {
   AGENTS,
   agentUsesModel,
@@ -45,7 +46,7 @@ import { poolTargetOf, type RunBaseline } from "./baseline.js";
 import { DEFAULT_MODEL, defaultRunOptions, type RunOptions, sandboxSettingOf } from "./options.js";
 import { runModels } from "./plan.js";
 import { checkSandbox, checkTargetBinaries } from "./preflight.js";
-import { runSuite, type SuitePorts, type SuiteResult } from "./suite.js";
+import { runSuite, type SuitePorts, type SuiteRun } from "./suite.js";
 
 /** A guidance file every scenario runs with (the CLI's `--variant NAME=FILE`). */
 export interface GuidanceVariantFile {
@@ -99,6 +100,8 @@ export interface RunSettings {
 export interface OpenAiSettings {
   /** OPENAI_API_KEY (null: `openai:` models cannot run). */
   apiKey: string | null;
+  /** The real OpenAI-compatible base URL, for agents that call the API themselves (codex); null: OpenAI's. */
+  baseURL?: string | null;
 }
 
 export interface PreparePorts {
@@ -141,14 +144,15 @@ export function poolTargetOfPrepared(prepared: PreparedRun): PoolTarget {
 
 /**
  * Runs the prepared suite against its settled baseline (settleBaseline against
- * poolTargetOfPrepared): the baseline's counts screen scenarios for extra trials, its report is
- * what the run is compared with. The front end adds its own ports (signal, progress, git, decision).
+ * poolTargetOfPrepared): the baseline's counts screen scenarios for extra trials, its costs
+ * estimate the budget. The front end adds its own ports (signal, progress, git), then decides the
+ * run against the same baseline (compare/decide-run.ts).
  */
 export function runPrepared(
   prepared: PreparedRun,
   baseline: Pick<RunBaseline, "report" | "counts"> | null,
   ports: Omit<SuitePorts, keyof PreparedRun["ports"] | "baseline">,
-): Promise<SuiteResult> {
+): Promise<SuiteRun> {
   const options = { ...prepared.options, baselineCounts: baseline?.report ? baseline.counts : null };
   return runSuite(prepared.scenarios, options, {
     ...prepared.ports,
@@ -203,8 +207,13 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
   });
   if (judge.note) ports.note(judge.note);
   const { scenarios, judgeModel } = judge;
+  // A relative program is the user's, from where the run starts (command.ts): checked before any trial.
+  const agentCommand = settings.options.agentCommand;
   const options = defaultRunOptions({
     ...settings.options,
+    ...(settings.agent === "command" && agentCommand
+      ? { agentCommand: await resolveCommandProgram(agentCommand, settings.cwd) }
+      : {}),
     agent: settings.agent,
     agentReason: settings.agentReason ?? null,
     model,
@@ -248,6 +257,8 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     ...(modelClient ? { modelClient } : {}),
     ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
     ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
+    ...(settings.openai?.apiKey ? { openaiApiKey: settings.openai.apiKey } : {}),
+    ...(settings.openai?.baseURL ? { openaiBaseURL: settings.openai.baseURL } : {}),
     agentCommand: options.agentCommand,
     recordings,
     env: ports.env,
@@ -346,7 +357,8 @@ function createModelClients(
 /**
  * Every model the run will call names a known provider whose key was given, before any trial
  * starts: the built-in agent's models (the run's and each scenario's own), and every judge. The
- * claude-code agent talks to Anthropic only. Other agents' model ids are theirs to read.
+ * claude-code agent talks to Anthropic only, the codex agent to OpenAI only. Other agents' model
+ * ids are theirs to read.
  */
 export function checkModelProviders(
   scenarios: readonly Scenario[],
@@ -364,6 +376,12 @@ export function checkModelProviders(
       const { provider } = parseModelId(model, where);
       if (agent === "claude-code" && provider !== "anthropic") {
         throw new ConfigError(`the claude-code agent runs Anthropic models only, not "${model}"`, where);
+      }
+      if (agent === "codex" && provider !== "openai") {
+        throw new ConfigError(
+          `the codex agent runs OpenAI models only, not "${model}": name them with the openai: prefix (openai:${parseModelId(model).model})`,
+          where,
+        );
       }
       if (!keys[provider]) throw new ConfigError(describeMissingApiKey(agent, keyRemedy(provider)), where);
     }
@@ -446,7 +464,8 @@ export function setUpJudge(
   },
 ): JudgeSetup {
   const judged = scenarios.filter((s) => s.evaluation.judge?.enabled);
-  if (judged.length === 0) return { scenarios, judgeModel: input.flag ?? null, note: null };
+  // No trial is judged: the run records no judge (a --judge-model given anyway judged nothing).
+  if (judged.length === 0) return { scenarios, judgeModel: null, note: null };
   if (!input.hasApiKey) {
     return {
       scenarios: scenarios.map((s) =>
@@ -457,8 +476,6 @@ export function setUpJudge(
     };
   }
   const requested = { flag: input.flag ?? undefined, env: input.env ?? undefined };
-  // The run's default only records where resolution started; each scenario's own judge is checked.
-  const judgeModel = resolveJudgeModel({ ...requested, testedModel: input.testedModel, force: true });
   const resolved = scenarios.map((scenario) => {
     const judge = scenario.evaluation.judge;
     if (!judge?.enabled) return scenario;
@@ -480,7 +497,20 @@ export function setUpJudge(
       refuseMatrixJudge(scenario.id, tested);
     return { ...scenario, evaluation: { ...scenario.evaluation, judge: { ...judge, model } } };
   });
-  return { scenarios: resolved, judgeModel, note: null };
+  return { scenarios: resolved, judgeModel: defaultJudgeOf(scenarios, resolved), note: null };
+}
+
+/**
+ * The run's default judge as it judged: the model the judged scenarios without a `judge.model` of
+ * their own were given (the first, when a fallback gave some another); null when every judged
+ * scenario names its own, so the report never names a judge that judged nothing.
+ */
+function defaultJudgeOf(given: readonly Scenario[], resolved: readonly Scenario[]): string | null {
+  const index = given.findIndex((scenario) => {
+    const own = scenario.evaluation.judge;
+    return own?.enabled && !own.model;
+  });
+  return resolved[index]?.evaluation.judge?.model ?? null;
 }
 
 function refuseMatrixJudge(scenarioId: string, tested: string[]): never {

@@ -1,17 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { defaultMaxListeners, setMaxListeners } from "node:events";
-import { mkdir, writeFile } from "node:fs/promises";
-import path from "node:path";
+import { mkdir } from "node:fs/promises";
 import type { Agent } from "../agents/types.js";
-import { compareReports } from "../compare/compare.js";
-import { type Decision, decide, defaultFailOn, type FailOn } from "../compare/decision.js";
-import type { BaselinePooling } from "../compare/pool-baselines.js";
-import type { CompareOptions, Comparison } from "../compare/types.js";
-import { describeError } from "../errors.js";
 import type { ModelClient } from "../model/model-client.js";
-import { FORMAT_NAMES, type FormatInput, OUTPUT_FORMATS, type OutputFormat } from "../render/formats.js";
-import { assembleReport, buildScenarioReport, scenarioMetaOf } from "../results/aggregate.js";
-import { loadTrialEvents } from "../results/read-trial-events.js";
+import { buildScenarioReport, scenarioMetaOf } from "../results/aggregate.js";
+import { assembleReport } from "../results/assemble-report.js";
 import { collectSandboxesUsed, sandboxUsedField } from "../results/sandbox-used.js";
 import type { Report, RunInfo, ScenarioReport, TrialReport } from "../results/types.js";
 import {
@@ -68,39 +61,20 @@ export interface SuitePorts {
   /** Git facts for the report, when known. */
   git?: { sha: string | null; ref: string | null };
   /** A baseline report (pooled or single, see baseline.ts): its per-trial costs estimate this run's
-   * spend for the budget, and the finished run is compared with it. The adaptive screen uses
-   * `options.baselineCounts`, settled from the same report. */
+   * spend for the budget. The adaptive screen uses `options.baselineCounts`, settled from the same
+   * report; the run is compared with it afterwards, by the decide stage (compare/decide-run.ts). */
   baseline?: Report | null;
-  compareOptions?: CompareOptions;
-  /** What junit.xml's `file` attributes are relative to (the git root, or the working directory). */
-  repositoryRoot?: string;
-  /** How the finished run is decided (compare/decision.ts); default as `defaultDecisionSettings`. */
-  decision?: DecisionSettings;
 }
 
-/** What `decide()` needs beyond the two reports. */
-export interface DecisionSettings {
-  /** Null: `regression` when a baseline was compared, else `outcome`. */
-  failOn: FailOn | null;
-  gateMetrics: readonly string[];
-  /** The runs a pooled baseline is made of, what was left out of it, and each run's counts. */
-  pooling?: BaselinePooling | undefined;
-  /**
-   * The extra trials the run's design gives a screened scenario (0 when it had no adaptive design:
-   * no baseline, one trial per scenario, a shard), for the decision's design line and power. A run
-   * sets it from the design it ran; unset, decide() reads it from the report.
-   */
-  extraTrials?: number | undefined;
-}
-
-export interface SuiteResult {
+/** A finished run: its report (not yet written: the decide and write stages follow) and its design. */
+export interface SuiteRun {
   report: Report;
-  /** Against `ports.baseline`; null without one, or when it could not be compared. */
-  comparison: Comparison | null;
-  /** Why the baseline could not be compared (a report of another format, say). */
-  comparisonError: string | null;
-  /** The one decision every output renders and every exit status follows. */
-  decision: Decision;
+  /**
+   * The extra trials the run's design gave a screened scenario (0 without an adaptive design), for
+   * the decision's design line: the power of the design the run had, not of the extra trials it
+   * happened to spend.
+   */
+  designExtraTrials: number;
 }
 
 /** Consecutive infrastructure errors after which the run stops instead of failing for hours. */
@@ -109,22 +83,23 @@ function breakerThreshold(concurrency: number): number {
 }
 
 /**
- * The front door of the core: scenarios in, a report out (also written to `options.outDir`).
- * Each trial's result is written as it finishes; the report is built from them. A failing or
- * broken trial is data in the report; only configuration errors throw.
+ * The run stage of the core: scenarios in, a report out. Each trial's result is written into
+ * `options.outDir` as it finishes; the report is built from them. Deciding the run
+ * (compare/decide-run.ts) and writing its report files (write-outputs.ts) are the stages after.
+ * A failing or broken trial is data in the report; only configuration errors throw.
  */
 export async function runSuite(
   scenarios: Scenario[],
   given: RunOptions,
   ports: SuitePorts,
-): Promise<SuiteResult> {
+): Promise<SuiteRun> {
   const options = withAgentOfRecord(given, ports.agent);
   const now = ports.now ?? Date.now;
   const signal = ports.signal ?? new AbortController().signal;
   // Every trial in flight listens on the run's signal (a few listeners each, removed when it ends):
   // from -j 4 on that passes Node's default of 10, whose warning users would read as a leak.
   setMaxListeners(Math.max(defaultMaxListeners, 4 * options.concurrency + 10), signal);
-  const redact = createSecretRedactor(collectRunSecrets(scenarios, ports.env));
+  const redact = createRunRedactor(scenarios, ports.env);
   await mkdir(options.outDir, { recursive: true });
   const sandboxes =
     ports.sandboxes ??
@@ -132,7 +107,7 @@ export async function runSuite(
 
   const run = await startRun(scenarios, options, ports, now);
   const stopReason = await runTrials(run, { options, ports, now, signal, redact, sandboxes });
-  return finishRun(run, stopReason, options, { ...ports, sandboxes }, now, redact);
+  return finishRun(run, stopReason, options, { ...ports, sandboxes }, now);
 }
 
 /**
@@ -145,16 +120,20 @@ function withAgentOfRecord(options: RunOptions, agent: Agent): RunOptions {
 }
 
 /**
- * The secret values of the run: the parent's, and those the scenarios' authors wrote into the
+ * Redacts the run's secret values: the parent's, and those the scenarios' authors wrote into the
  * target's env (a password in a `DATABASE_URL`), which the agent sees and may print in any form.
+ * The run's events and its written outputs are redacted with it.
  */
-function collectRunSecrets(scenarios: Scenario[], env: Record<string, string | undefined>): string[] {
+export function createRunRedactor(
+  scenarios: readonly Scenario[],
+  env: Record<string, string | undefined>,
+): (text: string) => string {
   const lists = [collectSecretValues(env)];
   for (const scenario of scenarios) {
     lists.push(collectSecretValues(scenario.target.env));
     for (const variant of scenario.variants) lists.push(collectSecretValues(variant.env ?? {}));
   }
-  return mergeSecretValues(...lists);
+  return createSecretRedactor(mergeSecretValues(...lists));
 }
 
 /** A run as opened (or resumed): who it is, and what it has decided to run so far. */
@@ -367,15 +346,14 @@ function scheduleExtraTrials(pool: TrialPool, added: PlannedTrial[]): void {
   });
 }
 
-/** Reports the trials that never ran as skipped, builds the report, and writes every output. */
-async function finishRun(
+/** Reports the trials that never ran as skipped and builds the report. */
+function finishRun(
   started: StartedRun,
   stopReason: string | null,
   options: RunOptions,
   ports: SuitePorts & { sandboxes: SandboxSelector },
   now: () => number,
-  redact: (text: string) => string,
-): Promise<SuiteResult> {
+): SuiteRun {
   const { plan, results } = started;
   // Trials that never started are reported as skipped, with the reason the run stopped.
   for (const planned of plan) {
@@ -405,22 +383,7 @@ async function finishRun(
     ...sandboxUsedField(collectSandboxesUsed(results.values())),
   };
   const report = assembleReport(run, groupByScenario(plan, results, started.extra, options.passK));
-  // The design line states the power of the design this run had (its extra trials even where no
-  // scenario needed them), not of the extra trials it happened to spend.
-  const decisionSettings: DecisionSettings = {
-    ...(ports.decision ?? { failOn: null, gateMetrics: [] }),
-    extraTrials: started.design?.extraTrials ?? 0,
-  };
-  const compared = await writeRunOutputs(
-    report,
-    options.outDir,
-    redact,
-    ports.baseline ?? null,
-    ports.compareOptions,
-    decisionSettings,
-    ports.repositoryRoot,
-  );
-  return { report, ...compared };
+  return { report, designExtraTrials: started.design?.extraTrials ?? 0 };
 }
 
 /** What a reader of the report must not miss (the agent was not isolated); absent when nothing. */
@@ -500,81 +463,4 @@ function groupByScenario(
       passK,
     );
   });
-}
-
-/**
- * Compares a finished report with its baseline (when there is one) and writes every output file
- * once (writeReportFiles), the comparison's included. A baseline that cannot be
- * compared is said, not thrown: the run's own results still get written.
- */
-export async function writeRunOutputs(
-  report: Report,
-  outDir: string,
-  redact: (text: string) => string,
-  baseline: Report | null,
-  compareOptions: CompareOptions = {},
-  settings: DecisionSettings = { failOn: null, gateMetrics: [] },
-  repositoryRoot?: string,
-): Promise<Omit<SuiteResult, "report">> {
-  const { comparison, comparisonError, decision } = compareAndDecide(
-    report,
-    baseline,
-    compareOptions,
-    settings,
-  );
-  await writeReportFiles(report, outDir, redact, {
-    ...(comparison ? { comparison } : {}),
-    decision,
-    ...(repositoryRoot ? { repositoryRoot } : {}),
-  });
-  return { comparison, comparisonError, decision };
-}
-
-/** The comparison with the baseline (when there is one and it compares) and the one decision. */
-export function compareAndDecide(
-  report: Report,
-  baseline: Report | null,
-  compareOptions: CompareOptions = {},
-  settings: DecisionSettings = { failOn: null, gateMetrics: [] },
-): Omit<SuiteResult, "report"> {
-  let comparison: Comparison | null = null;
-  let comparisonError: string | null = null;
-  if (baseline) {
-    try {
-      comparison = compareReports(baseline, report, compareOptions);
-    } catch (error) {
-      comparisonError = describeError(error);
-    }
-  }
-  const decision = decide({
-    head: report,
-    baseline: comparison ? baseline : null,
-    failOn: settings.failOn ?? defaultFailOn(comparison !== null),
-    gateMetrics: settings.gateMetrics,
-    ...(settings.pooling ? { pooling: settings.pooling } : {}),
-    ...(settings.extraTrials !== undefined ? { extraTrials: settings.extraTrials } : {}),
-    ...(compareOptions.alpha !== undefined ? { alpha: compareOptions.alpha } : {}),
-  });
-  return { comparison, comparisonError, decision };
-}
-
-/**
- * Writes every output format that has a file (render/formats.ts) into `outDir`: report.json,
- * report.md, junit.xml, report.html (with the trials' events) and, given a comparison,
- * comparison.json and comparison.md.
- */
-export async function writeReportFiles(
-  report: Report,
-  outDir: string,
-  redact: (text: string) => string,
-  options: Pick<FormatInput, "comparison" | "decision" | "repositoryRoot"> = {},
-) {
-  const input: FormatInput = { report, ...options };
-  for (const name of FORMAT_NAMES) {
-    const format: OutputFormat = OUTPUT_FORMATS[name];
-    if (format.file === null || (format.needsComparison && !options.comparison)) continue;
-    if (format.needsEvents && input.events === undefined)
-      input.events = await loadTrialEvents(report, outDir);
-    await writeFile(path.join(outDir, format.file), redact(format.render(input)));
-  }
 }

@@ -11,8 +11,10 @@ import { runSuite } from "./suite.js";
 export interface OracleFinding {
   id: string;
   /** ok: the solution passes and doing nothing fails; unsatisfiable: the solution fails a gate;
-   * vacuous: the null agent passes every gate; no_solution: nothing to check; error: infrastructure. */
-  status: "ok" | "unsatisfiable" | "vacuous" | "no_solution" | "error";
+   * vacuous: the null agent passes every gate; no_gates: nothing checks the agent's work (any agent
+   * passes, or only a judge decides, which no oracle can prove); no_solution: nothing to check;
+   * error: infrastructure. */
+  status: "ok" | "unsatisfiable" | "vacuous" | "no_gates" | "no_solution" | "error";
   message: string;
 }
 
@@ -48,19 +50,32 @@ function firstTrial(report: Report, id: string): ScenarioReport["trials"][number
   return report.scenarios.find((s) => s.id === id)?.trials[0];
 }
 
-/** Proves each scenario's gates can pass (oracle) and can fail (null agent). */
+/** Why a scenario without gates proves nothing: `validate` warns with it, `validate --oracle` fails it. */
+export function describeNoGates(scenario: Scenario): string {
+  const judged = scenario.evaluation.judge?.enabled === true;
+  return judged
+    ? "no gates: only its judge decides, which no oracle can check; add `evaluation.gates` that check the task's result"
+    : "no gates: nothing checks the agent's work, so an agent that does nothing passes; add `evaluation.gates`";
+}
+
+/** Proves each scenario's gates can pass (oracle) and can fail (null agent); a scenario without gates fails. */
 export async function validateWithOracle(
   scenarios: Scenario[],
   options: { env: Record<string, string | undefined>; sandbox: SandboxSetting | null },
 ): Promise<OracleFinding[]> {
-  const withSolution = scenarios.filter((s) => s.solution && s.solution.length > 0);
-  const findings: OracleFinding[] = scenarios
-    .filter((s) => !withSolution.includes(s))
-    .map((s) => ({
-      id: s.id,
-      status: "no_solution",
-      message: "no solution: add `solution:` to prove its gates can pass",
-    }));
+  const gated = scenarios.filter((s) => s.evaluation.gates.length > 0);
+  const withSolution = gated.filter((s) => s.solution && s.solution.length > 0);
+  const findings: OracleFinding[] = scenarios.flatMap((s): OracleFinding[] => {
+    if (!gated.includes(s)) return [{ id: s.id, status: "no_gates", message: describeNoGates(s) }];
+    if (withSolution.includes(s)) return [];
+    return [
+      {
+        id: s.id,
+        status: "no_solution",
+        message: "no solution: add `solution:` to prove its gates can pass",
+      },
+    ];
+  });
   if (withSolution.length === 0) return findings;
   const oracle = await runWith("oracle", withSolution, options.env, options.sandbox);
   const nothing = await runWith("null", withSolution, options.env, options.sandbox);

@@ -150,7 +150,7 @@ function grantsExecute(info: { uid: number; gid: number; mode: number }, account
   return (info.mode & 0o001) !== 0;
 }
 
-/** bash on each PATH, looked up once per run rather than once per trial (a stat per PATH entry). */
+/** bash on each PATH, looked up once per process (kept for its life), not once per trial (a stat per PATH entry). */
 const shellLookups = new Map<string, Promise<string>>();
 
 function resolveShell(searchPath: string): Promise<string> {

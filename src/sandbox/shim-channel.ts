@@ -10,8 +10,8 @@
  * - bwrap: its folder is bound read-only, so the agent can neither read it (steal records), nor
  *   chmod, replace or remove it;
  * - local: the agent runs as the harness's user and can chmod, read or replace it; records it
- *   steals or diverts are then missing, which evaluate/shim-check.ts flags against the tool calls.
- * Added records are what the cross-check (evaluate/shim-check.ts) is for: a record no tool call
+ *   steals or diverts are then missing, which evaluate/invocations.ts flags against the tool calls.
+ * Added records are what the cross-check (evaluate/invocations.ts) is for: a record no tool call
  * explains is flagged, and counts in the metrics only when it reports a failure, so forging can
  * never improve them.
  */

@@ -71,7 +71,13 @@ __ltt_now() {
 __ltt_now; __ltt_start=$__ltt_t
 __ltt_child=
 __ltt_trapped=
-__ltt_forward() { __ltt_trapped=1; [[ -n $__ltt_child ]] && kill -s "$1" "$__ltt_child" 2>/dev/null; }
+__ltt_pending=
+# A signal that arrives before the child's pid is known (just after the fork, on a loaded machine)
+# is kept and forwarded once it is, not lost.
+__ltt_forward() {
+  __ltt_trapped=1
+  if [[ -n $__ltt_child ]]; then kill -s "$1" "$__ltt_child" 2>/dev/null; else __ltt_pending=$1; fi
+}
 trap '__ltt_forward TERM' TERM
 trap '__ltt_forward INT' INT
 trap '__ltt_forward HUP' HUP
@@ -79,6 +85,7 @@ trap '__ltt_forward HUP' HUP
 # trap - restores SIGINT/SIGQUIT, which bash ignores in background jobs (unless ignored on entry).
 ( trap - INT QUIT; exec -a "$__ltt_argv0" "$__ltt_real" "$@" ) <&0 &
 __ltt_child=$!
+[[ -n $__ltt_pending ]] && kill -s "$__ltt_pending" "$__ltt_child" 2>/dev/null
 __ltt_code=
 while :; do
   __ltt_trapped=

@@ -3,7 +3,7 @@
  * test checks that schema/scenario.schema.json and schema/rubric.schema.json name exactly the same
  * keys, so the published schema cannot drift from the loader.
  */
-import { GATES } from "../evaluate/gates.js";
+import { GATES, type GateParamKind } from "../evaluate/gates.js";
 import type { GateType } from "./types.js";
 
 export const SCENARIO_KEYS = [
@@ -31,7 +31,7 @@ export const SCENARIO_KEYS = [
 export const GUIDANCE_KEYS = ["file", "mode"] as const;
 export const GUIDANCE_MODES = ["workdir", "system", "both"] as const;
 export const VARIANT_KEYS = ["name", "guidance", "env"] as const;
-export const TARGET_KEYS = ["binary", "command_pattern", "env"] as const;
+export const TARGET_KEYS = ["binary", "command_pattern", "global_options", "env"] as const;
 export const AGENT_KEYS = ["model", "max_turns", "timeout", "command_timeout"] as const;
 export const EVALUATION_KEYS = ["gates", "judge", "composite"] as const;
 export const JUDGE_KEYS = ["enabled", "rubric", "pass_threshold", "model"] as const;
@@ -43,16 +43,7 @@ export const GATE_COMMON_KEYS = ["type", "weight", "description"] as const;
 /** A bashkit-style gate written in YAML: `{check: "exit_code:0", weight?, description?}`. */
 export const CHECK_GATE_KEYS = ["check", "weight", "description"] as const;
 
-/** How a gate parameter is validated at load. */
-export type GateParamKind =
-  | "command"
-  | "text"
-  | "path"
-  | "regex"
-  | "jsonpath"
-  | "assertion"
-  | "exit_code"
-  | "count";
+export type { GateParamKind };
 
 /** The parameters of each gate type, all required (defined with each gate's evaluator). */
 export const GATE_PARAMS = Object.fromEntries(

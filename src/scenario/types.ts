@@ -35,6 +35,11 @@ export interface Target {
   binary?: string;
   /** Transcript regex fallback; group 1 is the subcommand. */
   commandPattern?: string;
+  /**
+   * The tool's options that take a value in the next argument (`-f`, `--file`), so that value is
+   * not taken for the subcommand (`hledger -f main.journal balance` is `balance`).
+   */
+  globalOptions?: string[];
   env: Record<string, string>;
 }
 
@@ -82,6 +87,8 @@ export type GateSpec = GateBase &
     | { type: "file_exists"; path: string }
     | { type: "file_contains"; path: string; substring: string }
     | { type: "file_matches"; path: string; pattern: string }
+    | { type: "final_answer_contains"; substring: string }
+    | { type: "final_answer_matches"; pattern: string }
     | { type: "no_transcript_errors" }
     | { type: "script"; command: string }
     // bashkit-eval checks

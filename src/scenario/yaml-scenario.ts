@@ -59,6 +59,7 @@ const ROOT_HINTS: Record<string, string> = {
   max_turns: "write it under `agent`",
   timeout: "write it under `agent`",
   command_pattern: "write it under `target`",
+  global_options: "write it under `target`",
   binary: "write it under `target`",
   env: "write it under `target` (or a variant)",
 };
@@ -442,9 +443,38 @@ async function readTarget(
     if (problem) reader.report(patternNode.line, joinField(field, "command_pattern"), problem);
     else if (pattern !== undefined) target.commandPattern = pattern;
   }
+  const optionsNode = entries.get("global_options")?.value;
+  if (optionsNode) {
+    const options = readGlobalOptions(reader, optionsNode, joinField(field, "global_options"));
+    if (options) target.globalOptions = options;
+  }
   const envNode = entries.get("env")?.value;
   if (envNode) target.env = reader.readStringMap(envNode, joinField(field, "env")) ?? {};
   return target;
+}
+
+/** An option's name as the tool spells it: `-f`, `--file`, `-config`; no value, no space. */
+const OPTION_NAME = /^--?[A-Za-z0-9?@][A-Za-z0-9_.?@-]*$/;
+
+/** `target.global_options`: the names of the options that take their value in the next argument. */
+function readGlobalOptions(reader: NodeReader, node: YamlNode, field: string): string[] | undefined {
+  if (node.kind !== "seq") return reader.expected(node, field, "a list of option names such as [-f, --file]");
+  const options: string[] = [];
+  node.items.forEach((item, index) => {
+    const itemField = indexField(field, index);
+    const option = reader.readString(item, itemField);
+    if (option === undefined) return;
+    if (!OPTION_NAME.test(option)) {
+      reader.report(
+        item.line,
+        itemField,
+        `${JSON.stringify(option)} is not an option name: write it as the tool spells it, without its value (\`-f\`, \`--file\`), one option per item`,
+      );
+    } else if (options.includes(option)) {
+      reader.report(item.line, itemField, `${JSON.stringify(option)} is listed twice`);
+    } else options.push(option);
+  });
+  return options;
 }
 
 function readAgent(reader: NodeReader, node: YamlNode, field: string): AgentOverrides | undefined {

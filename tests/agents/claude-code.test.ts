@@ -406,9 +406,14 @@ describe("claude-code's calls as layer 1 counts them (an honest agent)", () => {
   it.each(sandboxes)(
     "gives exact invocation counts and no forged flag (%s)",
     async (sandbox) => {
-      // The pattern misses `jq --version`: it is counted all the same and reported.
+      // The pattern misses `jq --version`, `--help` and `--indent`: counted all the same and reported.
       const scenario = jqScenario({
-        target: { binary: "jq", commandPattern: "jq\\s+-r\\s+(\\S+)", env: trapEnv() },
+        target: {
+          binary: "jq",
+          commandPattern: "jq\\s+-r\\s+(\\S+)",
+          globalOptions: ["--indent"],
+          env: trapEnv(),
+        },
       });
       const trial = await runClaudeTrial(
         scenario,
@@ -418,16 +423,26 @@ describe("claude-code's calls as layer 1 counts them (an honest agent)", () => {
           bash("jq --version"),
           bash("jq -r '.[0].name' data.json && jq -r '.[1].name' data.json"),
           bash("jq -r '.[0].name' data.json; jq -r .broken[ data.json"),
+          bash("jq --help | head -1"),
+          bash("jq --indent 4 . data.json"),
           finalText("Done."),
         ]),
         { sandbox },
       );
       const report = trial.output.report;
-      expect(eventsOf(trial.events, "target_invocation")).toHaveLength(7);
+      expect(eventsOf(trial.events, "target_invocation")).toHaveLength(9);
       expect(report.invocation_source).toBe("shim");
-      expect(report.interaction).toMatchObject({ total_commands: 7, error_count: 2 });
+      expect(report.interaction).toMatchObject({ total_commands: 9, error_count: 2, help_invocations: 1 });
       expect(report.shim_disagreements).toBeUndefined();
-      expect(report.command_pattern_misses).toEqual(["jq . missing.json", "jq --version"]);
+      expect(report.command_pattern_misses).toEqual([
+        "jq . missing.json",
+        "jq --version",
+        "jq --help",
+        "jq --indent 4 . data.json",
+      ]);
+      // `--indent`'s value is not the filter: `.` twice, no `4`.
+      expect(report.by_subcommand?.["."]?.total_commands).toBe(2);
+      expect(report.by_subcommand?.["4"]).toBeUndefined();
     },
     120_000,
   );

@@ -6,7 +6,12 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { expandCommandTemplate, findCommandProgram, quoteForBash } from "../../src/agents/command.js";
+import {
+  expandCommandTemplate,
+  findCommandProgram,
+  quoteForBash,
+  resolveCommandProgram,
+} from "../../src/agents/command.js";
 import { createAgent } from "../../src/agents/registry.js";
 import { ConfigError } from "../../src/errors.js";
 import { defaultRunOptions } from "../../src/run/options.js";
@@ -217,10 +222,43 @@ describe("command templates", () => {
     expect(findCommandProgram("/repo/agents/run.sh 'task'")).toBe("/repo/agents/run.sh");
     expect(findCommandProgram("  FOO=1 BAR=x my-agent --task 'x'")).toBe("my-agent");
     expect(findCommandProgram("my-agent|tee log")).toBe("my-agent");
+    // A wholly single-quoted word is as plain (a path with a space).
+    expect(findCommandProgram("'/quoted path/agent' x")).toBe("/quoted path/agent");
     // Not a plain word: nothing to resolve on the host.
-    expect(findCommandProgram("'/quoted path/agent' x")).toBeNull();
+    expect(findCommandProgram("'/quoted'path x")).toBeNull();
     expect(findCommandProgram("$HOME/agent")).toBeNull();
     expect(findCommandProgram("(cd x && agent)")).toBeNull();
+  });
+
+  it("makes a relative program absolute from the folder the run starts in, and leaves every other program alone", async () => {
+    const project = await mkdtemp(path.join(dir, "project with space-"));
+    await writeFile(path.join(project, "agent.sh"), "#!/bin/sh\n", { mode: 0o755 });
+    const quoted = quoteForBash(path.join(project, "agent.sh"));
+    expect(await resolveCommandProgram("./agent.sh --task {prompt}", project)).toBe(
+      `${quoted} --task {prompt}`,
+    );
+    expect(await resolveCommandProgram("  A=1 ./agent.sh", project)).toBe(`A=1 ${quoted}`);
+    expect(findCommandProgram(`${quoted} --task x`)).toBe(path.join(project, "agent.sh"));
+    const plain = await mkdtemp(path.join(dir, "plain-"));
+    await writeFile(path.join(plain, "agent.sh"), "#!/bin/sh\n", { mode: 0o755 });
+    expect(await resolveCommandProgram("'./agent.sh' {prompt}", plain)).toBe(`${plain}/agent.sh {prompt}`);
+    for (const template of [
+      "my-agent --task {prompt}",
+      "/abs/agent {prompt}",
+      "~/bin/agent {prompt}",
+      "{workdir}/agent.sh {prompt}",
+      "$HOME/agent {prompt}",
+      "(cd sub && ./agent.sh)",
+    ]) {
+      expect(await resolveCommandProgram(template, plain), template).toBe(template);
+    }
+    await expect(resolveCommandProgram("sub/agent.sh", plain)).rejects.toThrow(
+      new ConfigError(
+        `the agent command's program "sub/agent.sh" does not exist: a relative path is taken from the folder the run starts in (${plain}); give the path from there, an absolute path or a name on PATH (a file of the trial's work dir is {workdir}/NAME)`,
+        "--agent-command",
+      ),
+    );
+    await expect(resolveCommandProgram("./ {prompt}", plain)).rejects.toThrow(/is not a file/);
   });
 
   it("rejects a missing command and unknown placeholders with a clear ConfigError", () => {

@@ -181,6 +181,60 @@ describe("credential proxy", () => {
     expect(proxy.forwarded()).toBe(0);
   });
 
+  it("forwards only the agent's own endpoints under the upstream's prefix, refuses what the agent does not admit, and shows the agent each answer's status and body", async () => {
+    const seen: string[] = [];
+    const upstream = await startUpstream((req, res) => {
+      seen.push(`${req.method} ${req.url} ${req.headers.authorization}`);
+      req.resume();
+      res.writeHead(seen.length === 1 ? 200 : 429, { "content-type": "application/json" }).end("{}");
+    });
+    const statuses: [string, number][] = [];
+    const bodies: string[] = [];
+    let admitted = 0;
+    const proxy = await startCredentialProxy({
+      apiKey: CANARY_KEY,
+      upstream: `${upstream.url}/v1`,
+      allowedEndpoints: ["POST /responses"],
+      admit: () => (admitted++ < 2 ? null : "the trial's turn limit is reached"),
+      onUpstreamResponse: ({ endpoint, status }) => {
+        statuses.push([endpoint, status]);
+        return (chunk) => bodies.push(chunk.toString());
+      },
+    });
+    cleanups.push(() => proxy.close());
+    const post = (path: string) =>
+      fetch(`${proxy.url}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${CLIENT_KEY}` },
+        body: "{}",
+      });
+    expect((await post("/responses")).status).toBe(200);
+    // Another provider's endpoint, the same path under the prefix, or a climb out: not the agent's.
+    for (const path of ["/v1/messages", "/v1/responses", "/responses/../files"]) {
+      expect((await post(path)).status).toBe(403);
+    }
+    expect((await post("/responses")).status).toBe(429);
+    const limited = await post("/responses");
+    expect(limited.status).toBe(403);
+    expect(await limited.text()).toContain("the trial's turn limit is reached");
+    expect(seen).toEqual([
+      `POST /v1/responses Bearer ${CANARY_KEY}`,
+      `POST /v1/responses Bearer ${CANARY_KEY}`,
+    ]);
+    expect(statuses).toEqual([
+      ["POST /responses", 200],
+      ["POST /responses", 429],
+    ]);
+    // The bodies as relayed, for the agent to read (the answers' token counts).
+    expect(bodies).toEqual(["{}", "{}"]);
+    expect(proxy.refused().map((refusal) => refusal.reason)).toEqual([
+      "not_allowed",
+      "not_allowed",
+      "not_allowed",
+      "agent_limit",
+    ]);
+  });
+
   it("answers 502 in the API's error format when the upstream cannot be reached, without the key", async () => {
     const upstream = await startUpstream(() => undefined);
     const deadUrl = upstream.url;

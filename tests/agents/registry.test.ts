@@ -44,11 +44,11 @@ describe("createAgent", () => {
 
   it("rejects an unknown name with a did-you-mean", () => {
     expect(configErrorOf(() => createAgent("orcale", {})).message).toBe(
-      '--agent: unknown agent "orcale" (did you mean "oracle"?); expected one of: anthropic, oracle, replay, null, claude-code, command',
+      '--agent: unknown agent "orcale" (did you mean "oracle"?); expected one of: anthropic, oracle, replay, null, claude-code, codex, command',
     );
     expect(configErrorOf(() => createAgent("Anthropic", {})).message).toContain('did you mean "anthropic"?');
     expect(configErrorOf(() => createAgent("gpt-5-turbo-agent", {})).message).toBe(
-      '--agent: unknown agent "gpt-5-turbo-agent"; expected one of: anthropic, oracle, replay, null, claude-code, command',
+      '--agent: unknown agent "gpt-5-turbo-agent"; expected one of: anthropic, oracle, replay, null, claude-code, codex, command',
     );
   });
 
@@ -60,17 +60,21 @@ describe("createAgent", () => {
       "the command agent needs a command template: pass --agent-command",
     );
     expect(createAgent("command", { agentCommand: "my-agent {prompt}" }).name).toBe("command");
+    // codex's key is OpenAI's, whatever Anthropic key is given.
+    expect(configErrorOf(() => createAgent("codex", { apiKey: "sk-ant" })).message).toContain(
+      "the codex agent needs an API key: set OPENAI_API_KEY",
+    );
   });
 });
 
 describe("the agent registry", () => {
   it("names every agent once, in the order users see them", () => {
-    expect(AGENT_NAMES).toEqual(["anthropic", "oracle", "replay", "null", "claude-code", "command"]);
+    expect(AGENT_NAMES).toEqual(["anthropic", "oracle", "replay", "null", "claude-code", "codex", "command"]);
     for (const name of AGENT_NAMES) expect(AGENTS[name].description.length, name).toBeLessThanOrEqual(60);
   });
 
   it("records a model for the agents that talk to one", () => {
-    expect(AGENT_NAMES.filter(agentUsesModel)).toEqual(["anthropic", "claude-code", "command"]);
+    expect(AGENT_NAMES.filter(agentUsesModel)).toEqual(["anthropic", "claude-code", "codex", "command"]);
   });
 
   it("offers the action every agent of the registry", () => {

@@ -190,14 +190,20 @@ describe("compareWithRecording", () => {
 
 describe("a bashkit-eval results file", () => {
   const TASKS_DIR = path.resolve(import.meta.dirname, "../fixtures/bashkit-eval/replay");
+  // bashkit-eval's own results file of that run, cut to its first eight tasks (fixtures/bashkit-eval/SOURCE.md).
   const RESULTS = path.resolve(
+    import.meta.dirname,
+    "../fixtures/bashkit-eval/results/haiku-4-5-first-8.results.json",
+  );
+  // The whole results file, every task's figures (fixtures/bashkit-eval/SOURCE.md).
+  const FULL_RESULTS = path.resolve(
     import.meta.dirname,
     "../fixtures/bashkit-eval/results/eval-anthropic-claude-haiku-4-5-20251001-2026-05-26-012523.json",
   );
   it("loads one recording per task with its calls, turns and exit codes", async () => {
     const set = await readRecordings(RESULTS);
     expect(set.format).toBe("bashkit-eval");
-    expect(set.byScenario.size).toBe(58);
+    expect(set.byScenario.size).toBe(8);
     const scaffold = set.byScenario.get("file_ops_project_scaffold")?.[0];
     expect(scaffold?.model).toBe("claude-haiku-4-5-20251001");
     expect(scaffold?.calls[0]?.command).toContain("mkdir -p /home/eval/myproject/src");
@@ -206,8 +212,8 @@ describe("a bashkit-eval results file", () => {
   });
 
   it("keeps each task's recorded turns, tokens, tool calls and stop, and when the run was recorded", async () => {
-    const set = await readRecordings(RESULTS);
-    const recorded = JSON.parse(await readFile(RESULTS, "utf8")) as BashkitResultsFile;
+    const set = await readRecordings(FULL_RESULTS);
+    const recorded = JSON.parse(await readFile(FULL_RESULTS, "utf8")) as BashkitResultsFile;
     expect(set.model).toBe("claude-haiku-4-5-20251001");
     expect(set.recorded_at).toBe("2026-05-26T01:25:23Z");
     for (const result of recorded.results) {

@@ -1,7 +1,13 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { AGENT_NAMES, AGENTS, createAgent, describeMissingApiKey } from "../../src/agents/registry.js";
+import {
+  AGENT_NAMES,
+  AGENTS,
+  apiKeyRemedy,
+  createAgent,
+  describeMissingApiKey,
+} from "../../src/agents/registry.js";
 import { EXIT } from "../../src/cli/main.js";
 import type { Comparison } from "../../src/compare/types.js";
 import { ConfigError } from "../../src/errors.js";
@@ -31,15 +37,28 @@ describe("run: the agents come from the registry", () => {
 
   it("says the same thing about a missing key as the library, for every agent that needs one", async () => {
     const needingKey = AGENT_NAMES.filter((name) => AGENTS[name].needsApiKey);
-    expect(needingKey).toEqual(["anthropic", "claude-code"]);
+    expect(needingKey).toEqual(["anthropic", "claude-code", "codex"]);
     for (const name of needingKey) {
-      const result = await runMain(["run", SUITE, "--agent", name]);
+      // codex runs OpenAI's models, with OpenAI's key.
+      const provider = name === "codex" ? "openai" : "anthropic";
+      const modelFlags = name === "codex" ? ["--model", "openai:gpt-5.2"] : [];
+      const result = await runMain(["run", SUITE, "--agent", name, ...modelFlags]);
       expect(result.code, name).toBe(EXIT.usage);
-      expect(result.stderr, name).toBe(`llm-tool-test: ${describeMissingApiKey(name)}\n`);
+      expect(result.stderr, name).toBe(
+        `llm-tool-test: ${describeMissingApiKey(name, apiKeyRemedy(provider))}\n`,
+      );
       expect(() => createAgent(name, {}), name).toThrow(
-        new ConfigError(describeMissingApiKey(name), "--agent"),
+        new ConfigError(describeMissingApiKey(name, apiKeyRemedy(provider)), "--agent"),
       );
     }
+  });
+
+  it("says that codex runs OpenAI models only, before asking for a key", async () => {
+    const result = await runMain(["run", SUITE, "--agent", "codex"]);
+    expect(result.code).toBe(EXIT.usage);
+    expect(result.stderr).toBe(
+      "llm-tool-test: --model: the codex agent runs OpenAI models only: pass --model openai:MODEL (e.g. openai:gpt-5.2)\n",
+    );
   });
 });
 
@@ -92,6 +111,85 @@ describe("run: configuration errors exit 2 with one clear line", () => {
     expect(result.code).toBe(EXIT.usage);
     expect(result.stderr).toContain('sandbox "bwrap" needs bubblewrap, but "bwrap" was not found on PATH');
     expect(result.stderr).toContain("apt-get install -y bubblewrap");
+  });
+});
+
+describe("run --agent command: a relative program path", () => {
+  /** A project folder with an agent script under agents/ that writes the names. */
+  async function makeProject(mode: number): Promise<{ project: string; out: string }> {
+    const project = makeTempDir("ltt-relative-agent-");
+    await mkdir(path.join(project, "agents"));
+    await writeFile(
+      path.join(project, "agents", "names-agent.sh"),
+      "#!/bin/sh\njq -r '.[].name' data.json > names.txt\necho done\n",
+      { mode },
+    );
+    return { project, out: path.join(project, "out") };
+  }
+
+  it("is a configuration error before any trial when the file is not there, naming the flag and what to do", async () => {
+    const { project, out } = await makeProject(0o755);
+    const result = await runMain(
+      [
+        "run",
+        SUITE,
+        "--agent",
+        "command",
+        "--agent-command",
+        "./agents/no-such-agent.sh {prompt}",
+        "--out",
+        out,
+      ],
+      { cwd: project },
+    );
+    expect(result.code).toBe(EXIT.usage);
+    expect(result.stderr).toContain(
+      `llm-tool-test: --agent-command: the agent command's program "./agents/no-such-agent.sh" does not exist: a relative path is taken from the folder the run starts in (${project}); give the path from there, an absolute path or a name on PATH`,
+    );
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    // No trial ran: no output folder at all.
+    await expect(readdir(out)).rejects.toThrow(/ENOENT/);
+  });
+
+  it("is a configuration error when the file is not executable", async () => {
+    const { project, out } = await makeProject(0o644);
+    const result = await runMain(
+      ["run", SUITE, "--agent", "command", "--agent-command", "agents/names-agent.sh", "--out", out],
+      { cwd: project },
+    );
+    expect(result.code).toBe(EXIT.usage);
+    expect(result.stderr).toMatch(
+      /--agent-command: .*"agents\/names-agent\.sh" .* is not executable: .*chmod \+x/,
+    );
+    await expect(readdir(out)).rejects.toThrow(/ENOENT/);
+  });
+
+  it("runs the program found from the folder the run starts in, as the user's shell would", async () => {
+    const { project, out } = await makeProject(0o755);
+    const result = await runMain(
+      [
+        "run",
+        SUITE,
+        "--agent",
+        "command",
+        "--agent-command",
+        "./agents/names-agent.sh {prompt}",
+        "--sandbox",
+        "local",
+        "--tags",
+        "smoke",
+        "--out",
+        out,
+        "-q",
+      ],
+      { cwd: project },
+    );
+    const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report;
+    const trials = report.scenarios.flatMap((scenario) => scenario.trials);
+    expect(trials.length).toBeGreaterThan(0);
+    // Not exit 127 in the work dir: the agent ran and stopped on its own, and its work passed.
+    for (const trial of trials) expect([trial.end_reason, trial.outcome]).toEqual(["natural_stop", "pass"]);
+    expect(result.code).toBe(EXIT.ok);
   });
 });
 
@@ -251,5 +349,67 @@ describe("run with the oracle agent, in process", () => {
       `a=${path.join(dir, "v2.md")}`,
     ]);
     expect(twice.stderr).toBe("llm-tool-test: --variant a is given twice\n");
+  });
+});
+
+describe("run: the output folder of an earlier run", () => {
+  const brokenSetup = async () => {
+    const dir = makeTempDir("ltt-broken-setup-");
+    // Every trial's setup fails: after three infrastructure errors in a row the run stops.
+    await writeFile(
+      path.join(dir, "broken.yaml"),
+      "name: broken\ntask: t\ntrials: 5\nsetup: ['exit 7']\nevaluation:\n  gates: [{type: file_exists, path: x}]\n",
+    );
+    return dir;
+  };
+
+  it("--out refuses a folder that already holds files, unless --force", async () => {
+    const dir = await brokenSetup();
+    const out = makeTempDir("ltt-used-out-");
+    await writeFile(path.join(out, "report.json"), "{}\n");
+    const refused = await runMain([
+      "run",
+      dir,
+      "--agent",
+      "oracle",
+      "--sandbox",
+      "local",
+      "--out",
+      out,
+      "-q",
+    ]);
+    expect(refused.code).toBe(EXIT.usage);
+    expect(refused.stderr).toBe(
+      `llm-tool-test: --out: ${JSON.stringify(out)} already holds files (an earlier run's?): choose a new folder, finish an interrupted run there with --resume ${out}, or pass --force to write into it\n`,
+    );
+    expect(await readFile(path.join(out, "report.json"), "utf8")).toBe("{}\n");
+    const forced = await runMain([
+      "run",
+      dir,
+      "--agent",
+      "oracle",
+      "--sandbox",
+      "local",
+      "--out",
+      out,
+      "-q",
+      "--force",
+    ]);
+    expect(forced.code).toBe(EXIT.incomplete);
+    expect((JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report).summary.trials).toBe(
+      5,
+    );
+  });
+
+  it("says how to finish a run that stopped before all its trials ran", async () => {
+    const dir = await brokenSetup();
+    const out = path.join(makeTempDir("ltt-resume-hint-"), "run");
+    const result = await runMain(["run", dir, "--agent", "oracle", "--sandbox", "local", "--out", out, "-q"]);
+    const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report;
+    expect(report.run.incomplete).toBe(true);
+    expect(report.summary.skipped).toBe(2);
+    expect(result.stderr).toContain(
+      `note: 2 trial(s) did not run. To finish this run, repeat the command with --resume ${out} (in place of --out): the trials that finished are kept.\n`,
+    );
   });
 });

@@ -107,4 +107,23 @@ describe("validate", () => {
     expect(result.stdout).toContain("No scenario was checked: 1 skipped: no solution to run.");
     expect(result.code).toBe(EXIT.ok);
   });
+
+  it("warns about a scenario without gates, and --oracle fails it (any agent would pass it)", async () => {
+    const dir = makeTempDir("ltt-no-gates-");
+    await writeFile(path.join(dir, "open.yaml"), "name: open\ntask: do it\nsolution: ['true']\n");
+    await writeFile(
+      path.join(dir, "gated.yaml"),
+      "name: gated\ntask: do it\nevaluation:\n  gates: [{type: file_exists, path: out.txt}]\n",
+    );
+    const validated = await runMain(["validate", "."], { cwd: dir });
+    expect(validated.code).toBe(EXIT.ok);
+    expect(validated.stderr).toBe(
+      "warning: open.yaml: scenario open has no gates: nothing checks the agent's work, so an agent that does nothing passes; add `evaluation.gates`\n",
+    );
+    const oracle = await runMain(["validate", dir, "--oracle"]);
+    expect(oracle.stdout).toContain("FAIL open: no gates: nothing checks the agent's work");
+    expect(oracle.stdout).toContain("skip gated: no solution");
+    expect(oracle.stdout).toContain("1 problem(s).");
+    expect(oracle.code).toBe(EXIT.failed);
+  });
 });

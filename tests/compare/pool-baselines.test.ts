@@ -242,7 +242,39 @@ describe("poolBaselines", () => {
     expect(pooled.used).toEqual(["same order", "other order"]);
     expect(pooled.runsPerScenario).toEqual({ "a~claude-x": 2, "a~claude-y": 2 });
     expect(pooled.excluded).toEqual([
-      { label: "one model", scenario: null, reason: "model claude-y, not claude-x" },
+      {
+        label: "one model",
+        scenario: null,
+        reason: "model claude-y, not a model matrix (claude-x, claude-y)",
+      },
+    ]);
+  });
+
+  it("leaves out a one-model run for a matrix and a matrix for a one-model run, even of the same first model", () => {
+    const matrix = makeReport(
+      ["claude-x", "claude-y"].map((model) =>
+        makeScenarioReport({ id: "a", model, trials: trialsFrom([pass]) }),
+      ),
+      { model: "claude-x", models: ["claude-x", "claude-y"], evaluation_hash: "e1" },
+    );
+    const single = makeReport([buildScenario("a", [pass])], { model: "claude-x", evaluation_hash: "e1" });
+    expect(describeRunMismatch(single, matrix)).toBe(
+      "model claude-x, not a model matrix (claude-x, claude-y)",
+    );
+    expect(describeRunMismatch(matrix, single)).toBe(
+      "a model matrix (claude-x, claude-y), not model claude-x",
+    );
+    expect(poolBaselines([{ label: "run #1", report: matrix }], single).excluded).toEqual([
+      { label: "run #1", scenario: null, reason: "a model matrix (claude-x, claude-y), not model claude-x" },
+    ]);
+  });
+
+  it("says why a matching run that contributed nothing was left out", () => {
+    const other = makeReport([buildScenario("z", [pass])], { evaluation_hash: "e1" });
+    const pooled = poolBaselines([{ label: "run #7", report: other }], head());
+    expect(pooled.report).toBeNull();
+    expect(pooled.excluded).toEqual([
+      { label: "run #7", scenario: null, reason: "it ran none of this run's scenarios" },
     ]);
   });
 

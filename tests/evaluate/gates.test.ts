@@ -303,6 +303,60 @@ describe("script gates", () => {
   });
 });
 
+describe("final answer gates", () => {
+  const response = (turn: number, text: string): TrialEvent => ({
+    type: "model_response",
+    turn,
+    stop_reason: "end_turn",
+    usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
+    text,
+    tool_uses: [],
+    duration_ms: 100,
+    ts: "2026-01-01T00:00:00.000Z",
+    t_ms: turn * 10,
+  });
+
+  it("final_answer_contains reads the text of the agent's last message that has any", async () => {
+    const events = [
+      response(1, "Let me look: the answer is 41"),
+      response(2, "The answer is 42."),
+      response(3, "  "),
+    ];
+    const found = await runOne({ ...w, type: "final_answer_contains", substring: "42" }, { events });
+    expect(found).toMatchObject({ passed: true, message: 'the final answer contains "42"' });
+    // An earlier message that said it does not count.
+    const earlier = await runOne({ ...w, type: "final_answer_contains", substring: "41" }, { events });
+    expect(earlier).toMatchObject({
+      passed: false,
+      message: 'the final answer does not contain "41"; it reads: "The answer is 42."',
+    });
+  });
+
+  it("final_answer_matches applies the regex to it", async () => {
+    const events = [response(1, "Total: 1,204 rows")];
+    expect(
+      (await runOne({ ...w, type: "final_answer_matches", pattern: "\\b1,?204\\b" }, { events })).passed,
+    ).toBe(true);
+    const failed = await runOne({ ...w, type: "final_answer_matches", pattern: "^\\d+$" }, { events });
+    expect(failed.message).toBe('the final answer does not match /^\\d+$/; it reads: "Total: 1,204 rows"');
+  });
+
+  it("reads a command agent's stdout as its answer, and fails without any answer", async () => {
+    const output: TrialEvent[] = [
+      { type: "agent_output", text: "working...\nresult: ok", ts: "2026-01-01T00:00:00.000Z", t_ms: 1 },
+    ];
+    expect(
+      (await runOne({ ...w, type: "final_answer_contains", substring: "result: ok" }, { events: output }))
+        .passed,
+    ).toBe(true);
+    const none = await runOne({ ...w, type: "final_answer_contains", substring: "x" }, { events: [] });
+    expect(none).toMatchObject({
+      passed: false,
+      message: "the agent gave no final answer (no text in its last message)",
+    });
+  });
+});
+
 describe("bashkit-eval checks", () => {
   let events: TrialEvent[];
   beforeAll(() => {

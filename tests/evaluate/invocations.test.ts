@@ -3,6 +3,7 @@ import {
   extractInvocations,
   extractToolEventInvocations,
   findArgvSubcommand,
+  findPossibleGlobalOptions,
   quoteShellWord,
   splitShellSegment,
 } from "../../src/evaluate/invocations.js";
@@ -150,6 +151,26 @@ describe("shell helpers", () => {
     expect(findArgvSubcommand(["t", "--verbose", "list"])).toBe("list");
     expect(findArgvSubcommand(["t", "--", "-x"])).toBe("-x");
     expect(findArgvSubcommand(["t", "-v"])).toBeNull();
+  });
+
+  it("skips the value of a listed global option, in every spelling getopt accepts", () => {
+    const options = ["-f", "--file", "-config"];
+    const sub = (...args: string[]) => findArgvSubcommand(["hledger", ...args], options);
+    expect(sub("-f", "main.journal", "balance")).toBe("balance");
+    expect(sub("--file", "main.journal", "reg", "food")).toBe("reg");
+    expect(sub("--file=main.journal", "balance")).toBe("balance");
+    expect(sub("-fmain.journal", "balance")).toBe("balance");
+    // -v and -S are flags, -f takes the next argument.
+    expect(sub("-vSf", "main.journal", "print")).toBe("print");
+    // Glued after the option letter: the rest of the cluster is its value.
+    expect(sub("-vfmain.journal", "print")).toBe("print");
+    expect(sub("-config", "x.toml", "serve")).toBe("serve");
+    expect(sub("-f", "main.journal", "--", "-weird")).toBe("-weird");
+    expect(sub("-f", "main.journal")).toBeNull();
+    // Unlisted options take nothing: their argument is the subcommand, as before.
+    expect(sub("-o", "out.txt", "balance")).toBe("out.txt");
+    // Without the list, -f's value is taken for the subcommand (why the list exists).
+    expect(findArgvSubcommand(["hledger", "-f", "main.journal", "balance"])).toBe("main.journal");
   });
 
   it("quotes only words that need it", () => {
@@ -446,5 +467,95 @@ describe("extractInvocations with a binary: an honest agent's timing and a patte
     ]);
     expect(result.disagreements).toBeUndefined();
     expect(result.patternMisses).toEqual(["hledger --help"]);
+  });
+});
+
+describe("extractInvocations with target.global_options: the option's value is not the subcommand", () => {
+  it("names the subcommand after -f's value from every source: shim records, tool calls and free text", () => {
+    const target = { binary: "hledger", globalOptions: ["-f", "--file"], env: {} };
+    const log = createEventLog();
+    const calls: [string, string[], number][] = [
+      ["hledger -f main.journal balance", ["hledger", "-f", "main.journal", "balance"], 0],
+      [
+        "hledger --file main.journal register food",
+        ["hledger", "--file", "main.journal", "register", "food"],
+        0,
+      ],
+      ["hledger --help", ["hledger", "--help"], 0],
+      ["hledger -f main.journal balanse", ["hledger", "-f", "main.journal", "balanse"], 1],
+      ["hledger -f main.journal balance --tree", ["hledger", "-f", "main.journal", "balance", "--tree"], 0],
+    ];
+    for (const [command, argv, exit] of calls) {
+      log.call(command, exit);
+      const call = log.events.findLast((event) => event.type === "tool_call");
+      log.push({
+        type: "target_invocation",
+        argv,
+        exit_code: exit,
+        duration_ms: 5,
+        cwd: null,
+        started_at_ms: Date.parse(call?.ts ?? "") + 1,
+      });
+    }
+    const fromShim = extractInvocations(log.events, target);
+    expect(fromShim.source).toBe("shim");
+    expect(fromShim.invocations.map((i) => i.subcommand)).toEqual([
+      "balance",
+      "register",
+      null,
+      "balanse",
+      "balance",
+    ]);
+    expect(fromShim.disagreements).toBeUndefined();
+    const { binary: _binary, ...withoutBinary } = target;
+    expect(
+      extractToolEventInvocations(log.events, { ...withoutBinary, commandPattern: "hledger\\b" }),
+    ).toEqual(fromShim.invocations.map((invocation) => ({ ...invocation, duration_ms: expect.any(Number) })));
+    const text = createEventLog();
+    text.push({
+      type: "agent_output",
+      text: "$ hledger -f main.journal balance\n$ hledger --file=x.journal print",
+    });
+    const fromText = extractInvocations(text.events, { ...withoutBinary, commandPattern: "hledger\\b" });
+    expect(fromText.source).toBe("transcript_regex");
+    expect(fromText.invocations.map((i) => i.subcommand)).toEqual(["balance", "print"]);
+  });
+});
+
+describe("findPossibleGlobalOptions: a hint where the list is missing", () => {
+  const invocation = (...argv: string[]) => ({
+    command: argv.join(" "),
+    argv,
+    subcommand: findArgvSubcommand(argv),
+    exit_code: 0,
+    duration_ms: 1,
+  });
+  const calls = [
+    invocation("hledger", "-f", "main.journal", "balance"),
+    invocation("hledger", "-f", "other.journal", "register"),
+    invocation("hledger", "--verbose", "balance"),
+    invocation("git", "-C", "../repo", "status"),
+    invocation("tool", "-n", "3", "list"),
+    invocation("jq", "-r", ".[].name", "data.json"),
+    invocation("pandoc", "in.md", "-o", "out.html"),
+    invocation("hledger", "--file=x.journal", "print"),
+    invocation("hledger", "--", "x.journal"),
+  ];
+
+  it("names each option once, with its first call, when an option's argument looks like a value", () => {
+    expect(findPossibleGlobalOptions(calls, { binary: "hledger", env: {} })).toEqual([
+      { option: "-f", command: "hledger -f main.journal balance" },
+      { option: "-C", command: "git -C ../repo status" },
+      { option: "-n", command: "tool -n 3 list" },
+    ]);
+  });
+
+  it("says nothing once the scenario gives the list, even an empty one", () => {
+    expect(findPossibleGlobalOptions(calls, { binary: "hledger", globalOptions: [], env: {} })).toEqual([]);
+  });
+
+  it("says nothing when the pattern named the subcommand", () => {
+    const named = { ...invocation("hledger", "-f", "main.journal", "balance"), subcommand: "balance" };
+    expect(findPossibleGlobalOptions([named], { binary: "hledger", env: {} })).toEqual([]);
   });
 });

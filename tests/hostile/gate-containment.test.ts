@@ -12,9 +12,11 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agents/registry.js";
+import { decideRun } from "../../src/compare/decide-run.js";
 import type { GateResult, TrialReport } from "../../src/results/types.js";
 import { defaultRunOptions } from "../../src/run/options.js";
-import { runSuite } from "../../src/run/suite.js";
+import { createRunRedactor, runSuite } from "../../src/run/suite.js";
+import { writeRunOutputs } from "../../src/run/write-outputs.js";
 import type { GateSpec, SandboxMode } from "../../src/scenario/types.js";
 import type { TrialEvent } from "../../src/transcript/events.js";
 import { findBwrapProblem } from "../support/processes.js";
@@ -63,11 +65,15 @@ async function runGatedTrial(
 ): Promise<{ trial: TrialReport; gates: GateResult[]; outputs: string; events: TrialEvent[] }> {
   const outDir = makeTempDir("ltt-gate-containment-out-");
   const scenario = makeScenario({ id: `gates-${mode}`, solution, evaluation: { gates } });
+  const env = { PATH: parentPath, LANG: "C.UTF-8" };
   const { report } = await runSuite(
     [scenario],
     defaultRunOptions({ agent: "oracle", outDir, sandbox: mode, trials: 1, gateTimeoutMs: 20_000 }),
-    { agent: createAgent("oracle", {}), env: { PATH: parentPath, LANG: "C.UTF-8" } },
+    { agent: createAgent("oracle", {}), env },
   );
+  // Every output file a run writes, as the front ends write them after deciding.
+  const decided = decideRun({ report, baseline: null, policy: { failOn: null, gateMetrics: [] } });
+  await writeRunOutputs(report, decided, { outDir, redact: createRunRedactor([scenario], env) });
   const trial = report.scenarios[0]?.trials[0] as TrialReport;
   const events = (await readFile(path.join(outDir, trial.events_path as string), "utf8"))
     .trim()

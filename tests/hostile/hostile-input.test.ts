@@ -120,6 +120,41 @@ describe("JSON written to nest deeper than any report or event", () => {
   });
 });
 
+describe("a report's lists the renderers go through are shape-checked when it is read", () => {
+  it.each([
+    [
+      "command_pattern_misses",
+      "x",
+      'scenarios[0].trials[0].command_pattern_misses: expected a list of strings, found "x"',
+    ],
+    [
+      "shim_disagreements",
+      [1],
+      "scenarios[0].trials[0].shim_disagreements[0]: expected a string, found a number",
+    ],
+    [
+      "possible_global_options",
+      [{ option: "-f" }],
+      "scenarios[0].trials[0].possible_global_options[0].command: expected a string, found nothing",
+    ],
+    [
+      "possible_global_options",
+      ["-f"],
+      'scenarios[0].trials[0].possible_global_options[0]: expected an object with option and command, found "-f"',
+    ],
+  ])("%s: %j is an error naming the field, not a crash", async (field, value, message) => {
+    const dir = await tempDir("lists");
+    const report = JSON.parse(await readFile(BASE_REPORT, "utf8"));
+    report.scenarios[0].trials[0][field] = value;
+    const file = path.join(dir, "report.json");
+    await writeFile(file, JSON.stringify(report));
+    for (const format of ["md", "html"]) {
+      const result = await expectConfigError(["report", file, "--format", format]);
+      expect(result.stderr).toContain(message);
+    }
+  });
+});
+
 describe("baseline numbers are range-checked when a report is read", () => {
   it.each([
     [

@@ -212,7 +212,12 @@ describe("renderDecisionHeadline", () => {
     expect(headline).not.toMatch(/^✅/u);
     expect(renderDecisionReason(passing)).toMatch(/^INCOMPLETE: No regression detected/);
     const outcome = decideAndCompare(incomplete, null, { failOnText: "outcome" }).decision;
-    expect(renderDecisionHeadline(outcome)).toMatch(/^⚠️ INCOMPLETE — Passed/u);
+    // Never "Passed" for a run whose planned trials did not all run (a cancelled run, issue 27).
+    const cancelled = { passed: 3, failed: 0, errors: 0, skipped: 7 };
+    expect(renderDecisionHeadline(outcome, { summary: cancelled })).toBe(
+      "⚠️ INCOMPLETE — No trial that ran failed: 3/3 trials passed, 7 not run (fail-on: outcome); only the trials that ran were judged",
+    );
+    expect(renderDecisionReason(outcome, { summary: cancelled })).not.toMatch(/Passed/);
 
     const head = repeat(10, 3, 3);
     head[2] = [0, 9];

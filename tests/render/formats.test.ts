@@ -8,7 +8,7 @@ import { renderComparisonMarkdown } from "../../src/render/comparison-markdown.j
 import { renderDecisionReason } from "../../src/render/decision.js";
 import { FORMAT_NAMES, OUTPUT_FORMATS } from "../../src/render/formats.js";
 import { renderReportMarkdown } from "../../src/render/report-markdown.js";
-import { writeReportFiles } from "../../src/run/suite.js";
+import { writeReportFiles } from "../../src/run/write-outputs.js";
 import { loadFixture } from "../support/report-fixtures.js";
 
 describe("the output formats", () => {

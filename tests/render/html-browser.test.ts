@@ -216,7 +216,10 @@ describe.skipIf(!available)(title, () => {
   });
 
   it("opens a trial named in the address (#trial-N)", async () => {
-    const html = renderReportHtml({ report: makeSampleReport(), events: makeSampleEvents() });
+    const report = makeSampleReport();
+    const first = report.scenarios[0]!.trials[0]!;
+    first.command_pattern_misses = ["my-tool --help", `my-tool -f x ${SCRIPT_PAYLOAD}`];
+    const html = renderReportHtml({ report, events: makeSampleEvents() });
     const watch = await openPage(html, "html-report-hash.html");
     await watch.page.goto(`${watch.url}#trial-0`);
     await watch.page.reload();
@@ -224,6 +227,11 @@ describe.skipIf(!available)(title, () => {
     await expect.poll(() => viewer.evaluate((d) => (d as unknown as Openable).open)).toBe(true);
     expect(await viewer.locator("h2").textContent()).toBe("create_and_link — trial #1 pass");
     expect(await viewer.locator(".step.setup .cmd-line").textContent()).toBe("setup $ my-tool init");
+    // The calls the pattern missed, as text.
+    expect(await viewer.locator("p", { hasText: "command_pattern does not match" }).textContent()).toBe(
+      `Counted, but target.command_pattern does not match them (subcommand from the arguments): my-tool --help; my-tool -f x ${SCRIPT_PAYLOAD}`,
+    );
+    expect(await viewer.evaluate((d) => d.querySelectorAll("script, img").length)).toBe(0);
     expect(watch.pageErrors).toEqual([]);
     expect(watch.consoleErrors).toEqual([]);
     await watch.page.close();

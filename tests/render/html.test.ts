@@ -150,6 +150,25 @@ describe("renderReportHtml", () => {
     expect(section).toMatch(/>2<\/td>.*>1<\/td>.*>50%<\/td>/);
   });
 
+  it("carries the calls command_pattern missed to the trial viewer, as data", () => {
+    const missed = "my-tool --help <img src=x onerror=alert(1)>";
+    const page = renderReportHtml({
+      report: makeReport([
+        makeScenarioReport({
+          id: "tool",
+          trials: [
+            makeTrial({ trial: 1, outcome: "pass", command_pattern_misses: [missed] }),
+            makeTrial({ trial: 2, outcome: "pass" }),
+          ],
+        }),
+      ]),
+      events: {},
+    });
+    expect(readBlob(page).trials.map((trial) => trial.command_pattern_misses)).toEqual([[missed], []]);
+    expect(staticPart(page)).not.toContain("<img src=x");
+    expect(PAGE_SCRIPT).toContain("t.command_pattern_misses.join");
+  });
+
   it("numbers the trial chips in the order of the data blob", () => {
     const chips = [
       ...staticPart(html).matchAll(

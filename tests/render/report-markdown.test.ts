@@ -42,6 +42,35 @@ describe("report.md's trial sections", () => {
     expect(md).not.toContain("## Shim records that disagree");
   });
 
+  it("names the options whose value may have been taken for the subcommand, once per scenario, as code", () => {
+    const hint = { option: "-f", command: "hledger -f main.journal balance `x`" };
+    const md = renderReportMarkdown(
+      makeReport([
+        makeScenarioReport({
+          id: "s1",
+          trials: [
+            makeTrial({ trial: 1, outcome: "pass", possible_global_options: [hint] }),
+            makeTrial({
+              trial: 2,
+              outcome: "pass",
+              possible_global_options: [{ ...hint, command: "other" }],
+            }),
+          ],
+        }),
+      ]),
+    );
+    expect(md).toContain("## Subcommands that may be option values");
+    expect(md).toContain("list it in `target.global_options`");
+    expect(md.split("\n").filter((line) => line.startsWith("- `s1`"))).toEqual([
+      "- `s1`: `-f`, e.g. `` hledger -f main.journal balance `x` ``",
+    ]);
+    expect(
+      renderReportMarkdown(
+        makeReport([makeScenarioReport({ id: "s2", trials: [makeTrial({ trial: 1, outcome: "pass" })] })]),
+      ),
+    ).not.toContain("option values");
+  });
+
   it("tells a model matrix's entries apart by their model, in the tables and the failures", () => {
     const entries = ["model-a", "model-b"].map((model) =>
       makeScenarioReport({

@@ -7,6 +7,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agents/registry.js";
+import { decideRun } from "../../src/compare/decide-run.js";
 import { renderDesignLine } from "../../src/render/decision.js";
 import type { Report } from "../../src/results/types.js";
 import { adaptiveDesignOf } from "../../src/run/adaptive.js";
@@ -87,7 +88,7 @@ describe("adaptive extra trials", () => {
       excluded: [],
       runCounts: { fine: Array.from({ length: 8 }, () => ({ passed: 3, trials: 3 })) },
     };
-    const decideRun = async (overrides: Partial<RunOptions>) => {
+    const runAndDecide = async (overrides: Partial<RunOptions>) => {
       const options = defaultRunOptions({
         agent: "oracle",
         trials: 3,
@@ -97,20 +98,25 @@ describe("adaptive extra trials", () => {
         outDir: makeTempDir("ltt-adaptive-"),
         ...overrides,
       });
-      const { decision, report } = await runSuite([writes("fine", "hi")], options, {
+      const { report, designExtraTrials } = await runSuite([writes("fine", "hi")], options, {
         agent: createAgent("oracle"),
         env: { PATH: process.env.PATH },
         baseline,
-        decision: { failOn: null, gateMetrics: [], pooling },
+      });
+      const { decision } = decideRun({
+        report,
+        baseline: { report: baseline, pooling },
+        policy: { failOn: null, gateMetrics: [] },
+        designExtraTrials,
       });
       return { decision, report };
     };
-    const unextended = await decideRun({});
+    const unextended = await runAndDecide({});
     expect(unextended.report.scenarios[0]).toMatchObject({ extended: false });
     // Not the default (8) and not the 0 extra trials this run happened to spend: the design's 5.
     expect(unextended.decision.design?.extra_trials).toBe(5);
     expect(renderDesignLine(unextended.decision)).toMatch(/^1 scenario × 3 \(\+5\) trials against/);
-    const shard = await decideRun({ shard: { index: 1, count: 1 } });
+    const shard = await runAndDecide({ shard: { index: 1, count: 1 } });
     expect(shard.decision.design?.extra_trials).toBe(0);
   }, 60_000);
 

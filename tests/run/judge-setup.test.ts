@@ -88,6 +88,29 @@ describe("setUpJudge: the judge model per scenario", () => {
   it("falls back from the default judge when a scenario tests the default judge's model", () => {
     const setup = setUp([judged("haiku-agent", { agentModel: "claude-haiku-4-5-20251001" })]);
     expect(judgeModels(setup.scenarios)).toEqual(["claude-sonnet-4-5"]);
+    // The run records the judge that judged, not the default it started from.
+    expect(setup.judgeModel).toBe("claude-sonnet-4-5");
+  });
+});
+
+describe("setUpJudge: the run's judge_model names only a judge that judged", () => {
+  it("is null when every judged scenario has its own judge", () => {
+    const setup = setUp([judged("own", { judgeModel: "claude-opus-4-5" })], { flag: "claude-haiku-4-5" });
+    expect(judgeModels(setup.scenarios)).toEqual(["claude-opus-4-5"]);
+    expect(setup.judgeModel).toBeNull();
+  });
+
+  it("is null when no scenario is judged, whatever --judge-model says", () => {
+    const plain = makeScenario({ id: "plain", evaluation: { gates: [] } });
+    expect(setUp([plain], { flag: "claude-opus-4-5" }).judgeModel).toBeNull();
+  });
+
+  it("with --force-judge is the model that judged the scenarios without their own", () => {
+    const setup = setUp([judged("own", { judgeModel: "claude-opus-4-1" }), judged("plain")], {
+      flag: "claude-opus-4-5",
+      force: true,
+    });
+    expect(setup.judgeModel).toBe("claude-opus-4-5");
   });
 });
 
@@ -143,7 +166,8 @@ describe("run: a self-judging scenario through the CLI", () => {
     ]);
     expect(result.stderr).not.toContain("model under test");
     const report = JSON.parse(await readFile(path.join(outDir, "report.json"), "utf8")) as Report;
-    expect(report.run.judge_model).toBe("claude-haiku-4-5");
+    // The scenario's own judge judged every trial: --judge-model judged nothing, and the run says so.
+    expect(report.run.judge_model).toBeNull();
     const trials = report.scenarios[0]?.trials ?? [];
     expect(trials.length).toBeGreaterThan(0);
     for (const trial of trials) {

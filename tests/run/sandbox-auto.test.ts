@@ -8,13 +8,15 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgent } from "../../src/agents/registry.js";
+import { decideRun } from "../../src/compare/decide-run.js";
 import { ConfigError } from "../../src/errors.js";
 import { renderComment } from "../../src/render/pr-comment.js";
 import { renderTerminalSummary } from "../../src/render/terminal.js";
 import type { Report } from "../../src/results/types.js";
 import { defaultRunOptions } from "../../src/run/options.js";
 import { checkSandbox } from "../../src/run/preflight.js";
-import { runSuite } from "../../src/run/suite.js";
+import { createRunRedactor, runSuite } from "../../src/run/suite.js";
+import { writeRunOutputs } from "../../src/run/write-outputs.js";
 import { findSameUserReason, sameUserWarning } from "../../src/sandbox/agent-account.js";
 import { createSandboxSelector } from "../../src/sandbox/sandbox-selection.js";
 import { findBwrapProblem } from "../support/processes.js";
@@ -62,11 +64,15 @@ describe("sandbox auto where bwrap does not work", () => {
     expect(logged[0]).toContain("the agent was NOT isolated");
     expect(logged[0]).toContain(APPARMOR_DENIAL);
 
-    const { report, decision } = await runSuite(
-      [scenario],
-      defaultRunOptions({ agent: "oracle", outDir, trials: 2 }),
-      { agent: createAgent("oracle", {}), env: { PATH: searchPath, LANG: "C.UTF-8" }, sandboxes: selector },
-    );
+    const env = { PATH: searchPath, LANG: "C.UTF-8" };
+    const { report } = await runSuite([scenario], defaultRunOptions({ agent: "oracle", outDir, trials: 2 }), {
+      agent: createAgent("oracle", {}),
+      env,
+      sandboxes: selector,
+    });
+    const decided = decideRun({ report, baseline: null, policy: { failOn: null, gateMetrics: [] } });
+    await writeRunOutputs(report, decided, { outDir, redact: createRunRedactor([scenario], env) });
+    const { decision } = decided;
     expect(report.scenarios[0]!.trials.map((t) => [t.outcome, t.sandbox])).toEqual([
       ["pass", "local"],
       ["pass", "local"],

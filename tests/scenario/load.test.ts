@@ -61,7 +61,12 @@ describe("a full valid scenario", () => {
           env: { SORT_HINTS: "2" },
         },
       ],
-      target: { binary: "sort", commandPattern: "\\bsort\\s+(\\S+)", env: { LC_ALL: "C" } },
+      target: {
+        binary: "sort",
+        commandPattern: "\\bsort\\s+(\\S+)",
+        globalOptions: ["-o", "--output", "-k", "--key", "-t"],
+        env: { LC_ALL: "C" },
+      },
       agent: { model: "claude-haiku-4-5", maxTurns: 12, timeoutMs: 300_000, commandTimeoutMs: 1500 },
       solution: [
         "sort names.txt > sorted.txt",

@@ -84,6 +84,9 @@ describe("scenario schema", () => {
       "task: t\nevaluation: {gates: [{check: stdout_has:x}]}\n",
       "task: t\nsandbox: docker\n",
       "task: t\ntarget: {env: {PORT: 8080}}\n",
+      "task: t\ntarget: {global_options: -f}\n",
+      "task: t\ntarget: {global_options: [--file main.journal]}\n",
+      "task: t\ntarget: {global_options: [-f, -f]}\n",
       "name: has space\ntask: t\n",
     ]) {
       expect(validateScenario(parseYamlText(text)), text).toBe(false);

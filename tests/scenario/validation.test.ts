@@ -40,7 +40,7 @@ const cases: Case[] = [
     name: "unknown key far from any known key lists the known keys",
     files: { "s.yaml": "task: t\ntarget:\n  zzzzzz: 1\n" },
     error:
-      "s.yaml:3: target.zzzzzz: unknown key `zzzzzz` for target (expected one of: binary, command_pattern, env)",
+      "s.yaml:3: target.zzzzzz: unknown key `zzzzzz` for target (expected one of: binary, command_pattern, global_options, env)",
   },
   {
     name: "a key from another format gets a hint",
@@ -121,6 +121,22 @@ const cases: Case[] = [
     name: "invalid regex in target.command_pattern",
     files: { "s.yaml": "task: t\ntarget:\n  command_pattern: 'tool\\s+([a-z'\n" },
     error: 's.yaml:3: target.command_pattern: invalid regex "tool\\\\s+([a-z": missing closing ] in `[a-z`',
+  },
+  {
+    name: "target.global_options: not a list, a value given with the option, a name twice",
+    files: {
+      "s.yaml": "task: t\ntarget:\n  global_options: -f\n",
+      "t.yaml":
+        "task: t\ntarget:\n  global_options:\n    - -f\n    - --file main.journal\n    - file\n    - -f\n    - 3\n",
+    },
+    paths: ["s.yaml", "t.yaml"],
+    error: [
+      's.yaml:3: target.global_options: expected a list of option names such as [-f, --file], found a string ("-f")',
+      't.yaml:5: target.global_options[1]: "--file main.journal" is not an option name: write it as the tool spells it, without its value (`-f`, `--file`), one option per item',
+      't.yaml:6: target.global_options[2]: "file" is not an option name: write it as the tool spells it, without its value (`-f`, `--file`), one option per item',
+      't.yaml:7: target.global_options[3]: "-f" is listed twice',
+      "t.yaml:8: target.global_options[4]: expected a string, found a number (3)",
+    ].join("\n"),
   },
   {
     name: "a regex that needs backtracking (lookahead)",
@@ -234,7 +250,7 @@ const cases: Case[] = [
     name: "gate without a type",
     files: { "s.yaml": "task: t\nevaluation:\n  gates:\n    - command: ls\n" },
     error:
-      "s.yaml:4: evaluation.gates[0]: missing required key `type` (one of: command_succeeds, command_output_contains, command_output_matches, command_json_path, file_exists, file_contains, file_matches, no_transcript_errors, script, exit_code, stdout_contains, stdout_regex, stderr_empty, dir_exists, file_line_regex, tool_calls_min, tool_calls_max, llm_judge, unsupported_check)",
+      "s.yaml:4: evaluation.gates[0]: missing required key `type` (one of: command_succeeds, command_output_contains, command_output_matches, command_json_path, file_exists, file_contains, file_matches, final_answer_contains, final_answer_matches, no_transcript_errors, script, exit_code, stdout_contains, stdout_regex, stderr_empty, dir_exists, file_line_regex, tool_calls_min, tool_calls_max, llm_judge, unsupported_check)",
   },
   {
     name: "negative gate weight",

@@ -182,9 +182,10 @@ describe("clusteredSuiteTest", () => {
   });
 
   it("takes each base run as one observation of the day when the runs' levels spread widely", () => {
-    // Levels alternate 1 and 1/3 across eight runs in every scenario; the head's level, 1/3, is a day
-    // like half of them. Pooled as independent trials it looks like a collapse; as one more day it does not.
-    const input = together(1, runsOf([3, 3], [1, 3], [3, 3], [1, 3], [3, 3], [1, 3], [3, 3], [1, 3]));
+    // Levels swing between 1 and 1/3 across eight runs in every scenario (no trend); the head's level,
+    // 1/3, is a day like half of them. Pooled as independent trials it looks like a collapse; as one more
+    // day it does not.
+    const input = together(1, runsOf([3, 3], [1, 3], [1, 3], [3, 3], [3, 3], [1, 3], [1, 3], [3, 3]));
     const result = clusteredSuiteTest(input, 0);
     expect(result.method).toBe("runs");
     expect(cmhExactOneSided(input).pValue).toBeLessThan(1e-5);
@@ -218,6 +219,25 @@ describe("clusteredSuiteTest", () => {
     // Against the pooled baseline the head looks far worse; against the trend it is what was coming.
     expect(cmhExactOneSided(input).pValue).toBeLessThan(1e-6);
     expect(result.pValue).toBeGreaterThan(0.01);
+  });
+
+  it("from three to seven base runs assumes the design's largest day effect unless the runs show more", () => {
+    // Four runs whose levels agree as independent trials would: too few to rule out a day effect.
+    const four = strata(2, runsOf([3, 3], [2, 3], [2, 3], [3, 3]));
+    const result = clusteredSuiteTest(four, 0);
+    expect(result.method).toBe("prior");
+    expect(result.pValue).toBeGreaterThan(cmhExactOneSided(four).pValue);
+    // Eight such runs: their spread is taken at its word.
+    const eight = strata(2, runsOf([3, 3], [2, 3], [2, 3], [3, 3], [3, 3], [2, 3], [2, 3], [3, 3]));
+    expect(clusteredSuiteTest(eight, 0).method).toBe("exact");
+  });
+
+  it("finds no regression, and no day effect, where every run of every scenario passed", () => {
+    const input = strata(3, runsOf([3, 3], [3, 3], [3, 3], [3, 3], [3, 3], [3, 3], [3, 3], [3, 3]));
+    expect(estimateSuiteDispersion(input.map((s) => s.baseRuns))).toBeNull();
+    const result = clusteredSuiteTest(input, 0);
+    expect(result.method).toBe("exact");
+    expect(result.pValue).toBe(1);
   });
 
   it("below three base runs assumes the design's largest day effect", () => {

@@ -4,12 +4,12 @@
  * neutral: tests set what they assert on.
  */
 import {
-  assembleReport,
   buildScenarioReport,
   summarizeRun,
   summarizeScenario,
   summarizeSubcommands,
 } from "../../src/results/aggregate.js";
+import { assembleReport } from "../../src/results/assemble-report.js";
 import {
   type ExecutionMetrics,
   type InteractionMetrics,

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { parseCommandArgs } from "../args.js";
+import { COMMON_OPTIONS, parseCommandArgs } from "../args.js";
 import { type CliCommand, type CliIo, EXIT } from "../command.js";
 import { describeScenarioCount, FILTER_OPTIONS, loadSelected } from "../scenario-selection.js";
 
@@ -7,6 +7,7 @@ const LIST_HELP = "Usage: llm-tool-test list [paths...] [--tags a,b] [--tier N] 
 
 async function commandList(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs("list", argv, {
+    ...COMMON_OPTIONS,
     ...FILTER_OPTIONS,
     json: { type: "boolean" },
   });

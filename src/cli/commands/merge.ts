@@ -1,12 +1,13 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
+import { decideRun } from "../../compare/decide-run.js";
 import { exitCodeForReport } from "../../compare/exit-status.js";
 import { renderTerminalSummary } from "../../render/terminal.js";
 import { mergeShardReports } from "../../results/merge.js";
 import { copyShardTrialFolders } from "../../results/merge-trial-files.js";
 import { readReportFile } from "../../results/read-report.js";
 import { checkOutputPath } from "../../run/output-path.js";
-import { writeReportFiles } from "../../run/suite.js";
+import { writeRunOutputs } from "../../run/write-outputs.js";
 import { projectRootOf } from "../../scenario/repository-root.js";
 import { parseCommandArgs, readString } from "../args.js";
 import { type CliCommand, type CliIo, displayPath, EXIT } from "../command.js";
@@ -37,7 +38,20 @@ async function commandMerge(argv: string[], io: CliIo): Promise<number> {
   const merged = mergeShardReports(inputs);
   await mkdir(outDir, { recursive: true });
   await copyShardTrialFolders(inputs, outDir);
-  await writeReportFiles(merged, outDir, (text) => text, { repositoryRoot: await projectRootOf(io.cwd) });
+  // No baseline here (`compare` compares the merged report): the run's own outcome decides, and a
+  // sharded run had no adaptive design.
+  const decided = decideRun({
+    report: merged,
+    baseline: null,
+    policy: { failOn: null, gateMetrics: [] },
+    designExtraTrials: 0,
+  });
+  // The shards' outputs were redacted when they were written.
+  await writeRunOutputs(merged, decided, {
+    outDir,
+    redact: (text) => text,
+    repositoryRoot: await projectRootOf(io.cwd),
+  });
   io.stdout.write(`${renderTerminalSummary(merged, { color: Boolean(io.stdout.isTTY) })}\n`);
   io.stdout.write(
     `Merged ${inputs.length} report(s) into ${displayPath(io.cwd, path.join(outDir, "report.json"))}\n`,

@@ -41,7 +41,7 @@ async function commandReport(argv: string[], io: CliIo): Promise<number> {
   }
   const baseline = baselineFile ? await readReportFile(path.resolve(io.cwd, baselineFile)) : null;
   const comparison = baseline ? compareReports(baseline, report) : undefined;
-  // The decision the run itself made with these inputs (run/suite.ts): the same words re-rendered.
+  // The decision the run itself made with these inputs (compare/decide-run.ts): the same words re-rendered.
   const decision = decide({ head: report, baseline, failOn: defaultFailOn(baseline !== null) });
   const text = format.render({
     report,

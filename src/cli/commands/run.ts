@@ -1,3 +1,4 @@
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import {
   AGENT_NAMES,
@@ -6,6 +7,7 @@ import {
   apiKeyRemedy,
   describeMissingApiKey,
 } from "../../agents/registry.js";
+import { type DecidedRun, type DecisionPolicy, decideRun } from "../../compare/decide-run.js";
 import { checkGateMetrics, parseFailOn } from "../../compare/decision.js";
 import { exitCodeForDecision, exitCodeForReport } from "../../compare/exit-status.js";
 import { describeExclusions } from "../../compare/pool-baselines.js";
@@ -15,6 +17,7 @@ import { loadPriceTable } from "../../model/pricing.js";
 import { API_KEY_VARIABLES, parseModelId } from "../../model/provider.js";
 import { renderComparisonTerminal } from "../../render/comparison-markdown.js";
 import { renderTerminalSummary } from "../../render/terminal.js";
+import type { Report } from "../../results/types.js";
 import { type RunBaseline, settleBaseline } from "../../run/baseline.js";
 import { DEFAULT_MODEL } from "../../run/options.js";
 import { checkOutputPath } from "../../run/output-path.js";
@@ -29,12 +32,14 @@ import {
   type RunOptionSettings,
   runPrepared,
 } from "../../run/prepare.js";
-import type { DecisionSettings, SuiteResult } from "../../run/suite.js";
+import { createRunRedactor, type SuiteRun } from "../../run/suite.js";
+import { writeRunOutputs } from "../../run/write-outputs.js";
 import { runProcess } from "../../sandbox/exec.js";
 import { SANDBOX_SETTINGS } from "../../scenario/keys.js";
 import { parseYamlText } from "../../scenario/load.js";
 import { projectRootOf } from "../../scenario/repository-root.js";
 import {
+  COMMON_OPTIONS,
   type OptionSpec,
   type ParsedArgs,
   parseCommandArgs,
@@ -53,6 +58,7 @@ import { createProgressReporter } from "../progress.js";
 import { FILTER_OPTIONS, readFilterFlags, readScenarioPatterns } from "../scenario-selection.js";
 
 const RUN_OPTIONS: OptionSpec = {
+  ...COMMON_OPTIONS,
   ...FILTER_OPTIONS,
   agent: { type: "string" },
   model: { type: "string", multiple: true },
@@ -65,6 +71,7 @@ const RUN_OPTIONS: OptionSpec = {
   "gate-timeout": { type: "string" },
   "model-timeout": { type: "string" },
   out: { type: "string", short: "o" },
+  force: { type: "boolean" },
   "base-url": { type: "string" },
   "openai-base-url": { type: "string" },
   "openai-api": { type: "string" },
@@ -123,7 +130,9 @@ ${describeAgents()}  --agent-command TPL    the command agent's command, with {p
   --sandbox MODE         auto | local | bwrap (default: the scenario's, else auto: bwrap where it
                          works here, else local with a warning that the agent was not isolated;
                          with CI set, an error instead: choose local explicitly to run there)
-  --out DIR              output folder (default .llm-tool-test/run-<timestamp>)
+  --out DIR              output folder (default .llm-tool-test/run-<timestamp>); one that already
+                         holds files is refused unless --force (or --resume DIR finishes the run in it)
+  --force                write into an --out folder that already holds files
   --base-url URL         Messages API base URL (or ANTHROPIC_BASE_URL), for gateways and proxies
   --openai-base-url URL  OpenAI-compatible API base URL for openai: models (or OPENAI_BASE_URL),
                          e.g. http://localhost:11434/v1 for Ollama, a vLLM or LiteLLM server
@@ -244,42 +253,69 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   io.stderr.write(fallbackLine);
 
   const resumeDir = readString(values, "resume");
-  const outDir = await checkOutputPath(
-    resumeDir ?? readString(values, "out") ?? timestampFolder(new Date()),
-    io.cwd,
-    { flag: resumeDir !== undefined ? "--resume" : "--out", kind: "folder" },
-  );
+  const outGiven = readString(values, "out");
+  const outDir = await checkOutputPath(resumeDir ?? outGiven ?? timestampFolder(new Date()), io.cwd, {
+    flag: resumeDir !== undefined ? "--resume" : "--out",
+    kind: "folder",
+  });
+  if (resumeDir === undefined && outGiven !== undefined && !values.force)
+    await refuseUsedFolder(outDir, outGiven);
   const baselineFiles = await readBaselineFiles(readRepeated(values, "baseline"), io.cwd);
   const failOnText = readString(values, "fail-on");
   const failOn = failOnText ? parseFailOn(failOnText, "--fail-on") : null;
   const gateMetrics = checkGateMetrics(readList(values, "gate-metrics"), "--gate-metrics");
+  const policy: DecisionPolicy = { failOn, gateMetrics };
+
+  // prepare → settle → run → decide → write → print, and the exit status from the decision.
   const prepared = await prepareCliRun(values, positionals, io, access, { agent, agentReason }, outDir);
   if (io.environmentWarning) io.stderr.write(`warning: ${io.environmentWarning}\n`);
   const baseline = settleBaselineFlags(baselineFiles, prepared, io);
-
-  const result = await runSuiteUntilSignalled(
-    prepared,
-    baseline,
-    {
-      failOn,
-      gateMetrics,
-      ...(baseline
-        ? {
-            pooling: {
-              runs: baseline.used,
-              excluded: baseline.excluded,
-              ...(baseline.runCounts ? { runCounts: baseline.runCounts } : {}),
-            },
-          }
-        : {}),
+  const run = await runSuiteUntilSignalled(prepared, baseline, io, Boolean(values.quiet));
+  const decided = decideRun({
+    report: run.report,
+    baseline: baseline && {
+      report: baseline.report,
+      pooling: {
+        runs: baseline.used,
+        excluded: baseline.excluded,
+        ...(baseline.runCounts ? { runCounts: baseline.runCounts } : {}),
+      },
     },
-    io,
-    Boolean(values.quiet),
-  );
+    policy,
+    designExtraTrials: run.designExtraTrials,
+  });
+  await writeRunOutputs(run.report, decided, {
+    outDir,
+    redact: createRunRedactor(prepared.scenarios, prepared.ports.env),
+    repositoryRoot: await projectRootOf(io.cwd),
+  });
   // A baseline or an explicit --fail-on makes the decision govern; otherwise the run's own result does.
-  const decided = result.comparison !== null || failOn !== null;
-  writeRunResult(result, { decided, fallbackLine, outDir }, io);
-  return decided ? exitCodeForDecision(result.decision) : exitCodeForReport(result.report);
+  const governs = decided.comparison !== null || failOn !== null;
+  writeRunResult(run, decided, { governs, fallbackLine, outDir }, io);
+  writeResumeHint(run.report, outDir, io);
+  return governs ? exitCodeForDecision(decided.decision) : exitCodeForReport(run.report);
+}
+
+/**
+ * `--out` onto a folder that already holds files (an earlier run's, most likely) is refused: the new
+ * run would mix its files with the old ones, or overwrite a run the user meant to keep.
+ */
+async function refuseUsedFolder(outDir: string, given: string): Promise<void> {
+  const entries = await readdir(outDir).catch(() => []);
+  if (entries.length === 0) return;
+  throw new ConfigError(
+    `${JSON.stringify(given)} already holds files (an earlier run's?): choose a new folder, finish an interrupted run there with --resume ${given}, or pass --force to write into it`,
+    "--out",
+  );
+}
+
+/** After a run that stopped before all its trials ran: how to finish it. */
+function writeResumeHint(report: Report, outDir: string, io: CliIo): void {
+  const notRun = report.summary.skipped;
+  if (!report.run.incomplete || notRun === 0) return;
+  io.stderr.write(
+    `note: ${notRun} trial(s) did not run. To finish this run, repeat the command with --resume ${displayPath(io.cwd, outDir)} (in place of --out): the trials that finished are kept.\n`,
+  );
 }
 
 /** The model providers' keys and base URLs, from the flags and the environment. */
@@ -321,6 +357,12 @@ function chooseAgent(
   const { agent, reason }: { agent: AgentName; reason: string | null } = chosen
     ? { agent: chosen, reason: null }
     : chooseDefaultAgent(modelKey, provider);
+  if (agent === "codex" && provider !== "openai") {
+    throw new ConfigError(
+      "the codex agent runs OpenAI models only: pass --model openai:MODEL (e.g. openai:gpt-5.2)",
+      "--model",
+    );
+  }
   if (AGENTS[agent].needsApiKey && !modelKey) {
     throw new ConfigError(describeMissingApiKey(agent, apiKeyRemedy(provider)));
   }
@@ -347,7 +389,7 @@ async function prepareCliRun(
       agentReason,
       apiKey: apiKey ?? null,
       baseURL: baseURL ?? null,
-      openai: { apiKey: openaiApiKey ?? null },
+      openai: { apiKey: openaiApiKey ?? null, baseURL: openaiBaseURL ?? null },
       judgeModel: readString(values, "judge-model") ?? null,
       options: await readRunOptionFlags(values, io, outDir),
       describeNoMatch: () => "no scenario matches the given paths and filters",
@@ -372,16 +414,15 @@ async function prepareCliRun(
 }
 
 /**
- * Runs the suite with progress on stderr (unless quiet), the commit and the project root read from
- * here; Ctrl-C or SIGTERM stops it and keeps what ran.
+ * Runs the suite with progress on stderr (unless quiet), the commit read from here; Ctrl-C or
+ * SIGTERM stops it and keeps what ran.
  */
 async function runSuiteUntilSignalled(
   prepared: PreparedRun,
   baseline: RunBaseline | null,
-  decision: DecisionSettings,
   io: CliIo,
   quiet: boolean,
-): Promise<SuiteResult> {
+): Promise<SuiteRun> {
   const progress = createProgressReporter(io.stderr);
   const abort = new AbortController();
   const onSignal = () => abort.abort("cancelled");
@@ -391,8 +432,6 @@ async function runSuiteUntilSignalled(
     return await runPrepared(prepared, baseline, {
       signal: abort.signal,
       git: await readGit(io.cwd, io.env),
-      decision,
-      repositoryRoot: await projectRootOf(io.cwd),
       ...(quiet ? {} : { onProgress: progress.onProgress }),
     });
   } finally {
@@ -404,13 +443,14 @@ async function runSuiteUntilSignalled(
 
 /** The summary (and the comparison) on stdout, then where the report is. */
 function writeRunResult(
-  { report, comparison, comparisonError, decision }: SuiteResult,
-  how: { decided: boolean; fallbackLine: string; outDir: string },
+  { report }: SuiteRun,
+  { comparison, comparisonError, decision }: DecidedRun,
+  how: { governs: boolean; fallbackLine: string; outDir: string },
   io: CliIo,
 ): void {
   const color = Boolean(io.stdout.isTTY);
   io.stdout.write(
-    `${renderTerminalSummary(report, { color, ...(how.decided ? { decision } : {}) })}\n${how.fallbackLine}`,
+    `${renderTerminalSummary(report, { color, ...(how.governs ? { decision } : {}) })}\n${how.fallbackLine}`,
   );
   if (comparison) io.stdout.write(`\n${renderComparisonTerminal(comparison, decision, { color })}\n`);
   if (comparisonError) io.stderr.write(`warning: the baseline could not be compared: ${comparisonError}\n`);

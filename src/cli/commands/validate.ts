@@ -1,13 +1,14 @@
-import { validateWithOracle } from "../../run/validate-oracle.js";
+import { describeNoGates, validateWithOracle } from "../../run/validate-oracle.js";
 import { SANDBOX_SETTINGS } from "../../scenario/keys.js";
-import { parseCommandArgs, readChoice } from "../args.js";
-import { type CliCommand, type CliIo, EXIT } from "../command.js";
+import { COMMON_OPTIONS, parseCommandArgs, readChoice } from "../args.js";
+import { type CliCommand, type CliIo, displayPath, EXIT } from "../command.js";
 import { describeScenarioCount, FILTER_OPTIONS, loadSelected } from "../scenario-selection.js";
 
 const VALIDATE_HELP =
   "Usage: llm-tool-test validate [paths...] [--oracle] [--tags a,b] [--tier N] [--sandbox auto|local|bwrap]\n\n" +
-  "Checks every scenario file. With --oracle, runs each scenario's solution (all gates must pass)\n" +
-  "and the null agent (at least one gate must fail), and names unsatisfiable or vacuous scenarios.\n";
+  "Checks every scenario file, and warns about a scenario without gates (any agent passes it). With\n" +
+  "--oracle, runs each scenario's solution (all gates must pass) and the null agent (at least one\n" +
+  "gate must fail), and names unsatisfiable or vacuous scenarios; one without gates fails.\n";
 
 /** The last line: never "all satisfiable" when nothing was checked. */
 function describeOracleVerdict(findings: { status: string }[], problems: number): string {
@@ -23,6 +24,7 @@ function describeOracleVerdict(findings: { status: string }[], problems: number)
 
 async function commandValidate(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs("validate", argv, {
+    ...COMMON_OPTIONS,
     ...FILTER_OPTIONS,
     oracle: { type: "boolean" },
     sandbox: { type: "string" },
@@ -32,6 +34,11 @@ async function commandValidate(argv: string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   }
   const { all, selected } = await loadSelected(positionals, values, io);
+  for (const scenario of all) {
+    if (scenario.evaluation.gates.length > 0) continue;
+    const where = `${displayPath(io.cwd, scenario.source.file)}${scenario.source.format === "yaml" ? "" : `:${scenario.source.line}`}`;
+    io.stderr.write(`warning: ${where}: scenario ${scenario.id} has ${describeNoGates(scenario)}\n`);
+  }
   io.stdout.write(`${describeScenarioCount(all)} valid.\n`);
   if (!values.oracle) return EXIT.ok;
   const sandbox = readChoice(values, "sandbox", SANDBOX_SETTINGS) ?? null;
@@ -39,6 +46,7 @@ async function commandValidate(argv: string[], io: CliIo): Promise<number> {
   const findings = await validateWithOracle(selected, { env: io.env, sandbox });
   let problems = 0;
   for (const finding of findings) {
+    // A scenario without gates fails: an oracle cannot prove anything of it.
     const mark = finding.status === "ok" ? "ok  " : finding.status === "no_solution" ? "skip" : "FAIL";
     if (finding.status !== "ok" && finding.status !== "no_solution") problems += 1;
     io.stdout.write(`${mark} ${finding.id}: ${finding.message}\n`);

@@ -239,6 +239,17 @@ ${EMBEDDED_FORMATTERS}
     (t.shim_disagreements || []).forEach(function (message) {
       add(body, el("p", "reason", "Shim records disagree with the tool calls: " + message));
     });
+    if ((t.command_pattern_misses || []).length > 0) {
+      add(
+        body,
+        el(
+          "p",
+          "muted",
+          "Counted, but target.command_pattern does not match them (subcommand from the arguments): " +
+            t.command_pattern_misses.join("; "),
+        ),
+      );
+    }
     var f = t.figures;
     add(
       body,

@@ -62,6 +62,8 @@ export interface TrialView {
   invocation_source: string;
   /** Where the shim's records disagree with the tool calls; empty when they agree. */
   shim_disagreements: string[];
+  /** Recorded calls that `target.command_pattern` does not match (counted all the same); empty when none. */
+  command_pattern_misses: string[];
   figures: {
     turns: number;
     tool_calls: number;
@@ -243,6 +245,7 @@ function buildTrialView(
     end_reason: trial.end_reason,
     invocation_source: trial.invocation_source,
     shim_disagreements: trial.shim_disagreements ?? [],
+    command_pattern_misses: trial.command_pattern_misses ?? [],
     figures: {
       turns: trial.execution.turns,
       tool_calls: trial.execution.tool_calls,

@@ -1,0 +1,846 @@
+/**
+ * The codex agent with the real `codex` binary (the devDependency), through the real trial harness
+ * (runTrial: sandbox, shim, events, gates), against a scripted streaming Responses API on
+ * 127.0.0.1 behind the credential proxy. A trap HTTP(S) proxy catches any request meant for
+ * anywhere else.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  CODEX_BIN_ENV,
+  CODEX_PACKAGE,
+  CODEX_VERSION,
+  createAnswerReader,
+  createCodexStreamMapper,
+  findShadowingHelper,
+  resolveCodexBinary,
+  splitShellWords,
+  unwrapShellCommand,
+} from "../../src/agents/codex.js";
+import { PLACEHOLDER_API_KEY } from "../../src/agents/credential-proxy.js";
+import { createAgent } from "../../src/agents/registry.js";
+import { ConfigError } from "../../src/errors.js";
+import type { Report } from "../../src/results/types.js";
+import { defaultRunOptions } from "../../src/run/options.js";
+import { checkModelProviders } from "../../src/run/prepare.js";
+import type { TrialOutput } from "../../src/run/trial.js";
+import type { Scenario } from "../../src/scenario/types.js";
+import type { EventInput, TrialEvent } from "../../src/transcript/events.js";
+import { runMain } from "../cli/run-main.js";
+import { startLoopbackServer } from "../support/loopback-server.js";
+import { findBwrapProblem, findLiveProcesses } from "../support/processes.js";
+import {
+  answerText,
+  type ResponsesResponder,
+  type ResponsesServer,
+  responsesScript,
+  runCommand,
+  startResponsesServer,
+} from "../support/responses-stream-server.js";
+import { makeScenario } from "../support/scenario-factory.js";
+import { eventsOf, runSingleTrial } from "../support/single-trial.js";
+import { makeTempDir } from "../support/temp-dirs.js";
+import { makeContext } from "./agent-context.js";
+
+const CANARY_KEY = "sk-proj-canary-codex-1f2e3d4c5b6a";
+const MODEL = "openai:gpt-5.2";
+const GUIDANCE_MARKER = "GUIDANCE-MARKER-c0d3: prefer jq -r for raw strings.";
+
+let dir: string;
+let guidanceFile: string;
+let trap: { url: string; hits: string[]; close(): Promise<void> };
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  dir = makeTempDir("codex-test-");
+  guidanceFile = path.join(dir, "AGENTS.md");
+  await writeFile(guidanceFile, `# Tools\n\n${GUIDANCE_MARKER}\n`);
+  trap = await startTrapProxy();
+});
+
+afterAll(async () => {
+  await trap.close();
+});
+
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
+});
+
+/** An HTTP(S) proxy that records every request it gets and refuses it: nothing may leave the machine. */
+async function startTrapProxy(): Promise<{ url: string; hits: string[]; close(): Promise<void> }> {
+  const hits: string[] = [];
+  const trap = await startLoopbackServer((req, res) => {
+    hits.push(`${req.method} ${req.url}`);
+    res.writeHead(403).end();
+  });
+  trap.server.on("connect", (req, socket) => {
+    hits.push(`CONNECT ${req.url}`);
+    socket.end("HTTP/1.1 403 Forbidden\r\n\r\n");
+  });
+  return { url: trap.url, hits, close: trap.close };
+}
+
+/** Environment for the tool under test: any outbound HTTP(S) request goes to the trap. */
+function trapEnv(): Record<string, string> {
+  return {
+    HTTPS_PROXY: trap.url,
+    HTTP_PROXY: trap.url,
+    https_proxy: trap.url,
+    http_proxy: trap.url,
+    NO_PROXY: "127.0.0.1,localhost",
+    no_proxy: "127.0.0.1,localhost",
+  };
+}
+
+interface CodexTrial {
+  output: TrialOutput;
+  events: TrialEvent[];
+  eventsText: string;
+  server: ResponsesServer;
+}
+
+async function runCodexTrial(
+  scenario: Scenario,
+  respond: ResponsesResponder,
+  options: { sandbox?: "local" | "bwrap"; maxTurns?: number; maxRetries?: number; signal?: AbortSignal } = {},
+): Promise<CodexTrial> {
+  const server = await startResponsesServer(respond);
+  cleanups.push(() => server.close());
+  const outDir = await mkdtemp(path.join(dir, "out-"));
+  const agent = createAgent("codex", {
+    openaiApiKey: CANARY_KEY,
+    openaiBaseURL: server.url,
+    // No codex on this PATH: the devDependency's binary is found.
+    env: { PATH: "/usr/bin:/bin" },
+    codex: { maxRetries: options.maxRetries ?? 0 },
+  });
+  const runOptions = defaultRunOptions({
+    outDir,
+    agent: "codex",
+    model: MODEL,
+    maxTurns: options.maxTurns ?? 10,
+    trialTimeoutMs: 90_000,
+    commandTimeoutMs: 30_000,
+    sandbox: options.sandbox ?? "local",
+  });
+  const { output, events, eventsText } = await runSingleTrial(scenario, runOptions, agent, {
+    canaryKey: CANARY_KEY,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  return { output, events, eventsText, server };
+}
+
+function jqScenario(overrides: Partial<Scenario> = {}): Scenario {
+  return makeScenario({
+    id: "codex-jq",
+    task: "Write the names from data.json to names.txt, one per line.",
+    files: { "data.json": '[{"name":"ada"},{"name":"grace"}]\n' },
+    guidance: { file: guidanceFile, mode: "workdir" },
+    target: { binary: "jq", env: trapEnv() },
+    evaluation: {
+      gates: [
+        { type: "file_contains", path: "names.txt", substring: "ada\ngrace", weight: 1 },
+        // Codex's own files do not land in the work dir.
+        { type: "command_succeeds", command: "test ! -e .codex && test -f AGENTS.md", weight: 1 },
+      ],
+    },
+    ...overrides,
+  });
+}
+
+const USAGE = { input_tokens: 1000, cached_tokens: 200, output_tokens: 50 };
+
+describe("codex agent with the real codex binary", () => {
+  it("drives Codex through a scenario: turns, commands with exit codes, shim invocations, gates, no key in its env", async () => {
+    const trial = await runCodexTrial(
+      jqScenario(),
+      responsesScript([
+        {
+          kind: "answer",
+          text: "I will extract the names with jq.",
+          commands: ["jq -r '.[].name' data.json > names.txt"],
+          usage: USAGE,
+        },
+        runCommand("env", USAGE),
+        runCommand("jq -r '.[' data.json", USAGE),
+        answerText("Done: names.txt lists ada and grace.", USAGE),
+      ]),
+    );
+    const { output, events, server } = trial;
+    const report = output.report;
+
+    expect(eventsOf(events, "trial_end")[0]).toMatchObject({ reason: "natural_stop", error: null, turns: 4 });
+    expect(report.outcome).toBe("pass");
+    expect(report.gates.map((gate) => gate.passed)).toEqual([true, true]);
+
+    // One model turn per answer of the API, each with its own usage (read by the proxy).
+    const responses = eventsOf(events, "model_response");
+    expect(responses.map((r) => r.turn)).toEqual([1, 2, 3, 4]);
+    expect(responses.map((r) => r.stop_reason)).toEqual(["tool_use", "tool_use", "tool_use", null]);
+    expect(responses[0]!.text).toBe("I will extract the names with jq.");
+    expect(responses[3]!.text).toBe("Done: names.txt lists ada and grace.");
+    for (const response of responses) {
+      expect(response.usage).toEqual({
+        input_tokens: 800,
+        output_tokens: 50,
+        cache_read_tokens: 200,
+        cache_write_tokens: 0,
+      });
+      expect(response.cost_usd).toBeUndefined();
+    }
+
+    // Commands: the model's own, with their exit codes, paired with the response that asked.
+    const calls = eventsOf(events, "tool_call");
+    expect(calls.map((c) => c.command)).toEqual([
+      "jq -r '.[].name' data.json > names.txt",
+      "env",
+      "jq -r '.[' data.json",
+    ]);
+    expect(calls.map((c) => c.turn)).toEqual([1, 2, 3]);
+    expect(calls.map((c) => c.call_id)).toEqual(responses.slice(0, 3).map((r) => r.tool_uses[0]!.id));
+    const results = eventsOf(events, "tool_result");
+    expect(results.map((r) => r.call_id)).toEqual(calls.map((c) => c.call_id));
+    expect(results.map((r) => r.exit_code)).toEqual([0, 0, 3]);
+    expect(results[2]!.stdout).toMatch(/jq: error/);
+
+    // The shim saw the real invocations of the target, with exit codes.
+    const invocations = eventsOf(events, "target_invocation");
+    expect(invocations.map((i) => i.argv)).toEqual([
+      ["jq", "-r", ".[].name", "data.json"],
+      ["jq", "-r", ".[", "data.json"],
+    ]);
+    expect(invocations.map((i) => i.exit_code)).toEqual([0, 3]);
+    expect(report.invocation_source).toBe("shim");
+    expect(report.shim_disagreements).toBeUndefined();
+    expect(report.interaction).toMatchObject({ total_commands: 2, error_count: 1, completed: true });
+    expect(report.execution).toMatchObject({
+      turns: 4,
+      tool_calls: 3,
+      tool_calls_error: 1,
+      natural_stop: true,
+      input_tokens: 3200,
+      output_tokens: 200,
+      cache_read_tokens: 800,
+    });
+
+    // Secrets: Codex's commands never see the real key; the API got it, in place of the placeholder.
+    const envOutput = results[1]!.stdout;
+    expect(envOutput).not.toContain(CANARY_KEY);
+    expect(envOutput).toMatch(/CODEX_HOME=\S*codex-home/);
+    expect(trial.eventsText).not.toContain(CANARY_KEY);
+    expect(trial.eventsText).not.toContain("[REDACTED]");
+    expect(server.requests).toHaveLength(4);
+    for (const request of server.requests) {
+      expect(request.path).toBe("/v1/responses");
+      // Codex asks for a compressed answer; the proxy asks the API for a plain one, to read its usage.
+      expect(request.headers["accept-encoding"]).toBeUndefined();
+      expect(request.headers.authorization).toBe(`Bearer ${CANARY_KEY}`);
+      expect(JSON.stringify(request.headers)).not.toContain(PLACEHOLDER_API_KEY);
+    }
+    // Nothing tried to reach anywhere but the loopback proxy.
+    expect(trap.hits).toEqual([]);
+
+    // What Codex was asked: the model without its provider prefix, a shell tool, no web search,
+    // the harness's prompt, the guidance (AGENTS.md, which Codex reads itself), the task.
+    const first = server.requests[0]!.body;
+    expect(first.model).toBe("gpt-5.2");
+    const tools = first.tools.map((tool: { name?: string; type: string }) => tool.name ?? tool.type);
+    expect(tools).toContain("exec_command");
+    expect(tools).not.toContain("web_search");
+    const firstText = JSON.stringify(first.input);
+    expect(firstText).toContain("You are working in a sandboxed directory");
+    expect(firstText).toContain(GUIDANCE_MARKER);
+    expect(firstText).toContain("Write the names from data.json to names.txt");
+    expect(eventsOf(events, "agent_output")[0]!.text).toMatch(/^Codex started: thread \S+/);
+  }, 120_000);
+
+  it("stops at the turn limit: the proxy refuses the answer past it", async () => {
+    const trial = await runCodexTrial(
+      jqScenario({ evaluation: { gates: [] } }),
+      responsesScript([runCommand("echo one"), runCommand("echo two"), runCommand("echo three")]),
+      { maxTurns: 2 },
+    );
+    const end = eventsOf(trial.events, "trial_end")[0]!;
+    expect(end.reason).toBe("turn_limit");
+    expect(trial.server.requests).toHaveLength(2);
+    expect(eventsOf(trial.events, "model_response")).toHaveLength(2);
+    expect(eventsOf(trial.events, "tool_result").map((r) => r.stdout)).toEqual(["one\n", "two\n"]);
+    const refusal = eventsOf(trial.events, "model_error").find((e) => e.status === 403);
+    expect(refusal?.message).toContain("limit of 2 model turns");
+    expect(trial.output.report.interaction.completed).toBe(false);
+    // Codex reports no tokens for a failed run; the answers' own usage still counts, and prices.
+    expect(trial.output.report.execution).toMatchObject({ input_tokens: 200, output_tokens: 20 });
+    expect(trial.output.report.execution.cost_usd).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("reports an API error it gave up on as an infrastructure error, not a model turn", async () => {
+    const trial = await runCodexTrial(jqScenario({ evaluation: { gates: [] } }), () => ({
+      kind: "error",
+      status: 401,
+      message: "Incorrect API key provided",
+    }));
+    const end = eventsOf(trial.events, "trial_end")[0]!;
+    expect(end.reason).toBe("infra_error");
+    expect(end.error).toContain("Incorrect API key provided");
+    expect(eventsOf(trial.events, "model_response")).toHaveLength(0);
+    expect(eventsOf(trial.events, "model_error").length).toBeGreaterThan(0);
+    expect(trial.output.report.outcome).toBe("error");
+  }, 120_000);
+
+  it("refuses the model's request for a login shell, whose profile would reset PATH past the shim", async () => {
+    const trial = await runCodexTrial(
+      jqScenario({ evaluation: { gates: [] } }),
+      responsesScript([
+        { kind: "answer", commands: [{ cmd: "jq -r '.[0].name' data.json", login: true }] },
+        answerText("Done."),
+      ]),
+    );
+    // Codex refuses the call before running anything (and reports no item for it): jq never ran.
+    const refused = trial.server.requests[1]!.body.input.find(
+      (item: { type: string }) => item.type === "function_call_output",
+    );
+    expect(refused.output).toContain("login shell is disabled by config");
+    expect(eventsOf(trial.events, "target_invocation")).toEqual([]);
+    expect(eventsOf(trial.events, "tool_call")).toEqual([]);
+    expect(eventsOf(trial.events, "trial_end")[0]).toMatchObject({ reason: "natural_stop", turns: 2 });
+  }, 120_000);
+
+  it("kills Codex's process group, its commands included, when the trial times out", async () => {
+    // Unique per test process: the check looks for the marker machine-wide.
+    const marker = `sleep 49.${process.pid}`;
+    const scenario = jqScenario({ agent: { timeoutMs: 6_000 }, evaluation: { gates: [] } });
+    const trial = await runCodexTrial(scenario, responsesScript([runCommand(`${marker}; echo never`)]));
+    expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("timeout");
+    expect(eventsOf(trial.events, "tool_call").map((c) => c.command)).toEqual([`${marker}; echo never`]);
+    expect(findLiveProcesses(marker)).toEqual([]);
+  }, 120_000);
+});
+
+describe("codex agent cancelled", () => {
+  it("ends as cancelled, its processes killed, when the run is interrupted", async () => {
+    const marker = `sleep 51.${process.pid}`;
+    const controller = new AbortController();
+    const script = responsesScript([runCommand(marker)]);
+    const trial = await runCodexTrial(
+      jqScenario({ evaluation: { gates: [] } }),
+      (request) => {
+        // Interrupt once Codex has asked for its first turn (its command then starts).
+        setTimeout(() => controller.abort("cancelled"), 1500);
+        return script(request);
+      },
+      { signal: controller.signal },
+    );
+    expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("cancelled");
+    expect(trial.output.report.outcome).toBe("skipped");
+    // Its command had started; it went with Codex.
+    expect(eventsOf(trial.events, "tool_call").map((c) => c.command)).toEqual([marker]);
+    expect(findLiveProcesses(marker)).toEqual([]);
+  }, 120_000);
+});
+
+describe("codex in a model matrix, through the CLI", () => {
+  it("asks Codex for each model of --model A,B and prices each from its tokens", async () => {
+    const server = await startResponsesServer((request) => {
+      const script = responsesScript([
+        runCommand("jq -r '.[].name' data.json > names.txt", USAGE),
+        answerText(`Done with ${request.body.model}.`, USAGE),
+      ]);
+      return script(request);
+    });
+    cleanups.push(() => server.close());
+    const suite = path.join(dir, "matrix-suite");
+    await mkdir(suite);
+    await writeFile(
+      path.join(suite, "names.yaml"),
+      [
+        "name: names",
+        "task: Write the names from data.json to names.txt, one per line.",
+        "files:",
+        `  data.json: '[{"name":"ada"},{"name":"grace"}]'`,
+        "target:",
+        "  binary: jq",
+        "evaluation:",
+        "  gates:",
+        "    - type: file_contains",
+        "      path: names.txt",
+        '      substring: "ada\\ngrace"',
+        "",
+      ].join("\n"),
+    );
+    const out = path.join(dir, "matrix-out");
+    const result = await runMain(
+      [
+        "run",
+        suite,
+        "--agent",
+        "codex",
+        "--model",
+        "openai:gpt-5.2,openai:gpt-5-mini",
+        "--trials",
+        "1",
+        "--sandbox",
+        "local",
+        "--out",
+        out,
+        "-q",
+      ],
+      { env: { OPENAI_API_KEY: CANARY_KEY, OPENAI_BASE_URL: server.url, ...trapEnv() } },
+    );
+    expect(result.stderr).not.toMatch(/error/i);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report;
+    expect(report.run.agent).toBe("codex");
+    expect(report.model_matrix?.models).toEqual(["openai:gpt-5.2", "openai:gpt-5-mini"]);
+    expect(report.model_matrix?.counts.all_pass).toBe(1);
+    // Each model's conversation went to Codex under that model's own id, without the prefix.
+    expect(new Set(server.requests.map((request) => request.body.model))).toEqual(
+      new Set(["gpt-5.2", "gpt-5-mini"]),
+    );
+    expect(server.requests).toHaveLength(4);
+    for (const trial of report.scenarios.flatMap((scenario) => scenario.trials)) {
+      expect(trial.execution).toMatchObject({
+        turns: 2,
+        tool_calls: 1,
+        input_tokens: 1600,
+        cache_read_tokens: 400,
+      });
+      expect(trial.execution.cost_usd).toBeGreaterThan(0);
+    }
+    expect(trap.hits).toEqual([]);
+  }, 120_000);
+});
+
+const bwrapProblem = findBwrapProblem();
+if (bwrapProblem) console.warn(`skipping the codex bwrap test: ${bwrapProblem}`);
+
+describe.skipIf(bwrapProblem !== null)("codex agent in the bwrap sandbox", () => {
+  it("runs Codex inside bwrap: /home/eval as the work dir, the shim inside, the API through the proxy only", async () => {
+    const trial = await runCodexTrial(
+      jqScenario({
+        files: { "data.json": '[{"name":"ada"},{"name":"grace"}]\n', "/data/extra.txt": "absolute\n" },
+      }),
+      responsesScript([
+        runCommand("pwd; echo $HOME; cat /data/extra.txt; jq -r '.[].name' data.json > names.txt"),
+        runCommand("env"),
+        // The network is off: the host's loopback (the trap listens there) is out of reach.
+        runCommand(`curl -s -m 5 -o /dev/null -w 'http %{http_code}' ${trap.url}/ || true`),
+        runCommand("jq -r .missing data.json; jq -r '.[' data.json"),
+        answerText("Done."),
+      ]),
+      { sandbox: "bwrap" },
+    );
+    const { events, output } = trial;
+    expect(eventsOf(events, "trial_end")[0]).toMatchObject({ reason: "natural_stop", error: null });
+    expect(output.report.outcome).toBe("pass");
+    const results = eventsOf(events, "tool_result");
+    expect(results[0]!.stdout.trimEnd()).toBe("/home/eval\n/home/eval\nabsolute");
+    expect(results[1]!.stdout).not.toContain(CANARY_KEY);
+    expect(results[2]!.stdout).toBe("http 000");
+    expect(results.map((r) => r.exit_code)).toEqual([0, 0, 0, 3]);
+    expect(eventsOf(events, "target_invocation").map((i) => [i.argv, i.exit_code, i.cwd])).toEqual([
+      [["jq", "-r", ".[].name", "data.json"], 0, "/home/eval"],
+      [["jq", "-r", ".missing", "data.json"], 5, "/home/eval"],
+      [["jq", "-r", ".[", "data.json"], 3, "/home/eval"],
+    ]);
+    expect(output.report.shim_disagreements).toBeUndefined();
+    expect(trial.server.requests).toHaveLength(5);
+    expect(trial.server.requests.every((r) => r.headers.authorization === `Bearer ${CANARY_KEY}`)).toBe(true);
+    expect(trap.hits).toEqual([]);
+  }, 120_000);
+});
+
+describe("codex's calls as layer 1 counts them (an honest agent)", () => {
+  const sandboxes = bwrapProblem === null ? (["local", "bwrap"] as const) : (["local"] as const);
+  it.each(sandboxes)(
+    "gives exact invocation counts and no forged flag (%s)",
+    async (sandbox) => {
+      // The pattern misses `jq --version`: it is counted all the same and reported.
+      const scenario = jqScenario({
+        target: { binary: "jq", commandPattern: "jq\\s+-r\\s+(\\S+)", env: trapEnv() },
+      });
+      const trial = await runCodexTrial(
+        scenario,
+        responsesScript([
+          runCommand("jq -r '.[].name' data.json > names.txt"),
+          runCommand("jq . missing.json"),
+          runCommand("jq --version"),
+          runCommand("jq -r '.[0].name' data.json && jq -r '.[1].name' data.json"),
+          runCommand("jq -r '.[0].name' data.json; jq -r .broken[ data.json"),
+          answerText("Done."),
+        ]),
+        { sandbox },
+      );
+      const report = trial.output.report;
+      expect(eventsOf(trial.events, "target_invocation")).toHaveLength(7);
+      expect(report.invocation_source).toBe("shim");
+      expect(report.interaction).toMatchObject({ total_commands: 7, error_count: 2 });
+      expect(report.shim_disagreements).toBeUndefined();
+      expect(report.command_pattern_misses).toEqual(["jq . missing.json", "jq --version"]);
+      expect(eventsOf(trial.events, "tool_result").map((r) => r.exit_code)).toEqual([0, 2, 0, 0, 3]);
+    },
+    120_000,
+  );
+});
+
+describe("codex stream mapping", () => {
+  /** Lines as Codex 0.171 printed them for a run with one command (recorded from the real CLI). */
+  const RECORDED = [
+    { type: "thread.started", thread_id: "01a21c38-823f-7a90-8a3f-38bc927dccd3" },
+    {
+      type: "item.completed",
+      item: { id: "item_0", type: "error", message: "Model metadata for `gpt-5.2` not found." },
+    },
+    { type: "turn.started" },
+    { type: "item.completed", item: { id: "item_1", type: "agent_message", text: "Running jq." } },
+    String.raw`{"type":"item.started","item":{"id":"item_2","type":"command_execution","command":"/bin/bash -c \"echo \\\"it's \\\\\"'$HOME\"; echo $PATH; exit 3'","aggregated_output":"","exit_code":null,"status":"in_progress"}}`,
+    String.raw`{"type":"item.completed","item":{"id":"item_2","type":"command_execution","command":"/bin/bash -c \"echo \\\"it's \\\\\"'$HOME\"; echo $PATH; exit 3'","aggregated_output":"it's $HOME\n/usr/bin:/bin\n","exit_code":3,"status":"failed"}}`,
+    { type: "item.completed", item: { id: "item_3", type: "agent_message", text: "Done." } },
+    {
+      type: "turn.completed",
+      usage: {
+        input_tokens: 2000,
+        cached_input_tokens: 400,
+        cache_write_input_tokens: 0,
+        output_tokens: 100,
+        reasoning_output_tokens: 10,
+      },
+    },
+  ];
+
+  /** Feeds lines; `answerAt[i]` is the proxy's count of answers when line i arrives. */
+  function mapLines(
+    lines: unknown[],
+    answerAt: number[],
+    exit = { exit_code: 0, stderr: "", timed_out: false },
+    ends = { turnLimit: false },
+  ) {
+    const events: EventInput[] = [];
+    let clock = 0;
+    let answers = 0;
+    const mapper = createCodexStreamMapper(
+      { emit: (event) => events.push(event) },
+      () => (clock += 10),
+      () => answers,
+    );
+    for (const [index, line] of lines.entries()) {
+      answers = answerAt[index] ?? answers;
+      mapper.push(typeof line === "string" ? line : JSON.stringify(line));
+    }
+    const outcome = mapper.finish(exit, new AbortController().signal, ends);
+    return { events, outcome };
+  }
+
+  it("groups items by the API's answers, unwraps the shell, and without the answers' usage puts the run's total on the last turn", () => {
+    const { events, outcome } = mapLines(RECORDED, [0, 0, 0, 1, 1, 1, 2, 2]);
+    expect(outcome).toEqual({ reason: "natural_stop", turns: 2 });
+    expect(events.map((event) => event.type)).toEqual([
+      "agent_output",
+      "agent_output",
+      "model_response",
+      "tool_call",
+      "tool_result",
+      "model_response",
+      "agent_output",
+    ]);
+    expect(events[6]).toMatchObject({
+      text: expect.stringContaining("Codex reported only the run's token total"),
+    });
+    expect(events[1]).toMatchObject({ text: "Codex: Model metadata for `gpt-5.2` not found." });
+    expect(events[2]).toMatchObject({ turn: 1, text: "Running jq.", stop_reason: "tool_use" });
+    expect(events[3]).toEqual({
+      type: "tool_call",
+      call_id: "item_2",
+      turn: 1,
+      command: String.raw`echo "it's \$HOME"; echo $PATH; exit 3`,
+    });
+    expect(events[4]).toMatchObject({
+      call_id: "item_2",
+      stdout: "it's $HOME\n/usr/bin:/bin\n",
+      exit_code: 3,
+    });
+    expect(events[5]).toMatchObject({
+      turn: 2,
+      text: "Done.",
+      usage: { input_tokens: 1600, output_tokens: 100, cache_read_tokens: 400, cache_write_tokens: 0 },
+    });
+  });
+
+  it("counts answers it saw nothing of, and parallel commands of one answer as one turn", () => {
+    const started = (id: string, command: string) => ({
+      type: "item.started",
+      item: {
+        id,
+        type: "command_execution",
+        command,
+        aggregated_output: "",
+        exit_code: null,
+        status: "in_progress",
+      },
+    });
+    const done = (id: string, command: string, exit: number) => ({
+      type: "item.completed",
+      item: {
+        id,
+        type: "command_execution",
+        command,
+        aggregated_output: "",
+        exit_code: exit,
+        status: "completed",
+      },
+    });
+    const { events, outcome } = mapLines(
+      [
+        started("a", "/bin/bash -c 'ls'"),
+        started("b", "/bin/bash -c 'pwd'"),
+        done("a", "/bin/bash -c 'ls'", 0),
+        done("b", "/bin/bash -c 'pwd'", 2),
+        { type: "turn.completed", usage: { input_tokens: 10, cached_input_tokens: 0, output_tokens: 5 } },
+      ],
+      [1, 1, 1, 1, 3],
+    );
+    const responses = events.filter((event) => event.type === "model_response");
+    expect(responses.map((r) => [r.turn, r.tool_uses.length])).toEqual([
+      [1, 2],
+      [2, 0],
+      [3, 0],
+    ]);
+    expect(responses[2]).toMatchObject({ usage: { input_tokens: 10, output_tokens: 5 } });
+    expect(events.filter((event) => event.type === "tool_call").map((c) => [c.command, c.turn])).toEqual([
+      ["ls", 1],
+      ["pwd", 1],
+    ]);
+    expect(outcome.turns).toBe(3);
+  });
+
+  it("holds a response's command events until its usage arrives from the proxy, then emits them in order", () => {
+    const events: EventInput[] = [];
+    let answers = 1;
+    const mapper = createCodexStreamMapper(
+      { emit: (event) => events.push(event) },
+      () => 0,
+      () => answers,
+    );
+    const command = (type: string, exit: number | null) =>
+      JSON.stringify({
+        type,
+        item: {
+          id: "c1",
+          type: "command_execution",
+          command: "/bin/bash -c ls",
+          aggregated_output: "",
+          exit_code: exit,
+          status: "x",
+        },
+      });
+    mapper.push(
+      JSON.stringify({ type: "item.completed", item: { id: "m", type: "agent_message", text: "Listing." } }),
+    );
+    mapper.push(command("item.started", null));
+    mapper.push(command("item.completed", 0));
+    expect(events).toEqual([]);
+    const usage = { input_tokens: 7, output_tokens: 3, cache_read_tokens: 1, cache_write_tokens: 0 };
+    mapper.answerUsage(1, usage);
+    expect(events.map((event) => event.type)).toEqual(["model_response", "tool_call", "tool_result"]);
+    expect(events[0]).toMatchObject({ turn: 1, text: "Listing.", usage, tool_uses: [{ id: "c1" }] });
+    answers = 2;
+    mapper.answerUsage(2, { ...usage, input_tokens: 9 });
+    mapper.push(
+      JSON.stringify({ type: "item.completed", item: { id: "m2", type: "agent_message", text: "Done." } }),
+    );
+    mapper.push(JSON.stringify({ type: "turn.completed", usage: { input_tokens: 100, output_tokens: 100 } }));
+    const outcome = mapper.finish(
+      { exit_code: 0, stderr: "", timed_out: false },
+      new AbortController().signal,
+      {
+        turnLimit: false,
+      },
+    );
+    expect(outcome).toEqual({ reason: "natural_stop", turns: 2 });
+    // The answers' own usage wins over Codex's total.
+    expect(events[3]).toMatchObject({
+      type: "model_response",
+      turn: 2,
+      text: "Done.",
+      usage: { input_tokens: 9 },
+    });
+  });
+
+  it("reads an answer's commands, messages and usage from its event stream, split anywhere", () => {
+    const seen: unknown[] = [];
+    const read = createAnswerReader({ item: (item) => seen.push(item), usage: (usage) => seen.push(usage) });
+    const done = (item: unknown) =>
+      `event: response.output_item.done\ndata: ${JSON.stringify({ type: "response.output_item.done", item })}\n\n`;
+    const stream =
+      'event: response.created\ndata: {"type":"response.created","response":{"id":"r"}}\n\n' +
+      done({ type: "message", role: "assistant", content: [{ type: "output_text", text: "Listing." }] }) +
+      done({ type: "function_call", name: "exec_command", arguments: JSON.stringify({ cmd: "ls -l" }) }) +
+      done({ type: "function_call", name: "exec_command", arguments: "{not json" }) +
+      'event: response.completed\r\ndata: {"type":"response.completed","response":{"id":"r","usage":' +
+      '{"input_tokens":120,"input_tokens_details":{"cached_tokens":20},"output_tokens":7}}}\r\n\r\n';
+    const bytes = Buffer.from(stream);
+    for (let at = 0; at < bytes.length; at += 13) read(bytes.subarray(at, at + 13));
+    expect(seen).toEqual([
+      { text: "Listing." },
+      { command: "ls -l" },
+      { input_tokens: 100, output_tokens: 7, cache_read_tokens: 20, cache_write_tokens: 0 },
+    ]);
+  });
+
+  it("places a command Codex prints after the next request went out with the answer that asked for it", () => {
+    const events: EventInput[] = [];
+    let answers = 0;
+    const mapper = createCodexStreamMapper(
+      { emit: (event) => events.push(event) },
+      () => 0,
+      () => answers,
+    );
+    const usage = { input_tokens: 5, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0 };
+    const command = (type: string, id: string, exit: number | null) =>
+      JSON.stringify({
+        type,
+        item: {
+          id,
+          type: "command_execution",
+          command: `/bin/bash -c 'echo ${id}'`,
+          aggregated_output: "",
+          exit_code: exit,
+          status: "x",
+        },
+      });
+    for (const answer of [1, 2]) {
+      answers = answer;
+      mapper.answerItem(answer, { command: `echo c${answer}` });
+      mapper.answerUsage(answer, usage);
+    }
+    // Answer 1's command printed while the proxy is already relaying answer 2.
+    mapper.push(command("item.started", "c1", null));
+    mapper.push(command("item.completed", "c1", 0));
+    mapper.push(command("item.started", "c2", null));
+    mapper.push(command("item.completed", "c2", 0));
+    answers = 3;
+    mapper.answerItem(3, { text: "Done." });
+    mapper.answerUsage(3, usage);
+    mapper.push(
+      JSON.stringify({ type: "item.completed", item: { id: "m", type: "agent_message", text: "Done." } }),
+    );
+    mapper.push(JSON.stringify({ type: "turn.completed", usage }));
+    mapper.finish({ exit_code: 0, stderr: "", timed_out: false }, new AbortController().signal, {
+      turnLimit: false,
+    });
+    const responses = events.filter((event) => event.type === "model_response");
+    expect(responses.map((r) => [r.turn, r.tool_uses.map((use) => use.id), r.text])).toEqual([
+      [1, ["c1"], ""],
+      [2, ["c2"], ""],
+      [3, [], "Done."],
+    ]);
+    expect(events.filter((event) => event.type === "tool_call").map((c) => [c.call_id, c.turn])).toEqual([
+      ["c1", 1],
+      ["c2", 2],
+    ]);
+  });
+
+  it("maps the ways a run ends", () => {
+    const failed = mapLines(
+      [
+        { type: "error", message: "unexpected status 429 Too Many Requests: slow down" },
+        { type: "turn.failed", error: { message: "unexpected status 429 Too Many Requests: slow down" } },
+      ],
+      [0, 0],
+      { exit_code: 1, stderr: "", timed_out: false },
+    );
+    expect(failed.outcome).toEqual({
+      reason: "infra_error",
+      error: "Codex's turn failed: unexpected status 429 Too Many Requests: slow down",
+      turns: 0,
+    });
+    expect(failed.events[0]).toMatchObject({ type: "model_error", status: 429, will_retry: false });
+    expect(
+      mapLines([{ type: "turn.failed", error: { message: "403" } }], [2], undefined, { turnLimit: true })
+        .outcome.reason,
+    ).toBe("turn_limit");
+    const crashed = mapLines(["not json at all"], [0], {
+      exit_code: 2,
+      stderr: "error: bad flag",
+      timed_out: false,
+    });
+    expect(crashed.outcome).toEqual({
+      reason: "agent_crash",
+      error: "codex exited with code 2 without turn.completed; stderr: error: bad flag",
+      turns: 0,
+    });
+    expect(crashed.events).toEqual([{ type: "agent_output", text: "not json at all" }]);
+    expect(mapLines([], [], { exit_code: 124, stderr: "", timed_out: true }).outcome.reason).toBe("timeout");
+  });
+
+  it("reads shell words as a POSIX shell does", () => {
+    expect(splitShellWords(`a 'b c' "d \\"e\\" \\$f" g\\ h`)).toEqual(["a", "b c", 'd "e" $f', "g h"]);
+    expect(splitShellWords("'open")).toBeNull();
+    expect(unwrapShellCommand("/bin/bash -lc 'jq . x'")).toBe("jq . x");
+    expect(unwrapShellCommand("/usr/bin/zsh -c 'ls'")).toBe("ls");
+    // Not a shell wrapper: kept as shown.
+    expect(unwrapShellCommand("python3 -c 'print(1)'")).toBe("python3 -c 'print(1)'");
+    expect(unwrapShellCommand("/bin/bash -c 'a' extra")).toBe("/bin/bash -c 'a' extra");
+  });
+});
+
+describe("codex agent setup", () => {
+  it("finds the devDependency's native binary when no codex is on PATH, and honours LLM_TOOL_TEST_CODEX_BIN", async () => {
+    const found = resolveCodexBinary({ PATH: "/usr/bin:/bin" });
+    expect(path.basename(found)).toBe("codex");
+    expect(execFileSync(found, ["--version"], { encoding: "utf8" })).toContain(CODEX_VERSION);
+    const fake = path.join(dir, "my-codex");
+    await writeFile(fake, "#!/bin/sh\n", { mode: 0o755 });
+    expect(resolveCodexBinary({ [CODEX_BIN_ENV]: fake, PATH: "/usr/bin:/bin" })).toBe(fake);
+    expect(() => resolveCodexBinary({ [CODEX_BIN_ENV]: path.join(dir, "missing") })).toThrow(CODEX_BIN_ENV);
+    // The npm launcher (a Node script) on PATH: its package's native binary runs instead.
+    const bin = path.join(dir, "npm-bin");
+    await mkdir(bin);
+    await symlink(path.resolve("node_modules/@openai/codex/bin/codex.js"), path.join(bin, "codex"));
+    expect(resolveCodexBinary({ PATH: bin }, [])).toBe(found);
+  });
+
+  it("pins the version the devDependency installs, exactly", async () => {
+    const manifest = JSON.parse(await readFile("package.json", "utf8")) as {
+      devDependencies: Record<string, string>;
+    };
+    expect(manifest.devDependencies[CODEX_PACKAGE]).toBe(CODEX_VERSION);
+    const installed = JSON.parse(
+      await readFile(path.join("node_modules", CODEX_PACKAGE, "package.json"), "utf8"),
+    ) as { version: string };
+    expect(installed.version).toBe(CODEX_VERSION);
+  });
+
+  it("refuses a target that Codex's own helper (its rg, first on its commands' PATH) would shadow", async () => {
+    const found = resolveCodexBinary({ PATH: "/usr/bin:/bin" });
+    expect(findShadowingHelper(found, "rg")).toMatch(/codex-path\/rg$/);
+    expect(findShadowingHelper(found, "/usr/local/bin/rg")).toMatch(/codex-path\/rg$/);
+    expect(findShadowingHelper(found, "jq")).toBeNull();
+    expect(findShadowingHelper(found, undefined)).toBeNull();
+    const test = await makeContext({ scenario: makeScenario({ target: { binary: "rg", env: {} } }) });
+    cleanups.push(test.dispose);
+    const agent = createAgent("codex", { openaiApiKey: CANARY_KEY, env: { PATH: "/usr/bin:/bin" } });
+    const outcome = await agent.run(test.context);
+    expect(outcome).toMatchObject({ reason: "infra_error", fatal: true, turns: 0 });
+    expect(outcome.error).toContain("the target shim would not see the model's calls of rg");
+  });
+
+  it("says how to install Codex when it is nowhere", () => {
+    expect(() => resolveCodexBinary({ PATH: "/nonexistent" }, [dir])).toThrow(ConfigError);
+    expect(() => resolveCodexBinary({ PATH: "/nonexistent" }, [dir])).toThrow("npm install -g @openai/codex");
+  });
+
+  it("needs the OpenAI key, and runs OpenAI models only", () => {
+    expect(() => createAgent("codex", { env: { PATH: "/usr/bin:/bin" } })).toThrow(/OPENAI_API_KEY/);
+    const scenario = makeScenario({ id: "s" });
+    const keys = { anthropic: "sk-ant", openai: "sk-openai" };
+    expect(() => checkModelProviders([scenario], ["claude-haiku-4-5"], "codex", keys)).toThrow(
+      /codex agent runs OpenAI models only.*openai:claude-haiku-4-5/,
+    );
+    expect(() => checkModelProviders([scenario], ["openai:gpt-5.2"], "codex", keys)).not.toThrow();
+    expect(() =>
+      checkModelProviders([scenario], ["openai:gpt-5.2"], "codex", { anthropic: "sk-ant", openai: null }),
+    ).toThrow(/OPENAI_API_KEY/);
+  });
+});
