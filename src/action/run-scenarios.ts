@@ -99,7 +99,7 @@ async function prepareActionRun(
       options: {
         model: settings.model,
         models: settings.models,
-        replayFrom,
+        replayFrom: replayFrom ? [replayFrom] : [],
         outDir: folders.outDir,
         trials: settings.trials,
         extraTrials: settings.extraTrials,

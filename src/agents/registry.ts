@@ -28,8 +28,8 @@ export interface AgentDeps {
   baseURL?: string;
   /** The command template of the `command` agent (`--agent-command`). */
   agentCommand?: string | null;
-  /** The recorded calls the `replay` agent re-issues (`--replay-from`). */
-  recordings?: RecordingSet | null;
+  /** The recorded runs whose calls the `replay` agent re-issues (`--replay-from`; several: a model matrix). */
+  recordings?: readonly RecordingSet[] | null;
   /** Environment for finding the `claude` binary (LLM_TOOL_TEST_CLAUDE_BIN, PATH); default process.env. */
   env?: Record<string, string | undefined>;
   /** More claude-code settings (binary, tools, clock). */
@@ -106,7 +106,7 @@ export const AGENTS = {
     needsApiKey: false,
     description: "re-runs a recorded run's calls (--replay-from)",
     create(deps) {
-      if (!deps.recordings) {
+      if (!deps.recordings || deps.recordings.length === 0) {
         throw new ConfigError(
           "the replay agent needs recorded calls: pass --replay-from PATH (a previous run's output folder or a bashkit-eval results .json)",
           "--replay-from",

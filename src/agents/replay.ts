@@ -4,21 +4,50 @@
  * how it differs from its recording, so the report can show where the sequence now diverges.
  * The scenario's gates judge the replayed trial as usual. A replay cannot show what a model
  * would do differently on seeing new output: the recorded calls run whatever the tool answers.
+ *
+ * What only the model could tell (its turns, tokens, cost, whether it stopped on its own or at the
+ * turn limit) is carried over from the recording in a `recorded_execution` event, so the report
+ * shows the recorded run's figures, marked as recorded, instead of a replay's zeros. Several
+ * recorded runs (one per model) replay as a model matrix: each trial takes its model's recording.
  */
 import { describeError } from "../errors.js";
-import { pickRecording, type RecordedCall, type RecordingSet } from "../results/read-recordings.js";
+import {
+  pickRecording,
+  type RecordedCall,
+  type Recording,
+  type RecordingSet,
+} from "../results/read-recordings.js";
 import type { ExecResult } from "../sandbox/types.js";
 import type { ReplayDifference } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
 import type { Agent, AgentCallResult, AgentContext, AgentOutcome } from "./types.js";
 
-export function createReplayAgent(recordings: RecordingSet): Agent {
+/**
+ * `sources`: one recorded run, or several, each of a different model (recordingsByModel checks
+ * that), replayed as a model matrix of those models.
+ */
+export function createReplayAgent(sources: RecordingSet | readonly RecordingSet[]): Agent {
+  const sets = Array.isArray(sources) ? (sources as readonly RecordingSet[]) : [sources as RecordingSet];
+  const matrix = sets.length > 1;
   async function run(context: AgentContext): Promise<AgentOutcome> {
-    const recording = pickRecording(recordings, context.scenarioKey, context.trial);
+    const recordings = matrix ? sets.find((set) => set.model === context.model) : sets[0];
+    if (!recordings) {
+      return {
+        reason: "agent_crash",
+        error: `no recorded run of model ${context.model} among --replay-from's: replay runs only the models of the recorded runs`,
+        turns: 0,
+      };
+    }
+    // A matrix's keys end in `~model`; each recorded run keys its trials without it.
+    const key =
+      matrix && context.scenarioKey.endsWith(`~${context.model}`)
+        ? context.scenarioKey.slice(0, -(context.model.length + 1))
+        : context.scenarioKey;
+    const recording = pickRecording(recordings, key, context.trial);
     if (!recording) {
       return {
         reason: "agent_crash",
-        error: `no recording of scenario "${context.scenarioKey}" in ${recordings.source}: replay runs only the scenarios the recorded run had`,
+        error: `no recording of scenario "${key}" in ${recordings.source}: replay runs only the scenarios the recorded run had`,
         turns: 0,
       };
     }
@@ -47,10 +76,25 @@ export function createReplayAgent(recordings: RecordingSet): Agent {
       });
     }
     if (context.signal.aborted) return { reason: classifyAbort(context.signal), turns: 0 };
-    // No model calls, so no turns, as with the oracle.
-    return { reason: "natural_stop", turns: 0 };
+    return endAsRecorded(recording, context);
   }
-  return { name: "replay", run };
+  // In a matrix the trials name the model whose recording they replay.
+  return { name: "replay", usesModel: matrix, run };
+}
+
+/**
+ * Every recorded call ran: the trial ends as the recorded one did (at its turn limit, or on its
+ * own; a recorded timeout or crash is not replayed, since all its calls now ran), with its
+ * figures. A recording without figures ends as the oracle does: no turns.
+ */
+function endAsRecorded(recording: Recording, context: AgentContext): AgentOutcome {
+  const figures = recording.figures;
+  if (!figures) return { reason: "natural_stop", turns: 0 };
+  context.events.emit({ type: "recorded_execution", model: recording.model, ...figures });
+  return {
+    reason: figures.end_reason === "turn_limit" ? "turn_limit" : "natural_stop",
+    turns: figures.turns,
+  };
 }
 
 /**

@@ -623,6 +623,7 @@ function describeRun(report: Report): RunRef {
     started_at: run.started_at,
     agent: run.agent,
     model: run.model ?? null,
+    ...(run.models && run.models.length > 1 ? { models: [...run.models] } : {}),
     judge_model: run.judge_model ?? null,
     harness_version: run.harness_version,
     git_sha: run.git_sha ?? null,
@@ -676,11 +677,14 @@ function collectWarnings(
       warnings.push({ code, message: `The baseline used ${what} ${show(b)}, head used ${show(h)}: ${why}` });
     }
   };
+  // A matrix is named by all its models, not its first.
+  const models = (report: Report) =>
+    report.run.models && report.run.models.length > 1 ? report.run.models.join(", ") : report.run.model;
   differs(
     "model_differs",
     "model",
-    base.run.model,
-    head.run.model,
+    models(base),
+    models(head),
     "differences may come from the model, not from this change.",
   );
   differs(

@@ -66,7 +66,10 @@ export interface RunRef {
   run_id: string;
   started_at: string;
   agent: string;
+  /** The run's model (a matrix's first). */
   model: string | null;
+  /** A model matrix's models, in order; absent for a one-model run. */
+  models?: string[];
   judge_model: string | null;
   harness_version: string;
   git_sha: string | null;

@@ -111,6 +111,9 @@ export function computeBySubcommand(
  * reported any; else the tokens priced with `prices` for `model`; null when the model is unknown
  * (never 0: an unknown cost is said, not hidden). A trial that called no model (the oracle, a
  * trial that never started) costs 0.
+ * A replayed trial's `recorded_execution` event gives the model's figures instead (turns, tokens,
+ * natural stop, cost: the recorded cost, else its tokens priced for the recorded model, else
+ * unknown), and `recorded: true` says so; its tool calls are the replayed ones, measured now.
  */
 export function computeExecution(
   events: readonly TrialEvent[],
@@ -128,6 +131,7 @@ export function computeExecution(
   let hasReportedCost = false;
   let lastTms = 0;
   let end: Extract<TrialEvent, { type: "trial_end" }> | null = null;
+  let recorded: Extract<TrialEvent, { type: "recorded_execution" }> | null = null;
 
   for (const event of events) {
     if (event.t_ms > lastTms) lastTms = event.t_ms;
@@ -155,6 +159,9 @@ export function computeExecution(
       case "trial_end":
         end = event;
         break;
+      case "recorded_execution":
+        recorded = event;
+        break;
       default:
         break;
     }
@@ -174,6 +181,8 @@ export function computeExecution(
     if (price) cost = computeCost(usage, price);
   }
 
+  if (recorded)
+    return withRecordedFigures(recorded, toolCalls, toolCallsOk, end, lastTms, waitMs, options.prices);
   return {
     turns: responses > 0 ? responses : (end?.turns ?? 0),
     tool_calls: toolCalls,
@@ -185,5 +194,42 @@ export function computeExecution(
     duration_ms: end ? end.duration_ms : lastTms,
     rate_limit_wait_ms: waitMs,
     cost_usd: cost,
+  };
+}
+
+function withRecordedFigures(
+  recorded: Extract<TrialEvent, { type: "recorded_execution" }>,
+  toolCalls: number,
+  toolCallsOk: number,
+  end: Extract<TrialEvent, { type: "trial_end" }> | null,
+  lastTms: number,
+  waitMs: number,
+  prices: Readonly<PriceTable>,
+): ExecutionMetrics {
+  const usage = {
+    input_tokens: recorded.input_tokens,
+    output_tokens: recorded.output_tokens,
+    cache_read_tokens: recorded.cache_read_tokens,
+    cache_write_tokens: recorded.cache_write_tokens,
+  };
+  let cost = recorded.cost_usd;
+  // As for a trial of ours: no model call recorded, nothing spent.
+  if (cost === null && recorded.turns === 0 && Object.values(usage).every((n) => n === 0)) cost = 0;
+  else if (cost === null) {
+    const price = lookupPrice(prices, recorded.model);
+    if (price) cost = computeCost(usage, price);
+  }
+  return {
+    turns: recorded.turns,
+    tool_calls: toolCalls,
+    tool_calls_ok: toolCallsOk,
+    tool_calls_error: toolCalls - toolCallsOk,
+    tool_call_success_rate: toolCalls > 0 ? toolCallsOk / toolCalls : null,
+    natural_stop: recorded.end_reason === "natural_stop",
+    ...usage,
+    duration_ms: end ? end.duration_ms : lastTms,
+    rate_limit_wait_ms: waitMs,
+    cost_usd: cost,
+    recorded: true,
   };
 }

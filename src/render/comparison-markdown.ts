@@ -507,7 +507,8 @@ const YELLOW = "\u001b[33m";
 const RESET = "\u001b[0m";
 
 function describeSide(r: Comparison["base"]): string {
-  const parts = [r.run_id, r.agent, r.model ?? "no model", `llm-tool-test ${r.harness_version}`];
+  const models = r.models && r.models.length > 1 ? `models ${r.models.join(", ")}` : (r.model ?? "no model");
+  const parts = [r.run_id, r.agent, models, `llm-tool-test ${r.harness_version}`];
   if (r.git_sha) parts.push(r.git_sha.slice(0, 7));
   return parts.map(escapePlainText).join(", ");
 }

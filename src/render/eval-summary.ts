@@ -21,6 +21,16 @@ export function describeStops(summary: Pick<RunSummary, "end_reasons">): string 
   return [`${natural} natural`, `${turnLimit} turn limit`, ...rest].join(", ");
 }
 
+/**
+ * Said wherever a replay's figures show (terminal, report.md, the model matrix): the turns,
+ * tokens, cost and stops of replayed trials are their recording's, not measured. Null otherwise.
+ */
+export function describeRecordedFigures(summary: Pick<RunSummary, "trials_recorded">): string | null {
+  const n = summary.trials_recorded ?? 0;
+  if (n === 0) return null;
+  return `turns, tokens, cost and stops of ${n} replayed trial${n === 1 ? "" : "s"} are recorded values, carried from the recording, not measured by this run`;
+}
+
 /** The EvalSummary as plain lines for the terminal (no names in it but categories, passed through `clean`). */
 export function renderEvalSummaryLines(summary: RunSummary, clean: (name: string) => string): string[] {
   const s = summary;
@@ -32,6 +42,8 @@ export function renderEvalSummaryLines(summary: RunSummary, clean: (name: string
     `  tokens ${formatTokens(s.total_input_tokens)} in / ${formatTokens(s.total_output_tokens)} out · ` +
       `${formatDuration(s.total_duration_ms)} of trial time · stops: ${describeStops(s)}`,
   ];
+  const recorded = describeRecordedFigures(s);
+  if (recorded) lines.push(`  (${recorded})`);
   const categories = Object.entries(s.by_category);
   if (categories.length > 0) {
     const width = Math.min(32, Math.max(...categories.map(([name]) => clean(name).length)));
@@ -80,7 +92,13 @@ export function renderEvalSummaryMarkdown(summary: RunSummary): string[] {
     ...rows.map(([name, value]) => `| ${name} | ${value} |`),
     "",
     "Tokens, trial time and stops cover every trial that ran, errors included; the rest covers evaluated trials (pass or fail).",
+    ...recordedLines(s),
   ];
+}
+
+function recordedLines(s: RunSummary): string[] {
+  const recorded = describeRecordedFigures(s);
+  return recorded ? ["", `**Recorded, not measured:** ${recorded}.`] : [];
 }
 
 function subcommandRow(name: string, s: SubcommandSummary): string {

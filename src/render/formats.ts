@@ -7,10 +7,12 @@ import type { Decision } from "../compare/decision.js";
 import type { Comparison } from "../compare/types.js";
 import type { Report } from "../results/types.js";
 import type { TrialEvent } from "../transcript/events.js";
+import { renderAtifJsonLines } from "./atif.js";
 import { renderComparisonMarkdown } from "./comparison-markdown.js";
 import { renderDecisionReason } from "./decision.js";
 import { renderReportHtml } from "./html.js";
 import { renderJunitXml } from "./junit.js";
+import { renderOtelJson } from "./otel-json.js";
 import { renderReportMarkdown } from "./report-markdown.js";
 import { renderTerminalSummary } from "./terminal.js";
 
@@ -88,6 +90,20 @@ export const OUTPUT_FORMATS = {
     needsEvents: false,
     render: (i) =>
       `${renderTerminalSummary(i.report, { color: i.color ?? false, ...(i.decision ? { decision: i.decision } : {}) })}\n`,
+  },
+  // Interop, printed by `report --format` (not written by every run): each trial as an ATIF
+  // trajectory (JSON Lines), and as OpenTelemetry GenAI spans (OTLP/JSON).
+  atif: {
+    file: null,
+    needsComparison: false,
+    needsEvents: true,
+    render: (i) => renderAtifJsonLines(i.report, i.events ?? {}),
+  },
+  "otel-json": {
+    file: null,
+    needsComparison: false,
+    needsEvents: true,
+    render: (i) => renderOtelJson(i.report, i.events ?? {}),
   },
   "comparison-json": {
     file: "comparison.json",

@@ -3,6 +3,8 @@
  * (variant), one <testcase> per trial. Follows the common Jenkins/Ant schema (properties first,
  * then testcases, then system-out) so strict readers accept it.
  */
+
+import { modelsOfRun } from "../results/model-matrix.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
 import { escapeXmlAttribute, escapeXmlText } from "./escape.js";
@@ -173,7 +175,7 @@ function renderTestsuite(
 export function renderJunitXml(report: Report, options: JunitOptions = {}): string {
   const all = report.scenarios.flatMap((s) => s.trials);
   const head = `<testsuites${attributes({
-    name: `llm-tool-test${report.run.model ? ` (${report.run.model})` : ""}`,
+    name: `llm-tool-test${modelsOfRun(report.run).length > 0 ? ` (${modelsOfRun(report.run).join(", ")})` : ""}`,
     tests: all.length,
     failures: countOutcome(all, "fail"),
     errors: countOutcome(all, "error"),

@@ -4,6 +4,7 @@
  * rates), then the per-scenario matrix with its diagnosis. Pure.
  */
 import {
+  describeRow,
   MATRIX_CLASS_LABELS,
   type MatrixClass,
   type ModelCell,
@@ -11,7 +12,15 @@ import {
 } from "../results/model-matrix.js";
 import type { RunSummary } from "../results/types.js";
 import { escapeHtml, escapeMarkdownCell, escapePlainText, markdownCode } from "./escape.js";
-import { formatDuration, formatNumber, formatRate, formatTokens, formatUsd } from "./format.js";
+import { describeRecordedFigures } from "./eval-summary.js";
+import {
+  formatCostCell,
+  formatDuration,
+  formatNumber,
+  formatRate,
+  formatRunCost,
+  formatTokens,
+} from "./format.js";
 
 type Row = [label: string, value: (s: RunSummary) => string];
 
@@ -28,7 +37,8 @@ const BASELINE_ROWS: Row[] = [
     (s) => `${formatTokens(s.total_input_tokens)} / ${formatTokens(s.total_output_tokens)}`,
   ],
   ["Duration per task", (s) => formatDuration(s.avg_duration_ms)],
-  ["Cost", (s) => formatUsd(s.total_cost_usd)],
+  // Never "$0" for a model missing from the price table: its cost is unknown.
+  ["Cost", (s) => formatCostCell(s.total_cost_usd, s.trials_cost_unknown, s.trials)],
 ];
 
 const CELL_MARK: Record<ModelCell["state"], string> = { pass: "✅", fail: "❌", incomplete: "⚠️" };
@@ -46,13 +56,46 @@ function categoryNames(matrix: ModelMatrix): string[] {
 }
 
 /** Failures first: they are what the matrix is for. */
-const CLASS_ORDER: readonly MatrixClass[] = ["all_fail", "some_fail", "incomplete", "all_pass"];
+const CLASS_ORDER: readonly MatrixClass[] = [
+  "all_fail",
+  "all_unreliable",
+  "some_fail",
+  "incomplete",
+  "all_pass",
+];
+
+/**
+ * A category's rate as the seed defines it (bashkit-eval's CategorySummary.rate: score ÷ max
+ * score, the checks passed by weight), with the pass rate (tasks whose every check passed) beside
+ * it: "85% (pass 0%, 0/4)". The two differ whenever tasks pass most but not all of their checks.
+ */
+function describeCategory(c: RunSummary["by_category"][string] | undefined): string {
+  if (!c) return "–";
+  return `${formatRate(c.rate)} (pass ${formatRate(c.pass_rate)}, ${c.passed}/${c.tasks})`;
+}
+
+/** One row per category, labelled so the rate's definition is on the page. */
+function categoryRows(matrix: ModelMatrix): [label: string, values: string[]][] {
+  return categoryNames(matrix).map((category) => [
+    category,
+    matrix.summaries.map((m) => describeCategory(m.summary.by_category[category])),
+  ]);
+}
+
+const CATEGORY_NOTE =
+  "Category rows: score ÷ max score (checks passed, by weight: bashkit-eval's per-category rate), then the pass rate (trials whose every check passed).";
 
 /** "1 all models fail · 1 some models fail · 2 all pass" (classes with rows only). */
 function describeCounts(matrix: ModelMatrix): string {
   return CLASS_ORDER.filter((c) => matrix.counts[c] > 0)
     .map((c) => `${matrix.counts[c]} ${MATRIX_CLASS_LABELS[c]}`)
     .join(" · ");
+}
+
+/** The matrix's replayed trials' figures are their recordings' (summed over the models), or null. */
+function recordedNote(matrix: ModelMatrix): string | null {
+  const trials = matrix.summaries.reduce((n, m) => n + (m.summary.trials_recorded ?? 0), 0);
+  return describeRecordedFigures({ trials_recorded: trials });
 }
 
 /** report.md's and the comment's section: the baseline table, per-category rates, the scenario matrix. */
@@ -63,13 +106,13 @@ export function renderModelMatrixMarkdown(matrix: ModelMatrix, options: { maxRow
   for (const [label, value] of BASELINE_ROWS) {
     lines.push(`| ${label} | ${matrix.summaries.map((m) => value(m.summary)).join(" | ")} |`);
   }
-  for (const category of categoryNames(matrix)) {
-    const rates = matrix.summaries.map((m) => {
-      const c = m.summary.by_category[category];
-      return c ? `${formatRate(c.pass_rate)} (${c.passed}/${c.tasks})` : "–";
-    });
-    lines.push(`| ${escapeMarkdownCell(markdownCode(category))} | ${rates.join(" | ")} |`);
+  const categories = categoryRows(matrix);
+  for (const [category, values] of categories) {
+    lines.push(`| ${escapeMarkdownCell(markdownCode(category))} | ${values.join(" | ")} |`);
   }
+  if (categories.length > 0) lines.push("", CATEGORY_NOTE);
+  const recorded = recordedNote(matrix);
+  if (recorded) lines.push("", `**Recorded, not measured:** ${recorded}.`);
   lines.push("", `**By scenario:** ${describeCounts(matrix)}.`, "");
   lines.push(
     `| Scenario | ${matrix.models.map((m) => escapeMarkdownCell(markdownCode(m))).join(" | ")} | Diagnosis |`,
@@ -82,7 +125,7 @@ export function renderModelMatrixMarkdown(matrix: ModelMatrix, options: { maxRow
   for (const row of shown) {
     const cells = matrix.models.map((m) => describeCell(row.cells[m]));
     lines.push(
-      `| ${escapeMarkdownCell(markdownCode(row.scenario))} | ${cells.join(" | ")} | ${MATRIX_CLASS_LABELS[row.classification]} |`,
+      `| ${escapeMarkdownCell(markdownCode(row.scenario))} | ${cells.join(" | ")} | ${describeRow(row, matrix.models)} |`,
     );
   }
   if (shown.length < rows.length)
@@ -90,7 +133,7 @@ export function renderModelMatrixMarkdown(matrix: ModelMatrix, options: { maxRow
   lines.push(
     "",
     "Cells: scenario passed (every evaluated trial) ✅, failed ❌, or no verdict ⚠️, with passed/evaluated trials. " +
-      "A scenario every model fails points at the tool or its guidance; one only some fail, at the models.",
+      "A scenario every model fails in every trial points at the tool or its guidance; one only some fail, at the models; one every model fails only sometimes, at something unreliable.",
   );
   return lines;
 }
@@ -102,16 +145,20 @@ export function renderModelMatrixLines(matrix: ModelMatrix): string[] {
   for (const { model, summary: s } of matrix.summaries) {
     lines.push(
       `  ${escapePlainText(model).padEnd(width)}  ${s.total_passed}/${s.total_tasks} passed (${formatRate(s.pass_rate)})  ` +
-        `tool calls ${formatRate(s.tool_call_success_rate)} ok  ${formatNumber(s.avg_turns_per_task)} turns/task  ${formatUsd(s.total_cost_usd)}`,
+        `tool calls ${formatRate(s.tool_call_success_rate)} ok  ${formatNumber(s.avg_turns_per_task)} turns/task  ${formatRunCost(s)}`,
     );
   }
+  const recorded = recordedNote(matrix);
+  if (recorded) lines.push(`  (${recorded})`);
   lines.push(`  By scenario: ${describeCounts(matrix)}`);
   for (const row of matrix.rows) {
     if (row.classification === "all_pass") continue;
     const failing = matrix.models.filter((m) => row.cells[m]?.state !== "pass").map(escapePlainText);
-    lines.push(
-      `    ${escapePlainText(row.scenario)}: ${row.classification === "all_fail" ? "every model fails" : `not passed by ${failing.join(", ")}`}`,
-    );
+    const words =
+      row.classification === "all_fail" || row.classification === "all_unreliable"
+        ? describeRow(row, matrix.models)
+        : `not passed by ${failing.join(", ")} (${failing.length} of ${matrix.models.length})`;
+    lines.push(`    ${escapePlainText(row.scenario)}: ${words}`);
   }
   return lines;
 }
@@ -119,21 +166,31 @@ export function renderModelMatrixLines(matrix: ModelMatrix): string[] {
 /** report.html's section (a table like report.md's). */
 export function renderModelMatrixHtml(matrix: ModelMatrix): string {
   const head = matrix.models.map((m) => `<th>${escapeHtml(m)}</th>`).join("");
-  const summaryRows = BASELINE_ROWS.map(
-    ([label, value]) =>
-      `<tr><th scope="row">${escapeHtml(label)}</th>${matrix.summaries.map((m) => `<td>${escapeHtml(value(m.summary))}</td>`).join("")}</tr>`,
-  ).join("");
+  const summaryRows =
+    BASELINE_ROWS.map(
+      ([label, value]) =>
+        `<tr><th scope="row">${escapeHtml(label)}</th>${matrix.summaries.map((m) => `<td>${escapeHtml(value(m.summary))}</td>`).join("")}</tr>`,
+    ).join("") +
+    categoryRows(matrix)
+      .map(
+        ([category, values]) =>
+          `<tr><th scope="row"><code>${escapeHtml(category)}</code></th>${values.map((v) => `<td>${escapeHtml(v)}</td>`).join("")}</tr>`,
+      )
+      .join("");
+  const recorded = recordedNote(matrix);
   const scenarioRows = matrix.rows
     .map(
       (row) =>
         `<tr class="${row.classification}"><th scope="row">${escapeHtml(row.scenario)}</th>${matrix.models
           .map((m) => `<td>${escapeHtml(describeCell(row.cells[m]))}</td>`)
-          .join("")}<td>${escapeHtml(MATRIX_CLASS_LABELS[row.classification])}</td></tr>`,
+          .join("")}<td>${escapeHtml(describeRow(row, matrix.models))}</td></tr>`,
     )
     .join("");
   return (
     `<section id="models"><h2>Models side by side</h2>` +
     `<table><thead><tr><th></th>${head}</tr></thead><tbody>${summaryRows}</tbody></table>` +
+    (categoryNames(matrix).length > 0 ? `<p>${escapeHtml(CATEGORY_NOTE)}</p>` : "") +
+    (recorded ? `<p>Recorded, not measured: ${escapeHtml(recorded)}.</p>` : "") +
     `<p>By scenario: ${escapeHtml(describeCounts(matrix))}.</p>` +
     `<table><thead><tr><th>Scenario</th>${head}<th>Diagnosis</th></tr></thead><tbody>${scenarioRows}</tbody></table></section>`
   );

@@ -1,5 +1,6 @@
 import type { Decision } from "../compare/decision.js";
 import { compareVariants } from "../compare/variants.js";
+import { modelsOfRun } from "../results/model-matrix.js";
 import { scenarioName } from "../results/scenario-key.js";
 import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
 import { renderComparisonMarkdown } from "./comparison-markdown.js";
@@ -15,6 +16,7 @@ import {
   formatRunCost,
   formatTokens,
 } from "./format.js";
+import { describeModels } from "./labels.js";
 import { renderModelMatrixMarkdown } from "./model-matrix.js";
 import { describeReplay } from "./replay.js";
 
@@ -86,7 +88,7 @@ function renderHeadline(report: Report, decision: Decision | undefined): string[
       (s.errors > 0 ? ` **${s.errors} trial(s) errored** (infrastructure; excluded from rates).` : "") +
       (s.skipped > 0 ? ` ${s.skipped} skipped.` : ""),
     "",
-    `Agent ${markdownCode(report.run.agent)}${report.run.model ? `, model ${markdownCode(report.run.model)}` : ""}` +
+    `Agent ${markdownCode(report.run.agent)}${describeModels(modelsOfRun(report.run), markdownCode)}` +
       `${report.run.judge_model ? `, judge ${markdownCode(report.run.judge_model)}` : ""}` +
       ` · score ${formatNumber(s.total_score)}/${formatNumber(s.total_max_score)} (${formatRate(s.overall_rate)})` +
       ` · tool calls ${s.total_tool_calls} (${s.tool_calls_ok} ok / ${s.tool_calls_error} error, ${formatRate(s.tool_call_success_rate)})` +
@@ -285,10 +287,10 @@ export function renderReportMarkdown(report: Report, options: ReportMarkdownOpti
     ...renderReplayMarkdown(report.scenarios),
   ];
   const variants = compareVariants(report);
-  for (const { base, head, comparison } of variants) {
+  for (const { base, head, model, comparison } of variants) {
     lines.push(
       "",
-      `## Guidance variants: ${markdownCode(head)} against ${markdownCode(base)}`,
+      `## Guidance variants: ${markdownCode(head)} against ${markdownCode(base)}${model ? `, model ${markdownCode(model)}` : ""}`,
       "",
       renderComparisonMarkdown(comparison, null, { maxChars: 12_000 }).trim(),
     );

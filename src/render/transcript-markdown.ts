@@ -76,6 +76,14 @@ export function renderTranscriptMarkdown(events: TrialEvent[], options: Transcri
       case "agent_output":
         out.push(markdownFence(clip(event.text, max * 4)), "");
         break;
+      case "recorded_execution":
+        out.push(
+          `**Recorded run** (carried from the recording, not measured here): ${event.turns} turn(s), ` +
+            `${event.input_tokens} in / ${event.output_tokens} out tokens, ${event.tool_calls} tool call(s), ` +
+            `ended ${markdownText(event.end_reason)}${event.model ? `, model ${markdownCode(event.model)}` : ""}.`,
+          "",
+        );
+        break;
       case "target_invocation":
       case "model_request":
         break;

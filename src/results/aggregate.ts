@@ -261,6 +261,13 @@ export function summarizeRun(scenarios: ScenarioReport[]): RunSummary {
     judge_cost_usd: sum(spent.map((t) => t.judge_usage?.cost_usd ?? 0)),
     end_reasons: countEndReasons(spent),
     trials_cost_unknown: spent.filter(hasUnknownCost).length,
+    ...recordedField(spent),
     by_category: sortedCategories,
   };
+}
+
+/** How many trials carry recorded figures (a replay), only when some do. */
+function recordedField(trials: readonly TrialReport[]): Pick<RunSummary, "trials_recorded"> {
+  const recorded = trials.filter((trial) => trial.execution.recorded === true).length;
+  return recorded > 0 ? { trials_recorded: recorded } : {};
 }

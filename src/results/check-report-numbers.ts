@@ -34,6 +34,7 @@ const COUNTS = new Set([
   "skipped",
   "pass_k",
   "trials_cost_unknown",
+  "trials_recorded",
   "n",
   "tasks",
   "scenarios",

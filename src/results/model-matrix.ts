@@ -1,8 +1,11 @@
 /**
  * The cross-model view of a model-matrix run (bashkit-eval's "cross-model diagnostics"): each
  * model's EvalSummary, and per scenario whether every model fails it (likely the tool or its
- * guidance), some do (model capability) or all pass. Derived from the report's scenarios, so any
- * report of a matrix run (merged shards included) gives the same view.
+ * guidance), some do (model capability), every model fails some of its trials, or all pass.
+ * "Every" means every model of the matrix, each with a verdict, and for all_fail every trial of
+ * each failed: a model that passed one trial of two, or one that did not run the scenario, never
+ * makes an "every model fails". Derived from the report's scenarios, so any report of a matrix run
+ * (merged shards included) gives the same view.
  */
 import { summarizeRun } from "./aggregate.js";
 import { scenarioKey } from "./scenario-key.js";
@@ -11,7 +14,7 @@ import type { Report, RunSummary, ScenarioReport } from "./types.js";
 /** A scenario's state for one model: the scenario passed (every evaluated trial), failed, or could not say. */
 export type ModelCellState = "pass" | "fail" | "incomplete";
 
-export type MatrixClass = "all_fail" | "some_fail" | "all_pass" | "incomplete";
+export type MatrixClass = "all_fail" | "some_fail" | "all_unreliable" | "all_pass" | "incomplete";
 
 export interface ModelCell {
   state: ModelCellState;
@@ -40,10 +43,12 @@ export interface ModelMatrix {
 }
 
 export const MATRIX_CLASS_LABELS: Record<MatrixClass, string> = {
-  all_fail: "all models fail: likely the tool or its guidance",
-  some_fail: "some models fail: model capability",
+  all_fail: "every model fails every trial: likely the tool or its guidance",
+  some_fail: "some models fail, others pass: model capability",
+  all_unreliable:
+    "every model fails some trials, none passes all: unreliable (the tool, its guidance or the task)",
   all_pass: "all pass",
-  incomplete: "incomplete: errors left a model without a verdict",
+  incomplete: "incomplete: a model has no verdict (errors, or it did not run the scenario)",
 };
 
 function cellOf(scenario: ScenarioReport): ModelCell {
@@ -54,11 +59,47 @@ function cellOf(scenario: ScenarioReport): ModelCell {
   return { state, passed, evaluated, pass_rate: evaluated > 0 ? passed / evaluated : null };
 }
 
-function classify(cells: ModelCell[]): MatrixClass {
-  if (cells.every((c) => c.state === "pass")) return "all_pass";
-  if (cells.every((c) => c.state === "fail")) return "all_fail";
-  if (cells.some((c) => c.state === "pass") && cells.some((c) => c.state === "fail")) return "some_fail";
-  return "incomplete";
+/** `cells`: one per model of the matrix, undefined where the scenario did not run with that model. */
+function classify(cells: (ModelCell | undefined)[]): MatrixClass {
+  const judged = cells.filter((c): c is ModelCell => c !== undefined && c.state !== "incomplete");
+  // Some pass, some fail: a difference between models, whatever the others could not say.
+  if (judged.some((c) => c.state === "pass") && judged.some((c) => c.state === "fail")) return "some_fail";
+  if (judged.length < cells.length) return "incomplete";
+  if (judged.every((c) => c.state === "pass")) return "all_pass";
+  return judged.every((c) => c.passed === 0) ? "all_fail" : "all_unreliable";
+}
+
+/**
+ * A row's diagnosis with its counts, so the words never claim more than the cells show:
+ * "every model fails (3 of 3, no trial passed): …", "2 of 3 models fail: model capability".
+ */
+export function describeRow(row: MatrixRow, models: readonly string[]): string {
+  const cells = models.map((m) => row.cells[m]);
+  const failing = cells.filter((c) => c?.state === "fail").length;
+  const n = models.length;
+  switch (row.classification) {
+    case "all_fail":
+      return `every model fails (${n} of ${n}, no trial passed): likely the tool or its guidance`;
+    case "some_fail":
+      return `${failing} of ${n} model${n === 1 ? "" : "s"} fail: model capability`;
+    case "all_unreliable":
+      return `every model fails some trials (${n} of ${n}), none passes all: unreliable (the tool, its guidance or the task)`;
+    case "all_pass":
+      return "all pass";
+    case "incomplete": {
+      const missing = cells.filter((c) => c === undefined || c.state === "incomplete").length;
+      return `incomplete: ${missing} of ${n} model${n === 1 ? "" : "s"} without a verdict`;
+    }
+  }
+}
+
+/**
+ * Every model a run used, in the order given: a matrix's `models`, else its one `model`, else none.
+ * What headers, run info and suite names show, so a matrix is never named after its first model.
+ */
+export function modelsOfRun(run: Pick<Report["run"], "model" | "models">): string[] {
+  if (run.models && run.models.length > 1) return [...run.models];
+  return run.model ? [run.model] : [];
 }
 
 /** Null unless the report is a model matrix (its scenarios carry a model). */
@@ -80,9 +121,15 @@ export function buildModelMatrix(report: Pick<Report, "run" | "scenarios">): Mod
     rowsByKey.set(key, row);
   }
   const rows = [...rowsByKey.values()].sort((a, b) => a.scenario.localeCompare(b.scenario));
-  const counts: Record<MatrixClass, number> = { all_fail: 0, some_fail: 0, all_pass: 0, incomplete: 0 };
+  const counts: Record<MatrixClass, number> = {
+    all_fail: 0,
+    some_fail: 0,
+    all_unreliable: 0,
+    all_pass: 0,
+    incomplete: 0,
+  };
   for (const row of rows) {
-    row.classification = classify(Object.values(row.cells));
+    row.classification = classify(models.map((m) => row.cells[m]));
     counts[row.classification] += 1;
   }
   const summaries = models.map((model) => ({

@@ -7,7 +7,7 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError, describeError } from "../errors.js";
-import type { TrialEvent } from "../transcript/events.js";
+import type { EndReason, TrialEvent } from "../transcript/events.js";
 import { readReportFile } from "./read-report.js";
 import { loadTrialEvents } from "./read-trial-events.js";
 import { scenarioKey } from "./scenario-key.js";
@@ -22,6 +22,24 @@ export interface RecordedCall {
   stderr: string;
 }
 
+/**
+ * What the recorded trial measured of its model, which a replay cannot measure (it calls no model):
+ * the replay carries these figures into its report, marked as recorded.
+ */
+export interface RecordedFigures {
+  turns: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  /** Tool calls in the recorded trial (the replay re-issues them; it may stop before the last). */
+  tool_calls: number;
+  /** How the recorded trial ended (bashkit-eval: natural stop, else its turn limit). */
+  end_reason: EndReason;
+  /** The cost the recorded agent reported, when it reported one; else null (the replay prices the tokens). */
+  cost_usd: number | null;
+}
+
 export interface Recording {
   scenario_key: string;
   trial: number;
@@ -30,12 +48,18 @@ export interface Recording {
   calls: RecordedCall[];
   /** The work dir as the recorded agent saw it, when known: replaced by the new one before outputs are compared. */
   work_dir: string | null;
+  /** Null when the source kept no figures (a trial without a trial_end: an interrupted run). */
+  figures: RecordedFigures | null;
 }
 
 export interface RecordingSet {
   /** The path given, for messages and the report. */
   source: string;
   format: "run" | "bashkit-eval";
+  /** The one model the recorded run used, when it names one (a model matrix's run: null). */
+  model: string | null;
+  /** When the recorded run started (ISO 8601), when the source says: tells which bashkit version wrote it. */
+  recorded_at: string | null;
   /** Per scenario key, ordered by trial. */
   byScenario: Map<string, Recording[]>;
 }
@@ -97,17 +121,51 @@ async function readRunFolder(source: string, reportFile: string): Promise<Record
     );
   }
   for (const list of byScenario.values()) list.sort((a, b) => a.trial - b.trial);
-  return { source, format: "run", byScenario };
+  const models = new Set([...byScenario.values()].flat().map((recording) => recording.model));
+  const model = report.run.models && report.run.models.length > 1 ? null : (report.run.model ?? null);
+  return {
+    source,
+    format: "run",
+    model: model ?? (models.size === 1 ? ([...models][0] ?? null) : null),
+    recorded_at: report.run.started_at,
+    byScenario,
+  };
 }
 
-/** The tool calls of one trial's events, each with its result (a call without one keeps exit_code null). */
+/**
+ * The tool calls of one trial's events, each with its result (a call without one keeps exit_code
+ * null), and its figures: summed from its model responses, or, for a trial that was itself a
+ * replay, the figures its `recorded_execution` event carried on.
+ */
 function fromEvents(key: string, trial: number, events: readonly TrialEvent[]): Recording {
   const calls: RecordedCall[] = [];
   const byId = new Map<string, RecordedCall>();
   let model: string | null = null;
   let workDir: string | null = null;
+  const usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
+  let responses = 0;
+  let cost: number | null = null;
+  let carried: RecordedFigures | null = null;
+  let end: Extract<TrialEvent, { type: "trial_end" }> | null = null;
   for (const event of events) {
     if (event.type === "trial_start") model = event.model;
+    else if (event.type === "model_response") {
+      responses += 1;
+      for (const field of Object.keys(usage) as (keyof typeof usage)[]) usage[field] += event.usage[field];
+      if (typeof event.cost_usd === "number") cost = (cost ?? 0) + event.cost_usd;
+    } else if (event.type === "recorded_execution") {
+      carried = {
+        turns: event.turns,
+        input_tokens: event.input_tokens,
+        output_tokens: event.output_tokens,
+        cache_read_tokens: event.cache_read_tokens,
+        cache_write_tokens: event.cache_write_tokens,
+        tool_calls: event.tool_calls,
+        end_reason: event.end_reason,
+        cost_usd: event.cost_usd,
+      };
+      model ??= event.model;
+    } else if (event.type === "trial_end") end = event;
     else if (event.type === "tool_call") {
       const call: RecordedCall = {
         turn: event.turn,
@@ -124,7 +182,20 @@ function fromEvents(key: string, trial: number, events: readonly TrialEvent[]): 
         Object.assign(call, { exit_code: event.exit_code, stdout: event.stdout, stderr: event.stderr });
     } else if (event.type === "prompt") workDir = event.work_dir ?? null;
   }
-  return { scenario_key: key, trial, model, calls, work_dir: workDir };
+  // A trial of an agent without a model (the oracle) has nothing a replay could not measure.
+  const calledModel = model !== null || responses > 0 || (end?.turns ?? 0) > 0;
+  const figures: RecordedFigures | null =
+    carried ??
+    (end && calledModel
+      ? {
+          turns: responses > 0 ? responses : end.turns,
+          ...usage,
+          tool_calls: calls.length,
+          end_reason: end.reason,
+          cost_usd: cost,
+        }
+      : null);
+  return { scenario_key: key, trial, model, calls, work_dir: workDir, figures };
 }
 
 interface BashkitToolCall {
@@ -134,12 +205,20 @@ interface BashkitToolCall {
   exit_code?: number;
 }
 
+interface BashkitTrace {
+  tool_calls: BashkitToolCall[];
+  messages?: { role: string; content: unknown }[];
+  turns?: number;
+  natural_stop?: boolean;
+  total_input_tokens?: number;
+  total_output_tokens?: number;
+}
+
 interface BashkitResults {
+  provider?: string;
   model?: string;
-  results: {
-    task: { id: string };
-    trace: { tool_calls: BashkitToolCall[]; messages?: { role: string; content: unknown }[] };
-  }[];
+  timestamp?: string;
+  results: { task: { id: string }; trace: BashkitTrace }[];
 }
 
 function isBashkitResults(data: unknown): data is BashkitResults {
@@ -156,9 +235,10 @@ function isBashkitResults(data: unknown): data is BashkitResults {
   );
 }
 
-/** One trial per task; turns are counted from the trace's assistant messages. */
+/** One trial per task; each call's turn is counted from the trace's assistant messages. */
 function fromBashkitResults(source: string, data: BashkitResults): RecordingSet {
   const byScenario = new Map<string, Recording[]>();
+  const model = bashkitModelId(data);
   for (const result of data.results) {
     const turns = toolUseTurns(result.trace.messages ?? []);
     const calls = result.trace.tool_calls.map((call, index) => ({
@@ -169,10 +249,53 @@ function fromBashkitResults(source: string, data: BashkitResults): RecordingSet 
       stderr: call.stderr ?? "",
     }));
     byScenario.set(result.task.id, [
-      { scenario_key: result.task.id, trial: 1, model: data.model ?? null, calls, work_dir: null },
+      {
+        scenario_key: result.task.id,
+        trial: 1,
+        model,
+        calls,
+        work_dir: null,
+        figures: bashkitFigures(result.trace, calls.length),
+      },
     ]);
   }
-  return { source, format: "bashkit-eval", byScenario };
+  const recordedAt = typeof data.timestamp === "string" ? data.timestamp : null;
+  return { source, format: "bashkit-eval", model, recorded_at: recordedAt, byScenario };
+}
+
+/**
+ * The model as `--model` names it: bashkit-eval's `provider` and `model` (`openai`, `gpt-5.5` →
+ * `openai:gpt-5.5`; Anthropic's ids stay bare), so prices and reports treat it as a run of ours would.
+ */
+function bashkitModelId(data: BashkitResults): string | null {
+  if (typeof data.model !== "string" || data.model.trim() === "") return null;
+  const provider = typeof data.provider === "string" ? data.provider.toLowerCase() : "anthropic";
+  // bashkit-eval's `openresponses` provider is OpenAI's Responses API.
+  return provider === "openai" || provider === "openresponses" ? `openai:${data.model}` : data.model;
+}
+
+/**
+ * The trace's own figures (bashkit-eval's AgentTrace): turns are its `provider.chat()` calls,
+ * tokens its totals, `natural_stop` false meaning its turn limit. Null when the trace lacks them.
+ */
+function bashkitFigures(trace: BashkitTrace, toolCalls: number): RecordedFigures | null {
+  const count = (value: unknown) =>
+    typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : null;
+  const turns = count(trace.turns);
+  const input = count(trace.total_input_tokens);
+  const output = count(trace.total_output_tokens);
+  if (turns === null || input === null || output === null || typeof trace.natural_stop !== "boolean")
+    return null;
+  return {
+    turns,
+    input_tokens: input,
+    output_tokens: output,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    tool_calls: toolCalls,
+    end_reason: trace.natural_stop ? "natural_stop" : "turn_limit",
+    cost_usd: null,
+  };
 }
 
 /** The turn (1-based assistant message) of each tool_use block, in order. */
@@ -188,4 +311,29 @@ function toolUseTurns(messages: readonly { role: string; content: unknown }[]): 
     }
   }
   return turns;
+}
+
+/**
+ * The models of several recorded runs replayed as one model matrix (`--replay-from A
+ * --replay-from B`), in the order given: each run must name its one model, and no two the same.
+ */
+export function modelsOfRecordings(sets: readonly RecordingSet[]): string[] {
+  const models: string[] = [];
+  for (const set of sets) {
+    if (!set.model) {
+      throw new ConfigError(
+        "--replay-from: this recorded run names no single model, so it cannot take a column of a model matrix; replay it on its own",
+        set.source,
+      );
+    }
+    if (models.includes(set.model)) {
+      const first = sets.find((other) => other.model === set.model) as RecordingSet;
+      throw new ConfigError(
+        `--replay-from: ${first.source} and this file both recorded model ${set.model}; give one recorded run per model`,
+        set.source,
+      );
+    }
+    models.push(set.model);
+  }
+  return models;
 }

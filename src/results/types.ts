@@ -43,6 +43,11 @@ export interface ExecutionMetrics {
   /** Time spent waiting on rate limits / retries, included in duration_ms. */
   rate_limit_wait_ms: number;
   cost_usd: number | null;
+  /**
+   * A replayed trial: turns, natural_stop, the tokens and the cost are the recorded trial's (its
+   * model's), not measured by this run; tool calls and duration are the replay's. Absent otherwise.
+   */
+  recorded?: true;
 }
 
 export interface GateResult {
@@ -283,6 +288,11 @@ export interface RunSummary {
    * tokens are in the totals, their cost is not. Absent in reports of older versions.
    */
   trials_cost_unknown?: number;
+  /**
+   * Replayed trials whose turns, natural stop, tokens and cost are their recording's
+   * (execution.recorded), not measured by this run; absent when none.
+   */
+  trials_recorded?: number;
   by_category: Record<string, CategorySummary>;
 }
 

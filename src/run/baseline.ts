@@ -26,10 +26,13 @@ import { hashEvaluationSettings } from "./settings-hash.js";
 
 /** What the run will record in its report's `run` (the fields pooling compares), before it runs. */
 export function runIdentityOf(options: RunOptions): RunIdentity {
+  // A replay of several recorded runs is a matrix of the models they recorded.
+  const namesModels =
+    agentUsesModel(options.agent) || (options.agent === "replay" && options.models.length > 1);
   return {
     agent: options.agent,
-    model: agentUsesModel(options.agent) ? options.model : null,
-    ...(agentUsesModel(options.agent) && options.models.length > 1 ? { models: options.models } : {}),
+    model: namesModels ? options.model : null,
+    ...(namesModels && options.models.length > 1 ? { models: options.models } : {}),
     judge_model: options.judgeModel,
     harness_version: HARNESS_VERSION,
     evaluation_hash: hashEvaluationSettings(options),

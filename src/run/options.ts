@@ -43,8 +43,11 @@ export interface RunOptions {
   agentCommand: string | null;
   /** A model matrix (`--model` given several times): every scenario runs with each. Empty: `model` alone. */
   models: string[];
-  /** The `replay` agent's recordings (`--replay-from`): a run's output folder or a bashkit-eval results file. */
-  replayFrom: string | null;
+  /**
+   * The `replay` agent's recordings (`--replay-from`, repeatable): each a run's output folder or a
+   * bashkit-eval results file. Several, one per model, replay as a model matrix of their models.
+   */
+  replayFrom: string[];
   /** Default model; a scenario's `agent.model` wins. */
   model: string;
   judgeModel: string | null;
@@ -91,7 +94,7 @@ export function defaultRunOptions(overrides: Partial<RunOptions> & { outDir: str
     agentReason: null,
     agentCommand: null,
     models: [],
-    replayFrom: null,
+    replayFrom: [],
     model: DEFAULT_MODEL,
     judgeModel: null,
     forceJudge: false,

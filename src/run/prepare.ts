@@ -34,7 +34,7 @@ import {
   parseModelId,
   providerOfModel,
 } from "../model/provider.js";
-import { readRecordings } from "../results/read-recordings.js";
+import { modelsOfRecordings, type RecordingSet, readRecordings } from "../results/read-recordings.js";
 import { findSameUserReason, OWN_ACCOUNT_NOTE } from "../sandbox/agent-account.js";
 import { createSandboxSelector, isCiEnvironment } from "../sandbox/sandbox-selection.js";
 import { warmSandboxRunners } from "../sandbox/trial-sandbox.js";
@@ -192,6 +192,11 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
   if (filtered.length === 0) throw new ConfigError(settings.describeNoMatch(all.length));
   const selected = await applyGuidanceVariants(filtered, settings.variants ?? []);
 
+  const recordings = await readReplaySources(settings);
+  settings = {
+    ...settings,
+    options: { ...settings.options, ...replaySettings(recordings, settings.options) },
+  };
   const model = settings.options.model ?? DEFAULT_MODEL;
   const forceJudge = settings.options.forceJudge ?? false;
   const judge = setUpJudge(selected, {
@@ -260,8 +265,7 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     ...(settings.openai?.apiKey ? { openaiApiKey: settings.openai.apiKey } : {}),
     ...(settings.openai?.baseURL ? { openaiBaseURL: settings.openai.baseURL } : {}),
     agentCommand: options.agentCommand,
-    recordings:
-      settings.agent === "replay" && options.replayFrom ? await readRecordings(options.replayFrom) : null,
+    recordings,
     env: ports.env,
     ...(settings.agentBinary
       ? {
@@ -274,6 +278,41 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     ...(settings.gemini?.baseURL ? { geminiBaseURL: settings.gemini.baseURL } : {}),
   });
   return { scenarios, options, ports: { agent, judgeClient: modelClient, env: ports.env, sandboxes } };
+}
+
+/** The replay agent's recorded runs, read before any trial starts (none for other agents). */
+async function readReplaySources(settings: RunSettings): Promise<RecordingSet[]> {
+  if (settings.agent !== "replay") return [];
+  const sets: RecordingSet[] = [];
+  for (const source of settings.options.replayFrom ?? []) sets.push(await readRecordings(source));
+  return sets;
+}
+
+/**
+ * A replay runs as many trials as were recorded (bashkit-eval: one a task) unless --trials says
+ * otherwise: more would replay the same calls again and count their recorded figures twice.
+ * Several recorded runs replay as a model matrix of their models (bashkit-eval's baseline table of
+ * its committed runs from one command); their models are the run's, so --model is not for them.
+ */
+function replaySettings(
+  recordings: readonly RecordingSet[],
+  given: RunSettings["options"],
+): Partial<Pick<RunOptions, "model" | "models" | "trials">> {
+  if (recordings.length === 0) return {};
+  const recordedTrials = Math.max(
+    1,
+    ...recordings.flatMap((set) => [...set.byScenario.values()].map((list) => list.length)),
+  );
+  const trials = given.trials === undefined ? { trials: recordedTrials } : {};
+  if (recordings.length < 2) return trials;
+  if (given.model !== undefined || (given.models?.length ?? 0) > 0) {
+    throw new ConfigError(
+      "--model with several --replay-from: the models are those the recorded runs used; drop --model",
+      "--model",
+    );
+  }
+  const models = modelsOfRecordings(recordings);
+  return { ...trials, model: models[0] as string, models };
 }
 
 /**

@@ -116,6 +116,26 @@ export type TrialEvent = EventBase &
         differences: ReplayDifference[];
       }
     /**
+     * The replay agent's figures of the recorded trial it replayed (after its calls): what the
+     * recorded model did, which a replay cannot measure. Layer 1 reports them as recorded values.
+     */
+    | {
+        type: "recorded_execution";
+        /** The recorded trial's model, when the recording names it. */
+        model: string | null;
+        turns: number;
+        input_tokens: number;
+        output_tokens: number;
+        cache_read_tokens: number;
+        cache_write_tokens: number;
+        /** Tool calls of the recorded trial. */
+        tool_calls: number;
+        /** How the recorded trial ended. */
+        end_reason: EndReason;
+        /** The cost the recorded agent reported; null when it reported none. */
+        cost_usd: number | null;
+      }
+    /**
      * Free text from an external agent (its stdout) kept as the transcript. `truncated`: this event
      * stands where the middle of a stdout over its cap was cut (the head before it, the tail after).
      */

@@ -10,6 +10,23 @@ const isNumber = (value: unknown) => typeof value === "number" && Number.isFinit
 const orNull = (check: (value: unknown) => boolean) => (value: unknown) => value === null || check(value);
 const orAbsent = (check: (value: unknown) => boolean) => (value: unknown) =>
   value === undefined || check(value);
+const isCount = (value: unknown) => typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+const isAmount = (value: unknown) => isNumber(value) && (value as number) >= 0;
+const END_REASONS = new Set([
+  "natural_stop",
+  "turn_limit",
+  "timeout",
+  "agent_crash",
+  "infra_error",
+  "cancelled",
+]);
+const isEndReason = (value: unknown) => typeof value === "string" && END_REASONS.has(value);
+const isUsage = (value: unknown) =>
+  typeof value === "object" &&
+  value !== null &&
+  ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"].every((field) =>
+    isCount((value as Fields)[field]),
+  );
 
 /**
  * The fields the readers of events (replay's recordings above all: each `command` is run again)
@@ -19,6 +36,20 @@ const EVENT_FIELDS: Readonly<Record<string, Readonly<Record<string, (value: unkn
   trial_start: { model: orNull(isString), work_dir: orAbsent(orNull(isString)) },
   prompt: { work_dir: orAbsent(isString) },
   tool_call: { call_id: isString, turn: isNumber, command: isString },
+  // A replay carries these figures into its report as the recorded run's (results/read-recordings.ts).
+  model_response: { turn: isNumber, usage: isUsage, cost_usd: orAbsent(isAmount) },
+  recorded_execution: {
+    model: orNull(isString),
+    turns: isCount,
+    input_tokens: isCount,
+    output_tokens: isCount,
+    cache_read_tokens: isCount,
+    cache_write_tokens: isCount,
+    tool_calls: isCount,
+    end_reason: isEndReason,
+    cost_usd: orNull(isAmount),
+  },
+  trial_end: { reason: isEndReason, turns: isCount },
   tool_result: {
     call_id: isString,
     stdout: isString,

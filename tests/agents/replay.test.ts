@@ -13,6 +13,19 @@ import type { Report } from "../../src/results/types.js";
 import { runMain } from "../cli/run-main.js";
 import { findBwrapProblem } from "../support/processes.js";
 
+interface BashkitResultsFile {
+  results: {
+    task: { id: string };
+    trace: {
+      turns: number;
+      tool_call_count: number;
+      natural_stop: boolean;
+      total_input_tokens: number;
+      total_output_tokens: number;
+    };
+  }[];
+}
+
 const TOOL_V1 = `#!/bin/sh
 case "$1" in
   add) echo "added $2" >> tasks.txt; echo "added: $2" ;;
@@ -182,6 +195,11 @@ describe("a bashkit-eval results file", () => {
     import.meta.dirname,
     "../fixtures/bashkit-eval/results/haiku-4-5-first-8.results.json",
   );
+  // The whole results file, every task's figures (fixtures/bashkit-eval/SOURCE.md).
+  const FULL_RESULTS = path.resolve(
+    import.meta.dirname,
+    "../fixtures/bashkit-eval/results/eval-anthropic-claude-haiku-4-5-20251001-2026-05-26-012523.json",
+  );
   it("loads one recording per task with its calls, turns and exit codes", async () => {
     const set = await readRecordings(RESULTS);
     expect(set.format).toBe("bashkit-eval");
@@ -191,6 +209,34 @@ describe("a bashkit-eval results file", () => {
     expect(scaffold?.calls[0]?.command).toContain("mkdir -p /home/eval/myproject/src");
     expect(scaffold?.calls[0]?.exit_code).toBe(0);
     expect(scaffold?.calls[0]?.turn).toBe(1);
+  });
+
+  it("keeps each task's recorded turns, tokens, tool calls and stop, and when the run was recorded", async () => {
+    const set = await readRecordings(FULL_RESULTS);
+    const recorded = JSON.parse(await readFile(FULL_RESULTS, "utf8")) as BashkitResultsFile;
+    expect(set.model).toBe("claude-haiku-4-5-20251001");
+    expect(set.recorded_at).toBe("2026-05-26T01:25:23Z");
+    for (const result of recorded.results) {
+      expect(set.byScenario.get(result.task.id)?.[0]?.figures, result.task.id).toEqual({
+        turns: result.trace.turns,
+        input_tokens: result.trace.total_input_tokens,
+        output_tokens: result.trace.total_output_tokens,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+        tool_calls: result.trace.tool_call_count,
+        end_reason: result.trace.natural_stop ? "natural_stop" : "turn_limit",
+        cost_usd: null,
+      });
+    }
+    // Haiku ran into bashkit-eval's 10-turn limit on some tasks: those are not natural stops.
+    expect(recorded.results.some((r) => !r.trace.natural_stop)).toBe(true);
+  });
+
+  it("names an OpenAI run's model as --model does (openai:…)", async () => {
+    const set = await readRecordings(
+      path.join(path.dirname(RESULTS), "eval-openai-gpt-5.5-2026-05-26-021853.json"),
+    );
+    expect(set.model).toBe("openai:gpt-5.5");
   });
 
   // Needs /home/eval, so bwrap; the first eight tasks, each passed by Haiku in bashkit-eval's own scoring.

@@ -61,7 +61,7 @@ describe("report", () => {
     const result = await runMain(["report", HEAD_REPORT, "--format", "htm"]);
     expect(result.code).toBe(EXIT.usage);
     expect(result.stderr).toBe(
-      'llm-tool-test: --format must be one of json, md, junit, html, terminal, comparison-json, comparison-md; got "htm" (did you mean html?)\n',
+      'llm-tool-test: --format must be one of json, md, junit, html, terminal, atif, otel-json, comparison-json, comparison-md; got "htm" (did you mean html?)\n',
     );
   });
 

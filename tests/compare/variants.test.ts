@@ -54,3 +54,37 @@ describe("guidance variants in one run", () => {
     expect(renderReportMarkdown(withoutVariants)).not.toContain("Guidance variants");
   });
 });
+
+describe("guidance variants in a model matrix", () => {
+  function matrixWithVariants(): Report {
+    const docs = makeScenario({ id: "docs", variants: [{ name: "terse" }, { name: "detailed" }] });
+    const scenarios = ["model-a", "model-b"].flatMap((model) => [
+      buildScenarioReport(scenarioMetaOf(docs, "terse", model), trials(8, 10, 5)),
+      buildScenarioReport(scenarioMetaOf(docs, "detailed", model), trials(8, 3, 0)),
+    ]);
+    return makeReport(scenarios, {
+      model: "model-a",
+      models: ["model-a", "model-b"],
+      agent: "anthropic",
+      harness_version: "0",
+      price_table: {},
+    });
+  }
+
+  it("compares each variant with the first once per model, never a variant or a model with itself", () => {
+    const pairs = compareVariants(matrixWithVariants());
+    expect(pairs.map((p) => [p.base, p.head, p.model])).toEqual([
+      ["terse", "detailed", "model-a"],
+      ["terse", "detailed", "model-b"],
+    ]);
+    for (const pair of pairs) {
+      expect(pair.comparison.scenarios).toHaveLength(1);
+      // Each side is that one model's trials, and says so.
+      expect(pair.comparison.base.model).toBe(pair.model);
+      expect(pair.comparison.head.model).toBe(pair.model);
+    }
+    const markdown = renderReportMarkdown(matrixWithVariants());
+    expect(markdown).not.toContain("`terse` against `terse`");
+    expect(markdown).toContain("## Guidance variants: `detailed` against `terse`, model `model-b`");
+  });
+});

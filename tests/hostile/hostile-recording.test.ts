@@ -80,3 +80,83 @@ describe("a replay recording with a tool call that is not a command", () => {
     expect(result.stderr).toContain(`a tool_call event whose "command" is ${found}`);
   });
 });
+
+/** The recorded trial's events.jsonl with `event` inserted just before its trial_end. */
+async function insertEvent(
+  name: string,
+  event: Record<string, unknown>,
+): Promise<{ folder: string; line: number }> {
+  const folder = path.join(dir, name);
+  const source = path.join(dir, "recorded");
+  await mkdir(folder);
+  await writeFile(path.join(folder, "report.json"), await readFile(path.join(source, "report.json")));
+  const events = path.join("trials", "add-and-list", "trial-1", "events.jsonl");
+  await mkdir(path.dirname(path.join(folder, events)), { recursive: true });
+  const lines = (await readFile(path.join(source, events), "utf8")).split("\n");
+  const index = lines.findIndex((line) => line.includes('"type":"trial_end"'));
+  expect(index).toBeGreaterThan(0);
+  lines.splice(index, 0, JSON.stringify({ ts: "2026-01-01T00:00:00.000Z", t_ms: 1, ...event }));
+  await writeFile(path.join(folder, events), lines.join("\n"));
+  return { folder, line: index + 1 };
+}
+
+const FIGURES = {
+  type: "recorded_execution",
+  model: "claude-haiku-4-5",
+  turns: 2,
+  input_tokens: 10,
+  output_tokens: 5,
+  cache_read_tokens: 0,
+  cache_write_tokens: 0,
+  tool_calls: 2,
+  end_reason: "natural_stop",
+  cost_usd: null,
+};
+
+// A recording's figures reach the report as the replay's (turns, tokens, cost): forged ones must
+// not pass as numbers, nor crash the reader (a model_response without usage did: a TypeError).
+describe("a replay recording with forged figures", () => {
+  it.each([
+    ["negative turns", { ...FIGURES, turns: -5 }, 'a recorded_execution event whose "turns" is a number'],
+    [
+      "text tokens",
+      { ...FIGURES, input_tokens: "1e9" },
+      'a recorded_execution event whose "input_tokens" is a string',
+    ],
+    [
+      "an unknown end",
+      { ...FIGURES, end_reason: "won" },
+      'a recorded_execution event whose "end_reason" is a string',
+    ],
+    [
+      "a negative cost",
+      { ...FIGURES, cost_usd: -1 },
+      'a recorded_execution event whose "cost_usd" is a number',
+    ],
+    [
+      "a model turn without usage",
+      { type: "model_response", turn: 1, stop_reason: "end_turn", text: "", tool_uses: [], duration_ms: 1 },
+      'a model_response event whose "usage" is missing',
+    ],
+  ])("%s: a clear error naming the file and line, no crash", async (name, event, message) => {
+    const { folder, line } = await insertEvent(`forged-${name.replace(/\W+/g, "-")}`, event);
+    const result = await run(["--replay-from", folder, "--out", path.join(folder, "out")]);
+    expect(result.code, result.stderr).toBe(EXIT.usage);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.stderr).toContain(`trials/add-and-list/trial-1/events.jsonl:${line}`);
+    expect(result.stderr).toContain(message);
+  });
+
+  it("honest figures carried from a replayed run are read back as recorded", async () => {
+    const { folder } = await insertEvent("honest-figures", FIGURES);
+    const out = path.join(folder, "out");
+    const result = await run(["--replay-from", folder, "--out", out]);
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8"));
+    expect(report.scenarios[0].trials[0].execution).toMatchObject({
+      turns: 2,
+      input_tokens: 10,
+      recorded: true,
+    });
+  });
+});

@@ -25,6 +25,8 @@ describe("the output formats", () => {
       "junit",
       "html",
       "terminal",
+      "atif",
+      "otel-json",
       "comparison-json",
       "comparison-md",
     ]);

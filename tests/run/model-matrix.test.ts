@@ -108,7 +108,13 @@ describe("a run across two models", () => {
     expect(matrix?.models).toEqual([STRONG, WEAK]);
     const byScenario = Object.fromEntries((matrix?.rows ?? []).map((r) => [r.scenario, r.classification]));
     expect(byScenario).toEqual({ broken: "all_fail", easy: "all_pass", hard: "some_fail" });
-    expect(matrix?.counts).toEqual({ all_fail: 1, some_fail: 1, all_pass: 1, incomplete: 0 });
+    expect(matrix?.counts).toEqual({
+      all_fail: 1,
+      some_fail: 1,
+      all_unreliable: 0,
+      all_pass: 1,
+      incomplete: 0,
+    });
     const hard = matrix?.rows.find((r) => r.scenario === "hard");
     expect(hard?.cells[STRONG]).toMatchObject({ state: "pass", passed: 3, evaluated: 3 });
     expect(hard?.cells[WEAK]).toMatchObject({ state: "fail", passed: 0, evaluated: 3 });
@@ -129,13 +135,13 @@ describe("a run across two models", () => {
     expect(markdown).toContain(`| | \`${STRONG}\` | \`${WEAK}\` |`);
     expect(markdown).toContain("| Tasks passed | 6/9 | 3/9 |");
     expect(markdown).toMatch(
-      /\| `broken` \| ❌ 0\/3 \| ❌ 0\/3 \| all models fail: likely the tool or its guidance \|/,
+      /\| `broken` \| ❌ 0\/3 \| ❌ 0\/3 \| every model fails \(2 of 2, no trial passed\): likely the tool or its guidance \|/,
     );
-    expect(markdown).toMatch(/\| `hard` \| ✅ 3\/3 \| ❌ 0\/3 \| some models fail: model capability \|/);
+    expect(markdown).toMatch(/\| `hard` \| ✅ 3\/3 \| ❌ 0\/3 \| 1 of 2 models fail: model capability \|/);
     const html = await readFile(path.join(out(), "report.html"), "utf8");
     expect(html).toContain('<section id="models">');
-    expect(stdout).toContain("broken: every model fails");
-    expect(stdout).toContain(`hard: not passed by ${WEAK}`);
+    expect(stdout).toContain("broken: every model fails (2 of 2, no trial passed)");
+    expect(stdout).toContain(`hard: not passed by ${WEAK} (1 of 2)`);
   });
 
   it("keys each model's entry apart, so a comparison pairs the same model's trials", async () => {
@@ -201,7 +207,9 @@ describe("a run across two models", () => {
     });
     const models = body.indexOf("## Models side by side");
     expect(models).toBeGreaterThan(0);
-    expect(body.indexOf("all models fail: likely the tool or its guidance")).toBeGreaterThan(models);
+    expect(
+      body.indexOf("every model fails (2 of 2, no trial passed): likely the tool or its guidance"),
+    ).toBeGreaterThan(models);
     // Only the decision's headline comes before the matrix.
     expect(body.slice(0, models)).not.toContain("<details>");
   });

@@ -90,7 +90,7 @@ const RUN_OPTIONS: OptionSpec = {
   resume: { type: "string" },
   variant: { type: "string", multiple: true },
   "agent-command": { type: "string" },
-  "replay-from": { type: "string" },
+  "replay-from": { type: "string", multiple: true },
   quiet: { type: "boolean", short: "q" },
 };
 
@@ -114,7 +114,8 @@ quoted globs ('scenarios/**/*.yaml') and exclusions ('!scenarios/slow/**') work 
                          Gemini model ids as the CLI takes them, e.g. gemini-2.5-flash):
 ${describeAgents()}  --agent-command TPL    the command agent's command, with {prompt}, {workdir}, {model}, {system}
                          placeholders (shell-quoted), e.g. 'my-agent --model {model} {prompt}'
-  --replay-from PATH     the replay agent's recordings: a run's output folder or a bashkit-eval results .json
+  --replay-from PATH     the replay agent's recordings: a run's output folder or a bashkit-eval results .json;
+                         repeat it (one recorded run per model) to replay them as one model matrix
   --model ID             model under test (default claude-haiku-4-5; a scenario's agent.model wins);
                          PROVIDER:MODEL for others: openai:gpt-5.2 (any OpenAI-compatible server);
                          repeat it (or a,b) for a model matrix: every scenario runs with each
@@ -239,7 +240,7 @@ async function readRunOptionFlags(
     keepWorkDirs: Boolean(values["keep-workdirs"]),
     resume: readString(values, "resume") !== undefined,
     agentCommand: readString(values, "agent-command") ?? null,
-    replayFrom: resolvePath(readString(values, "replay-from"), io.cwd),
+    replayFrom: readReplaySources(values).map((source) => path.resolve(io.cwd, source)),
   };
 }
 
@@ -353,7 +354,7 @@ function chooseAgent(
 ): { agent: AgentName; agentReason: string | null } {
   // The first model decides the default agent; prepareRun checks every model's provider and key.
   // --replay-from alone means the replay agent; with another agent it is a mistake worth saying.
-  const replaying = readString(values, "replay-from") !== undefined;
+  const replaying = readReplaySources(values).length > 0;
   const chosen = readChoice(values, "agent", AGENT_NAMES) ?? (replaying ? "replay" : undefined);
   if (chosen && agentApiKeyVariable(chosen)) {
     // An agent with its own key (gemini-cli): its model ids are its own, not a provider's.
@@ -500,8 +501,12 @@ export const runCommand: CliCommand = {
   run: commandRun,
 };
 
-function resolvePath(given: string | undefined, cwd: string): string | null {
-  return given ? path.resolve(cwd, given) : null;
+/** Each `--replay-from` as given (a path may hold a comma, so no splitting as for --model). */
+function readReplaySources(values: ParsedArgs["values"]): string[] {
+  const value = values["replay-from"];
+  return (Array.isArray(value) ? value : typeof value === "string" ? [value] : []).filter(
+    (source): source is string => typeof source === "string" && source !== "",
+  );
 }
 
 /** `--model a --model b` (or `--model a,b`); none given: the defaults. */

@@ -1,0 +1,98 @@
+/**
+ * The cross-model table tells the truth: a model missing from the price table costs "unknown",
+ * never "$0"; a category's rate is the seed's (score ÷ max score) with the pass rate beside it; and
+ * every model of the matrix is named in report.md's header, report.html's, the comment's and the
+ * JUnit suite's name, not only the first.
+ */
+import { describe, expect, it } from "vitest";
+import { renderReportHtml } from "../../src/render/html.js";
+import { renderJunitXml } from "../../src/render/junit.js";
+import { renderModelMatrixLines } from "../../src/render/model-matrix.js";
+import { renderReportMarkdown } from "../../src/render/report-markdown.js";
+import { buildModelMatrix } from "../../src/results/model-matrix.js";
+import type { Report } from "../../src/results/types.js";
+import { makeExecution, makeReport, makeScenarioReport, makeTrial } from "../support/report-factory.js";
+
+const PRICED = "claude-haiku-4-5";
+const UNPRICED = "openai:gpt-5.5";
+
+/** Four code_search tasks each passing 17 of 20 checks (85% by score, 0% by pass), one passed file task. */
+function matrixReport(): Report {
+  const scenarios = [PRICED, UNPRICED].flatMap((model) => [
+    ...[1, 2, 3, 4].map((n) =>
+      makeScenarioReport({
+        id: `search-${n}`,
+        model,
+        category: "code_search",
+        trials: [
+          makeTrial({
+            trial: 1,
+            outcome: "fail",
+            score: 17,
+            max_score: 20,
+            execution: makeExecution({
+              turns: 2,
+              input_tokens: 1000,
+              output_tokens: 100,
+              cost_usd: model === PRICED ? 0.01 : null,
+            }),
+          }),
+        ],
+      }),
+    ),
+    makeScenarioReport({
+      id: "files",
+      model,
+      category: "file_operations",
+      trials: [
+        makeTrial({
+          trial: 1,
+          outcome: "pass",
+          score: 1,
+          max_score: 1,
+          execution: makeExecution({ cost_usd: model === PRICED ? 0.01 : null }),
+        }),
+      ],
+    }),
+  ]);
+  const report = makeReport(scenarios, { model: PRICED, models: [PRICED, UNPRICED] });
+  return { ...report, model_matrix: buildModelMatrix(report) ?? undefined };
+}
+
+describe("the cross-model table", () => {
+  it("says 'unknown' for the cost of a model missing from the price table, never $0", () => {
+    const report = matrixReport();
+    const unpriced = report.model_matrix?.summaries.find((s) => s.model === UNPRICED)?.summary;
+    expect(unpriced?.trials_cost_unknown).toBe(5);
+    const markdown = renderReportMarkdown(report);
+    expect(markdown).toContain("| Cost | $0.05 | unknown |");
+    const lines = renderModelMatrixLines(report.model_matrix!).join("\n");
+    expect(lines).not.toMatch(/openai:gpt-5\.5 .*\$0(?!\.)/);
+    expect(lines).toContain("cost unknown for 5 trials");
+    expect(renderReportHtml({ report })).toContain("<td>unknown</td>");
+  });
+
+  it("gives each category the seed's rate (score ÷ max score) with the pass rate beside it", () => {
+    const markdown = renderReportMarkdown(matrixReport());
+    expect(markdown).toContain("| `code_search` | 85% (pass 0%, 0/4) | 85% (pass 0%, 0/4) |");
+    expect(markdown).toContain("| `file_operations` | 100% (pass 100%, 1/1) | 100% (pass 100%, 1/1) |");
+    expect(markdown).toContain("score ÷ max score");
+    expect(renderReportHtml({ report: matrixReport() })).toContain("85% (pass 0%, 0/4)");
+  });
+
+  it("names every model in report.md's, report.html's and JUnit's headers", () => {
+    const report = matrixReport();
+    expect(renderReportMarkdown(report)).toContain(
+      `Agent \`anthropic\`, models \`${PRICED}\`, \`${UNPRICED}\``,
+    );
+    expect(renderJunitXml(report)).toContain(`<testsuites name="llm-tool-test (${PRICED}, ${UNPRICED})"`);
+    expect(renderReportHtml({ report })).toContain(`models ${PRICED}, ${UNPRICED}`);
+    // A one-model run still says "model".
+    const single = makeReport(
+      report.scenarios.filter((s) => s.model === PRICED),
+      { model: PRICED },
+    );
+    expect(renderReportMarkdown(single)).toContain(`Agent \`anthropic\`, model \`${PRICED}\``);
+    expect(renderJunitXml(single)).toContain(`<testsuites name="llm-tool-test (${PRICED})"`);
+  });
+});
