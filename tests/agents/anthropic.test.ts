@@ -117,8 +117,13 @@ describe("anthropic agent over HTTP", () => {
     expect(first?.body.tools).toEqual([
       expect.objectContaining({
         name: "bash",
-        input_schema: expect.objectContaining({ required: ["command"] }),
-        description: expect.stringMatching(/non-interactive.*killed after 30 s/s),
+        input_schema: expect.objectContaining({
+          properties: expect.objectContaining({
+            command: expect.objectContaining({ type: "string" }),
+            restart: expect.objectContaining({ type: "boolean" }),
+          }),
+        }),
+        description: expect.stringMatching(/persistent bash shell.*not interactive.*killed after 30 s/s),
       }),
     ]);
     expect(first?.body.messages).toEqual([
@@ -444,7 +449,17 @@ describe("formatToolResult", () => {
       { ...base, exit_code: 124, timed_out: true, truncated: true, stdout: "x" },
       2500,
     );
-    expect(text).toMatch(/^exit code: 124\nThe command timed out after 2.5 s and was killed\./);
+    expect(text).toMatch(
+      /^exit code: 124\nThe command timed out after 2.5 s and was killed, with the shell: the next command runs in a fresh shell/,
+    );
     expect(text).toContain("The output was too long and was truncated");
+  });
+
+  it("says when the shell exited, so the model knows its state is gone", () => {
+    const text = formatToolResult({ ...base, exit_code: 3, shell_exited: true }, 2500);
+    expect(text).toMatch(
+      /^exit code: 3\nThe shell exited: the next command runs in a fresh shell in the work dir/,
+    );
+    expect(formatToolResult({ ...base, exit_code: 3 }, 2500)).not.toContain("shell exited");
   });
 });
