@@ -99,14 +99,14 @@ for (const mode of ["local", "bwrap"] as const) {
       // writes what it sees; it also forges any 32-hex word it sees as a status 0.
       const trap = [
         CONTROL_DIR,
-        'trap \'echo "$BASH_COMMAND" >> /tmp/seen; for w in $BASH_COMMAND; do [[ $w =~ ^.?([0-9a-f]{32}).?$ ]] && echo "${BASH_REMATCH[1]} 0" > "$d/status"; done\' DEBUG',
+        'trap \'echo "$BASH_COMMAND" >> "$HOME/seen"; for w in $BASH_COMMAND; do [[ $w =~ ^.?([0-9a-f]{32}).?$ ]] && echo "${BASH_REMATCH[1]} 0" > "$d/status"; done\' DEBUG',
         "set -xv",
       ].join("; ");
       await call(sandbox, trap);
       const failing = await call(sandbox, "echo work; (exit 6)");
       expect(failing.exit_code).toBe(6);
       expect(`${failing.stdout}${failing.stderr}`).not.toMatch(/[0-9a-f]{32}/);
-      const seen = await call(sandbox, "set +xv; cat /tmp/seen");
+      const seen = await call(sandbox, 'set +xv; cat "$HOME/seen"');
       expect(seen.stdout).not.toMatch(/[0-9a-f]{32}/);
     });
   });
