@@ -417,6 +417,40 @@ describe("anthropic agent over HTTP", () => {
     expect(test.bashCalls.map((c) => c.command)).toEqual(["first"]);
   });
 
+  it("restarts the shell on {restart: true}, runs nothing, and tells the model; a failed restart ends infra_error", async () => {
+    let restarts = 0;
+    const run = await runAgent(
+      scriptByTurn([
+        { kind: "message", content: [toolUse({ restart: true }), toolUse({ restart: "yes" })] },
+        finalText("done"),
+      ]),
+      { context: { restartShell: async () => void (restarts += 1) } },
+    );
+    expect(run.outcome).toEqual({ reason: "natural_stop", turns: 2 });
+    expect(restarts).toBe(1);
+    expect(run.test.bashCalls).toEqual([]);
+    const [restarted, refused] = lastMessage(run.requests[1]).content;
+    expect(restarted).toMatchObject({
+      type: "tool_result",
+      content: expect.stringMatching(/^The shell was restarted/),
+    });
+    expect(restarted.is_error).toBeUndefined();
+    expect(refused).toMatchObject({ is_error: true, content: expect.stringContaining('{"restart": true}') });
+
+    const failed = await runAgent(() => ({ kind: "message", content: [toolUse({ restart: true })] }), {
+      context: {
+        restartShell: async () => {
+          throw new Error("bwrap is gone");
+        },
+      },
+    });
+    expect(failed.outcome).toEqual({
+      reason: "infra_error",
+      error: "the sandbox failed to restart the shell: bwrap is gone",
+      turns: 1,
+    });
+  });
+
   it("ends infra_error when the sandbox itself fails", async () => {
     const server = await startModelServer(() => bashCall("ls"));
     const test = await makeContext({
