@@ -424,7 +424,13 @@ describe("anthropic agent over HTTP", () => {
         { kind: "message", content: [toolUse({ restart: true }), toolUse({ restart: "yes" })] },
         finalText("done"),
       ]),
-      { context: { restartShell: async () => void (restarts += 1) } },
+      {
+        context: {
+          restartShell: async () => {
+            restarts += 1;
+          },
+        },
+      },
     );
     expect(run.outcome).toEqual({ reason: "natural_stop", turns: 2 });
     expect(restarts).toBe(1);

@@ -106,7 +106,9 @@ describe.skipIf(bwrapProblem !== null)("createTrialSandbox (bwrap)", () => {
     expect(again.stdout).toBe("one\n/bin/bash\n");
     const alone = await sandbox.runAgentCommandAlone("rm -f /bin; true", { timeoutMs: 20_000 });
     expect(alone.exit_code).toBe(0);
-    expect((await sandbox.runAgentCommandAlone("ls /bin/bash", { timeoutMs: 20_000 })).stdout).toBe("/bin/bash\n");
+    expect((await sandbox.runAgentCommandAlone("ls /bin/bash", { timeoutMs: 20_000 })).stdout).toBe(
+      "/bin/bash\n",
+    );
   });
 
   it("refuses writes outside the work dir: the host's /usr and host paths not in the root", async () => {
