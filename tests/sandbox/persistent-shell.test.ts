@@ -171,6 +171,17 @@ for (const { mode, skip } of modes) {
       expect((await call(sandbox, "echo small")).truncated).toBe(false);
     });
 
+    it("gives commands the environment a command run alone gets", async () => {
+      const sandbox = await createSandbox(mode, "fake-tool");
+      // `_` is the last command's argument: it differs by how the command was started.
+      const listEnv = "env | grep -v '^_=' | sort";
+      const inShell = await call(sandbox, listEnv);
+      const alone = await sandbox.runAgentCommandAlone(listEnv, { timeoutMs: 20_000 });
+      expect(inShell.exit_code).toBe(0);
+      expect(inShell.stdout).toBe(alone.stdout);
+      expect(inShell.stdout).toContain("PATH=");
+    });
+
     it("the shim records the target's invocations from the shell, and no secret is in its environment", async () => {
       const sandbox = await createSandbox(mode, "fake-tool");
       await call(sandbox, "cd /tmp");
