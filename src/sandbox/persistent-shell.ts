@@ -22,7 +22,9 @@
  *
  * Background processes never hold a call: the call ends with its status line, not with the end of
  * its output (a `sleep 100 &` keeps the FIFO open, and its later output goes to a later call, as
- * in a terminal). A call past its timeout kills the whole shell (a per-call timeout cannot kill
+ * in a terminal). Between calls nothing is read, so a background process that floods its output
+ * blocks on the full pipe rather than keep the harness's event loop (every trial's) busy; during a
+ * call a flood is read and capped, as a command's output always was. A call past its timeout kills the whole shell (a per-call timeout cannot kill
  * less and leave the shell in a known state); the call says so, and the next one starts afresh.
  * Redirections the command makes with `exec` (`exec >log`) last only for the call: the shell's own
  * descriptors are restored after each one.
@@ -85,7 +87,9 @@ const FIFOS = ["in", "out", "err", "status"] as const;
 const NONCE_BYTES = 16;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Bytes of an unfinished status line kept (a flood of junk on the status FIFO stays small). */
-const MAX_STATUS_LINE = 256;
+const MAX_STATUS_LINE = 64;
+/** What one drain reads at most from a FIFO: more than a pipe holds (1 MiB at most, unprivileged). */
+const MAX_DRAIN_BYTES = 4 * 1024 * 1024;
 /** The shell's own stdout and stderr (it redirects them to /dev/null at once): a little is enough. */
 export const SHELL_OUTPUT_CAP_BYTES = 16 * 1024;
 
@@ -143,7 +147,15 @@ interface Session {
 /** One FIFO the harness reads: as the output comes, and (drain) whatever is waiting in it now. */
 interface FifoReader {
   drain(): void;
+  pause(): void;
+  resume(): void;
   close(): void;
+}
+
+/** The exit status in a `<nonce> <status>\n` line of `text`, or null when it has none (yet). */
+function findStatus(text: string, nonce: string): number | null {
+  const match = new RegExp(`(?:^|\\n)${nonce} ([0-9]{1,3})\\n`).exec(text);
+  return match ? Number(match[1]) : null;
 }
 
 async function openSession(options: AgentShellOptions, index: number): Promise<Session> {
@@ -173,20 +185,22 @@ async function openSession(options: AgentShellOptions, index: number): Promise<S
   let collectors = newCollectors(options.outputCapBytes);
   let ready = false;
   const readyNonce = randomBytes(NONCE_BYTES).toString("hex");
-  let onStatus: ((nonce: string, code: number) => void) | null = null;
-  let statusLine = "";
+  /** The nonce of the call in flight and what to do with its status. */
+  let awaited: { nonce: string; onStatus: (code: number) => void } | null = null;
+  // What came after the last status looked at: a status line split between two reads is whole here.
+  let statusTail = "";
   const readers = [
     openReader(open(files.out), (chunk) => collectors.stdout.push(chunk)),
     openReader(open(files.err), (chunk) => collectors.stderr.push(chunk)),
+    // Only the nonces awaited are looked for (natively), not every line: a flood of junk written
+    // here costs a search per read, and forged lines never carry a nonce the agent has not seen.
     openReader(open(files.status), (chunk) => {
-      const lines = (statusLine + chunk.toString("latin1")).split("\n");
-      statusLine = (lines.pop() ?? "").slice(-MAX_STATUS_LINE);
-      for (const line of lines) {
-        const match = /^([0-9a-f]{32}) ([0-9]{1,3})$/.exec(line);
-        if (!match) continue;
-        if (match[1] === readyNonce) ready = true;
-        else onStatus?.(match[1] as string, Number(match[2]));
-      }
+      const text = statusTail + chunk.toString("latin1");
+      statusTail = text.slice(-MAX_STATUS_LINE);
+      if (!ready && findStatus(text, readyNonce) !== null) ready = true;
+      const call = awaited;
+      const code = call ? findStatus(text, call.nonce) : null;
+      if (call && code !== null) call.onStatus(code);
     }),
   ];
   // The shell only reads its script and only writes the rest; nobody else may read them (bwrap: the
@@ -257,9 +271,12 @@ async function openSession(options: AgentShellOptions, index: number): Promise<S
           settled = true;
           clearTimeout(timer);
           call.signal?.removeEventListener("abort", onAbort);
-          onStatus = null;
+          awaited = null;
           onExit = null;
           drainAll();
+          // Between calls nothing is read: a background process flooding its output blocks on the
+          // full pipe instead of keeping the harness's event loop busy until the next call.
+          for (const reader of readers) reader.pause();
           const value = result();
           collectors = newCollectors(options.outputCapBytes);
           if (value instanceof Error) reject(value);
@@ -278,9 +295,8 @@ async function openSession(options: AgentShellOptions, index: number): Promise<S
             ...extra,
           };
         };
-        onStatus = (seen, code) => {
-          if (seen === nonce) finish(() => outputs(code));
-        };
+        awaited = { nonce, onStatus: (code) => finish(() => outputs(code)) };
+        for (const reader of readers) reader.resume();
         onExit = () =>
           finish(() => {
             const shell = processResult as ExecResult;
@@ -351,7 +367,8 @@ function openReader(fd: number, push: (chunk: Buffer) => void): FifoReader {
     drain() {
       if (closed) return;
       const buffer = Buffer.alloc(64 * 1024);
-      for (;;) {
+      // Bounded: a background process may write as fast as this reads.
+      for (let read = 0; read < MAX_DRAIN_BYTES; ) {
         let count = 0;
         try {
           count = readSync(fd, buffer);
@@ -359,9 +376,12 @@ function openReader(fd: number, push: (chunk: Buffer) => void): FifoReader {
           return; // EAGAIN: empty
         }
         if (count <= 0) return;
+        read += count;
         push(Buffer.from(buffer.subarray(0, count)));
       }
     },
+    pause: () => void socket.pause(),
+    resume: () => void socket.resume(),
     close() {
       closed = true;
       // The socket owns the descriptor and closes it.

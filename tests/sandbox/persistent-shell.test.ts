@@ -3,7 +3,7 @@
  * real trial sandbox: state that lasts between calls, exact exit codes and output per call,
  * timeouts and restarts, background processes, and a hostile command forging the framing.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { quoteForBash } from "../../src/sandbox/persistent-shell.js";
@@ -160,6 +160,22 @@ for (const { mode, skip } of modes) {
       // `exec` redirections last only for their call: the shell's own output stays the harness's.
       await call(sandbox, "exec >/dev/null 2>&1");
       expect((await call(sandbox, "echo visible")).stdout).toBe("visible\n");
+    });
+
+    it("reads nothing between calls: a background flood waits for the next call, then is capped", async () => {
+      const sandbox = await createSandbox(mode);
+      // 64 MiB from the background, then a mark: with nothing read between calls it cannot finish.
+      await call(sandbox, "(head -c 67108864 /dev/zero; touch flooded) & echo started");
+      const flooded = path.join(sandbox.workDir, "flooded");
+      // Waiting for something not to happen: never a false failure, however slow the machine.
+      for (let i = 0; i < 40 && !existsSync(flooded); i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(existsSync(flooded)).toBe(false);
+      // The next call reads again: the flood ends, capped, within the call.
+      const next = await call(sandbox, "until [ -e flooded ]; do sleep 0.01; done; echo done-waiting");
+      expect(next).toMatchObject({ exit_code: 0, truncated: true });
+      expect(next.stdout.endsWith("done-waiting\n")).toBe(true);
+      expect(next.stdout.length).toBeLessThan(140 * 1024);
     });
 
     it("caps each call's output like any command's, head and tail kept", async () => {
