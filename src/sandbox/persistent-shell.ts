@@ -104,19 +104,27 @@ export function createAgentShell(options: AgentShellOptions): AgentShell {
     if (ending) await ending.stop();
   };
 
+  const runOne = async (command: string, call: AgentShellCall): Promise<ExecResult> => {
+    if (closed) throw new InfraError("the agent's shell was already closed");
+    if (command.includes("\0")) return refuseNul();
+    if (!session || session.gone) {
+      if (session) await end();
+      sessions += 1;
+      session = await openSession(options, sessions);
+    }
+    const current = session;
+    const result = await current.run(command, call);
+    if (current.gone) await end();
+    return result;
+  };
+  // One shell runs one command at a time: calls made at once wait for each other, in order.
+  let previous: Promise<unknown> = Promise.resolve();
+
   return {
-    async run(command, call) {
-      if (closed) throw new InfraError("the agent's shell was already closed");
-      if (command.includes("\0")) return refuseNul();
-      if (!session || session.gone) {
-        if (session) await end();
-        sessions += 1;
-        session = await openSession(options, sessions);
-      }
-      const current = session;
-      const result = await current.run(command, call);
-      if (current.gone) await end();
-      return result;
+    run(command, call) {
+      const next = previous.then(() => runOne(command, call));
+      previous = next.catch(() => undefined);
+      return next;
     },
     restart: end,
     async close() {

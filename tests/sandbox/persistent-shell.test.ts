@@ -111,6 +111,20 @@ for (const { mode, skip } of modes) {
       expect(nul.stderr).toContain("NUL byte");
     });
 
+    it("runs calls made at once one after another, each with its own result", async () => {
+      const sandbox = await createSandbox(mode);
+      const results = await Promise.all(
+        [1, 2, 3, 4].map((n) => call(sandbox, `echo ${n} >> order.txt; echo ${n}; (exit ${n})`)),
+      );
+      expect(results.map((result) => [result.stdout, result.exit_code])).toEqual([
+        ["1\n", 1],
+        ["2\n", 2],
+        ["3\n", 3],
+        ["4\n", 4],
+      ]);
+      expect((await call(sandbox, "cat order.txt")).stdout).toBe("1\n2\n3\n4\n");
+    });
+
     it("times out a call, kills the shell and starts a fresh one for the next call", async () => {
       const sandbox = await createSandbox(mode);
       await call(sandbox, "cd /tmp; KEPT=yes");
