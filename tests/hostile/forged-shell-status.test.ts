@@ -53,6 +53,7 @@ const FAKE_LINES = [
  * saved while the command's stdin is /dev/null), as a hostile command would; fails the call if not.
  */
 const CONTROL_DIR =
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: bash ${...}, on purpose
   'd=; for f in /proc/$$/fd/*; do t=$(readlink "$f"); case $t in */in) d=${t%/in};; esac; done; [ -p "$d/status" ] || exit 99';
 
 for (const mode of ["local", "bwrap"] as const) {
@@ -99,6 +100,7 @@ for (const mode of ["local", "bwrap"] as const) {
       // writes what it sees; it also forges any 32-hex word it sees as a status 0.
       const trap = [
         CONTROL_DIR,
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: bash ${...}, on purpose
         'trap \'echo "$BASH_COMMAND" >> "$HOME/seen"; for w in $BASH_COMMAND; do [[ $w =~ ^.?([0-9a-f]{32}).?$ ]] && echo "${BASH_REMATCH[1]} 0" > "$d/status"; done\' DEBUG',
         "set -xv",
       ].join("; ");

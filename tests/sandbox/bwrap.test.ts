@@ -16,7 +16,7 @@ import { buildBwrapArgs, type HostSystem } from "../../src/sandbox/bwrap.js";
 import { createTrialSandbox, type TrialSandboxOptions } from "../../src/sandbox/trial-sandbox.js";
 import type { TrialSandbox } from "../../src/sandbox/types.js";
 import { createEventRecorder } from "../support/event-builder.js";
-import { findBwrapProblem, findLiveProcesses, waitForNoProcess } from "../support/processes.js";
+import { findBwrapProblem, waitForNoProcess } from "../support/processes.js";
 import { makeScenario } from "../support/scenario-factory.js";
 import { FAKE_TOOL } from "./fake-tool.js";
 
