@@ -65,7 +65,7 @@ async function startWarmServer(latencyMs: number) {
  * report.json (from the first trial's start to the report, without Node's start-up).
  * The efficiency rows run in the local sandbox, as every earlier run of this bench did, so their
  * ratios compare across versions; the default sandbox (auto: bwrap where it works) adds a bwrap
- * start-up to every command, timed in its own row.
+ * start-up to every trial's shell, timed in its own row.
  */
 async function timeSuite(
   concurrency: number,
@@ -240,10 +240,10 @@ it("harness efficiency and sequential vs concurrent", async () => {
       true,
     );
   }
-  // The default sandbox: auto, which is bwrap on this machine (a bwrap start-up per command).
+  // The default sandbox: auto, which is bwrap on this machine (a bwrap start-up per trial's shell).
   const inDefault = await timeSuite(8, TRIALS, LATENCY_MS, "auto");
   record(
-    "  the same at concurrency 8 in the default sandbox (auto: bwrap here, one bwrap start-up per command): wall ÷ ideal",
+    "  the same at concurrency 8 in the default sandbox (auto: bwrap here, one bwrap start-up per trial's shell): wall ÷ ideal",
     `${(inDefault / idealAt8).toFixed(3)} (${inDefault.toFixed(0)} ms)`,
     "report",
     true,
@@ -474,7 +474,7 @@ it("writes BENCHMARKS.md", async () => {
     "The harness runs as the real CLI in its own process, timed by its own clock (report.json's",
     "`started_at` → `ended_at`, so Node's start-up and module loading are outside), against the",
     "scripted Messages-API server in the benchmark's process, which answers each request 100 ms",
-    "after it arrived. Each trial is 5 model calls with a `bash -c 'echo N'` between them.",
+    "after it arrived. Each trial is 5 model calls with an `echo N` bash call between them.",
     "",
     "- The ideal bound counts neither the commands nor the HTTP round trips. The floor rows time both",
     "  bare, one at a time from a small process: on these VMs a `bash -c` call takes 3-4 ms (an exec",
@@ -524,8 +524,9 @@ it("writes BENCHMARKS.md", async () => {
     "  four per core; the trials beyond them have each command join the cgroup as before, which is",
     "  what the concurrency-32 row pays (8 runners here, 24 trials joining; without the bound, 32",
     "  start-ups on two cores measured 2.6). The default sandbox, auto (bwrap here), needs no cgroup:",
-    "  its pid namespace ends everything when the command ends, and its row pays a bwrap start-up",
-    "  per command instead. The runners' start-ups overlap the first trials; holding the run until",
+    "  its pid namespace ends everything when the trial's shell ends, and its row pays a bwrap start-up",
+    "  per trial instead (per command before the persistent shell: bench/agent-shell.bench-run.ts",
+    "  compares the two). The runners' start-ups overlap the first trials; holding the run until",
     "  all were up measured the same (1.127 against 1.128).",
     "- These VMs drift: on one day (2026-11-24) the concurrency-8 median of the same code moved",
     "  between 1.10 and 1.15 from run to run of the bench, and the bare loop's with it (1.11 to 1.15);",

@@ -23,6 +23,9 @@ import type { Agent, AgentContext, AgentOutcome } from "./types.js";
 
 export const DEFAULT_MAX_TOKENS = 4096;
 export const BASH_TOOL_NAME = "bash";
+/** What a restarted shell means for the next call. */
+const FRESH_SHELL =
+  "the next command runs in a fresh shell in the work dir (files stay; the current directory, variables, functions and aliases are reset).";
 export const CONTINUE_MESSAGE =
   "Your last reply was cut off at the output limit. Continue exactly where you left off.";
 
@@ -196,6 +199,12 @@ async function runToolUses(
   for (const toolUse of toolUses) {
     if (signal.aborted) return { reason: classifyAbort(signal), turns: turn };
     const command = commandOf(toolUse);
+    if (typeof command === "object" && "restart" in command) {
+      const restarted = await restartShell(context);
+      if (typeof restarted !== "string") return { ...restarted, turns: turn };
+      results.push({ type: "tool_result", tool_use_id: toolUse.id, content: restarted });
+      continue;
+    }
     if (typeof command !== "string") {
       results.push({
         type: "tool_result",
@@ -226,6 +235,20 @@ async function runToolUses(
   return results;
 }
 
+/** The bash tool's `restart`: a message for the model, or how the run ends when the sandbox failed. */
+async function restartShell(context: AgentContext): Promise<string | Omit<AgentOutcome, "turns">> {
+  try {
+    await context.restartShell?.();
+  } catch (error) {
+    if (context.signal.aborted) return { reason: classifyAbort(context.signal) };
+    return {
+      reason: "infra_error",
+      error: `the sandbox failed to restart the shell: ${describeError(error)}`,
+    };
+  }
+  return "The shell was restarted: the next command runs in a fresh shell in the work dir (files stay; the current directory, variables, functions and aliases are reset).";
+}
+
 /**
  * The trial's time ran out while a model call was in flight, waiting for a limiter slot or backing
  * off between attempts: the API did not answer in time, which says nothing about the agent, so the
@@ -254,14 +277,22 @@ export function describeBashTool(commandTimeoutMs: number): ToolDefinition {
   return {
     name: BASH_TOOL_NAME,
     description: [
-      "Run a command with bash in the work dir (the current directory) and see its exit code, stdout and stderr.",
-      "Each call is a fresh non-interactive `bash -c`: files persist between calls, but `cd` and variables do not, and nothing can be typed into a prompt (commands waiting for input hang until the timeout).",
-      `Each call is killed after ${seconds} s. Very long output is cut in the middle (the head and tail are kept).`,
+      "Run a command in a persistent bash shell, started in the work dir, and see its exit code, stdout and stderr.",
+      "The shell lasts between calls: the current directory (after `cd`), variables, functions and aliases carry over, and background processes keep running.",
+      "It is not interactive: a command's stdin is empty, so nothing can be typed into a prompt.",
+      `Each call is killed after ${seconds} s, and the shell with it: the next call starts a fresh shell in the work dir (files stay).`,
+      'If the shell gets into a bad state, call with {"restart": true} for a fresh one.',
+      "Very long output is cut in the middle (the head and tail are kept).",
     ].join(" "),
     input_schema: {
       type: "object",
-      properties: { command: { type: "string", description: "The bash command to run." } },
-      required: ["command"],
+      properties: {
+        command: { type: "string", description: "The bash command to run." },
+        restart: {
+          type: "boolean",
+          description: "Set to true (without a command) to restart the shell.",
+        },
+      },
     },
   };
 }
@@ -300,16 +331,17 @@ function withMovingBreakpoint(history: ChatMessage[]): ChatMessage[] {
   });
 }
 
-function commandOf(toolUse: ToolUseBlock): string | { error: string } {
+function commandOf(toolUse: ToolUseBlock): string | { error: string } | { restart: true } {
   if (toolUse.name !== BASH_TOOL_NAME) {
     return {
-      error: `There is no tool named "${toolUse.name}". The only tool is "bash", with input {"command": "..."}.`,
+      error: `There is no tool named "${toolUse.name}". The only tool is "bash", with input {"command": "..."} (or {"restart": true}).`,
     };
   }
-  const input = toolUse.input as { command?: unknown } | null;
+  const input = toolUse.input as { command?: unknown; restart?: unknown } | null;
   if (input && typeof input === "object" && typeof input.command === "string") return input.command;
+  if (input && typeof input === "object" && input.restart === true) return { restart: true };
   return {
-    error: `The bash tool needs an input like {"command": "ls -la"} with "command" a string; it got ${truncateJson(toolUse.input)}. Nothing was run.`,
+    error: `The bash tool needs an input like {"command": "ls -la"} with "command" a string (or {"restart": true}); it got ${truncateJson(toolUse.input)}. Nothing was run.`,
   };
 }
 
@@ -317,7 +349,11 @@ function commandOf(toolUse: ToolUseBlock): string | { error: string } {
 export function formatToolResult(result: ExecResult, commandTimeoutMs: number): string {
   const lines = [`exit code: ${result.exit_code}`];
   if (result.timed_out) {
-    lines.push(`The command timed out after ${formatSeconds(commandTimeoutMs)} and was killed.`);
+    lines.push(
+      `The command timed out after ${formatSeconds(commandTimeoutMs)} and was killed, with the shell: ${FRESH_SHELL}`,
+    );
+  } else if (result.shell_exited) {
+    lines.push(`The shell exited: ${FRESH_SHELL}`);
   }
   if (result.truncated) {
     lines.push("The output was too long and was truncated: the middle was cut, the head and tail are kept.");

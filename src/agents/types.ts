@@ -29,8 +29,16 @@ export interface AgentContext {
   signal: AbortSignal;
   /** Work dir as the agent sees it. */
   workDir: string;
-  /** One bash call in the sandbox. The harness records `tool_call`/`tool_result` events itself. */
+  /**
+   * One bash call in the trial's persistent shell (cwd, variables, functions and aliases last
+   * between calls). The harness records `tool_call`/`tool_result` events itself.
+   */
   bash(command: string, turn: number): Promise<AgentCallResult>;
+  /**
+   * Ends the persistent shell; the next call starts a fresh one (the bash tool's `restart`).
+   * Optional so that stand-in contexts built by tests need not provide it; the harness always does.
+   */
+  restartShell?(): Promise<void>;
   /**
    * Run an external agent process (an agent CLI) in the sandbox: the agent environment plus
    * `extraEnv`, cwd the work dir, the target shim first on PATH, killed with its process group on

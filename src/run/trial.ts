@@ -245,6 +245,7 @@ async function runAgentInSandbox(
         writer.emit({ type: "tool_result", call_id: callId, ...result });
         return { ...result, call_id: callId };
       },
+      restartShell: () => activeSandbox.restartAgentShell(),
       // An external agent CLI; the trial's signal ends it, the timeout is only a backstop.
       runProcess: (file, args, { extraEnv, ...processOptions } = {}) =>
         activeSandbox.runAgentProcess(file, args, {

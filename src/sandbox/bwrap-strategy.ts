@@ -26,6 +26,7 @@ import {
   SANDBOX_HOME,
   SANDBOX_LOG_DIR,
   SANDBOX_PATH,
+  SANDBOX_SHELL_DIR,
   SANDBOX_SHIM_DIR,
   SANDBOX_USER,
   type SystemOverlay,
@@ -34,6 +35,7 @@ import {
 import { runProcess } from "./exec.js";
 import { createBwrapGateRoom } from "./gate-room.js";
 import { openLoopbackBridge, SANDBOX_BRIDGE_DIR } from "./loopback-bridge.js";
+import { shellLauncherArgs } from "./persistent-shell.js";
 import { collectProgramBinds } from "./program-binds.js";
 import { assertInsideRoot } from "./sandbox-paths.js";
 import type { ProcessSettings, SandboxStrategy, SandboxStrategyOptions } from "./sandbox-strategy.js";
@@ -218,6 +220,16 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
               ? agentArgs(options.network, run.hostPaths ?? [], shimmed)
               : shellArgs;
           return runBwrap([...args, "--", host.bash, "-c", command], run);
+        },
+        // One sandbox for the shell's whole life: its control folder read-only (the FIFOs in it stay
+        // writable, and cannot be replaced or chmodded back).
+        startShell: (controlDir, { shimmed, ...run }) => {
+          const args = buildArgs(options.network, run.hostPaths ?? [], [
+            ...shimBinds(shimmed),
+            { from: controlDir, to: SANDBOX_SHELL_DIR },
+          ]);
+          const exited = runBwrap([...args, "--", host.bash, ...shellLauncherArgs(SANDBOX_SHELL_DIR)], run);
+          return { visibleDir: SANDBOX_SHELL_DIR, exited };
         },
         // An external agent (a CLI) gets the scenario's network, as every command does: without it,
         // only the host loopback ports it names (its credential proxy) are bridged in.

@@ -65,6 +65,12 @@ export interface SandboxInterior {
   basePath: string;
   /** A `bash -c` command in the work dir. */
   runShell(command: string, run: RunSettings): Promise<ExecResult>;
+  /**
+   * The agent's persistent shell: `bash shellLauncherArgs(dir)` in the work dir, the host folder
+   * `controlDir` (its FIFOs) visible inside at `dir` (bwrap: bound read-only), until it exits or
+   * `run.signal` ends it (bwrap: one sandbox for the whole shell).
+   */
+  startShell(controlDir: string, run: RunSettings): { visibleDir: string; exited: Promise<ExecResult> };
   /** A process with an argv in the work dir (an agent CLI). */
   runProcess(file: string, args: string[], run: ProcessSettings): Promise<ExecResult>;
   /** HOME and TMPDIR of a gate's clean room, as its commands see them (gate-room.ts). */

@@ -25,6 +25,7 @@ import { buildAgentEnvironment } from "./env.js";
 import { createProcessGroupRegistry, killAllProcessGroups, warmProcessRunners } from "./exec.js";
 import { createLocalStrategy } from "./local-strategy.js";
 import { createProcessMarker, killMarkedProcesses, PROCESS_MARKER_ENV } from "./marked-processes.js";
+import { createAgentShell, SHELL_OUTPUT_CAP_BYTES } from "./persistent-shell.js";
 import { resolveSandboxPath } from "./sandbox-paths.js";
 import type {
   SandboxInterior,
@@ -340,13 +341,36 @@ function assembleSandbox(parts: {
 }): TrialSandbox {
   const { options, layout, interior, environments, cleanup, shimChannel } = parts;
   const agentCap = options.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES;
+  const shell = createAgentShell({
+    starter: {
+      start: (controlDir, signal) =>
+        interior.startShell(controlDir, {
+          env: environments.agent,
+          // Ended by its calls' timeouts, the trial's signal, or the end of the agent's turn.
+          timeoutMs: 0,
+          outputCapBytes: SHELL_OUTPUT_CAP_BYTES,
+          shimmed: shimChannel !== null,
+          signal,
+        }),
+    },
+    baseDir: layout.base,
+    searchPath: options.parentEnv.PATH ?? SANDBOX_PATH,
+    outputCapBytes: agentCap,
+  });
+  // The shell is a process of the trial's like any other: it ends before the gates run.
+  const endAgentProcesses = async () => {
+    await shell.close();
+    await cleanup.endProcesses();
+  };
   return {
     mode: options.mode,
     root: layout.root,
     workDir: layout.workDir,
     visibleWorkDir: interior.workDir,
     agentEnv: environments.agent,
-    runAgentCommand: (command, run) =>
+    runAgentCommand: (command, run) => shell.run(command, run),
+    restartAgentShell: () => shell.restart(),
+    runAgentCommandAlone: (command, run) =>
       interior.runShell(command, {
         env: environments.agent,
         timeoutMs: run.timeoutMs,
@@ -395,8 +419,11 @@ function assembleSandbox(parts: {
       absoluteLinks: options.mode === "bwrap" ? "root" : "host",
     },
     readTargetInvocations: async (): Promise<TargetInvocationRecord[]> => shimChannel?.read() ?? [],
-    endAgentProcesses: cleanup.endProcesses,
-    dispose: cleanup.dispose,
+    endAgentProcesses,
+    dispose: async () => {
+      await shell.close();
+      await cleanup.dispose();
+    },
   };
 }
 

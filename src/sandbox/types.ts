@@ -87,6 +87,11 @@ export interface ExecResult {
   duration_ms: number;
   timed_out: boolean;
   truncated: boolean;
+  /**
+   * The agent's persistent shell is gone after this call (it exited, or a timeout killed it): the
+   * next call starts a fresh one. Absent otherwise.
+   */
+  shell_exited?: boolean;
 }
 
 /** A fresh work dir for one trial, its environment, and the commands run in it. */
@@ -100,8 +105,22 @@ export interface TrialSandbox {
   visibleWorkDir: string;
   /** Environment of the agent's commands: scrubbed, HOME inside the work dir, shim first on PATH. */
   agentEnv: Record<string, string>;
-  /** An agent's bash call: shim active, recorded by the shim. */
+  /**
+   * An agent's bash call, in the trial's persistent shell (persistent-shell.ts: cwd, variables,
+   * functions and aliases last from one call to the next; started at the first call, and again
+   * after it exited or timed out): shim active, recorded by the shim.
+   */
   runAgentCommand(command: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<ExecResult>;
+  /** Ends the agent's shell: the next call starts a fresh one (the bash tool's `restart`). */
+  restartAgentShell(): Promise<void>;
+  /**
+   * A command in a fresh `bash -c` of its own (bwrap: a sandbox of its own), as every agent call
+   * ran before the persistent shell: for comparison (bench/) and one-off uses. Shim active.
+   */
+  runAgentCommandAlone(
+    command: string,
+    options: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<ExecResult>;
   /**
    * An external agent's process (an agent CLI) with an argv: agent env plus `env` (values holding a
    * parent secret are dropped), cwd the work dir, shim active. bwrap: run inside with the scenario's

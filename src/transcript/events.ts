@@ -90,6 +90,8 @@ export type TrialEvent = EventBase &
         duration_ms: number;
         truncated: boolean;
         timed_out: boolean;
+        /** The agent's shell is gone after this call (it exited, or the timeout killed it). */
+        shell_exited?: boolean;
       }
     | {
         type: "target_invocation";

@@ -117,8 +117,13 @@ describe("anthropic agent over HTTP", () => {
     expect(first?.body.tools).toEqual([
       expect.objectContaining({
         name: "bash",
-        input_schema: expect.objectContaining({ required: ["command"] }),
-        description: expect.stringMatching(/non-interactive.*killed after 30 s/s),
+        input_schema: expect.objectContaining({
+          properties: expect.objectContaining({
+            command: expect.objectContaining({ type: "string" }),
+            restart: expect.objectContaining({ type: "boolean" }),
+          }),
+        }),
+        description: expect.stringMatching(/persistent bash shell.*not interactive.*killed after 30 s/s),
       }),
     ]);
     expect(first?.body.messages).toEqual([
@@ -412,6 +417,46 @@ describe("anthropic agent over HTTP", () => {
     expect(test.bashCalls.map((c) => c.command)).toEqual(["first"]);
   });
 
+  it("restarts the shell on {restart: true}, runs nothing, and tells the model; a failed restart ends infra_error", async () => {
+    let restarts = 0;
+    const run = await runAgent(
+      scriptByTurn([
+        { kind: "message", content: [toolUse({ restart: true }), toolUse({ restart: "yes" })] },
+        finalText("done"),
+      ]),
+      {
+        context: {
+          restartShell: async () => {
+            restarts += 1;
+          },
+        },
+      },
+    );
+    expect(run.outcome).toEqual({ reason: "natural_stop", turns: 2 });
+    expect(restarts).toBe(1);
+    expect(run.test.bashCalls).toEqual([]);
+    const [restarted, refused] = lastMessage(run.requests[1]).content;
+    expect(restarted).toMatchObject({
+      type: "tool_result",
+      content: expect.stringMatching(/^The shell was restarted/),
+    });
+    expect(restarted.is_error).toBeUndefined();
+    expect(refused).toMatchObject({ is_error: true, content: expect.stringContaining('{"restart": true}') });
+
+    const failed = await runAgent(() => ({ kind: "message", content: [toolUse({ restart: true })] }), {
+      context: {
+        restartShell: async () => {
+          throw new Error("bwrap is gone");
+        },
+      },
+    });
+    expect(failed.outcome).toEqual({
+      reason: "infra_error",
+      error: "the sandbox failed to restart the shell: bwrap is gone",
+      turns: 1,
+    });
+  });
+
   it("ends infra_error when the sandbox itself fails", async () => {
     const server = await startModelServer(() => bashCall("ls"));
     const test = await makeContext({
@@ -444,7 +489,17 @@ describe("formatToolResult", () => {
       { ...base, exit_code: 124, timed_out: true, truncated: true, stdout: "x" },
       2500,
     );
-    expect(text).toMatch(/^exit code: 124\nThe command timed out after 2.5 s and was killed\./);
+    expect(text).toMatch(
+      /^exit code: 124\nThe command timed out after 2.5 s and was killed, with the shell: the next command runs in a fresh shell/,
+    );
     expect(text).toContain("The output was too long and was truncated");
+  });
+
+  it("says when the shell exited, so the model knows its state is gone", () => {
+    const text = formatToolResult({ ...base, exit_code: 3, shell_exited: true }, 2500);
+    expect(text).toMatch(
+      /^exit code: 3\nThe shell exited: the next command runs in a fresh shell in the work dir/,
+    );
+    expect(formatToolResult({ ...base, exit_code: 3 }, 2500)).not.toContain("shell exited");
   });
 });

@@ -16,7 +16,7 @@ import { buildBwrapArgs, type HostSystem } from "../../src/sandbox/bwrap.js";
 import { createTrialSandbox, type TrialSandboxOptions } from "../../src/sandbox/trial-sandbox.js";
 import type { TrialSandbox } from "../../src/sandbox/types.js";
 import { createEventRecorder } from "../support/event-builder.js";
-import { findBwrapProblem, findLiveProcesses } from "../support/processes.js";
+import { findBwrapProblem, waitForNoProcess } from "../support/processes.js";
 import { makeScenario } from "../support/scenario-factory.js";
 import { FAKE_TOOL } from "./fake-tool.js";
 
@@ -97,9 +97,18 @@ describe.skipIf(bwrapProblem !== null)("createTrialSandbox (bwrap)", () => {
     const sandbox = await createSandbox();
     expect((await run(sandbox, "echo one > one.txt")).exit_code).toBe(0);
     await run(sandbox, "rm -f /bin 2>/dev/null; true");
+    // The agent's own shell goes on without /bin, as any machine would; a fresh shell has it back.
+    const same = await run(sandbox, "cat one.txt; ls /bin/bash");
+    expect(same.stdout).toBe("one\n");
+    await sandbox.restartAgentShell();
     const again = await run(sandbox, "cat one.txt; ls /bin/bash");
     expect(again.stderr).toBe("");
     expect(again.stdout).toBe("one\n/bin/bash\n");
+    const alone = await sandbox.runAgentCommandAlone("rm -f /bin; true", { timeoutMs: 20_000 });
+    expect(alone.exit_code).toBe(0);
+    expect((await sandbox.runAgentCommandAlone("ls /bin/bash", { timeoutMs: 20_000 })).stdout).toBe(
+      "/bin/bash\n",
+    );
   });
 
   it("refuses writes outside the work dir: the host's /usr and host paths not in the root", async () => {
@@ -219,18 +228,24 @@ describe.skipIf(bwrapProblem !== null)("createTrialSandbox (bwrap)", () => {
     expect(result.stdout).not.toContain(CANARY);
   });
 
-  it("kills the tree on timeout and leaves no background child behind after a call", async () => {
+  it("kills the tree on timeout; a background child lives with the shell and ends with the agent's turn", async () => {
     const sandbox = await createSandbox();
     const started = Date.now();
     const timedOut = await run(sandbox, "sleep 100.0707 & wait", 500);
     expect(timedOut.timed_out).toBe(true);
     expect(timedOut.exit_code).toBe(124);
     expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await waitForNoProcess("sleep 100.0707")).toEqual([]);
     const background = await run(sandbox, "sleep 100.0808 & echo started");
     expect(background.stdout).toBe("started\n");
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(findLiveProcesses("sleep 100.0707")).toEqual([]);
-    expect(findLiveProcesses("sleep 100.0808")).toEqual([]);
+    // The persistent shell keeps it (a server started in one call answers the next) ...
+    expect((await run(sandbox, "pgrep -f 'sleep 100.0808' >/dev/null && echo alive")).stdout).toBe("alive\n");
+    // ... until the agent is done: nothing it left runs while the gates judge.
+    await sandbox.endAgentProcesses();
+    expect(await waitForNoProcess("sleep 100.0808")).toEqual([]);
+    // A command run alone (a sandbox of its own) takes its background children with it.
+    await sandbox.runAgentCommandAlone("sleep 100.0909 & echo started", { timeoutMs: 20_000 });
+    expect(await waitForNoProcess("sleep 100.0909")).toEqual([]);
   });
 
   it("runs setup inside the sandbox", async () => {

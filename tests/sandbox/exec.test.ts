@@ -12,7 +12,7 @@ import {
   runShell,
   warmProcessRunners,
 } from "../../src/sandbox/exec.js";
-import { createOutputCollector } from "../../src/sandbox/process-runner.js";
+import { createOutputCollector } from "../../src/sandbox/output-collector.js";
 import {
   findLiveProcesses,
   findRunnerPids,

@@ -45,6 +45,16 @@ export function findLiveProcesses(needle: string): number[] {
     .map((entry) => entry.pid);
 }
 
+/** Waits (up to `withinMs`) until no live process's command line contains `needle`; the pids still there. */
+export async function waitForNoProcess(needle: string, withinMs = 5_000): Promise<number[]> {
+  const deadline = Date.now() + withinMs;
+  while (Date.now() < deadline) {
+    if (findLiveProcesses(needle).length === 0) return [];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return findLiveProcesses(needle);
+}
+
 /** Why bwrap cannot run on this machine, or null when it can: bwrap tests skip only then. */
 export function findBwrapProblem(): string | null {
   try {
