@@ -12,6 +12,7 @@ import { type AnthropicAgentOptions, createAnthropicAgent } from "./anthropic.js
 import { type ClaudeCodeAgentOptions, createClaudeCodeAgent } from "./claude-code.js";
 import { createCommandAgent } from "./command.js";
 import { createNullAgent } from "./null.js";
+import { createOpenCodeAgent, type OpenCodeAgentOptions } from "./opencode.js";
 import { createOracleAgent } from "./oracle.js";
 import { createReplayAgent } from "./replay.js";
 import type { Agent } from "./types.js";
@@ -20,9 +21,9 @@ export interface AgentDeps {
   /** Required by `anthropic`; built by the CLI/action from the API keys (one client per provider). */
   modelClient?: ModelClient;
   anthropic?: AnthropicAgentOptions;
-  /** The real API key, for `claude-code` (it reaches the CLI only through a loopback proxy). */
+  /** The real API key, for `claude-code` and `opencode` (it reaches the CLI only through a loopback proxy). */
   apiKey?: string;
-  /** The real API base URL for `claude-code`; default https://api.anthropic.com. */
+  /** The real API base URL for `claude-code` and `opencode`; default https://api.anthropic.com. */
   baseURL?: string;
   /** The command template of the `command` agent (`--agent-command`). */
   agentCommand?: string | null;
@@ -32,6 +33,8 @@ export interface AgentDeps {
   env?: Record<string, string | undefined>;
   /** More claude-code settings (binary, tools, clock). */
   claudeCode?: Partial<ClaudeCodeAgentOptions>;
+  /** More opencode settings (binary, tools, clock). */
+  openCode?: Partial<OpenCodeAgentOptions>;
 }
 
 export interface AgentDescriptor {
@@ -102,6 +105,20 @@ export const AGENTS = {
       if (!deps.apiKey) throw new ConfigError(describeMissingApiKey("claude-code"), "--agent");
       return createClaudeCodeAgent({
         ...deps.claudeCode,
+        apiKey: deps.apiKey,
+        ...(deps.baseURL ? { baseURL: deps.baseURL } : {}),
+        ...(deps.env ? { env: deps.env } : {}),
+      });
+    },
+  },
+  opencode: {
+    usesModel: true,
+    needsApiKey: true,
+    description: "the OpenCode CLI, the key reaching it via a local proxy",
+    create(deps) {
+      if (!deps.apiKey) throw new ConfigError(describeMissingApiKey("opencode"), "--agent");
+      return createOpenCodeAgent({
+        ...deps.openCode,
         apiKey: deps.apiKey,
         ...(deps.baseURL ? { baseURL: deps.baseURL } : {}),
         ...(deps.env ? { env: deps.env } : {}),

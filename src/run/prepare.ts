@@ -307,7 +307,7 @@ function createModelClients(
 /**
  * Every model the run will call names a known provider whose key was given, before any trial
  * starts: the built-in agent's models (the run's and each scenario's own), and every judge. The
- * claude-code agent talks to Anthropic only. Other agents' model ids are theirs to read.
+ * claude-code and opencode agents talk to Anthropic only. Other agents' model ids are theirs to read.
  */
 export function checkModelProviders(
   scenarios: readonly Scenario[],
@@ -323,8 +323,8 @@ export function checkModelProviders(
     for (const model of callsModels ? (scenario.agent.model ? [scenario.agent.model] : runModels) : []) {
       const where = scenario.agent.model ? `${scenario.id}: agent.model` : "--model";
       const { provider } = parseModelId(model, where);
-      if (agent === "claude-code" && provider !== "anthropic") {
-        throw new ConfigError(`the claude-code agent runs Anthropic models only, not "${model}"`, where);
+      if ((agent === "claude-code" || agent === "opencode") && provider !== "anthropic") {
+        throw new ConfigError(`the ${agent} agent runs Anthropic models only, not "${model}"`, where);
       }
       if (!keys[provider]) throw new ConfigError(describeMissingApiKey(agent, keyRemedy(provider)), where);
     }

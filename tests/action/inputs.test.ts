@@ -140,7 +140,7 @@ describe("readActionSettings", () => {
     [{ tier: "high" }, 'input "tier" must be a whole number >= 0, got "high"'],
     [
       { agent: "gpt" },
-      'input "agent" must be one of anthropic, oracle, replay, null, claude-code, command, got "gpt"',
+      'input "agent" must be one of anthropic, oracle, replay, null, claude-code, opencode, command, got "gpt"',
     ],
     [
       { agent: "command" },

@@ -44,11 +44,11 @@ describe("createAgent", () => {
 
   it("rejects an unknown name with a did-you-mean", () => {
     expect(configErrorOf(() => createAgent("orcale", {})).message).toBe(
-      '--agent: unknown agent "orcale" (did you mean "oracle"?); expected one of: anthropic, oracle, replay, null, claude-code, command',
+      '--agent: unknown agent "orcale" (did you mean "oracle"?); expected one of: anthropic, oracle, replay, null, claude-code, opencode, command',
     );
     expect(configErrorOf(() => createAgent("Anthropic", {})).message).toContain('did you mean "anthropic"?');
     expect(configErrorOf(() => createAgent("gpt-5-turbo-agent", {})).message).toBe(
-      '--agent: unknown agent "gpt-5-turbo-agent"; expected one of: anthropic, oracle, replay, null, claude-code, command',
+      '--agent: unknown agent "gpt-5-turbo-agent"; expected one of: anthropic, oracle, replay, null, claude-code, opencode, command',
     );
   });
 
@@ -65,12 +65,20 @@ describe("createAgent", () => {
 
 describe("the agent registry", () => {
   it("names every agent once, in the order users see them", () => {
-    expect(AGENT_NAMES).toEqual(["anthropic", "oracle", "replay", "null", "claude-code", "command"]);
+    expect(AGENT_NAMES).toEqual([
+      "anthropic",
+      "oracle",
+      "replay",
+      "null",
+      "claude-code",
+      "opencode",
+      "command",
+    ]);
     for (const name of AGENT_NAMES) expect(AGENTS[name].description.length, name).toBeLessThanOrEqual(60);
   });
 
   it("records a model for the agents that talk to one", () => {
-    expect(AGENT_NAMES.filter(agentUsesModel)).toEqual(["anthropic", "claude-code", "command"]);
+    expect(AGENT_NAMES.filter(agentUsesModel)).toEqual(["anthropic", "claude-code", "opencode", "command"]);
   });
 
   it("offers the action every agent of the registry", () => {
