@@ -31,7 +31,7 @@ describe("run: the agents come from the registry", () => {
 
   it("says the same thing about a missing key as the library, for every agent that needs one", async () => {
     const needingKey = AGENT_NAMES.filter((name) => AGENTS[name].needsApiKey);
-    expect(needingKey).toEqual(["anthropic", "claude-code"]);
+    expect(needingKey).toEqual(["anthropic", "claude-code", "opencode"]);
     for (const name of needingKey) {
       const result = await runMain(["run", SUITE, "--agent", name]);
       expect(result.code, name).toBe(EXIT.usage);
