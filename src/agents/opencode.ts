@@ -528,9 +528,12 @@ export function createOpenCodeStreamMapper(
     },
     turns: () => emitted + (step ? 1 : 0),
     finish(exec, signal) {
-      const turns = emitted + (step ? 1 : 0);
-      // A step cut short (killed at the limit, a crash) is still a model turn that was asked for.
-      if (step) finishStep({ reason: null });
+      // A step cut short (killed at the limit, a crash) is a response only if the model's answer
+      // had arrived (its text or calls); a request still in flight is none.
+      const open = step as Step | null;
+      if (open && (open.texts.length > 0 || open.tools.length > 0)) finishStep({ reason: null });
+      step = null;
+      const turns = emitted;
       const outcome = (reason: AgentOutcome["reason"], error?: string): AgentOutcome =>
         error === undefined ? { reason, turns } : { reason, error, turns };
       if (signal.aborted) return outcome(classifyAbort(signal));

@@ -315,6 +315,8 @@ describe("opencode agent with the real opencode binary", () => {
     );
     const end = eventsOf(trial.events, "trial_end")[0]!;
     expect(end.reason).toBe("turn_limit");
+    expect(end.turns).toBe(2);
+    expect(eventsOf(trial.events, "model_response")).toHaveLength(2);
     expect(eventsOf(trial.events, "tool_call").map((c) => c.command)).toEqual(["echo one", "echo two"]);
     expect(trial.output.report.interaction.completed).toBe(false);
     expect(trial.output.report.execution.natural_stop).toBe(false);
@@ -574,9 +576,23 @@ describe("opencode stream mapping", () => {
     const lines = [stepStart(), stepFinish("tool-calls"), stepStart(), stepFinish("tool-calls"), stepStart()];
     const { outcome, limited, events } = mapLines(lines, { exit_code: 143, stderr: "", timed_out: false }, 2);
     expect(limited).toBe(1);
-    expect(outcome).toEqual({ reason: "turn_limit", turns: 3 });
-    // The step cut short is still a turn that was asked for.
-    expect(events.filter((event) => event.type === "model_response")).toHaveLength(3);
+    // The step cut short had no answer yet: no response, no turn.
+    expect(outcome).toEqual({ reason: "turn_limit", turns: 2 });
+    expect(events.filter((event) => event.type === "model_response")).toHaveLength(2);
+    // A step whose answer had arrived before the process died is still one.
+    const cut = mapLines(
+      [
+        stepStart(),
+        bashPart("toolu_1", "true", {
+          status: "completed",
+          output: "",
+          metadata: { output: "", exit: 0, truncated: false },
+        }),
+      ],
+      { exit_code: 137, stderr: "", timed_out: false },
+    );
+    expect(cut.outcome).toMatchObject({ reason: "agent_crash", turns: 1 });
+    expect(cut.events.map((event) => event.type)).toEqual(["model_response", "tool_call", "tool_result"]);
   });
 
   it("maps the ways a run ends", () => {
