@@ -1,5 +1,5 @@
 /**
- * The agent CLIs the action can run (`agent: claude-code`, `codex`, `gemini-cli`) must be on the
+ * The agent CLIs the action can run (`agent: claude-code`, `codex`, `gemini-cli`, `opencode`) must be on the
  * runner. One the workflow provides (its LLM_TOOL_TEST_..._BIN variable, PATH, a node_modules
  * install) is used as it is; otherwise the action installs the pinned version with npm into its temp
  * folder, so a workflow needs no setup step. Either way the log says which binary runs.
@@ -20,6 +20,13 @@ import {
   GEMINI_CLI_VERSION,
   resolveGeminiBinary,
 } from "../agents/gemini-cli.js";
+import {
+  OPENCODE_BIN_ENV,
+  OPENCODE_BINARY,
+  OPENCODE_PACKAGE,
+  OPENCODE_VERSION,
+  resolveOpenCodeBinary,
+} from "../agents/opencode.js";
 import type { AgentName } from "../agents/registry.js";
 import { ConfigError, isConfigError } from "../errors.js";
 import type { RunProgram } from "./run-program.js";
@@ -66,6 +73,14 @@ export const AGENT_CLIS = {
     command: GEMINI_BIN_NAME,
     envVar: GEMINI_BIN_ENV,
     resolve: resolveGeminiBinary,
+  },
+  opencode: {
+    label: "OpenCode",
+    packageName: OPENCODE_PACKAGE,
+    version: OPENCODE_VERSION,
+    command: OPENCODE_BINARY,
+    envVar: OPENCODE_BIN_ENV,
+    resolve: resolveOpenCodeBinary,
   },
 } as const satisfies Partial<Record<AgentName, AgentCli>>;
 

@@ -14,6 +14,7 @@ import { type CodexAgentOptions, createCodexAgent } from "./codex.js";
 import { createCommandAgent } from "./command.js";
 import { createGeminiCliAgent, GEMINI_API_KEY_ENV, type GeminiCliAgentOptions } from "./gemini-cli.js";
 import { createNullAgent } from "./null.js";
+import { createOpenCodeAgent, type OpenCodeAgentOptions } from "./opencode.js";
 import { createOracleAgent } from "./oracle.js";
 import { createReplayAgent } from "./replay.js";
 import type { Agent } from "./types.js";
@@ -22,9 +23,9 @@ export interface AgentDeps {
   /** Required by `anthropic`; built by the CLI/action from the API keys (one client per provider). */
   modelClient?: ModelClient;
   anthropic?: AnthropicAgentOptions;
-  /** The real API key, for `claude-code` (it reaches the CLI only through a loopback proxy). */
+  /** The real API key, for `claude-code` and `opencode` (it reaches the CLI only through a loopback proxy). */
   apiKey?: string;
-  /** The real API base URL for `claude-code`; default https://api.anthropic.com. */
+  /** The real API base URL for `claude-code` and `opencode`; default https://api.anthropic.com. */
   baseURL?: string;
   /** The command template of the `command` agent (`--agent-command`). */
   agentCommand?: string | null;
@@ -46,6 +47,8 @@ export interface AgentDeps {
   geminiBaseURL?: string;
   /** More gemini-cli settings (binary, tools, clock). */
   geminiCli?: Partial<GeminiCliAgentOptions>;
+  /** More opencode settings (binary, tools, clock). */
+  openCode?: Partial<OpenCodeAgentOptions>;
 }
 
 export interface AgentDescriptor {
@@ -164,6 +167,20 @@ export const AGENTS = {
         ...deps.geminiCli,
         apiKey: deps.geminiApiKey,
         ...(deps.geminiBaseURL ? { baseURL: deps.geminiBaseURL } : {}),
+        ...(deps.env ? { env: deps.env } : {}),
+      });
+    },
+  },
+  opencode: {
+    usesModel: true,
+    needsApiKey: true,
+    description: "the OpenCode CLI, the key reaching it via a local proxy",
+    create(deps) {
+      if (!deps.apiKey) throw new ConfigError(describeMissingApiKey("opencode"), "--agent");
+      return createOpenCodeAgent({
+        ...deps.openCode,
+        apiKey: deps.apiKey,
+        ...(deps.baseURL ? { baseURL: deps.baseURL } : {}),
         ...(deps.env ? { env: deps.env } : {}),
       });
     },

@@ -71,6 +71,11 @@ export interface AgentProcessOptions {
    * the scenario has no network (bwrap bridges them into its network namespace).
    */
   loopbackPorts?: number[];
+  /**
+   * Ends the process early, as the trial's signal would (its process tree killed), for an agent
+   * that stops its CLI itself (OpenCode past the turn limit). The trial's signal still applies.
+   */
+  stop?: AbortSignal;
 }
 
 export interface AgentOutcome {

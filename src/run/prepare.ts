@@ -82,7 +82,7 @@ export interface RunSettings {
   apiKey: string | null;
   /** The real API base URL, for agents that call the API themselves (claude-code). */
   baseURL: string | null;
-  /** The binary of the agent's CLI (claude-code, codex, gemini-cli); absent: the agent finds its own. */
+  /** The binary of the agent's CLI (claude-code, codex, gemini-cli, opencode); absent: the agent finds its own. */
   agentBinary?: string;
   /** OpenAI-compatible models (`openai:` ids): the key, and how the front end builds their client. */
   openai?: OpenAiSettings;
@@ -272,6 +272,7 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
           claudeCode: { binary: settings.agentBinary },
           codex: { binary: settings.agentBinary },
           geminiCli: { binary: settings.agentBinary },
+          openCode: { binary: settings.agentBinary },
         }
       : {}),
     ...(settings.gemini?.apiKey ? { geminiApiKey: settings.gemini.apiKey } : {}),
@@ -370,9 +371,9 @@ function createModelClients(
 /**
  * Every model the run will call names a known provider whose key was given, before any trial
  * starts: the built-in agent's models (the run's and each scenario's own), and every judge. The
- * claude-code agent talks to Anthropic only, the codex agent to OpenAI only. An agent with its own key
- * (gemini-cli: GEMINI_API_KEY, `agentKey`) takes its model ids as written, and needs that key. Other
- * agents' model ids are theirs to read.
+ * claude-code and opencode agents talk to Anthropic only, the codex agent to OpenAI only. An agent
+ * with its own key (gemini-cli: GEMINI_API_KEY, `agentKey`) takes its model ids as written, and needs
+ * that key. Other agents' model ids are theirs to read.
  */
 export function checkModelProviders(
   scenarios: readonly Scenario[],
@@ -393,8 +394,8 @@ export function checkModelProviders(
     for (const model of callsModels ? (scenario.agent.model ? [scenario.agent.model] : runModels) : []) {
       const where = scenario.agent.model ? `${scenario.id}: agent.model` : "--model";
       const { provider } = parseModelId(model, where);
-      if (agent === "claude-code" && provider !== "anthropic") {
-        throw new ConfigError(`the claude-code agent runs Anthropic models only, not "${model}"`, where);
+      if ((agent === "claude-code" || agent === "opencode") && provider !== "anthropic") {
+        throw new ConfigError(`the ${agent} agent runs Anthropic models only, not "${model}"`, where);
       }
       if (agent === "codex" && provider !== "openai") {
         throw new ConfigError(

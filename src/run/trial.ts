@@ -247,10 +247,10 @@ async function runAgentInSandbox(
       },
       restartShell: () => activeSandbox.restartAgentShell(),
       // An external agent CLI; the trial's signal ends it, the timeout is only a backstop.
-      runProcess: (file, args, { extraEnv, ...processOptions } = {}) =>
+      runProcess: (file, args, { extraEnv, stop, ...processOptions } = {}) =>
         activeSandbox.runAgentProcess(file, args, {
           timeoutMs,
-          signal: trialAbort.signal,
+          signal: stop ? AbortSignal.any([trialAbort.signal, stop]) : trialAbort.signal,
           ...processOptions,
           ...(extraEnv ? { env: extraEnv } : {}),
         }),

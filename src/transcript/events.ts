@@ -161,5 +161,9 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 export type EventInput = DistributiveOmit<TrialEvent, "ts" | "t_ms">;
 
 export interface EventSink {
-  emit(event: EventInput): void;
+  /**
+   * `at`: when it happened (epoch ms), for an event an external agent reports after the fact (a
+   * command OpenCode reports once it has finished); stamped no later than now. Default: now.
+   */
+  emit(event: EventInput, at?: number): void;
 }

@@ -27,8 +27,10 @@ export function createEventWriter(file: string, options: EventWriterOptions): Ev
   let closed = false;
   return {
     events,
-    emit(input: EventInput) {
-      const at = now();
+    emit(input: EventInput, happenedAt?: number) {
+      const current = now();
+      const at =
+        happenedAt !== undefined && Number.isFinite(happenedAt) ? Math.min(current, happenedAt) : current;
       // type first, then the stamps, so every line reads the same way.
       const { type, ...rest } = input;
       const stamped = { type, ts: new Date(at).toISOString(), t_ms: at - options.startedAtMs, ...rest };

@@ -141,7 +141,7 @@ describe("readActionSettings", () => {
     [{ tier: "high" }, 'input "tier" must be a whole number >= 0, got "high"'],
     [
       { agent: "gpt" },
-      'input "agent" must be one of anthropic, oracle, replay, null, claude-code, codex, gemini-cli, command, got "gpt"',
+      'input "agent" must be one of anthropic, oracle, replay, null, claude-code, codex, gemini-cli, opencode, command, got "gpt"',
     ],
     [
       { agent: "command" },

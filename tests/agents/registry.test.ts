@@ -44,11 +44,11 @@ describe("createAgent", () => {
 
   it("rejects an unknown name with a did-you-mean", () => {
     expect(configErrorOf(() => createAgent("orcale", {})).message).toBe(
-      '--agent: unknown agent "orcale" (did you mean "oracle"?); expected one of: anthropic, oracle, replay, null, claude-code, codex, gemini-cli, command',
+      '--agent: unknown agent "orcale" (did you mean "oracle"?); expected one of: anthropic, oracle, replay, null, claude-code, codex, gemini-cli, opencode, command',
     );
     expect(configErrorOf(() => createAgent("Anthropic", {})).message).toContain('did you mean "anthropic"?');
     expect(configErrorOf(() => createAgent("gpt-5-turbo-agent", {})).message).toBe(
-      '--agent: unknown agent "gpt-5-turbo-agent"; expected one of: anthropic, oracle, replay, null, claude-code, codex, gemini-cli, command',
+      '--agent: unknown agent "gpt-5-turbo-agent"; expected one of: anthropic, oracle, replay, null, claude-code, codex, gemini-cli, opencode, command',
     );
   });
 
@@ -69,12 +69,12 @@ describe("createAgent", () => {
 
 describe("the agent registry", () => {
   it("names every agent once, in the order users see them", () => {
-    expect(AGENT_NAMES).toEqual(["anthropic", "oracle", "replay", "null", "claude-code", "codex", "gemini-cli", "command"]);
+    expect(AGENT_NAMES).toEqual(["anthropic", "oracle", "replay", "null", "claude-code", "codex", "gemini-cli", "opencode", "command"]);
     for (const name of AGENT_NAMES) expect(AGENTS[name].description.length, name).toBeLessThanOrEqual(60);
   });
 
   it("records a model for the agents that talk to one", () => {
-    expect(AGENT_NAMES.filter(agentUsesModel)).toEqual(["anthropic", "claude-code", "codex", "gemini-cli", "command"]);
+    expect(AGENT_NAMES.filter(agentUsesModel)).toEqual(["anthropic", "claude-code", "codex", "gemini-cli", "opencode", "command"]);
   });
 
   it("offers the action every agent of the registry", () => {

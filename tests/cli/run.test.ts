@@ -37,7 +37,7 @@ describe("run: the agents come from the registry", () => {
 
   it("says the same thing about a missing key as the library, for every agent that needs one", async () => {
     const needingKey = AGENT_NAMES.filter((name) => AGENTS[name].needsApiKey);
-    expect(needingKey).toEqual(["anthropic", "claude-code", "codex", "gemini-cli"]);
+    expect(needingKey).toEqual(["anthropic", "claude-code", "codex", "gemini-cli", "opencode"]);
     for (const name of needingKey) {
       // codex runs OpenAI's models, with OpenAI's key.
       const provider = name === "codex" ? "openai" : "anthropic";

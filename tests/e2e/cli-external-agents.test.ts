@@ -162,4 +162,53 @@ describe("external agent CLIs through the real CLI", () => {
       await gemini.close();
     }
   }, 180_000);
+
+  it("--agent opencode runs the real OpenCode CLI in a model matrix; the key stays outside", async () => {
+    const key = "sk-ant-canary-cli-opencode-42";
+    server = await startModelServer(
+      scriptByTurn([
+        bashCall("jq -r '.[].name' data.json > names.txt"),
+        bashCall("env"),
+        finalText("Names written."),
+      ]),
+    );
+    const out = makeTempDir("ltt-opencode-");
+    const result = await runCli(
+      [
+        "run",
+        SCENARIO,
+        "--agent",
+        "opencode",
+        "--model",
+        "claude-haiku-4-5,claude-sonnet-4-5",
+        "--trials",
+        "1",
+        "-j",
+        "2",
+        "--out",
+        out,
+      ],
+      { env: { ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: server.url } },
+    );
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report;
+    expect(report.run.agent).toBe("opencode");
+    const trials = report.scenarios.flatMap((scenario) => scenario.trials);
+    expect(trials).toHaveLength(2);
+    for (const trial of trials) {
+      expect(trial.end_reason).toBe("natural_stop");
+      expect(trial.outcome).toBe("pass");
+      expect(trial.interaction.total_commands).toBe(1);
+      expect(trial.execution.cost_usd).toBeGreaterThan(0);
+      const events = await readEvents(path.join(out, trial.events_path ?? ""));
+      const env = events.find((e) => e.type === "tool_result" && e.stdout.includes("PATH="));
+      expect(env && env.type === "tool_result" ? env.stdout : "").not.toContain("canary");
+    }
+    // Each model of the matrix was asked for, with the real key through the loopback proxy.
+    const models = server.messageRequests().map((r) => r.body.model);
+    expect(new Set(models)).toEqual(new Set(["claude-haiku-4-5", "claude-sonnet-4-5"]));
+    expect(server.messageRequests().every((r) => r.headers["x-api-key"] === key)).toBe(true);
+    expect(report.model_matrix?.models).toEqual(["claude-haiku-4-5", "claude-sonnet-4-5"]);
+  }, 300_000);
 });

@@ -100,13 +100,25 @@ describe("checkModelProviders", () => {
     ).toThrow(/the anthropic agent needs an API key: set ANTHROPIC_API_KEY/);
   });
 
-  it("refuses an unknown provider, and an OpenAI model for claude-code", () => {
+  it("refuses an unknown provider, and an OpenAI model for claude-code or opencode", () => {
     expect(() => checkModelProviders([scenario("a")], ["openia:gpt-5"], "anthropic", onlyOpenAi)).toThrow(
       /--model: unknown provider "openia".*did you mean "openai:gpt-5"/,
     );
     expect(() =>
       checkModelProviders([scenario("a")], ["openai:gpt-5"], "claude-code", { anthropic: "k", openai: "k" }),
     ).toThrow('--model: the claude-code agent runs Anthropic models only, not "openai:gpt-5"');
+    expect(() =>
+      checkModelProviders([scenario("a")], ["claude-haiku-4-5", "openai:gpt-5"], "opencode", {
+        anthropic: "k",
+        openai: "k",
+      }),
+    ).toThrow('--model: the opencode agent runs Anthropic models only, not "openai:gpt-5"');
+    expect(() =>
+      checkModelProviders([scenario("a")], ["claude-haiku-4-5"], "opencode", {
+        anthropic: null,
+        openai: "k",
+      }),
+    ).toThrow(/the opencode agent needs an API key: set ANTHROPIC_API_KEY/);
   });
 
   it("takes gemini-cli's model ids as written and asks for its own key, not a provider's", () => {

@@ -43,6 +43,26 @@ describe("event writer and reader", () => {
     expect(Object.keys(events[0] ?? {}).slice(0, 3)).toEqual(["type", "ts", "t_ms"]);
   });
 
+  it("stamps an event reported after the fact when it happened, never later than now", async () => {
+    const dir = makeTempDir("ltt-events-at-");
+    const file = path.join(dir, "events.jsonl");
+    let clock = 5_000;
+    const writer = createEventWriter(file, { startedAtMs: 1_000, now: () => clock });
+    writer.emit({ type: "tool_call", call_id: "c1", turn: 1, command: "sleep 3" }, 1_500);
+    writer.emit({ type: "agent_output", text: "a time in the future is now" }, 9_000);
+    writer.emit({ type: "agent_output", text: "not a time" }, Number.NaN);
+    clock = 6_000;
+    writer.emit({ type: "agent_output", text: "no time given" });
+    writer.close();
+    const events = await readEvents(file);
+    expect(events.map((event) => [event.t_ms, event.ts])).toEqual([
+      [500, new Date(1_500).toISOString()],
+      [4_000, new Date(5_000).toISOString()],
+      [4_000, new Date(5_000).toISOString()],
+      [5_000, new Date(6_000).toISOString()],
+    ]);
+  });
+
   it("renders a readable transcript with commands, exit codes, outputs and shim invocations", () => {
     const base = { ts: "2026-01-01T00:00:00.000Z", t_ms: 0 };
     const markdown = renderTranscriptMarkdown(
