@@ -651,10 +651,15 @@ describe("opencode agent setup", () => {
     );
   });
 
-  it("pins the version package.json installs", async () => {
+  it("pins the version `npm run install-opencode` installs (and .ci/run runs it)", async () => {
     const { readFile } = await import("node:fs/promises");
     const manifest = JSON.parse(await readFile(path.resolve("package.json"), "utf8"));
-    expect(manifest.devDependencies[OPENCODE_PACKAGE]).toBe(OPENCODE_VERSION);
+    expect(manifest.scripts["install-opencode"]).toContain(`${OPENCODE_PACKAGE}@${OPENCODE_VERSION}`);
+    expect(await readFile(path.resolve(".ci/run"), "utf8")).toContain("npm run -s install-opencode");
+    const installed = JSON.parse(
+      await readFile(path.resolve("node_modules", OPENCODE_PACKAGE, "package.json"), "utf8"),
+    );
+    expect(installed.version).toBe(OPENCODE_VERSION);
   });
 
   it("says how to install OpenCode when it is nowhere", () => {
