@@ -64,15 +64,20 @@ const run = (suite, out, baselineFiles = []) => {
   return JSON.parse(readFileSync(path.join(out, "report.json"), "utf8"));
 };
 const BASE_SHAS = ["4f3c2a1", "9e8d7c6", "5b4a392", "1c0d9e8", "7a6b5c4", "3d2e1f0", "8c9b0a1", "2f3e4d5"];
-// The head's scenarios are the base's: only the agent's behaviour (here, the oracle's solution)
-// changed, as when a docs change changes what an agent does. So the base reports carry the head's
-// scenario hashes, and the head run pools them and screens for extra trials as the action would.
-const headHashes = new Map((await loadScenarios([head])).map((s) => [s.id, s.contentHash]));
+// The head's scenarios are the base's: only the agent's behaviour (here, the oracle's solution, which
+// is part of a scenario's measurement) changed, as when a docs change changes what an agent does. So
+// the base reports carry the head's scenario hashes and treatment (the head's copy lives elsewhere),
+// and the head run pools them and screens for extra trials as the action would.
+const headScenarios = new Map((await loadScenarios([head])).map((s) => [s.id, s]));
 const baselines = BASE_SHAS.map((sha, i) => {
   const out = path.join(work, `base-${i}`);
   const report = run(path.join(root, "scenarios-example"), out);
-  for (const scenario of report.scenarios)
-    scenario.content_hash = headHashes.get(scenario.id) ?? scenario.content_hash;
+  for (const scenario of report.scenarios) {
+    const same = headScenarios.get(scenario.id);
+    if (!same) continue;
+    scenario.content_hash = same.contentHash;
+    scenario.measurement_hash = same.measurementHash;
+  }
   writeFileSync(path.join(out, "report-as-head.json"), JSON.stringify(report));
   return { report, label: `run #${42 - i} (\`${sha}\`)`, file: path.join(out, "report-as-head.json") };
 });
@@ -81,6 +86,11 @@ const headReport = run(
   path.join(work, "head"),
   baselines.map((b) => b.file),
 );
+// The same guidance files, read from the repository's copy for the base and the temp copy for the head.
+const headTreatment = new Map(headReport.scenarios.map((s) => [`${s.id}@${s.variant ?? ""}`, s.treatment]));
+for (const { report } of baselines)
+  for (const scenario of report.scenarios)
+    scenario.treatment = headTreatment.get(`${scenario.id}@${scenario.variant ?? ""}`) ?? scenario.treatment;
 const pooled = poolBaselines(baselines, headReport);
 const decision = decide({
   head: headReport,

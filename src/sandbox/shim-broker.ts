@@ -59,7 +59,8 @@ __ltt_path=\${PATH-}
 PATH=/usr/local/bin:/usr/bin:/bin
 __ltt_dir=$(mktemp -d /tmp/.ltt-call.XXXXXXXXXX) || exit 126
 mkfifo -m 600 "$__ltt_dir/in" "$__ltt_dir/out" "$__ltt_dir/err" "$__ltt_dir/status" || exit 126
-printf '%s\\0' "$@" > "$__ltt_dir/argv"
+# printf repeats its format at least once: with no arguments it would write one empty one.
+if (($#)); then printf '%s\\0' "$@" > "$__ltt_dir/argv"; else : > "$__ltt_dir/argv"; fi
 if [[ -n $__ltt_had_path ]]; then PATH=$__ltt_path "$(command -v env)" -0 > "$__ltt_dir/env"
 else (unset PATH; "$(PATH=/usr/bin:/bin command -v env)" -0) > "$__ltt_dir/env"; fi
 printf '%s' "$PWD" > "$__ltt_dir/cwd"

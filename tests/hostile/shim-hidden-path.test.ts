@@ -130,3 +130,41 @@ describe.skipIf(bwrapProblem !== null)("a forged request whose stdin links to th
     expect(eventsText).not.toContain("BYTES-STOLEN");
   }, 120_000);
 });
+
+/** Prints how many arguments it got, then its input: a target used as a filter (`… | sort`). */
+const ARGS_TOOL = '#!/bin/sh\necho "ARGC=$#"\ncat\n';
+
+describe.skipIf(bwrapProblem !== null)("a target called through the broker", () => {
+  it("gets exactly the arguments it was called with, none included, and its input from a pipe", async () => {
+    const dir = makeTempDir("ltt-broker-argv-");
+    const tool = path.join(dir, "bin", "args-tool");
+    mkdirSync(path.dirname(tool));
+    writeFileSync(tool, ARGS_TOOL);
+    chmodSync(tool, 0o755);
+    const scenario = makeScenario({
+      id: "broker-argv",
+      target: { binary: tool, env: {} },
+      solution: ["printf 'b\\na\\n' | args-tool > none.txt", "args-tool '' x < /dev/null > two.txt"],
+      evaluation: {
+        gates: [
+          { type: "file_contains", path: "none.txt", substring: "ARGC=0\nb\na\n", weight: 1 },
+          { type: "file_contains", path: "two.txt", substring: "ARGC=2", weight: 1 },
+        ],
+      },
+    });
+    const options = defaultRunOptions({
+      outDir: path.join(dir, "out"),
+      agent: "oracle",
+      trialTimeoutMs: 60_000,
+      sandbox: "bwrap",
+    });
+    const { output } = await runSingleTrial(scenario, options, createAgent("oracle", {}), {
+      canaryKey: CANARY_KEY,
+    });
+    expect(output.report.gates.map((gate) => [gate.passed, gate.message])).toEqual([
+      [true, expect.any(String)],
+      [true, expect.any(String)],
+    ]);
+    expect(output.report.interaction?.total_commands).toBe(2);
+  }, 120_000);
+});
