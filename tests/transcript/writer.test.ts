@@ -28,10 +28,11 @@ describe("event writer and reader", () => {
       truncated: false,
       timed_out: false,
     });
-    // Written before close: a killed run keeps what happened.
+    // In the file once flushed, before close: a killed run keeps what happened.
+    await writer.flush();
     const before = await readFile(file, "utf8");
     expect(before.trim().split("\n")).toHaveLength(2);
-    writer.close();
+    await writer.close();
     const { appendFile } = await import("node:fs/promises");
     await appendFile(file, '{"type":"trial_end","reas');
     const events = await readEvents(file);
