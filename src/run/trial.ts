@@ -94,7 +94,7 @@ export async function runTrial(
   // every trial's model calls and commands, and a synchronous write holds them all up.
   await mkdir(trialDir, { recursive: true });
   const startedAtMs = ports.now();
-  const writer = createEventWriter(path.join(trialDir, "events.jsonl"), {
+  const writer = await createEventWriter(path.join(trialDir, "events.jsonl"), {
     startedAtMs,
     now: ports.now,
     redact: ports.redact,

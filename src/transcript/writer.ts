@@ -1,4 +1,4 @@
-import { closeSync, openSync, write, writeSync } from "node:fs";
+import { close, open as openFile, write, writeSync } from "node:fs";
 import type { EventInput, EventSink, TrialEvent } from "./events.js";
 
 export interface EventWriter extends EventSink {
@@ -51,12 +51,14 @@ function installExitHook(): void {
  * Appends each event to `events.jsonl` as it happens, off the event loop: one write in flight at a
  * time, the lines emitted meanwhile batched into the next, each at its own offset (so the order in
  * the file is the order of emission whatever the thread pool does). Keeps the parsed copy for
- * evaluation. The file is created synchronously, so it exists from the trial's start.
+ * evaluation. The file exists once this resolves (script gates are given its path).
  */
-export function createEventWriter(file: string, options: EventWriterOptions): EventWriter {
+export async function createEventWriter(file: string, options: EventWriterOptions): Promise<EventWriter> {
   const now = options.now ?? Date.now;
   const redact = options.redact ?? ((text: string) => text);
-  const fd = openSync(file, "w");
+  const fd = await new Promise<number>((resolve, reject) =>
+    openFile(file, "w", (error, opened) => (error ? reject(error) : resolve(opened))),
+  );
   const events: TrialEvent[] = [];
   let closed = false;
   let position = 0;
@@ -99,7 +101,7 @@ export function createEventWriter(file: string, options: EventWriterOptions): Ev
     });
   };
 
-  return {
+  const writer: EventWriter = {
     events,
     emit(input: EventInput) {
       const at = now();
@@ -129,11 +131,12 @@ export function createEventWriter(file: string, options: EventWriterOptions): Ev
       if (closed) return;
       closed = true;
       try {
-        await this.flush();
+        await writer.flush();
       } finally {
         open.delete(pending);
-        closeSync(fd);
+        await new Promise<void>((resolve) => close(fd, () => resolve()));
       }
     },
   };
+  return writer;
 }

@@ -13,7 +13,7 @@ describe("the event writer off the event loop", () => {
   it("keeps the order of emission, in bursts and across turns of the loop, in the file and in memory", async () => {
     const dir = makeTempDir("ltt-events-order-");
     const file = path.join(dir, "events.jsonl");
-    const writer = createEventWriter(file, { startedAtMs: 0, now: () => 0 });
+    const writer = await createEventWriter(file, { startedAtMs: 0, now: () => 0 });
     let turn = 0;
     for (let burst = 0; burst < 20; burst += 1) {
       // Lines of different lengths, some with multi-byte characters: offsets are counted in bytes.
@@ -42,9 +42,10 @@ describe("the event writer off the event loop", () => {
     // The child emits, awaits nothing and exits: the writes are still queued when "exit" fires.
     const script = [
       `import { createEventWriter } from ${JSON.stringify(path.join(ROOT, "src/transcript/writer.ts"))};`,
-      `const writer = createEventWriter(${JSON.stringify(file)}, { startedAtMs: 0, now: () => 0 });`,
-      "for (let turn = 0; turn < 500; turn++) writer.emit({ type: 'tool_call', call_id: 'c', turn, command: 'x'.repeat(turn) });",
-      "process.exit(3);",
+      `createEventWriter(${JSON.stringify(file)}, { startedAtMs: 0, now: () => 0 }).then((writer) => {`,
+      "  for (let turn = 0; turn < 500; turn++) writer.emit({ type: 'tool_call', call_id: 'c', turn, command: 'x'.repeat(turn) });",
+      "  process.exit(3);",
+      "});",
     ].join("\n");
     const child = spawnSync(TSX, ["--eval", script], {
       cwd: ROOT,

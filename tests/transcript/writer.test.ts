@@ -11,7 +11,7 @@ describe("event writer and reader", () => {
     const dir = makeTempDir("ltt-events-");
     const file = path.join(dir, "events.jsonl");
     let clock = 1_000;
-    const writer = createEventWriter(file, {
+    const writer = await createEventWriter(file, {
       startedAtMs: 1_000,
       now: () => clock,
       redact: (text) => text.replaceAll("sk-canary-123456", "[REDACTED]"),
