@@ -3,10 +3,11 @@
  * downloads them from this workflow run, combines their reports into one, and copies the trials'
  * files next to it so the merged report's links (events, transcripts) resolve.
  */
-import { cp, mkdir, readdir, rm } from "node:fs/promises";
+import { mkdir, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError } from "../errors.js";
 import type { ArtifactClient } from "../github/types.js";
+import { copyTrees, type TreeCopy } from "../results/copy-trees.js";
 import { mergeShardReports, type ShardInput } from "../results/merge.js";
 import { readReportFile } from "../results/read-report.js";
 import type { Report } from "../results/types.js";
@@ -75,17 +76,14 @@ export async function mergeShardArtifacts(
   }
   const report = mergeShardReports(inputs);
   await mkdir(outDir, { recursive: true });
+  const trees: TreeCopy[] = [];
   for (const { artifact } of shards) {
     const dir = path.join(downloadDir, artifact.name);
     for (const entry of await readdir(dir)) {
-      if (REPORT_FILES.has(entry)) continue;
-      await cp(path.join(dir, entry), path.join(outDir, entry), {
-        recursive: true,
-        force: false,
-        errorOnExist: false,
-      });
+      if (!REPORT_FILES.has(entry)) trees.push({ from: path.join(dir, entry), to: path.join(outDir, entry) });
     }
   }
+  await copyTrees(trees);
   const count = shards[0]?.shard.count ?? 1;
   const found = shards.map((s) => s.shard.index);
   const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !found.includes(i));

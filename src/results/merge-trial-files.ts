@@ -2,8 +2,9 @@
  * A merged report's links to each trial's events and transcript are relative to its folder, as in
  * every shard's: `merge` brings the shards' trial folders along so report.html shows transcripts.
  */
-import { cp, stat } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import path from "node:path";
+import { COPY_PARALLELISM, copyTrees, forEachBounded, type TreeCopy } from "./copy-trees.js";
 import type { Report } from "./types.js";
 
 export interface ShardFolder {
@@ -34,24 +35,29 @@ function trialFolders(report: Report): string[] {
  * Copies every trial folder a shard's report names into `outDir`, at the same relative path, and
  * returns how many it copied. Paths outside the shard's folder are ignored (a report is data and
  * must not pull other files of the machine along); a folder already at its place is left as it is.
+ * The files are copied several at a time (copy-trees.ts); a failed copy is a ConfigError naming it.
  */
 export async function copyShardTrialFolders(shards: ShardFolder[], outDir: string): Promise<number> {
   const target = path.resolve(outDir);
-  let copied = 0;
+  const candidates: TreeCopy[] = [];
   for (const shard of shards) {
     const source = path.resolve(shard.dir);
     for (const folder of trialFolders(shard.report)) {
       const from = path.resolve(source, folder);
       const to = path.resolve(target, folder);
       if (!isInside(source, from) || !isInside(target, to) || from === to) continue;
-      const exists = await stat(from).then(
-        (info) => info.isDirectory(),
-        () => false,
-      );
-      if (!exists) continue;
-      await cp(from, to, { recursive: true, force: false, errorOnExist: false });
-      copied += 1;
+      candidates.push({ from, to });
     }
   }
-  return copied;
+  // A folder the report names but the shard lacks (or a link in its place) is not copied.
+  const trees: TreeCopy[] = [];
+  await forEachBounded(candidates, COPY_PARALLELISM, async (tree) => {
+    const isFolder = await lstat(tree.from).then(
+      (info) => info.isDirectory(),
+      () => false,
+    );
+    if (isFolder) trees.push(tree);
+  });
+  await copyTrees(trees);
+  return trees.length;
 }

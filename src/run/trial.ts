@@ -1,5 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { agentInstanceUsesModel } from "../agents/registry.js";
 import type { Agent, AgentOutcome } from "../agents/types.js";
@@ -91,10 +90,11 @@ export async function runTrial(
 ): Promise<TrialOutput> {
   const folder = trialFolderOf(planned);
   const trialDir = path.join(options.outDir, folder);
-  // Synchronous, like the trial's files below and its events: one local metadata call.
-  mkdirSync(trialDir, { recursive: true });
+  // The trial's files are written off the event loop: at high concurrency the loop is shared by
+  // every trial's model calls and commands, and a synchronous write holds them all up.
+  await mkdir(trialDir, { recursive: true });
   const startedAtMs = ports.now();
-  const writer = createEventWriter(path.join(trialDir, "events.jsonl"), {
+  const writer = await createEventWriter(path.join(trialDir, "events.jsonl"), {
     startedAtMs,
     now: ports.now,
     redact: ports.redact,
@@ -123,9 +123,11 @@ export async function runTrial(
       duration_ms: ports.now() - startedAtMs,
     });
     const transcript = renderTranscriptMarkdown(writer.events);
-    // The trial's own files are written synchronously, like its events: a local write of a few
-    // kilobytes is cheaper than the thread pool's round trips when trials keep every core busy.
-    writeFileSync(path.join(trialDir, "transcript.md"), ports.redact(transcript));
+    // Script gates read events.jsonl: every event is in it before they run.
+    await Promise.all([
+      writer.flush(),
+      writeFile(path.join(trialDir, "transcript.md"), ports.redact(transcript)),
+    ]);
     const evaluated: TrialReport = {
       trial: planned.trial,
       ...(await evaluateOutcome(trial, sandbox, outcome, transcript)),
@@ -136,7 +138,7 @@ export async function runTrial(
     };
     const serialized = `${JSON.stringify(evaluated, null, 2)}\n`;
     const redacted = ports.redact(serialized);
-    writeFileSync(path.join(trialDir, "result.json"), redacted);
+    await writeFile(path.join(trialDir, "result.json"), redacted);
     // The kept copy matches the file: the terminal summary, the comment and the run's report are
     // built from it, so a secret in a gate's message or an excerpt is gone from them too.
     const report = redacted === serialized ? evaluated : (JSON.parse(redacted) as TrialReport);
@@ -150,7 +152,7 @@ export async function runTrial(
     await removeSandbox(sandbox);
     throw error;
   } finally {
-    writer.close();
+    await writer.close();
   }
 }
 

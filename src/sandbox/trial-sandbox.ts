@@ -12,8 +12,8 @@
  * model can usefully read), 8 MiB for gate commands (so JSON output stays parseable); an external
  * agent's stdout (its transcript) streams up to 1 MiB by default, then only its tail is kept.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync } from "node:fs";
-import { chmod, copyFile, cp, mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { chmod, copyFile, cp, mkdir, mkdtemp, readdir, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { ConfigError, describeError, InfraError } from "../errors.js";
@@ -102,10 +102,10 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
     writableSystemDirs: scenario.machine?.writableSystemDirs,
   });
   const tmpRoot = options.tmpRoot ?? os.tmpdir();
-  const base = createTrialBase((await strategy.chooseTmpRoot?.(tmpRoot)) ?? tmpRoot);
+  const base = await createTrialBase((await strategy.chooseTmpRoot?.(tmpRoot)) ?? tmpRoot);
   const cleanup = await createCleanup(base, options.keepWorkDir === true, strategy.endsLeftoverProcesses);
   try {
-    const layout = createLayout(strategy, base);
+    const layout = await createLayout(strategy, base);
     await fillWorkDir(scenario, variant, layout);
     const interior = await strategy.open(layout, cleanup.processes);
     cleanup.adopt(interior);
@@ -122,13 +122,12 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
   }
 }
 
-function createTrialBase(tmpRoot: string): string {
-  // The few metadata calls that make the sandbox's directories are synchronous: microseconds each
-  // on a local disk, where a trip through libuv's thread pool can take milliseconds while trials
-  // keep every core busy.
-  mkdirSync(tmpRoot, { recursive: true });
+async function createTrialBase(tmpRoot: string): Promise<string> {
+  // Off the event loop: at high concurrency (-j 32) synchronous calls here were a steady share of
+  // the harness's CPU samples, holding up every other trial's model calls and commands.
+  await mkdir(tmpRoot, { recursive: true });
   // realpath: on macOS the temp dir is behind a symlink and `pwd` would disagree with workDir.
-  return realpathSync(mkdtempSync(path.join(tmpRoot, "llm-tool-test-")));
+  return realpath(await mkdtemp(path.join(tmpRoot, "llm-tool-test-")));
 }
 
 interface Cleanup {
@@ -193,16 +192,16 @@ async function createCleanup(
   };
 }
 
-function createLayout(strategy: SandboxStrategy, base: string): TrialLayout {
+async function createLayout(strategy: SandboxStrategy, base: string): Promise<TrialLayout> {
   const layout: TrialLayout = {
     base,
     ...strategy.layOut(base),
     shimDir: path.join(base, "shim"),
     logDir: path.join(base, "shim-log"),
   };
-  mkdirSync(layout.workDir, { recursive: true });
-  mkdirSync(layout.tmpDir, { recursive: true });
-  chmodSync(layout.tmpDir, 0o1777);
+  await mkdir(layout.workDir, { recursive: true });
+  await mkdir(layout.tmpDir, { recursive: true });
+  await chmod(layout.tmpDir, 0o1777);
   return layout;
 }
 

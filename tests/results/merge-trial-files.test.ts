@@ -71,4 +71,18 @@ describe("merge brings the shards' trial folders along", () => {
     // Merging into a shard's own folder copies nothing onto itself.
     expect(await copyShardTrialFolders([{ dir: shard, report }], shard)).toBe(0);
   });
+
+  it("a trial folder that cannot be copied is a clear error naming it, and no report is written", async () => {
+    const out = path.join(dir, "blocked");
+    await mkdir(out, { recursive: true });
+    // A file where the trials' folder must go: the copy cannot create it.
+    await writeFile(path.join(out, "trials"), "in the way\n");
+    const shards = [1, 2].map((i) => path.join(dir, `shard-${i}`, "report.json"));
+    const result = await runMain(["merge", ...shards, "--out", out]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).not.toContain("unexpected error");
+    expect(result.stderr).toContain(path.join(out, "trials"));
+    expect(result.stderr).toMatch(/could not create the folder/);
+    expect(existsSync(path.join(out, "report.json"))).toBe(false);
+  });
 });

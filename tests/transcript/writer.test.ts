@@ -11,7 +11,7 @@ describe("event writer and reader", () => {
     const dir = makeTempDir("ltt-events-");
     const file = path.join(dir, "events.jsonl");
     let clock = 1_000;
-    const writer = createEventWriter(file, {
+    const writer = await createEventWriter(file, {
       startedAtMs: 1_000,
       now: () => clock,
       redact: (text) => text.replaceAll("sk-canary-123456", "[REDACTED]"),
@@ -28,10 +28,11 @@ describe("event writer and reader", () => {
       truncated: false,
       timed_out: false,
     });
-    // Written before close: a killed run keeps what happened.
+    // In the file once flushed, before close: a killed run keeps what happened.
+    await writer.flush();
     const before = await readFile(file, "utf8");
     expect(before.trim().split("\n")).toHaveLength(2);
-    writer.close();
+    await writer.close();
     const { appendFile } = await import("node:fs/promises");
     await appendFile(file, '{"type":"trial_end","reas');
     const events = await readEvents(file);
