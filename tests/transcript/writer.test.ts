@@ -48,13 +48,13 @@ describe("event writer and reader", () => {
     const dir = makeTempDir("ltt-events-at-");
     const file = path.join(dir, "events.jsonl");
     let clock = 5_000;
-    const writer = createEventWriter(file, { startedAtMs: 1_000, now: () => clock });
+    const writer = await createEventWriter(file, { startedAtMs: 1_000, now: () => clock });
     writer.emit({ type: "tool_call", call_id: "c1", turn: 1, command: "sleep 3" }, 1_500);
     writer.emit({ type: "agent_output", text: "a time in the future is now" }, 9_000);
     writer.emit({ type: "agent_output", text: "not a time" }, Number.NaN);
     clock = 6_000;
     writer.emit({ type: "agent_output", text: "no time given" });
-    writer.close();
+    await writer.close();
     const events = await readEvents(file);
     expect(events.map((event) => [event.t_ms, event.ts])).toEqual([
       [500, new Date(1_500).toISOString()],
