@@ -69,12 +69,29 @@ describe("createAgent", () => {
 
 describe("the agent registry", () => {
   it("names every agent once, in the order users see them", () => {
-    expect(AGENT_NAMES).toEqual(["anthropic", "oracle", "replay", "null", "claude-code", "codex", "gemini-cli", "opencode", "command"]);
+    expect(AGENT_NAMES).toEqual([
+      "anthropic",
+      "oracle",
+      "replay",
+      "null",
+      "claude-code",
+      "codex",
+      "gemini-cli",
+      "opencode",
+      "command",
+    ]);
     for (const name of AGENT_NAMES) expect(AGENTS[name].description.length, name).toBeLessThanOrEqual(60);
   });
 
   it("records a model for the agents that talk to one", () => {
-    expect(AGENT_NAMES.filter(agentUsesModel)).toEqual(["anthropic", "claude-code", "codex", "gemini-cli", "opencode", "command"]);
+    expect(AGENT_NAMES.filter(agentUsesModel)).toEqual([
+      "anthropic",
+      "claude-code",
+      "codex",
+      "gemini-cli",
+      "opencode",
+      "command",
+    ]);
   });
 
   it("offers the action every agent of the registry", () => {
