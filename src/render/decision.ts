@@ -359,7 +359,7 @@ function describeVariation(decision: Decision): string {
     v.suite_method === "trend" && v.trend !== null
       ? `; the base runs' suite pass rate drifts ${formatSignedPoints(v.trend)} a run, and the suite test allows for it`
       : v.suite_method === "runs" && v.dispersion !== null
-        ? `; the suite pass rate varies between base runs ${v.dispersion.toFixed(1)}× as much as trials explain, so the suite test compares runs`
+        ? `; the suite pass rate varies between base runs ${Number.isFinite(v.dispersion) ? `${v.dispersion.toFixed(1)}× as much as trials explain` : "where trials explain no variation"}, so the suite test compares runs`
         : "";
   return `Run-to-run variation: ${measured}${suite}.`;
 }

@@ -257,6 +257,25 @@ describe("markdownCode", () => {
 });
 
 describe("renderDesignLine", () => {
+  it("says how the base runs' suite levels spread, and never prints a ratio that is not a number", () => {
+    const decision = decideAndCompare(adaptiveHead(repeat(10, 3, 3)), EIGHT_RUNS.report, {
+      pooling: EIGHT_RUNS.pooling,
+      extraTrials: 8,
+    }).decision;
+    const spread = (dispersion: number) =>
+      renderDesignLine({
+        ...decision,
+        variation: { ...decision.variation!, suite_method: "runs", dispersion },
+      });
+    expect(spread(2.34)).toContain(
+      "varies between base runs 2.3× as much as trials explain, so the suite test compares runs",
+    );
+    expect(spread(Number.POSITIVE_INFINITY)).toContain(
+      "varies between base runs where trials explain no variation, so the suite test compares runs",
+    );
+    expect(spread(Number.POSITIVE_INFINITY)).not.toContain("Infinity");
+  });
+
   it("states the configured design's power, not the extra trials this run happened to spend", () => {
     // No scenario needed extra trials: the design still has +8 for a scenario that would.
     const head = adaptiveHead(repeat(10, 3, 3));
