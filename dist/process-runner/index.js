@@ -762,30 +762,8 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
 /******/ /* webpack/runtime/asset-relocator-loader */
 /******/ if (typeof __nccwpck_require__ !== 'undefined') __nccwpck_require__.ab = decodeURIComponent(new URL('.', import.meta.url).pathname).slice(import.meta.url.match(/^file:\/\/\/\w:/) ? 1 : 0, -1) + "/";
 /******/ 
-/******/ /* webpack/runtime/define property getters */
-/******/ (() => {
-/******/ 	// define getter functions for harmony exports
-/******/ 	__nccwpck_require__.d = (exports, definition) => {
-/******/ 		for(var key in definition) {
-/******/ 			if(__nccwpck_require__.o(definition, key) && !__nccwpck_require__.o(exports, key)) {
-/******/ 				Object.defineProperty(exports, key, { enumerable: true, get: definition[key] });
-/******/ 			}
-/******/ 		}
-/******/ 	};
-/******/ })();
-/******/ 
-/******/ /* webpack/runtime/hasOwnProperty shorthand */
-/******/ (() => {
-/******/ 	__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
-/******/ })();
-/******/ 
 /************************************************************************/
 var __webpack_exports__ = {};
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  x: () => (/* binding */ createOutputCollector)
-});
 
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
@@ -9987,136 +9965,16 @@ const {
 } = getIpcExport();
 
 
-;// CONCATENATED MODULE: ./lib/sandbox/process-runner-protocol.js
+;// CONCATENATED MODULE: ./lib/sandbox/output-collector.js
 // @ts-check
 /**
- * What src/sandbox/exec.ts and its process runners (process-runner.js) share: the runner's
- * argument, the messages over the IPC channel between them, and how both end a process group.
- *
- * Plain JavaScript with only `node:` imports, so that the harness can load it without loading the
- * runner's spawning library (execa), and Node can run it as it is next to the runner (see there).
+ * Output kept within a cap while it streams: the head and the tail, the middle counted and marked
+ * as cut. Shared by the process runners (process-runner.js) and the agent's persistent shell
+ * (persistent-shell.ts), which reads its commands' output itself. Plain JavaScript with only
+ * `node:` imports, so that both can load it (see process-runner-protocol.js).
  */
-/** The runner's argument; importing the runner module anywhere else installs nothing. */
-const PROCESS_RUNNER_ARG = "--llm-tool-test-process-runner";
-/** Between SIGTERM and SIGKILL when a group is killed. */
-const KILL_GRACE_MS = 500;
-/**
- * @typedef {object} RunRequest
- * @property {"run"} type
- * @property {number} id
- * @property {string} file
- * @property {string[]} args
- * @property {string} cwd
- * @property {Record<string, string>} env
- * @property {string} [stdin]
- * @property {number} outputCapBytes
- * @property {number} timeoutMs  0 or beyond a timer's range: no limit
- * @property {boolean} streamStdout  post stdout chunks as they arrive (for line callbacks)
- * @property {number} streamCapBytes  streamed stdout: bytes posted as they arrive; beyond them only
- *   the last half of outputCapBytes is kept, sent with `finished` as `streamRest`
- */
-/**
- * End a run's process group now (an abort): SIGTERM, then SIGKILL after a grace.
- * @typedef {{ type: "kill"; id: number }} KillRequest
- */
-/**
- * @typedef {object} CappedOutput
- * @property {string} text
- * @property {boolean} truncated
- * @property {number} droppedBytes  bytes dropped from the middle
- */
-/**
- * Streamed stdout after its streamed head: the bytes that followed it (the tail only, from a
- * character start, when `droppedBytes` were cut from the middle).
- * @typedef {object} StreamRest
- * @property {number} droppedBytes
- * @property {Uint8Array} tail
- */
-/**
- * Per run: `spawn_failed`, or `stdout` chunks (when asked) and then `finished` once the process
- * exited and its pipes closed (or their grace ran out). `leftover`: the process group still has
- * members (a background child) that no kill of ours is ending; the harness ends them with the trial.
- * @typedef {{ type: "spawn_failed"; id: number; reason: string }
- *   | { type: "stdout"; id: number; chunk: Uint8Array }
- *   | { type: "finished"; id: number; pid: number; code: number | null; signal: NodeJS.Signals | null;
- *       timedOut: boolean; leftover: boolean; stdout: CappedOutput; stderr: CappedOutput;
- *       streamRest?: StreamRest }} RunnerMessage
- */
-/**
- * Signal a whole process group (signal 0: only ask whether it still has members).
- * @param {number} pgid
- * @param {NodeJS.Signals | 0} signal
- * @returns {boolean} whether the group was there to signal
- */
-function signalGroup(pgid, signal) {
-    return deliver(-pgid, signal);
-}
-/**
- * Whether a process is still there (signal 0).
- * @param {number} pid
- * @returns {boolean}
- */
-function isProcessAlive(pid) {
-    return deliver(pid, 0);
-}
-/**
- * @param {number} target  a pid, or a negated process group id
- * @param {NodeJS.Signals | 0} signal
- * @returns {boolean} whether there was something to signal
- */
-function deliver(target, signal) {
-    try {
-        process.kill(target, signal);
-        return true;
-    }
-    catch (error) {
-        // ESRCH: it is gone. EPERM: a process we may not signal, so it is still there.
-        return /** @type {NodeJS.ErrnoException} */ (error).code === "EPERM";
-    }
-}
-
-;// CONCATENATED MODULE: ./lib/sandbox/process-runner.js
-// @ts-check
-/**
- * The process runner: a small helper process that spawns the harness's child processes for
- * src/sandbox/exec.ts (with execa), collects their capped output and reports their exit over its
- * IPC channel.
- *
- * Why a helper process: Node's spawn forks the whole calling process and waits for the child's
- * exec. From the harness itself (a large heap, many trials on one event loop) each spawn stalls
- * that loop for milliseconds and leaves its memory copy-on-write; from this small process it
- * stalls nobody (see BENCHMARKS.md).
- *
- * Why plain JavaScript: Node runs this file as it is under vitest (resolving execa in
- * node_modules); the builds bundle it, with execa, into lib/sandbox/process-runner/ and
- * dist/process-runner/ (scripts/bundle-runner.mjs). It is type-checked through its JSDoc.
- *
- * What execa does not do is layered on it here: every process leads its own group, and a timeout
- * or a kill request ends the whole group (execa's own timeout and kill reach only the leader). The
- * run is over once the process exited and its pipes closed, or a short grace later: execa's result
- * waits for the pipes, which a background child may hold open forever. The harness learns a pid
- * only when a finished run left members behind, to end them with the trial. When the harness goes
- * away (its IPC channel closes), this process kills every group it is still running, then exits.
- */
-
-
-
-/** @typedef {import("./process-runner-protocol.js").RunRequest} RunRequest */
-/** @typedef {import("./process-runner-protocol.js").KillRequest} KillRequest */
-/** @typedef {import("./process-runner-protocol.js").RunnerMessage} RunnerMessage */
 /** @typedef {import("./process-runner-protocol.js").CappedOutput} CappedOutput */
 /** @typedef {import("./process-runner-protocol.js").StreamRest} StreamRest */
-/**
- * How much nicer than the harness the runner, and so every process it starts, runs. The harness's
- * one event loop carries every trial in flight; when runners and commands take the CPU from it at
- * each wake-up, every trial waits (at concurrency 8 on two cores, a tenth of the wall time; see
- * BENCHMARKS.md). Relative to the harness, so a harness run under `nice` keeps the distance.
- */
-const NICER_THAN_HARNESS = 4;
-const LOWEST_PRIORITY = 19;
-/** How long to keep reading a process's pipes after it exited. */
-const PIPE_CLOSE_GRACE_MS = 200;
-const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
  * Keeps the first `headCapBytes` (default: half of `capBytes`) and the last rest of `capBytes` of a
  * byte stream, counting what falls in between; memory stays within capBytes plus one chunk.
@@ -10251,6 +10109,136 @@ function formatBytes(bytes) {
         return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
     return `${(bytes / (1024 * 1024 * 1024)).toFixed(1)} GB`;
 }
+
+;// CONCATENATED MODULE: ./lib/sandbox/process-runner-protocol.js
+// @ts-check
+/**
+ * What src/sandbox/exec.ts and its process runners (process-runner.js) share: the runner's
+ * argument, the messages over the IPC channel between them, and how both end a process group.
+ *
+ * Plain JavaScript with only `node:` imports, so that the harness can load it without loading the
+ * runner's spawning library (execa), and Node can run it as it is next to the runner (see there).
+ */
+/** The runner's argument; importing the runner module anywhere else installs nothing. */
+const PROCESS_RUNNER_ARG = "--llm-tool-test-process-runner";
+/** Between SIGTERM and SIGKILL when a group is killed. */
+const KILL_GRACE_MS = 500;
+/**
+ * @typedef {object} RunRequest
+ * @property {"run"} type
+ * @property {number} id
+ * @property {string} file
+ * @property {string[]} args
+ * @property {string} cwd
+ * @property {Record<string, string>} env
+ * @property {string} [stdin]
+ * @property {number} outputCapBytes
+ * @property {number} timeoutMs  0 or beyond a timer's range: no limit
+ * @property {boolean} streamStdout  post stdout chunks as they arrive (for line callbacks)
+ * @property {number} streamCapBytes  streamed stdout: bytes posted as they arrive; beyond them only
+ *   the last half of outputCapBytes is kept, sent with `finished` as `streamRest`
+ */
+/**
+ * End a run's process group now (an abort): SIGTERM, then SIGKILL after a grace.
+ * @typedef {{ type: "kill"; id: number }} KillRequest
+ */
+/**
+ * @typedef {object} CappedOutput
+ * @property {string} text
+ * @property {boolean} truncated
+ * @property {number} droppedBytes  bytes dropped from the middle
+ */
+/**
+ * Streamed stdout after its streamed head: the bytes that followed it (the tail only, from a
+ * character start, when `droppedBytes` were cut from the middle).
+ * @typedef {object} StreamRest
+ * @property {number} droppedBytes
+ * @property {Uint8Array} tail
+ */
+/**
+ * Per run: `spawn_failed`, or `stdout` chunks (when asked) and then `finished` once the process
+ * exited and its pipes closed (or their grace ran out). `leftover`: the process group still has
+ * members (a background child) that no kill of ours is ending; the harness ends them with the trial.
+ * @typedef {{ type: "spawn_failed"; id: number; reason: string }
+ *   | { type: "stdout"; id: number; chunk: Uint8Array }
+ *   | { type: "finished"; id: number; pid: number; code: number | null; signal: NodeJS.Signals | null;
+ *       timedOut: boolean; leftover: boolean; stdout: CappedOutput; stderr: CappedOutput;
+ *       streamRest?: StreamRest }} RunnerMessage
+ */
+/**
+ * Signal a whole process group (signal 0: only ask whether it still has members).
+ * @param {number} pgid
+ * @param {NodeJS.Signals | 0} signal
+ * @returns {boolean} whether the group was there to signal
+ */
+function signalGroup(pgid, signal) {
+    return deliver(-pgid, signal);
+}
+/**
+ * Whether a process is still there (signal 0).
+ * @param {number} pid
+ * @returns {boolean}
+ */
+function isProcessAlive(pid) {
+    return deliver(pid, 0);
+}
+/**
+ * @param {number} target  a pid, or a negated process group id
+ * @param {NodeJS.Signals | 0} signal
+ * @returns {boolean} whether there was something to signal
+ */
+function deliver(target, signal) {
+    try {
+        process.kill(target, signal);
+        return true;
+    }
+    catch (error) {
+        // ESRCH: it is gone. EPERM: a process we may not signal, so it is still there.
+        return /** @type {NodeJS.ErrnoException} */ (error).code === "EPERM";
+    }
+}
+
+;// CONCATENATED MODULE: ./lib/sandbox/process-runner.js
+// @ts-check
+/**
+ * The process runner: a small helper process that spawns the harness's child processes for
+ * src/sandbox/exec.ts (with execa), collects their capped output and reports their exit over its
+ * IPC channel.
+ *
+ * Why a helper process: Node's spawn forks the whole calling process and waits for the child's
+ * exec. From the harness itself (a large heap, many trials on one event loop) each spawn stalls
+ * that loop for milliseconds and leaves its memory copy-on-write; from this small process it
+ * stalls nobody (see BENCHMARKS.md).
+ *
+ * Why plain JavaScript: Node runs this file as it is under vitest (resolving execa in
+ * node_modules); the builds bundle it, with execa, into lib/sandbox/process-runner/ and
+ * dist/process-runner/ (scripts/bundle-runner.mjs). It is type-checked through its JSDoc.
+ *
+ * What execa does not do is layered on it here: every process leads its own group, and a timeout
+ * or a kill request ends the whole group (execa's own timeout and kill reach only the leader). The
+ * run is over once the process exited and its pipes closed, or a short grace later: execa's result
+ * waits for the pipes, which a background child may hold open forever. The harness learns a pid
+ * only when a finished run left members behind, to end them with the trial. When the harness goes
+ * away (its IPC channel closes), this process kills every group it is still running, then exits.
+ */
+
+
+
+
+/** @typedef {import("./process-runner-protocol.js").RunRequest} RunRequest */
+/** @typedef {import("./process-runner-protocol.js").KillRequest} KillRequest */
+/** @typedef {import("./process-runner-protocol.js").RunnerMessage} RunnerMessage */
+/**
+ * How much nicer than the harness the runner, and so every process it starts, runs. The harness's
+ * one event loop carries every trial in flight; when runners and commands take the CPU from it at
+ * each wake-up, every trial waits (at concurrency 8 on two cores, a tenth of the wall time; see
+ * BENCHMARKS.md). Relative to the harness, so a harness run under `nice` keeps the distance.
+ */
+const NICER_THAN_HARNESS = 4;
+const LOWEST_PRIORITY = 19;
+/** How long to keep reading a process's pipes after it exited. */
+const PIPE_CLOSE_GRACE_MS = 200;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Runs in flight: their kill switches, for a kill request and for our own exit. */
 /** @type {Map<number, { kill(): void; pid: number }>} */
 const running = new Map();
@@ -10390,6 +10378,3 @@ if (process.argv[2] === PROCESS_RUNNER_ARG && process.send) {
         process.exit(0);
     });
 }
-
-var __webpack_exports__createOutputCollector = __webpack_exports__.x;
-export { __webpack_exports__createOutputCollector as createOutputCollector };
