@@ -545,6 +545,8 @@ function runCountsOf(key: string, base: PassCount | null, pooling: BaselinePooli
  * ran; the default when the adaptive design ran but no scenario needed them; 0 without the design.
  */
 function configuredExtraTrials(head: Report): number {
+  if (head.run.extra_trials !== undefined) return head.run.extra_trials;
+  // A report of an earlier version: the extra trials its extended scenarios ran, else the default.
   const observed = Math.max(0, ...head.scenarios.map((s) => s.trials.length - firstTrials(s).length));
   if (observed > 0) return observed;
   return head.scenarios.some((s) => s.extended !== undefined) ? DEFAULT_EXTRA_TRIALS : 0;

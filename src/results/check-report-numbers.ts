@@ -28,6 +28,7 @@ const COUNTS = new Set([
   "trial",
   "trials",
   "first_trials",
+  "extra_trials",
   "passed",
   "failed",
   "errors",

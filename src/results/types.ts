@@ -330,6 +330,12 @@ export interface RunInfo {
   sandbox_used?: SandboxMode[];
   /** The k of every scenario's pass@k and pass^k (absent in reports of older versions: k was n). */
   pass_k?: number;
+  /**
+   * Extra trials the run's design gave a scenario whose first trials did worse than the baseline (0:
+   * no adaptive design — no baseline, one trial per scenario, a shard). A saved report's decision
+   * (`compare`, `report`) states the power of this design. Absent in reports of older versions.
+   */
+  extra_trials?: number;
   /** Prices used for cost_usd, USD per million tokens. */
   price_table: Record<string, ModelPrice>;
   /** True when the run was interrupted or cut by a budget. */

@@ -396,6 +396,7 @@ function finishRun(
     git_ref: ports.git?.ref ?? null,
     settings_hash: started.settingsHash,
     pass_k: options.passK,
+    extra_trials: started.design?.extraTrials ?? 0,
     price_table: options.prices,
     incomplete,
     shard: options.shard,
@@ -404,7 +405,7 @@ function finishRun(
     ...sandboxUsedField(collectSandboxesUsed(results.values())),
   };
   const report = assembleReport(run, groupByScenario(plan, results, started.extra, options.passK));
-  return { report, designExtraTrials: started.design?.extraTrials ?? 0 };
+  return { report, designExtraTrials: run.extra_trials ?? 0 };
 }
 
 /** What a reader of the report must not miss (the agent was not isolated); absent when nothing. */

@@ -226,6 +226,27 @@ describe("decide: fail-on regression", () => {
   });
 });
 
+describe("decide: a saved report's design", () => {
+  it("states the power of the extra trials the run was configured with (run.extra_trials), not a guess", () => {
+    const eight = pooledBaseline(10, 8);
+    // No scenario needed extra trials, so the trials alone cannot say how many the design had.
+    const scenarios = Array.from({ length: 10 }, (_, i) =>
+      scenario(`s${i}`, 3, 3, { first_trials: 3, extended: false }),
+    );
+    const decideWith = (extra: number | undefined) =>
+      decide({
+        head: makeReport(scenarios, extra === undefined ? {} : { extra_trials: extra }),
+        baseline: eight.report,
+        pooling: eight.pooling,
+      }).design!;
+    expect(decideWith(4).extra_trials).toBe(4);
+    expect(decideWith(0).extra_trials).toBe(0);
+    expect(decideWith(4).power!.collapse).toBeLessThan(decideWith(8).power!.collapse);
+    // A report of an earlier version, without the field: the default design.
+    expect(decideWith(undefined).extra_trials).toBe(8);
+  });
+});
+
 describe("decide: the other fail-on forms and no baseline", () => {
   const failing = suite([
     [1, 3],
