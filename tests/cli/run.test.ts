@@ -39,17 +39,14 @@ describe("run: the agents come from the registry", () => {
     const needingKey = AGENT_NAMES.filter((name) => AGENTS[name].needsApiKey);
     expect(needingKey).toEqual(["anthropic", "claude-code", "codex", "gemini-cli", "opencode"]);
     for (const name of needingKey) {
-      // codex runs OpenAI's models, with OpenAI's key.
-      const provider = name === "codex" ? "openai" : "anthropic";
+      // codex runs OpenAI's models, with OpenAI's key; gemini-cli names its own key (the default remedy).
+      const message =
+        name === "codex" ? describeMissingApiKey(name, apiKeyRemedy("openai")) : describeMissingApiKey(name);
       const modelFlags = name === "codex" ? ["--model", "openai:gpt-5.2"] : [];
       const result = await runMain(["run", SUITE, "--agent", name, ...modelFlags]);
       expect(result.code, name).toBe(EXIT.usage);
-      expect(result.stderr, name).toBe(
-        `llm-tool-test: ${describeMissingApiKey(name, apiKeyRemedy(provider))}\n`,
-      );
-      expect(() => createAgent(name, {}), name).toThrow(
-        new ConfigError(describeMissingApiKey(name, apiKeyRemedy(provider)), "--agent"),
-      );
+      expect(result.stderr, name).toBe(`llm-tool-test: ${message}\n`);
+      expect(() => createAgent(name, {}), name).toThrow(new ConfigError(message, "--agent"));
     }
   });
 
