@@ -14,13 +14,13 @@
  * `tool_result` per Bash call, `model_error` per API retry it reports, and the final `result`'s
  * cost on the last response. The target shim still records every real invocation of the tool.
  */
-import { accessSync, constants as fsConstants, realpathSync, statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { ConfigError, describeError } from "../errors.js";
 import type { ExecResult } from "../sandbox/types.js";
 import type { EventSink, TokenUsage } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
+import { type CliBinarySpec, isExecutableFile, resolveCliBinary } from "./cli-binary.js";
 import { type CredentialProxy, PLACEHOLDER_API_KEY, startCredentialProxy } from "./credential-proxy.js";
 import { emitOutputCut } from "./output-cut.js";
 import { refusalEvent, withCapNote } from "./proxy-refusal.js";
@@ -30,7 +30,6 @@ export const CLAUDE_BIN_ENV = "LLM_TOOL_TEST_CLAUDE_BIN";
 export const DEFAULT_CLAUDE_TOOLS: readonly string[] = ["Bash"];
 const DEFAULT_BASE_URL = "https://api.anthropic.com";
 export const DEFAULT_CLAUDE_MAX_RETRIES = 4;
-const INSTALL_HINT = `install it (npm install -g @anthropic-ai/claude-code) or set ${CLAUDE_BIN_ENV} to its path`;
 /** The npm package's bin is a small placeholder until its postinstall links the native binary. */
 const PLACEHOLDER_MAX_BYTES = 4096;
 const STDERR_HEAD_CHARS = 800;
@@ -214,72 +213,32 @@ export function buildClaudeEnv(
  */
 export function resolveClaudeBinary(
   env: Record<string, string | undefined>,
-  searchFrom: readonly string[] = defaultSearchRoots(),
+  searchFrom?: readonly string[],
 ): string {
-  const explicit = env[CLAUDE_BIN_ENV];
-  if (explicit) {
-    const resolved = path.resolve(explicit);
-    if (!isExecutableFile(resolved)) {
-      throw new ConfigError(
-        `${explicit} is not an executable file: point it at the claude binary or unset it`,
-        CLAUDE_BIN_ENV,
-      );
-    }
-    return resolved;
-  }
-  for (const dir of (env.PATH ?? "").split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, "claude");
-    if (isExecutableFile(candidate)) return candidate;
-  }
-  for (const start of searchFrom) {
-    const found = findInstalledPackage(start);
-    if (found) return found;
-  }
-  throw new ConfigError(
-    `the claude-code agent needs the Claude Code CLI, but no \`claude\` was found on PATH: ${INSTALL_HINT}`,
-    "--agent",
-  );
+  return resolveCliBinary(CLAUDE_BINARY, env, searchFrom);
 }
 
-function defaultSearchRoots(): string[] {
-  const roots = [process.cwd()];
-  try {
-    roots.unshift(path.dirname(fileURLToPath(import.meta.url)));
-  } catch {
-    // Bundled without a file URL: the cwd alone.
-  }
-  return roots;
-}
-
-/** node_modules/@anthropic-ai/claude-code in `start` or an ancestor: its native binary. */
-function findInstalledPackage(start: string): string | null {
-  const scope = ["node_modules", "@anthropic-ai"];
-  for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
-    const packageDir = path.join(dir, ...scope, "claude-code");
-    const bin = path.join(packageDir, "bin", "claude.exe");
+const CLAUDE_BINARY: CliBinarySpec = {
+  agent: "claude-code",
+  label: "the Claude Code CLI",
+  envVar: CLAUDE_BIN_ENV,
+  command: "claude",
+  packageName: "@anthropic-ai/claude-code",
+  /** Its native binary, linked by its postinstall, else (scripts disabled) its platform package's. */
+  findInNodeModules(nodeModules) {
+    const scope = path.join(nodeModules, "@anthropic-ai");
+    const bin = path.join(scope, "claude-code", "bin", "claude.exe");
     if (isExecutableFile(bin) && statSync(bin).size > PLACEHOLDER_MAX_BYTES) return realpathSync(bin);
-    // The postinstall did not run (scripts disabled): the platform package holds the binary.
-    const native = path.join(dir, ...scope, `claude-code-${platformKey()}`, "claude");
-    if (isExecutableFile(native)) return realpathSync(native);
-    if (path.dirname(dir) === dir) return null;
-  }
-}
+    const native = path.join(scope, `claude-code-${platformKey()}`, "claude");
+    return isExecutableFile(native) ? realpathSync(native) : null;
+  },
+};
 
 function platformKey(): string {
   if (process.platform !== "linux") return `${process.platform}-${process.arch}`;
   const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
   const musl = report !== undefined && report.header?.glibcVersionRuntime === undefined;
   return `linux-${process.arch}${musl ? "-musl" : ""}`;
-}
-
-function isExecutableFile(file: string): boolean {
-  try {
-    accessSync(file, fsConstants.X_OK);
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
 }
 
 // ---- The stream ----

@@ -24,14 +24,14 @@
  * cost, so the cost is priced from the tokens (unknown for a model not in the table). The target
  * shim still records every real invocation of the tool.
  */
-import { accessSync, constants as fsConstants, realpathSync, statSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { ConfigError, describeError } from "../errors.js";
 import { providerOfModel } from "../model/provider.js";
 import type { ExecResult } from "../sandbox/types.js";
 import type { EventInput, EventSink, TokenUsage } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
+import { type CliBinarySpec, isExecutableFile, resolveCliBinary } from "./cli-binary.js";
 import { type CredentialProxy, PLACEHOLDER_API_KEY, startCredentialProxy } from "./credential-proxy.js";
 import { emitOutputCut } from "./output-cut.js";
 import { refusalEvent, withCapNote } from "./proxy-refusal.js";
@@ -44,7 +44,6 @@ export const CODEX_BINARY_NAME = "codex";
 export const CODEX_BIN_ENV = "LLM_TOOL_TEST_CODEX_BIN";
 const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
 export const DEFAULT_CODEX_MAX_RETRIES = 4;
-const INSTALL_HINT = `install it (npm install -g ${CODEX_PACKAGE}) or set ${CODEX_BIN_ENV} to its path`;
 const STDERR_HEAD_CHARS = 800;
 /** Codex's stdout streamed before its middle is cut (head and tail kept). */
 const CODEX_STREAM_CAP_BYTES = 32 * 1024 * 1024;
@@ -296,55 +295,24 @@ export function buildCodexEnv(codexHome: string): Record<string, string> {
  */
 export function resolveCodexBinary(
   env: Record<string, string | undefined>,
-  searchFrom: readonly string[] = defaultSearchRoots(),
+  searchFrom?: readonly string[],
 ): string {
-  const explicit = env[CODEX_BIN_ENV];
-  if (explicit) {
-    const resolved = path.resolve(explicit);
-    if (!isExecutableFile(resolved)) {
-      throw new ConfigError(
-        `${explicit} is not an executable file: point it at the codex binary or unset it`,
-        CODEX_BIN_ENV,
-      );
-    }
-    return resolved;
-  }
-  for (const dir of (env.PATH ?? "").split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, CODEX_BINARY_NAME);
-    if (!isExecutableFile(candidate)) continue;
-    const real = realpathSync(candidate);
+  return resolveCliBinary(CODEX_CLI, env, searchFrom);
+}
+
+const CODEX_CLI: CliBinarySpec = {
+  agent: "codex",
+  label: "the Codex CLI",
+  envVar: CODEX_BIN_ENV,
+  command: CODEX_BINARY_NAME,
+  packageName: CODEX_PACKAGE,
+  findInNodeModules: (nodeModules) => nativeBinaryOf(path.join(nodeModules, ...CODEX_PACKAGE.split("/"))),
+  fromPath(command) {
+    const real = realpathSync(command);
     // node_modules/@openai/codex/bin/codex.js: its package's native binary, when installed.
     return nativeBinaryOf(path.dirname(path.dirname(real))) ?? real;
-  }
-  for (const start of searchFrom) {
-    const found = findInstalledPackage(start);
-    if (found) return found;
-  }
-  throw new ConfigError(
-    `the codex agent needs the Codex CLI, but no \`codex\` was found on PATH: ${INSTALL_HINT}`,
-    "--agent",
-  );
-}
-
-function defaultSearchRoots(): string[] {
-  const roots = [process.cwd()];
-  try {
-    roots.unshift(path.dirname(fileURLToPath(import.meta.url)));
-  } catch {
-    // Bundled without a file URL: the cwd alone.
-  }
-  return roots;
-}
-
-/** node_modules/@openai/codex in `start` or an ancestor: its native binary. */
-function findInstalledPackage(start: string): string | null {
-  for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
-    const found = nativeBinaryOf(path.join(dir, "node_modules", "@openai", "codex"));
-    if (found) return found;
-    if (path.dirname(dir) === dir) return null;
-  }
-}
+  },
+};
 
 /**
  * The native binary of the @openai/codex package at `packageDir`: in its platform package (a
@@ -376,15 +344,6 @@ function platformPackage(): { name: string; triple: string } | null {
     return { name: `codex-darwin-${process.arch}`, triple: `${arch}-apple-darwin` };
   }
   return null;
-}
-
-function isExecutableFile(file: string): boolean {
-  try {
-    accessSync(file, fsConstants.X_OK);
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
 }
 
 // ---- The stream ----

@@ -22,13 +22,14 @@
  * turn limit) has them in its transcript only. It reports no cost. The target shim still records
  * every real invocation of the tool.
  */
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, openSync, readSync, realpathSync } from "node:fs";
 import { constants as osConstants } from "node:os";
+import path from "node:path";
 import { describeError } from "../errors.js";
 import type { ExecResult } from "../sandbox/types.js";
 import type { EventInput, EventSink, TokenUsage } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
-import { type CliBinarySpec, resolveCliBinary } from "./cli-binary.js";
+import { type CliBinarySpec, isReadableFile, resolveCliBinary } from "./cli-binary.js";
 import {
   type CredentialProxy,
   PLACEHOLDER_API_KEY,
@@ -52,11 +53,16 @@ export const DEFAULT_GEMINI_MAX_RETRIES = 4;
 
 const GEMINI_BINARY: CliBinarySpec = {
   agent: "gemini-cli",
+  label: GEMINI_CLI_PACKAGE,
   envVar: GEMINI_BIN_ENV,
   command: GEMINI_BIN_NAME,
   packageName: GEMINI_CLI_PACKAGE,
-  packageBin: "bundle/gemini.js",
   version: GEMINI_CLI_VERSION,
+  /** Its bundled script (npm sets the executable bit on the bin link's target only). */
+  findInNodeModules(nodeModules) {
+    const bin = path.join(nodeModules, ...GEMINI_CLI_PACKAGE.split("/"), "bundle", "gemini.js");
+    return isReadableFile(bin) ? realpathSync(bin) : null;
+  },
 };
 const STDERR_CHARS = 800;
 /** Gemini CLI's stdout streamed before its middle is cut (head and tail kept). */

@@ -19,14 +19,14 @@
  * output, stdout and stderr together, and its exit status). OpenCode's own step limit only asks
  * the model to stop, so the harness ends it when it starts a step past the turn limit.
  */
-import { accessSync, constants as fsConstants, realpathSync, statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { ConfigError, describeError } from "../errors.js";
 import { providerOfModel } from "../model/provider.js";
 import type { ExecResult } from "../sandbox/types.js";
 import type { EventSink, TokenUsage } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
+import { type CliBinarySpec, isExecutableFile, resolveCliBinary } from "./cli-binary.js";
 import {
   type CredentialProxy,
   PLACEHOLDER_API_KEY,
@@ -45,7 +45,6 @@ export const DEFAULT_OPENCODE_TOOLS: readonly string[] = ["bash"];
 const DEFAULT_BASE_URL = "https://api.anthropic.com";
 /** OpenCode's provider for the models it runs here (the model id's own provider must be Anthropic). */
 const PROVIDER_ID = "anthropic";
-const INSTALL_HINT = `install it (npm install -g ${OPENCODE_PACKAGE}@${OPENCODE_VERSION}) or set ${OPENCODE_BIN_ENV} to its path`;
 /** The npm package's bin before its postinstall links the native binary is a small placeholder. */
 const PLACEHOLDER_MAX_BYTES = 4096;
 const STDERR_HEAD_CHARS = 800;
@@ -251,63 +250,34 @@ export function buildOpenCodeEnv(
 }
 
 /**
- * The `opencode` binary: `LLM_TOOL_TEST_OPENCODE_BIN`, else `opencode` on PATH, else this
- * package's devDependency (opencode-ai in a node_modules above the module or the cwd). Mirrors
- * resolveClaudeBinary.
+ * The `opencode` binary: `LLM_TOOL_TEST_OPENCODE_BIN`, else `opencode` on PATH, else the opencode-ai
+ * package in a node_modules above the module or the cwd (`npm run install-opencode`).
  */
 export function resolveOpenCodeBinary(
   env: Record<string, string | undefined>,
-  searchFrom: readonly string[] = defaultSearchRoots(),
+  searchFrom?: readonly string[],
 ): string {
-  const explicit = env[OPENCODE_BIN_ENV];
-  if (explicit) {
-    const resolved = path.resolve(explicit);
-    if (!isExecutableFile(resolved)) {
-      throw new ConfigError(
-        `${explicit} is not an executable file: point it at the opencode binary or unset it`,
-        OPENCODE_BIN_ENV,
-      );
-    }
-    return resolved;
-  }
-  for (const dir of (env.PATH ?? "").split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, OPENCODE_BINARY);
-    if (isExecutableFile(candidate)) return candidate;
-  }
-  for (const start of searchFrom) {
-    const found = findInstalledPackage(start);
-    if (found) return found;
-  }
-  throw new ConfigError(
-    `the opencode agent needs the OpenCode CLI, but no \`${OPENCODE_BINARY}\` was found on PATH: ${INSTALL_HINT}`,
-    "--agent",
-  );
+  return resolveCliBinary(OPENCODE_CLI, env, searchFrom);
 }
 
-function defaultSearchRoots(): string[] {
-  const roots = [process.cwd()];
-  try {
-    roots.unshift(path.dirname(fileURLToPath(import.meta.url)));
-  } catch {
-    // Bundled without a file URL: the cwd alone.
-  }
-  return roots;
-}
-
-/** node_modules/opencode-ai in `start` or an ancestor: its native binary, or its platform package's. */
-function findInstalledPackage(start: string): string | null {
-  for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
-    const bin = path.join(dir, "node_modules", OPENCODE_PACKAGE, "bin", "opencode.exe");
+const OPENCODE_CLI: CliBinarySpec = {
+  agent: "opencode",
+  label: "the OpenCode CLI",
+  envVar: OPENCODE_BIN_ENV,
+  command: OPENCODE_BINARY,
+  packageName: OPENCODE_PACKAGE,
+  version: OPENCODE_VERSION,
+  /** Its native binary, linked by its postinstall, else (scripts disabled) its platform package's. */
+  findInNodeModules(nodeModules) {
+    const bin = path.join(nodeModules, OPENCODE_PACKAGE, "bin", "opencode.exe");
     if (isExecutableFile(bin) && statSync(bin).size > PLACEHOLDER_MAX_BYTES) return realpathSync(bin);
-    // The postinstall did not run (scripts disabled): the platform package holds the binary.
     for (const name of platformPackages()) {
-      const native = path.join(dir, "node_modules", name, "bin", OPENCODE_BINARY);
+      const native = path.join(nodeModules, name, "bin", OPENCODE_BINARY);
       if (isExecutableFile(native)) return realpathSync(native);
     }
-    if (path.dirname(dir) === dir) return null;
-  }
-}
+    return null;
+  },
+};
 
 /** The platform packages that can hold this machine's binary, preferred first. */
 function platformPackages(): string[] {
@@ -317,15 +287,6 @@ function platformPackages(): string[] {
   const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
   const musl = report !== undefined && report.header?.glibcVersionRuntime === undefined;
   return musl ? [`${base}-musl`, `${base}-baseline-musl`] : [base, `${base}-baseline`];
-}
-
-function isExecutableFile(file: string): boolean {
-  try {
-    accessSync(file, fsConstants.X_OK);
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** A refused API request as the trial's events show it: a model error that will not be retried. */
