@@ -154,6 +154,7 @@ export function createCodexAgent(options: CodexAgentOptions): Agent {
           if (endpoint !== RESPONSES_ENDPOINT || status < 200 || status >= 300) return undefined;
           answers += 1;
           const answer = answers;
+          mapper.answerArrived(answer, Date.now());
           // Each answer's usage, from its own stream (Codex prints only the run's total).
           return encoding === "identity"
             ? createAnswerReader({
@@ -364,6 +365,8 @@ export interface CodexStreamMapper {
   answerUsage(answer: number, usage: TokenUsage): void;
   /** A command (a function call's `cmd`) or a message of answer `answer`, as the proxy read it. */
   answerItem(answer: number, item: { command: string } | { text: string }): void;
+  /** When answer `answer` began to arrive (epoch ms): none of its commands ran before. */
+  answerArrived(answer: number, atMs: number): void;
   /** Model turns so far. */
   turns(): number;
   /** The outcome once the process has exited; `turnLimit`: the proxy refused a turn past max_turns. */
@@ -379,8 +382,17 @@ interface CodexStreamState {
   now: () => number;
   answers: () => number;
   pending: PendingResponse | null;
-  /** The pending response's command events, held until it goes out (a response comes first). */
-  held: EventInput[];
+  /**
+   * The pending response's command events, held until it goes out (a response comes first), with
+   * when they happened (epoch ms) for their stamps.
+   */
+  held: Array<{ event: EventInput; at: number | undefined }>;
+  /**
+   * When each answer began to arrive (epoch ms). Codex prints a command's item only once it has
+   * run, so its tool_call is stamped at its answer's arrival: the command ran after it, and the
+   * shim's records of it fall inside the call (a later stamp would put them in a neighbour's).
+   */
+  answerArrivals: Map<number, number>;
   /** Responses emitted so far, and the answer of the last one. */
   emitted: number;
   lastAnswer: number;
@@ -425,6 +437,7 @@ export function createCodexStreamMapper(
     lastAnswer: 0,
     answerUsage: new Map(),
     answerItems: new Map(),
+    answerArrivals: new Map(),
     openCalls: new Map(),
     usage: null,
     end: null,
@@ -447,6 +460,9 @@ export function createCodexStreamMapper(
       stream.answerItems.set(answer, items);
       if ("command" in item) items.commands.push(item.command);
       else items.texts.push(item.text);
+    },
+    answerArrived(answer, atMs) {
+      stream.answerArrivals.set(answer, atMs);
     },
     answerUsage(answer, usage) {
       stream.answerUsage.set(answer, usage);
@@ -471,7 +487,7 @@ export function createCodexStreamMapper(
 
 /** An event now, or after the pending response when that response is still to go out. */
 function emit(stream: CodexStreamState, event: EventInput): void {
-  if (stream.pending && stream.held.length > 0) stream.held.push(event);
+  if (stream.pending && stream.held.length > 0) stream.held.push({ event, at: undefined });
   else stream.events.emit(event);
 }
 
@@ -606,16 +622,18 @@ function emitUnseenAnswers(stream: CodexStreamState, before: number): void {
 /** A command starts: its response is complete (it goes out once its usage is known), then its tool_call. */
 function startCommand(stream: CodexStreamState, id: string, item: Record<string, unknown>): void {
   const command = unwrapShellCommand(typeof item.command === "string" ? item.command : "");
-  const response = responseFor(stream, answerOf(stream, "commands", command));
+  const answer = answerOf(stream, "commands", command);
+  const response = responseFor(stream, answer);
   stream.openCalls.set(id, stream.now());
   const call: EventInput = { type: "tool_call", call_id: id, turn: Math.max(stream.emitted, 1), command };
+  const at = stream.answerArrivals.get(answer);
   if (!response) {
-    stream.events.emit(call);
+    stream.events.emit(call, at);
     return;
   }
   response.toolUses.push({ id, name: "exec_command", input: { command } });
   response.complete = true;
-  stream.held.push({ ...call, turn: stream.emitted + 1 });
+  stream.held.push({ event: { ...call, turn: stream.emitted + 1 }, at });
   if (stream.answerUsage.has(response.answer)) flushResponse(stream);
 }
 
@@ -645,7 +663,7 @@ function flushResponse(stream: CodexStreamState): void {
   stream.pending = null;
   emitResponse(stream, response);
   const held = stream.held.splice(0);
-  for (const event of held) stream.events.emit(event);
+  for (const { event, at } of held) stream.events.emit(event, at);
 }
 
 /**
