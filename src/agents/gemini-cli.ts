@@ -27,16 +27,12 @@ import { constants as osConstants } from "node:os";
 import path from "node:path";
 import { describeError } from "../errors.js";
 import type { ExecResult } from "../sandbox/types.js";
-import type { EventInput, EventSink, TokenUsage } from "../transcript/events.js";
+import type { EventSink, TokenUsage } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
 import { type CliBinarySpec, isReadableFile, resolveCliBinary } from "./cli-binary.js";
-import {
-  type CredentialProxy,
-  PLACEHOLDER_API_KEY,
-  type ProxyRefusal,
-  startCredentialProxy,
-} from "./credential-proxy.js";
+import { type CredentialProxy, PLACEHOLDER_API_KEY, startCredentialProxy } from "./credential-proxy.js";
 import { emitOutputCut } from "./output-cut.js";
+import { refusalEvent, withCapNote } from "./proxy-refusal.js";
 import type { Agent, AgentContext, AgentOutcome } from "./types.js";
 
 /** What the action installs and the tests run against (the devDependency's exact version). */
@@ -201,26 +197,6 @@ command -p cat > "$home/.gemini/AGENTS.md"
 project=0
 [ -f .gemini/settings.json ] && project=1
 printf '%s\\n%s\\n' "$home" "$project"`;
-
-/** A refused API request as the trial's events show it: a model error that will not be retried. */
-function refusalEvent(refusal: ProxyRefusal, turns: number): EventInput {
-  return {
-    type: "model_error",
-    turn: turns + 1,
-    attempt: 1,
-    status: 403,
-    message: refusal.message,
-    will_retry: false,
-    retry_after_ms: null,
-  };
-}
-
-/** A trial that ran into the request cap ends saying so, whatever Gemini CLI made of the 403. */
-function withCapNote(outcome: AgentOutcome, refusals: readonly ProxyRefusal[]): AgentOutcome {
-  const cap = refusals.find((refusal) => refusal.reason === "request_cap");
-  if (!cap) return outcome;
-  return { ...outcome, error: outcome.error ? `${cap.message}; ${outcome.error}` : cap.message };
-}
 
 export function buildGeminiArgs(context: AgentContext): string[] {
   return ["--output-format", "stream-json", "--approval-mode", "yolo", "--model", context.model, "--debug"];

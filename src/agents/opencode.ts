@@ -27,13 +27,9 @@ import type { ExecResult } from "../sandbox/types.js";
 import type { EventSink, TokenUsage } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
 import { type CliBinarySpec, isExecutableFile, resolveCliBinary } from "./cli-binary.js";
-import {
-  type CredentialProxy,
-  PLACEHOLDER_API_KEY,
-  type ProxyRefusal,
-  startCredentialProxy,
-} from "./credential-proxy.js";
+import { type CredentialProxy, PLACEHOLDER_API_KEY, startCredentialProxy } from "./credential-proxy.js";
 import { emitOutputCut } from "./output-cut.js";
+import { refusalEvent, withCapNote } from "./proxy-refusal.js";
 import type { Agent, AgentContext, AgentOutcome } from "./types.js";
 
 /** The npm package the action installs, at the version the tests run against. */
@@ -287,26 +283,6 @@ function platformPackages(): string[] {
   const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
   const musl = report !== undefined && report.header?.glibcVersionRuntime === undefined;
   return musl ? [`${base}-musl`, `${base}-baseline-musl`] : [base, `${base}-baseline`];
-}
-
-/** A refused API request as the trial's events show it: a model error that will not be retried. */
-function refusalEvent(refusal: ProxyRefusal, turns: number) {
-  return {
-    type: "model_error" as const,
-    turn: turns + 1,
-    attempt: 1,
-    status: 403,
-    message: refusal.message,
-    will_retry: false,
-    retry_after_ms: null,
-  };
-}
-
-/** A trial that ran into the request cap ends saying so, whatever OpenCode made of the 403. */
-function withCapNote(outcome: AgentOutcome, refusals: readonly ProxyRefusal[]): AgentOutcome {
-  const cap = refusals.find((refusal) => refusal.reason === "request_cap");
-  if (!cap) return outcome;
-  return { ...outcome, error: outcome.error ? `${cap.message}; ${outcome.error}` : cap.message };
 }
 
 // ---- The stream ----

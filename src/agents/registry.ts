@@ -31,6 +31,8 @@ export interface AgentDeps {
   agentCommand?: string | null;
   /** The recorded runs whose calls the `replay` agent re-issues (`--replay-from`; several: a model matrix). */
   recordings?: readonly RecordingSet[] | null;
+  /** The binary of the agent's CLI (claude-code, codex, gemini-cli, opencode), as the action provides it; default: the agent's own search. */
+  agentBinary?: string;
   /** Environment for finding the `claude` binary (LLM_TOOL_TEST_CLAUDE_BIN, PATH); default process.env. */
   env?: Record<string, string | undefined>;
   /** More claude-code settings (binary, tools, clock). */
@@ -132,6 +134,7 @@ export const AGENTS = {
       if (!deps.apiKey) throw new ConfigError(describeMissingApiKey("claude-code"), "--agent");
       return createClaudeCodeAgent({
         ...deps.claudeCode,
+        ...(deps.agentBinary ? { binary: deps.agentBinary } : {}),
         apiKey: deps.apiKey,
         ...(deps.baseURL ? { baseURL: deps.baseURL } : {}),
         ...(deps.env ? { env: deps.env } : {}),
@@ -148,6 +151,7 @@ export const AGENTS = {
       }
       return createCodexAgent({
         ...deps.codex,
+        ...(deps.agentBinary ? { binary: deps.agentBinary } : {}),
         apiKey: deps.openaiApiKey,
         ...(deps.openaiBaseURL ? { baseURL: deps.openaiBaseURL } : {}),
         ...(deps.env ? { env: deps.env } : {}),
@@ -165,6 +169,7 @@ export const AGENTS = {
       }
       return createGeminiCliAgent({
         ...deps.geminiCli,
+        ...(deps.agentBinary ? { binary: deps.agentBinary } : {}),
         apiKey: deps.geminiApiKey,
         ...(deps.geminiBaseURL ? { baseURL: deps.geminiBaseURL } : {}),
         ...(deps.env ? { env: deps.env } : {}),
@@ -179,6 +184,7 @@ export const AGENTS = {
       if (!deps.apiKey) throw new ConfigError(describeMissingApiKey("opencode"), "--agent");
       return createOpenCodeAgent({
         ...deps.openCode,
+        ...(deps.agentBinary ? { binary: deps.agentBinary } : {}),
         apiKey: deps.apiKey,
         ...(deps.baseURL ? { baseURL: deps.baseURL } : {}),
         ...(deps.env ? { env: deps.env } : {}),

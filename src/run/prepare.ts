@@ -267,14 +267,7 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     agentCommand: options.agentCommand,
     recordings,
     env: ports.env,
-    ...(settings.agentBinary
-      ? {
-          claudeCode: { binary: settings.agentBinary },
-          codex: { binary: settings.agentBinary },
-          geminiCli: { binary: settings.agentBinary },
-          openCode: { binary: settings.agentBinary },
-        }
-      : {}),
+    ...(settings.agentBinary ? { agentBinary: settings.agentBinary } : {}),
     ...(settings.gemini?.apiKey ? { geminiApiKey: settings.gemini.apiKey } : {}),
     ...(settings.gemini?.baseURL ? { geminiBaseURL: settings.gemini.baseURL } : {}),
   });
