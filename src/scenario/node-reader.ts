@@ -25,6 +25,16 @@ export type ValueOf<S> = S extends { enum: readonly (infer E)[] }
         ? string[]
         : string;
 
+/** The keys of a mapping's schema whose values `NodeReader.read` reads: scalars and lists of strings. */
+export type ScalarKey<S extends ObjectSchema> = {
+  [K in keyof S["properties"]]: S["properties"][K] extends
+    | { type: "string" | "integer" | "number" | "boolean" }
+    | { type: "array"; items: { type: "string" } }
+    ? K
+    : never;
+}[keyof S["properties"]] &
+  string;
+
 export class NodeReader {
   readonly problems: Problem[] = [];
 
@@ -98,6 +108,18 @@ export class NodeReader {
    */
   read<S extends FieldSchema>(node: YamlNode, field: string, schema: S): ValueOf<S> | undefined {
     return this.readBySchema(node, field, schema) as ValueOf<S> | undefined;
+  }
+
+  /** `key`'s value in a mapping `readObject` returned, read against its schema; undefined when absent or invalid. */
+  readEntry<S extends ObjectSchema, K extends ScalarKey<S>>(
+    entries: Map<string, YamlEntry>,
+    field: string,
+    schema: S,
+    key: K,
+  ): ValueOf<S["properties"][K]> | undefined {
+    const entry = entries.get(key);
+    const valueSchema = schema.properties[key] as S["properties"][K];
+    return entry ? this.read(entry.value, joinField(field, key), valueSchema) : undefined;
   }
 
   private readBySchema(node: YamlNode, field: string, schema: FieldSchema): unknown {

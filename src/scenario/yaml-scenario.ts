@@ -20,7 +20,7 @@ import {
   VARIANT,
 } from "./format.js";
 import { readGate } from "./gates.js";
-import type { NodeReader, ValueOf } from "./node-reader.js";
+import type { NodeReader, ScalarKey } from "./node-reader.js";
 import { describeEscape, findEscapingLink, findReadableRoot, isInside } from "./paths.js";
 import { indexField, joinField, type Problem } from "./problems.js";
 import { formatSum, WEIGHT_TOLERANCE } from "./rubric.js";
@@ -89,23 +89,7 @@ export async function buildYamlScenario(
     const node = get(key);
     return node ? read(node, key) : undefined;
   };
-  /** A root key whose schema says all there is to check. */
-  const value = <
-    K extends
-      | "description"
-      | "category"
-      | "tags"
-      | "tier"
-      | "task"
-      | "system"
-      | "setup"
-      | "trials"
-      | "sandbox"
-      | "network",
-  >(
-    key: K,
-  ): ValueOf<(typeof SCENARIO.properties)[K]> | undefined =>
-    optional(key, (node, field) => reader.read(node, field, SCENARIO.properties[key]));
+  const value = <K extends ScalarKey<typeof SCENARIO>>(key: K) => reader.readEntry(root, "", SCENARIO, key);
 
   const id = readId(reader, root.get("name"), file);
   const description = value("description");
@@ -491,16 +475,10 @@ function readAgent(reader: NodeReader, node: YamlNode, field: string): AgentOver
   });
   if (!entries) return undefined;
   const agent: AgentOverrides = {};
-  const modelNode = entries.get("model")?.value;
-  if (modelNode) {
-    const model = reader.read(modelNode, joinField(field, "model"), AGENT.properties.model);
-    if (model !== undefined) agent.model = model;
-  }
-  const turnsNode = entries.get("max_turns")?.value;
-  if (turnsNode) {
-    const maxTurns = reader.read(turnsNode, joinField(field, "max_turns"), AGENT.properties.max_turns);
-    if (maxTurns !== undefined) agent.maxTurns = maxTurns;
-  }
+  const model = reader.readEntry(entries, field, AGENT, "model");
+  if (model !== undefined) agent.model = model;
+  const maxTurns = reader.readEntry(entries, field, AGENT, "max_turns");
+  if (maxTurns !== undefined) agent.maxTurns = maxTurns;
   const timeoutNode = entries.get("timeout")?.value;
   if (timeoutNode) {
     const timeoutMs = readDuration(reader, timeoutNode, joinField(field, "timeout"));
@@ -604,10 +582,7 @@ async function readJudge(
 ): Promise<JudgeSpec | undefined> {
   const entries = reader.readObject(node, field, JUDGE, { owner: "the judge" });
   if (!entries) return undefined;
-  const read = <K extends "enabled" | "pass_threshold" | "model">(key: K) => {
-    const value = entries.get(key)?.value;
-    return value ? reader.read(value, joinField(field, key), JUDGE.properties[key]) : undefined;
-  };
+  const read = <K extends ScalarKey<typeof JUDGE>>(key: K) => reader.readEntry(entries, field, JUDGE, key);
   const enabled = entries.has("enabled") ? read("enabled") : JUDGE.properties.enabled.default;
   const passThreshold = entries.has("pass_threshold")
     ? read("pass_threshold")
@@ -654,10 +629,7 @@ function readComposite(
     return undefined;
   }
   const before = reader.problems.length;
-  const weight = (key: (typeof keys)[number]): number => {
-    const value = entries.get(key)?.value;
-    return value ? (reader.read(value, joinField(field, key), COMPOSITE.properties[key]) ?? 0) : 0;
-  };
+  const weight = (key: (typeof keys)[number]) => reader.readEntry(entries, field, COMPOSITE, key) ?? 0;
   const composite: CompositeWeights = {
     gateWeight: weight("gate_weight"),
     judgeWeight: weight("judge_weight"),
