@@ -7,8 +7,6 @@ import { GATES, type GateParamKind } from "../evaluate/gates.js";
 import { SCENARIO } from "./format.js";
 import type { GateType } from "./types.js";
 
-export { BASHKIT_CHECK_TYPES, GATE_TYPES } from "./format.js";
-
 export const SANDBOX_SETTINGS = SCENARIO.properties.sandbox.enum;
 
 export type { GateParamKind };
