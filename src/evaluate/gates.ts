@@ -217,7 +217,7 @@ type GateParamName<T extends GateType> = Exclude<
 
 /**
  * How a gate parameter is validated when a scenario is loaded (scenario/gates.ts). Defined with the
- * registry, which the loader's lists of gate types and parameters (scenario/keys.ts) derive from.
+ * registry, which the scenario format's gate schemas and lists (scenario/format.ts) derive from.
  */
 export type GateParamKind =
   | "command"
@@ -244,9 +244,8 @@ export interface GateDefinition<T extends GateType> {
  * The mapped type makes a gate type of GateSpec without an entry here a compile error (and so do
  * parameters that do not match its fields; tests/evaluate/gate-exhaustiveness.test.ts proves it).
  *
- * To add a gate: its member of GateSpec (src/scenario/types.ts), its entry here, its definition in
- * schema/scenario.schema.json (tests/scenario/schema.test.ts compares) and its row in the README's
- * gate table.
+ * To add a gate: its member of GateSpec (src/scenario/types.ts), its entry here, its GATE_DOCS
+ * entry (src/scenario/format.ts; then `npm run schemas`) and its row in the README's gate table.
  */
 export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
   command_succeeds: {

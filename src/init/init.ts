@@ -14,8 +14,8 @@ import path from "node:path";
 import { ConfigError, InfraError } from "../errors.js";
 import { runProcess } from "../sandbox/exec.js";
 import { resolveRealBinary } from "../sandbox/shim.js";
+import { ID_PATTERN } from "../scenario/format.js";
 import { findRepositoryRoot } from "../scenario/repository-root.js";
-import { ID_PATTERN } from "../scenario/yaml-scenario.js";
 import {
   renderFixtureReadme,
   renderGuidance,

@@ -12,6 +12,7 @@
  */
 import { describeError } from "../errors.js";
 import { describeExcessNesting, findExcessNesting } from "../json-nesting.js";
+import { ID_PATTERN } from "./format.js";
 import { checkTypeOf, createCheckGate, describeUnknownCheck, isKnownCheckType } from "./gates.js";
 import { BASHKIT_EXPECTATION_KEYS, BASHKIT_TASK_KEYS } from "./keys.js";
 import { NodeReader } from "./node-reader.js";
@@ -19,7 +20,6 @@ import { indexField, joinField, type Problem } from "./problems.js";
 import { MAX_DATASET_BYTES, readInputText } from "./read-text.js";
 import type { GateSpec, MachineProfile, UnhashedScenario } from "./types.js";
 import type { YamlNode } from "./yaml-node.js";
-import { ID_PATTERN } from "./yaml-scenario.js";
 
 type ScenarioWithoutHash = UnhashedScenario;
 

@@ -6,12 +6,13 @@ import { jsonPathSyntaxError, parseJsonPathAssertion } from "../evaluate/json-pa
 import { patternSyntaxError } from "../evaluate/regex.js";
 import {
   BASHKIT_CHECK_TYPES,
-  CHECK_GATE_KEYS,
-  GATE_COMMON_KEYS,
-  GATE_PARAMS,
+  CHECK_GATE,
+  GATE_COMMON,
+  GATE_PARAM_SCHEMAS,
+  GATE_SCHEMAS,
   GATE_TYPES,
-  type GateParamKind,
-} from "./keys.js";
+} from "./format.js";
+import { GATE_PARAMS, type GateParamKind } from "./keys.js";
 import type { NodeReader } from "./node-reader.js";
 import { joinField } from "./problems.js";
 import type { GateSpec, GateType } from "./types.js";
@@ -46,23 +47,13 @@ export function readGate(reader: NodeReader, node: YamlNode, field: string): Gat
     return undefined;
   }
   const type = typeName as GateType;
-  const params = GATE_PARAMS[type];
-  const entries = reader.readMap(node, field, [...GATE_COMMON_KEYS, ...Object.keys(params)], {
-    owner: `a \`${type}\` gate`,
-  });
-  if (!entries) return undefined;
   const before = reader.problems.length;
+  const entries = reader.readObject(node, field, GATE_SCHEMAS[type], { owner: `a \`${type}\` gate` });
+  if (!entries) return undefined;
   const gate: Record<string, unknown> = { type };
-  for (const [name, kind] of Object.entries(params)) {
+  for (const [name, kind] of Object.entries(GATE_PARAMS[type])) {
     const entry = entries.get(name);
-    if (!entry) {
-      reader.report(
-        node.line,
-        joinField(field, name),
-        `missing required key \`${name}\` for a \`${type}\` gate`,
-      );
-      continue;
-    }
+    if (!entry) continue; // reported by readObject
     const value = readGateParam(reader, entry.value, joinField(field, name), kind);
     if (value === undefined) continue;
     gate[name] = value;
@@ -80,14 +71,18 @@ export function readGate(reader: NodeReader, node: YamlNode, field: string): Gat
   gate.weight = type === "llm_judge" ? 0 : (weight ?? DEFAULT_WEIGHT);
   const descriptionNode = entries.get("description")?.value;
   if (descriptionNode) {
-    const description = reader.readString(descriptionNode, joinField(field, "description"));
+    const description = reader.read(
+      descriptionNode,
+      joinField(field, "description"),
+      GATE_COMMON.description,
+    );
     if (description !== undefined) gate.description = description;
   }
   return reader.problems.length === before ? (gate as unknown as GateSpec) : undefined;
 }
 
 function readCheckGate(reader: NodeReader, node: YamlNode, field: string): GateSpec | undefined {
-  const entries = reader.readMap(node, field, CHECK_GATE_KEYS, { owner: "a `check` gate" });
+  const entries = reader.readObject(node, field, CHECK_GATE, { owner: "a `check` gate" });
   const checkNode = entries?.get("check")?.value;
   if (!entries || !checkNode) return undefined;
   const before = reader.problems.length;
@@ -95,7 +90,7 @@ function readCheckGate(reader: NodeReader, node: YamlNode, field: string): GateS
   const weight = readWeight(reader, entries.get("weight")?.value, joinField(field, "weight"));
   const descriptionNode = entries.get("description")?.value;
   const description = descriptionNode
-    ? reader.readString(descriptionNode, joinField(field, "description"))
+    ? reader.read(descriptionNode, joinField(field, "description"), GATE_COMMON.description)
     : undefined;
   if (check === undefined || reader.problems.length !== before) return undefined;
   try {
@@ -109,14 +104,12 @@ function readCheckGate(reader: NodeReader, node: YamlNode, field: string): GateS
 
 function readWeight(reader: NodeReader, node: YamlNode | undefined, field: string): number | undefined {
   if (!node) return undefined;
-  return reader.readNumber(node, field, 0);
+  return reader.read(node, field, GATE_COMMON.weight);
 }
 
 function readGateParam(reader: NodeReader, node: YamlNode, field: string, kind: GateParamKind): unknown {
-  if (kind === "exit_code") return reader.readInteger(node, field, 0, 255);
-  if (kind === "count") return reader.readInteger(node, field, 0);
-  const text = reader.readString(node, field);
-  if (text === undefined) return undefined;
+  const text = reader.read(node, field, GATE_PARAM_SCHEMAS[kind]);
+  if (typeof text !== "string") return text;
   const problem = checkGateText(kind, text);
   if (problem) {
     reader.report(node.line, field, problem);

@@ -1,6 +1,7 @@
 /** Typed reads from a located YAML tree that record a problem (with line and field) instead of throwing. */
 
 import { suggestKey } from "../did-you-mean.js";
+import type { FieldSchema, ObjectSchema } from "./format.js";
 import { indexField, joinField, type Problem } from "./problems.js";
 import { describeYamlNode, type YamlEntry, type YamlNode } from "./yaml-node.js";
 
@@ -9,7 +10,30 @@ export interface ReadMapOptions {
   hints?: Record<string, string>;
   /** Describes the mapping in unknown-key messages, e.g. "a `file_exists` gate". */
   owner?: string;
+  /** What a required key holds, said instead of the owner when it is missing. */
+  requiredHints?: Record<string, string>;
 }
+
+/** The value a schema (format.ts) describes, as `NodeReader.read` returns it. */
+export type ValueOf<S> = S extends { enum: readonly (infer E)[] }
+  ? E
+  : S extends { type: "integer" | "number" }
+    ? number
+    : S extends { type: "boolean" }
+      ? boolean
+      : S extends { type: "array" }
+        ? string[]
+        : string;
+
+/** The keys of a mapping's schema whose values `NodeReader.read` reads: scalars and lists of strings. */
+export type ScalarKey<S extends ObjectSchema> = {
+  [K in keyof S["properties"]]: S["properties"][K] extends
+    | { type: "string" | "integer" | "number" | "boolean" }
+    | { type: "array"; items: { type: "string" } }
+    ? K
+    : never;
+}[keyof S["properties"]] &
+  string;
 
 export class NodeReader {
   readonly problems: Problem[] = [];
@@ -54,6 +78,64 @@ export class NodeReader {
       );
     }
     return entries;
+  }
+
+  /**
+   * A mapping read against its schema (format.ts): keys it does not have reported with a
+   * did-you-mean, then the required keys that are missing.
+   */
+  readObject(
+    node: YamlNode,
+    field: string,
+    schema: ObjectSchema,
+    options: ReadMapOptions = {},
+  ): Map<string, YamlEntry> | undefined {
+    const entries = this.readMap(node, field, Object.keys(schema.properties), options);
+    if (!entries) return undefined;
+    for (const key of schema.required ?? []) {
+      if (entries.has(key)) continue;
+      const hint = options.requiredHints?.[key];
+      const detail = hint ? ` (${hint})` : options.owner ? ` for ${options.owner}` : "";
+      this.report(node.line, joinField(field, key), `missing required key \`${key}\`${detail}`);
+    }
+    return entries;
+  }
+
+  /**
+   * A scalar, or a list of strings, read against its schema (format.ts): its type, its choices,
+   * its bounds and whether it may be empty. Patterns are checked by the caller, which says what
+   * the pattern means.
+   */
+  read<S extends FieldSchema>(node: YamlNode, field: string, schema: S): ValueOf<S> | undefined {
+    return this.readBySchema(node, field, schema) as ValueOf<S> | undefined;
+  }
+
+  /** `key`'s value in a mapping `readObject` returned, read against its schema; undefined when absent or invalid. */
+  readEntry<S extends ObjectSchema, K extends ScalarKey<S>>(
+    entries: Map<string, YamlEntry>,
+    field: string,
+    schema: S,
+    key: K,
+  ): ValueOf<S["properties"][K]> | undefined {
+    const entry = entries.get(key);
+    const valueSchema = schema.properties[key] as S["properties"][K];
+    return entry ? this.read(entry.value, joinField(field, key), valueSchema) : undefined;
+  }
+
+  private readBySchema(node: YamlNode, field: string, schema: FieldSchema): unknown {
+    if (schema.enum) return this.readEnum(node, field, schema.enum);
+    switch (schema.type) {
+      case "integer":
+        return this.readInteger(node, field, schema.minimum ?? Number.MIN_SAFE_INTEGER, schema.maximum);
+      case "number":
+        return this.readNumber(node, field, schema.minimum ?? Number.NEGATIVE_INFINITY, schema.maximum);
+      case "boolean":
+        return this.readBoolean(node, field);
+      case "array":
+        return this.readStringList(node, field);
+      default:
+        return this.readString(node, field, { allowEmpty: !schema.minLength });
+    }
   }
 
   readString(node: YamlNode, field: string, options: { allowEmpty?: boolean } = {}): string | undefined {

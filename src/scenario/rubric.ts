@@ -1,31 +1,22 @@
 /** Judge rubrics: `criteria: [{id, weight, description}]` with weights summing to 1; `output:` is tolerated. */
-import { CRITERION_KEYS, RUBRIC_KEYS } from "./keys.js";
+import { CRITERION, CRITERION_ID_PATTERN, RUBRIC } from "./format.js";
 import { NodeReader } from "./node-reader.js";
 import { indexField, type Problem } from "./problems.js";
 import type { Rubric, RubricCriterion } from "./types.js";
 import type { YamlNode } from "./yaml-node.js";
 
-/** Criterion ids become property names in the judge's forced tool call, so they must be plain. */
-const CRITERION_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 export const WEIGHT_TOLERANCE = 1e-6;
 
 /** Validates a parsed rubric file; `file` is its absolute path. */
 export function buildRubric(tree: YamlNode, file: string): { rubric?: Rubric; problems: Problem[] } {
   const reader = new NodeReader(file);
-  const entries = reader.readMap(tree, "", RUBRIC_KEYS, {
+  const entries = reader.readObject(tree, "", RUBRIC, {
     owner: "a rubric",
     hints: { rubric: "a rubric file holds `criteria:` at its top level" },
+    requiredHints: { criteria: "a list of {id, weight, description}" },
   });
-  if (!entries) return { problems: reader.problems };
-  const criteriaEntry = entries.get("criteria");
-  if (!criteriaEntry) {
-    reader.report(
-      tree.line,
-      "criteria",
-      "missing required key `criteria` (a list of {id, weight, description})",
-    );
-    return { problems: reader.problems };
-  }
+  const criteriaEntry = entries?.get("criteria");
+  if (!criteriaEntry) return { problems: reader.problems };
   const node = criteriaEntry.value;
   if (node.kind !== "seq" || node.items.length === 0) {
     reader.expected(node, "criteria", "a non-empty list of {id, weight, description}");
@@ -57,32 +48,31 @@ function readCriterion(
   field: string,
   seen: Map<string, number>,
 ): { criterion?: RubricCriterion; weightValid: boolean } {
-  const criterion = reader.readMap(item, field, CRITERION_KEYS, { owner: "a rubric criterion" });
+  const criterion = reader.readObject(item, field, CRITERION, { owner: "a rubric criterion" });
   if (!criterion) return { weightValid: false };
   const before = reader.problems.length;
-  /** A required key's value as `read` reads it; a problem when the key is missing. */
+  /** A required key's value as `read` reads it (readObject reported it if missing). */
   const required = <T>(key: string, read: (value: YamlNode, at: string) => T | undefined): T | undefined => {
     const value = criterion.get(key)?.value;
-    if (!value) {
-      reader.report(item.line, `${field}.${key}`, `missing required key \`${key}\``);
-      return undefined;
-    }
-    return read(value, `${field}.${key}`);
+    return value ? read(value, `${field}.${key}`) : undefined;
   };
   const id = required("id", (value, at) => {
     const text = reader.readString(value, at);
-    if (text === undefined || CRITERION_ID.test(text)) return text;
+    if (text === undefined || CRITERION_ID_PATTERN.test(text)) return text;
     const message = `expected letters, digits, \`_\`, \`.\` or \`-\` (at most 64), found ${JSON.stringify(text)}`;
     reader.report(value.line, at, message);
     return undefined;
   });
   const weight = required("weight", (value, at) => {
-    const number = reader.readNumber(value, at, 0, 1);
+    const bounds = CRITERION.properties.weight;
+    const number = reader.readNumber(value, at, bounds.exclusiveMinimum, bounds.maximum);
     if (number !== 0) return number;
     reader.report(value.line, at, "expected a weight > 0 (remove the criterion instead)");
     return undefined;
   });
-  const description = required("description", (value, at) => reader.readString(value, at));
+  const description = required("description", (value, at) =>
+    reader.read(value, at, CRITERION.properties.description),
+  );
   if (id !== undefined) {
     const firstLine = seen.get(id);
     if (firstLine !== undefined) {

@@ -1,23 +1,26 @@
-/** Builds a Scenario from one parsed scenario YAML file (README "Scenarios"; schema/scenario.schema.json), collecting every problem. */
+/** Builds a Scenario from one parsed scenario YAML file (README "Scenarios"; the format is format.ts's), collecting every problem. */
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { describeError } from "../errors.js";
 import { patternSyntaxError } from "../evaluate/regex.js";
 import { parseDuration } from "./duration.js";
-import { readGate } from "./gates.js";
 import {
-  AGENT_KEYS,
-  COMPOSITE_KEYS,
-  EVALUATION_KEYS,
-  GUIDANCE_KEYS,
-  GUIDANCE_MODES,
-  JUDGE_KEYS,
-  SANDBOX_SETTINGS,
-  SCENARIO_KEYS,
-  TARGET_KEYS,
-  VARIANT_KEYS,
-} from "./keys.js";
-import type { NodeReader } from "./node-reader.js";
+  AGENT,
+  COMPOSITE,
+  DEFAULT_CATEGORY,
+  DEFAULT_TIER,
+  EVALUATION,
+  GUIDANCE_OBJECT,
+  ID_PATTERN,
+  JUDGE,
+  keysOf,
+  OPTION_NAME_PATTERN,
+  SCENARIO,
+  TARGET,
+  VARIANT,
+} from "./format.js";
+import { readGate } from "./gates.js";
+import type { NodeReader, ScalarKey } from "./node-reader.js";
 import { describeEscape, findEscapingLink, findReadableRoot, isInside } from "./paths.js";
 import { indexField, joinField, type Problem } from "./problems.js";
 import { formatSum, WEIGHT_TOLERANCE } from "./rubric.js";
@@ -35,13 +38,8 @@ import type {
 } from "./types.js";
 import type { YamlEntry, YamlNode } from "./yaml-node.js";
 
-/** Scenario ids and variant names name output folders, so they stay filesystem-safe. */
-export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const ID_EXPECTED =
   "letters, digits, `.`, `_` and `-`, starting with a letter or digit (it names the output folder)";
-export const DEFAULT_CATEGORY = "uncategorized";
-export const DEFAULT_TIER = 1;
-export const DEFAULT_PASS_THRESHOLD = 0.7;
 
 export interface YamlScenarioIo {
   /** Loads and validates a rubric file; its problems name the rubric file. */
@@ -78,32 +76,33 @@ export async function buildYamlScenario(
     reader.expected(tree, "", "a mapping of scenario fields (at least `task`)");
     return undefined;
   }
-  const root = reader.readMap(tree, "", SCENARIO_KEYS, { hints: ROOT_HINTS });
+  const root = reader.readObject(tree, "", SCENARIO, {
+    hints: ROOT_HINTS,
+    requiredHints: { task: "the message given to the agent" },
+  });
   if (!root) return undefined;
-  const get = (key: string): YamlNode | undefined => root.get(key)?.value;
+  const get = (key: keyof typeof SCENARIO.properties): YamlNode | undefined => root.get(key)?.value;
   const optional = <T>(
-    key: string,
+    key: keyof typeof SCENARIO.properties,
     read: (node: YamlNode, field: string) => T | undefined,
   ): T | undefined => {
     const node = get(key);
     return node ? read(node, key) : undefined;
   };
+  const value = <K extends ScalarKey<typeof SCENARIO>>(key: K) => reader.readEntry(root, "", SCENARIO, key);
 
   const id = readId(reader, root.get("name"), file);
-  const description = optional("description", (node, field) => reader.readString(node, field));
-  const category = optional("category", (node, field) => reader.readString(node, field)) ?? DEFAULT_CATEGORY;
-  const tags = optional("tags", (node, field) => reader.readStringList(node, field)) ?? [];
-  const tier = optional("tier", (node, field) => reader.readInteger(node, field, 0)) ?? DEFAULT_TIER;
-  const taskNode = get("task");
-  const task = taskNode ? reader.readString(taskNode, "task") : undefined;
-  if (!taskNode)
-    reader.report(tree.line, "task", "missing required key `task` (the message given to the agent)");
-  const system = optional("system", (node, field) => reader.readString(node, field));
-  const sandbox = optional("sandbox", (node, field) => reader.readEnum(node, field, SANDBOX_SETTINGS));
-  const network = optional("network", (node, field) => reader.readBoolean(node, field));
+  const description = value("description");
+  const category = value("category") ?? DEFAULT_CATEGORY;
+  const tags = value("tags") ?? [];
+  const tier = value("tier") ?? DEFAULT_TIER;
+  const task = value("task");
+  const system = value("system");
+  const sandbox = value("sandbox");
+  const network = value("network");
   const fixture = await optionalAsync(get("fixture"), (node) => readFixture(reader, node, "fixture", dir));
   const files = optional("files", (node, field) => readFiles(reader, node, field, sandbox)) ?? {};
-  const setup = optional("setup", (node, field) => reader.readStringList(node, field)) ?? [];
+  const setup = value("setup") ?? [];
   const guidance = await optionalAsync(get("guidance"), (node) =>
     readGuidance(reader, node, "guidance", dir),
   );
@@ -127,7 +126,7 @@ export async function buildYamlScenario(
   const evaluation = (await optionalAsync(get("evaluation"), (node) =>
     readEvaluation(reader, node, "evaluation", dir, io),
   )) ?? { gates: [] };
-  const trials = optional("trials", (node, field) => reader.readInteger(node, field, 1));
+  const trials = value("trials");
 
   if (reader.problems.length > 0 || id === undefined || task === undefined) return undefined;
   const scenario: ScenarioWithoutHash = {
@@ -274,21 +273,16 @@ async function readGuidance(
   dir: string,
 ): Promise<Guidance | undefined> {
   let fileNode: YamlNode | undefined = node;
-  let mode: Guidance["mode"] | undefined = "workdir";
+  let mode: Guidance["mode"] | undefined = GUIDANCE_OBJECT.properties.mode.default;
   if (node.kind === "map") {
-    const entries = reader.readMap(node, field, GUIDANCE_KEYS, { owner: "guidance" });
-    if (!entries) return undefined;
-    fileNode = entries.get("file")?.value;
-    const modeNode = entries.get("mode")?.value;
-    if (modeNode) mode = reader.readEnum(modeNode, joinField(field, "mode"), GUIDANCE_MODES);
-    if (!fileNode) {
-      reader.report(
-        node.line,
-        joinField(field, "file"),
-        "missing required key `file` (the guidance document, e.g. AGENTS.md)",
-      );
-      return undefined;
-    }
+    const entries = reader.readObject(node, field, GUIDANCE_OBJECT, {
+      owner: "guidance",
+      requiredHints: { file: "the guidance document, e.g. AGENTS.md" },
+    });
+    fileNode = entries?.get("file")?.value;
+    const modeNode = entries?.get("mode")?.value;
+    if (modeNode) mode = reader.read(modeNode, joinField(field, "mode"), GUIDANCE_OBJECT.properties.mode);
+    if (!fileNode) return undefined;
   } else if (node.kind !== "scalar" || typeof node.value !== "string") {
     return reader.expected(node, field, "a file path or a mapping {file, mode}");
   }
@@ -346,13 +340,9 @@ async function readVariants(
   const seen = new Map<string, number>();
   for (const [index, item] of node.items.entries()) {
     const at = indexField(field, index);
-    const entries = reader.readMap(item, at, VARIANT_KEYS, { owner: "a variant" });
-    if (!entries) continue;
-    const nameEntry = entries.get("name");
-    if (!nameEntry) {
-      reader.report(item.line, joinField(at, "name"), "missing required key `name`");
-      continue;
-    }
+    const entries = reader.readObject(item, at, VARIANT, { owner: "a variant" });
+    const nameEntry = entries?.get("name");
+    if (!entries || !nameEntry) continue;
     const name = reader.readString(nameEntry.value, joinField(at, "name"));
     if (name === undefined) continue;
     if (!ID_PATTERN.test(name)) {
@@ -424,12 +414,12 @@ async function readTarget(
   field: string,
   dir: string,
 ): Promise<Target | undefined> {
-  const entries = reader.readMap(node, field, TARGET_KEYS, { owner: "target" });
+  const entries = reader.readObject(node, field, TARGET, { owner: "target" });
   if (!entries) return undefined;
   const target: Target = { env: {} };
   const binaryNode = entries.get("binary")?.value;
   if (binaryNode) {
-    const binary = reader.readString(binaryNode, joinField(field, "binary"));
+    const binary = reader.read(binaryNode, joinField(field, "binary"), TARGET.properties.binary);
     // A bare name is looked up on PATH; anything with a slash is a path relative to the scenario file.
     const resolved = binary?.includes("/") ? path.resolve(dir, binary) : undefined;
     const outside = binary && resolved ? await describeTargetEscape(resolved, dir, binary) : null;
@@ -438,7 +428,11 @@ async function readTarget(
   }
   const patternNode = entries.get("command_pattern")?.value;
   if (patternNode) {
-    const pattern = reader.readString(patternNode, joinField(field, "command_pattern"));
+    const pattern = reader.read(
+      patternNode,
+      joinField(field, "command_pattern"),
+      TARGET.properties.command_pattern,
+    );
     const problem = pattern === undefined ? null : patternSyntaxError(pattern);
     if (problem) reader.report(patternNode.line, joinField(field, "command_pattern"), problem);
     else if (pattern !== undefined) target.commandPattern = pattern;
@@ -453,9 +447,6 @@ async function readTarget(
   return target;
 }
 
-/** An option's name as the tool spells it: `-f`, `--file`, `-config`; no value, no space. */
-const OPTION_NAME = /^--?[A-Za-z0-9?@][A-Za-z0-9_.?@-]*$/;
-
 /** `target.global_options`: the names of the options that take their value in the next argument. */
 function readGlobalOptions(reader: NodeReader, node: YamlNode, field: string): string[] | undefined {
   if (node.kind !== "seq") return reader.expected(node, field, "a list of option names such as [-f, --file]");
@@ -464,7 +455,7 @@ function readGlobalOptions(reader: NodeReader, node: YamlNode, field: string): s
     const itemField = indexField(field, index);
     const option = reader.readString(item, itemField);
     if (option === undefined) return;
-    if (!OPTION_NAME.test(option)) {
+    if (!OPTION_NAME_PATTERN.test(option)) {
       reader.report(
         item.line,
         itemField,
@@ -478,22 +469,16 @@ function readGlobalOptions(reader: NodeReader, node: YamlNode, field: string): s
 }
 
 function readAgent(reader: NodeReader, node: YamlNode, field: string): AgentOverrides | undefined {
-  const entries = reader.readMap(node, field, AGENT_KEYS, {
+  const entries = reader.readObject(node, field, AGENT, {
     owner: "agent",
     hints: { maxTurns: "write `max_turns`", trials: "`trials` is a top-level key" },
   });
   if (!entries) return undefined;
   const agent: AgentOverrides = {};
-  const modelNode = entries.get("model")?.value;
-  if (modelNode) {
-    const model = reader.readString(modelNode, joinField(field, "model"));
-    if (model !== undefined) agent.model = model;
-  }
-  const turnsNode = entries.get("max_turns")?.value;
-  if (turnsNode) {
-    const maxTurns = reader.readInteger(turnsNode, joinField(field, "max_turns"), 1);
-    if (maxTurns !== undefined) agent.maxTurns = maxTurns;
-  }
+  const model = reader.readEntry(entries, field, AGENT, "model");
+  if (model !== undefined) agent.model = model;
+  const maxTurns = reader.readEntry(entries, field, AGENT, "max_turns");
+  if (maxTurns !== undefined) agent.maxTurns = maxTurns;
   const timeoutNode = entries.get("timeout")?.value;
   if (timeoutNode) {
     const timeoutMs = readDuration(reader, timeoutNode, joinField(field, "timeout"));
@@ -530,7 +515,7 @@ async function readEvaluation(
   dir: string,
   io: YamlScenarioIo,
 ): Promise<Evaluation | undefined> {
-  const entries = reader.readMap(node, field, EVALUATION_KEYS, { owner: "evaluation" });
+  const entries = reader.readObject(node, field, EVALUATION, { owner: "evaluation" });
   if (!entries) return undefined;
   const evaluation: Evaluation = { gates: [] };
   const gatesNode = entries.get("gates")?.value;
@@ -595,16 +580,14 @@ async function readJudge(
   dir: string,
   io: YamlScenarioIo,
 ): Promise<JudgeSpec | undefined> {
-  const entries = reader.readMap(node, field, JUDGE_KEYS, { owner: "the judge" });
+  const entries = reader.readObject(node, field, JUDGE, { owner: "the judge" });
   if (!entries) return undefined;
-  const enabledNode = entries.get("enabled")?.value;
-  const enabled = enabledNode ? reader.readBoolean(enabledNode, joinField(field, "enabled")) : true;
-  const thresholdNode = entries.get("pass_threshold")?.value;
-  const passThreshold = thresholdNode
-    ? reader.readNumber(thresholdNode, joinField(field, "pass_threshold"), 0, 1)
-    : DEFAULT_PASS_THRESHOLD;
-  const modelNode = entries.get("model")?.value;
-  const model = modelNode ? reader.readString(modelNode, joinField(field, "model")) : undefined;
+  const read = <K extends ScalarKey<typeof JUDGE>>(key: K) => reader.readEntry(entries, field, JUDGE, key);
+  const enabled = entries.has("enabled") ? read("enabled") : JUDGE.properties.enabled.default;
+  const passThreshold = entries.has("pass_threshold")
+    ? read("pass_threshold")
+    : JUDGE.properties.pass_threshold.default;
+  const model = read("model");
   const rubricNode = entries.get("rubric")?.value;
   if (!rubricNode) {
     if (enabled !== false) {
@@ -638,17 +621,15 @@ function readComposite(
   field: string,
   keyLine: number,
 ): CompositeWeights | undefined {
-  const entries = reader.readMap(node, field, COMPOSITE_KEYS, { owner: "composite" });
+  const entries = reader.readObject(node, field, COMPOSITE, { owner: "composite" });
   if (!entries) return undefined;
-  if (entries.size === 0) {
-    reader.report(node.line, field, `expected at least one of ${COMPOSITE_KEYS.join(", ")}`);
+  const keys = keysOf(COMPOSITE);
+  if (entries.size < COMPOSITE.minProperties) {
+    reader.report(node.line, field, `expected at least one of ${keys.join(", ")}`);
     return undefined;
   }
   const before = reader.problems.length;
-  const weight = (key: string): number => {
-    const value = entries.get(key)?.value;
-    return value ? (reader.readNumber(value, joinField(field, key), 0) ?? 0) : 0;
-  };
+  const weight = (key: (typeof keys)[number]) => reader.readEntry(entries, field, COMPOSITE, key) ?? 0;
   const composite: CompositeWeights = {
     gateWeight: weight("gate_weight"),
     judgeWeight: weight("judge_weight"),
@@ -657,7 +638,8 @@ function readComposite(
   if (reader.problems.length > before) return undefined;
   const sum = composite.gateWeight + composite.judgeWeight + composite.interactionWeight;
   if (Math.abs(sum - 1) > WEIGHT_TOLERANCE) {
-    const parts = COMPOSITE_KEYS.filter((key) => entries.has(key))
+    const parts = keys
+      .filter((key) => entries.has(key))
       .map((key) => `${key} ${weight(key)}`)
       .join(" + ");
     reader.report(keyLine, field, `weights must sum to 1, found ${formatSum(sum)} (${parts})`);

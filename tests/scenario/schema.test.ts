@@ -1,31 +1,17 @@
 /**
- * The published JSON Schemas: valid fixtures validate, a few invalid documents do not, every field
- * has a description (editors show it), and the property names equal the loader's known keys.
+ * The published JSON Schemas: they are what format.ts generates (the loader reads the same
+ * definitions, so the two cannot drift), they compile for editors, valid fixtures validate, a few
+ * invalid documents do not, and every field has a description (editors show it).
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv } from "ajv";
 import { describe, expect, test } from "vitest";
-import {
-  AGENT_KEYS,
-  CHECK_GATE_KEYS,
-  COMPOSITE_KEYS,
-  CRITERION_KEYS,
-  EVALUATION_KEYS,
-  GATE_COMMON_KEYS,
-  GATE_PARAMS,
-  GATE_TYPES,
-  GUIDANCE_KEYS,
-  GUIDANCE_MODES,
-  JUDGE_KEYS,
-  RUBRIC_KEYS,
-  SANDBOX_SETTINGS,
-  SCENARIO_KEYS,
-  TARGET_KEYS,
-  VARIANT_KEYS,
-} from "../../src/scenario/keys.js";
+import { GATE_SCHEMAS, GATE_TYPES } from "../../src/scenario/format.js";
 import { loadScenarios, parseYamlFile, parseYamlText } from "../../src/scenario/load.js";
+import { buildSchemaFiles } from "../../src/scenario/schema-document.js";
+import { configErrorOf, makeTree } from "./helpers.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const FIXTURES = path.join(ROOT, "tests/fixtures/scenarios");
@@ -59,9 +45,6 @@ function definition(name: string): Schema {
   return found;
 }
 
-const sorted = (keys: Iterable<string>) => [...keys].sort();
-const keysOf = (schema: Schema | undefined) => sorted(Object.keys(schema?.properties ?? {}));
-
 describe("scenario schema", () => {
   test("every valid scenario fixture validates", async () => {
     const scenarios = await loadScenarios([FIXTURES]);
@@ -73,7 +56,7 @@ describe("scenario schema", () => {
     }
   });
 
-  test("documents the loader rejects are rejected by the schema too", () => {
+  test("documents the loader rejects are rejected by the schema too", async () => {
     for (const text of [
       "tsk: t\n",
       "task: t\ntier: high\n",
@@ -88,40 +71,41 @@ describe("scenario schema", () => {
       "task: t\ntarget: {global_options: [--file main.journal]}\n",
       "task: t\ntarget: {global_options: [-f, -f]}\n",
       "name: has space\ntask: t\n",
+      // Once accepted by the hand-kept schema though the loader refused them.
+      "task: t\nsystem: ''\n",
+      "task: t\nevaluation: {gates: [{type: llm_judge, prompt: ''}]}\n",
     ]) {
+      const dir = await makeTree({ "s.yaml": text });
+      expect(await configErrorOf(() => loadScenarios(["s.yaml"], { cwd: dir })), text).toMatch(
+        /^s\.yaml:\d+: /,
+      );
       expect(validateScenario(parseYamlText(text)), text).toBe(false);
     }
   });
 
-  test("property names equal the loader's known keys", () => {
-    expect(keysOf(scenarioSchema)).toEqual(sorted(SCENARIO_KEYS));
-    expect(scenarioSchema.additionalProperties).toBe(false);
-    const guidanceObject = definition("guidance").oneOf?.find((option) => option.properties);
-    expect(keysOf(guidanceObject)).toEqual(sorted(GUIDANCE_KEYS));
-    expect(guidanceObject?.properties?.mode?.enum).toEqual([...GUIDANCE_MODES]);
-    expect(keysOf(definition("variant"))).toEqual(sorted(VARIANT_KEYS));
-    expect(keysOf(definition("target"))).toEqual(sorted(TARGET_KEYS));
-    expect(keysOf(definition("agent"))).toEqual(sorted(AGENT_KEYS));
-    expect(keysOf(definition("evaluation"))).toEqual(sorted(EVALUATION_KEYS));
-    expect(keysOf(definition("judge"))).toEqual(sorted(JUDGE_KEYS));
-    expect(keysOf(definition("composite"))).toEqual(sorted(COMPOSITE_KEYS));
-    expect(scenarioSchema.properties?.sandbox?.enum).toEqual([...SANDBOX_SETTINGS]);
-    expect(keysOf(definition("gate_check"))).toEqual(sorted(CHECK_GATE_KEYS));
-
-    const gateRefs = (definition("gate").oneOf ?? []).map((option) =>
-      option.$ref?.replace("#/definitions/", ""),
-    );
-    expect(sorted(gateRefs.map(String))).toEqual(
-      sorted([...GATE_TYPES.map((type) => `gate_${type}`), "gate_check"]),
-    );
-    for (const type of GATE_TYPES) {
-      const gate = definition(`gate_${type}`);
-      const params = Object.keys(GATE_PARAMS[type]);
-      expect(gate.properties?.type?.const, type).toBe(type);
-      expect(keysOf(gate), type).toEqual(sorted([...GATE_COMMON_KEYS, ...params]));
-      expect(sorted(gate.required ?? []), type).toEqual(sorted(["type", ...params]));
-      expect(gate.additionalProperties, type).toBe(false);
+  test("the committed schemas are the ones format.ts generates (`npm run schemas` rewrites them)", async () => {
+    for (const [file, generated] of Object.entries(buildSchemaFiles())) {
+      const committed = JSON.parse(await readFile(path.join(ROOT, file), "utf8"));
+      expect(committed, `${file} is stale: run \`npm run schemas\``).toEqual(
+        JSON.parse(JSON.stringify(generated)),
+      );
     }
+  });
+
+  test("the loader requires every parameter the schema requires of each gate", async () => {
+    const withParams = GATE_TYPES.filter((type) => (GATE_SCHEMAS[type].required ?? []).length > 1);
+    const gates = withParams.map((type) => `    - type: ${type}\n`).join("");
+    const dir = await makeTree({ "s.yaml": `task: t\nevaluation:\n  gates:\n${gates}` });
+    const message = await configErrorOf(() => loadScenarios(["s.yaml"], { cwd: dir }));
+    const expected = withParams.flatMap((type, index) =>
+      (GATE_SCHEMAS[type].required ?? [])
+        .filter((key) => key !== "type")
+        .map(
+          (key) =>
+            `s.yaml:${index + 4}: evaluation.gates[${index}].${key}: missing required key \`${key}\` for a \`${type}\` gate`,
+        ),
+    );
+    expect(message.split("\n")).toEqual(expected);
   });
 
   test("every field has a description", () => {
@@ -146,11 +130,6 @@ describe("rubric schema", () => {
   test("the fixture rubric validates", async () => {
     const rubric = await parseYamlFile(path.join(FIXTURES, "full/rubrics/quality.yaml"));
     expect(validateRubric(rubric), ajv.errorsText(validateRubric.errors)).toBe(true);
-  });
-
-  test("property names equal the loader's known keys", () => {
-    expect(keysOf(rubricSchema)).toEqual(sorted(RUBRIC_KEYS));
-    expect(keysOf(rubricSchema.properties?.criteria?.items)).toEqual(sorted(CRITERION_KEYS));
   });
 
   test("rejects what the loader rejects", () => {

@@ -297,6 +297,14 @@ const cases: Case[] = [
     ].join("\n"),
   },
   {
+    name: "a variant without a name, guidance without a file (the keys format.ts requires)",
+    files: { "s.yaml": "task: t\nvariants:\n  - env: {A: b}\nguidance:\n  mode: system\n" },
+    error: [
+      "s.yaml:3: variants[0].name: missing required key `name` for a variant",
+      "s.yaml:5: guidance.file: missing required key `file` (the guidance document, e.g. AGENTS.md)",
+    ].join("\n"),
+  },
+  {
     name: "duplicate variant names",
     files: { "s.yaml": "task: t\nvariants:\n  - name: v1\n  - name: v1\n" },
     error: "s.yaml:4: variants[1].name: duplicate variant name `v1` (first used on line 3)",
@@ -405,7 +413,7 @@ describe("rubrics", () => {
       text: "criteria:\n  - {id: 'has space', weight: 1, description: x}\n  - id: b\n    weight: 0\n",
       error: [
         'r.yaml:2: criteria[0].id: expected letters, digits, `_`, `.` or `-` (at most 64), found "has space"',
-        "r.yaml:3: criteria[1].description: missing required key `description`",
+        "r.yaml:3: criteria[1].description: missing required key `description` for a rubric criterion",
         "r.yaml:4: criteria[1].weight: expected a weight > 0 (remove the criterion instead)",
       ].join("\n"),
     },
