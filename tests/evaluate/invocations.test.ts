@@ -712,6 +712,32 @@ describe("extractInvocations with a binary: records assigned to calls jointly, i
     expect(result.disagreements).toBeUndefined();
   });
 
+  it("keeps forged successes out of the assignment: each failing call keeps its failure, the forgeries are flagged", () => {
+    // Two late-stamped failing calls; the agent writes a success record for each into the shim's
+    // channel, one at its call's stamp and one inside the other call's window.
+    const events = timedTrial([
+      { command: "my-tool check", exitCode: 1, startMs: 0, durationMs: 300, lateMs: 900 },
+      { command: "my-tool check", exitCode: 1, startMs: 1000, durationMs: 300, lateMs: 900 },
+    ]);
+    for (const atMs of [900, 1950]) {
+      events.push({
+        ts: new Date(epoch + atMs).toISOString(),
+        t_ms: atMs,
+        type: "target_invocation",
+        argv: ["my-tool", "check"],
+        exit_code: 0,
+        duration_ms: 5,
+        cwd: null,
+        started_at_ms: epoch + atMs,
+      });
+    }
+    const result = extractInvocations(events, target);
+    expect(result.invocations.map((i) => i.exit_code)).toEqual([1, 1]);
+    expect(result.disagreements).toEqual([
+      "2 shim record(s) match no tool call that invokes the target (run from a script, or forged); 2 reporting success not counted",
+    ]);
+  });
+
   it("assigns every record of a 2,000-call trial stamped late to its own call", () => {
     // Each call stamped 900 ms late, a second apart, the same command, every third one failing.
     const calls: TimedCall[] = Array.from({ length: 2000 }, (_, index) => ({
