@@ -28,7 +28,7 @@ import { ConfigError, describeError } from "../errors.js";
 import type { InvocationSource } from "../results/types.js";
 import type { Target } from "../scenario/types.js";
 import type { EventOf, TrialEvent } from "../transcript/events.js";
-import { assignInOrder, type Cost, type OrderedSlot } from "./ordered-assignment.js";
+import { assignInOrder, type Cost, completeAssignment, type OrderedSlot } from "./ordered-assignment.js";
 import { commandWordPattern, compilePattern, type PatternMatch, type ScenarioPattern } from "./regex.js";
 import { findSimpleCommands, type ShellWord, type SimpleCommand } from "./shell-commands.js";
 
@@ -290,7 +290,9 @@ function assignGroup(slots: InvocationSlot[], records: readonly ShimRecord[]): v
   if (slots.length === 0 || records.length === 0) return;
   // In the order the calls were made, each call's invocations in the order typed.
   slots.sort((a, b) => a.call.fromMs - b.call.fromMs || a.call.number - b.call.number || a.index - b.index);
-  const pathSlots = slots.filter((slot) => (slot.call.found[slot.index] as ScriptInvocation).viaPath).length;
+  const isViaPath = (slot: InvocationSlot | undefined) =>
+    slot !== undefined && (slot.call.found[slot.index] as ScriptInvocation).viaPath;
+  const pathSlots = slots.filter(isViaPath).length;
   const bareUnmatched: Cost = [pathSlots + 1, 0, 0];
   const pathUnmatched: Cost = [1, 0, 0];
   const ordered: OrderedSlot[] = slots.map(({ call, index, expectedExit }) => {
@@ -312,7 +314,12 @@ function assignGroup(slots: InvocationSlot[], records: readonly ShimRecord[]): v
     }
     return { unmatched: invocation.viaPath ? pathUnmatched : bareUnmatched, candidates };
   });
-  assignInOrder(ordered, records.length).forEach((item, position) => {
+  const assigned = assignInOrder(ordered, records.length);
+  // Then across the order, for what it could not match: bare names first.
+  const byPriority = slots.map((_, position) => position);
+  byPriority.sort((a, b) => Number(isViaPath(slots[a])) - Number(isViaPath(slots[b])));
+  completeAssignment(ordered, assigned, records.length, byPriority);
+  assigned.forEach((item, position) => {
     if (item < 0) return;
     const { call, index } = slots[position] as InvocationSlot;
     const record = records[item] as ShimRecord;

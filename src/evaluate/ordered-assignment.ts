@@ -122,3 +122,65 @@ export function assignInOrder(slots: readonly OrderedSlot[], itemCount: number):
 function isLess(a0: number, a1: number, a2: number, b0: number, b1: number, b2: number): boolean {
   return a0 !== b0 ? a0 < b0 : a1 !== b1 ? a1 < b1 : a2 < b2;
 }
+
+/**
+ * Gives a slot left without an item one, wherever an augmenting path exists: a chain of slots that
+ * each move to another of their candidates, ending at an item no slot took (the shortest chain,
+ * found breadth first). No slot loses its item. After it, no more slots can be given an item at
+ * all, crossing the order or not: what keeping order cannot match (calls run in parallel whose
+ * windows nest, the outer one's command run last) is matched. Slots are tried in `priority` order;
+ * `assigned` (from assignInOrder) is changed in place.
+ *
+ * The items a failed try reached are all taken, by slots whose candidates are all among them, so
+ * no later chain can pass through them: they are not searched again. So the failed tries together
+ * cost at most all slots' candidates, and each successful one (a slot given an item) as much.
+ */
+export function completeAssignment(
+  slots: readonly OrderedSlot[],
+  assigned: number[],
+  itemCount: number,
+  priority: readonly number[],
+): void {
+  const owner = new Int32Array(itemCount).fill(-1);
+  assigned.forEach((item, slot) => {
+    if (item >= 0) owner[item] = slot;
+  });
+  // Per try: the slot each item was reached from; `seen` says in which try (or DEAD).
+  const reachedFrom = new Int32Array(itemCount);
+  const seen = new Int32Array(itemCount).fill(-1);
+  const DEAD = -2;
+  for (const start of priority) {
+    if ((assigned[start] as number) >= 0 || (slots[start] as OrderedSlot).candidates.length === 0) continue;
+    const queue = [start];
+    const reached: number[] = [];
+    let free = -1;
+    for (let head = 0; head < queue.length && free < 0; head += 1) {
+      const slot = queue[head] as number;
+      for (const { item } of (slots[slot] as OrderedSlot).candidates) {
+        if (seen[item] === start || seen[item] === DEAD) continue;
+        seen[item] = start;
+        reachedFrom[item] = slot;
+        reached.push(item);
+        const holder = owner[item] as number;
+        if (holder < 0) {
+          free = item;
+          break;
+        }
+        queue.push(holder);
+      }
+    }
+    if (free < 0) {
+      for (const item of reached) seen[item] = DEAD;
+      continue;
+    }
+    // Back along the chain: each slot takes the item it reached, giving up the one it held (the
+    // starting slot held none, which ends the walk).
+    for (let item = free; item >= 0; ) {
+      const slot = reachedFrom[item] as number;
+      const held = assigned[slot] as number;
+      assigned[slot] = item;
+      owner[item] = slot;
+      item = held;
+    }
+  }
+}

@@ -770,6 +770,24 @@ describe("extractInvocations with a binary: records assigned to calls jointly, i
     expect(result.disagreements).toBeUndefined();
   });
 
+  it("matches parallel calls of one command whose windows nest, the outer one's command run last", () => {
+    // One call's window spans 10 s and its command ran at its end; a parallel call of the same
+    // command ran within it. Kept in order, the outer call takes the inner one's record and the
+    // inner call has none; the matching must cross.
+    const result = extractInvocations(
+      timedTrial([
+        { command: "my-tool status", exitCode: 0, startMs: 8999, durationMs: 10_000, lateMs: -8999 },
+        { command: "my-tool status", exitCode: 0, startMs: 149, durationMs: 100, lateMs: -49 },
+      ]),
+      target,
+    );
+    expect(result.invocations.map((i) => [i.exit_code, i.around_shim ?? false])).toEqual([
+      [0, false],
+      [0, false],
+    ]);
+    expect(result.disagreements).toBeUndefined();
+  });
+
   it("still flags a record outside every call's plausible window, and the call it did not explain", () => {
     const events = timedTrial([
       { command: "my-tool check", exitCode: 0, startMs: 0, durationMs: 300, lateMs: 0, recorded: null },

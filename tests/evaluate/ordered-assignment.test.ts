@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { assignInOrder, type Cost, type OrderedSlot } from "../../src/evaluate/ordered-assignment.js";
+import {
+  assignInOrder,
+  type Cost,
+  completeAssignment,
+  type OrderedSlot,
+} from "../../src/evaluate/ordered-assignment.js";
 
 /** Every order-keeping assignment, tried one by one: the cheapest total. */
 function cheapestByTrying(slots: readonly OrderedSlot[]): Cost {
@@ -30,6 +35,23 @@ function totalOf(slots: readonly OrderedSlot[], assigned: readonly number[]): Co
     },
     [0, 0, 0],
   );
+}
+
+/** The most slots any assignment (in order or not) gives an item, tried one by one. */
+function mostMatchedByTrying(slots: readonly OrderedSlot[]): number {
+  const taken = new Set<number>();
+  const visit = (index: number): number => {
+    if (index === slots.length) return 0;
+    let most = visit(index + 1);
+    for (const { item } of (slots[index] as OrderedSlot).candidates) {
+      if (taken.has(item)) continue;
+      taken.add(item);
+      most = Math.max(most, 1 + visit(index + 1));
+      taken.delete(item);
+    }
+    return most;
+  };
+  return visit(0);
 }
 
 const add = (left: Cost, right: Cost): Cost => [left[0] + right[0], left[1] + right[1], left[2] + right[2]];
@@ -68,6 +90,43 @@ describe("assignInOrder", () => {
       expect(taken, `seed ${seed}: order kept, each item once`).toEqual([...taken].sort((a, b) => a - b));
       expect(new Set(taken).size, `seed ${seed}`).toBe(taken.length);
       expect(totalOf(slots, assigned), `seed ${seed}`).toEqual(cheapestByTrying(slots));
+    }
+  });
+
+  it("then gives items to as many slots as any assignment can, across the order, taking none away", () => {
+    for (let seed = 1; seed <= 400; seed += 1) {
+      const random = randomFrom(seed);
+      const itemCount = 1 + random(7);
+      const slots: OrderedSlot[] = Array.from({ length: 1 + random(6) }, () => {
+        // Any window: nested and parallel ones, whose best match crosses the order.
+        const start = random(itemCount);
+        const end = Math.min(itemCount, start + 1 + random(itemCount));
+        const candidates = [];
+        for (let item = start; item < end; item += 1) {
+          if (random(3) > 0) candidates.push({ item, cost: [0, random(2), random(5)] as Cost });
+        }
+        return { unmatched: [1, 0, 0] as Cost, candidates };
+      });
+      const assigned = assignInOrder(slots, itemCount);
+      const before = [...assigned];
+      completeAssignment(
+        slots,
+        assigned,
+        itemCount,
+        slots.map((_, index) => index),
+      );
+      const taken = assigned.filter((item) => item >= 0);
+      expect(new Set(taken).size, `seed ${seed}: each item once`).toBe(taken.length);
+      assigned.forEach((item, index) => {
+        if (item >= 0)
+          expect(
+            slots[index]?.candidates.some((entry) => entry.item === item),
+            `seed ${seed}`,
+          ).toBe(true);
+        if ((before[index] as number) >= 0)
+          expect(item, `seed ${seed}: slot ${index} kept an item`).toBeGreaterThanOrEqual(0);
+      });
+      expect(taken.length, `seed ${seed}`).toBe(mostMatchedByTrying(slots));
     }
   });
 
