@@ -255,6 +255,8 @@ interface InvocationSlot {
  * 2. last commands given a record whose exit code is not the one the harness saw (a forged twin
  *    rarely has it);
  * 3. how far records started outside their calls' windows (an agent's timing skew), in ms.
+ * Then whatever keeping order left without a record is matched across it where possible
+ * (completeAssignment: parallel calls whose windows nest), no invocation losing its record.
  * A record may go to an invocation with the same arguments whose call's window it started within
  * RECORD_SKEW_MS of. Invocations typed with the same literal arguments are assigned together, each
  * such group on its own: calls the agent ran in parallel may have run in either order, which only
