@@ -10,7 +10,9 @@
  * offset) unless taking one of its candidates k < j is cheaper. Only f(j) from the slot's first
  * candidate on can change, and all f(j) past every candidate seen so far are one shared value, so a
  * slot costs the span from its first candidate to the furthest candidate yet: about linear in
- * slots × candidates when the candidates' ranges move forward with the slots, as time windows do.
+ * slots × candidates when the candidates' ranges move forward with the slots, as time windows do
+ * (a window without an end, a call that never got its result, makes the spans after it longer).
+ * completeAssignment then matches, across the order, what keeping it could not.
  */
 
 /** A cost, compared lexicographically: the first component decides, then the second, then the third. */
