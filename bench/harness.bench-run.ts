@@ -377,6 +377,78 @@ it("analysis: layer 1 and gates over 100,000 events", async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/**
+ * A trial of `count` calls of one command a second apart, every third failing, each call and its
+ * result stamped `lateMs` after its command ran (as an agent CLI that stamps at answer arrival).
+ */
+function lateStampedEvents(count: number, lateMs: number): TrialEvent[] {
+  const epoch = Date.parse("2026-01-01T00:00:00.000Z");
+  const at = (ms: number) => ({ ts: new Date(epoch + ms).toISOString(), t_ms: ms });
+  const events: TrialEvent[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const start = i * 1000;
+    const exitCode = i % 3 === 0 ? 1 : 0;
+    events.push({
+      ...at(start + lateMs),
+      type: "tool_call",
+      call_id: `c${i}`,
+      turn: i + 1,
+      command: "tool check",
+    });
+    events.push({
+      ...at(start + 300 + lateMs),
+      type: "tool_result",
+      call_id: `c${i}`,
+      stdout: "",
+      stderr: "",
+      exit_code: exitCode,
+      duration_ms: 300,
+      truncated: false,
+      timed_out: false,
+    });
+    events.push({
+      ...at(start + 302),
+      type: "target_invocation",
+      argv: ["tool", "check"],
+      exit_code: exitCode,
+      duration_ms: 298,
+      cwd: "/w",
+      started_at_ms: epoch + start + 1,
+    });
+  }
+  return events;
+}
+
+it("layer 1: shim records matched to 20,000 calls of one command, stamped late", () => {
+  const target = { binary: "tool", env: {} };
+  const timeMatching = (events: TrialEvent[]) => {
+    const times: number[] = [];
+    for (let round = 0; round < 5; round += 1) {
+      const started = performance.now();
+      const { invocations, disagreements } = extractInvocations(events, target);
+      times.push(performance.now() - started);
+      expect(invocations).toHaveLength(20_000);
+      expect(disagreements).toBeUndefined();
+    }
+    return times.sort((a, b) => a - b)[2] as number;
+  };
+  // 900 ms late: each call's window holds its neighbour's record, its own lies before it.
+  const late = timeMatching(lateStampedEvents(20_000, 900));
+  const onTime = timeMatching(lateStampedEvents(20_000, 0));
+  record(
+    "layer 1 over 20,000 calls of one command stamped 900 ms late (median of 5)",
+    `${late.toFixed(0)} ms`,
+    "report",
+    true,
+  );
+  record(
+    "  … ÷ the same calls stamped on time (records within their own calls)",
+    `${(late / onTime).toFixed(2)}×`,
+    "≤ 1.5",
+    late / onTime <= 1.5,
+  );
+});
+
 it("report.json → Markdown for 1,000 scenarios × 5 trials", () => {
   const scenarios = Array.from({ length: 1000 }, (_, i) => {
     const trials: TrialReport[] = Array.from({ length: 5 }, (_, t) =>

@@ -28,6 +28,7 @@ import { ConfigError, describeError } from "../errors.js";
 import type { InvocationSource } from "../results/types.js";
 import type { Target } from "../scenario/types.js";
 import type { EventOf, TrialEvent } from "../transcript/events.js";
+import { assignInOrder, type Cost, completeAssignment, type OrderedSlot } from "./ordered-assignment.js";
 import { commandWordPattern, compilePattern, type PatternMatch, type ScenarioPattern } from "./regex.js";
 import { findSimpleCommands, type ShellWord, type SimpleCommand } from "./shell-commands.js";
 
@@ -116,7 +117,8 @@ function fromShimRecord(
  * agent's tool events are timed when the harness reads them from its stream, which can come after
  * the command started (Claude Code runs a Bash call before its message is on stdout: tens of
  * milliseconds, more on a loaded machine); the harness's own calls are timed around the command.
- * A record is first looked for in its call's own window, only then this far around it.
+ * Records are given to calls jointly (see assignRecords), so a skewed call does not take a
+ * neighbour's record; a record further than this from every call is no call's.
  */
 export const RECORD_SKEW_MS = 2000;
 
@@ -133,8 +135,8 @@ export const RECORD_SKEW_MS = 2000;
  * - a record no tool call explains (it started outside every call, or during a call that typed no
  *   invocation of the target: the target run from a script, or a forged record): it counts only
  *   when it reports a failure, so added records never improve the metrics.
- * Records are matched to the calls' typed invocations by their arguments, first within each
- * call's window, then within RECORD_SKEW_MS of it (an honest agent's timing skew).
+ * Records are matched to the calls' typed invocations by their arguments, within RECORD_SKEW_MS
+ * of each call's window (an honest agent's timing skew), all calls together (assignRecords).
  * Agents without tool calls (free text only) have nothing to check against.
  */
 function extractShimAndUnseenInvocations(
@@ -154,16 +156,13 @@ function extractShimAndUnseenInvocations(
   const disagreements: string[] = [];
   const pairs = pairToolCalls(events);
   const calls = planCalls(pairs, matcher, target.globalOptions);
-  // Exact windows first, for every call, so that a neighbour's skew never takes a call's own record.
-  for (const call of calls) claimRecords(call, records, 0);
-  for (const call of calls) claimRecords(call, records, RECORD_SKEW_MS);
+  assignRecords(calls, records);
   const added: { invocation: Invocation; atMs: number }[] = [];
   for (const call of calls) added.push(...settleCall(call, disagreements));
   const checked = pairs.length > 0;
-  const loose = calls.filter((call) => !call.strict);
+  const looseWindows = mergeWindows(calls.filter((call) => !call.strict));
   const explained = (record: ShimRecord) =>
-    record.claimed ||
-    loose.some((call) => isWithin(record.event.started_at_ms, call.fromMs, call.toMs, RECORD_SKEW_MS));
+    record.claimed || isInWindows(record.event.started_at_ms, looseWindows);
   const unexplained = checked ? records.filter((record) => !explained(record)) : [];
   if (unexplained.length > 0) {
     const successes = unexplained.filter((record) => !isFailedExit(record.exitCode)).length;
@@ -239,41 +238,137 @@ function planCalls(
   return planned;
 }
 
-function isWithin(atMs: number, fromMs: number, toMs: number, skewMs: number): boolean {
-  return atMs >= fromMs - skewMs && atMs <= toMs + skewMs;
+/** A typed invocation waiting for its record: one slot of the assignment. */
+interface InvocationSlot {
+  call: PlannedCall;
+  /** Its index in the call's `found`. */
+  index: number;
+  /** The exit code the harness saw for it (the call's last command, observed), else null. */
+  expectedExit: number | null;
 }
 
 /**
- * The call's typed invocations that have no record yet claim one that started within `skewMs` of
- * its window, with the same arguments: bare names first (they went through the shim), from the
- * last back, the last command preferring a record with the exit code the harness saw (a forged one
- * rarely has it); then the path calls (a shim covering the path records them too). Nearest to the
- * window first, then latest.
+ * Gives the shim's records to the typed invocations of all calls at once: the assignment of least
+ * cost that keeps time order (assignInOrder), where cost is, in this order of importance,
+ * 1. invocations left without a record: bare names before path calls (a bare name surely went
+ *    through the shim; a shim covering the path records a path call too, in local mode none does);
+ * 2. last commands given a record whose exit code is not the one the harness saw (a forged twin
+ *    rarely has it);
+ * 3. how far records started outside their calls' windows (an agent's timing skew), in ms.
+ * Then whatever keeping order left without a record is matched across it where possible
+ * (completeAssignment: parallel calls whose windows nest), no invocation losing its record.
+ * A record may go to an invocation with the same arguments whose call's window it started within
+ * RECORD_SKEW_MS of. Invocations typed with the same literal arguments are assigned together, each
+ * such group on its own: calls the agent ran in parallel may have run in either order, which only
+ * matters between calls that agree on the arguments. Then the invocations with an expansion
+ * (`my-tool show "$f"`, which may have any of several argument lists) take from the records left.
  */
-function claimRecords(call: PlannedCall, records: ShimRecord[], skewMs: number): void {
-  const during = recordsBetween(records, call.fromMs - skewMs, call.toMs + skewMs);
-  const observed = call.result !== null && !call.result.timed_out;
-  const lastExit = observed ? (call.result as EventOf<"tool_result">).exit_code : null;
-  const distance = (record: ShimRecord) => {
-    const at = record.event.started_at_ms;
-    return at < call.fromMs ? call.fromMs - at : at > call.toMs ? at - call.toMs : 0;
-  };
-  const claim = (argv: readonly string[], exitCode: number | null) => {
-    const candidates = [...during]
-      .reverse()
-      .filter(({ event, claimed }) => !claimed && argumentsAgree(event.argv, argv))
-      .sort((a, b) => distance(a) - distance(b));
-    const record = candidates.find((entry) => entry.exitCode === exitCode) ?? candidates[0];
-    if (record) record.claimed = true;
-    return record ?? null;
-  };
-  for (const viaPath of [false, true]) {
-    for (let index = call.found.length - 1; index >= 0; index -= 1) {
-      const invocation = call.found[index] as ScriptInvocation;
-      if (invocation.viaPath !== viaPath || call.records[index]) continue;
-      call.records[index] = claim(invocation.argv, invocation.last ? lastExit : null);
-    }
+function assignRecords(calls: readonly PlannedCall[], records: readonly ShimRecord[]): void {
+  const literal = new Map<string, InvocationSlot[]>();
+  const expanding: InvocationSlot[] = [];
+  for (const call of calls) {
+    const observed = call.result !== null && !call.result.timed_out;
+    call.found.forEach((invocation, index) => {
+      const slot = {
+        call,
+        index,
+        expectedExit: invocation.last && observed ? (call.result as EventOf<"tool_result">).exit_code : null,
+      };
+      if (invocation.argv.slice(1).some(expandsInShell)) expanding.push(slot);
+      else groupOf(literal, argumentsKey(invocation.argv)).push(slot);
+    });
   }
+  const recordsByArguments = new Map<string, ShimRecord[]>();
+  for (const record of records) groupOf(recordsByArguments, argumentsKey(record.event.argv)).push(record);
+  for (const [key, slots] of literal) assignGroup(slots, recordsByArguments.get(key) ?? []);
+  assignGroup(
+    expanding,
+    records.filter((record) => !record.claimed),
+  );
+}
+
+/** One assignment (see assignRecords) of `slots` to `records` (by start time), marking what is taken. */
+function assignGroup(slots: InvocationSlot[], records: readonly ShimRecord[]): void {
+  if (slots.length === 0 || records.length === 0) return;
+  // In the order the calls were made, each call's invocations in the order typed.
+  slots.sort((a, b) => a.call.fromMs - b.call.fromMs || a.call.number - b.call.number || a.index - b.index);
+  const isViaPath = (slot: InvocationSlot | undefined) =>
+    slot !== undefined && (slot.call.found[slot.index] as ScriptInvocation).viaPath;
+  const pathSlots = slots.filter(isViaPath).length;
+  const bareUnmatched: Cost = [pathSlots + 1, 0, 0];
+  const pathUnmatched: Cost = [1, 0, 0];
+  const ordered: OrderedSlot[] = slots.map(({ call, index, expectedExit }) => {
+    const invocation = call.found[index] as ScriptInvocation;
+    const candidates: { item: number; cost: Cost }[] = [];
+    const toMs = call.toMs + RECORD_SKEW_MS;
+    for (
+      let item = firstStartingAt(records, call.fromMs - RECORD_SKEW_MS);
+      item < records.length;
+      item += 1
+    ) {
+      const record = records[item] as ShimRecord;
+      const atMs = record.event.started_at_ms;
+      if (atMs > toMs) break;
+      if (!argumentsAgree(record.event.argv, invocation.argv)) continue;
+      const distance = atMs < call.fromMs ? call.fromMs - atMs : atMs > call.toMs ? atMs - call.toMs : 0;
+      const mismatch = expectedExit !== null && record.exitCode !== expectedExit ? 1 : 0;
+      candidates.push({ item, cost: [0, mismatch, distance] });
+    }
+    return { unmatched: invocation.viaPath ? pathUnmatched : bareUnmatched, candidates };
+  });
+  const assigned = assignInOrder(ordered, records.length);
+  // Then across the order, for what it could not match: bare names first.
+  const byPriority = slots.map((_, position) => position);
+  byPriority.sort((a, b) => Number(isViaPath(slots[a])) - Number(isViaPath(slots[b])));
+  completeAssignment(ordered, assigned, records.length, byPriority);
+  assigned.forEach((item, position) => {
+    if (item < 0) return;
+    const { call, index } = slots[position] as InvocationSlot;
+    const record = records[item] as ShimRecord;
+    record.claimed = true;
+    call.records[index] = record;
+  });
+}
+
+function groupOf<T>(groups: Map<string, T[]>, key: string): T[] {
+  let group = groups.get(key);
+  if (!group) {
+    group = [];
+    groups.set(key, group);
+  }
+  return group;
+}
+
+/** The arguments after the binary, as one key (the binary itself may be typed with a path). */
+function argumentsKey(argv: readonly string[]): string {
+  return JSON.stringify(argv.slice(1));
+}
+
+/** The loose calls' windows widened by RECORD_SKEW_MS, merged where they overlap, by start. */
+function mergeWindows(calls: readonly PlannedCall[]): { fromMs: number; toMs: number }[] {
+  const windows = calls
+    .map((call) => ({ fromMs: call.fromMs - RECORD_SKEW_MS, toMs: call.toMs + RECORD_SKEW_MS }))
+    .sort((a, b) => a.fromMs - b.fromMs);
+  const merged: { fromMs: number; toMs: number }[] = [];
+  for (const widened of windows) {
+    const previous = merged[merged.length - 1];
+    if (previous && widened.fromMs <= previous.toMs) previous.toMs = Math.max(previous.toMs, widened.toMs);
+    else merged.push({ ...widened });
+  }
+  return merged;
+}
+
+/** Whether `atMs` falls in one of `windows` (merged, by start): a binary search. */
+function isInWindows(atMs: number, windows: readonly { fromMs: number; toMs: number }[]): boolean {
+  let low = 0;
+  let high = windows.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((windows[middle] as { fromMs: number }).fromMs <= atMs) low = middle + 1;
+    else high = middle;
+  }
+  const containing = windows[low - 1];
+  return containing !== undefined && atMs <= containing.toMs;
 }
 
 /**
@@ -320,18 +415,16 @@ function settleCall(call: PlannedCall, disagreements: string[]): { invocation: I
 /** Shell words that can run a command more than once. */
 const LOOP_OR_FUNCTION = /\b(?:for|while|until|select|function)\b|\(\s*\)|[{}]/;
 
-/** The records (sorted by start) that started in [fromMs, toMs]: a binary search, then a slice. */
-function recordsBetween(records: readonly ShimRecord[], fromMs: number, toMs: number): ShimRecord[] {
+/** The index of the first record (sorted by start) that started at or after `atMs`: a binary search. */
+function firstStartingAt(records: readonly ShimRecord[], atMs: number): number {
   let low = 0;
   let high = records.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if ((records[middle] as ShimRecord).event.started_at_ms < fromMs) low = middle + 1;
+    if ((records[middle] as ShimRecord).event.started_at_ms < atMs) low = middle + 1;
     else high = middle;
   }
-  let end = low;
-  while (end < records.length && (records[end] as ShimRecord).event.started_at_ms <= toMs) end += 1;
-  return records.slice(low, end);
+  return low;
 }
 
 function quoteHeadOf(command: string): string {
@@ -455,13 +548,17 @@ function matchCommandWord(
 function argumentsAgree(recorded: readonly string[], parsed: readonly string[]): boolean {
   const expected = parsed.slice(1);
   const actual = recorded.slice(1);
-  const expands = (word: string) => /[$`*?[~{]/.test(word);
-  if (!expected.some(expands)) {
+  if (!expected.some(expandsInShell)) {
     return actual.length === expected.length && actual.every((arg, index) => arg === expected[index]);
   }
   // Expansions may change the count: the first argument (the subcommand) decides when literal.
   const first = expected[0];
-  return first === undefined || expands(first) || actual[0] === first;
+  return first === undefined || expandsInShell(first) || actual[0] === first;
+}
+
+/** A typed word the shell may turn into other words (variables, substitutions, globs, braces, `~`). */
+function expandsInShell(word: string): boolean {
+  return /[$`*?[~{]/.test(word);
 }
 
 /** Every match of `command_pattern` in `agent_output` text; exit codes and durations unknown. */

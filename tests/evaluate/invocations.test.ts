@@ -5,8 +5,10 @@ import {
   findArgvSubcommand,
   findPossibleGlobalOptions,
   quoteShellWord,
+  RECORD_SKEW_MS,
   splitShellSegment,
 } from "../../src/evaluate/invocations.js";
+import type { TrialEvent } from "../../src/transcript/events.js";
 import { createEventLog } from "../support/event-builder.js";
 
 describe("extractInvocations: source order", () => {
@@ -557,5 +559,256 @@ describe("findPossibleGlobalOptions: a hint where the list is missing", () => {
   it("says nothing when the pattern named the subcommand", () => {
     const named = { ...invocation("hledger", "-f", "main.journal", "balance"), subcommand: "balance" };
     expect(findPossibleGlobalOptions([named], { binary: "hledger", env: {} })).toEqual([]);
+  });
+});
+
+describe("extractInvocations with a binary: records assigned to calls jointly, in order", () => {
+  const target = { binary: "my-tool", env: {} };
+  const epoch = Date.UTC(2026, 0, 1);
+
+  interface TimedCall {
+    command: string;
+    exitCode: number;
+    /** When the command really started (its shim record starts 1 ms later), ms after the epoch. */
+    startMs: number;
+    durationMs: number;
+    /** How late the agent stamps the call and its result (negative: back-dated). */
+    lateMs: number;
+    /** The recorded argv; none: the shim recorded nothing. */
+    recorded?: string[] | null;
+  }
+
+  /** A trial's events: each call and its result as the agent stamped them, then the shim's records. */
+  function timedTrial(calls: readonly TimedCall[]): TrialEvent[] {
+    const events: TrialEvent[] = [];
+    const stamp = (atMs: number) => ({ ts: new Date(epoch + atMs).toISOString(), t_ms: atMs });
+    calls.forEach((call, index) => {
+      const id = `call_${index + 1}`;
+      events.push({
+        ...stamp(call.startMs + call.lateMs),
+        type: "tool_call",
+        call_id: id,
+        turn: 1,
+        command: call.command,
+      });
+      events.push({
+        ...stamp(call.startMs + call.durationMs + call.lateMs),
+        type: "tool_result",
+        call_id: id,
+        stdout: "",
+        stderr: "",
+        exit_code: call.exitCode,
+        duration_ms: call.durationMs,
+        truncated: false,
+        timed_out: false,
+      });
+    });
+    for (const call of calls) {
+      const argv = call.recorded === undefined ? call.command.split(" ") : call.recorded;
+      if (!argv) continue;
+      events.push({
+        ...stamp(call.startMs + call.durationMs + 2),
+        type: "target_invocation",
+        argv,
+        exit_code: call.exitCode,
+        duration_ms: call.durationMs - 2,
+        cwd: null,
+        started_at_ms: epoch + call.startMs + 1,
+      });
+    }
+    return events;
+  }
+
+  it("keeps each exit code with its own call when late stamps put a neighbour's record in a call's window", () => {
+    // Both calls stamped 900 ms late: the second call's record starts inside the first call's
+    // window, the first call's own record 899 ms before it. Taken call by call, the first call
+    // took its neighbour's record and the exit codes changed places (the failure came second).
+    const result = extractInvocations(
+      timedTrial([
+        { command: "my-tool check", exitCode: 1, startMs: 0, durationMs: 300, lateMs: 900 },
+        { command: "my-tool check", exitCode: 0, startMs: 1000, durationMs: 300, lateMs: 900 },
+      ]),
+      target,
+    );
+    expect(result.invocations.map((i) => [i.command, i.exit_code])).toEqual([
+      ["my-tool check", 1],
+      ["my-tool check", 0],
+    ]);
+    expect(result.disagreements).toBeUndefined();
+  });
+
+  it("gives no honest call a missing record and its neighbour's record the 'forged' flag", () => {
+    // The first call ran 1.5 s; the second call's record falls in its window and the first one's
+    // own record is more than 2 s before the second call: taken call by call, the second call had
+    // no record (counted again from the tool call) and the first record was flagged as forged.
+    const result = extractInvocations(
+      timedTrial([
+        { command: "my-tool check", exitCode: 1, startMs: 0, durationMs: 1500, lateMs: 1000 },
+        { command: "my-tool check", exitCode: 0, startMs: 1600, durationMs: 300, lateMs: 1000 },
+      ]),
+      target,
+    );
+    expect(result.invocations.map((i) => [i.exit_code, i.around_shim ?? false])).toEqual([
+      [1, false],
+      [0, false],
+    ]);
+    expect(result.disagreements).toBeUndefined();
+  });
+
+  it("keeps a piped call's recorded failure when a neighbour that ends with the target succeeded", () => {
+    // The first call's exit status is tail's, so its record's code counts; the second call's last
+    // command is the target. Taken call by call, the first call took the second call's success and
+    // the second call the first one's failure, then overwrote it with its own success: no error.
+    const result = extractInvocations(
+      timedTrial([
+        {
+          command: "my-tool check | tail -3",
+          exitCode: 0,
+          startMs: 0,
+          durationMs: 300,
+          lateMs: 700,
+          recorded: ["my-tool", "check"],
+        },
+        { command: "my-tool check", exitCode: 0, startMs: 1000, durationMs: 300, lateMs: 700 },
+      ]).map((event) =>
+        // The piped target failed; only tail's status reached the harness.
+        event.type === "target_invocation" && event.started_at_ms === epoch + 1
+          ? { ...event, exit_code: 2 }
+          : event,
+      ),
+      target,
+    );
+    expect(result.invocations.map((i) => i.exit_code)).toEqual([2, 0]);
+    expect(result.disagreements).toBeUndefined();
+  });
+
+  it("assigns records jointly to invocations typed with an expansion too", () => {
+    // A persistent shell: `$name` was set by an earlier call; the shim recorded what it expanded to.
+    const result = extractInvocations(
+      timedTrial([
+        {
+          command: 'my-tool show "$name"',
+          exitCode: 1,
+          startMs: 0,
+          durationMs: 300,
+          lateMs: 900,
+          recorded: ["my-tool", "show", "a"],
+        },
+        {
+          command: 'my-tool show "$name"',
+          exitCode: 0,
+          startMs: 1000,
+          durationMs: 300,
+          lateMs: 900,
+          recorded: ["my-tool", "show", "b"],
+        },
+      ]),
+      target,
+    );
+    expect(result.invocations.map((i) => [i.command, i.exit_code])).toEqual([
+      ["my-tool show a", 1],
+      ["my-tool show b", 0],
+    ]);
+    expect(result.disagreements).toBeUndefined();
+  });
+
+  it("keeps forged successes out of the assignment: each failing call keeps its failure, the forgeries are flagged", () => {
+    // Two late-stamped failing calls; the agent writes a success record for each into the shim's
+    // channel, one at its call's stamp and one inside the other call's window.
+    const events = timedTrial([
+      { command: "my-tool check", exitCode: 1, startMs: 0, durationMs: 300, lateMs: 900 },
+      { command: "my-tool check", exitCode: 1, startMs: 1000, durationMs: 300, lateMs: 900 },
+    ]);
+    for (const atMs of [900, 1950]) {
+      events.push({
+        ts: new Date(epoch + atMs).toISOString(),
+        t_ms: atMs,
+        type: "target_invocation",
+        argv: ["my-tool", "check"],
+        exit_code: 0,
+        duration_ms: 5,
+        cwd: null,
+        started_at_ms: epoch + atMs,
+      });
+    }
+    const result = extractInvocations(events, target);
+    expect(result.invocations.map((i) => i.exit_code)).toEqual([1, 1]);
+    expect(result.disagreements).toEqual([
+      "2 shim record(s) match no tool call that invokes the target (run from a script, or forged); 2 reporting success not counted",
+    ]);
+  });
+
+  it("assigns every record of a 2,000-call trial stamped late to its own call", () => {
+    // Each call stamped 900 ms late, a second apart, the same command, every third one failing.
+    const calls: TimedCall[] = Array.from({ length: 2000 }, (_, index) => ({
+      command: "my-tool check",
+      exitCode: index % 3 === 0 ? 1 : 0,
+      startMs: index * 1000,
+      durationMs: 300,
+      lateMs: 900,
+    }));
+    const result = extractInvocations(timedTrial(calls), target);
+    expect(result.invocations.map((i) => i.exit_code)).toEqual(calls.map((call) => call.exitCode));
+    expect(result.disagreements).toBeUndefined();
+  });
+
+  it("matches parallel calls whose records started in the other order", () => {
+    // Two calls stamped at once (one answer asked for both); the second one's command ran first.
+    const result = extractInvocations(
+      timedTrial([
+        { command: "my-tool show a", exitCode: 1, startMs: 200, durationMs: 300, lateMs: -200 },
+        { command: "my-tool show b", exitCode: 0, startMs: 0, durationMs: 600, lateMs: 0 },
+        { command: "my-tool show a", exitCode: 0, startMs: 2000, durationMs: 300, lateMs: 0 },
+      ]),
+      target,
+    );
+    expect(result.invocations.map((i) => [i.command, i.exit_code])).toEqual([
+      ["my-tool show b", 0],
+      ["my-tool show a", 1],
+      ["my-tool show a", 0],
+    ]);
+    expect(result.disagreements).toBeUndefined();
+  });
+
+  it("matches parallel calls of one command whose windows nest, the outer one's command run last", () => {
+    // One call's window spans 10 s and its command ran at its end; a parallel call of the same
+    // command ran within it. Kept in order, the outer call takes the inner one's record and the
+    // inner call has none; the matching must cross.
+    const result = extractInvocations(
+      timedTrial([
+        { command: "my-tool status", exitCode: 0, startMs: 8999, durationMs: 10_000, lateMs: -8999 },
+        { command: "my-tool status", exitCode: 0, startMs: 149, durationMs: 100, lateMs: -49 },
+      ]),
+      target,
+    );
+    expect(result.invocations.map((i) => [i.exit_code, i.around_shim ?? false])).toEqual([
+      [0, false],
+      [0, false],
+    ]);
+    expect(result.disagreements).toBeUndefined();
+  });
+
+  it("still flags a record outside every call's plausible window, and the call it did not explain", () => {
+    const events = timedTrial([
+      { command: "my-tool check", exitCode: 0, startMs: 0, durationMs: 300, lateMs: 0, recorded: null },
+      { command: "echo done", exitCode: 0, startMs: 5000, durationMs: 10, lateMs: 0, recorded: null },
+    ]);
+    events.push({
+      ts: new Date(epoch + 2400).toISOString(),
+      t_ms: 2400,
+      type: "target_invocation",
+      argv: ["my-tool", "check"],
+      exit_code: 0,
+      duration_ms: 5,
+      cwd: null,
+      // 2,001 ms after the call's result: beyond the skew allowance.
+      started_at_ms: epoch + 300 + RECORD_SKEW_MS + 1,
+    });
+    const result = extractInvocations(events, target);
+    expect(result.invocations.map((i) => [i.exit_code, i.around_shim ?? false])).toEqual([[0, true]]);
+    expect(result.disagreements).toEqual([
+      "tool call 1: the shim recorded no call of `my-tool check` (run around the shim, or its record lost); counted from the tool call",
+      "1 shim record(s) match no tool call that invokes the target (run from a script, or forged); 1 reporting success not counted",
+    ]);
   });
 });
