@@ -1,0 +1,108 @@
+/**
+ * `--agent replay --replay-from` a bashkit-eval results file: its tasks start where the bashkit that
+ * recorded it started them, by the run's date (scenario/bashkit-home.ts), and each model of a
+ * matrix gets its own run's. Two runs of Claude Haiku 4.5 from bashkit's history, each cut to the
+ * task where its layout shows (tests/fixtures/bashkit-eval/SOURCE.md):
+ *
+ * - 2026-02-27 (HOME /home/eval, absent): file_path_organizer's third call, `pwd && ls -la ~`,
+ *   printed /home/user and exited 2 ("cannot access '/home/eval'");
+ * - 2026-02-09 (no HOME; `~` is /home/user): json_to_csv_export's third call listed `~` and exited 0.
+ *
+ * Each call is replayed in real bash in the bwrap sandbox; with the recording's own layout it exits
+ * as recorded, with another it does not.
+ */
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Report } from "../../src/results/types.js";
+import type { TrialEvent } from "../../src/transcript/events.js";
+import { runMain } from "../cli/run-main.js";
+import { findBwrapProblem } from "../support/processes.js";
+import { makeTempDir } from "../support/temp-dirs.js";
+
+const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/bashkit-eval");
+const FEBRUARY_27 = path.join(FIXTURES, "results/haiku-4-5-2026-02-27-file-path-organizer.results.json");
+const FEBRUARY_9 = path.join(FIXTURES, "results/haiku-4-5-2026-02-09-json-to-csv.results.json");
+const MAY_26_OPUS = path.join(FIXTURES, "results/eval-anthropic-claude-opus-4-7-2026-05-26-020742.json");
+const dir = makeTempDir("ltt-bashkit-home-replay-");
+
+/** One task of the 58-task dataset, as a dataset of its own. */
+async function datasetOf(id: string): Promise<string> {
+  const lines = (await readFile(path.join(FIXTURES, "replay/haiku-4-5.tasks.jsonl"), "utf8")).split("\n");
+  const line = lines.find((text) => text.includes(`"id":"${id}"`));
+  if (!line) throw new Error(`no task ${id}`);
+  const file = path.join(dir, `${id}.jsonl`);
+  await writeFile(file, `${line}\n`);
+  return file;
+}
+
+let runs = 0;
+async function replay(dataset: string, args: string[]): Promise<{ report: Report; out: string }> {
+  runs += 1;
+  const out = path.join(dir, `out-${runs}`);
+  const result = await runMain(["run", dataset, ...args, "--sandbox", "bwrap", "--out", out], { cwd: dir });
+  // The recorded tasks fail some checks: exit 1, never a configuration or infrastructure error.
+  expect([0, 1], result.stderr).toContain(result.code);
+  return { report: JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report, out };
+}
+
+/** Each replayed call's exit code beside the recorded one, by call number. */
+async function exitCodes(
+  run: { report: Report; out: string },
+  scenario = 0,
+): Promise<Map<number, { recorded: number | null; now: number }>> {
+  const trial = run.report.scenarios[scenario]?.trials[0];
+  const text = await readFile(path.join(run.out, trial?.events_path as string), "utf8");
+  const codes = new Map<number, { recorded: number | null; now: number }>();
+  for (const line of text.split("\n").filter(Boolean)) {
+    const event = JSON.parse(line) as TrialEvent;
+    if (event.type === "replay_check")
+      codes.set(event.index, { recorded: event.recorded_exit_code, now: event.exit_code });
+  }
+  return codes;
+}
+
+describe.skipIf(findBwrapProblem() !== null)(
+  "a replayed bashkit-eval run gets its bashkit's home layout",
+  () => {
+    let own: { report: Report; out: string };
+    let current: { report: Report; out: string };
+    let matrix: { report: Report; out: string };
+
+    beforeAll(async () => {
+      const organizer = await datasetOf("file_path_organizer");
+      const csv = await datasetOf("json_to_csv_export");
+      [own, current, matrix] = await Promise.all([
+        replay(organizer, ["--replay-from", FEBRUARY_27]),
+        replay(organizer, ["--replay-from", FEBRUARY_27, "--bashkit-home", "current"]),
+        replay(csv, ["--replay-from", FEBRUARY_9, "--replay-from", MAY_26_OPUS]),
+      ]);
+    }, 240_000);
+
+    it("2026-02-27: HOME /home/eval absent, so `ls -la ~` exits 2 as recorded", async () => {
+      expect(own.report.scenarios[0]?.trials[0]?.home_layout).toBe("bashkit-home-missing");
+      expect((await exitCodes(own)).get(3)).toEqual({ recorded: 2, now: 2 });
+    });
+
+    it("the same calls with the current bashkit's layout (--bashkit-home current): /home/eval exists, exit 0", async () => {
+      expect(current.report.scenarios[0]?.trials[0]?.home_layout).toBe("bashkit-home-created");
+      expect((await exitCodes(current)).get(3)).toEqual({ recorded: 2, now: 0 });
+    });
+
+    it("a matrix of two recorded runs: each model's trials get its own run's layout", async () => {
+      const byModel = new Map(
+        matrix.report.scenarios.map((scenario, index) => [scenario.model, { scenario, index }]),
+      );
+      const haiku = byModel.get("claude-haiku-4-5-20251001");
+      const opus = byModel.get("claude-opus-4-7");
+      expect(haiku?.scenario.trials[0]?.home_layout).toBe("bashkit-home-unset");
+      expect(opus?.scenario.trials[0]?.home_layout).toBe("bashkit-home-missing");
+      // February 9th: no HOME, and `ls -la ~` (the passwd home, /home/user) exits 0 as recorded.
+      expect((await exitCodes(matrix, haiku?.index)).get(3)).toEqual({ recorded: 0, now: 0 });
+    });
+
+    it("the run's evaluation hash says which layouts it gave, so it is not pooled with a run that gave others", () => {
+      expect(own.report.run.evaluation_hash).not.toBe(current.report.run.evaluation_hash);
+    });
+  },
+);
