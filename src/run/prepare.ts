@@ -39,7 +39,7 @@ import { findSameUserReason, OWN_ACCOUNT_NOTE } from "../sandbox/agent-account.j
 import { createSandboxSelector, isCiEnvironment } from "../sandbox/sandbox-selection.js";
 import { warmSandboxRunners } from "../sandbox/trial-sandbox.js";
 import { PARENTS_OUT_OF_REACH } from "../sandbox/withdraw-environment.js";
-import { bashkitHomeAt } from "../scenario/bashkit-home.js";
+import { bashkitHomeAt, bashkitHomeNamed } from "../scenario/bashkit-home.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
 import { computeTreatment } from "../scenario/treatment.js";
@@ -292,8 +292,9 @@ async function readReplaySources(settings: RunSettings): Promise<RecordingSet[]>
 
 /**
  * Per model, the home layout of the bashkit that recorded its replayed bashkit-eval run, by the
- * run's date (scenario/bashkit-home.ts); one recorded run is the run's `model`. Only when the run
- * has a bashkit dataset's tasks; a recording without a date is said, and its tasks keep the current layout.
+ * run's date (scenario/bashkit-home.ts), or the one a replayed run folder's trials had; one
+ * recorded run is the run's `model`. Only when the run has a bashkit dataset's tasks; a bashkit-eval
+ * recording without a date is said, and its tasks keep the current layout.
  */
 function recordedHomes(
   recordings: readonly RecordingSet[],
@@ -304,7 +305,11 @@ function recordedHomes(
   const homes: Record<string, string> = {};
   if (!scenarios.some((scenario) => scenario.source.format === "bashkit-jsonl")) return homes;
   for (const set of recordings) {
-    if (set.format !== "bashkit-eval") continue;
+    const key = recordings.length > 1 ? (set.model ?? model) : model;
+    if (set.format === "run") {
+      if (set.home_layout !== null && bashkitHomeNamed(set.home_layout)) homes[key] = set.home_layout;
+      continue;
+    }
     const layout = set.recorded_at === null ? null : bashkitHomeAt(set.recorded_at);
     if (!layout) {
       note(
@@ -312,7 +317,7 @@ function recordedHomes(
       );
       continue;
     }
-    homes[recordings.length > 1 ? (set.model ?? model) : model] = layout.name;
+    homes[key] = layout.name;
   }
   return homes;
 }

@@ -9,7 +9,7 @@
  * - 2026-02-09 (no HOME; `~` is /home/user): json_to_csv_export's third call listed `~` and exited 0.
  *
  * Each call is replayed in real bash in the bwrap sandbox; with the recording's own layout it exits
- * as recorded, with another it does not.
+ * as recorded, with another it does not. A replay of such a replay's output folder keeps the layout.
  */
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -100,6 +100,12 @@ describe.skipIf(findBwrapProblem() !== null)(
       // February 9th: no HOME, and `ls -la ~` (the passwd home, /home/user) exits 0 as recorded.
       expect((await exitCodes(matrix, haiku?.index)).get(3)).toEqual({ recorded: 0, now: 0 });
     });
+
+    it("replaying that replay's own output folder keeps the layout its trials had", async () => {
+      const again = await replay(await datasetOf("file_path_organizer"), ["--replay-from", own.out]);
+      expect(again.report.scenarios[0]?.trials[0]?.home_layout).toBe("bashkit-home-missing");
+      expect((await exitCodes(again)).get(3)).toEqual({ recorded: 2, now: 2 });
+    }, 120_000);
 
     it("the run's evaluation hash says which layouts it gave, so it is not pooled with a run that gave others", () => {
       expect(own.report.run.evaluation_hash).not.toBe(current.report.run.evaluation_hash);
