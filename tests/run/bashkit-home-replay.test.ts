@@ -112,3 +112,48 @@ describe.skipIf(findBwrapProblem() !== null)(
     });
   },
 );
+
+describe("bad input", () => {
+  it("--bashkit-home that names no layout or date: a usage error naming the option and the choices, nothing run", async () => {
+    const out = path.join(dir, "out-bad-option");
+    const result = await runMain(
+      ["run", await datasetOf("file_path_organizer"), "--bashkit-home", "2026-02-30", "--out", out],
+      { cwd: dir },
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /--bashkit-home: expected current, bashkit-home-unset, bashkit-home-missing, bashkit-home-created, or a date/,
+    );
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it.skipIf(findBwrapProblem() !== null)(
+    "a bashkit-eval results file whose timestamp is no date: the current layout, and a note saying why",
+    async () => {
+      const recorded = JSON.parse(await readFile(FEBRUARY_27, "utf8")) as Record<string, unknown>;
+      const undated = path.join(dir, "undated.results.json");
+      await writeFile(undated, JSON.stringify({ ...recorded, timestamp: "last tuesday" }));
+      const out = path.join(dir, "out-undated");
+      const result = await runMain(
+        [
+          "run",
+          await datasetOf("file_path_organizer"),
+          "--replay-from",
+          undated,
+          "--sandbox",
+          "bwrap",
+          "--out",
+          out,
+        ],
+        { cwd: dir },
+      );
+      expect([0, 1], result.stderr).toContain(result.code);
+      expect(result.stderr).toMatch(
+        /undated\.results\.json: the recorded run has no date .*current bashkit's home layout/,
+      );
+      const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report;
+      expect(report.scenarios[0]?.trials[0]?.home_layout).toBe("bashkit-home-created");
+    },
+    120_000,
+  );
+});
