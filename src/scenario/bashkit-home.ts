@@ -13,6 +13,10 @@
  *   runs), unless a task's own file lay under it;
  * - from commit 78869698 (#2135, on main 2026-06-28T09:43:23Z) /home/eval is made empty at start.
  *
+ * a1512d6f also began to set USER, PWD and HOSTNAME as variables (before, `$USER` was empty, and
+ * `whoami` alone said `eval`); bash sets PWD and HOSTNAME itself, and USER stays `eval` here in
+ * every layout: no recorded run of that time reads `$USER`.
+ *
  * A recording's date (`timestamp`, UTC) picks its layout, against the moment each change landed on
  * bashkit's main. The newest layout is the current bashkit's (checked at bashkit b7097abb, 2026-08-08).
  */
