@@ -23,6 +23,7 @@ import { makeTempDir } from "../support/temp-dirs.js";
 const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/bashkit-eval");
 const FEBRUARY_27 = path.join(FIXTURES, "results/haiku-4-5-2026-02-27-file-path-organizer.results.json");
 const FEBRUARY_9 = path.join(FIXTURES, "results/haiku-4-5-2026-02-09-json-to-csv.results.json");
+const FEBRUARY_28_GPT = path.join(FIXTURES, "results/gpt-5.2-2026-02-28-data-regex-extract.results.json");
 const MAY_26_OPUS = path.join(FIXTURES, "results/eval-anthropic-claude-opus-4-7-2026-05-26-020742.json");
 const dir = makeTempDir("ltt-bashkit-home-replay-");
 
@@ -112,6 +113,60 @@ describe.skipIf(findBwrapProblem() !== null)(
     });
   },
 );
+
+/**
+ * A verdict that turns on HOME's folder. GPT-5.2's one call of data_regex_extract (2026-02-28)
+ * begins `cd /home/eval || exit 1`. In bashkit that cd failed (HOME /home/eval did not exist), yet
+ * its interpreter did not exit and printed the answer: 5 of 6 checks passed. With the recording's
+ * layout the cd fails here too, with bashkit's message, and bash exits as `|| exit 1` says: every
+ * check fails, an interpreter difference (as in tests/run/bashkit-replay.test.ts), now visible for
+ * what it is. With the current bashkit's layout /home/eval exists, the cd succeeds, and the
+ * verdicts match bashkit's for another reason.
+ */
+describe.skipIf(findBwrapProblem() !== null)("HOME's folder decides GPT-5.2's data_regex_extract", () => {
+  let own: { report: Report; out: string };
+  let current: { report: Report; out: string };
+  let recorded: boolean[];
+
+  beforeAll(async () => {
+    const dataset = await datasetOf("data_regex_extract");
+    [own, current] = await Promise.all([
+      replay(dataset, ["--replay-from", FEBRUARY_28_GPT]),
+      replay(dataset, ["--replay-from", FEBRUARY_28_GPT, "--bashkit-home", "current"]),
+    ]);
+    const file = JSON.parse(await readFile(FEBRUARY_28_GPT, "utf8")) as {
+      results: { score: { results: { passed: boolean }[] } }[];
+    };
+    recorded = file.results[0]?.score.results.map((check) => check.passed) ?? [];
+  }, 240_000);
+
+  const verdicts = (run: { report: Report }) =>
+    run.report.scenarios[0]?.trials[0]?.gates.map((gate) => gate.passed);
+
+  it("bashkit passed five of its six checks", () => {
+    expect(recorded).toEqual([true, true, true, false, true, true]);
+  });
+
+  it("its own layout (bashkit-home-missing): the cd fails as it did in bashkit, and bash exits", async () => {
+    expect(own.report.scenarios[0]?.trials[0]?.home_layout).toBe("bashkit-home-missing");
+    const trial = own.report.scenarios[0]?.trials[0];
+    const events = (await readFile(path.join(own.out, trial?.events_path as string), "utf8"))
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as TrialEvent);
+    const result = events.find((event) => event.type === "tool_result");
+    expect(result?.type === "tool_result" && result.stderr).toMatch(
+      /cd: \/home\/eval: No such file or directory/,
+    );
+    expect(result?.type === "tool_result" && result.exit_code).toBe(1);
+    expect(verdicts(own)).toEqual([false, false, false, false, false, false]);
+  });
+
+  it("the current bashkit's layout: /home/eval exists, the cd succeeds, five checks pass", () => {
+    expect(current.report.scenarios[0]?.trials[0]?.home_layout).toBe("bashkit-home-created");
+    expect(verdicts(current)).toEqual(recorded);
+  });
+});
 
 describe("bad input", () => {
   it("--bashkit-home that names no layout or date: a usage error naming the option and the choices, nothing run", async () => {
