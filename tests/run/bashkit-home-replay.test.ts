@@ -11,7 +11,7 @@
  * Each call is replayed in real bash in the bwrap sandbox; with the recording's own layout it exits
  * as recorded, with another it does not. A replay of such a replay's output folder keeps the layout.
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { cp, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
@@ -106,6 +106,17 @@ describe.skipIf(findBwrapProblem() !== null)(
       const again = await replay(await datasetOf("file_path_organizer"), ["--replay-from", own.out]);
       expect(again.report.scenarios[0]?.trials[0]?.home_layout).toBe("bashkit-home-missing");
       expect((await exitCodes(again)).get(3)).toEqual({ recorded: 2, now: 2 });
+    }, 120_000);
+
+    it("a run folder naming a layout this version does not know: the current one, never a path", async () => {
+      const forged = path.join(dir, "forged-run");
+      await cp(own.out, forged, { recursive: true });
+      const report = JSON.parse(await readFile(path.join(forged, "report.json"), "utf8")) as Report;
+      for (const scenario of report.scenarios)
+        for (const trial of scenario.trials) trial.home_layout = "../../etc";
+      await writeFile(path.join(forged, "report.json"), JSON.stringify(report));
+      const again = await replay(await datasetOf("file_path_organizer"), ["--replay-from", forged]);
+      expect(again.report.scenarios[0]?.trials[0]?.home_layout).toBe("bashkit-home-created");
     }, 120_000);
 
     it("the run's evaluation hash says which layouts it gave, so it is not pooled with a run that gave others", () => {
