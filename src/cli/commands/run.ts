@@ -119,10 +119,10 @@ ${describeAgents()}  --agent-command TPL    the command agent's command, with {p
   --replay-from PATH     the replay agent's recordings: a run's output folder or a bashkit-eval results .json;
                          repeat it (one recorded run per model) to replay them as one model matrix;
                          a bashkit-eval run's tasks start where that bashkit version started them
-  --bashkit-home L       where bashkit dataset tasks start and what HOME is: current (default: the
-                         current bashkit's, cwd /home/user, HOME /home/eval made), bashkit-home-missing
+  --bashkit-home L       where bashkit dataset tasks start and what HOME is: current, the default
+                         (bashkit-home-created: cwd /home/user, HOME /home/eval made), bashkit-home-missing
                          (2026-02-24 to 06-28: HOME /home/eval absent), bashkit-home-unset (before:
-                         no HOME), or a date (the bashkit of that day); default for a replayed
+                         no HOME), or a date (the bashkit at that moment, UTC); default for a replayed
                          bashkit-eval run: its recording date's
   --model ID             model under test (default claude-haiku-4-5; a scenario's agent.model wins);
                          PROVIDER:MODEL for others: openai:gpt-5.2 (any OpenAI-compatible server);
