@@ -55,6 +55,13 @@ export {
 } from "./run/suite.js";
 export { validateWithOracle } from "./run/validate-oracle.js";
 export { type OutputFolder, writeReportFiles, writeRunOutputs } from "./run/write-outputs.js";
+export {
+  BASHKIT_HOME_ERAS,
+  type BashkitHomeEra,
+  bashkitHomeAt,
+  CURRENT_BASHKIT_HOME,
+  parseBashkitHome,
+} from "./scenario/bashkit-home.js";
 export { filterScenarios } from "./scenario/filter.js";
 export { loadScenarios } from "./scenario/load.js";
 export type * from "./scenario/types.js";

@@ -60,6 +60,12 @@ export interface RecordingSet {
   model: string | null;
   /** When the recorded run started (ISO 8601), when the source says: tells which bashkit version wrote it. */
   recorded_at: string | null;
+  /**
+   * A run folder's: the home layout its trials had (`trials[].home_layout`, a bashkit dataset's
+   * tasks), when they all had the same one; else null (and always for a bashkit-eval file, whose
+   * date tells its layout).
+   */
+  home_layout: string | null;
   /** Per scenario key, ordered by trial. */
   byScenario: Map<string, Recording[]>;
 }
@@ -102,6 +108,7 @@ async function readRunFolder(source: string, reportFile: string): Promise<Record
   const folder = path.dirname(reportFile);
   const events = await loadTrialEvents(report, folder);
   const byScenario = new Map<string, Recording[]>();
+  const homeLayouts = new Set<string | null>();
   for (const scenario of report.scenarios) {
     const key = scenarioKey(scenario);
     for (const trial of scenario.trials) {
@@ -109,6 +116,7 @@ async function readRunFolder(source: string, reportFile: string): Promise<Record
       if (!trialEvents) continue;
       const recording = fromEvents(key, trial.trial, trialEvents);
       if (recording.calls.length === 0 && trial.outcome === "skipped") continue;
+      homeLayouts.add(typeof trial.home_layout === "string" ? trial.home_layout : null);
       const list = byScenario.get(key) ?? [];
       list.push(recording);
       byScenario.set(key, list);
@@ -128,6 +136,7 @@ async function readRunFolder(source: string, reportFile: string): Promise<Record
     format: "run",
     model: model ?? (models.size === 1 ? ([...models][0] ?? null) : null),
     recorded_at: report.run.started_at,
+    home_layout: homeLayouts.size === 1 ? ([...homeLayouts][0] ?? null) : null,
     byScenario,
   };
 }
@@ -260,7 +269,7 @@ function fromBashkitResults(source: string, data: BashkitResults): RecordingSet 
     ]);
   }
   const recordedAt = typeof data.timestamp === "string" ? data.timestamp : null;
-  return { source, format: "bashkit-eval", model, recorded_at: recordedAt, byScenario };
+  return { source, format: "bashkit-eval", model, recorded_at: recordedAt, home_layout: null, byScenario };
 }
 
 /**

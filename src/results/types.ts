@@ -118,6 +118,12 @@ export interface TrialReport {
   judge_model?: string | null;
   /** The sandbox the trial really ran in (`auto` resolved); null when it never got one. Absent in older reports. */
   sandbox?: SandboxMode | null;
+  /**
+   * The home layout the trial's sandbox had (where the agent started, what HOME was), when its
+   * scenario has one: a bashkit dataset's task, `bashkit-home-created`... (scenario/bashkit-home.ts).
+   * Absent for other scenarios (the work dir was HOME and cwd) and in older reports.
+   */
+  home_layout?: string;
   composite_score: number | null;
   /** A replayed trial (`--agent replay`): how its recorded calls behaved now. Absent otherwise. */
   replay?: ReplaySummary;

@@ -2,7 +2,8 @@ import type { AgentName } from "../agents/types.js";
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from "../model/model-client.js";
 import { DEFAULT_PRICE_TABLE, mergePriceTable } from "../model/pricing.js";
 import type { ModelPrice } from "../results/types.js";
-import type { SandboxSetting, Scenario } from "../scenario/types.js";
+import { bashkitHomeNamed } from "../scenario/bashkit-home.js";
+import type { HomeLayout, SandboxSetting, Scenario } from "../scenario/types.js";
 import { DEFAULT_PASS_K } from "../stats/pass-at-k.js";
 import { DEFAULT_EXTRA_TRIALS } from "../stats/regression-decision.js";
 
@@ -24,6 +25,23 @@ export function sandboxSettingOf(
   override: SandboxSetting | null | undefined,
 ): SandboxSetting {
   return override ?? scenario.sandbox ?? DEFAULT_SANDBOX;
+}
+
+/**
+ * The home layout of a trial (where the agent starts, what HOME is): a bashkit dataset's task gets
+ * the layout asked for (`--bashkit-home`), else that of the bashkit that recorded the model's
+ * replayed run, else its own (the current bashkit's). Other scenarios keep theirs (none: the
+ * sandbox's own).
+ */
+export function homeLayoutOf(
+  scenario: Pick<Scenario, "machine">,
+  model: string,
+  options: Pick<RunOptions, "bashkitHome" | "recordedBashkitHomes">,
+): HomeLayout | undefined {
+  const own = scenario.machine?.home;
+  if (!own || !bashkitHomeNamed(own.name)) return own;
+  const chosen = options.bashkitHome ?? options.recordedBashkitHomes[model];
+  return (chosen ? bashkitHomeNamed(chosen) : undefined) ?? own;
 }
 
 /** A baseline scenario's evaluated trials (errors and skips left out) and how many of them passed. */
@@ -48,6 +66,13 @@ export interface RunOptions {
    * bashkit-eval results file. Several, one per model, replay as a model matrix of their models.
    */
   replayFrom: string[];
+  /**
+   * The bashkit home layout every bashkit dataset task gets (`--bashkit-home`, a name from
+   * scenario/bashkit-home.ts); null: each gets its replayed recording's, else the current bashkit's.
+   */
+  bashkitHome: string | null;
+  /** Per model, the home layout of the bashkit that recorded its replayed run (bashkit-eval results files). */
+  recordedBashkitHomes: Record<string, string>;
   /** Default model; a scenario's `agent.model` wins. */
   model: string;
   judgeModel: string | null;
@@ -95,6 +120,8 @@ export function defaultRunOptions(overrides: Partial<RunOptions> & { outDir: str
     agentCommand: null,
     models: [],
     replayFrom: [],
+    bashkitHome: null,
+    recordedBashkitHomes: {},
     model: DEFAULT_MODEL,
     judgeModel: null,
     forceJudge: false,

@@ -39,6 +39,7 @@ import { findSameUserReason, OWN_ACCOUNT_NOTE } from "../sandbox/agent-account.j
 import { createSandboxSelector, isCiEnvironment } from "../sandbox/sandbox-selection.js";
 import { warmSandboxRunners } from "../sandbox/trial-sandbox.js";
 import { PARENTS_OUT_OF_REACH } from "../sandbox/withdraw-environment.js";
+import { bashkitHomeAt, bashkitHomeNamed } from "../scenario/bashkit-home.js";
 import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
 import { computeTreatment } from "../scenario/treatment.js";
@@ -198,6 +199,12 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     options: { ...settings.options, ...replaySettings(recordings, settings.options) },
   };
   const model = settings.options.model ?? DEFAULT_MODEL;
+  const recordedBashkitHomes = recordedHomes(recordings, model, selected, ports.note);
+  if (settings.options.bashkitHome && Object.keys(recordedBashkitHomes).length > 0) {
+    ports.note(
+      `--bashkit-home ${settings.options.bashkitHome}: every bashkit task gets it, not the layout of the bashkit that recorded the replayed run`,
+    );
+  }
   const forceJudge = settings.options.forceJudge ?? false;
   const judge = setUpJudge(selected, {
     flag: settings.judgeModel,
@@ -220,6 +227,7 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     agent: settings.agent,
     agentReason: settings.agentReason ?? null,
     model,
+    recordedBashkitHomes,
     judgeModel,
     forceJudge,
   });
@@ -280,6 +288,38 @@ async function readReplaySources(settings: RunSettings): Promise<RecordingSet[]>
   const sets: RecordingSet[] = [];
   for (const source of settings.options.replayFrom ?? []) sets.push(await readRecordings(source));
   return sets;
+}
+
+/**
+ * Per model, the home layout of the bashkit that recorded its replayed bashkit-eval run, by the
+ * run's date (scenario/bashkit-home.ts), or the one a replayed run folder's trials had; one
+ * recorded run is the run's `model`. Only when the run has a bashkit dataset's tasks; a bashkit-eval
+ * recording without a date is said, and its tasks keep the current layout.
+ */
+function recordedHomes(
+  recordings: readonly RecordingSet[],
+  model: string,
+  scenarios: readonly Scenario[],
+  note: (message: string) => void,
+): Record<string, string> {
+  const homes: Record<string, string> = {};
+  if (!scenarios.some((scenario) => scenario.source.format === "bashkit-jsonl")) return homes;
+  for (const set of recordings) {
+    const key = recordings.length > 1 ? (set.model ?? model) : model;
+    if (set.format === "run") {
+      if (set.home_layout !== null && bashkitHomeNamed(set.home_layout)) homes[key] = set.home_layout;
+      continue;
+    }
+    const layout = set.recorded_at === null ? null : bashkitHomeAt(set.recorded_at);
+    if (!layout) {
+      note(
+        `${set.source}: the recorded run has no date (\`timestamp\`), so the bashkit version that made it is unknown; its tasks get the current bashkit's home layout (--bashkit-home names another)`,
+      );
+      continue;
+    }
+    homes[key] = layout.name;
+  }
+  return homes;
 }
 
 /**

@@ -13,6 +13,11 @@ function evaluationSettings(options: RunOptions) {
     maxTurns: options.maxTurns,
     timeouts: [options.trialTimeoutMs, options.commandTimeoutMs, options.gateTimeoutMs],
     sandbox: options.sandbox,
+    // Where a bashkit task starts and what HOME is, when a run chose it: absent, hashes stay as before.
+    ...(options.bashkitHome ? { bashkitHome: options.bashkitHome } : {}),
+    ...(Object.keys(options.recordedBashkitHomes).length > 0
+      ? { recordedBashkitHomes: options.recordedBashkitHomes }
+      : {}),
   };
 }
 
@@ -22,7 +27,7 @@ function hashJson(value: unknown): string {
 
 /** The whole run's identity, for `--resume` and `merge`: evaluation settings, trial count, scenarios. */
 export function hashSettings(options: RunOptions, scenarios: Scenario[]): string {
-  const { agent, model, judge, maxTurns, timeouts, sandbox } = evaluationSettings(options);
+  const { agent, model, judge, maxTurns, timeouts, sandbox, ...homes } = evaluationSettings(options);
   // Key order as in earlier versions, so their runs stay resumable.
   return hashJson({
     agent,
@@ -32,6 +37,7 @@ export function hashSettings(options: RunOptions, scenarios: Scenario[]): string
     trials: options.trials,
     timeouts,
     sandbox,
+    ...homes,
     scenarios: scenarios.map((s) => [s.id, s.contentHash]),
   });
 }

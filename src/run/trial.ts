@@ -13,10 +13,10 @@ import type { ExecutionMetrics, TrialReport } from "../results/types.js";
 import { createSandboxSelector, type SandboxSelector } from "../sandbox/sandbox-selection.js";
 import { createTrialSandbox } from "../sandbox/trial-sandbox.js";
 import type { TrialSandbox } from "../sandbox/types.js";
-import type { Scenario, Variant } from "../scenario/types.js";
+import type { HomeLayout, Scenario, Variant } from "../scenario/types.js";
 import { type EndReason, EVENTS_SCHEMA_VERSION, type TrialEvent } from "../transcript/events.js";
 import { createEventWriter, type EventWriter } from "../transcript/writer.js";
-import { type RunOptions, sandboxSettingOf } from "./options.js";
+import { homeLayoutOf, type RunOptions, sandboxSettingOf } from "./options.js";
 import { folderNameFor, type PlannedTrial } from "./plan.js";
 
 export interface TrialPorts {
@@ -106,6 +106,7 @@ export async function runTrial(
     writer,
     trialDir,
     model: planned.model,
+    home: homeLayoutOf(planned.scenario, planned.model, options),
   };
   const { sandbox, outcome } = await runAgentInSandbox(trial);
 
@@ -133,6 +134,7 @@ export async function runTrial(
       ...(await evaluateOutcome(trial, sandbox, outcome, transcript)),
       ...replayField(writer.events),
       sandbox: sandbox?.mode ?? null,
+      ...(trial.home ? { home_layout: trial.home.name } : {}),
       events_path: path.join(folder, "events.jsonl"),
       transcript_path: path.join(folder, "transcript.md"),
     };
@@ -164,6 +166,8 @@ interface TrialRun {
   writer: EventWriter;
   trialDir: string;
   model: string;
+  /** Where the agent starts and what HOME is, when the scenario says (a bashkit dataset's task). */
+  home: HomeLayout | undefined;
 }
 
 /**
@@ -213,6 +217,7 @@ async function runAgentInSandbox(
       events: writer,
       outputCapBytes: options.outputCapBytes,
       keepWorkDir: options.keepWorkDirs,
+      ...(trial.home ? { home: trial.home } : {}),
     });
     const activeSandbox = sandbox;
     const systemPrompt = await composeSystemPrompt(scenario, variant, sandbox.visibleWorkDir);

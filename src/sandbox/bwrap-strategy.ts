@@ -1,6 +1,7 @@
 /**
  * The bwrap sandbox (src/sandbox/bwrap.ts builds its arguments): `root/` becomes `/`, the work dir
- * is `root/home/eval` (HOME and cwd `/home/eval`), TMPDIR `/tmp` is `root/tmp`, the shim's folder
+ * is `root/home/eval` (HOME and cwd `/home/eval`; a scenario's home layout names its own cwd and
+ * HOME, unset or absent as it says, and the passwd home), TMPDIR `/tmp` is `root/tmp`, the shim's folder
  * is bound read-only at /run/llm-tool-test/bin and its record channel's folder (read-only too; the
  * FIFO in it stays writable) at /run/llm-tool-test/log. Every command, an agent CLI's too, has the
  * scenario's network: without it, an agent CLI reaches only the host loopback ports it names (its
@@ -60,13 +61,17 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
   // Never the first bwrap on PATH (trusted-bwrap.ts).
   const bwrapPath = options.bwrapPath ?? (await locateTrustedBwrap(options.parentEnv ?? {}));
   const probe = await probeBwrap(bwrapPath);
+  const workDir = options.home?.workDir ?? SANDBOX_HOME;
+  const home = options.home ? options.home.home : SANDBOX_HOME;
   return {
     endsLeftoverProcesses: true,
     layOut(base) {
       const root = path.join(base, "root");
-      return { root, workDir: path.join(root, SANDBOX_HOME), tmpDir: path.join(root, "tmp") };
+      return { root, workDir: path.join(root, workDir), tmpDir: path.join(root, "tmp") };
     },
     async open(layout, processes) {
+      if (home !== null && options.home?.homeExists)
+        await mkdir(path.join(layout.root, home), { recursive: true });
       // The target must be visible inside, so a bare name (or an absolute path) is found on the host
       // now and its folders bound; a relative path is looked up inside after setup.
       const hostTarget =
@@ -82,7 +87,12 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
 
       const host = await inspectHostSystem();
       const hostname = options.hostname ?? DEFAULT_HOSTNAME;
-      await writeIdentityFiles(layout.root, probe.mapsUser, hostname);
+      await writeIdentityFiles(
+        layout.root,
+        probe.mapsUser,
+        hostname,
+        options.home?.passwdHome ?? SANDBOX_HOME,
+      );
       const overlays = options.writableSystemDirs
         ? await openSystemOverlays(host, layout, { bwrapPath, mapsUser: probe.mapsUser })
         : null;
@@ -140,6 +150,7 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
           host,
           readOnlyPaths: [...new Set([...shown, ...binds])],
           ...(targetBinary ? { shimDir: layout.shimDir, logDir: layout.logDir } : {}),
+          workDir,
           movedBinds,
         });
       // Brokered, the agent's shimmed commands do not see the target's own folders either (an npm
@@ -157,6 +168,7 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
       const gateRoom = createBwrapGateRoom({
         base: layout.base,
         workDir: layout.workDir,
+        visibleWorkDir: workDir,
         host,
         mapsUser: probe.mapsUser,
         hostname,
@@ -208,7 +220,8 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
       const opened = await broker;
 
       return {
-        workDir: SANDBOX_HOME,
+        workDir,
+        home,
         tmpDir: "/tmp",
         shimDir: SANDBOX_SHIM_DIR,
         logDir: SANDBOX_LOG_DIR,
@@ -285,8 +298,13 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
 }
 
 /** /etc/passwd, /etc/group and /etc/hostname of the sandbox (after the scenario's own files). */
-async function writeIdentityFiles(root: string, mapsUser: boolean, hostname: string): Promise<void> {
-  const identity = renderIdentityFiles(mapsUser);
+async function writeIdentityFiles(
+  root: string,
+  mapsUser: boolean,
+  hostname: string,
+  passwdHome: string,
+): Promise<void> {
+  const identity = renderIdentityFiles(mapsUser, passwdHome);
   await mkdir(path.join(root, "etc"), { recursive: true });
   await writeFile(path.join(root, "etc", "passwd"), identity.passwd);
   await writeFile(path.join(root, "etc", "group"), identity.group);

@@ -210,7 +210,9 @@ export interface BwrapLayout {
    * stays writable (a FIFO is not written through its file system), but cannot be replaced, removed,
    * chmodded (so not read) or joined by other files. */
   logDir?: string;
-  /** Host dir bound read-write at SANDBOX_HOME over the root's own (a gate's clean room, gate-room.ts). */
+  /** The working directory inside (default SANDBOX_HOME; a scenario's home layout may name another). */
+  workDir?: string;
+  /** Host dir bound read-write at the working directory over the root's own (a gate's clean room, gate-room.ts). */
   workDirBind?: string;
   /** Host paths bound read-only at another place, after everything else (so they cover it). */
   movedBinds?: { from: string; to: string }[];
@@ -224,7 +226,8 @@ export function buildBwrapArgs(layout: BwrapLayout): string[] {
     args.push("--unshare-user", "--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_GID));
   args.push("--hostname", layout.hostname ?? DEFAULT_HOSTNAME, "--die-with-parent", "--new-session");
   args.push("--bind", layout.root, "/");
-  if (layout.workDirBind) args.push("--bind", layout.workDirBind, SANDBOX_HOME);
+  const workDir = layout.workDir ?? SANDBOX_HOME;
+  if (layout.workDirBind) args.push("--bind", layout.workDirBind, workDir);
   // Symlinks are made in the root by ensureRootLinks: bwrap's --symlink fails once one exists.
   for (const dir of layout.host.systemDirs) {
     const overlay = layout.overlays?.find((candidate) => candidate.dir === dir);
@@ -237,7 +240,7 @@ export function buildBwrapArgs(layout: BwrapLayout): string[] {
   if (layout.shimDir) args.push("--ro-bind", layout.shimDir, SANDBOX_SHIM_DIR);
   if (layout.logDir) args.push("--ro-bind", layout.logDir, SANDBOX_LOG_DIR);
   for (const bind of layout.movedBinds ?? []) args.push("--ro-bind", bind.from, bind.to);
-  args.push("--chdir", SANDBOX_HOME);
+  args.push("--chdir", workDir);
   return args;
 }
 
@@ -411,7 +414,7 @@ export async function ensureRootLinks(root: string, host: HostSystem): Promise<v
   }
 }
 
-/** /etc/passwd and /etc/group of the sandbox: the agent is `eval`, home /home/eval (or `home`). */
+/** /etc/passwd and /etc/group of the sandbox: the agent is `eval`, home /home/eval (or `home`: what `~` names without HOME). */
 export function renderIdentityFiles(
   mapsUser: boolean,
   home = SANDBOX_HOME,

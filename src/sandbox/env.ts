@@ -3,8 +3,8 @@ import { collectSecretValues } from "./secrets.js";
 
 export interface AgentEnvironmentOptions {
   parentEnv: Record<string, string | undefined>;
-  /** HOME as the agent sees it (inside the work dir). */
-  homeDir: string;
+  /** HOME as the agent sees it; null: not set (a bashkit home layout that had none). */
+  homeDir: string | null;
   /** TMPDIR as the agent sees it. */
   tmpDir: string;
   /** Directories put first on PATH (the target shim's directory). */
@@ -42,7 +42,7 @@ export function buildAgentEnvironment(options: AgentEnvironmentOptions): Record<
   const env: Record<string, string> = {};
   const basePath = options.basePath ?? parentEnv.PATH ?? FALLBACK_PATH;
   env.PATH = [...(options.pathPrefix ?? []), basePath].filter((part) => part.length > 0).join(":");
-  env.HOME = options.homeDir;
+  if (options.homeDir !== null) env.HOME = options.homeDir;
   env.TMPDIR = options.tmpDir;
   const user = options.userName ?? "agent";
   env.USER = user;

@@ -9,7 +9,7 @@
  *   host's system folders and /etc entries bound read-only (never the agent's copy-on-write
  *   changes), its own /etc/passwd whose home is the empty HOME /home/gate (sqlite3 finds
  *   ~/.sqliterc through passwd, not $HOME), an empty /tmp, and the work dir bound read-write at
- *   /home/eval, where the agent had it; the target's host folders and a script's host paths
+ *   /home/eval (or its home layout's cwd), where the agent had it; the target's host folders and a script's host paths
  *   read-only. Nothing else of the agent's root is there: a command gate sees the work dir only.
  * - local: the host is all there is. HOME and TMPDIR are fresh empty folders and the environment
  *   is the scenario's; the system folders, /etc and the user's own home (where some tools look
@@ -86,6 +86,8 @@ export interface BwrapGateRoomOptions {
   /** The trial's temp dir (the room goes in it) and the work dir's host folder. */
   base: string;
   workDir: string;
+  /** The work dir as the agent saw it, where the room binds it (default SANDBOX_HOME). */
+  visibleWorkDir?: string;
   host: HostSystem;
   mapsUser: boolean;
   hostname: string;
@@ -104,7 +106,8 @@ export function createBwrapGateRoom(options: BwrapGateRoomOptions): {
     paths: { home: GATE_ROOM_HOME, tmpDir: "/tmp" },
     async enter(hostPaths) {
       await assertWorkDirIntact(options.base, options.workDir);
-      await renewFolders(root, ["etc", "tmp", GATE_ROOM_HOME.slice(1), SANDBOX_HOME.slice(1)]);
+      const visibleWorkDir = options.visibleWorkDir ?? SANDBOX_HOME;
+      await renewFolders(root, ["etc", "tmp", GATE_ROOM_HOME.slice(1), visibleWorkDir.slice(1)]);
       const identity = renderIdentityFiles(options.mapsUser, GATE_ROOM_HOME);
       await writeFile(path.join(root, "etc", "passwd"), identity.passwd);
       await writeFile(path.join(root, "etc", "group"), identity.group);
@@ -117,6 +120,7 @@ export function createBwrapGateRoom(options: BwrapGateRoomOptions): {
         mapsUser: options.mapsUser,
         host: options.host,
         readOnlyPaths: [...new Set([...options.readOnlyPaths, ...hostPaths])],
+        workDir: visibleWorkDir,
         workDirBind: options.workDir,
       });
     },

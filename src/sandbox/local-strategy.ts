@@ -1,6 +1,9 @@
 /**
  * The local sandbox: a fresh work dir on the host (`work/`, with `tmp/` next to it); commands run
- * there with the parent's PATH after the shim. Where the harness can have another user
+ * there with the parent's PATH after the shim. A scenario's home layout (a bashkit dataset's) puts
+ * the agent's cwd and HOME at its paths under `work/`, where a scenario's absolute paths go: the
+ * agent sees host paths, but HOME unset, absent or apart from the cwd as the layout says (`~`
+ * without HOME is the account's own passwd home: local mode cannot change that). Where the harness can have another user
  * (agent-account.ts: as root, or through passwordless sudo), every command of the trial (setup, agent, gates) runs as an account
  * of the trial's own: the work dir is handed to it, the trial's temp dir can be passed through but
  * not listed, and what the harness writes (the output folder, the shim's scripts and records) stays
@@ -36,18 +39,26 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
       return SHARED_TMP_ROOT;
     },
     layOut(base) {
-      const workDir = path.join(base, "work");
-      return { root: workDir, workDir, tmpDir: path.join(base, "tmp") };
+      const root = path.join(base, "work");
+      const workDir = options.home ? path.join(root, options.home.workDir) : root;
+      return { root, workDir, tmpDir: path.join(base, "tmp") };
     },
     async open(layout, processes) {
       const shell = await resolveShell(parentPath);
+      const home = options.home
+        ? options.home.home === null
+          ? null
+          : path.join(layout.root, options.home.home)
+        : layout.workDir;
+      if (home !== null && options.home?.homeExists) await mkdir(home, { recursive: true });
       const gateRoom = createLocalGateRoom(layout);
       // The trial's folder is the harness's own (0711 once handed over): the sudo route's scratch.
       const identity = await leaseAgentIdentity(parentPath, layout.base);
       const lease = identity.kind === "account" ? identity.lease : null;
       if (lease) {
         try {
-          await handOver(layout.base, layout.workDir, lease);
+          // The whole root: a home layout's cwd and HOME are folders in it.
+          await handOver(layout.base, layout.root, lease);
         } catch (error) {
           // No command ran yet: nothing of the account's to end.
           lease.release();
@@ -68,6 +79,7 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
       };
       return {
         workDir: layout.workDir,
+        home,
         tmpDir: layout.tmpDir,
         shimDir: layout.shimDir,
         logDir: layout.logDir,
@@ -114,17 +126,17 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
 }
 
 /**
- * The work dir (the fixture, files and guidance in it) becomes the account's; the trial's temp dir
+ * The root (the work dir, the fixture, files and guidance in it) becomes the account's; the trial's temp dir
  * can be passed through (to the work dir, TMPDIR, the shim) but not listed or written.
  */
-async function handOver(base: string, workDir: string, lease: AccountLease): Promise<void> {
+async function handOver(base: string, root: string, lease: AccountLease): Promise<void> {
   if (!(await isPassableByOthers(path.dirname(base)))) {
     throw new InfraError(
       `the agent's account ${lease.account.name} cannot reach the trial's folder ${base}: a folder above it is closed to other users (give it o+x, or set TMPDIR to a folder others can pass through)`,
     );
   }
   await chmod(base, 0o711);
-  await lease.handOver(workDir);
+  await lease.handOver(root);
 }
 
 /** Whether every folder from `/` down to `dir` lets other users pass through (o+x). */

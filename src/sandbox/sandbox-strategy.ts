@@ -4,6 +4,7 @@
  * how a command is started inside. Everything else about a trial's sandbox is the same in every
  * mode and lives in trial-sandbox.ts.
  */
+import type { HomeLayout } from "../scenario/types.js";
 import type { GateRoomPaths } from "./gate-room.js";
 import type { ExecResult, ProcessGroupRegistry, ProcessOptions } from "./types.js";
 
@@ -13,7 +14,7 @@ export interface TrialLayout {
   base: string;
   /** Host dir commands see as `/` (local: the work dir itself). */
   root: string;
-  /** Host dir of the agent's working directory (HOME and cwd). */
+  /** Host dir of the agent's working directory (HOME too, unless a home layout says otherwise). */
   workDir: string;
   /** Host dir of TMPDIR. */
   tmpDir: string;
@@ -57,6 +58,8 @@ export interface ProcessSettings extends RunSettings {
 export interface SandboxInterior {
   /** The work dir, TMPDIR, shim dir and shim log dir as commands see them. */
   workDir: string;
+  /** HOME as the agent's commands see it; null: not set (a home layout without one). */
+  home: string | null;
   tmpDir: string;
   shimDir: string;
   logDir: string;
@@ -140,4 +143,10 @@ export interface SandboxStrategyOptions {
   hostname?: string;
   /** bwrap: system folders writable copy-on-write, discarded with the trial (local mode: never). */
   writableSystemDirs?: boolean;
+  /**
+   * Where the agent starts and what HOME is (a bashkit dataset's): bwrap at those paths, local
+   * mode at those paths under its work dir (where it puts a scenario's absolute paths). Absent:
+   * the work dir is HOME and cwd.
+   */
+  home?: HomeLayout;
 }

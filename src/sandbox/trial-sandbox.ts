@@ -17,7 +17,7 @@ import { chmod, copyFile, cp, mkdir, mkdtemp, readdir, realpath, rm, writeFile }
 import os from "node:os";
 import path from "node:path";
 import { ConfigError, describeError, InfraError } from "../errors.js";
-import type { SandboxMode, Scenario, Variant } from "../scenario/types.js";
+import type { HomeLayout, SandboxMode, Scenario, Variant } from "../scenario/types.js";
 import type { EventSink } from "../transcript/events.js";
 import { SANDBOX_PATH } from "./bwrap.js";
 import { createBwrapStrategy } from "./bwrap-strategy.js";
@@ -67,6 +67,8 @@ export interface TrialSandboxOptions {
   bwrapPath?: string;
   /** bwrap: more host paths bound read-only at the same place (tools the target needs). */
   readOnlyPaths?: string[];
+  /** Where the agent starts and what HOME is; default the scenario's (`machine.home`), else the work dir. */
+  home?: HomeLayout;
 }
 
 /** One strategy per sandbox mode; a mode without one does not compile. */
@@ -90,6 +92,7 @@ export async function warmSandboxRunners(modes: readonly SandboxMode[], trialsAt
 /** Create the sandbox, run setup and install the shim. Setup failure → InfraError (cleaned up). */
 export async function createTrialSandbox(options: TrialSandboxOptions): Promise<TrialSandbox> {
   const { scenario, variant } = options;
+  const home = options.home ?? scenario.machine?.home;
   // Chosen (and checked) before anything is created: an unusable bwrap is the user's configuration to fix.
   const strategy = await SANDBOX_STRATEGIES[options.mode]({
     parentPath: options.parentEnv.PATH ?? SANDBOX_PATH,
@@ -100,6 +103,7 @@ export async function createTrialSandbox(options: TrialSandboxOptions): Promise<
     readOnlyPaths: options.readOnlyPaths,
     hostname: scenario.machine?.hostname,
     writableSystemDirs: scenario.machine?.writableSystemDirs,
+    ...(home ? { home } : {}),
   });
   const tmpRoot = options.tmpRoot ?? os.tmpdir();
   const base = await createTrialBase((await strategy.chooseTmpRoot?.(tmpRoot)) ?? tmpRoot);
@@ -227,7 +231,7 @@ async function fillWorkDir(
 interface Environments {
   /** The agent's: the shim first on PATH. */
   agent: Record<string, string>;
-  /** Setup commands': no shim, HOME the work dir (as the agent's). */
+  /** Setup commands': no shim, HOME the agent's. */
   setup: Record<string, string>;
   /** A gate command's, with `extra` (script gates): no shim, HOME and TMPDIR the gate room's. */
   gate(extra?: Record<string, string>): Record<string, string>;
@@ -243,7 +247,7 @@ function createEnvironments(
   const { scenario, variant } = options;
   const targetEnv = { ...scenario.target.env, ...(variant?.env ?? {}) };
   const buildIn = (
-    room: { home: string; tmpDir: string; basePath?: string },
+    room: { home: string | null; tmpDir: string; basePath?: string },
     pathPrefix: string[],
     extra?: Record<string, string>,
   ) =>
@@ -258,7 +262,7 @@ function createEnvironments(
       userName: interior.userName,
       processMarker: trialMarker,
     });
-  const agentRoom = { home: interior.workDir, tmpDir: interior.tmpDir };
+  const agentRoom = { home: interior.home, tmpDir: interior.tmpDir };
   const build = (pathPrefix: string[], extra?: Record<string, string>) =>
     buildIn(agentRoom, pathPrefix, extra);
   const shimPathPrefix = scenario.target.binary ? [interior.shimDir] : [];

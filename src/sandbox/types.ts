@@ -103,7 +103,7 @@ export interface TrialSandbox {
   workDir: string;
   /** The working directory as the agent sees it (same as workDir in local mode). */
   visibleWorkDir: string;
-  /** Environment of the agent's commands: scrubbed, HOME inside the work dir, shim first on PATH. */
+  /** Environment of the agent's commands: scrubbed, HOME the work dir (or its home layout's), shim first on PATH. */
   agentEnv: Record<string, string>;
   /**
    * An agent's bash call, in the trial's persistent shell (persistent-shell.ts: cwd, variables,

@@ -7,11 +7,13 @@
  * What makes a task run as it does in bashkit-eval, whose shell is an interpreter over a virtual
  * filesystem: the turn limit defaults to bashkit-eval's 10; the sandbox's hostname is
  * `bashkit-eval`; every folder is writable, system folders included (copy-on-write in bwrap,
- * discarded with the trial); a check of a type this version does not know fails that check, with
- * a load warning, instead of rejecting the dataset.
+ * discarded with the trial); the agent starts in /home/user with HOME /home/eval, as bashkit's
+ * interpreter (bashkit-home.ts: older bashkit versions differ); a check of a type this version
+ * does not know fails that check, with a load warning, instead of rejecting the dataset.
  */
 import { describeError } from "../errors.js";
 import { describeExcessNesting, findExcessNesting } from "../json-nesting.js";
+import { CURRENT_BASHKIT_HOME } from "./bashkit-home.js";
 import { ID_PATTERN } from "./format.js";
 import { checkTypeOf, createCheckGate, describeUnknownCheck, isKnownCheckType } from "./gates.js";
 import { BASHKIT_EXPECTATION_KEYS, BASHKIT_TASK_KEYS } from "./keys.js";
@@ -26,7 +28,7 @@ type ScenarioWithoutHash = UnhashedScenario;
 /** bashkit-eval's default `--max-turns`; a task's own `max_turns` wins. */
 export const BASHKIT_MAX_TURNS = 10;
 /** The sandbox as bashkit-eval's interpreter presents it (its tasks check `hostname`, write /lib...). */
-export const BASHKIT_MACHINE: Readonly<Required<MachineProfile>> = {
+export const BASHKIT_MACHINE: Readonly<Required<Omit<MachineProfile, "home">>> = {
   hostname: "bashkit-eval",
   writableSystemDirs: true,
 };
@@ -169,7 +171,8 @@ function buildTask(
     agent: { maxTurns: maxTurns ?? BASHKIT_MAX_TURNS },
     evaluation: { gates },
     sandbox: "bwrap",
-    machine: { ...BASHKIT_MACHINE },
+    // The current bashkit's; a run gives a recording's trials the layout of the bashkit that made it.
+    machine: { ...BASHKIT_MACHINE, home: CURRENT_BASHKIT_HOME },
     source: { file, line, format: "bashkit-jsonl" },
   };
   if (description !== undefined && description !== "") scenario.description = description;

@@ -50,6 +50,29 @@ export interface MachineProfile {
   /** System folders (/usr, /lib...) writable copy-on-write, the changes discarded with the trial
    * (default: bound read-only). */
   writableSystemDirs?: boolean;
+  /**
+   * Where the agent starts and what HOME is (bashkit datasets: the current bashkit's, see
+   * scenario/bashkit-home.ts; a run may give each trial another). Absent: the sandbox's own
+   * (the work dir is HOME and cwd, /home/eval in bwrap).
+   */
+  home?: HomeLayout;
+}
+
+/**
+ * The agent's working directory and HOME as its commands see them (absolute paths inside the
+ * sandbox; local mode puts them under its work dir, as it does a scenario's absolute paths).
+ */
+export interface HomeLayout {
+  /** Its name in reports and options (`bashkit-home-created`...). */
+  name: string;
+  /** The working directory the agent's commands start in. */
+  workDir: string;
+  /** HOME; null: not set at all. */
+  home: string | null;
+  /** Whether HOME is a directory when the agent starts (else only if a scenario file is in it). */
+  homeExists: boolean;
+  /** The agent's home in /etc/passwd: what `~` names when HOME is not set (bwrap only). */
+  passwdHome: string;
 }
 
 export interface AgentOverrides {

@@ -86,6 +86,11 @@ describe.skipIf(findBwrapProblem() !== null)(
       expect(report.model_matrix?.models).toEqual(Object.keys(RUNS));
     });
 
+    it("every task starts where the bashkit of 2026-05-26 started it: /home/user, HOME /home/eval absent", () => {
+      const layouts = new Set(report.scenarios.map((scenario) => scenario.trials[0]?.home_layout));
+      expect([...layouts]).toEqual(["bashkit-home-missing"]);
+    });
+
     it("each trial's turns, tool calls, tokens and stop are the recorded task's, marked as recorded", () => {
       for (const [model, file] of recorded) {
         for (const task of file.results) {

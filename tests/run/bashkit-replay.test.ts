@@ -2,7 +2,8 @@
  * Parity with bashkit-eval on real transcripts: its recorded Claude Haiku 4.5 and Opus 4.7 runs of
  * its 58 tasks (tests/fixtures/bashkit-eval/replay/) are replayed through the anthropic agent in
  * the bwrap sandbox, and each check's verdict is compared with the one bashkit-eval's scorer
- * recorded for the same model turns. The commands now run in real bash, not bashkit's interpreter,
+ * recorded for the same model turns. Each task starts where the bashkit that recorded the run
+ * started it (scenario/bashkit-home.ts: /home/user, HOME /home/eval absent, for May 2026). The commands now run in real bash, not bashkit's interpreter,
  * so where that interpreter differs from bash the verdicts may too: every such check is listed
  * below with its reason, and any other disagreement fails the test.
  */
@@ -35,19 +36,18 @@ const HAIKU_DISAGREEMENTS: KnownDisagreement[] = [
   },
 ];
 
-const MOVED_BACK =
-  "bashkit's interpreter: its first `cat > /home/eval/organize.sh` failed there (no /home/eval in bashkit's filesystem), so the model moved to /home/user and later ran `mv /uploads/txt/* ... /uploads/` to retry; in bash the first script ran, /home/user does not exist, and the retry's `mv` leaves the files back in /uploads";
+/** Checks of Opus 4.7's file_path_organizer that hold only where the task starts in bashkit's /home/user. */
+const ORGANIZED_FILES = [
+  "file_exists:/uploads/txt/report.txt",
+  "file_exists:/uploads/txt/notes.txt",
+  "file_exists:/uploads/csv/data.csv",
+  "file_exists:/uploads/csv/results.csv",
+  "file_exists:/uploads/json/config.json",
+];
 const INI_CASE =
   'bashkit\'s interpreter: `case "$t" in \\[*\\])` does not match `[server]` there, so its merge script wrote an empty merged.ini; in bash it matches and writes it complete, but a later recorded command, `bash -x /tmp/merge.sh 2>&1 | head -80`, reruns the script (which empties the file before writing it) while `head` may close the pipe and SIGPIPE kill it halfway: complete or empty depends on timing';
 
 const OPUS_DISAGREEMENTS: KnownDisagreement[] = [
-  ...[
-    "file_exists:/uploads/txt/report.txt",
-    "file_exists:/uploads/txt/notes.txt",
-    "file_exists:/uploads/csv/data.csv",
-    "file_exists:/uploads/csv/results.csv",
-    "file_exists:/uploads/json/config.json",
-  ].map((check) => ({ task: "file_path_organizer", check, bashkit: true, reason: MOVED_BACK })),
   { task: "file_path_organizer", check: "stdout_contains:txt: 2", bashkit: false, reason: ASSOC_COUNTS },
   { task: "file_path_organizer", check: "stdout_contains:csv: 2", bashkit: false, reason: ASSOC_COUNTS },
   ...[
@@ -197,3 +197,57 @@ describe.skipIf(findBwrapProblem() !== null)(
     });
   },
 );
+
+/**
+ * A verdict that depends on where the task starts. Opus 4.7's first `cat > /home/eval/organize.sh`
+ * failed in bashkit (HOME /home/eval did not exist there), so it wrote the script again in its
+ * working directory, /home/user, ran it, and later ran a retry whose `mv /uploads/txt/* ...` undoes
+ * nothing once the files are sorted. With the work dir /home/eval as HOME and cwd (how every
+ * bashkit task ran before the layouts were kept), /home/user does not exist: the second script is
+ * never written, the retry's `mv` puts the files back in /uploads, and five checks bashkit passed
+ * fail. With the layout of the bashkit that recorded the run they pass, as in bashkit.
+ */
+describe.skipIf(findBwrapProblem() !== null)("the home layout decides Opus 4.7's file_path_organizer", () => {
+  let harness: ReplayResult;
+  let recorded: ReplayResult;
+  let current: ReplayResult;
+
+  beforeAll(async () => {
+    const only = ["file_path_organizer"];
+    [harness, recorded, current] = await Promise.all([
+      replayRecordedRun("opus-4-7", 1, { only, home: "harness" }),
+      replayRecordedRun("opus-4-7", 1, { only, home: "recorded" }),
+      replayRecordedRun("opus-4-7", 1, { only, home: "current" }),
+    ]);
+  }, 120_000);
+
+  const organized = (result: ReplayResult) =>
+    result.trials
+      .get("file_path_organizer")
+      ?.gates.filter((gate) => ORGANIZED_FILES.includes(gate.description ?? ""))
+      .map((gate) => gate.passed);
+  const bashkitVerdicts = (result: ReplayResult) =>
+    result.recorded.tasks[0]?.score.checks
+      .filter((check) => ORGANIZED_FILES.includes(check.check))
+      .map((check) => check.passed);
+
+  it("bashkit passed the five checks; the harness's old /home/eval work dir fails them", () => {
+    expect(bashkitVerdicts(harness)).toEqual([true, true, true, true, true]);
+    expect(harness.trials.get("file_path_organizer")?.home_layout).toBeUndefined();
+    expect(organized(harness)).toEqual([false, false, false, false, false]);
+  });
+
+  it("the recording's own layout (bashkit-home-missing, by its date) passes them, as bashkit did", () => {
+    expect(recorded.trials.get("file_path_organizer")?.home_layout).toBe("bashkit-home-missing");
+    expect(organized(recorded)).toEqual(bashkitVerdicts(recorded));
+    // Its first script fails as in bashkit (exit 127: HOME names no folder); with /home/eval made it runs.
+    const errors = (result: ReplayResult) =>
+      result.trials.get("file_path_organizer")?.execution.tool_calls_error;
+    expect(errors(recorded)).toBe((errors(current) ?? 0) + 1);
+  });
+
+  it("the current bashkit's layout (/home/eval made) passes them too: here the cwd decides", () => {
+    expect(current.trials.get("file_path_organizer")?.home_layout).toBe("bashkit-home-created");
+    expect(organized(current)).toEqual([true, true, true, true, true]);
+  });
+});

@@ -286,11 +286,21 @@ describe("malformed datasets", () => {
     );
   });
 
-  test("tasks run as in bashkit-eval: 10 turns, hostname bashkit-eval, writable system folders", async () => {
+  test("tasks run as in bashkit-eval: 10 turns, hostname bashkit-eval, writable system folders, the current bashkit's home", async () => {
     const dir = await makeTree({ "d.jsonl": task({}) });
     const [scenario] = await loadScenarios(["d.jsonl"], { cwd: dir });
     expect(scenario?.agent).toEqual({ maxTurns: 10 });
-    expect(scenario?.machine).toEqual({ hostname: "bashkit-eval", writableSystemDirs: true });
+    expect(scenario?.machine).toEqual({
+      hostname: "bashkit-eval",
+      writableSystemDirs: true,
+      home: {
+        name: "bashkit-home-created",
+        workDir: "/home/user",
+        home: "/home/eval",
+        homeExists: true,
+        passwdHome: "/home/eval",
+      },
+    });
     expect(scenario?.sandbox).toBe("bwrap");
   });
 

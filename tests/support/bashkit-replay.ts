@@ -13,7 +13,9 @@ import { createAnthropicClient } from "../../src/model/anthropic-client.js";
 import type { Report, TrialReport } from "../../src/results/types.js";
 import { defaultRunOptions } from "../../src/run/options.js";
 import { runSuite } from "../../src/run/suite.js";
+import { bashkitHomeAt } from "../../src/scenario/bashkit-home.js";
 import { loadScenarios } from "../../src/scenario/load.js";
+import type { HomeLayout } from "../../src/scenario/types.js";
 import {
   firstUserText,
   type ScriptedBlock,
@@ -97,13 +99,46 @@ function toReply(task: RecordedTask, turn: number): ScriptedReply {
   return { kind: "message", content, usage };
 }
 
+/** When each recording was made (its results file's `timestamp`): its bashkit's home layout. */
+export const RECORDED_AT: Record<string, string> = {
+  "haiku-4-5": "2026-05-26T01:25:23Z",
+  "opus-4-7": "2026-05-26T02:07:42Z",
+};
+
+export interface ReplayOptions {
+  /** Only these tasks (default all). */
+  only?: string[];
+  /**
+   * Where each task starts and what HOME is: `recorded`, the layout of the bashkit that made the
+   * recording (by its date, as a replay of its results file gets); `current`, the current
+   * bashkit's (a dataset run live); `harness`, none (the work dir /home/eval as HOME and cwd, as
+   * every bashkit task ran before the layouts were kept).
+   */
+  home?: "recorded" | "current" | "harness";
+}
+
 /** Runs the recording `name` (e.g. "haiku-4-5") with `concurrency` trials at once. */
-export async function replayRecordedRun(name: string, concurrency: number): Promise<ReplayResult> {
+export async function replayRecordedRun(
+  name: string,
+  concurrency: number,
+  replay: ReplayOptions = {},
+): Promise<ReplayResult> {
   const recorded = JSON.parse(
     await readFile(path.join(REPLAY_DIR, `${name}.replay.json`), "utf8"),
   ) as RecordedRun;
+  const home = replay.home ?? "recorded";
+  const loaded = (await loadScenarios([path.join(REPLAY_DIR, `${name}.tasks.jsonl`)])).filter(
+    (scenario) => !replay.only || replay.only.includes(scenario.id),
+  );
+  const scenarios =
+    home === "harness"
+      ? loaded.map(({ machine, ...scenario }) => {
+          const { home: _home, ...rest } = machine ?? {};
+          return { ...scenario, machine: rest };
+        })
+      : loaded;
+  recorded.tasks = recorded.tasks.filter((task) => !replay.only || replay.only.includes(task.id));
   const byId = new Map(recorded.tasks.map((task) => [task.id, task]));
-  const scenarios = await loadScenarios([path.join(REPLAY_DIR, `${name}.tasks.jsonl`)]);
   const byPrompt = new Map(scenarios.map((scenario) => [scenario.task, byId.get(scenario.id)]));
 
   const server = await startModelServer((request) => {
@@ -120,7 +155,15 @@ export async function replayRecordedRun(name: string, concurrency: number): Prom
     });
     const { report } = await runSuite(
       scenarios,
-      defaultRunOptions({ agent: "anthropic", model: recorded.model, outDir, concurrency }),
+      defaultRunOptions({
+        agent: "anthropic",
+        model: recorded.model,
+        outDir,
+        concurrency,
+        ...(home === "recorded"
+          ? { bashkitHome: (bashkitHomeAt(RECORDED_AT[name] as string) as HomeLayout).name }
+          : {}),
+      }),
       { agent: createAgent("anthropic", { modelClient: client }), env: { PATH: process.env.PATH } },
     );
     return compare(recorded, report);

@@ -37,6 +37,7 @@ import {
 import { createRunRedactor, type SuiteRun } from "../../run/suite.js";
 import { writeRunOutputs } from "../../run/write-outputs.js";
 import { runProcess } from "../../sandbox/exec.js";
+import { parseBashkitHome } from "../../scenario/bashkit-home.js";
 import { SANDBOX_SETTINGS } from "../../scenario/keys.js";
 import { parseYamlText } from "../../scenario/load.js";
 import { projectRootOf } from "../../scenario/repository-root.js";
@@ -91,6 +92,7 @@ const RUN_OPTIONS: OptionSpec = {
   variant: { type: "string", multiple: true },
   "agent-command": { type: "string" },
   "replay-from": { type: "string", multiple: true },
+  "bashkit-home": { type: "string" },
   quiet: { type: "boolean", short: "q" },
 };
 
@@ -115,7 +117,13 @@ quoted globs ('scenarios/**/*.yaml') and exclusions ('!scenarios/slow/**') work 
 ${describeAgents()}  --agent-command TPL    the command agent's command, with {prompt}, {workdir}, {model}, {system}
                          placeholders (shell-quoted), e.g. 'my-agent --model {model} {prompt}'
   --replay-from PATH     the replay agent's recordings: a run's output folder or a bashkit-eval results .json;
-                         repeat it (one recorded run per model) to replay them as one model matrix
+                         repeat it (one recorded run per model) to replay them as one model matrix;
+                         a bashkit-eval run's tasks start where that bashkit version started them
+  --bashkit-home L       where bashkit dataset tasks start and what HOME is: current, the default
+                         (bashkit-home-created: cwd /home/user, HOME /home/eval made), bashkit-home-missing
+                         (2026-02-24 to 06-28: HOME /home/eval absent), bashkit-home-unset (before:
+                         no HOME), or a date (the bashkit at that moment, UTC); default for a replayed
+                         bashkit-eval run: its recording date's
   --model ID             model under test (default claude-haiku-4-5; a scenario's agent.model wins);
                          PROVIDER:MODEL for others: openai:gpt-5.2 (any OpenAI-compatible server);
                          repeat it (or a,b) for a model matrix: every scenario runs with each
@@ -241,6 +249,7 @@ async function readRunOptionFlags(
     resume: readString(values, "resume") !== undefined,
     agentCommand: readString(values, "agent-command") ?? null,
     replayFrom: readReplaySources(values).map((source) => path.resolve(io.cwd, source)),
+    ...readBashkitHome(values),
   };
 }
 
@@ -513,4 +522,10 @@ function readReplaySources(values: ParsedArgs["values"]): string[] {
 function readModels(values: ParsedArgs["values"]): Partial<Pick<RunOptionSettings, "model" | "models">> {
   const ids = readList(values, "model");
   return ids.length > 0 ? settleModels(ids) : {};
+}
+
+/** `--bashkit-home`: a layout's name, `current` or a date, as the layout's name. */
+function readBashkitHome(values: ParsedArgs["values"]): { bashkitHome?: string } {
+  const given = readString(values, "bashkit-home");
+  return given === undefined ? {} : { bashkitHome: parseBashkitHome(given).name };
 }
