@@ -4,7 +4,7 @@
  * run is conclusive), by `plan`, and by the simulation.
  */
 
-import { scenarioPValue } from "./regression-decision.js";
+import { pooledRunsLaw, rejectionBoundary } from "./rejection-region.js";
 import { betaBinomialPmf } from "./run-clusters.js";
 import { logChoose } from "./stats.js";
 
@@ -26,42 +26,22 @@ export interface PowerDesign {
  * `baseRate` to `headRate` is flagged, with every run (base runs and the head) drawing its own rate
  * from a beta law with the design's ICC, the adaptive screen, and Holm's first step over the family.
  * Enumerates the base runs' pooled passes, the head's first and extra passes (one run: its total is
- * beta-binomial, split between first and extra trials hypergeometrically); the test's p is monotone
- * in the head's passes, so only the boundary of the rejection region is searched.
+ * beta-binomial, split between first and extra trials hypergeometrically), against the test's
+ * rejection region, found once per design (rejection-region.ts).
  */
 export function detectionPower(design: PowerDesign, baseRate: number, headRate: number): number {
   const { runTrials, headTrials, extraTrials, icc, level } = design;
   const baseTrials = runTrials.reduce((s, n) => s + n, 0);
-  let basePmf = new Float64Array([1]);
-  for (const n of runTrials) {
-    const run = betaBinomialPmf(n, baseRate, icc);
-    const next = new Float64Array(basePmf.length + n);
-    basePmf.forEach((p, i) => {
-      for (let j = 0; j <= n; j++) next[i + j]! += p * run[j]!;
-    });
-    basePmf = next;
-  }
+  const basePmf = pooledRunsLaw(runTrials, baseRate, icc);
   const allTrials = headTrials + extraTrials;
   const headPmf = betaBinomialPmf(allTrials, headRate, icc);
-  const baseRuns = runTrials.map((trials) => ({ passed: 0, trials }));
-  // The most head passes (of `trials`) still flagged against `basePassed`, or −1. It does not fall as
-  // the baseline passes more, so each search starts from the last boundary.
-  let lastBoundary = -1;
-  const boundary = (basePassed: number, trials: number): number => {
-    let h = Math.max(-1, lastBoundary - 1);
-    while (h < trials) {
-      const counts = { basePassed, baseTrials, headPassed: h + 1, headTrials: trials, baseRuns };
-      if (scenarioPValue(counts, icc) > level) break;
-      h++;
-    }
-    lastBoundary = h;
-    return h;
-  };
+  // The most head passes (of all its trials) the test flags against each baseline total, or −1.
+  const boundary = rejectionBoundary({ runTrials, headTrials: allTrials, icc, level });
   let power = 0;
   basePmf.forEach((pb, basePassed) => {
     // Base totals this unlikely change the power by less than 1e-9 in all.
     if (pb < 1e-12) return;
-    const withExtra = boundary(basePassed, allTrials);
+    const withExtra = boundary[basePassed]!;
     const firstOnly = extraTrials > 0 ? -1 : withExtra;
     for (let total = 0; total <= allTrials; total++) {
       const pt = headPmf[total]!;
