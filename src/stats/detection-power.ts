@@ -1,12 +1,19 @@
 /**
  * What a design can detect: the exact chance that one scenario whose pass rate drops is flagged by
  * the per-scenario family, with runs as clusters. Used by the decision (its design line and whether a
- * run is conclusive), by `plan`, and by the simulation.
+ * run is conclusive), by `plan`, and by the simulation; the rule that makes a run conclusive is here
+ * too, so the decision and the simulation apply the same one.
  */
 
 import { pooledRunsLaw, rejectionBoundary } from "./rejection-region.js";
-import { betaBinomialPmf } from "./run-clusters.js";
+import { betaBinomialPmf, MIN_RUNS_FOR_VARIATION } from "./run-clusters.js";
 import { logChoose } from "./stats.js";
+
+/** The effect a design is judged by (docs/statistics.md, "Three outcomes"): one scenario collapsing 0.9 → 0.1. */
+export const PLANNED_COLLAPSE = { baseRate: 0.9, headRate: 0.1 } as const;
+
+/** A design catches the planned collapse at least this often to be conclusive. */
+export const CONCLUSIVE_POWER = 0.8;
 
 export interface PowerDesign {
   /** Trials of each base run (the pooled baseline is their sum). */
@@ -62,4 +69,47 @@ export function detectionPower(design: PowerDesign, baseRate: number, headRate: 
     }
   });
   return Math.min(1, power);
+}
+
+/**
+ * The design's power for the planned collapse; null when no scenario can be tested on its own (one
+ * head trial per scenario, or no level left for the per-scenario family).
+ */
+export function collapsePower(design: PowerDesign): number | null {
+  if (design.headTrials <= 1 || !(design.level > 0)) return null;
+  return detectionPower(design, PLANNED_COLLAPSE.baseRate, PLANNED_COLLAPSE.headRate);
+}
+
+/** What keeps a run that did not regress from being called conclusive. */
+export type InconclusiveGround =
+  | { kind: "few_runs"; runs: number }
+  | { kind: "one_trial" }
+  | { kind: "low_power"; power: number }
+  | { kind: "not_compared"; scenarios: number };
+
+export interface ConclusiveInput {
+  /** Base runs that carried trials. */
+  baseRuns: number;
+  /** collapsePower of the design. */
+  collapsePower: number | null;
+  /** Head scenarios with nothing to be compared with (new, or measuring something else). */
+  notCompared: number;
+}
+
+/**
+ * Why a run that did not regress is not conclusive (none: it is): fewer than three base runs (the
+ * run-to-run variation cannot be estimated), no scenario testable on its own, less than 80% power for
+ * the planned collapse, or scenarios left uncompared. `decide()` and the simulation both ask this.
+ */
+export function inconclusiveGrounds({
+  baseRuns,
+  collapsePower,
+  notCompared,
+}: ConclusiveInput): InconclusiveGround[] {
+  const grounds: InconclusiveGround[] = [];
+  if (baseRuns < MIN_RUNS_FOR_VARIATION) grounds.push({ kind: "few_runs", runs: baseRuns });
+  if (collapsePower === null) grounds.push({ kind: "one_trial" });
+  else if (collapsePower < CONCLUSIVE_POWER) grounds.push({ kind: "low_power", power: collapsePower });
+  if (notCompared > 0) grounds.push({ kind: "not_compared", scenarios: notCompared });
+  return grounds;
 }
