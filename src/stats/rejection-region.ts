@@ -47,7 +47,7 @@ const BOUNDARIES = new Map<string, Int32Array>();
 /**
  * For every baseline total y (0..the base runs' trials), the most head passes the test flags against
  * it, or −1. The test flags a table exactly when its p-value is at most the level; the boundary does
- * not fall as y grows. Cached per design.
+ * not fall as y grows. Cached per design: the array is shared, read it only.
  */
 export function rejectionBoundary(design: RegionDesign): Int32Array {
   const { runTrials, headTrials, icc, level } = design;
