@@ -60,7 +60,8 @@ export interface DecidedRun {
 
 /**
  * Compares the report with the baseline (when there is one) and decides. A baseline that cannot be
- * compared is said in `comparisonError`, not thrown: the run's own results still get written.
+ * compared is said in `comparisonError`, not thrown, so a run's own results still get written (unless
+ * `incomparable` is "throw").
  */
 export function decideRun({
   report,
