@@ -131,7 +131,7 @@ function orderTables(headTrials: number, baseTrials: number): OrderedTables {
   }
   const order = Uint32Array.from(statistic.keys()).sort((a, b) => statistic[a]! - statistic[b]!);
   const tables = { statistic, order };
-  if (ORDERS.size > 200) ORDERS.clear();
+  if (ORDERS.size > 64) ORDERS.clear();
   ORDERS.set(key, tables);
   return tables;
 }
