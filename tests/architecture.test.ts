@@ -214,6 +214,28 @@ describe("module boundaries", () => {
     expect([...excluded].filter((file) => reached.has(file))).toEqual([]);
   });
 
+  it("decides in one place: only compare/decide-run.ts imports decide() (index.ts re-exports it for the library)", () => {
+    const decision = path.join("compare", "decision.ts");
+    const importers: string[] = [];
+    for (const file of listSourceFiles(SRC)) {
+      const from = path.relative(SRC, file);
+      const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, false);
+      for (const node of source.statements) {
+        if (!ts.isImportDeclaration(node) || !ts.isStringLiteral(node.moduleSpecifier)) continue;
+        const to = path.relative(SRC, path.resolve(path.dirname(file), node.moduleSpecifier.text));
+        if (to.replace(/\.js$/, ".ts") !== decision || node.importClause?.isTypeOnly) continue;
+        const bindings = node.importClause?.namedBindings;
+        // A namespace import reaches decide() too.
+        const takesDecide =
+          bindings !== undefined &&
+          (ts.isNamespaceImport(bindings) ||
+            bindings.elements.some((e) => !e.isTypeOnly && (e.propertyName ?? e.name).text === "decide"));
+        if (takesDecide) importers.push(from);
+      }
+    }
+    expect(importers).toEqual([path.join("compare", "decide-run.ts")]);
+  });
+
   it("has no import cycle between the top-level folders of src/", () => {
     const graph = new Map<string, Set<string>>();
     for (const edge of runtimeEdges) {

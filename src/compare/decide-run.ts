@@ -1,8 +1,10 @@
 /**
  * The decide stage of a run, between running it and writing its outputs: the finished report, the
  * baseline settled before the run, and the policy in; the comparison and the one decision out.
- * Pure, and the only place a run is decided: the CLI's `run`, the action (a run, a merge of shards,
- * a fork's follow-up comment) and a library caller all call it, so they cannot decide differently.
+ * Pure, and the only place a run is decided: the CLI's `run`, `merge`, `report` and `compare` (a
+ * saved report decided again), the action (a run, a merge of shards, a fork's follow-up comment) and a
+ * library caller all call it, so they cannot decide differently (tests/architecture.test.ts checks
+ * that nothing else calls decide()).
  */
 import { describeError } from "../errors.js";
 import type { Report } from "../results/types.js";
@@ -39,6 +41,12 @@ export interface DecideRunInput {
    * the report (a saved report whose run is not at hand).
    */
   designExtraTrials?: number | undefined;
+  /**
+   * A baseline that cannot be compared: said in `comparisonError`, beside the run's own results,
+   * which must still be written (the default); or thrown, where comparing was all that was asked
+   * (`report --baseline`, `compare` on saved reports).
+   */
+  incomparable?: "record" | "throw";
 }
 
 export interface DecidedRun {
@@ -52,9 +60,16 @@ export interface DecidedRun {
 
 /**
  * Compares the report with the baseline (when there is one) and decides. A baseline that cannot be
- * compared is said in `comparisonError`, not thrown: the run's own results still get written.
+ * compared is said in `comparisonError`, not thrown, so a run's own results still get written (unless
+ * `incomparable` is "throw").
  */
-export function decideRun({ report, baseline, policy, designExtraTrials }: DecideRunInput): DecidedRun {
+export function decideRun({
+  report,
+  baseline,
+  policy,
+  designExtraTrials,
+  incomparable = "record",
+}: DecideRunInput): DecidedRun {
   const compareOptions = policy.compareOptions ?? {};
   let comparison: Comparison | null = null;
   let comparisonError: string | null = null;
@@ -62,6 +77,7 @@ export function decideRun({ report, baseline, policy, designExtraTrials }: Decid
     try {
       comparison = compareReports(baseline.report, report, compareOptions);
     } catch (error) {
+      if (incomparable === "throw") throw error;
       comparisonError = describeError(error);
     }
   }

@@ -16,7 +16,14 @@ import { scenarioKey } from "../results/scenario-key.js";
 import type { Direction } from "../results/trial-metrics.js";
 import { findMetric, PASS_RATE, readTrialValues } from "../results/trial-metrics.js";
 import type { Report, RunSummary, ScenarioReport, TrialReport } from "../results/types.js";
-import { detectionPower } from "../stats/detection-power.js";
+import {
+  CONCLUSIVE_POWER,
+  collapsePower,
+  detectionPower,
+  type InconclusiveGround,
+  inconclusiveGrounds,
+  PLANNED_COLLAPSE,
+} from "../stats/detection-power.js";
 import {
   DEFAULT_ALPHA,
   DEFAULT_EXTRA_TRIALS,
@@ -209,9 +216,6 @@ export interface Design {
   /** Null when only the suite test decides (one trial per scenario); at `variation.icc_used`. */
   power: DesignPower | null;
 }
-
-/** A design detects the planned effect (one scenario collapsing 0.9 → 0.1) at least this often to be conclusive. */
-export const CONCLUSIVE_POWER = 0.8;
 
 export type DecisionBasis =
   | "regression"
@@ -566,14 +570,15 @@ function describeDesign(
   const runs = Math.max(1, ...compared.map((i) => baseRuns[i]!.filter((r) => r.trials > 0).length));
   const family = compared.length;
   const level = family > 0 ? primaryAlpha / family : 0;
-  const runTrials = splitIntoRuns(baselineTrials, runs);
-  const power =
-    primaryAlpha > 0 && family > 0 && headTrials > 1
-      ? {
-          collapse: detectionPower({ runTrials, headTrials, extraTrials: extra, icc, level }, 0.9, 0.1),
-          half: detectionPower({ runTrials, headTrials, extraTrials: extra, icc, level }, 0.9, 0.5),
-        }
-      : null;
+  const powerDesign = {
+    runTrials: splitIntoRuns(baselineTrials, runs),
+    headTrials,
+    extraTrials: extra,
+    icc,
+    level,
+  };
+  const collapse = primaryAlpha > 0 && family > 0 ? collapsePower(powerDesign) : null;
+  const power = collapse === null ? null : { collapse, half: detectionPower(powerDesign, 0.9, 0.5) };
   return {
     scenarios: rows.length,
     head_trials: headTrials,
@@ -598,35 +603,38 @@ function describeInconclusive(
   primaryAlpha: number,
   notCompared: number,
 ): Inconclusive | null {
-  const reasons: string[] = [];
+  // The rule is stats/detection-power.ts's (the simulation applies the same); here are its words.
+  const grounds = inconclusiveGrounds({
+    baseRuns: variation.runs,
+    collapsePower: design.power?.collapse ?? null,
+    notCompared,
+  });
+  if (grounds.length === 0) return null;
+  const reasons = grounds.map(describeGround);
   const needs: string[] = [];
-  const runs = variation.runs;
-  if (runs < MIN_RUNS_FOR_VARIATION) {
-    reasons.push(
-      `only ${runs} base-branch run${runs === 1 ? "" : "s"}: run-to-run variation cannot be estimated (${MIN_RUNS_FOR_VARIATION} needed)`,
-    );
-  }
-  const power = design.power?.collapse ?? null;
-  if (power === null) {
-    reasons.push("one trial per scenario: no scenario can be tested on its own");
+  if (grounds.some((g) => g.kind === "one_trial")) {
     needs.push("at least 2 trials per scenario (`trials: 3` is the default)");
-  } else if (power < CONCLUSIVE_POWER) {
-    reasons.push(
-      `this design would catch one scenario collapsing 0.9 → 0.1 only ${Math.floor(power * 100)}% of the time (${CONCLUSIVE_POWER * 100}% needed)`,
-    );
-  }
-  if (power !== null && reasons.length > 0) {
+  } else if (grounds.some((g) => g.kind === "few_runs" || g.kind === "low_power")) {
     needs.push(...describeWhatWouldConclude(design, variation, primaryAlpha));
   }
   // A scenario whose measurement changed, or a new one, has nothing to be compared with yet.
-  if (notCompared > 0) {
-    reasons.push(
-      `${notCompared} scenario${notCompared === 1 ? " was" : "s were"} not compared (new, or measuring something else than the base runs did)`,
-    );
+  if (grounds.some((g) => g.kind === "not_compared")) {
     needs.push("base-branch runs of the changed scenarios (the runs after this change is merged)");
   }
-  if (reasons.length === 0) return null;
   return { reasons, needs };
+}
+
+function describeGround(ground: InconclusiveGround): string {
+  switch (ground.kind) {
+    case "few_runs":
+      return `only ${ground.runs} base-branch run${ground.runs === 1 ? "" : "s"}: run-to-run variation cannot be estimated (${MIN_RUNS_FOR_VARIATION} needed)`;
+    case "one_trial":
+      return "one trial per scenario: no scenario can be tested on its own";
+    case "low_power":
+      return `this design would catch one scenario collapsing 0.9 → 0.1 only ${Math.floor(ground.power * 100)}% of the time (${CONCLUSIVE_POWER * 100}% needed)`;
+    case "not_compared":
+      return `${ground.scenarios} scenario${ground.scenarios === 1 ? " was" : "s were"} not compared (new, or measuring something else than the base runs did)`;
+  }
 }
 
 /** The fewest more base runs (up to 16 in all), else the fewest more trials per scenario, that reach the power needed. */
@@ -651,8 +659,8 @@ function describeWhatWouldConclude(
         icc: projectedIcc,
         level,
       },
-      0.9,
-      0.1,
+      PLANNED_COLLAPSE.baseRate,
+      PLANNED_COLLAPSE.headRate,
     );
   // Power grows with the base runs (up to the exact tests' small steps): bisect on [atLeast, 16].
   let low = Math.max(runs + 1, MIN_RUNS_FOR_VARIATION) - 1;

@@ -14,7 +14,7 @@
  * from the base runs, as `decide()` does). The same draws feed the fixed design that extends every
  * scenario, so each PR checks that the adaptive design never flags what the fixed one would not.
  */
-import { detectionPower } from "./detection-power.js";
+import { collapsePower, inconclusiveGrounds } from "./detection-power.js";
 import {
   DEFAULT_ALPHA,
   DEFAULT_EXTRA_TRIALS,
@@ -23,7 +23,7 @@ import {
   type ScenarioCounts,
   screenForExtraTrials,
 } from "./regression-decision.js";
-import { assumeRunVariation, MIN_RUNS_FOR_VARIATION, type RunCount, type SuiteForm } from "./run-clusters.js";
+import { assumeRunVariation, type RunCount, type SuiteForm } from "./run-clusters.js";
 import { createRng, DEFAULT_SEED, deriveSeed, type Rng } from "./stats.js";
 
 /** How a run's pass rates differ from the scenario's long-run rate. */
@@ -280,28 +280,23 @@ function drawRunRates(rng: Rng, means: readonly number[], world: RunWorld, posit
 /** Runs over which a world's `drift` accrues: the default pool of base runs. */
 const DRIFT_WINDOW = 8;
 
-const POWER_CACHE = new Map<string, number>();
+const POWER_CACHE = new Map<string, number | null>();
 
-/** Whether a PR that did not fail would be called conclusive, as `decide()` calls it. */
+/** Whether a PR that did not fail would be called conclusive: decide()'s rule (inconclusiveGrounds). */
 function isConclusive(settings: Settings, design: CellDesign, icc: number, runs: number, level: number) {
-  if (runs < MIN_RUNS_FOR_VARIATION || design.headTrials <= 1) return false;
   const key = `${runs}:${design.headTrials}:${settings.extraTrials}:${icc}:${level}`;
   let power = POWER_CACHE.get(key);
   if (power === undefined) {
-    power = detectionPower(
-      {
-        runTrials: Array.from({ length: runs }, () => design.headTrials),
-        headTrials: design.headTrials,
-        extraTrials: settings.extraTrials,
-        icc,
-        level,
-      },
-      0.9,
-      0.1,
-    );
+    power = collapsePower({
+      runTrials: Array.from({ length: runs }, () => design.headTrials),
+      headTrials: design.headTrials,
+      extraTrials: settings.extraTrials,
+      icc,
+      level,
+    });
     POWER_CACHE.set(key, power);
   }
-  return power >= 0.8;
+  return inconclusiveGrounds({ baseRuns: runs, collapsePower: power, notCompared: 0 }).length === 0;
 }
 
 function simulateCell(

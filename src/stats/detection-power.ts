@@ -1,12 +1,19 @@
 /**
  * What a design can detect: the exact chance that one scenario whose pass rate drops is flagged by
  * the per-scenario family, with runs as clusters. Used by the decision (its design line and whether a
- * run is conclusive), by `plan`, and by the simulation.
+ * run is conclusive), by `plan`, and by the simulation; the rule that makes a run conclusive is here
+ * too, so the decision and the simulation apply the same one.
  */
 
-import { scenarioPValue } from "./regression-decision.js";
-import { betaBinomialPmf } from "./run-clusters.js";
+import { pooledRunsLaw, rejectionBoundary } from "./rejection-region.js";
+import { betaBinomialPmf, MIN_RUNS_FOR_VARIATION } from "./run-clusters.js";
 import { logChoose } from "./stats.js";
+
+/** The effect a design is judged by (docs/statistics.md, "Three outcomes"): one scenario collapsing 0.9 → 0.1. */
+export const PLANNED_COLLAPSE = { baseRate: 0.9, headRate: 0.1 } as const;
+
+/** A design catches the planned collapse at least this often to be conclusive. */
+export const CONCLUSIVE_POWER = 0.8;
 
 export interface PowerDesign {
   /** Trials of each base run (the pooled baseline is their sum). */
@@ -26,42 +33,22 @@ export interface PowerDesign {
  * `baseRate` to `headRate` is flagged, with every run (base runs and the head) drawing its own rate
  * from a beta law with the design's ICC, the adaptive screen, and Holm's first step over the family.
  * Enumerates the base runs' pooled passes, the head's first and extra passes (one run: its total is
- * beta-binomial, split between first and extra trials hypergeometrically); the test's p is monotone
- * in the head's passes, so only the boundary of the rejection region is searched.
+ * beta-binomial, split between first and extra trials hypergeometrically), against the test's
+ * rejection region, found once per design (rejection-region.ts).
  */
 export function detectionPower(design: PowerDesign, baseRate: number, headRate: number): number {
   const { runTrials, headTrials, extraTrials, icc, level } = design;
   const baseTrials = runTrials.reduce((s, n) => s + n, 0);
-  let basePmf = new Float64Array([1]);
-  for (const n of runTrials) {
-    const run = betaBinomialPmf(n, baseRate, icc);
-    const next = new Float64Array(basePmf.length + n);
-    basePmf.forEach((p, i) => {
-      for (let j = 0; j <= n; j++) next[i + j]! += p * run[j]!;
-    });
-    basePmf = next;
-  }
+  const basePmf = pooledRunsLaw(runTrials, baseRate, icc);
   const allTrials = headTrials + extraTrials;
   const headPmf = betaBinomialPmf(allTrials, headRate, icc);
-  const baseRuns = runTrials.map((trials) => ({ passed: 0, trials }));
-  // The most head passes (of `trials`) still flagged against `basePassed`, or −1. It does not fall as
-  // the baseline passes more, so each search starts from the last boundary.
-  let lastBoundary = -1;
-  const boundary = (basePassed: number, trials: number): number => {
-    let h = Math.max(-1, lastBoundary - 1);
-    while (h < trials) {
-      const counts = { basePassed, baseTrials, headPassed: h + 1, headTrials: trials, baseRuns };
-      if (scenarioPValue(counts, icc) > level) break;
-      h++;
-    }
-    lastBoundary = h;
-    return h;
-  };
+  // The most head passes (of all its trials) the test flags against each baseline total, or −1.
+  const boundary = rejectionBoundary({ runTrials, headTrials: allTrials, icc, level });
   let power = 0;
   basePmf.forEach((pb, basePassed) => {
     // Base totals this unlikely change the power by less than 1e-9 in all.
     if (pb < 1e-12) return;
-    const withExtra = boundary(basePassed, allTrials);
+    const withExtra = boundary[basePassed]!;
     const firstOnly = extraTrials > 0 ? -1 : withExtra;
     for (let total = 0; total <= allTrials; total++) {
       const pt = headPmf[total]!;
@@ -82,4 +69,47 @@ export function detectionPower(design: PowerDesign, baseRate: number, headRate: 
     }
   });
   return Math.min(1, power);
+}
+
+/**
+ * The design's power for the planned collapse; null when no scenario can be tested on its own (one
+ * head trial per scenario, or no level left for the per-scenario family).
+ */
+export function collapsePower(design: PowerDesign): number | null {
+  if (design.headTrials <= 1 || !(design.level > 0)) return null;
+  return detectionPower(design, PLANNED_COLLAPSE.baseRate, PLANNED_COLLAPSE.headRate);
+}
+
+/** What keeps a run that did not regress from being called conclusive. */
+export type InconclusiveGround =
+  | { kind: "few_runs"; runs: number }
+  | { kind: "one_trial" }
+  | { kind: "low_power"; power: number }
+  | { kind: "not_compared"; scenarios: number };
+
+export interface ConclusiveInput {
+  /** Base runs that carried trials. */
+  baseRuns: number;
+  /** collapsePower of the design. */
+  collapsePower: number | null;
+  /** Head scenarios with nothing to be compared with (new, or measuring something else). */
+  notCompared: number;
+}
+
+/**
+ * Why a run that did not regress is not conclusive (none: it is): fewer than three base runs (the
+ * run-to-run variation cannot be estimated), no scenario testable on its own, less than 80% power for
+ * the planned collapse, or scenarios left uncompared. `decide()` and the simulation both ask this.
+ */
+export function inconclusiveGrounds({
+  baseRuns,
+  collapsePower,
+  notCompared,
+}: ConclusiveInput): InconclusiveGround[] {
+  const grounds: InconclusiveGround[] = [];
+  if (baseRuns < MIN_RUNS_FOR_VARIATION) grounds.push({ kind: "few_runs", runs: baseRuns });
+  if (collapsePower === null) grounds.push({ kind: "one_trial" });
+  else if (collapsePower < CONCLUSIVE_POWER) grounds.push({ kind: "low_power", power: collapsePower });
+  if (notCompared > 0) grounds.push({ kind: "not_compared", scenarios: notCompared });
+  return grounds;
 }

@@ -133,17 +133,26 @@ function computeBoschloo(basePassed: number, baseTrials: number, headPassed: num
   const n = baseTrials + headTrials;
   const observed = hypergeometricLowerTail(headPassed, headTrials, baseTrials, basePassed + headPassed);
   // The rejection region, collapsed by total passes s: coefficient[s] = Σ C(nh, x) C(nb, y), x + y = s.
+  // Beyond about 1,000 trials in all C(nh, x) C(nb, y) overflows a double (the p-value came out NaN):
+  // then each coefficient is divided by C(N, s), a hypergeometric probability, and C(N, s) goes back
+  // in with the powers, in logs. Below, the sums are as they always were.
+  const scaled = logChoose(n, Math.floor(n / 2)) > LARGEST_LOG_COEFFICIENT;
+  const logScale = scaled ? Float64Array.from({ length: n + 1 }, (_, s) => logChoose(n, s)) : null;
   const coefficient = new Float64Array(n + 1);
   for (let x = 0; x <= headTrials; x++) {
     for (let y = 0; y <= baseTrials; y++) {
       const statistic = hypergeometricLowerTail(x, headTrials, baseTrials, x + y);
       if (statistic <= observed * TIE_MARGIN) {
-        coefficient[x + y]! += Math.exp(logChoose(headTrials, x) + logChoose(baseTrials, y));
+        const scale = logScale ? logScale[x + y]! : 0;
+        coefficient[x + y]! += Math.exp(logChoose(headTrials, x) + logChoose(baseTrials, y) - scale);
       }
     }
   }
   const totals: number[] = [];
   for (let s = 0; s <= n; s++) if (coefficient[s]! > 0) totals.push(s);
+  if (logScale) {
+    return Math.min(1, maximizeOnUnitInterval(scaledProbability(coefficient, logScale), NUISANCE_GRID_STEPS));
+  }
   // Powers by repeated multiplication: much faster than Math.pow, and exact enough at these n.
   const powers = new Float64Array(n + 1);
   const complementPowers = new Float64Array(n + 1);
@@ -159,6 +168,30 @@ function computeBoschloo(basePassed: number, baseTrials: number, headPassed: num
     return sum;
   };
   return Math.min(1, maximizeOnUnitInterval(probability, NUISANCE_GRID_STEPS));
+}
+
+/** The largest log of a coefficient C(nh, x) C(nb, y) kept as a double (e^709 is the largest). */
+const LARGEST_LOG_COEFFICIENT = 700;
+
+/**
+ * Σ_s coefficient[s] C(N, s) π^s (1 − π)^(N − s), for coefficients divided by C(N, s): the binomial
+ * law at π from its mode outwards by the ratio recurrence (terms far in its tails underflow to 0).
+ */
+function scaledProbability(coefficient: Float64Array, logBinomial: Float64Array) {
+  const n = coefficient.length - 1;
+  const law = new Float64Array(n + 1);
+  return (pi: number): number => {
+    if (pi <= 0) return coefficient[0]!;
+    if (pi >= 1) return coefficient[n]!;
+    const odds = pi / (1 - pi);
+    const mode = Math.min(n, Math.floor((n + 1) * pi));
+    law[mode] = Math.exp(logBinomial[mode]! + mode * Math.log(pi) + (n - mode) * Math.log1p(-pi));
+    for (let s = mode; s < n; s++) law[s + 1] = (law[s]! * (n - s) * odds) / (s + 1);
+    for (let s = mode; s > 0; s--) law[s - 1] = (law[s]! * s) / ((n - s + 1) * odds);
+    let sum = 0;
+    for (let s = 0; s <= n; s++) sum += coefficient[s]! * law[s]!;
+    return sum;
+  };
 }
 
 /**

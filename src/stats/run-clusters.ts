@@ -178,9 +178,10 @@ export function betaBinomialPmf(n: number, mean: number, icc: number): Float64Ar
   if (icc <= 0) {
     let p0 = 1;
     for (let j = 0; j < n; j++) p0 *= 1 - mean;
+    // A subnormal P(X = 0) has lost its digits (it stops shrinking): the ratios would scale it up.
+    if (p0 < SMALLEST_NORMAL) return binomialPmfByLogs(n, mean);
     pmf[0] = p0;
     for (let k = 0; k < n; k++) pmf[k + 1] = (pmf[k]! * (n - k) * mean) / ((k + 1) * (1 - mean));
-    if (p0 === 0) return binomialPmfByLogs(n, mean);
     return pmf;
   }
   const scale = (1 - icc) / icc;
@@ -188,10 +189,25 @@ export function betaBinomialPmf(n: number, mean: number, icc: number): Float64Ar
   const b = (1 - mean) * scale;
   let p0 = 1;
   for (let j = 0; j < n; j++) p0 *= (b + j) / (a + b + j);
+  if (p0 < SMALLEST_NORMAL) return betaBinomialPmfByLogs(n, a, b);
   pmf[0] = p0;
   for (let k = 0; k < n; k++) pmf[k + 1] = (pmf[k]! * (n - k) * (a + k)) / ((k + 1) * (b + n - k - 1));
-  if (p0 === 0 || !Number.isFinite(pmf[n]!)) return normalise(pmf);
+  if (!Number.isFinite(pmf[n]!)) return normalise(pmf);
   return pmf;
+}
+
+/** The smallest normal double: below it a product of ratios keeps too few digits to be scaled back up. */
+const SMALLEST_NORMAL = 2.2250738585072014e-308;
+
+/** The beta-binomial law by the same ratio recurrence in logs, for the large n whose P(X = 0) underflows. */
+function betaBinomialPmfByLogs(n: number, a: number, b: number): Float64Array {
+  const logs = new Float64Array(n + 1);
+  for (let j = 0; j < n; j++) logs[0]! += Math.log((b + j) / (a + b + j));
+  for (let k = 0; k < n; k++) {
+    logs[k + 1] = logs[k]! + Math.log(((n - k) * (a + k)) / ((k + 1) * (b + n - k - 1)));
+  }
+  const top = Math.max(...logs);
+  return normalise(logs.map((l) => Math.exp(l - top)));
 }
 
 function binomialPmfByLogs(n: number, p: number): Float64Array {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/main.js";
 import { compareReports } from "../../src/compare/compare.js";
+import { decideRun } from "../../src/compare/decide-run.js";
 import type { Decision } from "../../src/compare/decision.js";
 import { decide } from "../../src/compare/decision.js";
 import {
@@ -14,6 +15,7 @@ import {
 } from "../../src/compare/planning.js";
 import type { Comparison } from "../../src/compare/types.js";
 import { renderComparisonTerminal } from "../../src/render/comparison-markdown.js";
+import { buildComparisonJson } from "../../src/render/formats.js";
 import { renderJunitXml } from "../../src/render/junit.js";
 import { renderReportMarkdown } from "../../src/render/report-markdown.js";
 import { readReportFile } from "../../src/results/read-report.js";
@@ -213,6 +215,49 @@ describe("compare", () => {
     const namedDecision = (JSON.parse(named.stdout) as DecidedComparison).decision;
     expect(namedDecision.not_compared.map((s) => s.key)).toEqual(["b"]);
     expect(namedDecision.scenarios.find((s) => s.key === "a")?.base).toEqual({ passed: 3, trials: 3 });
+  });
+
+  it("report and compare decide through the decide stage a run uses, with the same inputs", async () => {
+    const [base, head] = await Promise.all([readReportFile(BASE_REPORT), readReportFile(HEAD_REPORT)]);
+    const policy = { failOn: null, gateMetrics: [] };
+    // What `run --baseline BASE.json` writes to comparison.json for this head.
+    const asRun = decideRun({ report: head, baseline: { report: base }, policy });
+    const expected = buildComparisonJson(asRun.comparison!, asRun.decision, head);
+    const reported = await runMain([
+      "report",
+      HEAD_REPORT,
+      "--format",
+      "comparison-json",
+      "--baseline",
+      BASE_REPORT,
+    ]);
+    expect(JSON.parse(reported.stdout)).toEqual(JSON.parse(JSON.stringify(expected)));
+    // `compare` fails on a regression by default: the same stage with that policy.
+    const compared = await runMain(["compare", BASE_REPORT, HEAD_REPORT, "--format", "json"]);
+    const regression = decideRun({
+      report: head,
+      // One report given as BASE.json is one base run (its label aside, as `compare` pools it).
+      baseline: { report: base, pooling: { runs: ["BASE.json"], excluded: [] } },
+      policy: { ...policy, failOn: { kind: "regression" } },
+    });
+    const decision = (JSON.parse(compared.stdout) as DecidedComparison).decision;
+    expect(decision.failed).toBe(true);
+    expect({ ...decision, reason: undefined, baseline: undefined }).toEqual(
+      JSON.parse(JSON.stringify({ ...regression.decision, baseline: undefined })),
+    );
+  });
+
+  it("says why a baseline cannot be compared and exits 2, for report and compare alike", async () => {
+    const base = await readReportFile(BASE_REPORT);
+    const files = await writeReports({ foreign: { ...base, schema_version: 999 } });
+    for (const argv of [
+      ["report", HEAD_REPORT, "--format", "comparison-md", "--baseline", files.foreign!],
+      ["compare", files.foreign!, HEAD_REPORT],
+    ]) {
+      const result = await runMain(argv);
+      expect(result.code, argv.join(" ")).toBe(EXIT.usage);
+      expect(result.stderr).toMatch(/schema_version 999 is newer than this llm-tool-test understands/);
+    }
   });
 
   it("exits 2 when a report cannot be read", async () => {

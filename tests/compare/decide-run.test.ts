@@ -1,6 +1,6 @@
 /**
  * The decide stage (compare/decide-run.ts): the report, the settled baseline and the policy in, the
- * comparison and the one decision out, as the CLI's run and merge and the action call it.
+ * comparison and the one decision out, as the CLI's run, merge, report and compare and the action call it.
  */
 import { describe, expect, it } from "vitest";
 import { decideRun } from "../../src/compare/decide-run.js";
@@ -41,6 +41,18 @@ describe("decideRun", () => {
     expect(decided.comparison).toBeNull();
     expect(decided.comparisonError).toMatch(/schema_version 999 is newer/);
     expect(decided.decision.basis).toBe("outcome");
+  });
+
+  it("throws the comparison's own error where comparing was all that was asked (report, compare)", () => {
+    const foreign = { ...suiteOf(repeat(1, 3, 3)), schema_version: 999 };
+    expect(() =>
+      decideRun({
+        report: suiteOf([[3, 3]]),
+        baseline: { report: foreign },
+        policy,
+        incomparable: "throw",
+      }),
+    ).toThrow(/schema_version 999 is newer/);
   });
 
   it("follows an explicit fail-on over the default", () => {

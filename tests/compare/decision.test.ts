@@ -3,6 +3,7 @@ import { checkGateMetrics, type Decision, decide, parseFailOn } from "../../src/
 import { ConfigError } from "../../src/errors.js";
 import type { Report, ScenarioReport } from "../../src/results/types.js";
 import { runDecisionSimulation } from "../../src/stats/decision-simulation.js";
+import { CONCLUSIVE_POWER, inconclusiveGrounds } from "../../src/stats/detection-power.js";
 import { pooledBaseline } from "../render/decision-fixtures.js";
 import { powerOf } from "../support/design-power.js";
 import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
@@ -270,6 +271,51 @@ describe("decide: the other fail-on forms and no baseline", () => {
     const head = makeReport(failing.scenarios, { incomplete: true });
     const decision: Decision = decide({ head, baseline: failing });
     expect(decision.incomplete).toBe(true);
+  });
+});
+
+describe("what makes a run conclusive: one rule for decide() and the simulation", () => {
+  it("needs three base runs, a per-scenario test, 80% power for the planned collapse and nothing left uncompared", () => {
+    expect(inconclusiveGrounds({ baseRuns: 3, collapsePower: CONCLUSIVE_POWER, notCompared: 0 })).toEqual([]);
+    expect(inconclusiveGrounds({ baseRuns: 2, collapsePower: null, notCompared: 1 })).toEqual([
+      { kind: "few_runs", runs: 2 },
+      { kind: "one_trial" },
+      { kind: "not_compared", scenarios: 1 },
+    ]);
+    expect(inconclusiveGrounds({ baseRuns: 8, collapsePower: 0.79, notCompared: 0 })).toEqual([
+      { kind: "low_power", power: 0.79 },
+    ]);
+  });
+
+  // 20 scenarios, 8 base runs of 3, head 3 + 8: the collapse is caught 77% of the time at ICC 0.1
+  // and 89% at 0.05, so the two sides of the rule are both met.
+  it.each([
+    { icc: 0.1, conclusive: false },
+    { icc: 0.05, conclusive: true },
+  ])("decide() and the simulation agree at ICC $icc (conclusive: $conclusive)", ({ icc, conclusive }) => {
+    const eight = pooledBaseline(20, 8);
+    const decision = decide({
+      head: makeReport(Array.from({ length: 20 }, (_, i) => scenario(`s${i}`, 3, 3))),
+      baseline: eight.report,
+      pooling: eight.pooling,
+      extraTrials: 8,
+      icc,
+    });
+    expect(decision.failed).toBe(false);
+    expect(decision.basis).toBe(conclusive ? "no_regression" : "inconclusive");
+    const simulated = runDecisionSimulation({
+      runs: 20,
+      assumedIcc: icc,
+      scenarioCounts: [20],
+      headTrialCounts: [3],
+      passRates: [0.9],
+      worlds: [],
+      powerLabels: [],
+    }).falseFailures[0]!;
+    expect(simulated.failedRate + simulated.inconclusiveRate).toBeCloseTo(
+      conclusive ? simulated.failedRate : 1,
+      12,
+    );
   });
 });
 

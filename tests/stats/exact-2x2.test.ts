@@ -37,6 +37,20 @@ describe("one-sided exact tests for a lower head pass rate", () => {
     }
   });
 
+  it("stays finite beyond 1,000 trials in all, where C(nb, y) overflows a double (it was NaN)", () => {
+    // scipy.stats.boschloo_exact([[hx, by], [20 - hx, 1100 - by]], alternative="less", n=1024).
+    const large = [
+      { counts: table(990, 1100, 12, 20), boschloo: 0.00026587480759518163 },
+      { counts: table(1000, 1100, 5, 20), boschloo: 1.982795174975762e-12 },
+      { counts: table(990, 1100, 15, 20), boschloo: 0.03065241108433809 },
+    ];
+    for (const { counts, boschloo } of large) {
+      const p = boschlooOneSidedP(counts);
+      expect(Number.isFinite(p)).toBe(true);
+      expect(Math.abs(p - boschloo) / boschloo).toBeLessThan(1e-8);
+    }
+  });
+
   it("Fisher's one-sided p is the hypergeometric lower tail, by hand", () => {
     // 12/12 vs 0/3: 12 passes among 15 trials; the head got none: 1/C(15, 3) = 1/455.
     expect(fisherOneSidedP(table(12, 12, 0, 3))).toBeCloseTo(1 / 455, 14);

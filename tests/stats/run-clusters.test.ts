@@ -41,6 +41,35 @@ describe("betaBinomialPmf", () => {
     expect(Array.from(betaBinomialPmf(3, 0, 0.1))).toEqual([1, 0, 0, 0]);
     expect(Array.from(betaBinomialPmf(3, 1, 0.1))).toEqual([0, 0, 0, 1]);
   });
+
+  it("stays a law at 1,536 trials, where P(X = 0) is subnormal (it summed to 1e75 and 1e60)", () => {
+    // Python math.lgamma, as above: the binomial at 0.45, the beta-binomial at 0.7 with ICC 0.001
+    // (`--icc` takes any value) and at 0.99 with ICC 0.01.
+    const cases = [
+      {
+        mean: 0.45,
+        icc: 0,
+        values: { 640: 0.0006449324178140143, 691: 0.020457087566340477, 740: 0.0008985790477470329 },
+      },
+      {
+        mean: 0.7,
+        icc: 0.001,
+        values: { 1000: 0.00048045274093045943, 1075: 0.013935748825709965, 1150: 0.0004099801404542174 },
+      },
+      {
+        mean: 0.99,
+        icc: 0.01,
+        values: { 1480: 0.0017955487642799136, 1521: 0.023715410630860356, 1536: 0.06169002416263036 },
+      },
+    ];
+    for (const { mean, icc, values } of cases) {
+      const pmf = betaBinomialPmf(1536, mean, icc);
+      expect(Math.abs(pmf.reduce((s, p) => s + p, 0) - 1)).toBeLessThan(1e-9);
+      for (const [k, expected] of Object.entries(values)) {
+        expect(Math.abs(pmf[Number(k)]! - expected) / expected).toBeLessThan(1e-8);
+      }
+    }
+  });
 });
 
 describe("estimateIntraRunCorrelation", () => {

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { compareReports } from "../../compare/compare.js";
-import { decide, parseFailOn } from "../../compare/decision.js";
+import { decideRun } from "../../compare/decide-run.js";
+import { parseFailOn } from "../../compare/decision.js";
 import { exitCodeForDecision } from "../../compare/exit-status.js";
 import {
   type BaselinePooling,
@@ -109,15 +110,21 @@ async function commandCompare(argv: string[], io: CliIo): Promise<number> {
   }
   const alpha = readNumber(values, "alpha", 0);
   const failOnText = readString(values, "fail-on");
-  const comparison = compareReports(reports.described, reports.head, alpha !== undefined ? { alpha } : {});
-  const decision = decide({
-    head: reports.head,
-    baseline: reports.base,
-    failOn: failOnText ? parseFailOn(failOnText, "--fail-on") : { kind: "regression" },
-    gateMetrics: readList(values, "gate-metrics"),
-    pooling: reports.pooling,
-    ...(alpha !== undefined ? { alpha } : {}),
+  const compareOptions = alpha !== undefined ? { alpha } : {};
+  // The decide stage a run goes through; `compare` fails on a regression unless told otherwise.
+  const decided = decideRun({
+    report: reports.head,
+    baseline: { report: reports.base, pooling: reports.pooling },
+    policy: {
+      failOn: failOnText ? parseFailOn(failOnText, "--fail-on") : { kind: "regression" },
+      gateMetrics: readList(values, "gate-metrics"),
+      compareOptions,
+    },
+    incomparable: "throw",
   });
+  const decision = decided.decision;
+  // With nothing the decision could compare, the newest report is still shown beside HEAD.
+  const comparison = decided.comparison ?? compareReports(reports.described, reports.head, compareOptions);
   const format = readChoice(values, "format", ["md", "terminal", "json"] as const) ?? "terminal";
   io.stdout.write(
     format === "md"

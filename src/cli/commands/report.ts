@@ -1,7 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { compareReports } from "../../compare/compare.js";
-import { decide, defaultFailOn } from "../../compare/decision.js";
+import { decideRun } from "../../compare/decide-run.js";
 import { ConfigError } from "../../errors.js";
 import { FORMAT_NAMES, OUTPUT_FORMATS, type OutputFormat } from "../../render/formats.js";
 import { readReportFile } from "../../results/read-report.js";
@@ -40,9 +39,13 @@ async function commandReport(argv: string[], io: CliIo): Promise<number> {
     throw new ConfigError(`${name} compares with a baseline: add --baseline BASE.json`, "--format");
   }
   const baseline = baselineFile ? await readReportFile(path.resolve(io.cwd, baselineFile)) : null;
-  const comparison = baseline ? compareReports(baseline, report) : undefined;
-  // The decision the run itself made with these inputs (compare/decide-run.ts): the same words re-rendered.
-  const decision = decide({ head: report, baseline, failOn: defaultFailOn(baseline !== null) });
+  // The decide stage a run goes through, with these inputs: the same decision, re-rendered.
+  const { comparison, decision } = decideRun({
+    report,
+    baseline: baseline && { report: baseline },
+    policy: { failOn: null, gateMetrics: [] },
+    incomparable: "throw",
+  });
   const text = format.render({
     report,
     ...(comparison ? { comparison } : {}),
