@@ -93,7 +93,7 @@ describe("the README's examples work", () => {
     expect(lines).toEqual(fromHelp);
     const ci = await readFile(path.join(ROOT, ".ci/run"), "utf8");
     expect(ci).toContain("npm test");
-  }, 60_000);
+  });
 
   it("its comment example reads like the renderer's comment: the decision, the design, the suite, what moved", () => {
     const block =

@@ -586,5 +586,5 @@ describe("a cancelled workflow", () => {
     const [comment] = commentsOnPr();
     expect(comment!.body).toContain("This run is **incomplete**");
     expect(fake.artifacts.filter((a) => a.runId === 420)).toHaveLength(1);
-  }, 60_000);
+  });
 });

@@ -153,7 +153,7 @@ describe("command agent with a real agent script", () => {
     expect(agentEnv).not.toContain(CANARY_KEY);
     expect(agentEnv).not.toMatch(/^ANTHROPIC_API_KEY=/m);
     expect(trial.eventsText).not.toContain(CANARY_KEY);
-  }, 60_000);
+  });
 
   it("gives the task on stdin when the template has no {prompt}", async () => {
     const trial = await runCommandTrial(
@@ -167,7 +167,7 @@ describe("command agent with a real agent script", () => {
     expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("natural_stop");
     // No {model} in the template: the transcript names no model the agent was not given.
     expect(eventsOf(trial.events, "trial_start")[0]?.model).toBeNull();
-  }, 60_000);
+  });
 
   it("is an agent crash, with the exit code and stderr, when the agent exits non-zero", async () => {
     const trial = await runCommandTrial(
@@ -178,7 +178,7 @@ describe("command agent with a real agent script", () => {
     expect(end.reason).toBe("agent_crash");
     expect(end.error).toBe("the agent command exited with code 7: giving up");
     expect(trial.output.report.interaction.completed).toBe(false);
-  }, 60_000);
+  });
 
   it("falls back to the command_pattern regex over its output when no shim applies", async () => {
     const trial = await runCommandTrial(
@@ -189,7 +189,7 @@ describe("command agent with a real agent script", () => {
     expect(report.invocation_source).toBe("transcript_regex");
     expect(report.interaction.total_commands).toBe(2);
     expect(Object.keys(report.by_subcommand)).toEqual(["-r"]);
-  }, 60_000);
+  });
 
   it("kills the agent's whole tree when the trial times out, even what left its process group", async () => {
     // Unique per test process: the check looks for the marker machine-wide.
@@ -201,7 +201,7 @@ describe("command agent with a real agent script", () => {
     expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("timeout");
     expect(eventsOf(trial.events, "agent_output").map((e) => e.text)).toEqual(["started"]);
     expect(findLiveProcesses(marker)).toEqual([]);
-  }, 60_000);
+  });
 });
 
 describe("command templates", () => {

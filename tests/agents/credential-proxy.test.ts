@@ -141,7 +141,7 @@ describe("credential proxy", () => {
       tail += decoder.decode(chunk.value);
     }
     expect(tail).toContain("message_stop");
-  }, 10_000);
+  });
 
   it("keeps the upstream's path prefix and the query string", async () => {
     const seen: { url: string | undefined; key: string | string[] | undefined }[] = [];
@@ -271,7 +271,7 @@ describe("credential proxy", () => {
     await reader.read();
     controller.abort();
     await closed;
-  }, 10_000);
+  });
 
   it("refuses an empty key and a non-HTTP base URL", async () => {
     await expect(startCredentialProxy({ apiKey: "", upstream: "http://127.0.0.1:1" })).rejects.toThrow(

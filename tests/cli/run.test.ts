@@ -311,7 +311,7 @@ describe("run with the oracle agent, in process", () => {
     ]);
     // Four runs in bwrap, each call of the target in a sandbox of its own (shim-broker.ts): longer
     // than the default timeout on a loaded machine.
-  }, 90_000);
+  });
 
   it("--variant NAME=FILE runs every scenario once per guidance file and compares them in report.md", async () => {
     await writeFile(path.join(dir, "v1.md"), "Use jq.\n");

@@ -85,7 +85,7 @@ describe.skipIf(findBwrapProblem() !== null)(
         basic: { tasks: 3, passed: 3, score: 8, max_score: 8, rate: 1, pass_rate: 1, errors: 0 },
       });
       expect(markdown).toContain("| basic | 3 | 3 | 100% | 8/8 | 100% | 0 |");
-    }, 60_000);
+    });
 
     it("fails the right checks of wrong solutions, with bashkit's partial scores", async () => {
       const { result, report } = await run(WRONG);
@@ -108,6 +108,6 @@ describe.skipIf(findBwrapProblem() !== null)(
         total_max_score: 8,
         overall_rate: 0.25,
       });
-    }, 60_000);
+    });
   },
 );

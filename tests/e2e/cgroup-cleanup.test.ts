@@ -52,5 +52,5 @@ describe.skipIf(parent === null)("the CLI's trial cgroups (local mode, cgroup v2
     expect(left).toEqual([]);
     for (const cgroup of all)
       expect(existsSync(path.join(parent as string, path.basename(cgroup)))).toBe(false);
-  }, 60_000);
+  });
 });

@@ -98,7 +98,7 @@ describe("external agent CLIs through the real CLI", () => {
       .messageRequests()
       .map((r) => `${r.headers["x-api-key"] ?? ""} ${r.headers.authorization ?? ""}`);
     expect(auth.every((a) => a.includes(key))).toBe(true);
-  }, 90_000);
+  });
 
   it("--agent gemini-cli runs a model matrix with the real Gemini CLI against the scripted Gemini API; the key stays outside", async () => {
     const key = "AIza-canary-cli-gemini-cli-77";

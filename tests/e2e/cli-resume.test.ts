@@ -61,5 +61,5 @@ describe("SIGTERM mid-run, then --resume", () => {
     );
     // Finished trials were kept, not run again.
     expect(await readFile(resultFile(out, 1), "utf8")).toBe(keptResult);
-  }, 60_000);
+  });
 });

@@ -31,7 +31,7 @@ describe("llm-tool-test run with the oracle agent (the real CLI, end to end)", (
       env: CANARIES,
     });
     report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8"));
-  }, 60_000);
+  });
 
   it("exits 1 because one scenario fails, and prints the summary", () => {
     expect(result.stderr).not.toMatch(/at .*\.js:\d+/); // no stack trace

@@ -89,7 +89,7 @@ describe("the example suite (scenarios-example)", () => {
         { env: ENV },
       );
       report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8"));
-    }, 90_000);
+    });
 
     it("validate --oracle exits 0 and reports every scenario ok", () => {
       expect(validate.stderr).toBe("");

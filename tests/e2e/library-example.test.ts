@@ -156,5 +156,5 @@ describe("docs/library.md's example, run with node against the installed package
       { cwd: project, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } },
     );
     expect(tsc.code, tsc.stdout + tsc.stderr).toBe(0);
-  }, 60_000);
+  });
 });

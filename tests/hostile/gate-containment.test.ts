@@ -258,7 +258,6 @@ describe.skipIf(bwrapProblem !== null)(
         expect(gates[0]?.passed).toBe(false);
         expect(gates[0]?.message).toContain("exited 1");
       },
-      60_000,
     );
 
     it.skipIf(!hasSqlite)(

@@ -1,7 +1,7 @@
 /**
  * A hostile agent floods its output: 200 MB to stdout (in lines, and as one line without a
  * newline), 200 MB to stderr, and a 200 MB file it then `cat`s. Through the real CLI with the
- * command agent, in local and bwrap modes: every trial ends well within its timeout, the output
+ * command agent, in local and bwrap modes: every trial ends by itself, not by its timeout, the output
  * cap holds (events.jsonl and transcript.md stay small, head and tail kept, the cut flagged
  * `truncated`), the CLI's own peak memory stays bounded, and the report is written.
  */
@@ -19,7 +19,12 @@ import { CLI, ROOT } from "../support/run-cli.js";
 
 const bwrapProblem = findBwrapProblem();
 const FLOOD_BYTES = 200_000_000;
-const TRIAL_TIMEOUT_S = 120;
+/**
+ * Far beyond what a flood takes (seconds): a trial that ends by itself ends with `natural_stop`, one
+ * the cap failed to stop would run into this. Wall-clock bounds are not asserted: a loaded machine
+ * runs the four floods 5–7× slower.
+ */
+const TRIAL_TIMEOUT_S = 600;
 /** The CLI's peak resident memory: generous, yet far below what holding the flood would take. */
 const PEAK_RSS_LIMIT = 400 * 1024 * 1024;
 /** events.jsonl and transcript.md: the 1 MiB streamed head and the tail, plus the events' framing. */
@@ -112,7 +117,6 @@ async function runFloods(mode: SandboxMode) {
   const suite = await writeSuite();
   const out = await mkdtemp(path.join(os.tmpdir(), "llm-tool-test-flood-out-"));
   folders.push(out);
-  const started = performance.now();
   const run = await runCliMeasured([
     "run",
     suite,
@@ -125,16 +129,13 @@ async function runFloods(mode: SandboxMode) {
     "--out",
     out,
   ]);
-  const elapsedMs = performance.now() - started;
   const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report;
-  return { run, elapsedMs, report, out };
+  return { run, report, out };
 }
 
 async function checkFloods(mode: SandboxMode): Promise<void> {
-  const { run, elapsedMs, report, out } = await runFloods(mode);
+  const { run, report, out } = await runFloods(mode);
   expect(run.stderr).not.toMatch(/unexpected error|heap out of memory/i);
-  // Within one trial's timeout for the whole run (each trial ends well within its own).
-  expect(elapsedMs).toBeLessThan(TRIAL_TIMEOUT_S * 1000);
   expect(run.peakRss).toBeGreaterThan(0);
   expect(run.peakRss).toBeLessThan(PEAK_RSS_LIMIT);
   expect(report.scenarios).toHaveLength(Object.keys(FLOODS).length);
@@ -145,7 +146,6 @@ async function checkFloods(mode: SandboxMode): Promise<void> {
     const trial = scenario.trials[0]!;
     expect(trial.sandbox, name).toBe(mode);
     expect(trial.end_reason, name).toBe("natural_stop");
-    expect(trial.execution.duration_ms, name).toBeLessThan(TRIAL_TIMEOUT_S * 1000);
     const eventsPath = path.join(out, trial.events_path!);
     const transcriptPath = path.join(out, trial.transcript_path!);
     for (const file of [eventsPath, transcriptPath]) {

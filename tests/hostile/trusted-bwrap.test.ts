@@ -49,7 +49,7 @@ describe.skipIf(bwrapProblem !== null)("a bwrap planted first on PATH", () => {
     expect(output.report.sandbox).toBe("bwrap");
     expect(output.report.outcome).toBe("pass");
     expect(existsSync(marker) ? readFileSync(marker, "utf8") : "").toBe("");
-  }, 60_000);
+  });
 });
 
 describe("LLM_TOOL_TEST_BWRAP", () => {

@@ -71,7 +71,7 @@ describe.skipIf(!available)(title, () => {
         "--no-first-run",
       ],
     });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await browser?.close();

@@ -78,7 +78,7 @@ describe("adaptive extra trials", () => {
     ]);
     const ends = events.filter((e) => e.type === "trial_end");
     expect(ends.at(-1)).toMatchObject({ done: 10, total: 10 });
-  }, 60_000);
+  });
 
   it("decides with the design it ran: its extra trials even when no scenario needed them, none in a shard", async () => {
     // Eight base runs of 3 (a design that can conclude, so the decision plans nothing more).
@@ -118,7 +118,7 @@ describe("adaptive extra trials", () => {
     expect(renderDesignLine(unextended.decision)).toMatch(/^1 scenario × 3 \(\+5\) trials against/);
     const shard = await runAndDecide({ shard: { index: 1, count: 1 } });
     expect(shard.decision.design?.extra_trials).toBe(0);
-  }, 60_000);
+  });
 
   it("runs no extra trials with --extra-trials 0, or without a baseline", async () => {
     for (const overrides of [{ extraTrials: 0 }, { baselineCounts: null }]) {
@@ -129,7 +129,7 @@ describe("adaptive extra trials", () => {
       expect(trialsOf(report, "broken")?.trials).toHaveLength(3);
       expect(report.summary.trials).toBe(6);
     }
-  }, 60_000);
+  });
 
   it("resumes an interrupted adaptive run: the extra trials run exactly once", async () => {
     const outDir = makeTempDir("ltt-adaptive-resume-");
@@ -175,7 +175,7 @@ describe("adaptive extra trials", () => {
     await expect(runWith({ outDir, resume: true, extraTrials: 6 })).rejects.toThrow(
       "cannot resume: the baseline or --extra-trials differ",
     );
-  }, 60_000);
+  });
 });
 
 describe("adaptiveDesignOf", () => {

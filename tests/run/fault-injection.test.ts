@@ -65,7 +65,7 @@ describe("fault injection: 20% of model calls fail or hang", () => {
       defaultRunOptions({ agent: "anthropic", model: "claude-test", outDir, trials: 2, concurrency: 8 }),
       { agent: createAnthropicAgent(client), env: { PATH: process.env.PATH } },
     ));
-  }, 60_000);
+  });
 
   afterAll(async () => server?.close());
 

@@ -101,7 +101,7 @@ describe("sandbox auto where bwrap does not work", () => {
       now: Date.now(),
     });
     expect(comment).toContain("> [!WARNING]\n> the agent was NOT isolated");
-  }, 60_000);
+  });
 
   it("an explicit bwrap that cannot work stays a clear error, before any trial", async () => {
     const { searchPath, bwrapPath } = await blockedBwrap();

@@ -74,5 +74,5 @@ describe("sharding across machines, then merging", () => {
     ).toThrow(ConfigError);
     const partial = mergeShardReports([{ file: "a.json", report: first }]);
     expect(partial.run.incomplete).toBe(true);
-  }, 60_000);
+  });
 });

@@ -53,7 +53,7 @@ describe.skipIf(parent === null)("a trial's cgroup", () => {
     expect(findLiveProcesses(sleep)).toHaveLength(1);
     expect(await cgroup!.dispose()).toBe(true);
     expect(findLiveProcesses(sleep)).toEqual([]);
-  }, 30_000);
+  });
 
   it("has its processes born in it (from the trial's own runner), not moved there", async () => {
     const cgroup = await createTrialCgroup();
@@ -68,7 +68,7 @@ describe.skipIf(parent === null)("a trial's cgroup", () => {
     expect(runnerCgroup).toMatch(new RegExp(`/llm-tool-test/${process.pid}-[0-9a-f-]+$`));
     expect(shell).not.toBe("");
     await cgroup!.dispose();
-  }, 30_000);
+  });
 
   it("hands its runner to the next trial in a fresh cgroup, the old one removed", async () => {
     const first = await createTrialCgroup();
@@ -84,7 +84,7 @@ describe.skipIf(parent === null)("a trial's cgroup", () => {
     const secondCgroup = await cgroupOf(reused!.pid);
     expect(secondCgroup).not.toBe(firstCgroup);
     await second!.dispose();
-  }, 30_000);
+  });
 
   it("fails the trial's runs when its runner is killed, and starts the next trial a new one", async () => {
     const cgroup = await createTrialCgroup();
@@ -100,7 +100,7 @@ describe.skipIf(parent === null)("a trial's cgroup", () => {
     expect(fresh!.pid).not.toBe(runner!.pid);
     expect((await runIn(next!, "echo ok")).stdout).toBe("ok\n");
     await next!.dispose();
-  }, 30_000);
+  });
 
   it("beyond its runners, has each command of a trial join the trial's cgroup, and ends it all the same", async () => {
     // Trials holding every runner there may be (MAX_TRIAL_RUNNERS: 4 per core, 4 at least).
@@ -127,7 +127,7 @@ describe.skipIf(parent === null)("a trial's cgroup", () => {
     expect(await joining.dispose()).toBe(true);
     expect(findLiveProcesses(sleep)).toEqual([]);
     await Promise.all(holding.map((cgroup) => cgroup.dispose()));
-  }, 60_000);
+  });
 
   it("needs no runner for a trial that starts no process", async () => {
     // A runner taken and given back would wait in a fresh cgroup: the harness's cgroups would change.
@@ -169,7 +169,7 @@ describe.skipIf(parent === null)("a trial's cgroup", () => {
     expect(readdirSync(parent!)).toContain(path.basename(own));
     await writeFile(path.join(own, "cgroup.kill"), "1");
     await rmdir(own);
-  }, 30_000);
+  });
 });
 
 async function waitFor(condition: () => boolean): Promise<void> {
