@@ -5,10 +5,10 @@
  */
 import {
   describeRow,
-  MATRIX_CLASS_LABELS,
   type MatrixClass,
   type ModelCell,
   type ModelMatrix,
+  matrixClassLabels,
 } from "../results/model-matrix.js";
 import type { RunSummary } from "../results/types.js";
 import { escapeHtml, escapeMarkdownCell, escapePlainText, markdownCode } from "./escape.js";
@@ -88,7 +88,7 @@ const CATEGORY_NOTE =
 /** "1 all models fail · 1 some models fail · 2 all pass" (classes with rows only). */
 function describeCounts(matrix: ModelMatrix): string {
   return CLASS_ORDER.filter((c) => matrix.counts[c] > 0)
-    .map((c) => `${matrix.counts[c]} ${MATRIX_CLASS_LABELS[c]}`)
+    .map((c) => `${matrix.counts[c]} ${matrixClassLabels(matrix)[c]}`)
     .join(" · ");
 }
 
@@ -125,7 +125,7 @@ export function renderModelMatrixMarkdown(matrix: ModelMatrix, options: { maxRow
   for (const row of shown) {
     const cells = matrix.models.map((m) => describeCell(row.cells[m]));
     lines.push(
-      `| ${escapeMarkdownCell(markdownCode(row.scenario))} | ${cells.join(" | ")} | ${describeRow(row, matrix.models)} |`,
+      `| ${escapeMarkdownCell(markdownCode(row.scenario))} | ${cells.join(" | ")} | ${describeRow(row, matrix)} |`,
     );
   }
   if (shown.length < rows.length)
@@ -156,7 +156,7 @@ export function renderModelMatrixLines(matrix: ModelMatrix): string[] {
     const failing = matrix.models.filter((m) => row.cells[m]?.state !== "pass").map(escapePlainText);
     const words =
       row.classification === "all_fail" || row.classification === "all_unreliable"
-        ? describeRow(row, matrix.models)
+        ? describeRow(row, matrix)
         : `not passed by ${failing.join(", ")} (${failing.length} of ${matrix.models.length})`;
     lines.push(`    ${escapePlainText(row.scenario)}: ${words}`);
   }
@@ -183,7 +183,7 @@ export function renderModelMatrixHtml(matrix: ModelMatrix): string {
       (row) =>
         `<tr class="${row.classification}"><th scope="row">${escapeHtml(row.scenario)}</th>${matrix.models
           .map((m) => `<td>${escapeHtml(describeCell(row.cells[m]))}</td>`)
-          .join("")}<td>${escapeHtml(describeRow(row, matrix.models))}</td></tr>`,
+          .join("")}<td>${escapeHtml(describeRow(row, matrix))}</td></tr>`,
     )
     .join("");
   return (

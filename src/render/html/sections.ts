@@ -6,7 +6,6 @@ import type {
   ScenarioComparison,
   ScenarioStatus,
 } from "../../compare/types.js";
-import { modelsOfRun } from "../../results/model-matrix.js";
 import type { Report, ScenarioReport, TrialReport } from "../../results/types.js";
 import { wilsonInterval } from "../../stats/stats.js";
 import { renderDecisionHeadlineHtml, renderDesignLine, renderScopeLinesHtml } from "../decision.js";
@@ -23,7 +22,7 @@ import {
   formatTokens,
   formatUsd,
 } from "../format.js";
-import { CORRECTION_NAME, describeModels, STATUS_LABEL, VERDICT_LABEL } from "../labels.js";
+import { CORRECTION_NAME, describeRunAgents, STATUS_LABEL, VERDICT_LABEL } from "../labels.js";
 import { type DeltaRow, renderDeltaChart, renderMiniDelta, renderPassRateChart } from "./charts.js";
 import { labelScenario } from "./trial-data.js";
 
@@ -104,8 +103,7 @@ export function renderHeadline(
   const evaluated = s.passed + s.failed;
   const interval = evaluated > 0 ? wilsonInterval(s.passed, evaluated) : null;
   const facts = [
-    `agent ${run.agent}`,
-    describeModels(modelsOfRun(run), (m) => m).replace(/^, /, ""),
+    describeRunAgents(run, (m) => m),
     run.judge_model ? `judge ${run.judge_model}` : "",
     run.git_ref ? `ref ${run.git_ref}` : "",
     run.git_sha ? `commit ${run.git_sha.slice(0, 7)}` : "",
