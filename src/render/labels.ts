@@ -36,7 +36,8 @@ export function describeModels(models: readonly string[], code: (text: string) =
 
 /**
  * Who ran: "agent `a`, model `m`" (or every model of a model matrix), or for an agent matrix every
- * agent and every entry: "agents `a`, `b`: `a · m`, `b · n`". Never only the first of a matrix.
+ * entry: "agents · models `a · m`, `b · n`" ("agents `a`, `b`" when none has a model). Never only
+ * the first of a matrix.
  */
 export function describeRunAgents(
   run: Pick<RunInfo, "agent" | "agents" | "entries" | "model" | "models">,
@@ -44,7 +45,8 @@ export function describeRunAgents(
 ): string {
   const entries = entriesOfRun(run);
   if (entries.length > 0) {
-    return `agents ${(run.agents ?? [run.agent]).map(code).join(", ")}: ${entries.map(code).join(", ")}`;
+    const withModels = (run.entries ?? []).some((entry) => entry.model !== null);
+    return `${withModels ? "agents · models" : "agents"} ${entries.map(code).join(", ")}`;
   }
   return `agent ${code(run.agent)}${describeModels(modelsOfRun(run), code)}`;
 }
