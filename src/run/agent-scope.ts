@@ -47,7 +47,7 @@ export function parseScoped(raw: string, option: string): ScopedValue {
 function checkAgentOfRun(scoped: ScopedValue, agents: readonly AgentName[], option: string): void {
   if (scoped.agent === null || agents.includes(scoped.agent)) return;
   throw new ConfigError(
-    `${option} ${scoped.agent}=${scoped.value}: ${scoped.agent} is not an agent of this run (${agents.join(", ")}); add --agent ${scoped.agent} or drop the value`,
+    `${option} ${scoped.agent}=${scoped.value}: ${scoped.agent} is not an agent of this run (${agents.join(", ")}); add ${scoped.agent} to the run's agents or drop the value`,
   );
 }
 
@@ -93,8 +93,10 @@ export function settleScopedBaseUrl(
   api: AgentApi,
   values: readonly ScopedValue[],
   agents: readonly AgentName[],
-  option: string = API_BASE_URL_OPTION[api],
+  /** Where each API's base URL is given, for the errors: the CLI's flags unless the action's inputs. */
+  optionOf: Readonly<Record<AgentApi, string>> = API_BASE_URL_OPTION,
 ): SettledBaseUrl {
+  const option = optionOf[api];
   const settled: SettledBaseUrl = { shared: null, perAgent: {} };
   for (const scoped of values) {
     checkAgentOfRun(scoped, agents, option);
@@ -109,7 +111,7 @@ export function settleScopedBaseUrl(
     }
     const takes = agentApis(scoped.agent);
     if (!takes.includes(api)) {
-      const own = takes.map((other) => `${API_BASE_URL_OPTION[other]} ${scoped.agent}=URL`);
+      const own = takes.map((other) => `${optionOf[other]} ${scoped.agent}=URL`);
       throw new ConfigError(
         `${option} ${scoped.agent}=${scoped.value}: the ${scoped.agent} agent does not call this API${own.length > 0 ? `; its base URL is ${own.join(" or ")}` : ", it takes no base URL"}`,
       );

@@ -28,7 +28,7 @@ describe("agent matrix flags", () => {
     [
       "a model for an agent the run does not have",
       ["--agent", "anthropic,claude-code", "--model", "codex=openai:gpt-5"],
-      "--model codex=openai:gpt-5: codex is not an agent of this run (anthropic, claude-code); add --agent codex or drop the value",
+      "--model codex=openai:gpt-5: codex is not an agent of this run (anthropic, claude-code); add codex to the run's agents or drop the value",
     ],
     [
       "a base URL for an agent that does not call that API",
