@@ -492,8 +492,17 @@ export function renderComparisonSection(comparison: Comparison): string {
     `run ${base.run_id}`,
     base.git_ref ? `ref ${base.git_ref}` : "",
     base.git_sha ? `commit ${base.git_sha.slice(0, 7)}` : "",
-    `agent ${base.agent}`,
-    base.model ? `model ${base.model}` : "",
+    // A matrix baseline is named by every entry (or model), never by its first.
+    ...(base.entries && base.entries.length > 0
+      ? [`agents · models ${base.entries.join(", ")}`]
+      : [
+          `agent ${base.agent}`,
+          base.models && base.models.length > 1
+            ? `models ${base.models.join(", ")}`
+            : base.model
+              ? `model ${base.model}`
+              : "",
+        ]),
     base.started_at,
   ].filter(Boolean);
   const warnings = comparison.warnings.map((w) => `<li>${esc(w.message)}</li>`).join("");
