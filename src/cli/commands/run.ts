@@ -155,7 +155,8 @@ ${describeAgents()}                         repeat it (or a,b) for an agent matr
   --out DIR              output folder (default .llm-tool-test/run-<timestamp>); one that already
                          holds files is refused unless --force (or --resume DIR finishes the run in it)
   --force                write into an --out folder that already holds files
-  --base-url [AGENT=]URL Messages API base URL (or ANTHROPIC_BASE_URL), for gateways and proxies
+  --base-url [AGENT=]URL
+                         Messages API base URL (or ANTHROPIC_BASE_URL), for gateways and proxies
   --openai-base-url [AGENT=]URL
                          OpenAI-compatible API base URL for openai: models (or OPENAI_BASE_URL),
                          e.g. http://localhost:11434/v1 for Ollama, a vLLM or LiteLLM server
