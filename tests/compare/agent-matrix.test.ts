@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { compareReports } from "../../src/compare/compare.js";
 import { describeRunMismatch } from "../../src/compare/pool-baselines.js";
+import { compareVariants } from "../../src/compare/variants.js";
 import type { Report, ScenarioReport } from "../../src/results/types.js";
 import { makeReport, makeScenarioReport, trialsFrom } from "../support/report-factory.js";
 
@@ -134,5 +135,41 @@ describe("comparing two model matrices", () => {
     const comparison = compareReports(base, head);
     expect(comparison.renamed).toEqual([]);
     expect(comparison.scenarios.map((s) => s.key)).toEqual(["extract~a"]);
+  });
+});
+
+describe("guidance variants in an agent matrix", () => {
+  it("are compared within each entry, the run named after that entry's agent and model", () => {
+    const variant = (agent: string, model: string, name: string, outcome: "pass" | "fail") =>
+      makeScenarioReport({
+        id: "docs",
+        variant: name,
+        agent,
+        model,
+        trials: trialsFrom(Array.from({ length: 4 }, () => ({ outcome }))),
+      });
+    const report = matrixRun(
+      [
+        { agent: "anthropic", model: "m" },
+        { agent: "claude-code", model: "m" },
+      ],
+      [
+        variant("anthropic", "m", "terse", "pass"),
+        variant("anthropic", "m", "detailed", "pass"),
+        variant("claude-code", "m", "terse", "fail"),
+        variant("claude-code", "m", "detailed", "fail"),
+      ],
+    );
+    const pairs = compareVariants(report);
+    expect(pairs.map((p) => [p.model, p.comparison.head.agent, p.comparison.head.model])).toEqual([
+      ["anthropic · m", "anthropic", "m"],
+      ["claude-code · m", "claude-code", "m"],
+    ]);
+    // Each side holds one entry's trials only: passing with passing, failing with failing.
+    for (const pair of pairs) {
+      const [scenario] = pair.comparison.scenarios;
+      expect(scenario?.base.passed).toBe(scenario?.head.passed);
+      expect(scenario?.base.trials).toBe(4);
+    }
   });
 });
