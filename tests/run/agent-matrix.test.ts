@@ -11,6 +11,7 @@ import { ConfigError } from "../../src/errors.js";
 import { defaultRunOptions } from "../../src/run/options.js";
 import { planTrials, runEntries } from "../../src/run/plan.js";
 import { runSuite } from "../../src/run/suite.js";
+import { reportSchemaErrors } from "../support/report-schema.js";
 import { makeScenario } from "../support/scenario-factory.js";
 import { makeTempDir } from "../support/temp-dirs.js";
 
@@ -91,6 +92,8 @@ describe("running an agent matrix", () => {
     ]);
     expect(report.model_matrix?.models).toEqual(["oracle", "null"]);
     expect(report.model_matrix?.counts.some_fail).toBe(1);
+    // The published schema takes the matrix's fields.
+    expect(reportSchemaErrors(JSON.parse(JSON.stringify(report)))).toEqual([]);
   });
 
   it("refuses a matrix whose agents were not all given", async () => {
