@@ -3,12 +3,20 @@
  * action reads inputs. A bad value is a ConfigError that names the input and shows what was given.
  */
 
-import { AGENT_NAMES, type AgentName } from "../agents/registry.js";
+import { AGENT_NAMES, type AgentApi, type AgentName, agentApiKeyVariable } from "../agents/registry.js";
 import { checkGateMetrics, type FailOn, parseFailOn } from "../compare/decision.js";
 import { DEFAULT_BASELINE_RUNS } from "../compare/pool-baselines.js";
 import { ConfigError } from "../errors.js";
 import { OPENAI_APIS, type OpenAiApiChoice } from "../model/openai-client.js";
 import { API_KEY_VARIABLES, type ProviderName, parseModelId } from "../model/provider.js";
+import {
+  type AgentEndpoints,
+  endpointsByAgent,
+  parseScoped,
+  type SettledBaseUrl,
+  settleScopedBaseUrl,
+  settleScopedModels,
+} from "../run/agent-scope.js";
 import { DEFAULT_EXTRA_TRIALS, DEFAULT_MODEL, DEFAULT_TRIALS } from "../run/options.js";
 import { settleModels } from "../run/plan.js";
 import { parseDuration } from "../scenario/duration.js";
@@ -56,7 +64,14 @@ export interface ActionSettings {
   /** Two or more (`models`): a model matrix, as the CLI's repeated --model; empty otherwise. */
   models: string[];
   judgeModel: string | null;
+  /** The run's agent: `agent`, or the first of several. */
   agent: AgentName;
+  /** Two or more (`agent: a, b`): an agent matrix, as the CLI's repeated --agent; empty otherwise. */
+  agents: AgentName[];
+  /** In an agent matrix, the models given to one agent (`models: codex=openai:gpt-5`). */
+  agentModels: Partial<Record<AgentName, string[]>>;
+  /** In an agent matrix, the base URLs given to one agent (`base-url: claude-code=URL`). */
+  agentEndpoints: AgentEndpoints;
   /** The `command` agent's template (`agent-command`); null for the other agents. */
   agentCommand: string | null;
   /** The Anthropic API base URL (`base-url`); null: ANTHROPIC_BASE_URL, else the API's own. */
@@ -206,35 +221,72 @@ function readArtifactName(read: ReadInput, commentKey: string): string {
   return raw;
 }
 
-function readAgent(read: ReadInput): AgentName {
-  const raw = read("agent").trim();
-  if (raw === "") return "anthropic";
-  const match = AGENT_NAMES.find((name) => name === raw.toLowerCase());
-  return match ?? fail("agent", `must be one of ${AGENT_NAMES.join(", ")}`, raw);
+/** One agent, or several (comma- or newline-separated) for an agent matrix, as the CLI's repeated --agent. */
+function readAgents(read: ReadInput): AgentName[] {
+  const listed = readList(read, "agent", /[\n,]/);
+  if (listed.length === 0) return ["anthropic"];
+  const agents: AgentName[] = [];
+  for (const raw of listed) {
+    const match = AGENT_NAMES.find((name) => name === raw.toLowerCase());
+    if (!match) fail("agent", `must be one of ${AGENT_NAMES.join(", ")}`, raw);
+    if (!agents.includes(match)) agents.push(match);
+  }
+  return agents;
 }
 
-/** Required with `agent: command`, and meaningless (so refused) with any other agent. */
-function readAgentCommand(read: ReadInput, agent: AgentName): string | null {
+/** Required with `agent: command`, and meaningless (so refused) without the command agent. */
+function readAgentCommand(read: ReadInput, agents: readonly AgentName[]): string | null {
   const raw = read("agent-command").trim();
-  if (agent === "command" && raw === "") {
+  const command = agents.includes("command");
+  if (command && raw === "") {
     throw new ConfigError(
       `input "agent-command" is required with "agent: command": the command template, e.g. "my-agent --model {model} --task {prompt}"`,
     );
   }
-  if (agent !== "command" && raw !== "") {
-    fail("agent-command", `is only used with "agent: command" (agent is "${agent}")`, raw);
+  if (!command && raw !== "") {
+    fail("agent-command", `is only used with "agent: command" (agent is "${agents.join(", ")}")`, raw);
   }
   return raw === "" ? null : raw;
 }
 
-function readBaseUrl(read: ReadInput, name: string, example: string): string | null {
-  const raw = read(name).trim();
-  if (raw === "") return null;
-  const url = URL.canParse(raw) ? new URL(raw) : null;
-  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    fail(name, `must be an http:// or https:// URL (e.g. ${example})`, raw);
+/** Where the action takes each API's base URL, for the errors. */
+const BASE_URL_INPUTS: Record<AgentApi, string> = {
+  anthropic: 'input "base-url"',
+  openai: 'input "openai-base-url"',
+  gemini: "GOOGLE_GEMINI_BASE_URL",
+};
+
+/**
+ * A base URL input: one URL for every agent that calls the API, and in an agent matrix also
+ * `AGENT=URL` lines for one agent alone.
+ */
+function readBaseUrls(
+  read: ReadInput,
+  name: "base-url" | "openai-base-url",
+  api: AgentApi,
+  agents: readonly AgentName[],
+  example: string,
+): SettledBaseUrl {
+  // One a line: a URL may hold a comma.
+  const values = readList(read, name, /\n/).map((raw) => parseScoped(raw, `input "${name}"`));
+  for (const { value } of values) {
+    const url = URL.canParse(value) ? new URL(value) : null;
+    if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+      fail(name, `must be an http:// or https:// URL (e.g. ${example})`, value);
+    }
   }
-  return raw;
+  const settled = settleScopedBaseUrl(api, values, agents, BASE_URL_INPUTS);
+  if (agents.length > 1) return settled;
+  // One agent: its own URL is the run's.
+  const own = Object.values(settled.perAgent)[0];
+  if (own !== undefined && settled.shared !== null) {
+    fail(
+      name,
+      `is given twice for ${agents[0]} (with and without ${agents[0]}=): give it once`,
+      read(name).trim(),
+    );
+  }
+  return { shared: own ?? settled.shared, perAgent: {} };
 }
 
 /**
@@ -242,8 +294,17 @@ function readBaseUrl(read: ReadInput, name: string, example: string): string | n
  * model, two or more make a matrix. Without it, `model`. Each id's provider is checked here, so
  * a typo names the input.
  */
-function readModels(read: ReadInput): { model: string; models: string[] } {
-  const listed = [...new Set(readList(read, "models", /[\n,]/))];
+function readModels(
+  read: ReadInput,
+  agents: readonly AgentName[],
+): { model: string; models: string[]; agentModels: Partial<Record<AgentName, string[]>> } {
+  const scoped = readList(read, "models", /[\n,]/).map((raw) => parseScoped(raw, 'input "models"'));
+  const settled = settleScopedModels(scoped, agents, 'input "models"');
+  // One agent: models given to it are the run's.
+  const matrix = agents.length > 1;
+  const listed = [
+    ...new Set([...settled.models, ...(matrix ? [] : Object.values(settled.agentModels).flat())]),
+  ];
   const single = read("model").trim();
   if (listed.length > 0 && single !== "" && single !== DEFAULT_MODEL && !listed.includes(single)) {
     fail(
@@ -254,7 +315,12 @@ function readModels(read: ReadInput): { model: string; models: string[] } {
   }
   const models = listed.length > 0 ? listed : [single === "" ? DEFAULT_MODEL : single];
   for (const model of models) parseModelId(model, listed.length > 0 ? 'input "models"' : 'input "model"');
-  return settleModels(models);
+  const agentModels = matrix ? settled.agentModels : {};
+  for (const [agent, ids] of Object.entries(agentModels) as [AgentName, string[]][]) {
+    // An agent with model ids of its own (gemini-cli) takes them as written.
+    if (!agentApiKeyVariable(agent)) for (const id of ids) parseModelId(id, 'input "models"');
+  }
+  return { ...settleModels(models), agentModels };
 }
 
 /** Reads and validates every input. Throws a ConfigError naming the first bad input. */
@@ -262,20 +328,31 @@ export function readActionSettings(read: ReadInput): ActionSettings {
   const commentKey = readCommentKey(read);
   const scenarios = readList(read, "scenarios", /[\n,]/);
   const judgeModel = read("judge-model").trim();
-  const agent = readAgent(read);
+  const agents = readAgents(read);
+  const agent = agents[0] as AgentName;
+  const anthropicUrls = readBaseUrls(
+    read,
+    "base-url",
+    "anthropic",
+    agents,
+    "https://gateway.example.com/anthropic",
+  );
+  const openaiUrls = readBaseUrls(read, "openai-base-url", "openai", agents, "http://localhost:11434/v1");
   return {
     mode: readChoice(read, "mode", ACTION_MODES, "run"),
     scenarios: scenarios.length > 0 ? scenarios : ["scenarios"],
     apiKey: read("anthropic-api-key").trim(),
     openaiApiKey: read("openai-api-key").trim(),
     geminiApiKey: read("gemini-api-key").trim(),
-    openaiBaseURL: readBaseUrl(read, "openai-base-url", "http://localhost:11434/v1"),
+    openaiBaseURL: openaiUrls.shared,
     openaiApi: readChoice(read, "openai-api", ["auto", ...OPENAI_APIS] as const, "auto"),
-    ...readModels(read),
+    ...readModels(read, agents),
     judgeModel: judgeModel === "" ? null : judgeModel,
     agent,
-    agentCommand: readAgentCommand(read, agent),
-    baseURL: readBaseUrl(read, "base-url", "https://gateway.example.com/anthropic"),
+    agents: agents.length > 1 ? agents : [],
+    agentEndpoints: endpointsByAgent({ anthropic: anthropicUrls, openai: openaiUrls }),
+    agentCommand: readAgentCommand(read, agents),
+    baseURL: anthropicUrls.shared,
     trials: readWholeNumber(read, "trials", 1) ?? DEFAULT_TRIALS,
     extraTrials: readWholeNumber(read, "extra-trials", 0) ?? DEFAULT_EXTRA_TRIALS,
     concurrency: readWholeNumber(read, "concurrency", 1) ?? 4,

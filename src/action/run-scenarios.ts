@@ -4,9 +4,11 @@
  * run measures, then the suite run with its progress in the log.
  */
 import path from "node:path";
+import type { AgentName } from "../agents/types.js";
 import type { ProviderName } from "../model/provider.js";
 import { formatUsd } from "../render/format.js";
 import type { TrialReport } from "../results/types.js";
+import { runAgents } from "../run/plan.js";
 import { type PreparedRun, poolTargetOfPrepared, prepareRun, runPrepared } from "../run/prepare.js";
 import { createRunRedactor, type ProgressEvent } from "../run/suite.js";
 import { expandScenarioPatterns } from "../scenario/patterns.js";
@@ -72,15 +74,20 @@ async function prepareActionRun(
   };
   // Before a possible install: a pattern that matches nothing should not wait for npm.
   const patterns = await expandScenarioPatterns(settings.scenarios, folders.workDir, 'input "scenarios"');
-  const cli = agentCliOf(settings.agent);
-  const agentBinary = cli
-    ? await provideAgentCli(cli, {
-        env: deps.env,
-        installDir: path.join(context.tempDir, "llm-tool-test", settings.agent),
-        runProgram: deps.runProgram,
-        log: log.info,
-      })
-    : null;
+  // Each agent CLI of the run (one, or an agent matrix's), found or installed once.
+  const agentBinaries: Partial<Record<AgentName, string>> = {};
+  for (const agent of runAgents(settings)) {
+    const cli = agentCliOf(agent);
+    if (!cli) continue;
+    agentBinaries[agent] = await provideAgentCli(cli, {
+      env: deps.env,
+      installDir: path.join(context.tempDir, "llm-tool-test", agent),
+      runProgram: deps.runProgram,
+      log: log.info,
+    });
+  }
+  const matrix = settings.agents.length > 1;
+  const agentBinary = matrix ? undefined : agentBinaries[settings.agent];
   return prepareRun(
     {
       ...patterns,
@@ -93,12 +100,15 @@ async function prepareActionRun(
       openai: { apiKey: settings.openaiApiKey || null, baseURL: baseURLs.openai },
       gemini: { apiKey: settings.geminiApiKey || null, baseURL: deps.env.GOOGLE_GEMINI_BASE_URL || null },
       ...(agentBinary ? { agentBinary } : {}),
+      ...(matrix ? { agentBinaries, agentEndpoints: settings.agentEndpoints } : {}),
       judgeModel: settings.judgeModel,
       // The action always runs in CI: `auto` never falls back to running agents unsandboxed.
       failClosed: true,
       options: {
         model: settings.model,
         models: settings.models,
+        agents: settings.agents,
+        agentModels: settings.agentModels,
         replayFrom: replayFrom ? [replayFrom] : [],
         outDir: folders.outDir,
         trials: settings.trials,
@@ -116,13 +126,13 @@ async function prepareActionRun(
     },
     {
       env: deps.env,
-      createModelClient: (apiKey, concurrency, attemptTimeoutMs, provider) =>
+      createModelClient: (apiKey, concurrency, attemptTimeoutMs, provider, agentBaseURL) =>
         deps.createModelClient({
           provider,
           apiKey,
           concurrency,
           attemptTimeoutMs,
-          baseURL: baseURLs[provider],
+          baseURL: agentBaseURL ?? baseURLs[provider],
           openaiApi: settings.openaiApi,
         }),
       keyRemedy: actionKeyRemedy,
@@ -139,7 +149,9 @@ function describeRunStart(settings: ActionSettings, scenarios: number, hasBaseli
     hasBaselineCounts && settings.extraTrials > 0
       ? `, up to ${settings.extraTrials} more for scenarios that do worse than the baseline`
       : "";
-  return `Running ${scenarios} scenario(s) with the ${settings.agent} agent (${settings.trials} trial(s) each unless a scenario says otherwise${extra}, ${settings.concurrency} at once${shard}).`;
+  const who =
+    settings.agents.length > 1 ? `the agents ${settings.agents.join(", ")}` : `the ${settings.agent} agent`;
+  return `Running ${scenarios} scenario(s) with ${who} (${settings.trials} trial(s) each unless a scenario says otherwise${extra}, ${settings.concurrency} at once${shard}).`;
 }
 
 /** The run's progress as log lines: the plan, each trial's end, early stops, notes and extra trials. */

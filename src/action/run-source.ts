@@ -6,10 +6,10 @@
 import { mkdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { GEMINI_API_KEY_ENV } from "../agents/gemini-cli.js";
-import { AGENTS, agentApiKeyVariable, describeMissingApiKey } from "../agents/registry.js";
+import { AGENTS, type AgentName, agentApiKeyVariable, describeMissingApiKey } from "../agents/registry.js";
 import { ConfigError } from "../errors.js";
 import { type ProviderName, parseModelId } from "../model/provider.js";
-import { runModels } from "../run/plan.js";
+import { modelsOfAgent, runAgents } from "../run/plan.js";
 import type { ActionFolders, ActionRun, ForkReplay } from "./action-run.js";
 import { labelBaseline, lookUpBaseline, replayBaseline, SHARD_BASELINE } from "./baseline.js";
 import type { RunContext } from "./context.js";
@@ -36,19 +36,15 @@ const PROVIDER_LABELS: Readonly<Record<ProviderName, string>> = { anthropic: "An
  * the input of the provider whose key is missing.
  */
 export function checkSecrets(settings: ActionSettings, context: RunContext): SecretsCheck {
-  if (!AGENTS[settings.agent].needsApiKey) return { kind: "run" };
-  // An agent with its own key (gemini-cli) needs that key, whatever its model ids say.
-  const ownKey = agentApiKeyVariable(settings.agent) !== undefined;
-  const keys: Record<ProviderName, string> = { anthropic: settings.apiKey, openai: settings.openaiApiKey };
-  const missing: string[] = ownKey
-    ? settings.geminiApiKey
-      ? []
-      : [GEMINI_KEY_INPUT]
-    : [...new Set(runModels(settings).map((model) => parseModelId(model).provider))].filter(
-        (provider) => !keys[provider],
-      );
+  // Every agent of the run (an agent matrix: each with its own models) needs its keys.
+  const missingByAgent = runAgents(settings).map((agent) => ({
+    agent,
+    missing: missingKeys(agent, settings),
+  }));
+  const missing = [...new Set(missingByAgent.flatMap((entry) => entry.missing))];
   const [provider] = missing;
   if (!provider) return { kind: "run" };
+  const agent = missingByAgent.find((entry) => entry.missing.includes(provider))?.agent ?? settings.agent;
   const pr = context.pullRequest;
   if (pr && (pr.fromFork || context.actor === "dependabot[bot]")) {
     const sender = describeSecretlessSender(pr.fromFork, pr.headRepo);
@@ -66,15 +62,25 @@ export function checkSecrets(settings: ActionSettings, context: RunContext): Sec
   if (settings.mode === "run") {
     if (provider === GEMINI_KEY_INPUT) {
       throw new ConfigError(
-        `input "${GEMINI_KEY_INPUT}" is empty, and ${describeMissingApiKey(settings.agent, `add "${GEMINI_KEY_INPUT}: \${{ secrets.${GEMINI_API_KEY_ENV} }}" to the step (or use "agent: oracle" to try the scenarios without a model)`)}`,
+        `input "${GEMINI_KEY_INPUT}" is empty, and ${describeMissingApiKey(agent, `add "${GEMINI_KEY_INPUT}: \${{ secrets.${GEMINI_API_KEY_ENV} }}" to the step (or use "agent: oracle" to try the scenarios without a model)`)}`,
       );
     }
     const name = provider as ProviderName;
     throw new ConfigError(
-      `input "${KEY_INPUTS[name]}" is empty, and ${describeMissingApiKey(settings.agent, actionKeyRemedy(name))}`,
+      `input "${KEY_INPUTS[name]}" is empty, and ${describeMissingApiKey(agent, actionKeyRemedy(name))}`,
     );
   }
   return { kind: "run" };
+}
+
+/** The key inputs one agent needs that are empty: its models' providers', or its own (gemini-cli's). */
+function missingKeys(agent: AgentName, settings: ActionSettings): string[] {
+  if (!AGENTS[agent].needsApiKey) return [];
+  // An agent with its own key (gemini-cli) needs that key, whatever its model ids say.
+  if (agentApiKeyVariable(agent) !== undefined) return settings.geminiApiKey ? [] : [GEMINI_KEY_INPUT];
+  const keys: Record<ProviderName, string> = { anthropic: settings.apiKey, openai: settings.openaiApiKey };
+  const providers = new Set(modelsOfAgent(agent, settings).map((model) => parseModelId(model).provider));
+  return [...providers].filter((provider) => !keys[provider]);
 }
 
 /** The working directory checked, the report's folder emptied, the artifact named (a shard's own name). */

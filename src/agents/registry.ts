@@ -53,9 +53,19 @@ export interface AgentDeps {
   openCode?: Partial<OpenCodeAgentOptions>;
 }
 
+/**
+ * The APIs whose base URL an agent can be given (`--base-url`, `--openai-base-url`,
+ * `--gemini-base-url`): Anthropic's Messages API, an OpenAI-compatible one, the Gemini API.
+ */
+export type AgentApi = "anthropic" | "openai" | "gemini";
+
+export const AGENT_APIS: readonly AgentApi[] = ["anthropic", "openai", "gemini"];
+
 export interface AgentDescriptor {
   /** Talks to a model, so the report records which one. */
   usesModel: boolean;
+  /** The APIs it calls (so whose base URL it takes); none for an agent that calls no API itself. */
+  apis: readonly AgentApi[];
   /** Cannot start without an API key (of the model's provider, or its own: `apiKeyVariable`). */
   needsApiKey: boolean;
   /**
@@ -94,6 +104,7 @@ export const AGENTS = {
   anthropic: {
     usesModel: true,
     needsApiKey: true,
+    apis: ["anthropic", "openai"],
     description: "the built-in loop: a bash tool, Anthropic or OpenAI models",
     create(deps) {
       if (!deps.modelClient) throw new ConfigError(describeMissingApiKey("anthropic"), "--agent");
@@ -103,12 +114,14 @@ export const AGENTS = {
   oracle: {
     usesModel: false,
     needsApiKey: false,
+    apis: [],
     description: "runs each scenario's solution, without a model",
     create: () => createOracleAgent(),
   },
   replay: {
     usesModel: false,
     needsApiKey: false,
+    apis: [],
     description: "re-runs a recorded run's calls (--replay-from)",
     create(deps) {
       if (!deps.recordings || deps.recordings.length === 0) {
@@ -123,12 +136,14 @@ export const AGENTS = {
   null: {
     usesModel: false,
     needsApiKey: false,
+    apis: [],
     description: "does nothing: shows the gates can fail",
     create: () => createNullAgent(),
   },
   "claude-code": {
     usesModel: true,
     needsApiKey: true,
+    apis: ["anthropic"],
     description: "the Claude Code CLI, the key reaching it via a local proxy",
     create(deps) {
       if (!deps.apiKey) throw new ConfigError(describeMissingApiKey("claude-code"), "--agent");
@@ -144,6 +159,7 @@ export const AGENTS = {
   codex: {
     usesModel: true,
     needsApiKey: true,
+    apis: ["openai"],
     description: "OpenAI's Codex CLI, the key reaching it via a local proxy",
     create(deps) {
       if (!deps.openaiApiKey) {
@@ -162,6 +178,7 @@ export const AGENTS = {
     usesModel: true,
     needsApiKey: true,
     apiKeyVariable: GEMINI_API_KEY_ENV,
+    apis: ["gemini"],
     description: "Google's Gemini CLI, the key reaching it via a local proxy",
     create(deps) {
       if (!deps.geminiApiKey) {
@@ -179,6 +196,7 @@ export const AGENTS = {
   opencode: {
     usesModel: true,
     needsApiKey: true,
+    apis: ["anthropic"],
     description: "the OpenCode CLI, the key reaching it via a local proxy",
     create(deps) {
       if (!deps.apiKey) throw new ConfigError(describeMissingApiKey("opencode"), "--agent");
@@ -194,6 +212,7 @@ export const AGENTS = {
   command: {
     usesModel: true,
     needsApiKey: false,
+    apis: [],
     description: "any agent CLI, from the --agent-command template",
     create(deps) {
       if (!deps.agentCommand) {
@@ -228,6 +247,12 @@ export function agentUsesModel(name: AgentName): boolean {
 export function agentApiKeyVariable(name: AgentName): string | undefined {
   const descriptor: AgentDescriptor = AGENTS[name];
   return descriptor.apiKeyVariable;
+}
+
+/** The APIs an agent calls itself, so whose base URL it takes (AgentApi). */
+export function agentApis(name: AgentName): readonly AgentApi[] {
+  const descriptor: AgentDescriptor = AGENTS[name];
+  return descriptor.apis;
 }
 
 /** Whether a created agent talks to its model: its own answer, else its kind's. */

@@ -26,6 +26,7 @@
  */
 import { ConfigError } from "../errors.js";
 import { summarizeScenario } from "../results/aggregate.js";
+import { entriesOfRun } from "../results/model-matrix.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import {
   type Flakiness,
@@ -249,8 +250,9 @@ interface Match {
   renamed: RenamedScenario[];
 }
 
-/** By key first; then a leftover base and head scenario with the same content hash (and variant),
- * when that hash is unique on both sides, are the same scenario renamed. */
+/** By key first; then a leftover base and head scenario with the same content hash (and variant,
+ * and matrix entry: agent and model), when that hash is unique on both sides, are the same
+ * scenario renamed. A matrix entry is never paired with another entry's scenario. */
 function matchScenarios(
   base: readonly ScenarioReport[],
   head: readonly ScenarioReport[],
@@ -269,7 +271,8 @@ function matchScenarios(
   const headKeys = new Set(head.map(scenarioKey));
   const leftoverBase = base.filter((b) => !headKeys.has(scenarioKey(b)));
 
-  const renameKey = (s: ScenarioReport) => `${s.content_hash}\u0000${s.variant ?? ""}`;
+  const renameKey = (s: ScenarioReport) =>
+    [s.content_hash, s.variant ?? "", s.agent ?? "", s.model ?? ""].join("\u0000");
   const countBy = (list: ScenarioReport[]) => {
     const counts = new Map<string, number>();
     for (const s of list) counts.set(renameKey(s), (counts.get(renameKey(s)) ?? 0) + 1);
@@ -624,6 +627,7 @@ function describeRun(report: Report): RunRef {
     agent: run.agent,
     model: run.model ?? null,
     ...(run.models && run.models.length > 1 ? { models: [...run.models] } : {}),
+    ...(run.entries && run.entries.length > 0 ? { entries: entriesOfRun(run) } : {}),
     judge_model: run.judge_model ?? null,
     harness_version: run.harness_version,
     git_sha: run.git_sha ?? null,
@@ -677,9 +681,11 @@ function collectWarnings(
       warnings.push({ code, message: `The baseline used ${what} ${show(b)}, head used ${show(h)}: ${why}` });
     }
   };
-  // A matrix is named by all its models, not its first.
+  // A matrix is named by all its models, not its first; an agent matrix by all its agents.
   const models = (report: Report) =>
     report.run.models && report.run.models.length > 1 ? report.run.models.join(", ") : report.run.model;
+  const agents = (report: Report) =>
+    report.run.agents && report.run.agents.length > 1 ? report.run.agents.join(", ") : report.run.agent;
   differs(
     "model_differs",
     "model",
@@ -690,8 +696,8 @@ function collectWarnings(
   differs(
     "agent_differs",
     "agent",
-    base.run.agent,
-    head.run.agent,
+    agents(base),
+    agents(head),
     "differences may come from the agent, not from this change.",
   );
   differs(

@@ -12,7 +12,7 @@
 import { buildScenarioReport } from "../results/aggregate.js";
 import { assembleReport } from "../results/assemble-report.js";
 import { readSandboxesUsed } from "../results/sandbox-used.js";
-import { scenarioKey } from "../results/scenario-key.js";
+import { matrixEntryLabel, scenarioKey } from "../results/scenario-key.js";
 import type { Report, RunInfo, ScenarioReport, TrialReport } from "../results/types.js";
 import type { RunCount } from "../stats/run-clusters.js";
 
@@ -71,7 +71,15 @@ function countRun(trials: readonly TrialReport[]): RunCount {
 /** What a run measures, as far as pooling cares; a finished Report's `run` is one. */
 export type RunIdentity = Pick<
   RunInfo,
-  "agent" | "model" | "models" | "judge_model" | "harness_version" | "evaluation_hash" | "sandbox_used"
+  | "agent"
+  | "agents"
+  | "entries"
+  | "model"
+  | "models"
+  | "judge_model"
+  | "harness_version"
+  | "evaluation_hash"
+  | "sandbox_used"
 >;
 
 /**
@@ -85,7 +93,7 @@ export interface PoolTarget {
 }
 
 /** What pooling reads of a scenario entry: its key and its hashes. */
-export type ScenarioHashes = Pick<ScenarioReport, "id" | "variant" | "model" | "content_hash"> &
+export type ScenarioHashes = Pick<ScenarioReport, "id" | "variant" | "agent" | "model" | "content_hash"> &
   Partial<Pick<ScenarioReport, "measurement_hash">>;
 
 /** The reason a base run that ran none of the head's scenarios (variant and model included) is left out. */
@@ -113,19 +121,36 @@ function majorVersion(version: string): string {
 export function describeRunMismatch(base: Report, head: Pick<PoolTarget, "run">): string | null {
   const b = base.run;
   const h = head.run;
-  if (b.agent !== h.agent) return `agent ${b.agent}, not ${h.agent}`;
+  // Two agent matrices: each entry's key names its agent and model, so each entry meets its own
+  // baseline; an agent matrix and a one-agent run share no entry.
+  const entries = (run: RunIdentity) =>
+    run.entries && run.entries.length > 0
+      ? `an agent matrix (${run.entries.map((e) => matrixEntryLabel(e)).join(", ")})`
+      : null;
+  const sameEntries = (run: RunIdentity) =>
+    (run.entries ?? [])
+      .map((e) => matrixEntryLabel(e))
+      .sort()
+      .join("\n");
+  if (sameEntries(b) !== sameEntries(h)) {
+    return `${entries(b) ?? `agent ${b.agent}`}, not ${entries(h) ?? `agent ${h.agent}`}`;
+  }
+  // Agent matrices with the same entries (in any order) measured the same agents and models.
+  const agentMatrices = entries(h) !== null;
+  if (!agentMatrices && b.agent !== h.agent) return `agent ${b.agent}, not ${h.agent}`;
   // Two model matrices: each entry's key names its model, so each model meets its own baseline
   // (the run's `model` is only the first one given). A matrix and a one-model run share no entry.
   const baseMatrix = (b.models?.length ?? 0) > 1;
   const headMatrix = (h.models?.length ?? 0) > 1;
-  if (baseMatrix !== headMatrix) {
+  if (!agentMatrices && baseMatrix !== headMatrix) {
     const describe = (run: RunIdentity) =>
       (run.models?.length ?? 0) > 1
         ? `a model matrix (${run.models?.join(", ")})`
         : `model ${run.model ?? "none"}`;
     return `${describe(b)}, not ${describe(h)}`;
   }
-  if (!headMatrix && b.model !== h.model) return `model ${b.model ?? "none"}, not ${h.model ?? "none"}`;
+  if (!agentMatrices && !headMatrix && b.model !== h.model)
+    return `model ${b.model ?? "none"}, not ${h.model ?? "none"}`;
   if (b.judge_model !== h.judge_model)
     return `judge ${b.judge_model ?? "none"}, not ${h.judge_model ?? "none"}`;
   if (majorVersion(b.harness_version) !== majorVersion(h.harness_version)) {

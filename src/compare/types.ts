@@ -70,6 +70,8 @@ export interface RunRef {
   model: string | null;
   /** A model matrix's models, in order; absent for a one-model run. */
   models?: string[];
+  /** An agent matrix's entries by name ("codex · openai:gpt-5"), in order; absent otherwise. */
+  entries?: string[];
   judge_model: string | null;
   harness_version: string;
   git_sha: string | null;

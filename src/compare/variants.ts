@@ -1,28 +1,40 @@
 import { summarizeRun } from "../results/aggregate.js";
-import type { Report } from "../results/types.js";
+import { matrixEntryLabel } from "../results/scenario-key.js";
+import type { Report, ScenarioReport } from "../results/types.js";
 import { compareReports } from "./compare.js";
 import type { CompareOptions, Comparison } from "./types.js";
 
 export interface VariantComparison {
   base: string;
   head: string;
-  /** In a model matrix, the model both variants ran with (each model's variants are compared apart); else null. */
+  /**
+   * In a matrix, the entry both variants ran with (each entry's variants are compared apart): the
+   * model, or `agent · model` in an agent matrix; else null.
+   */
   model: string | null;
   comparison: Comparison;
 }
 
+/** A scenario's matrix entry (its model, or `agent · model` in an agent matrix); null outside a matrix. */
+function entryOf(scenario: ScenarioReport): string | null {
+  if (!scenario.agent && !scenario.model) return null;
+  return matrixEntryLabel({ agent: scenario.agent ?? null, model: scenario.model ?? null });
+}
+
 /**
- * The part of a report that ran one variant (with one model, in a matrix), with the variant folded
- * into the scenario id's place, and the run naming that one model.
+ * The part of a report that ran one variant (with one entry, in a matrix), with the variant folded
+ * into the scenario id's place, and the run naming that one agent and model.
  */
-function variantSlice(report: Report, variant: string, model: string | null, ids: Set<string>): Report {
-  const scenarios = report.scenarios
-    .filter((s) => s.variant === variant && (s.model ?? null) === model && ids.has(s.id))
-    .map((s) => ({ ...s, variant: null }));
-  const { models: _models, ...run } = report.run;
+function variantSlice(report: Report, variant: string, entry: string | null, ids: Set<string>): Report {
+  const slice = report.scenarios.filter(
+    (s) => s.variant === variant && entryOf(s) === entry && ids.has(s.id),
+  );
+  const scenarios = slice.map(({ agent: _agent, model: _model, ...s }) => ({ ...s, variant: null }));
+  const { models: _models, agents: _agents, entries: _entries, ...run } = report.run;
+  const first = slice[0];
   return {
     ...report,
-    run: model ? { ...run, model } : report.run,
+    run: entry ? { ...run, agent: first?.agent ?? run.agent, model: first?.model ?? null } : report.run,
     scenarios,
     summary: summarizeRun(scenarios),
   };
@@ -38,7 +50,7 @@ export function compareVariants(report: Report, options: CompareOptions = {}): V
   const variantsByScenario = new Map<string, { id: string; model: string | null; variants: string[] }>();
   for (const scenario of report.scenarios) {
     if (scenario.variant === null) continue;
-    const model = scenario.model ?? null;
+    const model = entryOf(scenario);
     const key = `${scenario.id}\u0000${model ?? ""}`;
     const entry = variantsByScenario.get(key) ?? { id: scenario.id, model, variants: [] };
     if (!entry.variants.includes(scenario.variant)) entry.variants.push(scenario.variant);

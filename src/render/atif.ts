@@ -111,7 +111,8 @@ export function buildAtifTrajectory(
   events: readonly TrialEvent[],
 ): AtifTrajectory {
   const start = events.find((e): e is EventOf<"trial_start"> => e.type === "trial_start");
-  const model = start?.model ?? scenario.model ?? report.run.model ?? undefined;
+  // In an agent matrix a trial is its entry's: never the run's first agent or model.
+  const model = start?.model ?? scenario.model ?? (scenario.agent ? null : report.run.model) ?? undefined;
   const steps: AtifStep[] = [];
   const add = (step: Omit<AtifStep, "step_id">) => steps.push({ step_id: steps.length + 1, ...step });
   const prompt = events.find((e): e is EventOf<"prompt"> => e.type === "prompt");
@@ -164,7 +165,7 @@ export function buildAtifTrajectory(
     schema_version: ATIF_SCHEMA_VERSION,
     session_id: `${report.run.id}/${scenarioKey(scenario)}/trial-${trial.trial}`,
     agent: {
-      name: report.run.agent,
+      name: scenario.agent ?? report.run.agent,
       version: report.run.harness_version,
       ...(model ? { model_name: model } : {}),
       extra: { harness: "llm-tool-test" },

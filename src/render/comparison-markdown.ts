@@ -508,7 +508,10 @@ const RESET = "\u001b[0m";
 
 function describeSide(r: Comparison["base"]): string {
   const models = r.models && r.models.length > 1 ? `models ${r.models.join(", ")}` : (r.model ?? "no model");
-  const parts = [r.run_id, r.agent, models, `llm-tool-test ${r.harness_version}`];
+  // An agent matrix is named by its entries (agent · model), never by its first agent.
+  const who =
+    r.entries && r.entries.length > 0 ? [`agents · models ${r.entries.join(", ")}`] : [r.agent, models];
+  const parts = [r.run_id, ...who, `llm-tool-test ${r.harness_version}`];
   if (r.git_sha) parts.push(r.git_sha.slice(0, 7));
   return parts.map(escapePlainText).join(", ");
 }

@@ -4,7 +4,7 @@
  * then testcases, then system-out) so strict readers accept it.
  */
 
-import { modelsOfRun } from "../results/model-matrix.js";
+import { entriesOfRun, modelsOfRun } from "../results/model-matrix.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
 import { escapeXmlAttribute, escapeXmlText } from "./escape.js";
@@ -171,11 +171,18 @@ function renderTestsuite(
   ].join("\n");
 }
 
+/** "llm-tool-test (m1, m2)", or by entry for an agent matrix: "llm-tool-test (codex · gpt-5, …)". */
+function suiteNameOf(report: Report): string {
+  const entries = entriesOfRun(report.run);
+  const names = entries.length > 0 ? entries : modelsOfRun(report.run);
+  return `llm-tool-test${names.length > 0 ? ` (${names.join(", ")})` : ""}`;
+}
+
 /** The report as JUnit XML. Pure. */
 export function renderJunitXml(report: Report, options: JunitOptions = {}): string {
   const all = report.scenarios.flatMap((s) => s.trials);
   const head = `<testsuites${attributes({
-    name: `llm-tool-test${modelsOfRun(report.run).length > 0 ? ` (${modelsOfRun(report.run).join(", ")})` : ""}`,
+    name: suiteNameOf(report),
     tests: all.length,
     failures: countOutcome(all, "fail"),
     errors: countOutcome(all, "error"),

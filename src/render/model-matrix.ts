@@ -1,14 +1,14 @@
 /**
- * The cross-model view of a model-matrix run, in the shape of bashkit-eval's baseline table (one
- * column per model: tasks passed, rates, tool calls, turns, tokens, duration, cost, per-category
+ * The cross-model view of a matrix run, in the shape of bashkit-eval's baseline table (one column
+ * per entry — a model, or an agent with one of its models in an agent matrix: tasks passed, rates, tool calls, turns, tokens, duration, cost, per-category
  * rates), then the per-scenario matrix with its diagnosis. Pure.
  */
 import {
   describeRow,
-  MATRIX_CLASS_LABELS,
   type MatrixClass,
   type ModelCell,
   type ModelMatrix,
+  matrixClassLabels,
 } from "../results/model-matrix.js";
 import type { RunSummary } from "../results/types.js";
 import { escapeHtml, escapeMarkdownCell, escapePlainText, markdownCode } from "./escape.js";
@@ -88,7 +88,7 @@ const CATEGORY_NOTE =
 /** "1 all models fail · 1 some models fail · 2 all pass" (classes with rows only). */
 function describeCounts(matrix: ModelMatrix): string {
   return CLASS_ORDER.filter((c) => matrix.counts[c] > 0)
-    .map((c) => `${matrix.counts[c]} ${MATRIX_CLASS_LABELS[c]}`)
+    .map((c) => `${matrix.counts[c]} ${matrixClassLabels(matrix)[c]}`)
     .join(" · ");
 }
 
@@ -98,11 +98,27 @@ function recordedNote(matrix: ModelMatrix): string | null {
   return describeRecordedFigures({ trials_recorded: trials });
 }
 
+/** What the matrix's entries are: models, or agents with their models. */
+function entriesNoun(matrix: ModelMatrix): string {
+  return matrix.entries ? "Agents · models" : "Models";
+}
+
+/** The cells' legend, in the matrix's own words. */
+function cellsNote(matrix: ModelMatrix): string {
+  const [every, some, them] = matrix.entries
+    ? ["every agent · model", "only some", "the agents or models"]
+    : ["every model", "only some", "the models"];
+  return (
+    "Cells: scenario passed (every evaluated trial) ✅, failed ❌, or no verdict ⚠️, with passed/evaluated trials. " +
+    `A scenario ${every} fails in every trial points at the tool or its guidance; one ${some} fail, at ${them}; one ${every} fails only sometimes, at something unreliable.`
+  );
+}
+
 /** report.md's and the comment's section: the baseline table, per-category rates, the scenario matrix. */
 export function renderModelMatrixMarkdown(matrix: ModelMatrix, options: { maxRows?: number } = {}): string[] {
   const header = `| | ${matrix.models.map((m) => escapeMarkdownCell(markdownCode(m))).join(" | ")} |`;
   const rule = `|---|${matrix.models.map(() => "---").join("|")}|`;
-  const lines = ["", "## Models side by side", "", header, rule];
+  const lines = ["", `## ${entriesNoun(matrix)} side by side`, "", header, rule];
   for (const [label, value] of BASELINE_ROWS) {
     lines.push(`| ${label} | ${matrix.summaries.map((m) => value(m.summary)).join(" | ")} |`);
   }
@@ -125,28 +141,35 @@ export function renderModelMatrixMarkdown(matrix: ModelMatrix, options: { maxRow
   for (const row of shown) {
     const cells = matrix.models.map((m) => describeCell(row.cells[m]));
     lines.push(
-      `| ${escapeMarkdownCell(markdownCode(row.scenario))} | ${cells.join(" | ")} | ${describeRow(row, matrix.models)} |`,
+      `| ${escapeMarkdownCell(markdownCode(row.scenario))} | ${cells.join(" | ")} | ${describeRow(row, matrix)} |`,
     );
   }
   if (shown.length < rows.length)
     lines.push("", `…and ${rows.length - shown.length} more (all in report.md).`);
-  lines.push(
-    "",
-    "Cells: scenario passed (every evaluated trial) ✅, failed ❌, or no verdict ⚠️, with passed/evaluated trials. " +
-      "A scenario every model fails in every trial points at the tool or its guidance; one only some fail, at the models; one every model fails only sometimes, at something unreliable.",
-  );
+  lines.push("", cellsNote(matrix));
   return lines;
 }
 
-/** The terminal's lines: one per model, then the scenarios that some or all models fail. */
+/**
+ * The terminal's lines: one per entry (passed, tool calls, turns, tokens, cost — unknown stays
+ * unknown), its categories' rates beneath, then the scenarios that some or all entries fail.
+ */
 export function renderModelMatrixLines(matrix: ModelMatrix): string[] {
   const width = Math.max(...matrix.models.map((m) => escapePlainText(m).length));
-  const lines = ["", `Models (${matrix.models.length}):`];
+  const lines = ["", `${entriesNoun(matrix)} (${matrix.models.length}):`];
   for (const { model, summary: s } of matrix.summaries) {
     lines.push(
       `  ${escapePlainText(model).padEnd(width)}  ${s.total_passed}/${s.total_tasks} passed (${formatRate(s.pass_rate)})  ` +
-        `tool calls ${formatRate(s.tool_call_success_rate)} ok  ${formatNumber(s.avg_turns_per_task)} turns/task  ${formatRunCost(s)}`,
+        `tool calls ${s.total_tool_calls} (${s.tool_calls_ok} ok / ${s.tool_calls_error} error)  ${formatNumber(s.avg_turns_per_task)} turns/task  ` +
+        `tokens ${formatTokens(s.total_input_tokens)} in / ${formatTokens(s.total_output_tokens)} out  ${formatRunCost(s)}`,
     );
+    const categories = Object.keys(s.by_category).sort();
+    if (categories.length > 0) {
+      const rates = categories.map(
+        (name) => `${escapePlainText(name)} ${describeCategory(s.by_category[name])}`,
+      );
+      lines.push(`  ${" ".repeat(width)}  rate (score ÷ max): ${rates.join(" · ")}`);
+    }
   }
   const recorded = recordedNote(matrix);
   if (recorded) lines.push(`  (${recorded})`);
@@ -156,7 +179,7 @@ export function renderModelMatrixLines(matrix: ModelMatrix): string[] {
     const failing = matrix.models.filter((m) => row.cells[m]?.state !== "pass").map(escapePlainText);
     const words =
       row.classification === "all_fail" || row.classification === "all_unreliable"
-        ? describeRow(row, matrix.models)
+        ? describeRow(row, matrix)
         : `not passed by ${failing.join(", ")} (${failing.length} of ${matrix.models.length})`;
     lines.push(`    ${escapePlainText(row.scenario)}: ${words}`);
   }
@@ -183,11 +206,11 @@ export function renderModelMatrixHtml(matrix: ModelMatrix): string {
       (row) =>
         `<tr class="${row.classification}"><th scope="row">${escapeHtml(row.scenario)}</th>${matrix.models
           .map((m) => `<td>${escapeHtml(describeCell(row.cells[m]))}</td>`)
-          .join("")}<td>${escapeHtml(describeRow(row, matrix.models))}</td></tr>`,
+          .join("")}<td>${escapeHtml(describeRow(row, matrix))}</td></tr>`,
     )
     .join("");
   return (
-    `<section id="models"><h2>Models side by side</h2>` +
+    `<section id="models"><h2>${escapeHtml(entriesNoun(matrix))} side by side</h2>` +
     `<table><thead><tr><th></th>${head}</tr></thead><tbody>${summaryRows}</tbody></table>` +
     (categoryNames(matrix).length > 0 ? `<p>${escapeHtml(CATEGORY_NOTE)}</p>` : "") +
     (recorded ? `<p>Recorded, not measured: ${escapeHtml(recorded)}.</p>` : "") +

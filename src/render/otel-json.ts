@@ -83,19 +83,21 @@ export function buildTrialSpans(
   const rootId = hexId(8, traceId, "root");
   const start = events.find((e): e is EventOf<"trial_start"> => e.type === "trial_start");
   const end = events.find((e): e is EventOf<"trial_end"> => e.type === "trial_end");
-  const model = start?.model ?? scenario.model ?? report.run.model ?? null;
+  // In an agent matrix a trial is its entry's: never the run's first agent or model.
+  const agent = scenario.agent ?? report.run.agent;
+  const model = start?.model ?? scenario.model ?? (scenario.agent ? null : report.run.model) ?? null;
   const execution = trial.execution;
   const spans: OtlpSpan[] = [
     {
       traceId,
       spanId: rootId,
-      name: `invoke_agent ${report.run.agent}`,
+      name: `invoke_agent ${agent}`,
       kind: 1,
       startTimeUnixNano: nanos(start?.ts ?? report.run.started_at),
       endTimeUnixNano: nanos(end?.ts ?? start?.ts ?? report.run.started_at),
       attributes: attributes({
         "gen_ai.operation.name": "invoke_agent",
-        "gen_ai.agent.name": report.run.agent,
+        "gen_ai.agent.name": agent,
         "gen_ai.request.model": model,
         "gen_ai.conversation.id": `${report.run.id}/${key}/trial-${trial.trial}`,
         "gen_ai.usage.input_tokens": execution.input_tokens,

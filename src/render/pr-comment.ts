@@ -10,7 +10,6 @@
 
 import type { Decision } from "../compare/decision.js";
 import type { BaselineSource, Comparison } from "../compare/types.js";
-import { modelsOfRun } from "../results/model-matrix.js";
 import type { Report } from "../results/types.js";
 import { buildComparisonBlocks, fitScenarioTable } from "./comparison-markdown.js";
 import {
@@ -21,7 +20,7 @@ import {
 } from "./decision.js";
 import { markdownCode, markdownText, stripControls } from "./escape.js";
 import { formatRate, formatRunCost } from "./format.js";
-import { describeModels } from "./labels.js";
+import { describeRunAgents } from "./labels.js";
 import { renderModelMatrixMarkdown } from "./model-matrix.js";
 import { renderReportMarkdown } from "./report-markdown.js";
 
@@ -207,7 +206,7 @@ function renderStatus(input: LayoutInput, scenarioSummary: string): string {
     ...(s.skipped > 0 ? [`${s.skipped} skipped`] : []),
     `${s.scenarios_passed}/${s.scenarios} scenario${s.scenarios === 1 ? "" : "s"} passed every trial`,
     formatRunCost(s),
-    `agent ${markdownCode(report.run.agent)}${describeModels(modelsOfRun(report.run), markdownCode)}`,
+    describeRunAgents(report.run, markdownCode),
   ];
   // The headline already says why there is no baseline.
   const baselineLine =

@@ -1,6 +1,5 @@
 import type { Decision } from "../compare/decision.js";
 import { compareVariants } from "../compare/variants.js";
-import { modelsOfRun } from "../results/model-matrix.js";
 import { scenarioName } from "../results/scenario-key.js";
 import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
 import { renderComparisonMarkdown } from "./comparison-markdown.js";
@@ -16,7 +15,7 @@ import {
   formatRunCost,
   formatTokens,
 } from "./format.js";
-import { describeModels } from "./labels.js";
+import { describeRunAgents } from "./labels.js";
 import { renderModelMatrixMarkdown } from "./model-matrix.js";
 import { describeReplay } from "./replay.js";
 
@@ -88,7 +87,7 @@ function renderHeadline(report: Report, decision: Decision | undefined): string[
       (s.errors > 0 ? ` **${s.errors} trial(s) errored** (infrastructure; excluded from rates).` : "") +
       (s.skipped > 0 ? ` ${s.skipped} skipped.` : ""),
     "",
-    `Agent ${markdownCode(report.run.agent)}${describeModels(modelsOfRun(report.run), markdownCode)}` +
+    `${upperFirst(describeRunAgents(report.run, markdownCode))}` +
       `${report.run.judge_model ? `, judge ${markdownCode(report.run.judge_model)}` : ""}` +
       ` · score ${formatNumber(s.total_score)}/${formatNumber(s.total_max_score)} (${formatRate(s.overall_rate)})` +
       ` · tool calls ${s.total_tool_calls} (${s.tool_calls_ok} ok / ${s.tool_calls_error} error, ${formatRate(s.tool_call_success_rate)})` +
@@ -312,4 +311,9 @@ export function renderReportMarkdown(report: Report, options: ReportMarkdownOpti
   );
   // Every piece of report text was escaped where it was placed; no control character of anyone's passes.
   return stripControls(lines.join("\n"));
+}
+
+/** "agent …" → "Agent …", at the start of a sentence. */
+function upperFirst(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -72,15 +72,20 @@ export function summarizeScenario(trials: TrialReport[], k: number = DEFAULT_PAS
 /** What a scenario report says about its scenario, apart from its trials. */
 export type ScenarioMeta = Omit<ScenarioReport, "trials" | "summary">;
 
-/** `model`: the model of a matrix run's entry (null outside a matrix). */
+/**
+ * `model`: the model of a matrix run's entry (null outside a matrix, and for an agent without a
+ * model in an agent matrix); `agent`: the entry's agent in an agent matrix (null otherwise).
+ */
 export function scenarioMetaOf(
   scenario: Scenario,
   variant: string | null,
   model: string | null = null,
+  agent: string | null = null,
 ): ScenarioMeta {
   return {
     id: scenario.id,
     variant,
+    ...(agent ? { agent } : {}),
     ...(model ? { model } : {}),
     category: scenario.category,
     description: scenario.description ?? null,

@@ -68,6 +68,20 @@ function checkOptionalStrings(record: Record<string, unknown>, key: string, at: 
   return null;
 }
 
+/** An agent matrix's `entries`: a list of `{agent, model}` (model null for an agent without one). */
+function checkOptionalEntries(record: Record<string, unknown>, key: string, at: string): Problem {
+  const value = record[key];
+  if (value === undefined) return null;
+  if (!Array.isArray(value)) return wrongKind(`${at}${key}`, "a list of {agent, model}", value);
+  for (const [index, item] of value.entries()) {
+    const where = `${at}${key}[${index}]`;
+    if (!isObject(item)) return wrongKind(where, "an {agent, model} object", item);
+    const problem = checkString(item, "agent", `${where}.`) ?? checkString(item, "model", `${where}.`, true);
+    if (problem) return problem;
+  }
+  return null;
+}
+
 /** `possible_global_options`: a list of `{option, command}`. */
 function checkOptionalHints(record: Record<string, unknown>, key: string, at: string): Problem {
   const value = record[key];
@@ -124,6 +138,7 @@ function checkScenario(scenario: unknown, at: string): Problem {
   const problem = first(
     () => checkString(scenario, "id", prefix),
     () => checkString(scenario, "variant", prefix, true),
+    () => checkOptionalString(scenario, "agent", prefix),
     () => checkOptionalString(scenario, "model", prefix),
     () => checkString(scenario, "content_hash", prefix),
     () => (Array.isArray(scenario.trials) ? null : wrongKind(`${prefix}trials`, "an array", scenario.trials)),
@@ -147,6 +162,9 @@ export function findReportShapeProblem(report: Record<string, unknown>): string 
     () => checkString(run, "harness_version", "run."),
     () => checkString(run, "model", "run.", true),
     () => checkString(run, "judge_model", "run.", true),
+    () => checkOptionalStrings(run, "models", "run."),
+    () => checkOptionalStrings(run, "agents", "run."),
+    () => checkOptionalEntries(run, "entries", "run."),
     () => checkOptionalString(run, "evaluation_hash", "run."),
     () => (Array.isArray(report.scenarios) ? null : wrongKind("scenarios", "an array", report.scenarios)),
     () => checkObject(report, "summary", ""),

@@ -1,6 +1,7 @@
 /**
- * The cross-model view of a model-matrix run (bashkit-eval's "cross-model diagnostics"): each
- * model's EvalSummary, and per scenario whether every model fails it (likely the tool or its
+ * The cross-model view of a matrix run (bashkit-eval's "cross-model diagnostics"): each entry's
+ * EvalSummary (an entry is a model in a model matrix, an agent with one of its models in an agent
+ * matrix, named "codex · openai:gpt-5"), and per scenario whether every model fails it (likely the tool or its
  * guidance), some do (model capability), every model fails some of its trials, or all pass.
  * "Every" means every model of the matrix, each with a verdict, and for all_fail every trial of
  * each failed: a model that passed one trial of two, or one that did not run the scenario, never
@@ -8,8 +9,8 @@
  * (merged shards included) gives the same view.
  */
 import { summarizeRun } from "./aggregate.js";
-import { scenarioKey } from "./scenario-key.js";
-import type { Report, RunSummary, ScenarioReport } from "./types.js";
+import { matrixEntryLabel, scenarioKey } from "./scenario-key.js";
+import type { MatrixEntryInfo, Report, RunSummary, ScenarioReport } from "./types.js";
 
 /** A scenario's state for one model: the scenario passed (every evaluated trial), failed, or could not say. */
 export type ModelCellState = "pass" | "fail" | "incomplete";
@@ -28,14 +29,20 @@ export interface MatrixRow {
   /** The scenario's key without the model: `id` or `id@variant`. */
   scenario: string;
   category: string;
-  /** Per model of the run; absent for a model the scenario did not run with (a pinned `agent.model`). */
+  /** Per entry (model) of the run, by name; absent for one the scenario did not run with (a pinned `agent.model`). */
   cells: Record<string, ModelCell>;
   classification: MatrixClass;
 }
 
 export interface ModelMatrix {
+  /** Each entry's name, the columns: the model, or `agent · model` in an agent matrix. */
   models: string[];
-  /** Each model's EvalSummary over its own scenarios, in the order of `models`. */
+  /**
+   * In an agent matrix, each entry's agent and model, in the order of `models` (null model: an
+   * agent without one, the oracle). Absent in a model matrix.
+   */
+  entries?: MatrixEntryInfo[];
+  /** Each entry's EvalSummary over its own scenarios, in the order of `models` (`model`: its name). */
   summaries: { model: string; summary: RunSummary }[];
   rows: MatrixRow[];
   /** How many rows fell in each class. */
@@ -50,6 +57,21 @@ export const MATRIX_CLASS_LABELS: Record<MatrixClass, string> = {
   all_pass: "all pass",
   incomplete: "incomplete: a model has no verdict (errors, or it did not run the scenario)",
 };
+
+/** The same classes in an agent matrix, whose entries are agents with their models. */
+export const AGENT_MATRIX_CLASS_LABELS: Record<MatrixClass, string> = {
+  all_fail: "every agent · model fails every trial: likely the tool or its guidance",
+  some_fail: "some agents · models fail, others pass: agent or model capability",
+  all_unreliable:
+    "every agent · model fails some trials, none passes all: unreliable (the tool, its guidance or the task)",
+  all_pass: "all pass",
+  incomplete: "incomplete: an agent · model has no verdict (errors, or it did not run the scenario)",
+};
+
+/** The class labels of this matrix: by model, or by agent · model in an agent matrix. */
+export function matrixClassLabels(matrix: Pick<ModelMatrix, "entries">): Record<MatrixClass, string> {
+  return matrix.entries ? AGENT_MATRIX_CLASS_LABELS : MATRIX_CLASS_LABELS;
+}
 
 function cellOf(scenario: ScenarioReport): ModelCell {
   const { passed, failed, errors } = scenario.summary;
@@ -71,24 +93,30 @@ function classify(cells: (ModelCell | undefined)[]): MatrixClass {
 
 /**
  * A row's diagnosis with its counts, so the words never claim more than the cells show:
- * "every model fails (3 of 3, no trial passed): …", "2 of 3 models fail: model capability".
+ * "every model fails (3 of 3, no trial passed): …", "2 of 3 models fail: model capability"; in an
+ * agent matrix, "every agent · model fails (5 of 5, …)", "2 of 5 agents · models fail: …".
  */
-export function describeRow(row: MatrixRow, models: readonly string[]): string {
+export function describeRow(row: MatrixRow, matrix: Pick<ModelMatrix, "models" | "entries">): string {
+  const { models } = matrix;
   const cells = models.map((m) => row.cells[m]);
   const failing = cells.filter((c) => c?.state === "fail").length;
   const n = models.length;
+  const agents = matrix.entries !== undefined;
+  const one = agents ? "agent · model" : "model";
+  const many = (count: number) => (count === 1 ? one : agents ? "agents · models" : "models");
+  const capability = agents ? "agent or model capability" : "model capability";
   switch (row.classification) {
     case "all_fail":
-      return `every model fails (${n} of ${n}, no trial passed): likely the tool or its guidance`;
+      return `every ${one} fails (${n} of ${n}, no trial passed): likely the tool or its guidance`;
     case "some_fail":
-      return `${failing} of ${n} model${n === 1 ? "" : "s"} fail: model capability`;
+      return `${failing} of ${n} ${many(n)} fail: ${capability}`;
     case "all_unreliable":
-      return `every model fails some trials (${n} of ${n}), none passes all: unreliable (the tool, its guidance or the task)`;
+      return `every ${one} fails some trials (${n} of ${n}), none passes all: unreliable (the tool, its guidance or the task)`;
     case "all_pass":
       return "all pass";
     case "incomplete": {
       const missing = cells.filter((c) => c === undefined || c.state === "incomplete").length;
-      return `incomplete: ${missing} of ${n} model${n === 1 ? "" : "s"} without a verdict`;
+      return `incomplete: ${missing} of ${n} ${many(n)} without a verdict`;
     }
   }
 }
@@ -102,14 +130,38 @@ export function modelsOfRun(run: Pick<Report["run"], "model" | "models">): strin
   return run.model ? [run.model] : [];
 }
 
-/** Null unless the report is a model matrix (its scenarios carry a model). */
+/**
+ * Every entry of an agent matrix by name ("codex · openai:gpt-5", "oracle"), in the order given;
+ * empty outside an agent matrix. What headers, run info and suite names show for one.
+ */
+export function entriesOfRun(run: Pick<Report["run"], "entries">): string[] {
+  return (run.entries ?? []).map((entry) => matrixEntryLabel(entry));
+}
+
+/** The name of a scenario's matrix entry: its model, or `agent · model` in an agent matrix. */
+function entryOf(scenario: ScenarioReport): string | null {
+  if (!scenario.agent && !scenario.model) return null;
+  return matrixEntryLabel({ agent: scenario.agent ?? null, model: scenario.model ?? null });
+}
+
+/** Null unless the report is a matrix (its scenarios carry a model, or an agent). */
 export function buildModelMatrix(report: Pick<Report, "run" | "scenarios">): ModelMatrix | null {
-  const withModel = report.scenarios.filter((s): s is ScenarioReport & { model: string } => Boolean(s.model));
-  if (withModel.length === 0) return null;
-  const models = [...(report.run.models ?? [])];
-  for (const s of withModel) if (!models.includes(s.model)) models.push(s.model);
+  const inMatrix = report.scenarios.flatMap((scenario) => {
+    const entry = entryOf(scenario);
+    return entry === null ? [] : [{ scenario, entry }];
+  });
+  if (inMatrix.length === 0) return null;
+  const agentMatrix = inMatrix.some(({ scenario }) => scenario.agent !== undefined);
+  // The run's order first (every entry, also one without trials), then any the scenarios add.
+  const entries: MatrixEntryInfo[] = agentMatrix ? (report.run.entries ?? []).map((e) => ({ ...e })) : [];
+  const models = agentMatrix ? entries.map((e) => matrixEntryLabel(e)) : [...(report.run.models ?? [])];
+  for (const { scenario, entry } of inMatrix) {
+    if (models.includes(entry)) continue;
+    models.push(entry);
+    if (agentMatrix) entries.push({ agent: scenario.agent ?? "", model: scenario.model ?? null });
+  }
   const rowsByKey = new Map<string, MatrixRow>();
-  for (const scenario of withModel) {
+  for (const { scenario, entry } of inMatrix) {
     const key = scenarioKey({ id: scenario.id, variant: scenario.variant });
     const row = rowsByKey.get(key) ?? {
       scenario: key,
@@ -117,7 +169,7 @@ export function buildModelMatrix(report: Pick<Report, "run" | "scenarios">): Mod
       cells: {},
       classification: "incomplete",
     };
-    row.cells[scenario.model] = cellOf(scenario);
+    row.cells[entry] = cellOf(scenario);
     rowsByKey.set(key, row);
   }
   const rows = [...rowsByKey.values()].sort((a, b) => a.scenario.localeCompare(b.scenario));
@@ -134,7 +186,7 @@ export function buildModelMatrix(report: Pick<Report, "run" | "scenarios">): Mod
   }
   const summaries = models.map((model) => ({
     model,
-    summary: summarizeRun(withModel.filter((s) => s.model === model)),
+    summary: summarizeRun(inMatrix.filter(({ entry }) => entry === model).map(({ scenario }) => scenario)),
   }));
-  return { models, summaries, rows, counts };
+  return { models, ...(agentMatrix ? { entries } : {}), summaries, rows, counts };
 }

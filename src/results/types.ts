@@ -172,7 +172,15 @@ export interface ScenarioReport {
   id: string;
   /** Guidance/binary variant name; null when the scenario has no variants. */
   variant: string | null;
-  /** The model its trials ran with, in a run across several models (a model matrix); absent otherwise. */
+  /**
+   * The agent its trials ran with, in a run across several agents (an agent matrix); absent
+   * otherwise. With `model`, it names the matrix entry.
+   */
+  agent?: string;
+  /**
+   * The model its trials ran with, in a run across several models or agents (a matrix); absent
+   * otherwise, and for an agent without a model (the oracle) in an agent matrix.
+   */
   model?: string;
   category: string;
   description: string | null;
@@ -314,8 +322,18 @@ export interface RunInfo {
    */
   agent_reason?: string;
   model: string | null;
-  /** A model matrix's models (two or more), in the order given; absent in a one-model run. */
+  /**
+   * A matrix's models (two or more), in the order given; absent in a one-model run. In an agent
+   * matrix, every model its agents ran with (`entries` pairs them with their agents).
+   */
   models?: string[];
+  /** An agent matrix's agents (two or more), in the order given; `agent` is the first. Absent otherwise. */
+  agents?: string[];
+  /**
+   * An agent matrix's entries, in the order given: each agent with each of its models (null for an
+   * agent without a model, the oracle's). Absent outside an agent matrix.
+   */
+  entries?: MatrixEntryInfo[];
   /** The judge of the judged scenarios without a judge model of their own; null when no trial was judged by it. */
   judge_model: string | null;
   git_sha: string | null;
@@ -353,6 +371,12 @@ export interface RunInfo {
    */
   warnings?: string[];
   shard: { index: number; count: number } | null;
+}
+
+/** One entry of an agent matrix: an agent and the model it ran with. */
+export interface MatrixEntryInfo {
+  agent: string;
+  model: string | null;
 }
 
 export interface ModelPrice {

@@ -21,11 +21,12 @@ import type { Report } from "../results/types.js";
 import type { SandboxMode, Scenario } from "../scenario/types.js";
 import { HARNESS_VERSION } from "../version.js";
 import type { BaselineCounts, RunOptions } from "./options.js";
-import { planTrials } from "./plan.js";
+import { isAgentMatrix, planTrials, runEntries } from "./plan.js";
 import { hashEvaluationSettings } from "./settings-hash.js";
 
 /** What the run will record in its report's `run` (the fields pooling compares), before it runs. */
 export function runIdentityOf(options: RunOptions): RunIdentity {
+  if (isAgentMatrix(options)) return agentMatrixIdentityOf(options);
   // A replay of several recorded runs is a matrix of the models they recorded.
   const namesModels =
     agentUsesModel(options.agent) || (options.agent === "replay" && options.models.length > 1);
@@ -33,6 +34,28 @@ export function runIdentityOf(options: RunOptions): RunIdentity {
     agent: options.agent,
     model: namesModels ? options.model : null,
     ...(namesModels && options.models.length > 1 ? { models: options.models } : {}),
+    judge_model: options.judgeModel,
+    harness_version: HARNESS_VERSION,
+    evaluation_hash: hashEvaluationSettings(options),
+  };
+}
+
+/**
+ * An agent matrix's identity: its agents, its entries (each agent with each of its models; an
+ * agent without a model has none), and every model its agents run with.
+ */
+function agentMatrixIdentityOf(options: RunOptions): RunIdentity {
+  const entries = runEntries(options).map(({ agent, model }) => ({
+    agent,
+    model: agentUsesModel(agent) ? model : null,
+  }));
+  const models = [...new Set(entries.flatMap((entry) => (entry.model ? [entry.model] : [])))];
+  return {
+    agent: options.agent,
+    agents: [...options.agents],
+    entries,
+    model: models[0] ?? null,
+    ...(models.length > 1 ? { models } : {}),
     judge_model: options.judgeModel,
     harness_version: HARNESS_VERSION,
     evaluation_hash: hashEvaluationSettings(options),
@@ -51,7 +74,10 @@ export function poolTargetOf(
     entries.set(planned.scenarioKey, {
       id: planned.scenario.id,
       variant: planned.variant?.name ?? null,
-      ...(planned.inMatrix ? { model: planned.model } : {}),
+      ...(planned.inAgentMatrix ? { agent: planned.agent } : {}),
+      ...(planned.inMatrix && (!planned.inAgentMatrix || agentUsesModel(planned.agent))
+        ? { model: planned.model }
+        : {}),
       content_hash: planned.scenario.contentHash,
       measurement_hash: planned.scenario.measurementHash,
     });

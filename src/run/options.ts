@@ -62,6 +62,14 @@ export interface RunOptions {
   /** A model matrix (`--model` given several times): every scenario runs with each. Empty: `model` alone. */
   models: string[];
   /**
+   * An agent matrix (`--agent` given several times, two or more): every scenario runs with each
+   * agent and each of its models (`agentModels`, else `models`/`model`). Empty: `agent` alone.
+   * `agent` is then the first of them.
+   */
+  agents: AgentName[];
+  /** In an agent matrix, the models of the agents given their own (`--model AGENT=ID`). */
+  agentModels: Partial<Record<AgentName, string[]>>;
+  /**
    * The `replay` agent's recordings (`--replay-from`, repeatable): each a run's output folder or a
    * bashkit-eval results file. Several, one per model, replay as a model matrix of their models.
    */
@@ -119,6 +127,8 @@ export function defaultRunOptions(overrides: Partial<RunOptions> & { outDir: str
     agentReason: null,
     agentCommand: null,
     models: [],
+    agents: [],
+    agentModels: {},
     replayFrom: [],
     bashkitHome: null,
     recordedBashkitHomes: {},

@@ -10,13 +10,14 @@ import { readFile } from "node:fs/promises";
 import { resolveCommandProgram } from "../agents/command.js";
 import {
   AGENTS,
+  type AgentDeps,
   agentApiKeyVariable,
   agentUsesModel,
   apiKeyRemedy,
   createAgent,
   describeMissingApiKey,
 } from "../agents/registry.js";
-import type { AgentName } from "../agents/types.js";
+import type { Agent, AgentName } from "../agents/types.js";
 import type { PoolTarget } from "../compare/pool-baselines.js";
 import { ConfigError } from "../errors.js";
 import { isSameModel, resolveJudgeModel } from "../evaluate/judge.js";
@@ -44,9 +45,10 @@ import { filterScenarios } from "../scenario/filter.js";
 import { loadScenarios } from "../scenario/load.js";
 import { computeTreatment } from "../scenario/treatment.js";
 import type { Scenario } from "../scenario/types.js";
+import type { AgentEndpoints } from "./agent-scope.js";
 import { poolTargetOf, type RunBaseline } from "./baseline.js";
 import { DEFAULT_MODEL, defaultRunOptions, type RunOptions, sandboxSettingOf } from "./options.js";
-import { runModels } from "./plan.js";
+import { modelsOfAgent, runAgents, runModels } from "./plan.js";
 import { checkSandbox, checkTargetBinaries } from "./preflight.js";
 import { runSuite, type SuitePorts, type SuiteRun } from "./suite.js";
 
@@ -85,6 +87,13 @@ export interface RunSettings {
   baseURL: string | null;
   /** The binary of the agent's CLI (claude-code, codex, gemini-cli, opencode); absent: the agent finds its own. */
   agentBinary?: string;
+  /** In an agent matrix (`options.agents`), each CLI agent's binary, as the action provides them; absent: its own search. */
+  agentBinaries?: Partial<Record<AgentName, string>>;
+  /**
+   * In an agent matrix, the base URLs given to one agent alone (`--base-url claude-code=URL`), by
+   * API; the others take `baseURL`, `openai.baseURL` and `gemini.baseURL`.
+   */
+  agentEndpoints?: AgentEndpoints;
   /** OpenAI-compatible models (`openai:` ids): the key, and how the front end builds their client. */
   openai?: OpenAiSettings;
   /** The gemini-cli agent's key (GEMINI_API_KEY) and the Gemini API base URL (null: Google's). */
@@ -121,6 +130,8 @@ export interface PreparePorts {
     concurrency: number,
     attemptTimeoutMs: number,
     provider: ProviderName,
+    /** The base URL of one agent's own client in an agent matrix (`--base-url anthropic=URL`); absent: the run's. */
+    baseURL?: string,
   ): ModelClient;
   /** How to give `provider`'s key where the user is (default: the environment variable, as on the command line). */
   keyRemedy?: (provider: ProviderName) => string;
@@ -134,7 +145,8 @@ export interface PreparePorts {
 export interface PreparedRun {
   scenarios: Scenario[];
   options: RunOptions;
-  ports: Required<Pick<SuitePorts, "agent" | "judgeClient" | "env" | "sandboxes">>;
+  ports: Required<Pick<SuitePorts, "agent" | "judgeClient" | "env" | "sandboxes">> &
+    Pick<SuitePorts, "agents">;
 }
 
 /**
@@ -198,6 +210,9 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     ...settings,
     options: { ...settings.options, ...replaySettings(recordings, settings.options) },
   };
+  const agents = runAgents({ agent: settings.agent, agents: settings.options.agents ?? [] });
+  const matrix = agents.length > 1;
+  if (matrix) checkAgentMatrix(agents, settings);
   const model = settings.options.model ?? DEFAULT_MODEL;
   const recordedBashkitHomes = recordedHomes(recordings, model, selected, ports.note);
   if (settings.options.bashkitHome && Object.keys(recordedBashkitHomes).length > 0) {
@@ -206,11 +221,21 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     );
   }
   const forceJudge = settings.options.forceJudge ?? false;
+  // Every model an agent of the run talks to (one agent: the run's models, as before).
+  const testedModels = matrix
+    ? [
+        ...new Set(
+          agents
+            .filter(agentUsesModel)
+            .flatMap((agent) => modelsOfAgent(agent, { ...settings.options, agents })),
+        ),
+      ]
+    : runModels(settings.options);
   const judge = setUpJudge(selected, {
     flag: settings.judgeModel,
     env: ports.env.LLM_TOOL_TEST_JUDGE,
-    testedModel: model,
-    testedModels: runModels(settings.options),
+    testedModel: testedModels[0] ?? model,
+    testedModels,
     force: forceJudge,
     hasApiKey: Boolean(settings.apiKey || settings.openai?.apiKey),
     agent: settings.agent,
@@ -221,9 +246,11 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
   const agentCommand = settings.options.agentCommand;
   const options = defaultRunOptions({
     ...settings.options,
-    ...(settings.agent === "command" && agentCommand
+    ...(agents.includes("command") && agentCommand
       ? { agentCommand: await resolveCommandProgram(agentCommand, settings.cwd) }
       : {}),
+    agents: matrix ? agents : [],
+    agentModels: matrix ? (settings.options.agentModels ?? {}) : {},
     agent: settings.agent,
     agentReason: settings.agentReason ?? null,
     model,
@@ -236,10 +263,23 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     anthropic: settings.apiKey || null,
     openai: settings.openai?.apiKey || null,
   };
-  checkModelProviders(scenarios, runModels(options), settings.agent, keys, ports.keyRemedy, {
-    agentKey: settings.gemini?.apiKey ?? null,
-  });
-  for (const unpriced of unpricedModels(scenarios, options, agentUsesModel(settings.agent))) {
+  for (const agent of agents) {
+    const own = matrix && (options.agentModels[agent]?.length ?? 0) > 0;
+    checkModelProviders(scenarios, modelsOfAgent(agent, options), agent, keys, ports.keyRemedy, {
+      agentKey: settings.gemini?.apiKey ?? null,
+      // In a matrix, say whose models they were: the agent's own, or the run's (then how to give it its own).
+      ...(matrix
+        ? {
+            modelsOption: own
+              ? `--model ${agent}=MODEL`
+              : `--model (the run's models, which ${agent} takes without its own --model ${agent}=MODEL)`,
+          }
+        : {}),
+    });
+  }
+  const paidModels = matrix ? { ...options, models: testedModels } : options;
+  const usesModels = agents.some(agentUsesModel);
+  for (const unpriced of unpricedModels(scenarios, paidModels, usesModels)) {
     const checked = PRICE_TABLE_CHECKED_ON[providerOfModel(unpriced)?.provider ?? "anthropic"];
     ports.note(
       `cost unknown for model ${unpriced}: it is not in the price table (built in, checked ${checked}); its trials' cost is reported as unknown, and --max-cost-usd cannot count it; give its prices with --prices FILE`,
@@ -266,7 +306,7 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
   const modelClient = createModelClients(keys, (key, provider) =>
     ports.createModelClient(key, options.concurrency, options.modelTimeoutMs, provider),
   );
-  const agent = createAgent(settings.agent, {
+  const deps: AgentDeps = {
     ...(modelClient ? { modelClient } : {}),
     ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
     ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
@@ -275,11 +315,98 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     agentCommand: options.agentCommand,
     recordings,
     env: ports.env,
-    ...(settings.agentBinary ? { agentBinary: settings.agentBinary } : {}),
+    ...(settings.agentBinary && !matrix ? { agentBinary: settings.agentBinary } : {}),
     ...(settings.gemini?.apiKey ? { geminiApiKey: settings.gemini.apiKey } : {}),
     ...(settings.gemini?.baseURL ? { geminiBaseURL: settings.gemini.baseURL } : {}),
-  });
-  return { scenarios, options, ports: { agent, judgeClient: modelClient, env: ports.env, sandboxes } };
+  };
+  if (!matrix) {
+    const agent = createAgent(settings.agent, deps);
+    return { scenarios, options, ports: { agent, judgeClient: modelClient, env: ports.env, sandboxes } };
+  }
+  const built: Partial<Record<AgentName, Agent>> = {};
+  for (const name of agents) {
+    built[name] = createAgent(
+      name,
+      depsOfMatrixAgent(name, deps, settings, keys, (key, provider, baseURL) =>
+        ports.createModelClient(key, options.concurrency, options.modelTimeoutMs, provider, baseURL),
+      ),
+    );
+  }
+  const agent = built[settings.agent] ?? (built[agents[0] as AgentName] as Agent);
+  return {
+    scenarios,
+    options,
+    ports: { agent, agents: built, judgeClient: modelClient, env: ports.env, sandboxes },
+  };
+}
+
+/**
+ * What an agent matrix cannot hold, said before anything runs: the replay agent (its recorded runs
+ * are a model matrix of their own), and settings that belong to an agent the run does not have.
+ * An agent whose model ids are its own (gemini-cli) must be given them: the run's models are
+ * another provider's.
+ */
+function checkAgentMatrix(agents: readonly AgentName[], settings: RunSettings): void {
+  if (agents.includes("replay")) {
+    throw new ConfigError(
+      "the replay agent cannot be one of several agents: replay recorded runs on their own (several --replay-from make a model matrix of their models)",
+      "--agent",
+    );
+  }
+  if (settings.options.agentCommand && !agents.includes("command")) {
+    throw new ConfigError(
+      `--agent-command is the command agent's, which is not an agent of this run (${agents.join(", ")}): add --agent command or drop --agent-command`,
+    );
+  }
+  if (settings.agentBinary) {
+    throw new ConfigError(
+      "one agent binary for several agents: give each agent CLI's binary apart (agentBinaries)",
+      "agentBinary",
+    );
+  }
+  for (const agent of agents) {
+    const own = settings.options.agentModels?.[agent] ?? [];
+    if (agentApiKeyVariable(agent) && own.length === 0) {
+      throw new ConfigError(
+        `the ${agent} agent's model ids are its own (e.g. gemini-2.5-flash), not the run's: with several agents give them as --model ${agent}=MODEL`,
+        "--model",
+      );
+    }
+  }
+}
+
+/**
+ * One agent of a matrix: the run's dependencies with the base URLs given to it alone, and its own
+ * binary. The built-in agent with a base URL of its own gets model clients of its own (the judge
+ * keeps the run's).
+ */
+function depsOfMatrixAgent(
+  name: AgentName,
+  deps: AgentDeps,
+  settings: RunSettings,
+  keys: Record<ProviderName, string | null>,
+  createClient: (key: string, provider: ProviderName, baseURL: string | undefined) => ModelClient,
+): AgentDeps {
+  const own = settings.agentEndpoints?.[name] ?? {};
+  const binary = settings.agentBinaries?.[name];
+  const result: AgentDeps = {
+    ...deps,
+    ...(own.anthropic ? { baseURL: own.anthropic } : {}),
+    ...(own.openai ? { openaiBaseURL: own.openai } : {}),
+    ...(own.gemini ? { geminiBaseURL: own.gemini } : {}),
+    ...(binary ? { agentBinary: binary } : {}),
+  };
+  if (name === "anthropic" && (own.anthropic || own.openai)) {
+    const baseURLs: Record<ProviderName, string | undefined> = {
+      anthropic: own.anthropic,
+      openai: own.openai,
+    };
+    const client = createModelClients(keys, (key, provider) =>
+      createClient(key, provider, baseURLs[provider]),
+    );
+    if (client) result.modelClient = client;
+  }
+  return result;
 }
 
 /** The replay agent's recorded runs, read before any trial starts (none for other agents). */
@@ -414,7 +541,16 @@ export function checkModelProviders(
   agent: AgentName,
   keys: Record<ProviderName, string | null>,
   keyRemedy: (provider: ProviderName) => string = apiKeyRemedy,
-  { agentKey = null, agentKeyRemedy }: { agentKey?: string | null; agentKeyRemedy?: string } = {},
+  {
+    agentKey = null,
+    agentKeyRemedy,
+    modelsOption = "--model",
+  }: {
+    agentKey?: string | null;
+    agentKeyRemedy?: string;
+    /** Where the models were given, for the errors (an agent matrix: `--model codex=MODEL`). */
+    modelsOption?: string;
+  } = {},
 ): void {
   // The agents that need a key are those whose model calls go out with it (registry.ts).
   const ownKey = agentApiKeyVariable(agent);
@@ -425,7 +561,7 @@ export function checkModelProviders(
   for (const scenario of scenarios) {
     // A model matrix: every model of the run, unless the scenario pins its own.
     for (const model of callsModels ? (scenario.agent.model ? [scenario.agent.model] : runModels) : []) {
-      const where = scenario.agent.model ? `${scenario.id}: agent.model` : "--model";
+      const where = scenario.agent.model ? `${scenario.id}: agent.model` : modelsOption;
       const { provider } = parseModelId(model, where);
       if ((agent === "claude-code" || agent === "opencode") && provider !== "anthropic") {
         throw new ConfigError(`the ${agent} agent runs Anthropic models only, not "${model}"`, where);

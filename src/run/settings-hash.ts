@@ -2,11 +2,17 @@
 import { createHash } from "node:crypto";
 import type { Scenario } from "../scenario/types.js";
 import type { RunOptions } from "./options.js";
+import { isAgentMatrix, runEntries } from "./plan.js";
 
 /** What a trial measures depends on these; the trial count and the scenarios are hashed apart. */
 function evaluationSettings(options: RunOptions) {
   return {
-    agent: options.agent,
+    // An agent matrix's entries (agent/model) in order; a one-agent run's hash stays what earlier versions wrote.
+    agent: isAgentMatrix(options)
+      ? runEntries(options)
+          .map(({ agent, model }) => `${agent}/${model}`)
+          .sort()
+      : options.agent,
     // A matrix's models as a list; a one-model run's hash stays what earlier versions wrote.
     model: options.models.length > 1 ? options.models : options.model,
     judge: options.judgeModel,

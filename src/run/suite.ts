@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { defaultMaxListeners, setMaxListeners } from "node:events";
 import { chmod, mkdir } from "node:fs/promises";
-import type { Agent } from "../agents/types.js";
+import { agentUsesModel } from "../agents/registry.js";
+import type { Agent, AgentName } from "../agents/types.js";
+import { ConfigError } from "../errors.js";
 import type { ModelClient } from "../model/model-client.js";
 import { buildScenarioReport, scenarioMetaOf } from "../results/aggregate.js";
 import { assembleReport } from "../results/assemble-report.js";
@@ -33,7 +35,7 @@ import {
   writeManifest,
 } from "./manifest.js";
 import { type RunOptions, sandboxSettingOf } from "./options.js";
-import { type PlannedTrial, planTrials } from "./plan.js";
+import { isAgentMatrix, type PlannedTrial, planTrials, runAgents } from "./plan.js";
 import { hashSettings } from "./settings-hash.js";
 import { runTrial, skippedTrial } from "./trial.js";
 
@@ -49,7 +51,10 @@ export type ProgressEvent =
   | { type: "note"; message: string };
 
 export interface SuitePorts {
+  /** The run's agent; in an agent matrix, the first, with every agent in `agents`. */
   agent: Agent;
+  /** An agent matrix's agents by name (each trial runs with its entry's); absent: `agent` runs every trial. */
+  agents?: Partial<Record<AgentName, Agent>>;
   judgeClient?: ModelClient | null;
   /** The parent process environment: the sandbox builds the agent's env from it, minus secrets. */
   env: Record<string, string | undefined>;
@@ -95,6 +100,7 @@ export async function runSuite(
   ports: SuitePorts,
 ): Promise<SuiteRun> {
   const options = withAgentOfRecord(given, ports.agent);
+  checkMatrixAgents(options, ports);
   const now = ports.now ?? Date.now;
   const signal = ports.signal ?? new AbortController().signal;
   // Every trial in flight listens on the run's signal (a few listeners each, removed when it ends):
@@ -136,8 +142,20 @@ async function closeOutputToAgents(
  * who set only the ports would otherwise get a report that says `oracle`, with no model).
  */
 function withAgentOfRecord(options: RunOptions, agent: Agent): RunOptions {
-  if (options.agent === agent.name) return options;
+  if (options.agent === agent.name || isAgentMatrix(options)) return options;
   return { ...options, agent: agent.name, agentReason: null };
+}
+
+/** An agent matrix runs each agent it names: a caller must have built every one (prepareRun does). */
+function checkMatrixAgents(options: RunOptions, ports: SuitePorts): void {
+  if (!isAgentMatrix(options)) return;
+  const missing = runAgents(options).filter((name) => ports.agents?.[name]?.name !== name);
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `the agent matrix names ${missing.join(", ")}, but no such agent was given (ports.agents); build each with createAgent`,
+      "agents",
+    );
+  }
 }
 
 /**
@@ -317,7 +335,7 @@ async function runPooledTrial(pool: TrialPool, planned: PlannedTrial): Promise<v
   });
   try {
     const { report, fatalError, cleanedUp } = await runTrial(planned, pool.options, {
-      agent: ports.agent,
+      agent: agentOfTrial(ports, planned),
       judgeClient: ports.judgeClient ?? null,
       parentEnv: ports.env,
       redact: pool.redact,
@@ -351,6 +369,14 @@ async function runPooledTrial(pool: TrialPool, planned: PlannedTrial): Promise<v
     pool.inFlight -= 1;
     budget.notify();
   }
+}
+
+/** The agent of a trial: its entry's in an agent matrix, else the run's one agent. */
+function agentOfTrial(ports: SuitePorts, planned: PlannedTrial): Agent {
+  if (!planned.inAgentMatrix) return ports.agent;
+  const agent = ports.agents?.[planned.agent];
+  if (!agent) throw new Error(`no agent ${planned.agent} was built for this agent matrix`);
+  return agent;
 }
 
 function scheduleExtraTrials(pool: TrialPool, added: PlannedTrial[]): void {
@@ -472,7 +498,8 @@ function groupByScenario(
     const meta = scenarioMetaOf(
       first.scenario,
       first.variant?.name ?? null,
-      first.inMatrix ? first.model : null,
+      first.inMatrix && (!first.inAgentMatrix || agentUsesModel(first.agent)) ? first.model : null,
+      first.inAgentMatrix ? first.agent : null,
     );
     const extended = extra.isExtended(first.scenarioKey);
     return buildScenarioReport(

@@ -37,6 +37,9 @@ describe("readActionSettings", () => {
       models: [],
       judgeModel: null,
       agent: "anthropic",
+      agents: [],
+      agentModels: {},
+      agentEndpoints: {},
       agentCommand: null,
       baseURL: null,
       trials: 3,
@@ -296,5 +299,62 @@ describe("readActionSettings", () => {
   it("derives the artifact name from the comment key", () => {
     expect(deriveArtifactName("llm-tool-test")).toBe("llm-tool-test-report");
     expect(deriveArtifactName("docs")).toBe("llm-tool-test-report-docs");
+  });
+});
+
+describe("an agent matrix from the action's inputs", () => {
+  it("reads several agents, the models and base URLs given to one of them, and the run's for the others", async () => {
+    const settings = await readWith({
+      agent: "anthropic, codex\ngemini-cli",
+      models: "claude-haiku-4-5\ncodex=openai:gpt-5.2\ngemini-cli=gemini-2.5-flash",
+      "base-url": "https://gateway.example.com/anthropic",
+      "openai-base-url": "codex=http://127.0.0.1:8080/v1",
+    });
+    expect(settings).toMatchObject({
+      agent: "anthropic",
+      agents: ["anthropic", "codex", "gemini-cli"],
+      model: "claude-haiku-4-5",
+      models: [],
+      agentModels: { codex: ["openai:gpt-5.2"], "gemini-cli": ["gemini-2.5-flash"] },
+      baseURL: "https://gateway.example.com/anthropic",
+      openaiBaseURL: null,
+      agentEndpoints: { codex: { openai: "http://127.0.0.1:8080/v1" } },
+    });
+  });
+
+  it("takes one agent's own values as the run's when it runs alone", async () => {
+    expect(
+      await readWith({
+        agent: "codex",
+        models: "codex=openai:gpt-5.2",
+        "openai-base-url": "codex=http://127.0.0.1:1/v1",
+      }),
+    ).toMatchObject({
+      agents: [],
+      model: "openai:gpt-5.2",
+      agentModels: {},
+      openaiBaseURL: "http://127.0.0.1:1/v1",
+    });
+  });
+
+  it.each([
+    [
+      { agent: "anthropic,claude-code", models: "codex=openai:gpt-5.2" },
+      `input "models" codex=openai:gpt-5.2: codex is not an agent of this run (anthropic, claude-code); add codex to the run's agents or drop the value`,
+    ],
+    [
+      { agent: "anthropic,codex", "base-url": "codex=https://gateway.example.com" },
+      'input "base-url" codex=https://gateway.example.com: the codex agent does not call this API; its base URL is input "openai-base-url" codex=URL',
+    ],
+    [
+      { agent: "anthropic,claude-code", models: "claude-code=mistral:large" },
+      'input "models": unknown provider',
+    ],
+    [
+      { agent: "oracle,null", "agent-command": "my-agent {prompt}" },
+      'input "agent-command" is only used with "agent: command"',
+    ],
+  ])("%j is a configuration error naming the input", async (inputs, message) => {
+    expect((await errorFor(inputs)).message).toContain(message);
   });
 });

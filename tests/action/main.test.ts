@@ -777,6 +777,44 @@ describe("models and providers", () => {
     }
   });
 
+  it("runs an agent matrix from the agent input: the built-in agent at its own base URL, and the oracle", async () => {
+    const key = "sk-ant-agents-canary-51c2e0";
+    const own = await startModelServer(
+      scriptByTurn([bashCall("ls -1 alpha.txt beta.txt > listing.txt"), finalText("done")]),
+    );
+    const shared = await startModelServer(() => finalText("not this one"));
+    try {
+      const result = await run(
+        await createDeps({
+          "working-directory": "head",
+          scenarios: "list-files.yaml",
+          trials: "1",
+          agent: "anthropic, oracle",
+          "anthropic-api-key": key,
+          "base-url": `${shared.url}\nanthropic=${own.url}`,
+        }),
+      );
+      expect(recorded.failed).toEqual([]);
+      expect(result.status).toBe("passed");
+      const report = JSON.parse(await readFile(recorded.outputs["report-path"]!, "utf8")) as Report;
+      expect(report.run.agents).toEqual(["anthropic", "oracle"]);
+      expect(report.model_matrix?.models).toEqual(["anthropic · claude-haiku-4-5", "oracle"]);
+      expect(report.scenarios.map((s) => [s.agent, s.model ?? null, s.trials.map((t) => t.outcome)])).toEqual(
+        [
+          ["anthropic", "claude-haiku-4-5", ["pass"]],
+          ["oracle", null, ["pass"]],
+        ],
+      );
+      // The built-in agent's calls went to its own base URL; the run's (the judge's) saw none.
+      expect(own.messageRequests()).toHaveLength(2);
+      expect(shared.messageRequests()).toHaveLength(0);
+      expect(recorded.summaries.join("\n")).toContain("anthropic · claude-haiku-4-5");
+    } finally {
+      await own.close();
+      await shared.close();
+    }
+  });
+
   it("runs an openai: model with openai-api-key and no Anthropic key", async () => {
     const openaiKey = "sk-openai-single-canary-5e18b7";
     const openai = await startOpenAiServer(

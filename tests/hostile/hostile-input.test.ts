@@ -155,6 +155,40 @@ describe("a report's lists the renderers go through are shape-checked when it is
   });
 });
 
+describe("an agent matrix's fields are shape-checked when a report is read", () => {
+  it.each([
+    [["run", "entries"], "x", 'run.entries: expected a list of {agent, model}, found "x"'],
+    [
+      ["run", "entries"],
+      [{ agent: 1, model: null }],
+      "run.entries[0].agent: expected a string, found a number",
+    ],
+    [
+      ["run", "entries"],
+      [{ agent: "codex" }],
+      "run.entries[0].model: expected a string or null, found nothing",
+    ],
+    [["run", "agents"], ["codex", 2], "run.agents[1]: expected a string, found a number"],
+    [["scenarios", 0, "agent"], 7, "scenarios[0].agent: expected a string or null, found a number"],
+  ])("%j: %j is an error naming the field, not a crash", async (where, value, message) => {
+    const dir = await tempDir("entries");
+    const report = JSON.parse(await readFile(BASE_REPORT, "utf8"));
+    let holder = report;
+    for (const step of where.slice(0, -1)) holder = holder[step];
+    holder[where[where.length - 1] as string] = value;
+    const file = path.join(dir, "report.json");
+    await writeFile(file, JSON.stringify(report));
+    for (const argv of [
+      ["report", file, "--format", "md"],
+      ["report", file, "--format", "junit"],
+      ["compare", file, BASE_REPORT],
+    ]) {
+      const result = await expectConfigError(argv);
+      expect(result.stderr, argv.join(" ")).toContain(message);
+    }
+  });
+});
+
 describe("baseline numbers are range-checked when a report is read", () => {
   it.each([
     [

@@ -251,3 +251,36 @@ describe("report --format atif|otel-json on a real run", () => {
     expect(tools.map((s) => s.status.code)).toEqual([1, 1, 2]);
   });
 });
+
+describe("an agent matrix's trials in ATIF and OpenTelemetry", () => {
+  // The oracle's entry beside the built-in agent's: its trial talked to no model.
+  const report = makeReport([], {
+    agent: "anthropic",
+    agents: ["anthropic", "oracle"],
+    entries: [
+      { agent: "anthropic", model: "claude-haiku-4-5" },
+      { agent: "oracle", model: null },
+    ],
+    model: "claude-haiku-4-5",
+  });
+  const trial = makeTrial({ trial: 1, outcome: "pass" });
+  const oracle = makeScenarioReport({ id: "s", agent: "oracle", trials: [trial] });
+  const oracleStart: TrialEvent = {
+    ...(EVENTS[0] as TrialEvent),
+    agent: "oracle",
+    model: null,
+  } as TrialEvent;
+
+  it("name each trial's own agent, and no model for the oracle's", () => {
+    for (const events of [[oracleStart], []]) {
+      const trajectory = buildAtifTrajectory(report, oracle, trial, events);
+      expect(trajectory.agent.name).toBe("oracle");
+      expect(trajectory.agent.model_name).toBeUndefined();
+      const [root] = buildTrialSpans(report, oracle, trial, events);
+      expect(root?.name).toBe("invoke_agent oracle");
+      const attributes = Object.fromEntries((root?.attributes ?? []).map((a) => [a.key, a.value]));
+      expect(attributes["gen_ai.agent.name"]).toEqual({ stringValue: "oracle" });
+      expect(attributes["gen_ai.request.model"]).toBeUndefined();
+    }
+  });
+});

@@ -9,7 +9,7 @@ import { renderReportHtml } from "../../src/render/html.js";
 import { renderJunitXml } from "../../src/render/junit.js";
 import { renderModelMatrixLines } from "../../src/render/model-matrix.js";
 import { renderReportMarkdown } from "../../src/render/report-markdown.js";
-import { buildModelMatrix } from "../../src/results/model-matrix.js";
+import { buildModelMatrix, describeRow } from "../../src/results/model-matrix.js";
 import type { Report } from "../../src/results/types.js";
 import { makeExecution, makeReport, makeScenarioReport, makeTrial } from "../support/report-factory.js";
 
@@ -94,5 +94,76 @@ describe("the cross-model table", () => {
     );
     expect(renderReportMarkdown(single)).toContain(`Agent \`anthropic\`, model \`${PRICED}\``);
     expect(renderJunitXml(single)).toContain(`<testsuites name="llm-tool-test (${PRICED})"`);
+  });
+});
+
+describe("an agent matrix's table", () => {
+  const ENTRIES = [
+    { agent: "claude-code", model: PRICED },
+    { agent: "anthropic", model: PRICED },
+    { agent: "gemini-cli", model: "gemini-2.5-flash" },
+  ];
+  /** The same model under two agents: one passes, one fails; Gemini CLI's cost is unknown. */
+  function agentMatrixReport(): Report {
+    const scenarios = ENTRIES.map(({ agent, model }) =>
+      makeScenarioReport({
+        id: "extract",
+        agent,
+        model,
+        category: "json",
+        trials: [
+          makeTrial({
+            trial: 1,
+            outcome: agent === "claude-code" ? "fail" : "pass",
+            score: agent === "claude-code" ? 1 : 3,
+            max_score: 3,
+            execution: makeExecution({ tool_calls: 2, cost_usd: agent === "gemini-cli" ? null : 0.01 }),
+          }),
+        ],
+      }),
+    );
+    const report = makeReport(scenarios, {
+      agent: "claude-code",
+      agents: ["claude-code", "anthropic", "gemini-cli"],
+      entries: ENTRIES,
+      model: PRICED,
+      models: [PRICED, "gemini-2.5-flash"],
+    });
+    return { ...report, model_matrix: buildModelMatrix(report) ?? undefined };
+  }
+
+  it("keeps two agents with one model apart, each column named agent · model", () => {
+    const matrix = agentMatrixReport().model_matrix!;
+    expect(matrix.models).toEqual([
+      `claude-code · ${PRICED}`,
+      `anthropic · ${PRICED}`,
+      "gemini-cli · gemini-2.5-flash",
+    ]);
+    expect(matrix.entries).toEqual(ENTRIES);
+    expect(matrix.rows[0]?.classification).toBe("some_fail");
+    expect(describeRow(matrix.rows[0]!, matrix)).toBe(
+      "1 of 3 agents · models fail: agent or model capability",
+    );
+  });
+
+  it("names every entry in the headers, and says unknown for an unknown cost", () => {
+    const report = agentMatrixReport();
+    const markdown = renderReportMarkdown(report);
+    expect(markdown).toContain(
+      `Agents · models \`claude-code · ${PRICED}\`, \`anthropic · ${PRICED}\`, \`gemini-cli · gemini-2.5-flash\``,
+    );
+    expect(markdown).toContain("## Agents · models side by side");
+    expect(markdown).toContain("| Cost | $0.01 | $0.01 | unknown |");
+    expect(markdown).toContain(
+      `| \`json\` | 33% (pass 0%, 0/1) | 100% (pass 100%, 1/1) | 100% (pass 100%, 1/1) |`,
+    );
+    expect(renderJunitXml(report)).toContain(
+      `<testsuites name="llm-tool-test (claude-code · ${PRICED}, anthropic · ${PRICED}, gemini-cli · gemini-2.5-flash)"`,
+    );
+    expect(renderReportHtml({ report })).toContain(`agents · models claude-code · ${PRICED}`);
+    const lines = renderModelMatrixLines(report.model_matrix!);
+    expect(lines).toContain("Agents · models (3):");
+    expect(lines.join("\n")).toContain("extract: not passed by claude-code · claude-haiku-4-5 (1 of 3)");
+    expect(lines.find((line) => line.startsWith("  gemini-cli"))).toContain("cost unknown for 1 trial");
   });
 });

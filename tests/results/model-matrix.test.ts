@@ -84,14 +84,14 @@ describe("the matrix's words match its counts", () => {
     const matrix = buildModelMatrix(report)!;
     const rows = Object.fromEntries(matrix.rows.map((r) => [r.scenario, r]));
     expect(rows.broken?.classification).toBe("all_fail");
-    expect(describeRow(rows.broken!, matrix.models)).toBe(
+    expect(describeRow(rows.broken!, matrix)).toBe(
       "every model fails (4 of 4, no trial passed): likely the tool or its guidance",
     );
     expect(rows["three-of-four"]?.classification).toBe("some_fail");
-    expect(describeRow(rows["three-of-four"]!, matrix.models)).toBe("3 of 4 models fail: model capability");
+    expect(describeRow(rows["three-of-four"]!, matrix)).toBe("3 of 4 models fail: model capability");
     expect(rows.half?.classification).toBe("all_unreliable");
-    expect(describeRow(rows.half!, matrix.models)).not.toMatch(/^every model fails \(/);
+    expect(describeRow(rows.half!, matrix)).not.toMatch(/^every model fails \(/);
     expect(rows.pinned?.classification).toBe("incomplete");
-    expect(describeRow(rows.pinned!, matrix.models)).toBe("incomplete: 2 of 4 models without a verdict");
+    expect(describeRow(rows.pinned!, matrix)).toBe("incomplete: 2 of 4 models without a verdict");
   });
 });

@@ -13,7 +13,9 @@ function planned(id: string, trial: number): PlannedTrial {
     scenario: makeScenario({ id }),
     variant: null,
     model: "claude-test",
+    agent: "anthropic",
     inMatrix: false,
+    inAgentMatrix: false,
     trial,
   };
 }

@@ -24,7 +24,9 @@ export async function runSingleTrial(
     scenario,
     variant: null,
     model: scenario.agent.model ?? options.model,
+    agent: agent.name,
     inMatrix: false,
+    inAgentMatrix: false,
     trial: 1,
   };
   const output = await runTrial(planned, options, {

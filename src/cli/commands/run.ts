@@ -2,17 +2,21 @@ import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { GEMINI_API_KEY_ENV } from "../../agents/gemini-cli.js";
 import {
+  AGENT_APIS,
   AGENT_NAMES,
   AGENTS,
+  type AgentApi,
   type AgentName,
   agentApiKeyVariable,
   apiKeyRemedy,
   describeMissingApiKey,
+  isAgentName,
 } from "../../agents/registry.js";
 import { type DecidedRun, type DecisionPolicy, decideRun } from "../../compare/decide-run.js";
 import { checkGateMetrics, parseFailOn } from "../../compare/decision.js";
 import { exitCodeForDecision, exitCodeForReport } from "../../compare/exit-status.js";
 import { describeExclusions } from "../../compare/pool-baselines.js";
+import { suggestKey } from "../../did-you-mean.js";
 import { ConfigError } from "../../errors.js";
 import { OPENAI_APIS, type OpenAiApiChoice } from "../../model/openai-client.js";
 import { loadPriceTable } from "../../model/pricing.js";
@@ -20,6 +24,16 @@ import { API_KEY_VARIABLES, parseModelId } from "../../model/provider.js";
 import { renderComparisonTerminal } from "../../render/comparison-markdown.js";
 import { renderTerminalSummary } from "../../render/terminal.js";
 import type { Report } from "../../results/types.js";
+import {
+  type AgentEndpoints,
+  API_BASE_URL_OPTION,
+  endpointsByAgent,
+  parseScoped,
+  type ScopedValue,
+  type SettledBaseUrl,
+  settleScopedBaseUrl,
+  settleScopedModels,
+} from "../../run/agent-scope.js";
 import { type RunBaseline, settleBaseline } from "../../run/baseline.js";
 import { DEFAULT_MODEL } from "../../run/options.js";
 import { checkOutputPath } from "../../run/output-path.js";
@@ -63,7 +77,7 @@ import { FILTER_OPTIONS, readFilterFlags, readScenarioPatterns } from "../scenar
 const RUN_OPTIONS: OptionSpec = {
   ...COMMON_OPTIONS,
   ...FILTER_OPTIONS,
-  agent: { type: "string" },
+  agent: { type: "string", multiple: true },
   model: { type: "string", multiple: true },
   "judge-model": { type: "string" },
   "force-judge": { type: "boolean" },
@@ -75,8 +89,9 @@ const RUN_OPTIONS: OptionSpec = {
   "model-timeout": { type: "string" },
   out: { type: "string", short: "o" },
   force: { type: "boolean" },
-  "base-url": { type: "string" },
-  "openai-base-url": { type: "string" },
+  "base-url": { type: "string", multiple: true },
+  "openai-base-url": { type: "string", multiple: true },
+  "gemini-base-url": { type: "string", multiple: true },
   "openai-api": { type: "string" },
   concurrency: { type: "string", short: "j" },
   sandbox: { type: "string" },
@@ -114,7 +129,11 @@ quoted globs ('scenarios/**/*.yaml') and exclusions ('!scenarios/slow/**') work 
                          else oracle); those marked (API key) need ANTHROPIC_API_KEY
                          (OPENAI_API_KEY for openai: models; gemini-cli: GEMINI_API_KEY,
                          Gemini model ids as the CLI takes them, e.g. gemini-2.5-flash):
-${describeAgents()}  --agent-command TPL    the command agent's command, with {prompt}, {workdir}, {model}, {system}
+${describeAgents()}                         repeat it (or a,b) for an agent matrix: every scenario runs with
+                         each agent and each of its models; AGENT=VALUE gives --model and the
+                         base URLs to one agent alone (--model codex=openai:gpt-5), a value
+                         without AGENT= is every agent's that uses it
+  --agent-command TPL    the command agent's command, with {prompt}, {workdir}, {model}, {system}
                          placeholders (shell-quoted), e.g. 'my-agent --model {model} {prompt}'
   --replay-from PATH     the replay agent's recordings: a run's output folder or a bashkit-eval results .json;
                          repeat it (one recorded run per model) to replay them as one model matrix;
@@ -124,7 +143,7 @@ ${describeAgents()}  --agent-command TPL    the command agent's command, with {p
                          (2026-02-24 to 06-28: HOME /home/eval absent), bashkit-home-unset (before:
                          no HOME), or a date (the bashkit at that moment, UTC); default for a replayed
                          bashkit-eval run: its recording date's
-  --model ID             model under test (default claude-haiku-4-5; a scenario's agent.model wins);
+  --model [AGENT=]ID     model under test (default claude-haiku-4-5; a scenario's agent.model wins);
                          PROVIDER:MODEL for others: openai:gpt-5.2 (any OpenAI-compatible server);
                          repeat it (or a,b) for a model matrix: every scenario runs with each
   --judge-model ID       judge model for scenarios with a judge (or LLM_TOOL_TEST_JUDGE)
@@ -144,10 +163,13 @@ ${describeAgents()}  --agent-command TPL    the command agent's command, with {p
   --out DIR              output folder (default .llm-tool-test/run-<timestamp>); one that already
                          holds files is refused unless --force (or --resume DIR finishes the run in it)
   --force                write into an --out folder that already holds files
-  --base-url URL         Messages API base URL (or ANTHROPIC_BASE_URL), for gateways and proxies;
-                         gemini-cli's Gemini API base URL comes from GOOGLE_GEMINI_BASE_URL
-  --openai-base-url URL  OpenAI-compatible API base URL for openai: models (or OPENAI_BASE_URL),
+  --base-url [AGENT=]URL
+                         Messages API base URL (or ANTHROPIC_BASE_URL), for gateways and proxies
+  --openai-base-url [AGENT=]URL
+                         OpenAI-compatible API base URL for openai: models (or OPENAI_BASE_URL),
                          e.g. http://localhost:11434/v1 for Ollama, a vLLM or LiteLLM server
+  --gemini-base-url [AGENT=]URL
+                         gemini-cli's Gemini API base URL (or GOOGLE_GEMINI_BASE_URL)
   --openai-api API       auto | chat | responses: how openai: models are called (default auto:
                          the Responses API for the models only it serves, else Chat Completions)
   --prices FILE          price table (JSON/YAML, USD per million tokens) merged over the defaults
@@ -223,12 +245,13 @@ async function readRunOptionFlags(
   values: ParsedArgs["values"],
   io: CliIo,
   outDir: string,
+  models: Partial<Pick<RunOptionSettings, "model" | "models" | "agents" | "agentModels">>,
 ): Promise<RunOptionSettings> {
   const pricesFile = readString(values, "prices");
   return {
     outDir,
     ...definedEntries({
-      ...readModels(values),
+      ...models,
       maxTurns: readInteger(values, "max-turns", 1),
       trials: readInteger(values, "trials", 1),
       extraTrials: readInteger(values, "extra-trials", 0),
@@ -259,8 +282,12 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(RUN_HELP);
     return EXIT.ok;
   }
-  const access = readModelAccess(values, io);
-  const { agent, agentReason } = chooseAgent(values, access);
+  const requested = readAgentFlags(values);
+  const scoped = readScopedFlags(values);
+  const { agent, agentReason } = chooseAgent(values, readModelAccess(io, scoped), requested, scoped);
+  const agents = requested.length > 1 ? requested : [agent];
+  const matrix = settleMatrixFlags(scoped, agents);
+  const access = readModelAccess(io, scoped, matrix);
   // Loud, first and last: a run that fell back to the oracle must not pass for a model's.
   const fallbackLine = agent === "oracle" && agentReason ? `agent: oracle — ${agentReason}\n` : "";
   io.stderr.write(fallbackLine);
@@ -280,7 +307,15 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   const policy: DecisionPolicy = { failOn, gateMetrics };
 
   // prepare → settle → run → decide → write → print, and the exit status from the decision.
-  const prepared = await prepareCliRun(values, positionals, io, access, { agent, agentReason }, outDir);
+  const prepared = await prepareCliRun(
+    values,
+    positionals,
+    io,
+    access,
+    matrix,
+    { agent, agentReason },
+    outDir,
+  );
   if (io.environmentWarning) io.stderr.write(`warning: ${io.environmentWarning}\n`);
   const baseline = settleBaselineFlags(baselineFiles, prepared, io);
   const run = await runSuiteUntilSignalled(prepared, baseline, io, Boolean(values.quiet));
@@ -342,17 +377,98 @@ interface ModelAccess {
   geminiBaseURL: string | undefined;
 }
 
-function readModelAccess(values: ParsedArgs["values"], io: CliIo): ModelAccess {
+/**
+ * The keys from the environment, the base URLs every agent shares from the flags (`matrix`: once
+ * settled against the run's agents; before that, the unscoped values) or the environment.
+ */
+function readModelAccess(io: CliIo, scoped: ScopedFlags, matrix?: MatrixFlags): ModelAccess {
+  const shared = (api: AgentApi) =>
+    matrix ? (matrix.baseUrls[api] ?? undefined) : scoped.baseUrls[api].find((v) => v.agent === null)?.value;
   return {
     apiKey: io.env.ANTHROPIC_API_KEY || undefined,
-    baseURL: readString(values, "base-url") ?? (io.env.ANTHROPIC_BASE_URL || undefined),
+    baseURL: shared("anthropic") ?? (io.env.ANTHROPIC_BASE_URL || undefined),
     // Read once here, like Anthropic's: the key never reaches an agent's environment.
     openaiApiKey: io.env.OPENAI_API_KEY || undefined,
-    openaiBaseURL: readString(values, "openai-base-url") ?? (io.env.OPENAI_BASE_URL || undefined),
-    openaiApi: readChoice(values, "openai-api", ["auto", ...OPENAI_APIS] as const),
+    openaiBaseURL: shared("openai") ?? (io.env.OPENAI_BASE_URL || undefined),
+    openaiApi: scoped.openaiApi,
     // The gemini-cli agent's, under the variables Gemini CLI itself reads.
     geminiApiKey: io.env[GEMINI_API_KEY_ENV] || undefined,
-    geminiBaseURL: io.env.GOOGLE_GEMINI_BASE_URL || undefined,
+    geminiBaseURL: shared("gemini") ?? (io.env.GOOGLE_GEMINI_BASE_URL || undefined),
+  };
+}
+
+/** `--agent a --agent b` (or `--agent a,b`), each an agent of the registry, duplicates dropped. */
+function readAgentFlags(values: ParsedArgs["values"]): AgentName[] {
+  const names: AgentName[] = [];
+  for (const name of readList(values, "agent")) {
+    if (!isAgentName(name)) {
+      const suggestion = suggestKey(name, AGENT_NAMES);
+      throw new ConfigError(
+        `--agent must be one of ${AGENT_NAMES.join(", ")}; got "${name}"${suggestion ? ` (did you mean ${suggestion}?)` : ""}`,
+      );
+    }
+    if (!names.includes(name)) names.push(name);
+  }
+  return names;
+}
+
+/** The flags that may name one agent (`AGENT=VALUE`), as given. */
+interface ScopedFlags {
+  models: ScopedValue[];
+  baseUrls: Record<AgentApi, ScopedValue[]>;
+  openaiApi: OpenAiApiChoice | undefined;
+}
+
+function readScopedFlags(values: ParsedArgs["values"]): ScopedFlags {
+  const read = (flag: string) => readRepeated(values, flag).map((raw) => parseScoped(raw, `--${flag}`));
+  return {
+    models: read("model"),
+    baseUrls: {
+      anthropic: read("base-url"),
+      openai: read("openai-base-url"),
+      gemini: read("gemini-base-url"),
+    },
+    openaiApi: readChoice(values, "openai-api", ["auto", ...OPENAI_APIS] as const),
+  };
+}
+
+/** The scoped flags settled against the run's agents: the run's models and base URLs, and each agent's own. */
+interface MatrixFlags {
+  models: Partial<Pick<RunOptionSettings, "model" | "models" | "agents" | "agentModels">>;
+  /** The base URL every agent that calls the API shares (null: the environment's, else the provider's). */
+  baseUrls: Record<AgentApi, string | null>;
+  /** Base URLs of one agent alone (an agent matrix only). */
+  agentEndpoints: AgentEndpoints;
+}
+
+/**
+ * One agent: a value scoped to it is the same as one without a scope (giving both is ambiguous).
+ * Several agents: the unscoped values are every agent's, the scoped ones their agent's alone.
+ */
+function settleMatrixFlags(scoped: ScopedFlags, agents: readonly AgentName[]): MatrixFlags {
+  const matrix = agents.length > 1;
+  const { models, agentModels } = settleScopedModels(scoped.models, agents, "--model");
+  const baseUrls = {} as Record<AgentApi, string | null>;
+  const settled: Partial<Record<AgentApi, SettledBaseUrl>> = {};
+  for (const api of AGENT_APIS) {
+    const one = settleScopedBaseUrl(api, scoped.baseUrls[api], agents);
+    const own = Object.values(one.perAgent)[0];
+    if (!matrix && own !== undefined && one.shared !== null) {
+      throw new ConfigError(
+        `${API_BASE_URL_OPTION[api]} is given twice for ${agents[0]} (with and without ${agents[0]}=): give it once`,
+      );
+    }
+    baseUrls[api] = matrix ? one.shared : (own ?? one.shared);
+    if (matrix) settled[api] = one;
+  }
+  if (!matrix) {
+    const ids = [...models, ...Object.values(agentModels).flat()];
+    return { models: ids.length > 0 ? settleModels(ids) : {}, baseUrls, agentEndpoints: {} };
+  }
+  return {
+    models: { ...(models.length > 0 ? settleModels(models) : {}), agents: [...agents], agentModels },
+    baseUrls,
+    agentEndpoints: endpointsByAgent(settled),
   };
 }
 
@@ -360,20 +476,25 @@ function readModelAccess(values: ParsedArgs["values"], io: CliIo): ModelAccess {
 function chooseAgent(
   values: ParsedArgs["values"],
   access: ModelAccess,
+  requested: readonly AgentName[],
+  scoped: ScopedFlags,
 ): { agent: AgentName; agentReason: string | null } {
   // The first model decides the default agent; prepareRun checks every model's provider and key.
   // --replay-from alone means the replay agent; with another agent it is a mistake worth saying.
   const replaying = readReplaySources(values).length > 0;
-  const chosen = readChoice(values, "agent", AGENT_NAMES) ?? (replaying ? "replay" : undefined);
+  // Several agents: prepareRun checks each one's models and keys.
+  if (requested.length > 1 && !replaying) return { agent: requested[0] as AgentName, agentReason: null };
+  const chosen = requested[0] ?? (replaying ? "replay" : undefined);
   if (chosen && agentApiKeyVariable(chosen)) {
     // An agent with its own key (gemini-cli): its model ids are its own, not a provider's.
     return { agent: chosen, agentReason: null };
   }
-  const { provider } = parseModelId(readList(values, "model")[0] ?? DEFAULT_MODEL, "--model");
+  const firstModel = scoped.models[0]?.value.split(",")[0]?.trim() || DEFAULT_MODEL;
+  const { provider } = parseModelId(firstModel, "--model");
   const modelKey = provider === "openai" ? access.openaiApiKey : access.apiKey;
-  if (replaying && chosen !== "replay") {
+  if (replaying && (chosen !== "replay" || requested.length > 1)) {
     throw new ConfigError(
-      `--replay-from is for the replay agent, not ${chosen}: drop --agent or pass --agent replay`,
+      `--replay-from is for the replay agent alone, not ${requested.join(", ")}: drop --agent or pass --agent replay`,
     );
   }
   const { agent, reason }: { agent: AgentName; reason: string | null } = chosen
@@ -397,6 +518,7 @@ async function prepareCliRun(
   positionals: string[],
   io: CliIo,
   access: ModelAccess,
+  matrix: MatrixFlags,
   { agent, agentReason }: { agent: AgentName; agentReason: string | null },
   outDir: string,
 ): Promise<PreparedRun> {
@@ -413,17 +535,18 @@ async function prepareCliRun(
       baseURL: baseURL ?? null,
       openai: { apiKey: openaiApiKey ?? null, baseURL: openaiBaseURL ?? null },
       gemini: { apiKey: geminiApiKey ?? null, baseURL: geminiBaseURL ?? null },
+      agentEndpoints: matrix.agentEndpoints,
       judgeModel: readString(values, "judge-model") ?? null,
-      options: await readRunOptionFlags(values, io, outDir),
+      options: await readRunOptionFlags(values, io, outDir, matrix.models),
       describeNoMatch: () => "no scenario matches the given paths and filters",
     },
     {
       env: io.env,
-      createModelClient: (key, concurrency, attemptTimeoutMs, provider) =>
+      createModelClient: (key, concurrency, attemptTimeoutMs, provider, agentBaseURL) =>
         createRunModelClient({
           provider,
           apiKey: key,
-          baseURL: provider === "openai" ? openaiBaseURL : baseURL,
+          baseURL: agentBaseURL ?? (provider === "openai" ? openaiBaseURL : baseURL),
           concurrency,
           attemptTimeoutMs,
           keySource: API_KEY_VARIABLES[provider],
@@ -516,12 +639,6 @@ function readReplaySources(values: ParsedArgs["values"]): string[] {
   return (Array.isArray(value) ? value : typeof value === "string" ? [value] : []).filter(
     (source): source is string => typeof source === "string" && source !== "",
   );
-}
-
-/** `--model a --model b` (or `--model a,b`); none given: the defaults. */
-function readModels(values: ParsedArgs["values"]): Partial<Pick<RunOptionSettings, "model" | "models">> {
-  const ids = readList(values, "model");
-  return ids.length > 0 ? settleModels(ids) : {};
 }
 
 /** `--bashkit-home`: a layout's name, `current` or a date, as the layout's name. */

@@ -6,7 +6,6 @@ import type {
   ScenarioComparison,
   ScenarioStatus,
 } from "../../compare/types.js";
-import { modelsOfRun } from "../../results/model-matrix.js";
 import type { Report, ScenarioReport, TrialReport } from "../../results/types.js";
 import { wilsonInterval } from "../../stats/stats.js";
 import { renderDecisionHeadlineHtml, renderDesignLine, renderScopeLinesHtml } from "../decision.js";
@@ -23,7 +22,7 @@ import {
   formatTokens,
   formatUsd,
 } from "../format.js";
-import { CORRECTION_NAME, describeModels, STATUS_LABEL, VERDICT_LABEL } from "../labels.js";
+import { CORRECTION_NAME, describeRunAgents, STATUS_LABEL, VERDICT_LABEL } from "../labels.js";
 import { type DeltaRow, renderDeltaChart, renderMiniDelta, renderPassRateChart } from "./charts.js";
 import { labelScenario } from "./trial-data.js";
 
@@ -104,8 +103,7 @@ export function renderHeadline(
   const evaluated = s.passed + s.failed;
   const interval = evaluated > 0 ? wilsonInterval(s.passed, evaluated) : null;
   const facts = [
-    `agent ${run.agent}`,
-    describeModels(modelsOfRun(run), (m) => m).replace(/^, /, ""),
+    describeRunAgents(run, (m) => m),
     run.judge_model ? `judge ${run.judge_model}` : "",
     run.git_ref ? `ref ${run.git_ref}` : "",
     run.git_sha ? `commit ${run.git_sha.slice(0, 7)}` : "",
@@ -494,8 +492,17 @@ export function renderComparisonSection(comparison: Comparison): string {
     `run ${base.run_id}`,
     base.git_ref ? `ref ${base.git_ref}` : "",
     base.git_sha ? `commit ${base.git_sha.slice(0, 7)}` : "",
-    `agent ${base.agent}`,
-    base.model ? `model ${base.model}` : "",
+    // A matrix baseline is named by every entry (or model), never by its first.
+    ...(base.entries && base.entries.length > 0
+      ? [`agents · models ${base.entries.join(", ")}`]
+      : [
+          `agent ${base.agent}`,
+          base.models && base.models.length > 1
+            ? `models ${base.models.join(", ")}`
+            : base.model
+              ? `model ${base.model}`
+              : "",
+        ]),
     base.started_at,
   ].filter(Boolean);
   const warnings = comparison.warnings.map((w) => `<li>${esc(w.message)}</li>`).join("");
