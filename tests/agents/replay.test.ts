@@ -148,7 +148,9 @@ describe("replay of a recorded run", () => {
   it("refuses --replay-from with another agent, and a path that is not a recording", async () => {
     const other = await run(["--agent", "oracle", "--replay-from", path.join(dir, "recorded")]);
     expect(other.code).toBe(2);
-    expect(other.stderr).toContain("--replay-from is for the replay agent, not oracle");
+    expect(other.stderr).toContain(
+      "--replay-from is for the replay agent alone, not oracle: drop --agent or pass --agent replay",
+    );
     const missing = await run(["--replay-from", path.join(dir, "nowhere")]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("not found");
