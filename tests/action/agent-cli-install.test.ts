@@ -82,7 +82,7 @@ describe("provideAgentCli: Claude Code", () => {
 
   it("installs the pinned version with npm into its folder when none is found, without the secrets", async () => {
     const env = {
-      PATH: "/usr/bin:/bin",
+      PATH: "/nonexistent",
       HOME: "/home/runner",
       npm_config_registry: "https://registry.example.com/",
       ANTHROPIC_API_KEY: "sk-ant-canary-7f3a",
@@ -103,7 +103,7 @@ describe("provideAgentCli: Claude Code", () => {
           `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`,
         ],
         env: {
-          PATH: "/usr/bin:/bin",
+          PATH: "/nonexistent",
           HOME: "/home/runner",
           npm_config_registry: "https://registry.example.com/",
         },

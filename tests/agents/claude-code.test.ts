@@ -609,11 +609,11 @@ describe("claude-code stream mapping", () => {
 
 describe("claude-code agent setup", () => {
   it("finds the devDependency's binary when no claude is on PATH, and honours LLM_TOOL_TEST_CLAUDE_BIN", async () => {
-    const found = resolveClaudeBinary({ PATH: "/usr/bin:/bin" });
+    const found = resolveClaudeBinary({ PATH: "/nonexistent" });
     expect(execFileSync(found, ["--version"], { encoding: "utf8" })).toMatch(/Claude Code/);
     const fake = path.join(dir, "my-claude");
     await writeFile(fake, "#!/bin/sh\n", { mode: 0o755 });
-    expect(resolveClaudeBinary({ [CLAUDE_BIN_ENV]: fake, PATH: "/usr/bin:/bin" })).toBe(fake);
+    expect(resolveClaudeBinary({ [CLAUDE_BIN_ENV]: fake, PATH: "/nonexistent" })).toBe(fake);
     expect(() => resolveClaudeBinary({ [CLAUDE_BIN_ENV]: path.join(dir, "missing") })).toThrow(ConfigError);
     expect(() => resolveClaudeBinary({ [CLAUDE_BIN_ENV]: path.join(dir, "missing") })).toThrow(
       CLAUDE_BIN_ENV,

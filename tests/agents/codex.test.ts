@@ -787,12 +787,12 @@ describe("codex stream mapping", () => {
 
 describe("codex agent setup", () => {
   it("finds the devDependency's native binary when no codex is on PATH, and honours LLM_TOOL_TEST_CODEX_BIN", async () => {
-    const found = resolveCodexBinary({ PATH: "/usr/bin:/bin" });
+    const found = resolveCodexBinary({ PATH: "/nonexistent" });
     expect(path.basename(found)).toBe("codex");
     expect(execFileSync(found, ["--version"], { encoding: "utf8" })).toContain(CODEX_VERSION);
     const fake = path.join(dir, "my-codex");
     await writeFile(fake, "#!/bin/sh\n", { mode: 0o755 });
-    expect(resolveCodexBinary({ [CODEX_BIN_ENV]: fake, PATH: "/usr/bin:/bin" })).toBe(fake);
+    expect(resolveCodexBinary({ [CODEX_BIN_ENV]: fake, PATH: "/nonexistent" })).toBe(fake);
     expect(() => resolveCodexBinary({ [CODEX_BIN_ENV]: path.join(dir, "missing") })).toThrow(CODEX_BIN_ENV);
     // The npm launcher (a Node script) on PATH: its package's native binary runs instead.
     const bin = path.join(dir, "npm-bin");
@@ -813,7 +813,7 @@ describe("codex agent setup", () => {
   });
 
   it("refuses a target that Codex's own helper (its rg, first on its commands' PATH) would shadow", async () => {
-    const found = resolveCodexBinary({ PATH: "/usr/bin:/bin" });
+    const found = resolveCodexBinary({ PATH: "/nonexistent" });
     expect(findShadowingHelper(found, "rg")).toMatch(/codex-path\/rg$/);
     expect(findShadowingHelper(found, "/usr/local/bin/rg")).toMatch(/codex-path\/rg$/);
     expect(findShadowingHelper(found, "jq")).toBeNull();

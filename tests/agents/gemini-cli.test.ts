@@ -597,7 +597,7 @@ describe("gemini-cli stream mapping", () => {
 
 describe("gemini-cli agent setup", () => {
   it("finds the devDependency's program when no gemini is on PATH, at the pinned version, and honours LLM_TOOL_TEST_GEMINI_BIN", async () => {
-    const found = resolveGeminiBinary({ PATH: "/usr/bin:/bin" });
+    const found = resolveGeminiBinary({ PATH: "/nonexistent" });
     expect(found).toMatch(/node_modules\/@google\/gemini-cli\/bundle\/gemini\.js$/);
     expect(execFileSync(process.execPath, [found, "--version"], { encoding: "utf8" }).trim()).toBe(
       GEMINI_CLI_VERSION,
@@ -609,7 +609,7 @@ describe("gemini-cli agent setup", () => {
     expect(manifest.devDependencies[GEMINI_CLI_PACKAGE]).toBe(GEMINI_CLI_VERSION);
     const fake = path.join(dir, "my-gemini");
     await writeFile(fake, "#!/bin/sh\n", { mode: 0o755 });
-    expect(resolveGeminiBinary({ [GEMINI_BIN_ENV]: fake, PATH: "/usr/bin:/bin" })).toBe(fake);
+    expect(resolveGeminiBinary({ [GEMINI_BIN_ENV]: fake, PATH: "/nonexistent" })).toBe(fake);
     expect(() => resolveGeminiBinary({ [GEMINI_BIN_ENV]: path.join(dir, "missing") })).toThrow(ConfigError);
     expect(() => resolveGeminiBinary({ PATH: "/nonexistent" }, [dir])).toThrow(
       /npm install -g @google\/gemini-cli@0\.61\.0\) or set LLM_TOOL_TEST_GEMINI_BIN/,

@@ -633,7 +633,7 @@ describe("opencode stream mapping", () => {
 
 describe("opencode agent setup", () => {
   it("finds the devDependency's binary when no opencode is on PATH, and honours LLM_TOOL_TEST_OPENCODE_BIN", async () => {
-    const found = resolveOpenCodeBinary({ PATH: "/usr/bin:/bin" });
+    const found = resolveOpenCodeBinary({ PATH: "/nonexistent" });
     // Its TMPDIR is the test's folder: Bun unpacks files there.
     const version = execFileSync(found, ["--version"], {
       encoding: "utf8",
@@ -642,7 +642,7 @@ describe("opencode agent setup", () => {
     expect(version.trim()).toBe(OPENCODE_VERSION);
     const fake = path.join(dir, "my-opencode");
     await writeFile(fake, "#!/bin/sh\n", { mode: 0o755 });
-    expect(resolveOpenCodeBinary({ [OPENCODE_BIN_ENV]: fake, PATH: "/usr/bin:/bin" })).toBe(fake);
+    expect(resolveOpenCodeBinary({ [OPENCODE_BIN_ENV]: fake, PATH: "/nonexistent" })).toBe(fake);
     expect(() => resolveOpenCodeBinary({ [OPENCODE_BIN_ENV]: path.join(dir, "missing") })).toThrow(
       ConfigError,
     );
