@@ -16,14 +16,13 @@
  */
 import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { ConfigError, describeError } from "../errors.js";
+import { ConfigError } from "../errors.js";
 import type { ExecResult } from "../sandbox/types.js";
 import type { EventSink, TokenUsage } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
 import { type CliBinarySpec, isExecutableFile, resolveCliBinary } from "./cli-binary.js";
-import { type CredentialProxy, PLACEHOLDER_API_KEY, startCredentialProxy } from "./credential-proxy.js";
-import { emitOutputCut } from "./output-cut.js";
-import { refusalEvent, withCapNote } from "./proxy-refusal.js";
+import { PLACEHOLDER_API_KEY } from "./credential-proxy.js";
+import { prepareAgentCli, runAgentCliBehindProxy, stderrHead } from "./external-agent-run.js";
 import type { Agent, AgentContext, AgentOutcome } from "./types.js";
 
 export const CLAUDE_BIN_ENV = "LLM_TOOL_TEST_CLAUDE_BIN";
@@ -32,7 +31,6 @@ const DEFAULT_BASE_URL = "https://api.anthropic.com";
 export const DEFAULT_CLAUDE_MAX_RETRIES = 4;
 /** The npm package's bin is a small placeholder until its postinstall links the native binary. */
 const PLACEHOLDER_MAX_BYTES = 4096;
-const STDERR_HEAD_CHARS = 800;
 /** Claude Code's stdout streamed before its middle is cut (head and tail kept). */
 const CLAUDE_STREAM_CAP_BYTES = 32 * 1024 * 1024;
 
@@ -71,76 +69,38 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
   const now = options.now ?? (() => performance.now());
 
   async function run(context: AgentContext): Promise<AgentOutcome> {
-    const runProcess = context.runProcess;
-    if (!runProcess) {
-      return { reason: "infra_error", error: "the harness cannot run external agents here", turns: 0 };
-    }
-    if (context.signal.aborted) return { reason: classifyAbort(context.signal), turns: 0 };
-
-    const prepared = await runProcess("bash", ["-c", PREPARE_SCRIPT]);
-    const [linked, configDir] = prepared.stdout.split("\n");
-    // After an abort no process can run here any more, so the link then stays in the work dir.
-    const unlink = async () => {
-      if (linked === "1" && !context.signal.aborted) {
-        await runProcess("bash", ["-c", UNLINK_SCRIPT]).catch(() => undefined);
-      }
-    };
-    if (context.signal.aborted) return { reason: classifyAbort(context.signal), turns: 0 };
-    if (prepared.exit_code !== 0 || !configDir) {
-      return {
-        reason: "infra_error",
-        error: `could not prepare the work dir for Claude Code: ${headOf(prepared.stderr) || `exit code ${prepared.exit_code}`}`,
-        turns: 0,
-      };
-    }
-
+    const prepared = await prepareAgentCli(
+      context,
+      { script: PREPARE_SCRIPT, what: "the work dir for Claude Code" },
+      (stdout) => Boolean(stdout.split("\n")[1]),
+    );
+    if ("outcome" in prepared) return prepared.outcome;
+    const { runProcess } = prepared;
+    const [linked, configDir] = prepared.stdout.split("\n") as [string, string];
     const mapper = createClaudeStreamMapper(context.events, now);
-    let proxy: CredentialProxy;
-    try {
-      proxy = await startCredentialProxy({
-        apiKey: options.apiKey,
-        upstream: options.baseURL || DEFAULT_BASE_URL,
-        proxyEnv: env,
-        ...(options.maxApiRequests !== undefined ? { maxRequests: options.maxApiRequests } : {}),
-        // Each refusal is in the trial's events, so the report says why the agent's call failed.
-        onRefusal: (refusal) => context.events.emit(refusalEvent(refusal, mapper.turns())),
-      });
-    } catch (error) {
-      await unlink();
-      return {
-        reason: "infra_error",
-        error: `could not start the API proxy: ${describeError(error)}`,
-        turns: 0,
-      };
-    }
-
-    let result: ExecResult;
-    try {
-      result = await runProcess(binary, buildClaudeArgs(context, tools), {
-        stdin: context.task,
+    return runAgentCliBehindProxy(context, runProcess, {
+      proxy: { apiKey: options.apiKey, upstream: options.baseURL || DEFAULT_BASE_URL, proxyEnv: env },
+      maxApiRequests: options.maxApiRequests,
+      mapper,
+      launch: (proxy) => ({
+        file: binary,
+        args: buildClaudeArgs(context, tools),
         extraEnv: buildClaudeEnv(context, {
           proxyUrl: proxy.url,
           configDir,
           maxRetries: options.maxRetries ?? DEFAULT_CLAUDE_MAX_RETRIES,
         }),
-        onStdoutLine: (line) => mapper.push(line),
-        onStdoutCut: (droppedBytes) => emitOutputCut(context.events, droppedBytes),
         // stream-json with partial messages is verbose: a long session legitimately runs to megabytes.
         streamCapBytes: CLAUDE_STREAM_CAP_BYTES,
-        // Its one way out when the scenario has no network.
-        loopbackPorts: [proxy.port],
-      });
-    } catch (error) {
-      return {
-        reason: context.signal.aborted ? classifyAbort(context.signal) : "infra_error",
-        error: `could not run ${binary}: ${describeError(error)}`,
-        turns: mapper.turns(),
-      };
-    } finally {
-      await proxy.close();
-      await unlink();
-    }
-    return withCapNote(mapper.finish(result, context.signal), proxy.refused());
+      }),
+      finish: (result) => mapper.finish(result, context.signal),
+      // After an abort no process can run here any more, so the link then stays in the work dir.
+      cleanUp: async () => {
+        if (linked === "1" && !context.signal.aborted) {
+          await runProcess("bash", ["-c", UNLINK_SCRIPT]).catch(() => undefined);
+        }
+      },
+    });
   }
 
   return { name: "claude-code", run };
@@ -535,7 +495,7 @@ function decideOutcome(
     error === undefined ? { reason, turns } : { reason, error, turns };
   if (signal.aborted) return outcome(classifyAbort(signal));
   if (exec.timed_out) return outcome("timeout");
-  const stderr = headOf(exec.stderr);
+  const stderr = stderrHead(exec.stderr);
   const stderrPart = stderr ? `; stderr: ${stderr}` : "";
   if (!final) {
     return outcome(
@@ -591,9 +551,4 @@ function asRecord(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value)
     ? (value as Record<string, unknown>)
     : {};
-}
-
-function headOf(text: string): string {
-  const trimmed = text.trim();
-  return trimmed.length > STDERR_HEAD_CHARS ? `${trimmed.slice(0, STDERR_HEAD_CHARS)}…` : trimmed;
 }

@@ -26,15 +26,14 @@
  */
 import { realpathSync } from "node:fs";
 import path from "node:path";
-import { ConfigError, describeError } from "../errors.js";
+import { ConfigError } from "../errors.js";
 import { providerOfModel } from "../model/provider.js";
 import type { ExecResult } from "../sandbox/types.js";
 import type { EventInput, EventSink, TokenUsage } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
 import { type CliBinarySpec, isExecutableFile, resolveCliBinary } from "./cli-binary.js";
-import { type CredentialProxy, PLACEHOLDER_API_KEY, startCredentialProxy } from "./credential-proxy.js";
-import { emitOutputCut } from "./output-cut.js";
-import { refusalEvent, withCapNote } from "./proxy-refusal.js";
+import { PLACEHOLDER_API_KEY } from "./credential-proxy.js";
+import { prepareAgentCli, runAgentCliBehindProxy, stderrHead } from "./external-agent-run.js";
 import type { Agent, AgentContext, AgentOutcome } from "./types.js";
 
 /** What the action installs when no `codex` is found: the version the tests run against. */
@@ -44,7 +43,6 @@ export const CODEX_BINARY_NAME = "codex";
 export const CODEX_BIN_ENV = "LLM_TOOL_TEST_CODEX_BIN";
 const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
 export const DEFAULT_CODEX_MAX_RETRIES = 4;
-const STDERR_HEAD_CHARS = 800;
 /** Codex's stdout streamed before its middle is cut (head and tail kept). */
 const CODEX_STREAM_CAP_BYTES = 32 * 1024 * 1024;
 /** Its provider entry: the proxy at the root, so `/responses` goes to the upstream's `/v1/responses`. */
@@ -115,37 +113,26 @@ export function createCodexAgent(options: CodexAgentOptions): Agent {
         fatal: true,
       };
     }
-    const runProcess = context.runProcess;
-    if (!runProcess) {
-      return { reason: "infra_error", error: "the harness cannot run external agents here", turns: 0 };
-    }
-    if (context.signal.aborted) return { reason: classifyAbort(context.signal), turns: 0 };
-
-    const prepared = await runProcess("bash", ["-c", PREPARE_SCRIPT]);
+    const prepared = await prepareAgentCli(
+      context,
+      { script: PREPARE_SCRIPT, what: "a home for Codex" },
+      (stdout) => stdout.trim() !== "",
+    );
+    if ("outcome" in prepared) return prepared.outcome;
     const codexHome = prepared.stdout.trim();
-    if (context.signal.aborted) return { reason: classifyAbort(context.signal), turns: 0 };
-    if (prepared.exit_code !== 0 || !codexHome) {
-      return {
-        reason: "infra_error",
-        error: `could not prepare a home for Codex: ${headOf(prepared.stderr) || `exit code ${prepared.exit_code}`}`,
-        turns: 0,
-      };
-    }
 
     // The model's answers so far: the proxy counts them as they arrive, before Codex prints them.
     let answers = 0;
     const maxTurns = context.maxTurns;
     const mapper = createCodexStreamMapper(context.events, now, () => answers);
-    let proxy: CredentialProxy;
-    try {
-      proxy = await startCredentialProxy({
+    return runAgentCliBehindProxy(context, prepared.runProcess, {
+      proxy: {
         apiKey: options.apiKey,
         upstream: options.baseURL || DEFAULT_OPENAI_BASE_URL,
         proxyEnv: env,
         api: "openai",
         // Codex asks for zstd or gzip; the answers' usage is read from the plain stream.
         uncompressed: true,
-        ...(options.maxApiRequests !== undefined ? { maxRequests: options.maxApiRequests } : {}),
         admit: (endpoint) =>
           endpoint === RESPONSES_ENDPOINT && answers >= maxTurns
             ? `the trial's limit of ${maxTurns} model turns is reached (the llm-tool-test proxy refuses further requests)`
@@ -163,47 +150,23 @@ export function createCodexAgent(options: CodexAgentOptions): Agent {
               })
             : undefined;
         },
-        // Each refusal is in the trial's events, so the report says why the agent's call failed.
-        onRefusal: (refusal) => context.events.emit(refusalEvent(refusal, mapper.turns())),
-      });
-    } catch (error) {
-      return {
-        reason: "infra_error",
-        error: `could not start the API proxy: ${describeError(error)}`,
-        turns: 0,
-      };
-    }
-
-    let result: ExecResult;
-    try {
-      result = await runProcess(
-        binary,
-        buildCodexArgs(context, {
+      },
+      maxApiRequests: options.maxApiRequests,
+      mapper,
+      launch: (proxy) => ({
+        file: binary,
+        args: buildCodexArgs(context, {
           proxyUrl: proxy.url,
           maxRetries: options.maxRetries ?? DEFAULT_CODEX_MAX_RETRIES,
         }),
-        {
-          stdin: context.task,
-          extraEnv: buildCodexEnv(codexHome),
-          onStdoutLine: (line) => mapper.push(line),
-          onStdoutCut: (droppedBytes) => emitOutputCut(context.events, droppedBytes),
-          streamCapBytes: CODEX_STREAM_CAP_BYTES,
-          // Its one way out when the scenario has no network.
-          loopbackPorts: [proxy.port],
-        },
-      );
-    } catch (error) {
-      return {
-        reason: context.signal.aborted ? classifyAbort(context.signal) : "infra_error",
-        error: `could not run ${binary}: ${describeError(error)}`,
-        turns: mapper.turns(),
-      };
-    } finally {
-      await proxy.close();
-    }
-    const refusals = proxy.refused();
-    const turnLimit = refusals.some((refusal) => refusal.reason === "agent_limit");
-    return withCapNote(mapper.finish(result, context.signal, { turnLimit }), refusals);
+        extraEnv: buildCodexEnv(codexHome),
+        streamCapBytes: CODEX_STREAM_CAP_BYTES,
+      }),
+      finish: (result, refusals) =>
+        mapper.finish(result, context.signal, {
+          turnLimit: refusals.some((refusal) => refusal.reason === "agent_limit"),
+        }),
+    });
   }
 
   return { name: "codex", run };
@@ -700,7 +663,7 @@ function decideOutcome(
   if (signal.aborted) return outcome(classifyAbort(signal));
   if (exec.timed_out) return outcome("timeout");
   if (ends.turnLimit) return outcome("turn_limit");
-  const stderr = headOf(exec.stderr);
+  const stderr = stderrHead(exec.stderr);
   const stderrPart = stderr ? `; stderr: ${stderr}` : "";
   const end = stream.end;
   if (end?.kind === "completed" && exec.exit_code === 0) return outcome("natural_stop");
@@ -869,9 +832,4 @@ function asRecord(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value)
     ? (value as Record<string, unknown>)
     : {};
-}
-
-function headOf(text: string): string {
-  const trimmed = text.trim();
-  return trimmed.length > STDERR_HEAD_CHARS ? `${trimmed.slice(0, STDERR_HEAD_CHARS)}…` : trimmed;
 }

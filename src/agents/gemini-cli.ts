@@ -25,14 +25,12 @@
 import { closeSync, openSync, readSync, realpathSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import path from "node:path";
-import { describeError } from "../errors.js";
 import type { ExecResult } from "../sandbox/types.js";
 import type { EventSink, TokenUsage } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
 import { type CliBinarySpec, isReadableFile, resolveCliBinary } from "./cli-binary.js";
-import { type CredentialProxy, PLACEHOLDER_API_KEY, startCredentialProxy } from "./credential-proxy.js";
-import { emitOutputCut } from "./output-cut.js";
-import { refusalEvent, withCapNote } from "./proxy-refusal.js";
+import { PLACEHOLDER_API_KEY } from "./credential-proxy.js";
+import { prepareAgentCli, runAgentCliBehindProxy, stderrTail } from "./external-agent-run.js";
 import type { Agent, AgentContext, AgentOutcome } from "./types.js";
 
 /** What the action installs and the tests run against (the devDependency's exact version). */
@@ -60,7 +58,6 @@ const GEMINI_BINARY: CliBinarySpec = {
     return isReadableFile(bin) ? realpathSync(bin) : null;
   },
 };
-const STDERR_CHARS = 800;
 /** Gemini CLI's stdout streamed before its middle is cut (head and tail kept). */
 const GEMINI_STREAM_CAP_BYTES = 32 * 1024 * 1024;
 /** Exit code of a shell call the CLI refused to run (its own policy) or could not start. */
@@ -101,25 +98,19 @@ export function createGeminiCliAgent(options: GeminiCliAgentOptions): Agent {
   const now = options.now ?? (() => performance.now());
 
   async function run(context: AgentContext): Promise<AgentOutcome> {
-    const runProcess = context.runProcess;
-    if (!runProcess) {
-      return { reason: "infra_error", error: "the harness cannot run external agents here", turns: 0 };
-    }
-    if (context.signal.aborted) return { reason: classifyAbort(context.signal), turns: 0 };
-
     const settings = JSON.stringify(buildGeminiSettings(context, { tools, maxRetries }), null, 2);
-    const prepared = await runProcess("bash", ["-c", PREPARE_SCRIPT], {
-      stdin: `${settings}\n${SETTINGS_END}\n${context.systemPrompt}`,
-    });
-    const [home, projectSettings] = prepared.stdout.trim().split("\n");
-    if (context.signal.aborted) return { reason: classifyAbort(context.signal), turns: 0 };
-    if (prepared.exit_code !== 0 || !home) {
-      return {
-        reason: "infra_error",
-        error: `could not prepare Gemini CLI's settings: ${tailOf(prepared.stderr) || `exit code ${prepared.exit_code}`}`,
-        turns: 0,
-      };
-    }
+    const prepared = await prepareAgentCli(
+      context,
+      {
+        script: PREPARE_SCRIPT,
+        stdin: `${settings}\n${SETTINGS_END}\n${context.systemPrompt}`,
+        what: "Gemini CLI's settings",
+        stderrEnd: "tail",
+      },
+      (stdout) => stdout.trim().split("\n")[0] !== "",
+    );
+    if ("outcome" in prepared) return prepared.outcome;
+    const [home, projectSettings] = prepared.stdout.trim().split("\n") as [string, string | undefined];
 
     if (projectSettings === "1") {
       context.events.emit({
@@ -128,49 +119,27 @@ export function createGeminiCliAgent(options: GeminiCliAgentOptions): Agent {
       });
     }
     const mapper = createGeminiStreamMapper(context.events, now);
-    let proxy: CredentialProxy;
-    try {
-      proxy = await startCredentialProxy({
+    return runAgentCliBehindProxy(context, prepared.runProcess, {
+      proxy: {
         api: "gemini",
         apiKey: options.apiKey,
         upstream: options.baseURL || DEFAULT_GEMINI_BASE_URL,
         proxyEnv: env,
-        ...(options.maxApiRequests !== undefined ? { maxRequests: options.maxApiRequests } : {}),
-        // Each refusal is in the trial's events, so the report says why the agent's call failed.
-        onRefusal: (refusal) => context.events.emit(refusalEvent(refusal, mapper.turns())),
-      });
-    } catch (error) {
-      return {
-        reason: "infra_error",
-        error: `could not start the API proxy: ${describeError(error)}`,
-        turns: 0,
-      };
-    }
-
-    let result: ExecResult;
-    try {
-      result = await runProcess(launch.file, [...launch.args, ...buildGeminiArgs(context)], {
-        stdin: context.task,
+      },
+      maxApiRequests: options.maxApiRequests,
+      mapper,
+      binary,
+      launch: (proxy) => ({
+        file: launch.file,
+        args: [...launch.args, ...buildGeminiArgs(context)],
         extraEnv: buildGeminiEnv({ proxyUrl: proxy.url, home }),
-        onStdoutLine: (line) => mapper.push(line),
-        onStdoutCut: (droppedBytes) => emitOutputCut(context.events, droppedBytes),
         streamCapBytes: GEMINI_STREAM_CAP_BYTES,
         // The CLI is a Node script: its package (and node_modules) must be visible in bwrap.
         programs: launch.programs,
-        // Its one way out when the scenario has no network.
-        loopbackPorts: [proxy.port],
-      });
-    } catch (error) {
-      mapper.flush();
-      return {
-        reason: context.signal.aborted ? classifyAbort(context.signal) : "infra_error",
-        error: `could not run ${binary}: ${describeError(error)}`,
-        turns: mapper.turns(),
-      };
-    } finally {
-      await proxy.close();
-    }
-    return withCapNote(mapper.finish(result, context.signal), proxy.refused());
+      }),
+      onRunError: () => mapper.flush(),
+      finish: (result) => mapper.finish(result, context.signal),
+    });
   }
 
   return { name: "gemini-cli", run };
@@ -551,7 +520,7 @@ function decideOutcome(
   if (signal.aborted) return outcome(classifyAbort(signal));
   if (exec.timed_out) return outcome("timeout");
   if (!final) {
-    const stderr = tailOf(exec.stderr);
+    const stderr = stderrTail(exec.stderr);
     return outcome(
       "agent_crash",
       `gemini exited with code ${exec.exit_code} without a result line${stderr ? `; stderr ends: ${stderr}` : ""}`,
@@ -575,10 +544,4 @@ function asRecord(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value)
     ? (value as Record<string, unknown>)
     : {};
-}
-
-/** The end of stderr: in debug mode its head is the CLI's own logging, an error is at the end. */
-function tailOf(text: string): string {
-  const trimmed = text.trim();
-  return trimmed.length > STDERR_CHARS ? `…${trimmed.slice(-STDERR_CHARS)}` : trimmed;
 }

@@ -21,15 +21,14 @@
  */
 import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { ConfigError, describeError } from "../errors.js";
+import { ConfigError } from "../errors.js";
 import { providerOfModel } from "../model/provider.js";
 import type { ExecResult } from "../sandbox/types.js";
 import type { EventSink, TokenUsage } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
 import { type CliBinarySpec, isExecutableFile, resolveCliBinary } from "./cli-binary.js";
-import { type CredentialProxy, PLACEHOLDER_API_KEY, startCredentialProxy } from "./credential-proxy.js";
-import { emitOutputCut } from "./output-cut.js";
-import { refusalEvent, withCapNote } from "./proxy-refusal.js";
+import { PLACEHOLDER_API_KEY } from "./credential-proxy.js";
+import { prepareAgentCli, runAgentCliBehindProxy, stderrHead } from "./external-agent-run.js";
 import type { Agent, AgentContext, AgentOutcome } from "./types.js";
 
 /** The npm package the action installs, at the version the tests run against. */
@@ -43,7 +42,6 @@ const DEFAULT_BASE_URL = "https://api.anthropic.com";
 const PROVIDER_ID = "anthropic";
 /** The npm package's bin before its postinstall links the native binary is a small placeholder. */
 const PLACEHOLDER_MAX_BYTES = 4096;
-const STDERR_HEAD_CHARS = 800;
 /** OpenCode's stdout streamed before its middle is cut (head and tail kept). */
 const OPENCODE_STREAM_CAP_BYTES = 32 * 1024 * 1024;
 /** The package OpenCode installs into each config dir unless it is there already. */
@@ -82,23 +80,14 @@ export function createOpenCodeAgent(options: OpenCodeAgentOptions): Agent {
   const now = options.now ?? (() => performance.now());
 
   async function run(context: AgentContext): Promise<AgentOutcome> {
-    const runProcess = context.runProcess;
-    if (!runProcess) {
-      return { reason: "infra_error", error: "the harness cannot run external agents here", turns: 0 };
-    }
-    if (context.signal.aborted) return { reason: classifyAbort(context.signal), turns: 0 };
-
     // The system prompt goes in as a file OpenCode reads as instructions.
-    const prepared = await runProcess("bash", ["-c", PREPARE_SCRIPT], { stdin: context.systemPrompt });
+    const prepared = await prepareAgentCli(
+      context,
+      { script: PREPARE_SCRIPT, stdin: context.systemPrompt, what: "OpenCode's state dir" },
+      (stdout) => stdout.trim() !== "",
+    );
+    if ("outcome" in prepared) return prepared.outcome;
     const stateDir = prepared.stdout.trim();
-    if (context.signal.aborted) return { reason: classifyAbort(context.signal), turns: 0 };
-    if (prepared.exit_code !== 0 || !stateDir) {
-      return {
-        reason: "infra_error",
-        error: `could not prepare OpenCode's state dir: ${headOf(prepared.stderr) || `exit code ${prepared.exit_code}`}`,
-        turns: 0,
-      };
-    }
 
     // OpenCode's own step limit only asks the model to stop: past the turn limit it is ended.
     const stop = new AbortController();
@@ -106,45 +95,19 @@ export function createOpenCodeAgent(options: OpenCodeAgentOptions): Agent {
       maxTurns: context.maxTurns,
       onTurnLimit: () => stop.abort(),
     });
-    let proxy: CredentialProxy;
-    try {
-      proxy = await startCredentialProxy({
-        apiKey: options.apiKey,
-        upstream: options.baseURL || DEFAULT_BASE_URL,
-        proxyEnv: env,
-        ...(options.maxApiRequests !== undefined ? { maxRequests: options.maxApiRequests } : {}),
-        onRefusal: (refusal) => context.events.emit(refusalEvent(refusal, mapper.turns())),
-      });
-    } catch (error) {
-      return {
-        reason: "infra_error",
-        error: `could not start the API proxy: ${describeError(error)}`,
-        turns: 0,
-      };
-    }
-
-    let result: ExecResult;
-    try {
-      result = await runProcess(binary, buildOpenCodeArgs(context), {
-        stdin: context.task,
+    return runAgentCliBehindProxy(context, prepared.runProcess, {
+      proxy: { apiKey: options.apiKey, upstream: options.baseURL || DEFAULT_BASE_URL, proxyEnv: env },
+      maxApiRequests: options.maxApiRequests,
+      mapper,
+      launch: (proxy) => ({
+        file: binary,
+        args: buildOpenCodeArgs(context),
         extraEnv: buildOpenCodeEnv(context, { proxyUrl: proxy.url, stateDir, tools }),
-        onStdoutLine: (line) => mapper.push(line),
-        onStdoutCut: (droppedBytes) => emitOutputCut(context.events, droppedBytes),
         streamCapBytes: OPENCODE_STREAM_CAP_BYTES,
-        // Its one way out when the scenario has no network.
-        loopbackPorts: [proxy.port],
         stop: stop.signal,
-      });
-    } catch (error) {
-      return {
-        reason: context.signal.aborted ? classifyAbort(context.signal) : "infra_error",
-        error: `could not run ${binary}: ${describeError(error)}`,
-        turns: mapper.turns(),
-      };
-    } finally {
-      await proxy.close();
-    }
-    return withCapNote(mapper.finish(result, context.signal), proxy.refused());
+      }),
+      finish: (result) => mapper.finish(result, context.signal),
+    });
   }
 
   return { name: "opencode", run };
@@ -476,7 +439,7 @@ export function createOpenCodeStreamMapper(
       if (signal.aborted) return outcome(classifyAbort(signal));
       if (turnLimit) return outcome("turn_limit");
       if (exec.timed_out) return outcome("timeout");
-      const stderr = headOf(exec.stderr);
+      const stderr = stderrHead(exec.stderr);
       const stderrPart = stderr ? `; stderr: ${stderr}` : "";
       const apiError = errors.find((error) => error.status !== null);
       if (apiError) {
@@ -567,9 +530,4 @@ function asRecord(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value)
     ? (value as Record<string, unknown>)
     : {};
-}
-
-function headOf(text: string): string {
-  const trimmed = text.trim();
-  return trimmed.length > STDERR_HEAD_CHARS ? `${trimmed.slice(0, STDERR_HEAD_CHARS)}…` : trimmed;
 }

@@ -7,7 +7,7 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError, describeError } from "../errors.js";
-import type { EndReason, TrialEvent } from "../transcript/events.js";
+import type { TrialEvent } from "../transcript/events.js";
 import { readReportFile } from "./read-report.js";
 import { loadTrialEvents } from "./read-trial-events.js";
 import { scenarioKey } from "./scenario-key.js";
@@ -26,19 +26,10 @@ export interface RecordedCall {
  * What the recorded trial measured of its model, which a replay cannot measure (it calls no model):
  * the replay carries these figures into its report, marked as recorded.
  */
-export interface RecordedFigures {
-  turns: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  /** Tool calls in the recorded trial (the replay re-issues them; it may stop before the last). */
-  tool_calls: number;
-  /** How the recorded trial ended (bashkit-eval: natural stop, else its turn limit). */
-  end_reason: EndReason;
-  /** The cost the recorded agent reported, when it reported one; else null (the replay prices the tokens). */
-  cost_usd: number | null;
-}
+export type RecordedFigures = Omit<
+  Extract<TrialEvent, { type: "recorded_execution" }>,
+  "type" | "model" | "ts" | "t_ms"
+>;
 
 export interface Recording {
   scenario_key: string;

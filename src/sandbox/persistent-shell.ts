@@ -30,12 +30,13 @@
  * descriptors are restored after each one.
  */
 import { randomBytes } from "node:crypto";
-import { chmodSync, constants, mkdirSync, openSync, readSync } from "node:fs";
+import { chmodSync, mkdirSync, readSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { InfraError } from "../errors.js";
-import { runProcess, TIMEOUT_EXIT_CODE } from "./exec.js";
+import { TIMEOUT_EXIT_CODE } from "./exec.js";
+import { makeFifos, openFifo } from "./fifos.js";
 import { createOutputCollector } from "./output-collector.js";
 import type { ExecResult } from "./types.js";
 
@@ -174,21 +175,11 @@ async function openSession(options: AgentShellOptions, index: number): Promise<S
     (typeof FIFOS)[number],
     string
   >;
-  // Node cannot make a FIFO; mkfifo is in every POSIX system's base tools.
-  const made = await runProcess({
-    file: "mkfifo",
-    args: ["-m", "0600", ...FIFOS.map((name) => files[name])],
-    cwd: dir,
-    env: { PATH: options.searchPath },
-    timeoutMs: 10_000,
-    outputCapBytes: 4096,
-  });
-  if (made.exit_code !== 0) {
-    throw new InfraError(`could not make the agent shell's FIFOs in ${dir}: ${made.stderr.trim()}`);
-  }
-  // Read and write, so that opening never blocks and a writer never meets a FIFO without a reader.
-  const open = (file: string) => openSync(file, constants.O_RDWR | constants.O_NONBLOCK);
-  const input = new net.Socket({ fd: open(files.in), readable: false, writable: true });
+  await makeFifos(
+    FIFOS.map((name) => files[name]),
+    { mode: "0600", cwd: dir, searchPath: options.searchPath, what: `the agent shell's FIFOs in ${dir}` },
+  );
+  const input = new net.Socket({ fd: openFifo(files.in), readable: false, writable: true });
   input.on("error", () => undefined);
   let collectors = newCollectors(options.outputCapBytes);
   let ready = false;
@@ -198,11 +189,11 @@ async function openSession(options: AgentShellOptions, index: number): Promise<S
   // What came after the last status looked at: a status line split between two reads is whole here.
   let statusTail = "";
   const readers = [
-    openReader(open(files.out), (chunk) => collectors.stdout.push(chunk)),
-    openReader(open(files.err), (chunk) => collectors.stderr.push(chunk)),
+    openReader(openFifo(files.out), (chunk) => collectors.stdout.push(chunk)),
+    openReader(openFifo(files.err), (chunk) => collectors.stderr.push(chunk)),
     // Only the nonces awaited are looked for (natively), not every line: a flood of junk written
     // here costs a search per read, and forged lines never carry a nonce the agent has not seen.
-    openReader(open(files.status), (chunk) => {
+    openReader(openFifo(files.status), (chunk) => {
       const text = statusTail + chunk.toString("latin1");
       statusTail = text.slice(-MAX_STATUS_LINE);
       if (!ready && findStatus(text, readyNonce) !== null) ready = true;

@@ -21,11 +21,10 @@
  * writes in the folder can run anything but the shim: the broker takes the arguments as arguments,
  * only NAME=value pairs from `env`, and the folder's name only when it has the requester's shape.
  */
-import { chmodSync, constants, openSync } from "node:fs";
+import { chmodSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { InfraError } from "../errors.js";
-import { runProcess } from "./exec.js";
+import { makeFifos, openFifo } from "./fifos.js";
 
 /** The call channel's name in the shim's log folder. */
 export const CALLS_FIFO = "calls";
@@ -142,18 +141,13 @@ export async function openCallChannel(
   onRequest: (request: BrokerRequest) => void,
 ): Promise<CallChannel> {
   const file = path.join(dir, CALLS_FIFO);
-  const made = await runProcess({
-    file: "mkfifo",
-    args: ["-m", "0622", file],
+  await makeFifos([file], {
+    mode: "0622",
     cwd: dir,
-    env: { PATH: searchPath },
-    timeoutMs: 10_000,
-    outputCapBytes: 4096,
+    searchPath,
+    what: `the shim broker's call channel ${file}`,
   });
-  if (made.exit_code !== 0) {
-    throw new InfraError(`could not make the shim broker's call channel ${file}: ${made.stderr.trim()}`);
-  }
-  const fd = openSync(file, constants.O_RDWR | constants.O_NONBLOCK);
+  const fd = openFifo(file);
   chmodSync(file, 0o222);
   let pending = "";
   const socket = new net.Socket({ fd, readable: true, writable: false });

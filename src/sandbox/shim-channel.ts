@@ -15,11 +15,10 @@
  * explains is flagged, and counts in the metrics only when it reports a failure, so forging can
  * never improve them.
  */
-import { chmodSync, constants, mkdirSync, openSync, readSync } from "node:fs";
+import { chmodSync, mkdirSync, readSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { InfraError } from "../errors.js";
-import { runProcess } from "./exec.js";
+import { makeFifos, openFifo } from "./fifos.js";
 import { parseShimRecords } from "./shim.js";
 import type { TargetInvocationRecord } from "./types.js";
 
@@ -42,20 +41,8 @@ export interface ShimChannel {
 export async function openShimChannel(dir: string, searchPath: string): Promise<ShimChannel> {
   mkdirSync(dir, { recursive: true, mode: 0o755 });
   const file = path.join(dir, FIFO_NAME);
-  // Node cannot make a FIFO; mkfifo is in every POSIX system's base tools.
-  const made = await runProcess({
-    file: "mkfifo",
-    args: ["-m", "0622", file],
-    cwd: dir,
-    env: { PATH: searchPath },
-    timeoutMs: 10_000,
-    outputCapBytes: 4096,
-  });
-  if (made.exit_code !== 0) {
-    throw new InfraError(`could not make the shim's record channel ${file}: ${made.stderr.trim()}`);
-  }
-  // Read and write: opening never blocks, and writers never see a FIFO without a reader.
-  const fd = openSync(file, constants.O_RDWR | constants.O_NONBLOCK);
+  await makeFifos([file], { mode: "0622", cwd: dir, searchPath, what: `the shim's record channel ${file}` });
+  const fd = openFifo(file);
   // Write-only from now on: this descriptor stays the only reader.
   chmodSync(file, 0o222);
   let text = "";

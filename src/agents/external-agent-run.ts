@@ -1,0 +1,182 @@
+/**
+ * One trial of an agent CLI (Claude Code, Codex, Gemini CLI, OpenCode), the part every one of them
+ * shares: a script prepares the CLI's state in the sandbox, a credential proxy holds the real API
+ * key, the CLI runs with its stdout streamed into the agent's event mapper, and every failure on the
+ * way is an outcome of the trial, never a throw. Each agent module keeps only what is its own: the
+ * script, the proxy's API profile and hooks, the mapper, the CLI's arguments and environment.
+ */
+import { describeError } from "../errors.js";
+import type { ExecResult } from "../sandbox/types.js";
+import { classifyAbort } from "./abort-reason.js";
+import {
+  type CredentialProxy,
+  type CredentialProxyOptions,
+  type ProxyRefusal,
+  startCredentialProxy,
+} from "./credential-proxy.js";
+import { emitOutputCut } from "./output-cut.js";
+import type { AgentContext, AgentOutcome, AgentProcessOptions } from "./types.js";
+
+type RunProcess = NonNullable<AgentContext["runProcess"]>;
+
+/** How much of a CLI's stderr an error quotes. */
+const STDERR_CHARS = 800;
+
+export interface AgentPreparation {
+  /** A bash script run in the work dir; what it prints is the state it made. */
+  script: string;
+  stdin?: string;
+  /** What it prepares, for the error: "a home for Codex". */
+  what: string;
+  /** Which end of a failed script's stderr says why: its head (default), or its tail. */
+  stderrEnd?: "head" | "tail";
+}
+
+export type PreparedAgent = { runProcess: RunProcess; stdout: string } | { outcome: AgentOutcome };
+
+/**
+ * Runs the preparation script, unless the harness cannot run agent CLIs or the trial is already
+ * over. `made` says whether its output names what the CLI needs (a failed or silent script is an
+ * infra error naming `what`).
+ */
+export async function prepareAgentCli(
+  context: AgentContext,
+  preparation: AgentPreparation,
+  made: (stdout: string) => boolean,
+): Promise<PreparedAgent> {
+  const runProcess = context.runProcess;
+  if (!runProcess) {
+    return {
+      outcome: { reason: "infra_error", error: "the harness cannot run external agents here", turns: 0 },
+    };
+  }
+  if (context.signal.aborted) return { outcome: { reason: classifyAbort(context.signal), turns: 0 } };
+  const prepared = await runProcess(
+    "bash",
+    ["-c", preparation.script],
+    preparation.stdin === undefined ? undefined : { stdin: preparation.stdin },
+  );
+  if (context.signal.aborted) return { outcome: { reason: classifyAbort(context.signal), turns: 0 } };
+  if (prepared.exit_code !== 0 || !made(prepared.stdout)) {
+    const quote = preparation.stderrEnd === "tail" ? stderrTail : stderrHead;
+    const why = quote(prepared.stderr) || `exit code ${prepared.exit_code}`;
+    return {
+      outcome: { reason: "infra_error", error: `could not prepare ${preparation.what}: ${why}`, turns: 0 },
+    };
+  }
+  return { runProcess, stdout: prepared.stdout };
+}
+
+/** How the CLI is started once its proxy listens. */
+export interface AgentLaunch {
+  file: string;
+  args: string[];
+  extraEnv: Record<string, string>;
+  /** Its stdout streamed before the middle is cut (head and tail kept). */
+  streamCapBytes: number;
+  programs?: string[];
+  stop?: AbortSignal;
+}
+
+export interface AgentCliRun {
+  /** The real API key, its upstream and API profile, and any hooks of the agent's own. */
+  proxy: Omit<CredentialProxyOptions, "onRefusal" | "maxRequests">;
+  maxApiRequests: number | undefined;
+  /** The agent's stream mapper: fed every stdout line, asked how many turns were taken. */
+  mapper: { push(line: string): void; turns(): number };
+  launch(proxy: CredentialProxy): AgentLaunch;
+  /** The outcome from the mapper once the CLI exited (refused requests at hand); the cap's note is added. */
+  finish(result: ExecResult, refusals: readonly ProxyRefusal[]): AgentOutcome;
+  /** The binary named when the CLI could not be run (default the launched file). */
+  binary?: string;
+  /** Before the outcome of a CLI that could not be run (a mapper's pending lines). */
+  onRunError?(): void;
+  /** After the proxy closed, whether or not the CLI ran (what the preparation left in the work dir). */
+  cleanUp?(): Promise<void>;
+}
+
+/** Starts the credential proxy, runs the CLI through it, and maps how it ended. */
+export async function runAgentCliBehindProxy(
+  context: AgentContext,
+  runProcess: RunProcess,
+  run: AgentCliRun,
+): Promise<AgentOutcome> {
+  const { mapper } = run;
+  let proxy: CredentialProxy;
+  try {
+    proxy = await startCredentialProxy({
+      ...run.proxy,
+      ...(run.maxApiRequests !== undefined ? { maxRequests: run.maxApiRequests } : {}),
+      // Each refusal is in the trial's events, so the report says why the agent's call failed.
+      onRefusal: (refusal) => context.events.emit(refusalEvent(refusal, mapper.turns())),
+    });
+  } catch (error) {
+    await run.cleanUp?.();
+    return {
+      reason: "infra_error",
+      error: `could not start the API proxy: ${describeError(error)}`,
+      turns: 0,
+    };
+  }
+
+  const launch = run.launch(proxy);
+  let result: ExecResult;
+  try {
+    const options: AgentProcessOptions = {
+      stdin: context.task,
+      extraEnv: launch.extraEnv,
+      onStdoutLine: (line) => mapper.push(line),
+      onStdoutCut: (droppedBytes) => emitOutputCut(context.events, droppedBytes),
+      streamCapBytes: launch.streamCapBytes,
+      // Its one way out when the scenario has no network.
+      loopbackPorts: [proxy.port],
+      ...(launch.programs ? { programs: launch.programs } : {}),
+      ...(launch.stop ? { stop: launch.stop } : {}),
+    };
+    result = await runProcess(launch.file, launch.args, options);
+  } catch (error) {
+    run.onRunError?.();
+    return {
+      reason: context.signal.aborted ? classifyAbort(context.signal) : "infra_error",
+      error: `could not run ${run.binary ?? launch.file}: ${describeError(error)}`,
+      turns: mapper.turns(),
+    };
+  } finally {
+    await proxy.close();
+    await run.cleanUp?.();
+  }
+  const refusals = proxy.refused();
+  return withCapNote(run.finish(result, refusals), refusals);
+}
+
+/** The start of a CLI's stderr, where most CLIs say what went wrong. */
+export function stderrHead(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.length > STDERR_CHARS ? `${trimmed.slice(0, STDERR_CHARS)}…` : trimmed;
+}
+
+/** The end of a CLI's stderr: for one whose head is its own logging (Gemini CLI in debug mode). */
+export function stderrTail(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.length > STDERR_CHARS ? `…${trimmed.slice(-STDERR_CHARS)}` : trimmed;
+}
+
+/** A refused API request as the trial's events show it: a model error that will not be retried. */
+function refusalEvent(refusal: ProxyRefusal, turns: number) {
+  return {
+    type: "model_error" as const,
+    turn: turns + 1,
+    attempt: 1,
+    status: 403,
+    message: refusal.message,
+    will_retry: false,
+    retry_after_ms: null,
+  };
+}
+
+/** A trial that ran into the request cap ends saying so, whatever the CLI made of the 403. */
+function withCapNote(outcome: AgentOutcome, refusals: readonly ProxyRefusal[]): AgentOutcome {
+  const cap = refusals.find((refusal) => refusal.reason === "request_cap");
+  if (!cap) return outcome;
+  return { ...outcome, error: outcome.error ? `${cap.message}; ${outcome.error}` : cap.message };
+}
