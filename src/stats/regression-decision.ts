@@ -192,14 +192,12 @@ function initialTrials(c: ScenarioCounts): number {
 /**
  * The head's extra trials, for the suite test's second stage: only of a scenario the screen extended
  * (`extended === true`), so a design without the screen keeps its first-trials suite test exactly.
- * Counts that cannot be extras of these first trials are left out rather than trusted.
+ * Counts that cannot be extras of these first trials are refused by the suite test (RangeError).
  */
 function extraTrialsOf(c: ScenarioCounts): { extraTrials?: number; extraPassed?: number } {
-  if (c.extended !== true) return {};
   const extraTrials = c.headTrials - initialTrials(c);
-  const extraPassed = c.headPassed - (c.initialHeadPassed ?? c.headPassed);
-  if (!(extraTrials > 0 && extraPassed >= 0 && extraPassed <= extraTrials)) return {};
-  return { extraTrials, extraPassed };
+  if (c.extended !== true || extraTrials === 0) return {};
+  return { extraTrials, extraPassed: c.headPassed - (c.initialHeadPassed ?? c.headPassed) };
 }
 
 interface PrimarySettings {
@@ -286,7 +284,8 @@ export const DEFAULT_EXTRA_TRIALS = 8;
  * it sends a collapsed scenario to extra trials almost always, and at a 0.9 pass rate about a quarter
  * of unchanged ones, which keeps 20 scenarios × 3 (+6) trials under 100 head trials per PR. Scenarios
  * with no baseline or no first trials are never extended (they are not tested). With one first trial
- * per scenario only the suite test decides, and it uses first trials only, so nothing is extended.
+ * per scenario only the suite test decides and nothing is extended: the extra trials serve the
+ * per-scenario tests first, and the suite test's second stage was measured only beside them.
  */
 export function screenForExtraTrials(counts: readonly PassCounts[]): boolean[] {
   if (counts.every((c) => c.headTrials <= 1)) return counts.map(() => false);

@@ -405,6 +405,15 @@ export function clusteredSuiteTest(
   icc: number,
   form: SuiteForm = "clustered",
 ): ClusteredSuiteResult {
+  for (const s of strata) {
+    const trials = s.extraTrials ?? 0;
+    const passed = s.extraPassed ?? 0;
+    if (!(Number.isInteger(trials) && Number.isInteger(passed) && passed >= 0 && passed <= trials)) {
+      throw new RangeError(
+        `suite test: extra trials need integers 0 <= passed <= trials, got ${passed}/${trials}`,
+      );
+    }
+  }
   const first = firstStageSuiteTest(strata, icc, form);
   const second = extrasStage(first, strata, icc);
   if (!second) return first;

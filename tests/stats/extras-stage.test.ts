@@ -194,6 +194,16 @@ describe("decideRegression passes the extras of extended scenarios only", () => 
     expect(noExtras.extrasStage).toBeNull();
   });
 
+  it("refuses counts that cannot be extras of the first trials, naming them", () => {
+    // 1 of 3 first passes but 0 passes in all 11 trials: −1 extra passes.
+    const impossible = { ...ran, headPassed: 0, extended: true };
+    expect(() => decideRegression([impossible])).toThrow(
+      "suite test: extra trials need integers 0 <= passed <= trials, got -1/8",
+    );
+    const fewer = { ...first, headTrials: 2, initialHeadTrials: 3, initialHeadPassed: 1, extended: true };
+    expect(() => decideRegression([fewer])).toThrow(/got 0\/-1/);
+  });
+
   it("an extended scenario's extras enter as the second stage", () => {
     const today = decideRegression(Array.from({ length: 5 }, () => first)).suite;
     const extended = decideRegression(Array.from({ length: 5 }, () => ({ ...ran, extended: true }))).suite;
