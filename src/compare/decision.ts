@@ -242,7 +242,17 @@ export interface Decision {
   suite_alpha: number;
   /** With one trial per scenario only the suite test can decide. */
   suite_only: boolean;
-  suite: { p_value: number; adjusted_p: number | null; strata: number } | null;
+  suite: {
+    p_value: number;
+    adjusted_p: number | null;
+    strata: number;
+    /**
+     * Set when the extended scenarios' extra trials entered the suite test as a second stage (p_value
+     * is then both stages combined): how many scenarios, and the first stage's own p. null: first
+     * trials only.
+     */
+    extras_stage: { scenarios: number; first_stage_p: number } | null;
+  } | null;
   scenarios: DecisionScenario[];
   secondary: MetricFamily[];
   design: Design | null;
@@ -463,6 +473,12 @@ function decideRegressionAgainst(
             p_value: result.suite.pValue,
             adjusted_p: result.suite.adjustedP === null ? null : Math.min(1, result.suite.adjustedP * scale),
             strata: result.suite.informativeStrata,
+            extras_stage: result.suite.extrasStage
+              ? {
+                  scenarios: result.suite.extrasStage.scenarios,
+                  first_stage_p: result.suite.extrasStage.firstStageP,
+                }
+              : null,
           }
         : null,
     scenarios,

@@ -31,7 +31,7 @@ export function adaptiveDesignOf(
     };
   }
   if (firstTrials.every((t) => t.trial <= 1)) {
-    // With one first trial per scenario only the suite test decides, and it uses first trials only.
+    // With one first trial per scenario only the suite test decides, on first trials (regression-decision.ts).
     return {
       design: null,
       note: "no extra trials with one trial per scenario: only the suite test decides, on first trials",

@@ -5,7 +5,7 @@
  * - Primary family: per scenario, a one-sided exact test of "the head passes less often" (Boschloo by
  *   default), Holm over the scenarios, at alpha − suiteAlpha.
  * - Co-primary suite test: one-sided exact Cochran–Mantel–Haenszel over scenarios, at suiteAlpha, on
- *   the head's first trials only (see below).
+ *   the head's first trials, with the extended scenarios' extra trials as a second stage (see below).
  * - failed = some scenario regressed, or the suite test rejected. Bonferroni across the two parts
  *   keeps the chance of failing an unchanged PR at most alpha.
  * - Runs are clusters (src/stats/run-clusters.ts): given the base runs' own counts and the intra-run
@@ -15,12 +15,16 @@
  * - Adaptive extra trials: scenarios that were not given extra trials enter the family with p = 1.
  *   Every rejection is then also a rejection of the fixed design that ran the extra trials on every
  *   scenario (Holm can only reject more when other p-values are smaller), whose error rate is at most
- *   its level; the suite test sees only first trials, a fixed design.
+ *   its level. The suite test's first stage sees only first trials, a fixed design; the extended
+ *   scenarios' extra trials are a second stage, tested given the first trials and combined with pre-set
+ *   weights (run-clusters.ts, extrasStage): its level does not depend on what the screen picked (stage 2
+ *   is a normal approximation given the first trials; the simulation measures its level).
  */
 import { boschlooOneSidedP, fisherMinimumP, fisherOneSidedP, type PassCounts } from "./exact-2x2.js";
 import {
   clusteredSuiteTest,
   clusteredUnconditionalP,
+  type ExtrasStageResult,
   type RunCount,
   type SuiteForm,
   type SuiteMethod,
@@ -94,6 +98,11 @@ export interface SuiteDecision {
   informativeStrata: number;
   /** Which form of the suite test decided (run-clusters.ts, clusteredSuiteTest). */
   method: SuiteMethod;
+  /**
+   * Set when the extended scenarios' extra trials entered as a second stage: pValue is then the two
+   * stages combined, and this holds the first stage's p and the second's z. null: first trials only.
+   */
+  extrasStage: ExtrasStageResult | null;
   /** The base runs' suite-level rates (oldest first) and their trend per run, when three runs or more. */
   levels: number[];
   trend: number | null;
@@ -140,17 +149,18 @@ export function decideRegression(
     icc,
   });
 
-  const firstTrials = counts.map((c) => ({
+  const strata = counts.map((c) => ({
     basePassed: c.basePassed,
     baseTrials: c.baseTrials,
     headPassed: c.initialHeadPassed ?? c.headPassed,
     headTrials: initialTrials(c),
     baseRuns: c.baseRuns ?? [{ passed: c.basePassed, trials: c.baseTrials }],
+    ...extraTrialsOf(c),
   }));
   // Independent trials against one base run: the exact test, with nothing to correct for.
   const clustered = icc > 0 || counts.some((c) => (c.baseRuns?.length ?? 0) > 1);
   const { runs: _runs, ...suiteResult } = clusteredSuiteTest(
-    firstTrials,
+    strata,
     icc,
     clustered ? options.suiteForm : "exact",
   );
@@ -177,6 +187,17 @@ export function decideRegression(
 
 function initialTrials(c: ScenarioCounts): number {
   return c.initialHeadTrials ?? c.headTrials;
+}
+
+/**
+ * The head's extra trials, for the suite test's second stage: only of a scenario the screen extended
+ * (`extended === true`), so a design without the screen keeps its first-trials suite test exactly.
+ * Counts that cannot be extras of these first trials are refused by the suite test (RangeError).
+ */
+function extraTrialsOf(c: ScenarioCounts): { extraTrials?: number; extraPassed?: number } {
+  const extraTrials = c.headTrials - initialTrials(c);
+  if (c.extended !== true || extraTrials === 0) return {};
+  return { extraTrials, extraPassed: c.headPassed - (c.initialHeadPassed ?? c.headPassed) };
 }
 
 interface PrimarySettings {
@@ -263,7 +284,8 @@ export const DEFAULT_EXTRA_TRIALS = 8;
  * it sends a collapsed scenario to extra trials almost always, and at a 0.9 pass rate about a quarter
  * of unchanged ones, which keeps 20 scenarios × 3 (+6) trials under 100 head trials per PR. Scenarios
  * with no baseline or no first trials are never extended (they are not tested). With one first trial
- * per scenario only the suite test decides, and it uses first trials only, so nothing is extended.
+ * per scenario only the suite test decides and nothing is extended: the extra trials serve the
+ * per-scenario tests first, and the suite test's second stage was measured only beside them.
  */
 export function screenForExtraTrials(counts: readonly PassCounts[]): boolean[] {
   if (counts.every((c) => c.headTrials <= 1)) return counts.map(() => false);

@@ -337,6 +337,24 @@ export type SuiteMethod = "exact" | "design-effect" | "prior" | "runs" | "trend"
 export interface ClusteredSuiteInput extends PassCounts {
   /** The base runs' counts for this scenario, index r = run r in every scenario (0 trials: not run). */
   baseRuns: readonly RunCount[];
+  /**
+   * The head's extra trials after the screen and their passes (headPassed/headTrials are the first
+   * trials only); absent or 0 when the scenario was not extended. They form the second stage.
+   */
+  extraTrials?: number;
+  extraPassed?: number;
+}
+
+/** The second stage's part in a suite test that used the head's extra trials (see extrasStage). */
+export interface ExtrasStageResult {
+  /** Extended scenarios whose extra trials entered. */
+  scenarios: number;
+  /** The first stage's p-value (today's suite test on first trials only). */
+  firstStageP: number;
+  /** The second stage's z: extra passes against their null prediction given the first trials. */
+  z2: number;
+  /** The two stages' correlation through the shared base arm (and shared slope and day). */
+  correlation: number;
 }
 
 export interface ClusteredSuiteResult {
@@ -352,6 +370,8 @@ export interface ClusteredSuiteResult {
   dispersion: number | null;
   informativeStrata: number;
   observedMinusExpected: number;
+  /** Set when the head's extra trials entered as a second stage (pValue is then the combined one). */
+  extrasStage: ExtrasStageResult | null;
 }
 
 /**
@@ -370,6 +390,9 @@ export interface ClusteredSuiteResult {
  *   drift across weeks of pushes is not this PR's regression.
  * The pretests cost power only when the base runs show what they test for; docs/statistics.md gives
  * the simulated false-failure rates and power with and without them.
+ * That is the first stage, on the head's first trials. When the screen extended scenarios, their extra
+ * trials are a second stage combined with it (`extrasStage`); without extras the p-value is the first
+ * stage's, exactly.
  */
 /**
  * Which corrections the suite test may make: all of them (the default), or fewer, which the
@@ -382,6 +405,32 @@ export function clusteredSuiteTest(
   icc: number,
   form: SuiteForm = "clustered",
 ): ClusteredSuiteResult {
+  for (const s of strata) {
+    const trials = s.extraTrials ?? 0;
+    const passed = s.extraPassed ?? 0;
+    if (!(Number.isInteger(trials) && Number.isInteger(passed) && passed >= 0 && passed <= trials)) {
+      throw new RangeError(
+        `suite test: extra trials need integers 0 <= passed <= trials, got ${passed}/${trials}`,
+      );
+    }
+  }
+  const first = firstStageSuiteTest(strata, icc, form);
+  const second = extrasStage(first, strata, icc);
+  if (!second) return first;
+  const z1 = normalQuantile(clampProbability(first.pValue));
+  const z = combineStages(z1, second.z2, second.correlation, EXTRAS_STAGE_WEIGHT);
+  return {
+    ...first,
+    pValue: normalCdf(z),
+    extrasStage: { ...second, firstStageP: first.pValue },
+  };
+}
+
+function firstStageSuiteTest(
+  strata: readonly ClusteredSuiteInput[],
+  icc: number,
+  form: SuiteForm,
+): ClusteredSuiteResult {
   const exact = cmhExactOneSided(strata);
   const result = (pValue: number, method: SuiteMethod, extra: Partial<ClusteredSuiteResult> = {}) => ({
     pValue,
@@ -392,6 +441,7 @@ export function clusteredSuiteTest(
     dispersion: null,
     informativeStrata: exact.informativeStrata,
     observedMinusExpected: exact.observedMinusExpected,
+    extrasStage: null,
     ...extra,
   });
   const headTrials = lowerMedian(strata.filter((s) => s.headTrials > 0).map((s) => s.headTrials));
@@ -507,4 +557,180 @@ export function lowerMedian(values: readonly number[]): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The head's extra trials as a second stage
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The second stage's share of the combined test's weight, w₂² (w₁² = 1 − w₂²). Fixed before any data,
+ * as the inverse-normal combination requires to keep its level. Measured: 0.35 / 0.5 / 0.65 caught a
+ * broad drop about equally often (docs/statistics.md, "The frontier"), so half to each stage.
+ */
+export const EXTRAS_STAGE_WEIGHT = 0.5;
+
+/**
+ * The first-stage branches the extras extend. Not the others: in the runs branch the head's day
+ * variance, known to K − 1 degrees of freedom, taken as known failed unchanged PRs (5.5% under a day
+ * effect of sd 0.5) and its upper bound bought nothing; in the prior branch the day effect is assumed,
+ * not shown by the runs, and no stage 2 was measured there.
+ */
+const EXTRAS_STAGE_METHODS: ReadonlySet<SuiteMethod> = new Set(["exact", "design-effect", "trend"]);
+
+/**
+ * The trend branch takes the extras only with this many base runs: there the head's own day variance
+ * comes from the levels' residual spread (K − 2 degrees of freedom), and below the default pool the
+ * first stage itself does not trust a spread that looks small.
+ */
+const EXTRAS_TREND_MIN_RUNS = MIN_RUNS_FOR_DAY_EFFECT;
+
+/**
+ * Inverse-normal combination of two stages' z (negative: head worse) with pre-set weights
+ * w₁ = √(1 − share), w₂ = √share (Bauer & Köhne 1994; Lehmacher & Wassmer 1999), for stages that are
+ * correlated r through a shared part (here the base arm): z = (w₁z₁ + w₂z₂) / √(w₁² + w₂² + 2w₁w₂r),
+ * standard normal under the null when each stage's z is.
+ */
+export function combineStages(z1: number, z2: number, correlation: number, share: number): number {
+  const w1 = Math.sqrt(1 - share);
+  const w2 = Math.sqrt(share);
+  return (w1 * z1 + w2 * z2) / Math.sqrt(w1 * w1 + w2 * w2 + 2 * w1 * w2 * correlation);
+}
+
+export interface ExtrasPrediction {
+  /** Expected extra passes given the first trials: m(cμ + x)/(c + n), c = (1 − ρ)/ρ; m μ at ρ = 0. */
+  mean: number;
+  /** d mean / d μ per extra trial, c/(c + n): how much of the base rate's error the prediction carries. */
+  gain: number;
+  /** The beta-binomial variance's factor over the binomial's, (c + n + m)/(c + n + 1); 1 at ρ = 0. */
+  inflation: number;
+}
+
+/**
+ * What the null predicts for a scenario's extra passes given its first trials: its head run's rate is
+ * one draw from the beta law of mean μ and ICC ρ that every run draws from, so given x passes in n
+ * first trials it is Beta(cμ + x, c(1 − μ) + n − x) and the m extra passes are beta-binomial under it
+ * (Skellam 1948). The extras of a scenario that did badly are expected to do badly too: that is what
+ * makes them a valid stage after a screen that picked them for doing badly.
+ */
+export function predictExtraPasses(
+  counts: { firstPassed: number; firstTrials: number; extraTrials: number },
+  mean: number,
+  icc: number,
+): ExtrasPrediction {
+  const m = counts.extraTrials;
+  if (icc <= 0) return { mean: m * mean, gain: 1, inflation: 1 };
+  const c = (1 - icc) / icc;
+  const n = counts.firstTrials;
+  return {
+    mean: (m * (c * mean + counts.firstPassed)) / (c + n),
+    gain: c / (c + n),
+    inflation: (c + n + m) / (c + n + 1),
+  };
+}
+
+/**
+ * The second stage: over the extended scenarios, the extra passes minus their null prediction given
+ * the first trials (predictExtraPasses at the base's pooled rate, in the trend branch shifted to the
+ * trend's prediction for the head), over its standard deviation — the predictive variance, the base
+ * estimate's variance it carries, and in the trend branch the slope's error and the head's own day
+ * variance (the levels' residual spread beyond one run's sampling variance), which the extras share
+ * with the first trials. Its correlation with the first stage is through what both share. Null when the
+ * first stage's branch is not one it extends or no scenario has extras.
+ */
+function extrasStage(
+  first: ClusteredSuiteResult,
+  strata: readonly ClusteredSuiteInput[],
+  icc: number,
+): Omit<ExtrasStageResult, "firstStageP"> | null {
+  if (!EXTRAS_STAGE_METHODS.has(first.method)) return null;
+  const k = first.levels.length;
+  const trend = first.method === "trend" ? fitTrend(first.levels) : null;
+  if (trend && k < EXTRAS_TREND_MIN_RUNS) return null;
+  const extended = strata.filter((s) => (s.extraTrials ?? 0) > 0 && s.baseTrials > 0 && s.headTrials > 0);
+  if (extended.length === 0) return null;
+
+  const next = k - (k - 1) / 2; // the head's position relative to the runs' mean position
+  const slopeVariance = trend ? trend.residualVariance / trend.sxx : 0;
+  const shared = strata.filter(
+    (s) => s.headTrials > 0 && s.baseRuns.length > 0 && s.baseRuns.every((r) => r.trials > 0),
+  );
+  let deviation = 0;
+  let variance = 0;
+  let covariance = 0;
+  let totalGain = 0;
+  for (const s of extended) {
+    const m = s.extraTrials!;
+    const baseRate = s.basePassed / s.baseTrials;
+    const prediction = predictExtraPasses(
+      { firstPassed: s.headPassed, firstTrials: s.headTrials, extraTrials: m },
+      clamp01(baseRate + (trend ? trend.slope * next : 0)),
+      icc,
+    );
+    // The null's rate estimated from everything this scenario ran, as a score test does.
+    const pooled = (s.basePassed + s.headPassed + s.extraPassed!) / (s.baseTrials + s.headTrials + m);
+    const rateVariance = pooled * (1 - pooled);
+    // The base's pooled rate: each run beta-binomial at the ICC.
+    const baseVariance =
+      (rateVariance * s.baseRuns.reduce((sum, r) => sum + r.trials * (1 + (r.trials - 1) * icc), 0)) /
+      s.baseTrials ** 2;
+    const carried = m * prediction.gain;
+    deviation += s.extraPassed! - prediction.mean;
+    variance += m * rateVariance * prediction.inflation + carried ** 2 * baseVariance;
+    // Stage 1 moves with the base rate by −n N/(n + N) (the CMH score), or by −1/S through the mean
+    // level (the trend branch's t, over S shared scenarios).
+    covariance += trend
+      ? (carried * baseVariance) / Math.max(1, shared.length)
+      : ((s.baseTrials * s.headTrials) / (s.baseTrials + s.headTrials)) * carried * baseVariance;
+    totalGain += carried;
+  }
+
+  let firstStageSd: number;
+  if (trend) {
+    variance += totalGain ** 2 * next ** 2 * slopeVariance;
+    covariance += totalGain * next ** 2 * slopeVariance;
+    const day = Math.max(0, trend.residualVariance - runLevelSamplingVariance(shared, icc));
+    // The head's day and the base mean's share of the K base days, in both stages.
+    variance += totalGain ** 2 * day * (1 + 1 / k);
+    covariance += totalGain * day * (1 + 1 / k);
+    firstStageSd = Math.sqrt(trend.residualVariance * (1 + 1 / k + next ** 2 / trend.sxx));
+  } else {
+    const headTrials = lowerMedian(strata.filter((s) => s.headTrials > 0).map((s) => s.headTrials));
+    const designEffect = first.method === "design-effect" ? 1 + Math.max(0, headTrials - 1) * icc : 1;
+    firstStageSd = Math.sqrt(cmhVariance(strata) * designEffect);
+  }
+  if (!(variance > 0 && firstStageSd > 0)) return null;
+  const sd = Math.sqrt(variance);
+  return {
+    scenarios: extended.length,
+    z2: deviation / sd,
+    correlation: covariance / (firstStageSd * sd),
+  };
+}
+
+/** One base run's sampling variance of its suite level (trials binomial within the run's ICC). */
+function runLevelSamplingVariance(shared: readonly ClusteredSuiteInput[], icc: number): number {
+  let variance = 0;
+  for (const s of shared) {
+    const rate = s.basePassed / s.baseTrials;
+    const perRun = s.baseTrials / s.baseRuns.length;
+    variance += (rate * (1 - rate) * (1 + (perRun - 1) * icc)) / perRun;
+  }
+  return variance / shared.length ** 2;
+}
+
+/** The null variance of the CMH score (head first trials' passes minus expected): hypergeometric sums. */
+function cmhVariance(strata: readonly PassCounts[]): number {
+  let variance = 0;
+  for (const s of strata) {
+    const passed = s.basePassed + s.headPassed;
+    const trials = s.baseTrials + s.headTrials;
+    if (s.baseTrials === 0 || s.headTrials === 0 || passed === 0 || passed === trials) continue;
+    variance += (s.headTrials * s.baseTrials * passed * (trials - passed)) / (trials * trials * (trials - 1));
+  }
+  return variance;
+}
+
+function clamp01(x: number): number {
+  return Math.min(1, Math.max(0, x));
 }

@@ -177,6 +177,18 @@ describe("decide: fail-on regression", () => {
     );
     expect(decision.regressed).toEqual(["s0"]);
     expect(decision.design).toMatchObject({ head_trials: 3, extra_trials: 6, head_trials_spent: 12 });
+    // One base run: the suite test assumes the design's largest day effect, and takes no extras there.
+    expect(decision.suite?.extras_stage).toBeNull();
+  });
+
+  it("uses the extended scenarios' extra trials as the suite test's second stage against eight base runs", () => {
+    const eight = pooledBaseline(10, 8, 3, (s, r) => ((r + s) % 4 === 0 ? 2 : 3));
+    // Three scenarios extended; their trials pass first, so the extras hold the failures (2 of 8).
+    const counts = tenOf(3, 3).map((c, i): [number, number] => (i < 3 ? [5, 11] : c));
+    const extra = counts.map(([, n]) => ({ first_trials: 3, extended: n > 3 }));
+    const decision = decide({ head: suite(counts, extra), baseline: eight.report, pooling: eight.pooling });
+    expect(decision.suite?.extras_stage).toMatchObject({ scenarios: 3 });
+    expect(decision.suite!.p_value).toBeLessThan(decision.suite!.extras_stage!.first_stage_p);
   });
 
   it("gives the suite test half of any alpha, as at the default 0.025 of 0.05", () => {
@@ -205,6 +217,8 @@ describe("decide: fail-on regression", () => {
     expect(decision.scenarios[9]).toMatchObject({ tested: true, extended: false, regressed: true });
     expect(decision.scenarios.slice(0, 9).every((s) => !s.tested)).toBe(true);
     expect(decision.regressed).toEqual(["s9"]);
+    // No extra trials ran: the suite test is the first trials' alone.
+    expect(decision.suite?.extras_stage).toBeNull();
   });
 
   it("gates on a named metric, one-sided in its bad direction, and splits alpha with it", () => {

@@ -84,19 +84,16 @@ describe("decideRegression", () => {
     expect(decision.failed).toBe(true);
   });
 
-  it("the suite test sees only the head's first trials", () => {
+  it("the suite test sees only the head's first trials unless the screen extended the scenario", () => {
     const first = { basePassed: 12, baseTrials: 12, headPassed: 2, headTrials: 3 };
-    const withExtras = {
-      ...first,
-      headPassed: 8,
-      headTrials: 9,
-      initialHeadPassed: 2,
-      initialHeadTrials: 3,
-      extended: true,
-    };
+    const withExtras = { ...first, headPassed: 8, headTrials: 9, initialHeadPassed: 2, initialHeadTrials: 3 };
     const a = decideRegression(Array.from({ length: 5 }, () => first));
     const b = decideRegression(Array.from({ length: 5 }, () => withExtras));
     expect(b.suite.pValue).toBe(a.suite.pValue);
+    expect(b.suite.extrasStage).toBeNull();
+    // Extended: the extras are a second stage (tests/stats/extras-stage.test.ts).
+    const c = decideRegression(Array.from({ length: 5 }, () => ({ ...withExtras, extended: true })));
+    expect(c.suite.extrasStage).toMatchObject({ scenarios: 5, firstStageP: a.suite.pValue });
   });
 
   it("regressed ⇔ adjustedP ≤ alpha, and adaptive flags ⊆ flags of the fixed design (random data)", () => {
