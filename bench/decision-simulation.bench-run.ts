@@ -142,17 +142,19 @@ it("regression decision at the defaults: false failures in every world, power, i
 
 it("the frontier: what each correction of the suite test costs (broad drop) and buys (false failures)", () => {
   const rows: string[] = [];
-  const forms: Array<{ form: SuiteForm; icc?: number; said: string }> = [
-    { form: "exact", icc: 0, said: "before (i.i.d. tests: exact CMH, ICC 0)" },
-    { form: "exact", said: "exact CMH suite test, clustered per-scenario tests" },
-    { form: "design-effect", said: "+ the ICC's design effect (and the prior below 3 runs)" },
-    { form: "no-trend", said: "+ the day-effect pretest (runs as observations)" },
-    { form: "clustered", said: "+ the drift pretest (the default)" },
+  const forms: Array<{ form: SuiteForm; icc?: number; extras?: boolean; said: string }> = [
+    { form: "exact", icc: 0, extras: false, said: "before (i.i.d. tests: exact CMH, ICC 0)" },
+    { form: "exact", extras: false, said: "exact CMH suite test, clustered per-scenario tests" },
+    { form: "design-effect", extras: false, said: "+ the ICC's design effect (and the prior below 3 runs)" },
+    { form: "no-trend", extras: false, said: "+ the day-effect pretest (runs as observations)" },
+    { form: "clustered", extras: false, said: "+ the drift pretest" },
+    { form: "clustered", said: "+ the extra trials as a second stage (the default)" },
   ];
-  for (const { form, icc, said } of forms) {
+  for (const { form, icc, extras, said } of forms) {
     const tables = runDecisionSimulation({
       runs: 500,
       suiteForm: form,
+      ...(extras === false ? { extrasStage: false } : {}),
       ...(icc !== undefined ? { assumedIcc: icc } : {}),
       scenarioCounts: [],
       worlds: REAL_WORLDS,

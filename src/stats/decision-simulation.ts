@@ -63,6 +63,8 @@ export interface DecisionSimulationOptions {
   suiteAlpha?: number;
   /** Which corrections the suite test makes (the frontier table asks for fewer); default all. */
   suiteForm?: SuiteForm;
+  /** Whether the suite test takes the extra trials as a second stage; default yes. */
+  extrasStage?: boolean;
   /** The ICC the tests assume instead of estimating it (0: trials taken as independent, as before runs were clusters). */
   assumedIcc?: number;
   /** Only the power cells whose change contains one of these (default all). */
@@ -126,6 +128,7 @@ export interface DecisionSimulationTables {
     alpha: number;
     suiteAlpha: number;
     suiteForm: SuiteForm;
+    extrasStage: boolean;
     assumedIcc: number | null;
   };
   falseFailures: FalseFailureCell[];
@@ -157,6 +160,7 @@ export function runDecisionSimulation(options: DecisionSimulationOptions = {}): 
     alpha: options.alpha ?? DEFAULT_ALPHA,
     suiteAlpha: options.suiteAlpha ?? DEFAULT_SUITE_ALPHA,
     suiteForm: options.suiteForm ?? "clustered",
+    extrasStage: options.extrasStage ?? true,
     assumedIcc: options.assumedIcc ?? null,
   };
   const unchanged = (n: number, rate: number): Scenario[] =>
@@ -355,6 +359,7 @@ function simulateCell(
       suiteAlpha: settings.suiteAlpha,
       icc: variation.iccUsed,
       suiteForm: settings.suiteForm,
+      extrasStage: settings.extrasStage,
     };
     const adaptive = decideRegression(
       first.map((_, i) => complete(i, screened[i]!)),

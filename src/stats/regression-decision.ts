@@ -75,6 +75,8 @@ export interface RegressionDecisionOptions {
   icc?: number;
   /** The suite test's corrections (run-clusters.ts); only the simulation asks for fewer. Default all. */
   suiteForm?: SuiteForm;
+  /** The extended scenarios' extra trials as the suite test's second stage; only the simulation turns it off. Default on. */
+  extrasStage?: boolean;
 }
 
 export interface ScenarioDecision {
@@ -155,7 +157,7 @@ export function decideRegression(
     headPassed: c.initialHeadPassed ?? c.headPassed,
     headTrials: initialTrials(c),
     baseRuns: c.baseRuns ?? [{ passed: c.basePassed, trials: c.baseTrials }],
-    ...extraTrialsOf(c),
+    ...(options.extrasStage === false ? {} : extraTrialsOf(c)),
   }));
   // Independent trials against one base run: the exact test, with nothing to correct for.
   const clustered = icc > 0 || counts.some((c) => (c.baseRuns?.length ?? 0) > 1);
