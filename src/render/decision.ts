@@ -115,10 +115,13 @@ function suitePart(decision: Decision): Sentence {
   const change = rates ? `pass rate ${formatRate(rates.base)} → ${formatRate(rates.head)} ` : "";
   const p = decision.suite?.adjusted_p;
   const verdict = { alpha: decision.alpha, rejected: decision.suite_regressed };
+  // The extended scenarios' extra trials entered as a second stage: the p is both stages'.
+  const extras = decision.suite?.extras_stage;
+  const name = extras
+    ? `suite test with the extra trials of ${plural(extras.scenarios, "scenario")}`
+    : "suite test";
   const test =
-    p === null || p === undefined
-      ? "suite test"
-      : `suite test, ${formatPStatement("adjusted p", p, verdict)}`;
+    p === null || p === undefined ? name : `${name}, ${formatPStatement("adjusted p", p, verdict)}`;
   return [`across the suite: ${change}(${test})`];
 }
 

@@ -74,6 +74,17 @@ describe("renderDecisionHeadline", () => {
     );
   });
 
+  it("says when the suite test took the extended scenarios' extra trials as a second stage", () => {
+    const { decision } = suiteOnlyDrop();
+    const withExtras = {
+      ...decision,
+      suite: { ...decision.suite!, extras_stage: { scenarios: 9, first_stage_p: 0.03 } },
+    };
+    expect(renderDecisionHeadline(withExtras)).toBe(
+      "🔴 Regression across the suite: pass rate 96% → 83% (suite test with the extra trials of 9 scenarios, adjusted p < 0.001)",
+    );
+  });
+
   it("states the suite's pass rates over the head's first trials, as the suite test saw them", () => {
     // s0's first 3 trials failed; its 8 extra trials passed: all 11 would read 73%, not 0%.
     const head = makeReport([
