@@ -19,6 +19,7 @@ import {
 } from "../run/agent-scope.js";
 import { DEFAULT_EXTRA_TRIALS, DEFAULT_MODEL, DEFAULT_TRIALS } from "../run/options.js";
 import { settleModels } from "../run/plan.js";
+import { parseBashkitHome } from "../scenario/bashkit-home.js";
 import { parseDuration } from "../scenario/duration.js";
 import { SANDBOX_SETTINGS } from "../scenario/keys.js";
 import type { SandboxSetting } from "../scenario/types.js";
@@ -57,6 +58,8 @@ export interface ActionSettings {
   openaiBaseURL: string | null;
   /** The Gemini API key for `agent: gemini-cli` (`gemini-api-key`); empty when not given. */
   geminiApiKey: string;
+  /** The Gemini API base URL (`gemini-base-url`); null: GOOGLE_GEMINI_BASE_URL, else Google's. */
+  geminiBaseURL: string | null;
   /** How `openai:` models are called (`openai-api`). */
   openaiApi: OpenAiApiChoice;
   /** The run's model: `model`, or the first of `models`. */
@@ -77,6 +80,11 @@ export interface ActionSettings {
   /** The Anthropic API base URL (`base-url`); null: ANTHROPIC_BASE_URL, else the API's own. */
   baseURL: string | null;
   trials: number;
+  /**
+   * The bashkit home layout every bashkit dataset task gets (`bashkit-home`, as the CLI's
+   * --bashkit-home: a layout's name); null: a replayed recording's, else the current bashkit's.
+   */
+  bashkitHome: string | null;
   /** Adaptive extra trials per screened scenario (0: off). */
   extraTrials: number;
   concurrency: number;
@@ -253,7 +261,7 @@ function readAgentCommand(read: ReadInput, agents: readonly AgentName[]): string
 const BASE_URL_INPUTS: Record<AgentApi, string> = {
   anthropic: 'input "base-url"',
   openai: 'input "openai-base-url"',
-  gemini: "GOOGLE_GEMINI_BASE_URL",
+  gemini: 'input "gemini-base-url"',
 };
 
 /**
@@ -262,7 +270,7 @@ const BASE_URL_INPUTS: Record<AgentApi, string> = {
  */
 function readBaseUrls(
   read: ReadInput,
-  name: "base-url" | "openai-base-url",
+  name: "base-url" | "openai-base-url" | "gemini-base-url",
   api: AgentApi,
   agents: readonly AgentName[],
   example: string,
@@ -338,21 +346,30 @@ export function readActionSettings(read: ReadInput): ActionSettings {
     "https://gateway.example.com/anthropic",
   );
   const openaiUrls = readBaseUrls(read, "openai-base-url", "openai", agents, "http://localhost:11434/v1");
+  const geminiUrls = readBaseUrls(
+    read,
+    "gemini-base-url",
+    "gemini",
+    agents,
+    "https://gateway.example.com/gemini",
+  );
   return {
     mode: readChoice(read, "mode", ACTION_MODES, "run"),
     scenarios: scenarios.length > 0 ? scenarios : ["scenarios"],
     apiKey: read("anthropic-api-key").trim(),
     openaiApiKey: read("openai-api-key").trim(),
     geminiApiKey: read("gemini-api-key").trim(),
+    geminiBaseURL: geminiUrls.shared,
     openaiBaseURL: openaiUrls.shared,
     openaiApi: readChoice(read, "openai-api", ["auto", ...OPENAI_APIS] as const, "auto"),
     ...readModels(read, agents),
     judgeModel: judgeModel === "" ? null : judgeModel,
     agent,
     agents: agents.length > 1 ? agents : [],
-    agentEndpoints: endpointsByAgent({ anthropic: anthropicUrls, openai: openaiUrls }),
+    agentEndpoints: endpointsByAgent({ anthropic: anthropicUrls, openai: openaiUrls, gemini: geminiUrls }),
     agentCommand: readAgentCommand(read, agents),
     baseURL: anthropicUrls.shared,
+    bashkitHome: readBashkitHome(read),
     trials: readWholeNumber(read, "trials", 1) ?? DEFAULT_TRIALS,
     extraTrials: readWholeNumber(read, "extra-trials", 0) ?? DEFAULT_EXTRA_TRIALS,
     concurrency: readWholeNumber(read, "concurrency", 1) ?? 4,
@@ -375,6 +392,12 @@ export function readActionSettings(read: ReadInput): ActionSettings {
     forkMode: readChoice(read, "fork-mode", FORK_MODES, "replay"),
     modelTimeoutMs: readModelTimeout(read),
   };
+}
+
+/** As the CLI's --bashkit-home: a layout's name, `current` or a date, kept as the layout's name. */
+function readBashkitHome(read: ReadInput): string | null {
+  const raw = read("bashkit-home").trim();
+  return raw === "" ? null : parseBashkitHome(raw, 'input "bashkit-home"').name;
 }
 
 function readModelTimeout(read: ReadInput): number | undefined {

@@ -72,6 +72,7 @@ async function prepareActionRun(
     anthropic: baseURL,
     openai: settings.openaiBaseURL ?? (deps.env.OPENAI_BASE_URL || null),
   };
+  const geminiBaseURL = settings.geminiBaseURL ?? (deps.env.GOOGLE_GEMINI_BASE_URL || null);
   // Before a possible install: a pattern that matches nothing should not wait for npm.
   const patterns = await expandScenarioPatterns(settings.scenarios, folders.workDir, 'input "scenarios"');
   // Each agent CLI of the run (one, or an agent matrix's), found or installed once.
@@ -98,7 +99,7 @@ async function prepareActionRun(
       apiKey: settings.apiKey || null,
       baseURL,
       openai: { apiKey: settings.openaiApiKey || null, baseURL: baseURLs.openai },
-      gemini: { apiKey: settings.geminiApiKey || null, baseURL: deps.env.GOOGLE_GEMINI_BASE_URL || null },
+      gemini: { apiKey: settings.geminiApiKey || null, baseURL: geminiBaseURL },
       ...(agentBinary ? { agentBinary } : {}),
       ...(matrix ? { agentBinaries, agentEndpoints: settings.agentEndpoints } : {}),
       judgeModel: settings.judgeModel,
@@ -118,6 +119,7 @@ async function prepareActionRun(
         shard: settings.shard,
         maxCostUsd: settings.maxCostUsd,
         agentCommand: settings.agentCommand,
+        bashkitHome: settings.bashkitHome,
         ...(settings.modelTimeoutMs !== undefined ? { modelTimeoutMs: settings.modelTimeoutMs } : {}),
       },
       describeNoMatch: (loaded) =>

@@ -122,7 +122,8 @@ export function parseBashkitHome(text: string, field = "--bashkit-home"): HomeLa
   if (dated) return dated;
   const names = BASHKIT_HOME_ERAS.map((era) => era.layout.name).join(", ");
   throw new ConfigError(
-    `${field}: expected current, ${names}, or a date such as 2026-05-26 or 2026-05-26T12:00Z (the bashkit at that moment, UTC; a day alone is its start), found ${JSON.stringify(text)}`,
+    // ConfigError puts `field: ` before the message.
+    `expected current, ${names}, or a date such as 2026-05-26 or 2026-05-26T12:00Z (the bashkit at that moment, UTC; a day alone is its start), found ${JSON.stringify(text)}`,
     field,
   );
 }

@@ -31,6 +31,7 @@ describe("readActionSettings", () => {
       apiKey: "",
       openaiApiKey: "",
       geminiApiKey: "",
+      geminiBaseURL: null,
       openaiBaseURL: null,
       openaiApi: "auto",
       model: "claude-haiku-4-5",
@@ -42,6 +43,7 @@ describe("readActionSettings", () => {
       agentEndpoints: {},
       agentCommand: null,
       baseURL: null,
+      bashkitHome: null,
       trials: 3,
       extraTrials: 8,
       concurrency: 4,
@@ -296,6 +298,44 @@ describe("readActionSettings", () => {
     );
   });
 
+  it("reads gemini-base-url as the CLI's --gemini-base-url: an http(s) URL for the Gemini API", async () => {
+    expect(
+      await readWith({ agent: "gemini-cli", "gemini-base-url": " https://gateway.example.com/gemini " }),
+    ).toMatchObject({ geminiBaseURL: "https://gateway.example.com/gemini", agentEndpoints: {} });
+    // Only Gemini's: the other APIs' base URLs stay unset.
+    expect(await readWith({ "gemini-base-url": "http://127.0.0.1:8080" })).toMatchObject({
+      geminiBaseURL: "http://127.0.0.1:8080",
+      baseURL: null,
+      openaiBaseURL: null,
+    });
+    for (const bad of ["generativelanguage.googleapis.com", "ftp://gateway.example.com"]) {
+      expect((await errorFor({ "gemini-base-url": bad })).message).toBe(
+        `input "gemini-base-url" must be an http:// or https:// URL (e.g. https://gateway.example.com/gemini), got "${bad}"`,
+      );
+    }
+  });
+
+  it("reads bashkit-home as the CLI's --bashkit-home: a layout, current or a date, as the layout's name", async () => {
+    for (const layout of ["bashkit-home-unset", "bashkit-home-missing", "bashkit-home-created"]) {
+      expect((await readWith({ "bashkit-home": layout })).bashkitHome).toBe(layout);
+    }
+    expect((await readWith({ "bashkit-home": " current " })).bashkitHome).toBe("bashkit-home-created");
+    expect((await readWith({ "bashkit-home": "2026-02-09" })).bashkitHome).toBe("bashkit-home-unset");
+    expect((await readWith({ "bashkit-home": "2026-05-26" })).bashkitHome).toBe("bashkit-home-missing");
+    // The day a change landed: before it (a day alone is its start), and the moment after.
+    expect((await readWith({ "bashkit-home": "2026-06-28" })).bashkitHome).toBe("bashkit-home-missing");
+    expect((await readWith({ "bashkit-home": "2026-06-28T09:43:23Z" })).bashkitHome).toBe(
+      "bashkit-home-created",
+    );
+    for (const bad of ["home-eval", "Current", "2026-02-30", "yesterday"]) {
+      const error = await errorFor({ "bashkit-home": bad });
+      expect(error.message).toBe(
+        `input "bashkit-home": expected current, bashkit-home-unset, bashkit-home-missing, bashkit-home-created, or a date such as 2026-05-26 or 2026-05-26T12:00Z (the bashkit at that moment, UTC; a day alone is its start), found "${bad}"`,
+      );
+      expect(error.where).toBe('input "bashkit-home"');
+    }
+  });
+
   it("derives the artifact name from the comment key", () => {
     expect(deriveArtifactName("llm-tool-test")).toBe("llm-tool-test-report");
     expect(deriveArtifactName("docs")).toBe("llm-tool-test-report-docs");
@@ -309,6 +349,7 @@ describe("an agent matrix from the action's inputs", () => {
       models: "claude-haiku-4-5\ncodex=openai:gpt-5.2\ngemini-cli=gemini-2.5-flash",
       "base-url": "https://gateway.example.com/anthropic",
       "openai-base-url": "codex=http://127.0.0.1:8080/v1",
+      "gemini-base-url": "gemini-cli=https://gateway.example.com/gemini",
     });
     expect(settings).toMatchObject({
       agent: "anthropic",
@@ -318,8 +359,29 @@ describe("an agent matrix from the action's inputs", () => {
       agentModels: { codex: ["openai:gpt-5.2"], "gemini-cli": ["gemini-2.5-flash"] },
       baseURL: "https://gateway.example.com/anthropic",
       openaiBaseURL: null,
-      agentEndpoints: { codex: { openai: "http://127.0.0.1:8080/v1" } },
+      geminiBaseURL: null,
+      agentEndpoints: {
+        codex: { openai: "http://127.0.0.1:8080/v1" },
+        "gemini-cli": { gemini: "https://gateway.example.com/gemini" },
+      },
     });
+  });
+
+  it("gives an unscoped gemini-base-url to every agent that calls the Gemini API, beside one agent's own", async () => {
+    expect(
+      await readWith({
+        agent: "gemini-cli, anthropic",
+        "gemini-base-url": "https://gateway.example.com/gemini\nanthropic=http://127.0.0.1:1",
+      }).catch((e: unknown) => (e as Error).message),
+    ).toBe(
+      'input "gemini-base-url" anthropic=http://127.0.0.1:1: the anthropic agent does not call this API; its base URL is input "base-url" anthropic=URL or input "openai-base-url" anthropic=URL',
+    );
+    expect(
+      await readWith({
+        agent: "gemini-cli, oracle",
+        "gemini-base-url": "https://gateway.example.com/gemini",
+      }),
+    ).toMatchObject({ geminiBaseURL: "https://gateway.example.com/gemini", agentEndpoints: {} });
   });
 
   it("takes one agent's own values as the run's when it runs alone", async () => {
@@ -335,6 +397,9 @@ describe("an agent matrix from the action's inputs", () => {
       agentModels: {},
       openaiBaseURL: "http://127.0.0.1:1/v1",
     });
+    expect(
+      await readWith({ agent: "gemini-cli", "gemini-base-url": "gemini-cli=http://127.0.0.1:2" }),
+    ).toMatchObject({ agents: [], geminiBaseURL: "http://127.0.0.1:2", agentEndpoints: {} });
   });
 
   it.each([
@@ -345,6 +410,41 @@ describe("an agent matrix from the action's inputs", () => {
     [
       { agent: "anthropic,codex", "base-url": "codex=https://gateway.example.com" },
       'input "base-url" codex=https://gateway.example.com: the codex agent does not call this API; its base URL is input "openai-base-url" codex=URL',
+    ],
+    [
+      { agent: "anthropic,gemini-cli", "base-url": "gemini-cli=https://gateway.example.com" },
+      'input "base-url" gemini-cli=https://gateway.example.com: the gemini-cli agent does not call this API; its base URL is input "gemini-base-url" gemini-cli=URL',
+    ],
+    [
+      { agent: "codex,gemini-cli", "gemini-base-url": "codex=https://gateway.example.com" },
+      'input "gemini-base-url" codex=https://gateway.example.com: the codex agent does not call this API; its base URL is input "openai-base-url" codex=URL',
+    ],
+    [
+      { agent: "anthropic,claude-code", "gemini-base-url": "gemini-cli=https://gateway.example.com" },
+      `input "gemini-base-url" gemini-cli=https://gateway.example.com: gemini-cli is not an agent of this run (anthropic, claude-code); add gemini-cli to the run's agents or drop the value`,
+    ],
+    [
+      { agent: "anthropic,gemini-cli", "gemini-base-url": "gemni-cli=https://gateway.example.com" },
+      'input "gemini-base-url" gemni-cli=https://gateway.example.com: "gemni-cli" is not an agent (did you mean "gemini-cli"?)',
+    ],
+    [
+      {
+        agent: "anthropic,gemini-cli",
+        "gemini-base-url": "gemini-cli=https://a.example.com\ngemini-cli=https://b.example.com",
+      },
+      'input "gemini-base-url" is given twice for gemini-cli: give it once',
+    ],
+    [
+      { agent: "anthropic,gemini-cli", "gemini-base-url": "https://a.example.com\nhttps://b.example.com" },
+      'input "gemini-base-url" is given twice without an agent: give it once for every agent, or once per agent as input "gemini-base-url" AGENT=URL',
+    ],
+    [
+      { agent: "gemini-cli", "gemini-base-url": "https://a.example.com\ngemini-cli=https://b.example.com" },
+      'input "gemini-base-url" is given twice for gemini-cli (with and without gemini-cli=): give it once',
+    ],
+    [
+      { agent: "anthropic,gemini-cli", "gemini-base-url": "gemini-cli=gateway.example.com" },
+      'input "gemini-base-url" must be an http:// or https:// URL (e.g. https://gateway.example.com/gemini), got "gateway.example.com"',
     ],
     [
       { agent: "anthropic,claude-code", models: "claude-code=mistral:large" },

@@ -887,6 +887,52 @@ describe("models and providers", () => {
     }
   }, 120_000);
 
+  it.each([
+    ["alone, from gemini-base-url", "gemini-cli", (url: string) => url],
+    [
+      "in an agent matrix, from gemini-base-url's gemini-cli= line",
+      "gemini-cli, oracle",
+      (url: string) => `gemini-cli=${url}`,
+    ],
+  ])(
+    "runs gemini-cli %s, not GOOGLE_GEMINI_BASE_URL's server",
+    async (_how, agent, input) => {
+      const script = [geminiShellCall("ls -1 alpha.txt beta.txt > listing.txt"), geminiText("done")];
+      const gemini = await startGeminiServer((request) =>
+        offersShell(request) ? (script[geminiTurnOf(request)] ?? geminiText("done")) : geminiText("ok"),
+      );
+      const environment = await startGeminiServer(() => geminiText("not this one"));
+      try {
+        const result = await run(
+          await createDeps(
+            {
+              "working-directory": "head",
+              scenarios: "list-files.yaml",
+              trials: "1",
+              agent,
+              models: "gemini-cli=gemini-2.5-flash",
+              "gemini-api-key": "AIza-action-gemini-base-url-5d02",
+              "gemini-base-url": input(gemini.url),
+            },
+            { env: { GOOGLE_GEMINI_BASE_URL: environment.url } },
+          ),
+        );
+        expect(recorded.failed).toEqual([]);
+        expect(result.status).toBe("passed");
+        const report = JSON.parse(await readFile(recorded.outputs["report-path"]!, "utf8")) as Report;
+        const geminiScenario = report.scenarios.find((s) => s.agent !== "oracle");
+        expect(report.run.model).toBe("gemini-2.5-flash");
+        expect(geminiScenario?.trials.map((t) => t.outcome)).toEqual(["pass"]);
+        expect(gemini.generateRequests().filter(offersShell)).toHaveLength(2);
+        expect(environment.requests).toHaveLength(0);
+      } finally {
+        await gemini.close();
+        await environment.close();
+      }
+    },
+    120_000,
+  );
+
   it("names gemini-api-key when agent: gemini-cli has no key, whatever the Anthropic key", async () => {
     const result = await run(
       await createDeps({
@@ -916,5 +962,61 @@ describe("models and providers", () => {
     expect(recorded.failed).toEqual([
       `input "${input}" is empty, and the anthropic agent needs an API key: add "${input}: \${{ secrets.${secret} }}" to the step (or use "agent: oracle" to try the scenarios without a model)`,
     ]);
+  });
+});
+
+describe("bashkit datasets", () => {
+  /** One task whose check passes only where bashkit made HOME (/home/eval) at start; the null agent does nothing. */
+  async function homeDataset(): Promise<string> {
+    const folder = makeTempDir("action-bashkit-");
+    const task = {
+      id: "home_made",
+      category: "basic",
+      description: "HOME was made at start",
+      prompt: "Nothing to do.",
+      files: {},
+      expectations: [{ check: "file_exists:/home/eval" }],
+    };
+    await writeFile(path.join(folder, "home.jsonl"), `${JSON.stringify(task)}\n`);
+    return folder;
+  }
+
+  it.each([
+    ["", "bashkit-home-created", "pass"],
+    ["2026-02-09", "bashkit-home-unset", "fail"],
+    ["bashkit-home-missing", "bashkit-home-missing", "fail"],
+  ])(
+    "gives every task bashkit-home %j's layout, as the CLI's --bashkit-home",
+    async (input, layout, outcome) => {
+      const result = await run(
+        await createDeps({
+          agent: "null",
+          "working-directory": await homeDataset(),
+          scenarios: "home.jsonl",
+          trials: "1",
+          "fail-on": "never",
+          "bashkit-home": input,
+        }),
+      );
+      expect(recorded.failed).toEqual([]);
+      expect(result.status).toBe("passed");
+      const report = JSON.parse(await readFile(recorded.outputs["report-path"]!, "utf8")) as Report;
+      expect(report.scenarios[0]?.trials.map((t) => [t.home_layout, t.outcome])).toEqual([[layout, outcome]]);
+    },
+  );
+
+  it("refuses a bashkit-home that is no layout, current or date, naming the input and the accepted forms", async () => {
+    const result = await run(
+      await createDeps({
+        agent: "null",
+        "working-directory": await homeDataset(),
+        "bashkit-home": "home-eval",
+      }),
+    );
+    expect(result.status).toBe("config_error");
+    expect(recorded.failed).toEqual([
+      'input "bashkit-home": expected current, bashkit-home-unset, bashkit-home-missing, bashkit-home-created, or a date such as 2026-05-26 or 2026-05-26T12:00Z (the bashkit at that moment, UTC; a day alone is its start), found "home-eval"',
+    ]);
+    expect(recorded.log.filter((l) => l.message.includes("    at "))).toEqual([]);
   });
 });

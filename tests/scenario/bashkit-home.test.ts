@@ -82,7 +82,7 @@ describe("--bashkit-home", () => {
     }
     expect(isConfigError(error)).toBe(true);
     expect(String((error as Error).message)).toMatch(
-      /--bashkit-home: expected current, bashkit-home-unset, bashkit-home-missing, bashkit-home-created, or a date .*found "home-eval"/,
+      /^--bashkit-home: expected current, bashkit-home-unset, bashkit-home-missing, bashkit-home-created, or a date .*found "home-eval"/,
     );
   });
 });
