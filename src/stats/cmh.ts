@@ -70,14 +70,27 @@ export interface CmhOptions {
  *   z = (Σ a_k − Σ E_k) / √(Σ V_k),  p = Φ(z).
  * With the correction, |Σ a_k − Σ E_k| is reduced by 0.5 when it is at least 0.5 (R's convention).
  */
+/**
+ * The null variance of the CMH score (the head's passes minus their expectation given every stratum's
+ * margins): the sum of the strata's hypergeometric variances. Strata where every trial passed or every
+ * one failed add nothing.
+ */
+export function cmhScoreVariance(strata: readonly PassCounts[]): number {
+  let variance = 0;
+  for (const { headTrials, baseTrials, totalPassed } of informativeStrata(strata)) {
+    const n = headTrials + baseTrials;
+    variance += (headTrials * baseTrials * totalPassed * (n - totalPassed)) / (n * n * (n - 1));
+  }
+  return variance;
+}
+
 export function cmhOneSided(strata: readonly PassCounts[], options: CmhOptions = {}): SuiteTestResult {
   const kept = informativeStrata(strata);
+  const variance = cmhScoreVariance(strata);
   let delta = 0;
-  let variance = 0;
   for (const { headTrials, baseTrials, totalPassed, headPassed } of kept) {
     const n = headTrials + baseTrials;
     delta += headPassed - (headTrials * totalPassed) / n;
-    variance += (headTrials * baseTrials * totalPassed * (n - totalPassed)) / (n * n * (n - 1));
   }
   if (variance === 0) return { pValue: 1, observedMinusExpected: 0, variance: 0, informativeStrata: 0 };
   const correction = options.continuityCorrection && Math.abs(delta) >= 0.5 ? 0.5 : 0;
@@ -105,11 +118,10 @@ export function cmhExactOneSided(
   let law = [1];
   let observed = 0;
   let delta = 0;
-  let variance = 0;
+  const variance = cmhScoreVariance(strata);
   for (const { headTrials, baseTrials, totalPassed, headPassed } of kept) {
     const n = headTrials + baseTrials;
     delta += headPassed - (headTrials * totalPassed) / n;
-    variance += (headTrials * baseTrials * totalPassed * (n - totalPassed)) / (n * n * (n - 1));
     const low = Math.max(0, totalPassed - baseTrials);
     const high = Math.min(headTrials, totalPassed);
     const logDenominator = logChoose(n, totalPassed);

@@ -214,7 +214,7 @@ export function maximizeOnUnitInterval(
     const right = i === steps ? Number.NEGATIVE_INFINITY : values[i + 1]!;
     // A local maximum (the right end of a plateau counts once; a flat function needs no refining).
     if (v >= left && v > right && i > 0) {
-      best = Math.max(best, goldenSectionMaximum(f, (i - 1) / steps, Math.min(1, (i + 1) / steps)));
+      best = Math.max(best, goldenSectionMaximum(f, (i - 1) / steps, Math.min(1, (i + 1) / steps)).value);
     }
   }
   return best;
@@ -222,14 +222,23 @@ export function maximizeOnUnitInterval(
 
 const INVERSE_GOLDEN = (Math.sqrt(5) - 1) / 2;
 
-function goldenSectionMaximum(f: (x: number) => number, low: number, high: number): number {
+/**
+ * The maximum of f on [low, high] by golden-section search, to `tolerance` in x: where and how large.
+ * Unimodal f finds its maximum; otherwise a local one.
+ */
+export function goldenSectionMaximum(
+  f: (x: number) => number,
+  low: number,
+  high: number,
+  tolerance = GOLDEN_TOLERANCE,
+): { at: number; value: number } {
   let a = low;
   let b = high;
   let c = b - INVERSE_GOLDEN * (b - a);
   let d = a + INVERSE_GOLDEN * (b - a);
   let fc = f(c);
   let fd = f(d);
-  while (b - a > GOLDEN_TOLERANCE) {
+  while (b - a > tolerance) {
     if (fc > fd) {
       b = d;
       d = c;
@@ -244,5 +253,5 @@ function goldenSectionMaximum(f: (x: number) => number, low: number, high: numbe
       fd = f(d);
     }
   }
-  return Math.max(fc, fd);
+  return fc > fd ? { at: c, value: fc } : { at: d, value: fd };
 }

@@ -15,7 +15,7 @@
  *   suite-level pass rate (a prediction t-test, K − 1 degrees of freedom), used when the base runs vary
  *   more than binomial sampling explains; otherwise the exact stratified CMH test keeps its power.
  */
-import { cmhExactOneSided } from "./cmh.js";
+import { cmhExactOneSided, cmhScoreVariance } from "./cmh.js";
 import { fisherOneSidedP, maximizeOnUnitInterval, type PassCounts } from "./exact-2x2.js";
 import { normalCdf, normalQuantile, studentTCdf } from "./stats.js";
 
@@ -697,7 +697,7 @@ function extrasStage(
   } else {
     const headTrials = lowerMedian(strata.filter((s) => s.headTrials > 0).map((s) => s.headTrials));
     const designEffect = first.method === "design-effect" ? 1 + Math.max(0, headTrials - 1) * icc : 1;
-    firstStageSd = Math.sqrt(cmhVariance(strata) * designEffect);
+    firstStageSd = Math.sqrt(cmhScoreVariance(strata) * designEffect);
   }
   if (!(variance > 0 && firstStageSd > 0)) return null;
   const sd = Math.sqrt(variance);
@@ -717,18 +717,6 @@ function runLevelSamplingVariance(shared: readonly ClusteredSuiteInput[], icc: n
     variance += (rate * (1 - rate) * (1 + (perRun - 1) * icc)) / perRun;
   }
   return variance / shared.length ** 2;
-}
-
-/** The null variance of the CMH score (head first trials' passes minus expected): hypergeometric sums. */
-function cmhVariance(strata: readonly PassCounts[]): number {
-  let variance = 0;
-  for (const s of strata) {
-    const passed = s.basePassed + s.headPassed;
-    const trials = s.baseTrials + s.headTrials;
-    if (s.baseTrials === 0 || s.headTrials === 0 || passed === 0 || passed === trials) continue;
-    variance += (s.headTrials * s.baseTrials * passed * (trials - passed)) / (trials * trials * (trials - 1));
-  }
-  return variance;
 }
 
 function clamp01(x: number): number {

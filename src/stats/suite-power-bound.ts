@@ -22,6 +22,7 @@
  * tests/stats/suite-power-bound.test.ts). The search (coordinate descent on the convex dual) only makes
  * it tighter.
  */
+import { goldenSectionMaximum } from "./exact-2x2.js";
 import { logGamma, normalCdf } from "./stats.js";
 
 export interface SuiteBoundDesign {
@@ -124,10 +125,10 @@ export function suitePowerBound(design: SuiteBoundDesign, grid: BoundGrid = DEFA
         trial[i] = x;
         return dual(trial);
       };
-      const x = goldenMinimum(at, 0, Math.max(4 * lambda[i]!, 40));
-      const value = at(x);
-      if (value < best) {
-        best = value;
+      const high = Math.max(4 * lambda[i]!, 40);
+      const { at: x, value } = goldenSectionMaximum((y) => -at(y), 0, high, high * 1e-6);
+      if (-value < best) {
+        best = -value;
         lambda[i] = x;
       }
     }
@@ -153,32 +154,6 @@ function dualValue(alt: Law, nulls: readonly Law[], lambda: readonly number[], a
   }
   for (const l of lambda) total += alpha * l;
   return total;
-}
-
-function goldenMinimum(f: (x: number) => number, low: number, high: number): number {
-  const ratio = (Math.sqrt(5) - 1) / 2;
-  let a = low;
-  let b = high;
-  let c = b - ratio * (b - a);
-  let d = a + ratio * (b - a);
-  let fc = f(c);
-  let fd = f(d);
-  for (let i = 0; i < 28; i++) {
-    if (fc < fd) {
-      b = d;
-      d = c;
-      fd = fc;
-      c = b - ratio * (b - a);
-      fc = f(c);
-    } else {
-      a = c;
-      c = d;
-      fc = fd;
-      d = a + ratio * (b - a);
-      fd = f(d);
-    }
-  }
-  return fc < fd ? c : d;
 }
 
 /** n equal bins between low and high, plus a tail bin on each side. */
