@@ -238,7 +238,7 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     testedModels,
     force: forceJudge,
     hasApiKey: Boolean(settings.apiKey || settings.openai?.apiKey),
-    agent: settings.agent,
+    agents,
   });
   if (judge.note) ports.note(judge.note);
   const { scenarios, judgeModel } = judge;
@@ -635,9 +635,10 @@ export interface JudgeSetup {
  * Resolves each judged scenario's judge model (resolveJudgeModel: the scenario's own model, then
  * the flag, then the environment, then the default) and writes it into the scenario, so a trial
  * is judged by exactly the model checked here. A judge equal to the model the scenario tests is
- * refused before any model call, naming the scenario (unless forced). Without an API key only
- * the oracle and null agents can run at all; their judges are skipped with a note, since their
- * gates already say whether the scenario is satisfiable.
+ * refused before any model call, naming the scenario (unless forced). Without an Anthropic or
+ * OpenAI key only agents that need neither can run (oracle, null, command; gemini-cli with its own
+ * key); the judges are skipped with a note naming every agent of the run, since the gates already
+ * say whether the scenario is satisfiable.
  */
 export function setUpJudge(
   scenarios: Scenario[],
@@ -649,7 +650,8 @@ export function setUpJudge(
     testedModels?: string[];
     force: boolean;
     hasApiKey: boolean;
-    agent: AgentName;
+    /** The run's agents (an agent matrix's all): the judge is skipped for each of them. */
+    agents: readonly AgentName[];
   },
 ): JudgeSetup {
   const judged = scenarios.filter((s) => s.evaluation.judge?.enabled);
@@ -661,7 +663,7 @@ export function setUpJudge(
         s.evaluation.judge?.enabled ? { ...s, evaluation: { ...s.evaluation, judge: undefined } } : s,
       ),
       judgeModel: null,
-      note: `the judge of ${judged.length} scenario(s) is skipped: it needs a model API key, ANTHROPIC_API_KEY or OPENAI_API_KEY (the ${input.agent} agent needs none)`,
+      note: describeSkippedJudge(judged.length, input.agents),
     };
   }
   const requested = { flag: input.flag ?? undefined, env: input.env ?? undefined };
@@ -687,6 +689,33 @@ export function setUpJudge(
     return { ...scenario, evaluation: { ...scenario.evaluation, judge: { ...judge, model } } };
   });
   return { scenarios: resolved, judgeModel: defaultJudgeOf(scenarios, resolved), note: null };
+}
+
+/**
+ * The note for judges skipped for want of a key, naming every agent of the run it concerns (in a
+ * matrix the judge is skipped for each one) and why they could run without one. An agent with a
+ * key of its own (gemini-cli's GEMINI_API_KEY) does need a key, just not one a judge can use; one
+ * that needs a provider's key is refused later (checkModelProviders), so it is not said to need none.
+ */
+function describeSkippedJudge(judgedCount: number, agents: readonly AgentName[]): string {
+  const keyless = agents.filter((agent) => !AGENTS[agent].needsApiKey);
+  const ownKey = agents.flatMap((agent) => {
+    const variable = agentApiKeyVariable(agent);
+    return variable ? [`the ${agent} agent's ${variable} is not one`] : [];
+  });
+  const reasons = [
+    ...(keyless.length > 0
+      ? [`the ${listed(keyless)} ${keyless.length === 1 ? "agent needs" : "agents need"} none`]
+      : []),
+    ...ownKey,
+  ];
+  const forWhom = agents.length > 1 ? " for every agent of the run" : "";
+  return `the judge of ${judgedCount} scenario(s) is skipped${forWhom}: it needs a model API key, ANTHROPIC_API_KEY or OPENAI_API_KEY${reasons.length > 0 ? ` (${reasons.join("; ")})` : ""}`;
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function listed(names: readonly string[]): string {
+  return names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
 }
 
 /**

@@ -28,6 +28,7 @@ export interface FieldSchema {
   properties?: Readonly<Record<string, FieldSchema>>;
   required?: readonly string[];
   additionalProperties?: boolean | FieldSchema;
+  propertyNames?: FieldSchema;
   minProperties?: number;
   oneOf?: readonly FieldSchema[];
   $ref?: string;
@@ -61,7 +62,15 @@ export const DEFAULT_CATEGORY = "uncategorized";
 export const DEFAULT_TIER = 1;
 const DEFAULT_PASS_THRESHOLD = 0.7;
 
-const text = (description: string) => ({ description, type: "string", minLength: 1 }) as const;
+/**
+ * What a string that must not be empty has to contain: the loader refuses one of only whitespace
+ * (NodeReader.readString), and the schema says the same with this pattern beside `minLength: 1`.
+ */
+export const NOT_BLANK = /\S/;
+/** A string with something in it besides whitespace (the loader's and the schema's one rule). */
+const NON_BLANK_STRING = { type: "string", minLength: 1, pattern: NOT_BLANK.source } as const;
+
+const text = (description: string) => ({ description, ...NON_BLANK_STRING }) as const;
 const weight = (description: string) => ({ description, type: "number", minimum: 0 }) as const;
 const RE2_PATTERN =
   "Regular expression in RE2 syntax, JavaScript spellings accepted (linear-time matching: no backreferences or lookaround)";
@@ -221,7 +230,7 @@ export const SCENARIO = {
     tags: {
       description: "Tags for --tags selection.",
       type: "array",
-      items: { type: "string", minLength: 1 },
+      items: NON_BLANK_STRING,
     },
     tier: {
       description: "Tier for --tier N selection (scenarios with tier <= N run); default 1.",
@@ -236,12 +245,13 @@ export const SCENARIO = {
       type: "object",
       description:
         "Inline files written into the work dir: path -> content. Absolute paths need sandbox: bwrap.",
+      propertyNames: NON_BLANK_STRING,
       additionalProperties: { type: "string" },
     },
     setup: {
       description: "Shell commands run before the agent; a failure is an infrastructure error of the trial.",
       type: "array",
-      items: { type: "string", minLength: 1 },
+      items: NON_BLANK_STRING,
     },
     guidance: ref("guidance"),
     variants: {
@@ -254,10 +264,7 @@ export const SCENARIO = {
     solution: {
       description:
         "Reference solution for the oracle agent: one entry = one bash call; a single string is one call.",
-      oneOf: [
-        { type: "string", minLength: 1 },
-        { type: "array", minItems: 1, items: { type: "string", minLength: 1 } },
-      ],
+      oneOf: [NON_BLANK_STRING, { type: "array", minItems: 1, items: NON_BLANK_STRING }],
     },
     evaluation: ref("evaluation"),
     trials: {
@@ -285,11 +292,11 @@ export const GATE_COMMON = {
 
 /** How each kind of gate parameter (the GATES registry's `params`) is written. */
 export const GATE_PARAM_SCHEMAS = {
-  command: { type: "string", minLength: 1 },
-  text: { type: "string", minLength: 1 },
-  path: { type: "string", minLength: 1 },
-  regex: { type: "string", minLength: 1 },
-  jsonpath: { type: "string", minLength: 1 },
+  command: NON_BLANK_STRING,
+  text: NON_BLANK_STRING,
+  path: NON_BLANK_STRING,
+  regex: NON_BLANK_STRING,
+  jsonpath: NON_BLANK_STRING,
   assertion: { type: "string", minLength: 1, pattern: ASSERTION_PATTERN.source },
   exit_code: { type: "integer", minimum: 0, maximum: 255 },
   count: { type: "integer", minimum: 0 },

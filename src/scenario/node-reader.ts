@@ -1,7 +1,7 @@
 /** Typed reads from a located YAML tree that record a problem (with line and field) instead of throwing. */
 
 import { suggestKey } from "../did-you-mean.js";
-import type { FieldSchema, ObjectSchema } from "./format.js";
+import { type FieldSchema, NOT_BLANK, type ObjectSchema } from "./format.js";
 import { indexField, joinField, type Problem } from "./problems.js";
 import { describeYamlNode, type YamlEntry, type YamlNode } from "./yaml-node.js";
 
@@ -141,7 +141,7 @@ export class NodeReader {
   readString(node: YamlNode, field: string, options: { allowEmpty?: boolean } = {}): string | undefined {
     if (node.kind !== "scalar" || typeof node.value !== "string")
       return this.expected(node, field, "a string");
-    if (!options.allowEmpty && node.value.trim() === "") {
+    if (!options.allowEmpty && !NOT_BLANK.test(node.value)) {
       this.report(node.line, field, "must not be empty");
       return undefined;
     }

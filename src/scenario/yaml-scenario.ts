@@ -14,6 +14,7 @@ import {
   ID_PATTERN,
   JUDGE,
   keysOf,
+  NOT_BLANK,
   OPTION_NAME_PATTERN,
   SCENARIO,
   TARGET,
@@ -247,7 +248,7 @@ function readFiles(
   for (const entry of node.entries) {
     const name = entry.key;
     const at = joinField(field, name);
-    if (name.trim() === "") {
+    if (!NOT_BLANK.test(name)) {
       reader.report(entry.keyLine, at, "a file name must not be empty");
     } else if (path.posix.isAbsolute(name)) {
       if (sandbox !== "bwrap") {

@@ -7,6 +7,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { AgentName } from "../../src/agents/types.js";
 import { EXIT } from "../../src/cli/main.js";
 import { ConfigError } from "../../src/errors.js";
 import { JUDGE_TOOL_NAME } from "../../src/evaluate/judge.js";
@@ -41,7 +42,7 @@ const setUp = (scenarios: Scenario[], input: { flag?: string; env?: string; forc
     testedModel: "claude-sonnet-4-5",
     force: input.force ?? false,
     hasApiKey: true,
-    agent: "anthropic",
+    agents: ["anthropic"],
   });
 
 const judgeModels = (scenarios: Scenario[]) => scenarios.map((s) => s.evaluation.judge?.model);
@@ -190,7 +191,7 @@ describe("setUpJudge in a model matrix", () => {
       testedModels: models,
       force: input.force ?? false,
       hasApiKey: true,
-      agent: "anthropic",
+      agents: ["anthropic"],
     });
 
   it("picks a default judge that is none of the models under test", () => {
@@ -211,6 +212,70 @@ describe("setUpJudge in a model matrix", () => {
     );
     expect(judgeModels(matrix(["claude-haiku-4-5", "claude-sonnet-4-5"], { force: true }).scenarios)).toEqual(
       ["claude-sonnet-4-5"],
+    );
+  });
+});
+
+describe("run without any model API key: the judge is skipped, and the note says for whom", () => {
+  async function runWithoutKeys(agents: string, extra: Record<string, string> = {}) {
+    const dir = await writeJudgedSuite("ltt-judge-skipped-", { name: "judged" });
+    const outDir = path.join(dir, "out");
+    const result = await runMain(
+      ["run", dir, "--agent", agents, "--trials", "1", "--sandbox", "local", "--out", outDir],
+      { env: extra },
+    );
+    const skipped = result.stderr.split("\n").filter((line) => line.includes("is skipped"));
+    return { result, outDir, skipped };
+  }
+
+  it("names the one agent of a single-agent run, as before", async () => {
+    const { skipped } = await runWithoutKeys("null");
+    expect(skipped).toEqual([
+      "note: the judge of 1 scenario(s) is skipped: it needs a model API key, ANTHROPIC_API_KEY or OPENAI_API_KEY (the null agent needs none)",
+    ]);
+  });
+
+  it("in an agent matrix, says the judge is skipped for every agent and names them all", async () => {
+    const { result, outDir, skipped } = await runWithoutKeys("null,oracle");
+    expect(skipped).toEqual([
+      "note: the judge of 1 scenario(s) is skipped for every agent of the run: it needs a model API key, ANTHROPIC_API_KEY or OPENAI_API_KEY (the null and oracle agents need none)",
+    ]);
+    // What the note says is what happened: no trial of either agent was judged.
+    const report = JSON.parse(await readFile(path.join(outDir, "report.json"), "utf8")) as Report;
+    expect(report.scenarios.map((scenario) => scenario.agent).sort()).toEqual(["null", "oracle"]);
+    const trials = report.scenarios.flatMap((scenario) => scenario.trials);
+    expect(trials).toHaveLength(2);
+    for (const trial of trials) expect(trial.judge_model ?? null).toBeNull();
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe("setUpJudge without a model API key", () => {
+  const withoutKey = (agents: AgentName[]) =>
+    setUpJudge([judged("a"), judged("b")], {
+      flag: null,
+      env: null,
+      testedModel: "claude-sonnet-4-5",
+      force: false,
+      hasApiKey: false,
+      agents,
+    });
+
+  it("removes every judge and says which agents ran without one", () => {
+    const setup = withoutKey(["oracle", "null", "command"]);
+    expect(judgeModels(setup.scenarios)).toEqual([undefined, undefined]);
+    expect(setup.judgeModel).toBeNull();
+    expect(setup.note).toBe(
+      "the judge of 2 scenario(s) is skipped for every agent of the run: it needs a model API key, ANTHROPIC_API_KEY or OPENAI_API_KEY (the oracle, null and command agents need none)",
+    );
+  });
+
+  it("does not say an agent with a key of its own needs none: its key is not a judge's", () => {
+    expect(withoutKey(["gemini-cli"]).note).toBe(
+      "the judge of 2 scenario(s) is skipped: it needs a model API key, ANTHROPIC_API_KEY or OPENAI_API_KEY (the gemini-cli agent's GEMINI_API_KEY is not one)",
+    );
+    expect(withoutKey(["oracle", "gemini-cli"]).note).toBe(
+      "the judge of 2 scenario(s) is skipped for every agent of the run: it needs a model API key, ANTHROPIC_API_KEY or OPENAI_API_KEY (the oracle agent needs none; the gemini-cli agent's GEMINI_API_KEY is not one)",
     );
   });
 });

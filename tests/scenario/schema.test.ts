@@ -8,7 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv } from "ajv";
 import { describe, expect, test } from "vitest";
-import { GATE_SCHEMAS, GATE_TYPES } from "../../src/scenario/format.js";
+import { type FieldSchema, GATE_SCHEMAS, GATE_TYPES } from "../../src/scenario/format.js";
 import { loadScenarios, parseYamlFile, parseYamlText } from "../../src/scenario/load.js";
 import { buildSchemaFiles } from "../../src/scenario/schema-document.js";
 import { configErrorOf, makeTree } from "./helpers.js";
@@ -83,6 +83,74 @@ describe("scenario schema", () => {
     }
   });
 
+  test("a string of only whitespace is refused by the loader and the schema alike, naming the field", async () => {
+    const blank = '" \\t  "';
+    const gate = (fields: string) => `task: t\nevaluation: {gates: [{${fields}}]}\n`;
+    const cases: [document: string, field: string][] = [
+      [`task: ${blank}\n`, "task"],
+      [`name: ${blank}\ntask: t\n`, "name"],
+      [`task: t\ndescription: ${blank}\n`, "description"],
+      [`task: t\ncategory: ${blank}\n`, "category"],
+      [`task: t\nsystem: ${blank}\n`, "system"],
+      [`task: t\ntags: [a, ${blank}]\n`, "tags[1]"],
+      [`task: t\nsetup: [${blank}]\n`, "setup[0]"],
+      [`task: t\nsolution: ${blank}\n`, "solution"],
+      [`task: t\nsolution: [ls, ${blank}]\n`, "solution[1]"],
+      [`task: t\nfiles: {${blank}: x}\n`, 'files[" \\t  "]'],
+      [`task: t\nguidance: ${blank}\n`, "guidance"],
+      [`task: t\nagent: {model: ${blank}}\n`, "agent.model"],
+      [`task: t\ntarget: {binary: ${blank}}\n`, "target.binary"],
+      [`task: t\ntarget: {command_pattern: ${blank}}\n`, "target.command_pattern"],
+      [`task: t\nevaluation: {judge: {model: ${blank}}}\n`, "evaluation.judge.model"],
+      [gate(`type: command_succeeds, command: ${blank}`), "evaluation.gates[0].command"],
+      [gate(`type: file_exists, path: a, description: ${blank}`), "evaluation.gates[0].description"],
+      [gate(`type: file_contains, path: a, substring: ${blank}`), "evaluation.gates[0].substring"],
+      [gate(`type: command_output_matches, command: c, pattern: ${blank}`), "evaluation.gates[0].pattern"],
+      [
+        gate(`type: command_json_path, command: c, path: ${blank}, assertion: exists`),
+        "evaluation.gates[0].path",
+      ],
+    ];
+    for (const [text, field] of cases) {
+      const dir = await makeTree({ "s.yaml": text });
+      const message = await configErrorOf(() => loadScenarios(["s.yaml"], { cwd: dir }));
+      expect(message, text).toMatch(/^s\.yaml:\d+: /);
+      expect(message, text).toContain(`: ${field}: `);
+      expect(validateScenario(parseYamlText(text)), text).toBe(false);
+      // The schema refuses the blank itself: with a value in its place the document validates.
+      const filled = text.replaceAll(blank, "x");
+      expect(
+        validateScenario(parseYamlText(filled)),
+        `${filled}: ${ajv.errorsText(validateScenario.errors)}`,
+      ).toBe(true);
+    }
+  });
+
+  test("every string the schemas require to be non-empty is refused when it is only whitespace", () => {
+    // Guards the generator: a `minLength: 1` without the loader's not-blank rule fails here.
+    const offenders: string[] = [];
+    const visit = (schema: FieldSchema | undefined, where: string) => {
+      if (!schema) return;
+      if (schema.type === "string" && schema.minLength && ajv.validate(schema, " \t\n "))
+        offenders.push(where);
+      for (const [name, property] of Object.entries(schema.properties ?? {}))
+        visit(property, `${where}.${name}`);
+      for (const [name, definition] of Object.entries(
+        (schema as { definitions?: Record<string, FieldSchema> }).definitions ?? {},
+      )) {
+        visit(definition, `#/definitions/${name}`);
+      }
+      for (const [index, option] of (schema.oneOf ?? []).entries()) visit(option, `${where}.oneOf[${index}]`);
+      visit(schema.items, `${where}[]`);
+      visit(schema.propertyNames, `${where} (key)`);
+      if (typeof schema.additionalProperties === "object") visit(schema.additionalProperties, `${where}.*`);
+    };
+    const files = Object.entries(buildSchemaFiles());
+    for (const [file, schema] of files) visit(schema as FieldSchema, file);
+    expect(files).toHaveLength(2);
+    expect(offenders).toEqual([]);
+  });
+
   test("the committed schemas are the ones format.ts generates (`npm run schemas` rewrites them)", async () => {
     for (const [file, generated] of Object.entries(buildSchemaFiles())) {
       const committed = JSON.parse(await readFile(path.join(ROOT, file), "utf8"));
@@ -139,8 +207,21 @@ describe("rubric schema", () => {
       "criteria: [{id: a, weight: 0, description: x}]\n",
       "criteria: [{id: a, weight: 1}]\n",
       "criteria: [{id: 'a b', weight: 1, description: x}]\n",
+      "criteria: [{id: a, weight: 1, description: '  '}]\n",
     ]) {
       expect(validateRubric(parseYamlText(text)), text).toBe(false);
     }
+  });
+
+  test("a criterion description of only whitespace is refused by the loader and the schema", async () => {
+    const rubric = "criteria:\n  - id: a\n    weight: 1\n    description: ' \t '\n";
+    const dir = await makeTree({
+      "r.yaml": rubric,
+      "s.yaml": "task: t\nevaluation: {judge: {rubric: r.yaml}}\n",
+    });
+    expect(await configErrorOf(() => loadScenarios(["s.yaml"], { cwd: dir }))).toMatch(
+      /r\.yaml:\d+: criteria\[0\]\.description: /,
+    );
+    expect(validateRubric(parseYamlText(rubric))).toBe(false);
   });
 });
