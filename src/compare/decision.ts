@@ -58,7 +58,7 @@ import {
   pairWithBaseline,
   type TreatmentChanges,
 } from "./pairing.js";
-import type { BaselinePooling, ExcludedBaseline } from "./pool-baselines.js";
+import { type BaselinePooling, DEFAULT_BASELINE_RUNS, type ExcludedBaseline } from "./pool-baselines.js";
 import type { ScenarioStatus } from "./types.js";
 
 export type FailOn =
@@ -653,7 +653,12 @@ function describeGround(ground: InconclusiveGround): string {
   }
 }
 
-/** The fewest more base runs (up to 16 in all), else the fewest more trials per scenario, that reach the power needed. */
+/**
+ * The fewest more base runs, else the fewest more trials per scenario, that reach the power needed.
+ * More runs only up to the default pool (or the pool already used): past 8, a base branch that drifts
+ * fails unchanged PRs more often than α (docs/statistics.md, "More base runs are safe only where the
+ * base branch does not drift"), so beyond it the advice is more trials.
+ */
 function describeWhatWouldConclude(
   design: Design,
   variation: AssumedVariation,
@@ -678,10 +683,10 @@ function describeWhatWouldConclude(
       PLANNED_COLLAPSE.baseRate,
       PLANNED_COLLAPSE.headRate,
     );
-  // Power grows with the base runs (up to the exact tests' small steps): bisect on [atLeast, 16].
+  // Power grows with the base runs (up to the exact tests' small steps): bisect on [atLeast, pool].
   let low = Math.max(runs + 1, MIN_RUNS_FOR_VARIATION) - 1;
-  let high = 16;
-  if (powerAt(high, design.head_trials) >= CONCLUSIVE_POWER) {
+  let high = Math.max(DEFAULT_BASELINE_RUNS, runs);
+  if (high > low && powerAt(high, design.head_trials) >= CONCLUSIVE_POWER) {
     while (high - low > 1) {
       const middle = Math.floor((low + high) / 2);
       if (powerAt(middle, design.head_trials) >= CONCLUSIVE_POWER) high = middle;

@@ -92,6 +92,36 @@ describe("decide: fail-on regression", () => {
     );
   });
 
+  it("asks for more trials, not more than the default pool of base runs, where 8 runs fall short", () => {
+    // Eight runs with some day-to-day variation (ICC about 0.12): 9 or more runs would reach 80%,
+    // but past 8 a base branch that drifts fails unchanged PRs more often than alpha.
+    const table = [
+      [3, 3, 3, 3, 3, 3, 2, 3],
+      [3, 3, 3, 3, 3, 3, 3, 3],
+      [3, 3, 3, 3, 2, 3, 3, 3],
+      [3, 3, 3, 3, 3, 2, 3, 3],
+      [1, 2, 3, 3, 3, 3, 3, 3],
+      [3, 2, 2, 2, 3, 3, 3, 3],
+      [3, 2, 3, 1, 3, 3, 3, 3],
+      [3, 3, 3, 3, 3, 3, 3, 3],
+      [3, 3, 3, 3, 3, 3, 3, 3],
+      [3, 3, 3, 3, 3, 3, 3, 3],
+    ];
+    const varying = pooledBaseline(10, 8, 3, (s, run) => table[s]![run]!);
+    const decision = decide({
+      head: suite(tenOf(3, 3)),
+      baseline: varying.report,
+      pooling: varying.pooling,
+      extraTrials: 8,
+    });
+    expect(decision.basis).toBe("inconclusive");
+    expect(decision.variation).toMatchObject({ runs: 8 });
+    expect(decision.design?.power?.collapse).toBeLessThan(CONCLUSIVE_POWER);
+    expect(decision.inconclusive?.needs).toEqual([
+      "1 more trials per scenario (`trials: 4`), on the base branch too",
+    ]);
+  });
+
   it("is inconclusive when the base runs vary so much that the design cannot see a collapse", () => {
     // Eight runs that swing between 0/3 and 3/3 in every scenario: a large ICC.
     const swinging = pooledBaseline(10, 8, 3, (_, run) => (run % 2 === 0 ? 3 : 0));
