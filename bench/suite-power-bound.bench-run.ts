@@ -5,16 +5,18 @@
  * docs/statistics.md ("The frontier") reads the table.
  */
 import { expect, it } from "vitest";
-import { runDecisionSimulation } from "../src/stats/decision-simulation.js";
+import { DRIFT_WINDOW, REAL_WORLDS, runDecisionSimulation } from "../src/stats/decision-simulation.js";
 import { DEFAULT_SUITE_ALPHA } from "../src/stats/regression-decision.js";
 import { type SuiteBoundDesign, suitePowerBound } from "../src/stats/suite-power-bound.js";
 import { writeBenchmarkSection } from "./benchmarks-file.js";
 
 const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
 
-/** The bench's drift cell (−5 points every 8 runs) and its largest day effect (sd 0.5 on the logit scale). */
-const DRIFT_PER_RUN = -0.05 / 8;
-const dayVariance = (rate: number) => (0.5 * rate * (1 - rate)) ** 2;
+/** The simulation's drift cell (−5 points every 8 runs) and its largest day effect (logit sd 0.5), as bounds see them. */
+const DRIFT_PER_RUN = Math.min(...REAL_WORLDS.map((w) => w.drift)) / DRIFT_WINDOW;
+const LARGEST_DAY_EFFECT = Math.max(...REAL_WORLDS.map((w) => w.runEffectSd));
+// The logit-scale effect on a level near `rate`, by the delta method.
+const dayVariance = (rate: number) => (LARGEST_DAY_EFFECT * rate * (1 - rate)) ** 2;
 
 const DEFAULTS: SuiteBoundDesign = {
   scenarios: 20,

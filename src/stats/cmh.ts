@@ -72,12 +72,11 @@ export interface CmhOptions {
  */
 /**
  * The null variance of the CMH score (the head's passes minus their expectation given every stratum's
- * margins): the sum of the strata's hypergeometric variances. Strata where every trial passed or every
- * one failed add nothing.
+ * margins): the sum of the informative strata's hypergeometric variances.
  */
-export function cmhScoreVariance(strata: readonly PassCounts[]): number {
+function scoreVariance(kept: readonly Stratum[]): number {
   let variance = 0;
-  for (const { headTrials, baseTrials, totalPassed } of informativeStrata(strata)) {
+  for (const { headTrials, baseTrials, totalPassed } of kept) {
     const n = headTrials + baseTrials;
     variance += (headTrials * baseTrials * totalPassed * (n - totalPassed)) / (n * n * (n - 1));
   }
@@ -86,7 +85,7 @@ export function cmhScoreVariance(strata: readonly PassCounts[]): number {
 
 export function cmhOneSided(strata: readonly PassCounts[], options: CmhOptions = {}): SuiteTestResult {
   const kept = informativeStrata(strata);
-  const variance = cmhScoreVariance(strata);
+  const variance = scoreVariance(kept);
   let delta = 0;
   for (const { headTrials, baseTrials, totalPassed, headPassed } of kept) {
     const n = headTrials + baseTrials;
@@ -118,7 +117,7 @@ export function cmhExactOneSided(
   let law = [1];
   let observed = 0;
   let delta = 0;
-  const variance = cmhScoreVariance(strata);
+  const variance = scoreVariance(kept);
   for (const { headTrials, baseTrials, totalPassed, headPassed } of kept) {
     const n = headTrials + baseTrials;
     delta += headPassed - (headTrials * totalPassed) / n;

@@ -282,7 +282,7 @@ function drawRunRates(rng: Rng, means: readonly number[], world: RunWorld, posit
 }
 
 /** Runs over which a world's `drift` accrues: the default pool of base runs. */
-const DRIFT_WINDOW = 8;
+export const DRIFT_WINDOW = 8;
 
 const POWER_CACHE = new Map<string, number | null>();
 

@@ -15,7 +15,7 @@
  *   suite-level pass rate (a prediction t-test, K − 1 degrees of freedom), used when the base runs vary
  *   more than binomial sampling explains; otherwise the exact stratified CMH test keeps its power.
  */
-import { cmhExactOneSided, cmhScoreVariance } from "./cmh.js";
+import { cmhExactOneSided } from "./cmh.js";
 import { fisherOneSidedP, maximizeOnUnitInterval, type PassCounts } from "./exact-2x2.js";
 import { normalCdf, normalQuantile, studentTCdf } from "./stats.js";
 
@@ -416,46 +416,70 @@ export function clusteredSuiteTest(
   }
   const first = firstStageSuiteTest(strata, icc, form);
   const second = extrasStage(first, strata, icc);
-  if (!second) return first;
-  const z1 = normalQuantile(clampProbability(first.pValue));
+  if (!second) return first.result;
+  const z1 = normalQuantile(clampProbability(first.result.pValue));
   const z = combineStages(z1, second.z2, second.correlation, EXTRAS_STAGE_WEIGHT);
   return {
-    ...first,
+    ...first.result,
     pValue: normalCdf(z),
-    extrasStage: { ...second, firstStageP: first.pValue },
+    extrasStage: { ...second, firstStageP: first.result.pValue },
   };
+}
+
+/** The first stage's result, and what the second stage shares with it (computed once, here). */
+interface FirstStage {
+  result: ClusteredSuiteResult;
+  /** The CMH score's null variance (the exact test's). */
+  scoreVariance: number;
+  /** The ICC's design effect on the head's first trials. */
+  designEffect: number;
+  /** The base levels' trend, when the drift branch decided. */
+  trend: Trend | null;
+  /** The scenarios every base run measured. */
+  shared: readonly ClusteredSuiteInput[];
 }
 
 function firstStageSuiteTest(
   strata: readonly ClusteredSuiteInput[],
   icc: number,
   form: SuiteForm,
-): ClusteredSuiteResult {
+): FirstStage {
   const exact = cmhExactOneSided(strata);
-  const result = (pValue: number, method: SuiteMethod, extra: Partial<ClusteredSuiteResult> = {}) => ({
-    pValue,
-    method,
-    runs: 0,
-    levels: [],
-    trend: null,
-    dispersion: null,
-    informativeStrata: exact.informativeStrata,
-    observedMinusExpected: exact.observedMinusExpected,
-    extrasStage: null,
-    ...extra,
-  });
   const headTrials = lowerMedian(strata.filter((s) => s.headTrials > 0).map((s) => s.headTrials));
-  if (form === "exact") return result(exact.pValue, "exact");
   const designEffect = 1 + Math.max(0, headTrials - 1) * icc;
+  const shared = strata.filter(
+    (s) => s.headTrials > 0 && s.baseRuns.length > 0 && s.baseRuns.every((r) => r.trials > 0),
+  );
+  let trend: Trend | null = null;
+  const result = (
+    pValue: number,
+    method: SuiteMethod,
+    extra: Partial<ClusteredSuiteResult> = {},
+  ): FirstStage => ({
+    result: {
+      pValue,
+      method,
+      runs: 0,
+      levels: [],
+      trend: null,
+      dispersion: null,
+      informativeStrata: exact.informativeStrata,
+      observedMinusExpected: exact.observedMinusExpected,
+      extrasStage: null,
+      ...extra,
+    },
+    scoreVariance: exact.variance,
+    designEffect,
+    trend: method === "trend" ? trend : null,
+    shared,
+  });
+  if (form === "exact") return result(exact.pValue, "exact");
   const deflated =
     designEffect > 1 && exact.informativeStrata > 0
       ? normalCdf(normalQuantile(clampProbability(exact.pValue)) / Math.sqrt(designEffect))
       : exact.pValue;
   const baseMethod: SuiteMethod = designEffect > 1 ? "design-effect" : "exact";
 
-  const shared = strata.filter(
-    (s) => s.headTrials > 0 && s.baseRuns.length > 0 && s.baseRuns.every((r) => r.trials > 0),
-  );
   const k = shared[0]?.baseRuns.length ?? 0;
   if (k < MIN_RUNS_FOR_VARIATION || shared.some((s) => s.baseRuns.length !== k)) {
     if (form === "design-effect") return result(deflated, baseMethod);
@@ -468,7 +492,7 @@ function firstStageSuiteTest(
   const dispersion = estimateSuiteDispersion(runs);
   const context = { runs: k, levels, dispersion };
 
-  const trend = k >= 4 ? fitTrend(levels) : null;
+  trend = k >= 4 ? fitTrend(levels) : null;
   if (
     form === "clustered" &&
     trend &&
@@ -639,22 +663,20 @@ export function predictExtraPasses(
  * first stage's branch is not one it extends or no scenario has extras.
  */
 function extrasStage(
-  first: ClusteredSuiteResult,
+  first: FirstStage,
   strata: readonly ClusteredSuiteInput[],
   icc: number,
 ): Omit<ExtrasStageResult, "firstStageP"> | null {
-  if (!EXTRAS_STAGE_METHODS.has(first.method)) return null;
-  const k = first.levels.length;
-  const trend = first.method === "trend" ? fitTrend(first.levels) : null;
+  const { method, levels } = first.result;
+  if (!EXTRAS_STAGE_METHODS.has(method)) return null;
+  const k = levels.length;
+  const { trend, shared } = first;
   if (trend && k < EXTRAS_TREND_MIN_RUNS) return null;
   const extended = strata.filter((s) => (s.extraTrials ?? 0) > 0 && s.baseTrials > 0 && s.headTrials > 0);
   if (extended.length === 0) return null;
 
   const next = k - (k - 1) / 2; // the head's position relative to the runs' mean position
   const slopeVariance = trend ? trend.residualVariance / trend.sxx : 0;
-  const shared = strata.filter(
-    (s) => s.headTrials > 0 && s.baseRuns.length > 0 && s.baseRuns.every((r) => r.trials > 0),
-  );
   let deviation = 0;
   let variance = 0;
   let covariance = 0;
@@ -695,9 +717,7 @@ function extrasStage(
     covariance += totalGain * day * (1 + 1 / k);
     firstStageSd = Math.sqrt(trend.residualVariance * (1 + 1 / k + next ** 2 / trend.sxx));
   } else {
-    const headTrials = lowerMedian(strata.filter((s) => s.headTrials > 0).map((s) => s.headTrials));
-    const designEffect = first.method === "design-effect" ? 1 + Math.max(0, headTrials - 1) * icc : 1;
-    firstStageSd = Math.sqrt(cmhScoreVariance(strata) * designEffect);
+    firstStageSd = Math.sqrt(first.scoreVariance * (method === "design-effect" ? first.designEffect : 1));
   }
   if (!(variance > 0 && firstStageSd > 0)) return null;
   const sd = Math.sqrt(variance);

@@ -145,6 +145,14 @@ async function createDeps(
   };
 }
 
+/** A Gemini server scripted to list the two files in one shell call, then finish. */
+function startListingGemini() {
+  const script = [geminiShellCall("ls -1 alpha.txt beta.txt > listing.txt"), geminiText("done")];
+  return startGeminiServer((request) =>
+    offersShell(request) ? (script[geminiTurnOf(request)] ?? geminiText("done")) : geminiText("ok"),
+  );
+}
+
 describe("run", () => {
   it("compares with a baseline file on a push, and publishes the comparison", async () => {
     const result = await run(
@@ -844,10 +852,7 @@ describe("models and providers", () => {
 
   it("runs agent: gemini-cli with gemini-api-key: the real Gemini CLI, the key masked and kept out of what is published", async () => {
     const geminiKey = "AIza-action-gemini-canary-3c71";
-    const script = [geminiShellCall("ls -1 alpha.txt beta.txt > listing.txt"), geminiText("done")];
-    const gemini = await startGeminiServer((request) =>
-      offersShell(request) ? (script[geminiTurnOf(request)] ?? geminiText("done")) : geminiText("ok"),
-    );
+    const gemini = await startListingGemini();
     try {
       const result = await run(
         await createDeps(
@@ -897,10 +902,7 @@ describe("models and providers", () => {
   ])(
     "runs gemini-cli %s, not GOOGLE_GEMINI_BASE_URL's server",
     async (_how, agent, input) => {
-      const script = [geminiShellCall("ls -1 alpha.txt beta.txt > listing.txt"), geminiText("done")];
-      const gemini = await startGeminiServer((request) =>
-        offersShell(request) ? (script[geminiTurnOf(request)] ?? geminiText("done")) : geminiText("ok"),
-      );
+      const gemini = await startListingGemini();
       const environment = await startGeminiServer(() => geminiText("not this one"));
       try {
         const result = await run(
