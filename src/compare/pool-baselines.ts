@@ -45,17 +45,20 @@ export interface PooledBaseline {
   /** Per scenario key: how many runs contributed its trials. */
   runsPerScenario: Record<string, number>;
   /**
-   * Per scenario key: each used run's passes and evaluated trials (index r = `used[r]`; 0 trials where
-   * that run did not contribute the scenario). Runs are clusters: the decision estimates the run-to-run
-   * variation from these.
+   * Per scenario key: each used run's passes and evaluated trials, **oldest first** (index r =
+   * `chronology[r]`; 0 trials where that run did not contribute the scenario). Runs are clusters: the
+   * decision estimates the run-to-run variation from these, and reads a drift in their time order.
    */
   runCounts: Record<string, RunCount[]>;
+  /** The used runs' labels oldest first (see oldestFirst): the order of `runCounts`. */
+  chronology: string[];
 }
 
 /** What the decision needs to know of a pooled baseline. */
 export interface BaselinePooling {
   runs: string[];
   excluded: ExcludedBaseline[];
+  /** Oldest first (PooledBaseline.runCounts). */
   runCounts?: Record<string, RunCount[]>;
 }
 
@@ -241,7 +244,8 @@ export function poolBaselines(
       excluded.push({ label, scenario: null, reason: NO_SCENARIO_IN_COMMON });
   }
 
-  if (used.length === 0) return { report: null, used, excluded, runsPerScenario: {}, runCounts: {} };
+  if (used.length === 0)
+    return { report: null, used, excluded, runsPerScenario: {}, runCounts: {}, chronology: [] };
   const newest = candidates.find((c) => c.label === used[0])?.report as Report;
   const scenarios = [...pooled.values()].map(({ first, trials }) => {
     // A pooled scenario has no first trials of its own: it is a baseline, never extended.
@@ -253,13 +257,28 @@ export function poolBaselines(
     scenarios,
   );
   const runsPerScenario = Object.fromEntries([...pooled].map(([key, entry]) => [key, entry.runs]));
+  const chronology = oldestFirst(used, candidates);
   const runCounts = Object.fromEntries(
     [...pooled.keys()].map((key) => [
       key,
-      used.map((label) => contributions.get(label)?.get(key) ?? { passed: 0, trials: 0 }),
+      chronology.map((label) => contributions.get(label)?.get(key) ?? { passed: 0, trials: 0 }),
     ]),
   );
-  return { report, used, excluded, runsPerScenario, runCounts };
+  return { report, used, excluded, runsPerScenario, runCounts, chronology };
+}
+
+/**
+ * The used runs in the order they ran, by each report's `run.started_at`: the suite test fits a trend
+ * to the runs' levels and predicts the head as the next run, so a base branch that gets worse week
+ * after week must read oldest to newest whatever order the runs came in (the action lists the base
+ * commit's run first, then newest first; `--baseline` files come in any order). Runs that started at
+ * the same time, or any whose start cannot be read, keep the given order taken as newest first.
+ */
+function oldestFirst(used: readonly string[], candidates: readonly BaselineCandidate[]): string[] {
+  const reversed = [...used].reverse();
+  const started = new Map(candidates.map((c) => [c.label, Date.parse(c.report.run.started_at)] as const));
+  if (reversed.some((label) => !Number.isFinite(started.get(label)))) return reversed;
+  return reversed.sort((a, b) => started.get(a)! - started.get(b)!);
 }
 
 /** One line per left-out run or scenario: "run #3, scenario `b`: the scenario changed since this run". */

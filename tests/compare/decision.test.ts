@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkGateMetrics, type Decision, decide, parseFailOn } from "../../src/compare/decision.js";
+import { describePooling, poolBaselines } from "../../src/compare/pool-baselines.js";
 import { ConfigError } from "../../src/errors.js";
 import type { Report, ScenarioReport } from "../../src/results/types.js";
 import { runDecisionSimulation } from "../../src/stats/decision-simulation.js";
@@ -57,6 +58,39 @@ describe("checkGateMetrics", () => {
       expect(() => checkGateMetrics([name], "gate-metrics")).toThrow(/is descriptive/);
     }
     expect(() => checkGateMetrics(["eror_rate"], "gate-metrics")).toThrow(/unknown metric "eror_rate"/);
+  });
+});
+
+describe("decide: a base branch that drifts", () => {
+  // 20 scenarios × 3 trials; the base branch loses 2 passes more each week: 3 failures in its oldest
+  // run, 17 in its newest, and the head, one week on, 19 — the drift continued, nothing this PR did.
+  const failuresInRun = (r: number) => 3 + 2 * r;
+  const reportWithFailures = (failures: number, run: Record<string, string> = {}) =>
+    makeReport(
+      Array.from({ length: 20 }, (_, s) => {
+        const failed = Math.floor(failures / 20) + (s < failures % 20 ? 1 : 0);
+        return scenario(`s${s}`, 3 - failed, 3);
+      }),
+      { evaluation_hash: "e1", ...run },
+    );
+  // As the action lists them: the base commit's run (the newest) first, then newest first.
+  const candidates = Array.from({ length: 8 }, (_, i) => {
+    const r = 7 - i;
+    return {
+      label: `run #${40 + r}`,
+      report: reportWithFailures(failuresInRun(r), {
+        started_at: `2026-03-${String(1 + 7 * r).padStart(2, "0")}T09:00:00Z`,
+      }),
+    };
+  });
+
+  it("reads the pooled runs in the order they ran, so the drift is the trend's, not this PR's regression", () => {
+    const head = reportWithFailures(19, { id: "head", started_at: "2026-05-01T09:00:00Z" });
+    const pooled = poolBaselines(candidates, head);
+    const decision = decide({ head, baseline: pooled.report!, pooling: describePooling(pooled) });
+    expect(decision.variation).toMatchObject({ runs: 8, suite_method: "trend" });
+    expect(decision.variation!.trend).toBeLessThan(0);
+    expect(decision.failed).toBe(false);
   });
 });
 

@@ -62,15 +62,55 @@ describe("poolBaselines", () => {
       },
     ];
     const pooled = poolBaselines(runs, head());
+    // Oldest first; these two started at the same time, so the given order (newest first) decides.
+    expect(pooled.chronology).toEqual(["run #2", "run #3"]);
     expect(pooled.runCounts).toEqual({
       a: [
-        { passed: 1, trials: 3 },
         { passed: 3, trials: 3 },
+        { passed: 1, trials: 3 },
       ],
     });
     const a = pooled.report?.scenarios.find((s) => s.id === "a");
     expect(a?.trials).toHaveLength(6);
     expect(a?.summary.passed).toBe(4);
+  });
+
+  it("keeps each run's counts oldest first by when it started, whatever order the runs came in", () => {
+    const run = (label: string, startedAt: string, passed: number) => ({
+      label,
+      report: makeReport(
+        [
+          buildScenario(
+            "a",
+            Array.from({ length: 3 }, (_, i) => (i < passed ? pass : fail)),
+          ),
+        ],
+        { evaluation_hash: "e1", started_at: startedAt },
+      ),
+    });
+    // The action's order: the base commit's run first (here not the newest), then newest first.
+    const pooled = poolBaselines(
+      [
+        run("base commit", "2026-03-02T10:00:00Z", 1),
+        run("run #9", "2026-03-04T10:00:00Z", 0),
+        run("run #5", "2026-02-20T10:00:00Z", 3),
+        run("run #7", "2026-02-27T10:00:00Z", 2),
+      ],
+      head(),
+    );
+    expect(pooled.used).toEqual(["base commit", "run #9", "run #5", "run #7"]);
+    expect(pooled.chronology).toEqual(["run #5", "run #7", "base commit", "run #9"]);
+    expect(pooled.runCounts.a!.map((c) => c.passed)).toEqual([3, 2, 1, 0]);
+    // A start that cannot be read: the given order, taken as newest first.
+    const unreadable = poolBaselines(
+      [
+        run("run #9", "2026-03-04T10:00:00Z", 0),
+        run("run #8", "not a date", 1),
+        run("run #7", "2026-02-27T10:00:00Z", 2),
+      ],
+      head(),
+    );
+    expect(unreadable.chronology).toEqual(["run #7", "run #8", "run #9"]);
   });
 
   it("leaves out a scenario whose content changed, and says so", () => {
