@@ -5,6 +5,8 @@ import { ConfigError } from "../../src/errors.js";
 import type { Report, ScenarioReport } from "../../src/results/types.js";
 import { runDecisionSimulation } from "../../src/stats/decision-simulation.js";
 import { CONCLUSIVE_POWER, inconclusiveGrounds } from "../../src/stats/detection-power.js";
+import { decideRegression, screenForExtraTrials } from "../../src/stats/regression-decision.js";
+import { assumeRunVariation, type RunCount } from "../../src/stats/run-clusters.js";
 import { pooledBaseline } from "../render/decision-fixtures.js";
 import { powerOf } from "../support/design-power.js";
 import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
@@ -91,6 +93,81 @@ describe("decide: a base branch that drifts", () => {
     expect(decision.variation).toMatchObject({ runs: 8, suite_method: "trend" });
     expect(decision.variation!.trend).toBeLessThan(0);
     expect(decision.failed).toBe(false);
+  });
+
+  it("decides from reports as the simulation decides from counts, for runs that came newest first", () => {
+    // The bench's figures hold for the product only if its path (reports → pool → decide) hands the
+    // tests what the simulation hands them. Seeded draws with a drift, an adaptive head, 8 base runs.
+    let state = 11;
+    const random = () => {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      return state / 2 ** 31;
+    };
+    const passes = (n: number, rate: number) => Array.from({ length: n }, () => random() < rate);
+    const trialsOf = (outcomes: boolean[]) =>
+      trialsFrom(outcomes.map((ok) => ({ outcome: ok ? "pass" : "fail" })));
+    const count = (outcomes: boolean[]) => outcomes.filter(Boolean).length;
+    for (let pr = 0; pr < 12; pr++) {
+      const rates = Array.from({ length: 20 }, () => 0.6 + 0.35 * random());
+      const runs = Array.from({ length: 8 }, (_, r) => rates.map((p) => passes(3, p + 0.01 * (7 - r))));
+      const first = rates.map((p) => passes(3, p - 0.05));
+      const extras = rates.map((p) => passes(8, p - 0.05));
+      const runCounts: RunCount[][] = rates.map((_, s) =>
+        runs.map((run) => ({ passed: count(run[s]!), trials: 3 })),
+      );
+      const firstCounts = rates.map((_, s) => ({
+        basePassed: runCounts[s]!.reduce((sum, c) => sum + c.passed, 0),
+        baseTrials: 24,
+        headPassed: count(first[s]!),
+        headTrials: 3,
+      }));
+      const screened = screenForExtraTrials(firstCounts);
+      const direct = decideRegression(
+        firstCounts.map((c, s) => ({
+          ...c,
+          headPassed: c.headPassed + (screened[s] ? count(extras[s]!) : 0),
+          headTrials: 3 + (screened[s] ? 8 : 0),
+          initialHeadPassed: c.headPassed,
+          initialHeadTrials: 3,
+          baseRuns: runCounts[s]!,
+          extended: screened[s]!,
+        })),
+        { icc: assumeRunVariation(runCounts).iccUsed },
+      );
+
+      const head = makeReport(
+        rates.map((_, s) =>
+          makeScenarioReport({
+            id: `s${s}`,
+            trials: trialsOf([...first[s]!, ...(screened[s] ? extras[s]! : [])]),
+            first_trials: 3,
+            extended: screened[s]!,
+          }),
+        ),
+        { id: "head", evaluation_hash: "e1" },
+      );
+      const candidates = runs
+        .map((run, r) => ({
+          label: `run #${r}`,
+          report: makeReport(
+            run.map((outcomes, s) => makeScenarioReport({ id: `s${s}`, trials: trialsOf(outcomes) })),
+            { evaluation_hash: "e1", started_at: new Date(Date.UTC(2026, 2, 1 + 7 * r)).toISOString() },
+          ),
+        }))
+        .reverse();
+      const pooled = poolBaselines(candidates, head);
+      const decision = decide({
+        head,
+        baseline: pooled.report!,
+        pooling: describePooling(pooled),
+        extraTrials: 8,
+      });
+
+      expect(decision.variation!.suite_method).toBe(direct.suite.method);
+      expect(decision.suite?.p_value).toBeCloseTo(direct.suite.pValue, 12);
+      expect(decision.scenarios.map((s) => s.p_value)).toEqual(direct.scenarios.map((s) => s.pValue));
+      expect(decision.failed).toBe(direct.failed);
+    }
   });
 });
 
