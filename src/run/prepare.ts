@@ -480,7 +480,7 @@ function replaySettings(
   if (recordings.length < 2) return trials;
   if (given.model !== undefined || (given.models?.length ?? 0) > 0) {
     throw new ConfigError(
-      `${names.model} with several recorded runs to replay: the models are those the recorded runs used; drop ${names.model}`,
+      `${names.model} with several ${names.replayFrom ?? "recorded runs"}: the models are those the recorded runs used; drop ${names.model}`,
       names.model,
     );
   }

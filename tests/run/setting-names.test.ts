@@ -132,3 +132,18 @@ describe.each(FRONT_ENDS)("what prepareRun says names the settings of %s", (_fro
     );
   });
 });
+
+it("the CLI's --model with several --replay-from names both flags", async () => {
+  const { error } = await prepare(CLI_SETTING_NAMES, {
+    paths: [path.join(BASHKIT, "smoke-test.jsonl")],
+    agent: "replay",
+    options: {
+      outDir: dir,
+      model: "claude-haiku-4-5",
+      replayFrom: [RECORDED, path.join(BASHKIT, "results/haiku-4-5-2026-02-09-json-to-csv.results.json")],
+    },
+  });
+  expect(error).toBe(
+    "--model: --model with several --replay-from: the models are those the recorded runs used; drop --model",
+  );
+});
