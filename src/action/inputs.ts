@@ -19,6 +19,7 @@ import {
 } from "../run/agent-scope.js";
 import { DEFAULT_EXTRA_TRIALS, DEFAULT_MODEL, DEFAULT_TRIALS } from "../run/options.js";
 import { settleModels } from "../run/plan.js";
+import type { SettingNames } from "../run/setting-names.js";
 import { parseBashkitHome } from "../scenario/bashkit-home.js";
 import { parseDuration } from "../scenario/duration.js";
 import { SANDBOX_SETTINGS } from "../scenario/keys.js";
@@ -257,11 +258,24 @@ function readAgentCommand(read: ReadInput, agents: readonly AgentName[]): string
   return raw === "" ? null : raw;
 }
 
-/** Where the action takes each API's base URL, for the errors. */
-const BASE_URL_INPUTS: Record<AgentApi, string> = {
-  anthropic: 'input "base-url"',
-  openai: 'input "openai-base-url"',
-  gemini: 'input "gemini-base-url"',
+/** The action's inputs, as the setup shared with the CLI names them in its notes and errors. */
+export const ACTION_SETTING_NAMES: SettingNames = {
+  baseUrl: {
+    anthropic: 'input "base-url"',
+    openai: 'input "openai-base-url"',
+    gemini: 'input "gemini-base-url"',
+  },
+  model: 'input "model" (or "models")',
+  agentModel: (agent) => `input "models" entry ${agent}=MODEL`,
+  agent: 'input "agent"',
+  agentCommand: 'input "agent-command"',
+  // The replay agent replays the baseline run the action finds.
+  replayFrom: null,
+  bashkitHome: 'input "bashkit-home"',
+  maxCostUsd: 'input "max-cost-usd"',
+  prices: null,
+  judgeModel: 'input "judge-model"',
+  forceJudge: null,
 };
 
 /**
@@ -283,7 +297,7 @@ function readBaseUrls(
       fail(name, `must be an http:// or https:// URL (e.g. ${example})`, value);
     }
   }
-  const settled = settleScopedBaseUrl(api, values, agents, BASE_URL_INPUTS);
+  const settled = settleScopedBaseUrl(api, values, agents, ACTION_SETTING_NAMES.baseUrl);
   if (agents.length > 1) return settled;
   // One agent: its own URL is the run's.
   const own = Object.values(settled.perAgent)[0];

@@ -15,7 +15,7 @@ import { expandScenarioPatterns } from "../scenario/patterns.js";
 import type { ActionFolders, ActionRun, Log, ProducedRun } from "./action-run.js";
 import { agentCliOf, provideAgentCli } from "./agent-cli-install.js";
 import { settleActionBaseline } from "./baseline.js";
-import { type ActionSettings, actionKeyRemedy } from "./inputs.js";
+import { ACTION_SETTING_NAMES, type ActionSettings, actionKeyRemedy } from "./inputs.js";
 import type { RunFrom } from "./run-source.js";
 import { restoreSandboxSetup, setUpSandboxFor } from "./sandbox-setup.js";
 
@@ -138,6 +138,7 @@ async function prepareActionRun(
           openaiApi: settings.openaiApi,
         }),
       keyRemedy: actionKeyRemedy,
+      settingNames: ACTION_SETTING_NAMES,
       note: (note) => log.info(`Note: ${note}.`),
       warn: (warning) => log.warn(warning),
     },

@@ -128,7 +128,12 @@ function findProgramWord(command: string): { program: string; start: number; end
  * ConfigError before any trial. Names looked up on PATH, absolute paths, `~/…` and words with a
  * placeholder or an expansion (`{workdir}/agent.sh`) are left as written.
  */
-export async function resolveCommandProgram(template: string, cwd: string): Promise<string> {
+export async function resolveCommandProgram(
+  template: string,
+  cwd: string,
+  /** How the user gave the template, for the errors: the CLI's flag unless the action's input. */
+  where = "--agent-command",
+): Promise<string> {
   const found = findProgramWord(template.trim());
   if (!found) return template;
   const { program } = found;
@@ -138,13 +143,9 @@ export async function resolveCommandProgram(template: string, cwd: string): Prom
   const shown = JSON.stringify(program);
   const remedy = `a relative path is taken from the folder the run starts in (${cwd}); give the path from there, an absolute path or a name on PATH (a file of the trial's work dir is {workdir}/NAME)`;
   const info = await stat(absolute).catch(() => null);
-  if (!info)
-    throw new ConfigError(
-      `the agent command's program ${shown} does not exist: ${remedy}`,
-      "--agent-command",
-    );
+  if (!info) throw new ConfigError(`the agent command's program ${shown} does not exist: ${remedy}`, where);
   if (!info.isFile())
-    throw new ConfigError(`the agent command's program ${shown} is not a file: ${remedy}`, "--agent-command");
+    throw new ConfigError(`the agent command's program ${shown} is not a file: ${remedy}`, where);
   const executable = await access(absolute, fsConstants.X_OK).then(
     () => true,
     () => false,
@@ -152,7 +153,7 @@ export async function resolveCommandProgram(template: string, cwd: string): Prom
   if (!executable) {
     throw new ConfigError(
       `the agent command's program ${shown} (${absolute}) is not executable: make it so (chmod +x), or start the command with its interpreter`,
-      "--agent-command",
+      where,
     );
   }
   const trimmed = template.trim();

@@ -300,10 +300,16 @@ export function resolveJudgeModel(options: {
   force?: boolean;
   /** Named in the refusal. */
   scenarioId?: string;
+  /** How the user gave `flag`, for the refusal: the CLI's `--judge-model` unless the action's input. */
+  flagName?: string;
+  /** How the user forces a judge; null: they cannot (the action). Default the CLI's `--force-judge`. */
+  forceName?: string | null;
 }): string {
+  const flagName = options.flagName ?? "--judge-model";
+  const forceName = options.forceName === undefined ? "--force-judge" : options.forceName;
   const candidates: [string | null | undefined, string][] = [
     [options.scenario, "evaluation.judge.model"],
-    [options.flag, "--judge-model"],
+    [options.flag, flagName],
     [options.env, JUDGE_ENV_VAR],
   ];
   for (const [value, where] of candidates) {
@@ -311,8 +317,9 @@ export function resolveJudgeModel(options: {
     if (!model) continue;
     if (!options.force && options.testedModel && isSameModel(model, options.testedModel)) {
       const subject = options.scenarioId ? `scenario ${options.scenarioId}: ` : "";
+      const force = forceName ? ` or pass ${forceName}` : "";
       throw new ConfigError(
-        `${subject}the judge model ${model} is the model under test, and a model grading itself is biased; choose another judge model (evaluation.judge.model, --judge-model or ${JUDGE_ENV_VAR}) or pass --force-judge`,
+        `${subject}the judge model ${model} is the model under test, and a model grading itself is biased; choose another judge model (evaluation.judge.model, ${flagName} or ${JUDGE_ENV_VAR})${force}`,
         where,
       );
     }

@@ -10,19 +10,13 @@ import { AGENT_NAMES, type AgentApi, agentApis, isAgentName } from "../agents/re
 import type { AgentName } from "../agents/types.js";
 import { suggestKey } from "../did-you-mean.js";
 import { ConfigError } from "../errors.js";
+import { CLI_SETTING_NAMES, type SettingNames } from "./setting-names.js";
 
 /** A value for one agent (`agent`), or for every agent that uses it (`agent` null). */
 export interface ScopedValue {
   agent: AgentName | null;
   value: string;
 }
-
-/** Where each API's base URL is given (the CLI's flags): what errors name. */
-export const API_BASE_URL_OPTION: Record<AgentApi, string> = {
-  anthropic: "--base-url",
-  openai: "--openai-base-url",
-  gemini: "--gemini-base-url",
-};
 
 /**
  * `codex=openai:gpt-5` → codex's; `openai:gpt-5`, `http://127.0.0.1:8080` → everyone's. Agent
@@ -94,7 +88,7 @@ export function settleScopedBaseUrl(
   values: readonly ScopedValue[],
   agents: readonly AgentName[],
   /** Where each API's base URL is given, for the errors: the CLI's flags unless the action's inputs. */
-  optionOf: Readonly<Record<AgentApi, string>> = API_BASE_URL_OPTION,
+  optionOf: SettingNames["baseUrl"] = CLI_SETTING_NAMES.baseUrl,
 ): SettledBaseUrl {
   const option = optionOf[api];
   const settled: SettledBaseUrl = { shared: null, perAgent: {} };

@@ -50,6 +50,7 @@ import { poolTargetOf, type RunBaseline } from "./baseline.js";
 import { DEFAULT_MODEL, defaultRunOptions, type RunOptions, sandboxSettingOf } from "./options.js";
 import { modelsOfAgent, runAgents, runModels } from "./plan.js";
 import { checkSandbox, checkTargetBinaries } from "./preflight.js";
+import { CLI_SETTING_NAMES, type SettingNames } from "./setting-names.js";
 import { runSuite, type SuitePorts, type SuiteRun } from "./suite.js";
 
 /** A guidance file every scenario runs with (the CLI's `--variant NAME=FILE`). */
@@ -135,6 +136,8 @@ export interface PreparePorts {
   ): ModelClient;
   /** How to give `provider`'s key where the user is (default: the environment variable, as on the command line). */
   keyRemedy?: (provider: ProviderName) => string;
+  /** How the user gave the run's settings, for the notes and errors (default: the CLI's flags). */
+  settingNames?: SettingNames;
   /** Says something the user should know that is not an error (a judge skipped). */
   note(message: string): void;
   /** Says what weakens the run's containment (an agent in local mode). */
@@ -204,20 +207,21 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
   });
   if (filtered.length === 0) throw new ConfigError(settings.describeNoMatch(all.length));
   const selected = await applyGuidanceVariants(filtered, settings.variants ?? []);
+  const names = ports.settingNames ?? CLI_SETTING_NAMES;
 
   const recordings = await readReplaySources(settings);
   settings = {
     ...settings,
-    options: { ...settings.options, ...replaySettings(recordings, settings.options) },
+    options: { ...settings.options, ...replaySettings(recordings, settings.options, names) },
   };
   const agents = runAgents({ agent: settings.agent, agents: settings.options.agents ?? [] });
   const matrix = agents.length > 1;
-  if (matrix) checkAgentMatrix(agents, settings);
+  if (matrix) checkAgentMatrix(agents, settings, names);
   const model = settings.options.model ?? DEFAULT_MODEL;
-  const recordedBashkitHomes = recordedHomes(recordings, model, selected, ports.note);
+  const recordedBashkitHomes = recordedHomes(recordings, model, selected, ports.note, names);
   if (settings.options.bashkitHome && Object.keys(recordedBashkitHomes).length > 0) {
     ports.note(
-      `--bashkit-home ${settings.options.bashkitHome}: every bashkit task gets it, not the layout of the bashkit that recorded the replayed run`,
+      `${names.bashkitHome} ${settings.options.bashkitHome}: every bashkit task gets it, not the layout of the bashkit that recorded the replayed run`,
     );
   }
   const forceJudge = settings.options.forceJudge ?? false;
@@ -239,6 +243,7 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     force: forceJudge,
     hasApiKey: Boolean(settings.apiKey || settings.openai?.apiKey),
     agents,
+    names,
   });
   if (judge.note) ports.note(judge.note);
   const { scenarios, judgeModel } = judge;
@@ -247,7 +252,7 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
   const options = defaultRunOptions({
     ...settings.options,
     ...(agents.includes("command") && agentCommand
-      ? { agentCommand: await resolveCommandProgram(agentCommand, settings.cwd) }
+      ? { agentCommand: await resolveCommandProgram(agentCommand, settings.cwd, names.agentCommand) }
       : {}),
     agents: matrix ? agents : [],
     agentModels: matrix ? (settings.options.agentModels ?? {}) : {},
@@ -267,12 +272,13 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     const own = matrix && (options.agentModels[agent]?.length ?? 0) > 0;
     checkModelProviders(scenarios, modelsOfAgent(agent, options), agent, keys, ports.keyRemedy, {
       agentKey: settings.gemini?.apiKey ?? null,
+      names,
       // In a matrix, say whose models they were: the agent's own, or the run's (then how to give it its own).
       ...(matrix
         ? {
             modelsOption: own
-              ? `--model ${agent}=MODEL`
-              : `--model (the run's models, which ${agent} takes without its own --model ${agent}=MODEL)`,
+              ? names.agentModel(agent)
+              : `${names.model} (the run's models, which ${agent} takes without its own ${names.agentModel(agent)})`,
           }
         : {}),
     });
@@ -281,8 +287,9 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
   const usesModels = agents.some(agentUsesModel);
   for (const unpriced of unpricedModels(scenarios, paidModels, usesModels)) {
     const checked = PRICE_TABLE_CHECKED_ON[providerOfModel(unpriced)?.provider ?? "anthropic"];
+    const remedy = names.prices ? `; give its prices with ${names.prices} FILE` : "";
     ports.note(
-      `cost unknown for model ${unpriced}: it is not in the price table (built in, checked ${checked}); its trials' cost is reported as unknown, and --max-cost-usd cannot count it; give its prices with --prices FILE`,
+      `cost unknown for model ${unpriced}: it is not in the price table (built in, checked ${checked}); its trials' cost is reported as unknown, and ${names.maxCostUsd} cannot count it${remedy}`,
     );
   }
 
@@ -346,16 +353,19 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
  * An agent whose model ids are its own (gemini-cli) must be given them: the run's models are
  * another provider's.
  */
-function checkAgentMatrix(agents: readonly AgentName[], settings: RunSettings): void {
+function checkAgentMatrix(agents: readonly AgentName[], settings: RunSettings, names: SettingNames): void {
   if (agents.includes("replay")) {
+    const matrix = names.replayFrom
+      ? ` (several ${names.replayFrom} make a model matrix of their models)`
+      : "";
     throw new ConfigError(
-      "the replay agent cannot be one of several agents: replay recorded runs on their own (several --replay-from make a model matrix of their models)",
-      "--agent",
+      `the replay agent cannot be one of several agents: replay recorded runs on their own${matrix}`,
+      names.agent,
     );
   }
   if (settings.options.agentCommand && !agents.includes("command")) {
     throw new ConfigError(
-      `--agent-command is the command agent's, which is not an agent of this run (${agents.join(", ")}): add --agent command or drop --agent-command`,
+      `${names.agentCommand} is the command agent's, which is not an agent of this run (${agents.join(", ")}): add the command agent to ${names.agent} or drop ${names.agentCommand}`,
     );
   }
   if (settings.agentBinary) {
@@ -368,8 +378,8 @@ function checkAgentMatrix(agents: readonly AgentName[], settings: RunSettings): 
     const own = settings.options.agentModels?.[agent] ?? [];
     if (agentApiKeyVariable(agent) && own.length === 0) {
       throw new ConfigError(
-        `the ${agent} agent's model ids are its own (e.g. gemini-2.5-flash), not the run's: with several agents give them as --model ${agent}=MODEL`,
-        "--model",
+        `the ${agent} agent's model ids are its own (e.g. gemini-2.5-flash), not the run's: with several agents give them as ${names.agentModel(agent)}`,
+        names.model,
       );
     }
   }
@@ -428,6 +438,7 @@ function recordedHomes(
   model: string,
   scenarios: readonly Scenario[],
   note: (message: string) => void,
+  names: SettingNames,
 ): Record<string, string> {
   const homes: Record<string, string> = {};
   if (!scenarios.some((scenario) => scenario.source.format === "bashkit-jsonl")) return homes;
@@ -440,7 +451,7 @@ function recordedHomes(
     const layout = set.recorded_at === null ? null : bashkitHomeAt(set.recorded_at);
     if (!layout) {
       note(
-        `${set.source}: the recorded run has no date (\`timestamp\`), so the bashkit version that made it is unknown; its tasks get the current bashkit's home layout (--bashkit-home names another)`,
+        `${set.source}: the recorded run has no date (\`timestamp\`), so the bashkit version that made it is unknown; its tasks get the current bashkit's home layout (${names.bashkitHome} names another)`,
       );
       continue;
     }
@@ -458,6 +469,7 @@ function recordedHomes(
 function replaySettings(
   recordings: readonly RecordingSet[],
   given: RunSettings["options"],
+  names: SettingNames,
 ): Partial<Pick<RunOptions, "model" | "models" | "trials">> {
   if (recordings.length === 0) return {};
   const recordedTrials = Math.max(
@@ -468,8 +480,8 @@ function replaySettings(
   if (recordings.length < 2) return trials;
   if (given.model !== undefined || (given.models?.length ?? 0) > 0) {
     throw new ConfigError(
-      "--model with several --replay-from: the models are those the recorded runs used; drop --model",
-      "--model",
+      `${names.model} with several ${names.replayFrom ?? "recorded runs"}: the models are those the recorded runs used; drop ${names.model}`,
+      names.model,
     );
   }
   const models = modelsOfRecordings(recordings);
@@ -544,11 +556,14 @@ export function checkModelProviders(
   {
     agentKey = null,
     agentKeyRemedy,
-    modelsOption = "--model",
+    names = CLI_SETTING_NAMES,
+    modelsOption = names.model,
   }: {
     agentKey?: string | null;
     agentKeyRemedy?: string;
-    /** Where the models were given, for the errors (an agent matrix: `--model codex=MODEL`). */
+    /** How the user gave the run's settings (default: the CLI's flags). */
+    names?: SettingNames;
+    /** Where the models were given, for the errors (an agent matrix: `--model codex=MODEL`); default `names.model`. */
     modelsOption?: string;
   } = {},
 ): void {
@@ -580,7 +595,7 @@ export function checkModelProviders(
       const { provider } = parseModelId(judge.model, where);
       if (!keys[provider]) {
         throw new ConfigError(
-          `the judge model "${judge.model}" needs ${API_KEY_VARIABLES[provider]}; set it, or choose a judge of a provider whose key is set (--judge-model, evaluation.judge.model or LLM_TOOL_TEST_JUDGE, e.g. openai:gpt-5-mini)`,
+          `the judge model "${judge.model}" needs ${API_KEY_VARIABLES[provider]}; set it, or choose a judge of a provider whose key is set (${names.judgeModel}, evaluation.judge.model or LLM_TOOL_TEST_JUDGE, e.g. openai:gpt-5-mini)`,
           where,
         );
       }
@@ -652,8 +667,11 @@ export function setUpJudge(
     hasApiKey: boolean;
     /** The run's agents (an agent matrix's all): the judge is skipped for each of them. */
     agents: readonly AgentName[];
+    /** How the user gave the run's settings (default: the CLI's flags). */
+    names?: SettingNames;
   },
 ): JudgeSetup {
+  const names = input.names ?? CLI_SETTING_NAMES;
   const judged = scenarios.filter((s) => s.evaluation.judge?.enabled);
   // No trial is judged: the run records no judge (a --judge-model given anyway judged nothing).
   if (judged.length === 0) return { scenarios, judgeModel: null, note: null };
@@ -681,11 +699,13 @@ export function setUpJudge(
         testedModel,
         force: input.force,
         scenarioId: scenario.id,
+        flagName: names.judgeModel,
+        forceName: names.forceJudge,
       }),
     );
     const model =
       resolutions.find((judgeModel) => input.force || !tested.some((t) => isSameModel(judgeModel, t))) ??
-      refuseMatrixJudge(scenario.id, tested);
+      refuseMatrixJudge(scenario.id, tested, names);
     return { ...scenario, evaluation: { ...scenario.evaluation, judge: { ...judge, model } } };
   });
   return { scenarios: resolved, judgeModel: defaultJudgeOf(scenarios, resolved), note: null };
@@ -731,9 +751,10 @@ function defaultJudgeOf(given: readonly Scenario[], resolved: readonly Scenario[
   return resolved[index]?.evaluation.judge?.model ?? null;
 }
 
-function refuseMatrixJudge(scenarioId: string, tested: string[]): never {
+function refuseMatrixJudge(scenarioId: string, tested: string[], names: SettingNames): never {
+  const force = names.forceJudge ? `, or pass ${names.forceJudge}` : "";
   throw new ConfigError(
-    `scenario ${scenarioId}: the default judge models are among the models under test (${tested.join(", ")}), and a model grading itself is biased; choose another judge with --judge-model (or evaluation.judge.model), or pass --force-judge`,
+    `scenario ${scenarioId}: the default judge models are among the models under test (${tested.join(", ")}), and a model grading itself is biased; choose another judge with ${names.judgeModel} (or evaluation.judge.model)${force}`,
   );
 }
 

@@ -17,7 +17,7 @@ import { CURRENT_BASHKIT_HOME } from "./bashkit-home.js";
 import { ID_PATTERN } from "./format.js";
 import { checkTypeOf, createCheckGate, describeUnknownCheck, isKnownCheckType } from "./gates.js";
 import { BASHKIT_EXPECTATION_KEYS, BASHKIT_TASK_KEYS } from "./keys.js";
-import { NodeReader } from "./node-reader.js";
+import { describeBlank, NodeReader } from "./node-reader.js";
 import { indexField, joinField, type Problem } from "./problems.js";
 import { MAX_DATASET_BYTES, readInputText } from "./read-text.js";
 import type { GateSpec, MachineProfile, UnhashedScenario } from "./types.js";
@@ -136,6 +136,11 @@ function buildTask(
       : undefined;
   const filesNode = entries.get("files")?.value;
   const files = filesNode ? (reader.readStringMap(filesNode, "files") ?? {}) : {};
+  // The keys name the files written into the sandbox, as in a scenario's `files:`.
+  for (const entry of filesNode?.kind === "map" ? filesNode.entries : []) {
+    const blank = describeBlank(entry.key, "a file name");
+    if (blank) reader.report(entry.keyLine, joinField("files", entry.key), blank);
+  }
   const tags: string[] = [];
   for (const key of ["mode", "difficulty"]) {
     const tagNode = entries.get(key)?.value;

@@ -51,6 +51,11 @@ const ref = (name: string, description?: string): FieldSchema =>
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 /** An option's name as the tool spells it: `-f`, `--file`, `-config`; no value, no space. */
 export const OPTION_NAME_PATTERN = /^--?[A-Za-z0-9?@][A-Za-z0-9_.?@-]*$/;
+/**
+ * An environment variable name a shell can set (POSIX's portable names, lowercase allowed): an
+ * empty name, an `=` or a NUL would corrupt the environment the agent gets.
+ */
+export const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Criterion ids become property names in the judge's forced tool call, so they must be plain. */
 export const CRITERION_ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 /** What duration.ts accepts, for editors (duration.ts says why a value is refused). */
@@ -87,9 +92,11 @@ export const DURATION = {
   ],
 } as const satisfies FieldSchema;
 
-export const STRING_MAP = {
+export const ENV_MAP = {
   type: "object",
-  description: "Names to string values (quote numbers).",
+  description:
+    "Environment variables: name -> value (quote numbers). Names are letters, digits and _, not starting with a digit.",
+  propertyNames: { type: "string", pattern: ENV_NAME_PATTERN.source },
   additionalProperties: { type: "string" },
 } as const satisfies FieldSchema;
 
@@ -127,7 +134,7 @@ export const VARIANT = {
       pattern: ID_PATTERN.source,
     },
     guidance: ref("guidance", "Guidance used by this variant instead of the scenario's."),
-    env: ref("stringMap", "Extra environment for the target, merged over target.env."),
+    env: ref("env", "Extra environment for the target, merged over target.env."),
   },
 } as const satisfies ObjectSchema;
 
@@ -149,7 +156,7 @@ export const TARGET = {
       items: { type: "string", pattern: OPTION_NAME_PATTERN.source },
       uniqueItems: true,
     },
-    env: ref("stringMap", "Environment variables for the agent's commands and the gates."),
+    env: ref("env", "Environment variables for the agent's commands and the gates."),
   },
 } as const satisfies ObjectSchema;
 

@@ -35,6 +35,19 @@ export type ScalarKey<S extends ObjectSchema> = {
 }[keyof S["properties"]] &
   string;
 
+/**
+ * What is wrong with a value that must hold text, or null when it does: an empty value and one of
+ * only whitespace (shown escaped, so a tab or a newline is seen) are told apart. `subject` names
+ * what the value is when the field does not ("a file name").
+ */
+export function describeBlank(value: string, subject?: string): string | null {
+  if (NOT_BLANK.test(value)) return null;
+  const what = subject ? `${subject} ` : "";
+  return value === ""
+    ? `${what}must not be empty`
+    : `${what}must not be blank: it holds only whitespace (${JSON.stringify(value)})`;
+}
+
 export class NodeReader {
   readonly problems: Problem[] = [];
 
@@ -141,8 +154,9 @@ export class NodeReader {
   readString(node: YamlNode, field: string, options: { allowEmpty?: boolean } = {}): string | undefined {
     if (node.kind !== "scalar" || typeof node.value !== "string")
       return this.expected(node, field, "a string");
-    if (!options.allowEmpty && !NOT_BLANK.test(node.value)) {
-      this.report(node.line, field, "must not be empty");
+    const blank = options.allowEmpty ? null : describeBlank(node.value);
+    if (blank) {
+      this.report(node.line, field, blank);
       return undefined;
     }
     return node.value;

@@ -9,19 +9,19 @@ import {
   COMPOSITE,
   DEFAULT_CATEGORY,
   DEFAULT_TIER,
+  ENV_NAME_PATTERN,
   EVALUATION,
   GUIDANCE_OBJECT,
   ID_PATTERN,
   JUDGE,
   keysOf,
-  NOT_BLANK,
   OPTION_NAME_PATTERN,
   SCENARIO,
   TARGET,
   VARIANT,
 } from "./format.js";
 import { readGate } from "./gates.js";
-import type { NodeReader, ScalarKey } from "./node-reader.js";
+import { describeBlank, type NodeReader, type ScalarKey } from "./node-reader.js";
 import { describeEscape, findEscapingLink, findReadableRoot, isInside } from "./paths.js";
 import { indexField, joinField, type Problem } from "./problems.js";
 import { formatSum, WEIGHT_TOLERANCE } from "./rubric.js";
@@ -248,8 +248,9 @@ function readFiles(
   for (const entry of node.entries) {
     const name = entry.key;
     const at = joinField(field, name);
-    if (!NOT_BLANK.test(name)) {
-      reader.report(entry.keyLine, at, "a file name must not be empty");
+    const blank = describeBlank(name, "a file name");
+    if (blank) {
+      reader.report(entry.keyLine, at, blank);
     } else if (path.posix.isAbsolute(name)) {
       if (sandbox !== "bwrap") {
         reader.report(
@@ -372,7 +373,7 @@ async function readVariants(
     }
     const envNode = entries.get("env")?.value;
     if (envNode) {
-      const env = reader.readStringMap(envNode, joinField(at, "env"));
+      const env = readEnv(reader, envNode, joinField(at, "env"));
       if (env) variant.env = env;
     }
     variants.push(variant);
@@ -444,8 +445,28 @@ async function readTarget(
     if (options) target.globalOptions = options;
   }
   const envNode = entries.get("env")?.value;
-  if (envNode) target.env = reader.readStringMap(envNode, joinField(field, "env")) ?? {};
+  if (envNode) target.env = readEnv(reader, envNode, joinField(field, "env")) ?? {};
   return target;
+}
+
+/**
+ * An `env:` mapping (`target.env`, a variant's): its keys become variable names in the agent's
+ * environment, where an empty name, an `=` or a NUL would corrupt the entries around it, so each
+ * must be a name a shell can set.
+ */
+function readEnv(reader: NodeReader, node: YamlNode, field: string): Record<string, string> | undefined {
+  const env = reader.readStringMap(node, field);
+  if (!env || node.kind !== "map") return env;
+  for (const entry of node.entries) {
+    const name = entry.key;
+    const problem =
+      describeBlank(name, "an environment variable name") ??
+      (ENV_NAME_PATTERN.test(name)
+        ? null
+        : `${JSON.stringify(name)} is not an environment variable name: use letters, digits and _, not starting with a digit`);
+    if (problem) reader.report(entry.keyLine, joinField(field, name), problem);
+  }
+  return env;
 }
 
 /** `target.global_options`: the names of the options that take their value in the next argument. */

@@ -1022,3 +1022,45 @@ describe("bashkit datasets", () => {
     expect(recorded.log.filter((l) => l.message.includes("    at "))).toEqual([]);
   });
 });
+
+describe("the setup shared with the CLI names the action's inputs, not the CLI's flags", () => {
+  it("a judge that is the model under test: input judge-model, and no --force-judge to offer", async () => {
+    const folder = makeTempDir("action-judged-");
+    await writeFile(
+      path.join(folder, "r.yaml"),
+      "criteria:\n  - id: done\n    weight: 1\n    description: did it\n",
+    );
+    await writeFile(path.join(folder, "judged.yaml"), "task: t\nevaluation: {judge: {rubric: r.yaml}}\n");
+    const result = await run(
+      await createDeps({
+        "working-directory": folder,
+        scenarios: ".",
+        agent: "anthropic",
+        model: "claude-haiku-4-5",
+        "judge-model": "claude-haiku-4-5",
+        "anthropic-api-key": "sk-ant-never-sent",
+      }),
+    );
+    expect(result.status).toBe("config_error");
+    expect(recorded.failed).toEqual([
+      'input "judge-model": scenario judged: the judge model claude-haiku-4-5 is the model under test, and a model grading itself is biased; choose another judge model (evaluation.judge.model, input "judge-model" or LLM_TOOL_TEST_JUDGE)',
+    ]);
+  });
+
+  it("a relative agent-command program that does not exist: input agent-command", async () => {
+    const result = await run(
+      await createDeps({
+        "working-directory": "head",
+        scenarios: ".",
+        agent: "command",
+        "agent-command": "./no-such-agent {prompt}",
+      }),
+    );
+    expect(result.status).toBe("config_error");
+    expect(recorded.failed).toEqual([
+      expect.stringMatching(
+        /^input "agent-command": the agent command's program "\.\/no-such-agent" does not exist: /,
+      ),
+    ]);
+  });
+});

@@ -113,7 +113,7 @@ describe("agent matrix flags", () => {
     [
       "--agent-command without the command agent",
       ["--agent", "oracle,null", "--agent-command", "my-agent {prompt}"],
-      "--agent-command is the command agent's, which is not an agent of this run (oracle, null): add --agent command or drop --agent-command",
+      "--agent-command is the command agent's, which is not an agent of this run (oracle, null): add the command agent to --agent or drop --agent-command",
     ],
     ["an unknown agent", ["--agent", "oracle,codec"], "--agent must be one of"],
   ])("%s is a configuration error naming the option", async (_what, args, message) => {

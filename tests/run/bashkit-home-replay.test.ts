@@ -38,13 +38,20 @@ async function datasetOf(id: string): Promise<string> {
 }
 
 let runs = 0;
-async function replay(dataset: string, args: string[]): Promise<{ report: Report; out: string }> {
+async function replay(
+  dataset: string,
+  args: string[],
+): Promise<{ report: Report; out: string; stderr: string }> {
   runs += 1;
   const out = path.join(dir, `out-${runs}`);
   const result = await runMain(["run", dataset, ...args, "--sandbox", "bwrap", "--out", out], { cwd: dir });
   // The recorded tasks fail some checks: exit 1, never a configuration or infrastructure error.
   expect([0, 1], result.stderr).toContain(result.code);
-  return { report: JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report, out };
+  return {
+    report: JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as Report,
+    out,
+    stderr: result.stderr,
+  };
 }
 
 /** Each replayed call's exit code beside the recorded one, by call number. */
@@ -66,8 +73,8 @@ async function exitCodes(
 describe.skipIf(findBwrapProblem() !== null)(
   "a replayed bashkit-eval run gets its bashkit's home layout",
   () => {
-    let own: { report: Report; out: string };
-    let current: { report: Report; out: string };
+    let own: { report: Report; out: string; stderr: string };
+    let current: { report: Report; out: string; stderr: string };
     let matrix: { report: Report; out: string };
 
     beforeAll(async () => {
@@ -88,6 +95,11 @@ describe.skipIf(findBwrapProblem() !== null)(
     it("the same calls with the current bashkit's layout (--bashkit-home current): /home/eval exists, exit 0", async () => {
       expect(current.report.scenarios[0]?.trials[0]?.home_layout).toBe("bashkit-home-created");
       expect((await exitCodes(current)).get(3)).toEqual({ recorded: 2, now: 0 });
+      // Said in the flag's words (the action names its input: tests/run/setting-names.test.ts).
+      expect(current.stderr).toContain(
+        "note: --bashkit-home bashkit-home-created: every bashkit task gets it, not the layout of the bashkit that recorded the replayed run\n",
+      );
+      expect(own.stderr).not.toContain("--bashkit-home");
     });
 
     it("a matrix of two recorded runs: each model's trials get its own run's layout", async () => {

@@ -314,6 +314,7 @@ describe("malformed datasets", () => {
         task({ id: "z", files: { "/a": 1 } }),
         task({ id: "w", verify: "true" }),
         task({ id: "has space" }),
+        task({ id: "v", files: { "": "x", " ": "y" } }),
       ].join("\n"),
     });
     const message = await configErrorOf(() => loadScenarios(["d.jsonl"], { cwd: dir }));
@@ -327,6 +328,8 @@ describe("malformed datasets", () => {
       'd.jsonl:5: files["/a"]: expected a string, found a number (1); quote it: "1"',
       "d.jsonl:6: verify: unknown key `verify` for a bashkit-eval task (bashkit-eval `verify` scripts are not supported; express the check as an expectation)",
       'd.jsonl:7: id: expected letters, digits, `.`, `_` and `-` (it names the output folder), found "has space"',
+      'd.jsonl:8: files[""]: a file name must not be empty',
+      'd.jsonl:8: files[" "]: a file name must not be blank: it holds only whitespace (" ")',
     ]);
   });
 

@@ -71,6 +71,11 @@ describe("scenario schema", () => {
       "task: t\ntarget: {global_options: [--file main.journal]}\n",
       "task: t\ntarget: {global_options: [-f, -f]}\n",
       "name: has space\ntask: t\n",
+      // Keys that become environment variable names.
+      'task: t\ntarget: {env: {"": x}}\n',
+      'task: t\ntarget: {env: {"A=B": x}}\n',
+      'task: t\ntarget: {env: {"A\\0B": x}}\n',
+      "task: t\nvariants: [{name: v, env: {1X: x}}]\n",
       // Once accepted by the hand-kept schema though the loader refused them.
       "task: t\nsystem: ''\n",
       "task: t\nevaluation: {gates: [{type: llm_judge, prompt: ''}]}\n",
@@ -97,6 +102,8 @@ describe("scenario schema", () => {
       [`task: t\nsolution: ${blank}\n`, "solution"],
       [`task: t\nsolution: [ls, ${blank}]\n`, "solution[1]"],
       [`task: t\nfiles: {${blank}: x}\n`, 'files[" \\t  "]'],
+      [`task: t\ntarget: {env: {${blank}: x}}\n`, 'target.env[" \\t  "]'],
+      [`task: t\nvariants: [{name: v, env: {${blank}: x}}]\n`, 'variants[0].env[" \\t  "]'],
       [`task: t\nguidance: ${blank}\n`, "guidance"],
       [`task: t\nagent: {model: ${blank}}\n`, "agent.model"],
       [`task: t\ntarget: {binary: ${blank}}\n`, "target.binary"],
@@ -144,6 +151,34 @@ describe("scenario schema", () => {
       visit(schema.items, `${where}[]`);
       visit(schema.propertyNames, `${where} (key)`);
       if (typeof schema.additionalProperties === "object") visit(schema.additionalProperties, `${where}.*`);
+    };
+    const files = Object.entries(buildSchemaFiles());
+    for (const [file, schema] of files) visit(schema as FieldSchema, file);
+    expect(files).toHaveLength(2);
+    expect(offenders).toEqual([]);
+  });
+
+  test("every mapping whose keys are names refuses an empty key and one of only whitespace", () => {
+    // Guards the generator: a map of names (files, env) without a rule for its keys fails here.
+    const offenders: string[] = [];
+    const visit = (schema: FieldSchema | undefined, where: string) => {
+      if (!schema) return;
+      if (typeof schema.additionalProperties === "object") {
+        for (const key of ["", " \t\n "]) {
+          if (!schema.propertyNames || ajv.validate(schema.propertyNames, key))
+            offenders.push(`${where} (key ${JSON.stringify(key)})`);
+        }
+        visit(schema.additionalProperties, `${where}.*`);
+      }
+      for (const [name, property] of Object.entries(schema.properties ?? {}))
+        visit(property, `${where}.${name}`);
+      for (const [name, definition] of Object.entries(
+        (schema as { definitions?: Record<string, FieldSchema> }).definitions ?? {},
+      )) {
+        visit(definition, `#/definitions/${name}`);
+      }
+      for (const [index, option] of (schema.oneOf ?? []).entries()) visit(option, `${where}.oneOf[${index}]`);
+      visit(schema.items, `${where}[]`);
     };
     const files = Object.entries(buildSchemaFiles());
     for (const [file, schema] of files) visit(schema as FieldSchema, file);

@@ -82,8 +82,36 @@ const cases: Case[] = [
   },
   {
     name: "empty task",
-    files: { "s.yaml": 'task: "  "\n' },
+    files: { "s.yaml": 'task: ""\n' },
     error: "s.yaml:1: task: must not be empty",
+  },
+  {
+    name: "a task of only whitespace is told apart from an empty one",
+    files: { "s.yaml": 'task: " \\t "\n' },
+    error: 's.yaml:1: task: must not be blank: it holds only whitespace (" \\t ")',
+  },
+  {
+    name: "inline file names that are empty or only whitespace",
+    files: { "s.yaml": 'task: t\nfiles:\n  "": x\n  "  ": y\n' },
+    error: [
+      's.yaml:3: files[""]: a file name must not be empty',
+      's.yaml:4: files["  "]: a file name must not be blank: it holds only whitespace ("  ")',
+    ].join("\n"),
+  },
+  {
+    name: "environment variable names that are empty, blank or not names, in target.env and a variant's env",
+    files: {
+      "s.yaml":
+        'task: t\ntarget:\n  env:\n    "": a\n    " ": b\n    "A=B": c\n    "A\\0B": d\n    1X: e\n    OK_1: f\nvariants:\n  - name: v\n    env: {"x-y": g}\n',
+    },
+    error: [
+      's.yaml:4: target.env[""]: an environment variable name must not be empty',
+      's.yaml:5: target.env[" "]: an environment variable name must not be blank: it holds only whitespace (" ")',
+      's.yaml:6: target.env["A=B"]: "A=B" is not an environment variable name: use letters, digits and _, not starting with a digit',
+      's.yaml:7: target.env["A\\u0000B"]: "A\\u0000B" is not an environment variable name: use letters, digits and _, not starting with a digit',
+      's.yaml:8: target.env["1X"]: "1X" is not an environment variable name: use letters, digits and _, not starting with a digit',
+      's.yaml:12: variants[0].env.x-y: "x-y" is not an environment variable name: use letters, digits and _, not starting with a digit',
+    ].join("\n"),
   },
   {
     name: "invalid id",

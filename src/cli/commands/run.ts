@@ -26,7 +26,6 @@ import { renderTerminalSummary } from "../../render/terminal.js";
 import type { Report } from "../../results/types.js";
 import {
   type AgentEndpoints,
-  API_BASE_URL_OPTION,
   endpointsByAgent,
   parseScoped,
   type ScopedValue,
@@ -48,6 +47,7 @@ import {
   type RunOptionSettings,
   runPrepared,
 } from "../../run/prepare.js";
+import { CLI_SETTING_NAMES } from "../../run/setting-names.js";
 import { createRunRedactor, type SuiteRun } from "../../run/suite.js";
 import { writeRunOutputs } from "../../run/write-outputs.js";
 import { runProcess } from "../../sandbox/exec.js";
@@ -455,7 +455,7 @@ function settleMatrixFlags(scoped: ScopedFlags, agents: readonly AgentName[]): M
     const own = Object.values(one.perAgent)[0];
     if (!matrix && own !== undefined && one.shared !== null) {
       throw new ConfigError(
-        `${API_BASE_URL_OPTION[api]} is given twice for ${agents[0]} (with and without ${agents[0]}=): give it once`,
+        `${CLI_SETTING_NAMES.baseUrl[api]} is given twice for ${agents[0]} (with and without ${agents[0]}=): give it once`,
       );
     }
     baseUrls[api] = matrix ? one.shared : (own ?? one.shared);
