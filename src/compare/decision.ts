@@ -39,6 +39,7 @@ import {
   MIN_RUNS_FOR_VARIATION,
   type RunCount,
   roundIccUp,
+  SCENARIO_TEST_RUNS,
   type SuiteMethod,
 } from "../stats/run-clusters.js";
 import {
@@ -58,7 +59,7 @@ import {
   pairWithBaseline,
   type TreatmentChanges,
 } from "./pairing.js";
-import { type BaselinePooling, DEFAULT_BASELINE_RUNS, type ExcludedBaseline } from "./pool-baselines.js";
+import type { BaselinePooling, ExcludedBaseline } from "./pool-baselines.js";
 import type { ScenarioStatus } from "./types.js";
 
 export type FailOn =
@@ -655,9 +656,8 @@ function describeGround(ground: InconclusiveGround): string {
 
 /**
  * The fewest more base runs, else the fewest more trials per scenario, that reach the power needed.
- * More runs only up to the default pool (or the pool already used): past 8, a base branch that drifts
- * fails unchanged PRs more often than α (docs/statistics.md, "More base runs are safe only where the
- * base branch does not drift"), so beyond it the advice is more trials.
+ * More runs only up to the newest SCENARIO_TEST_RUNS the per-scenario tests pool: past them the
+ * collapse's power does not grow, so beyond it the advice is more trials.
  */
 function describeWhatWouldConclude(
   design: Design,
@@ -685,7 +685,7 @@ function describeWhatWouldConclude(
     );
   // Power grows with the base runs (up to the exact tests' small steps): bisect on [atLeast, pool].
   let low = Math.max(runs + 1, MIN_RUNS_FOR_VARIATION) - 1;
-  let high = Math.max(DEFAULT_BASELINE_RUNS, runs);
+  let high = Math.max(SCENARIO_TEST_RUNS, runs);
   if (high > low && powerAt(high, design.head_trials) >= CONCLUSIVE_POWER) {
     while (high - low > 1) {
       const middle = Math.floor((low + high) / 2);

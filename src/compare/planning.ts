@@ -9,7 +9,7 @@ import { scenarioKey } from "../results/scenario-key.js";
 import type { Report } from "../results/types.js";
 import { detectionPower } from "../stats/detection-power.js";
 import { DEFAULT_ALPHA, DEFAULT_SUITE_ALPHA, screenForExtraTrials } from "../stats/regression-decision.js";
-import { iccForRuns } from "../stats/run-clusters.js";
+import { iccForRuns, SCENARIO_TEST_RUNS } from "../stats/run-clusters.js";
 import {
   binomialPmf,
   computeMean,
@@ -222,8 +222,8 @@ export const PLANNED_DROPS: ReadonlyArray<{ from: number; to: number }> = [
 
 /** The power the baseline-runs search aims at, for the first drop (the collapse). */
 export const TARGET_POWER = 0.9;
-/** The search for baseline runs stops here (an exact power costs more with every baseline trial). */
-export const MAX_PLANNED_BASELINE_RUNS = 16;
+/** The search for baseline runs stops here: the per-scenario tests pool no more (SCENARIO_TEST_RUNS). */
+export const MAX_PLANNED_BASELINE_RUNS = SCENARIO_TEST_RUNS;
 /** The pass rate at which the cost of the screen is estimated. */
 const SCREEN_RATE = 0.9;
 
@@ -374,7 +374,10 @@ export function renderDesignPlan(plan: DesignPlan): string {
   const extra = plan.extra_trials > 0 ? ` (+${plan.extra_trials})` : "";
   const design =
     `${plural(plan.scenarios, "scenario")} × ${plan.trials}${extra} trial${plan.trials === 1 && !extra ? "" : "s"} ` +
-    `against ${plural(plan.baseline_runs, "baseline run")} (${plural(plan.baseline_trials, "trial")} a scenario)` +
+    `against ${plural(plan.baseline_runs, "baseline run")} (${plural(plan.baseline_trials, "trial")} a scenario` +
+    (plan.baseline_runs > SCENARIO_TEST_RUNS && !plan.suite_only
+      ? `; its own test pools the newest ${SCENARIO_TEST_RUNS} runs, ${plural(SCENARIO_TEST_RUNS * plan.trials, "trial")})`
+      : ")") +
     (plan.icc > 0 ? `, runs varying with ICC ${plan.icc}` : "");
   const lines = [`Design: ${design}.`];
   if (plan.suite_only) {
@@ -403,7 +406,7 @@ export function renderDesignPlan(plan: DesignPlan): string {
     const needed = plan.baseline_runs_needed;
     lines.push(
       needed === null
-        ? `No number of baseline runs up to ${MAX_PLANNED_BASELINE_RUNS} reaches ${percent(TARGET_POWER)} power on the 90% → 10% collapse at ${plural(plan.trials, "trial")} a run; add head trials.`
+        ? `No number of baseline runs reaches ${percent(TARGET_POWER)} power on the 90% → 10% collapse at ${plural(plan.trials, "trial")} a run (the per-scenario tests pool the newest ${MAX_PLANNED_BASELINE_RUNS}); add head trials.`
         : `Baseline runs for ${percent(TARGET_POWER)} power on the 90% → 10% collapse: ${needed} (${plural(needed * plan.trials, "trial")} a scenario).`,
     );
   }

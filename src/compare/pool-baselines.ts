@@ -16,12 +16,8 @@ import { matrixEntryLabel, scenarioKey } from "../results/scenario-key.js";
 import type { Report, RunInfo, ScenarioReport, TrialReport } from "../results/types.js";
 import type { RunCount } from "../stats/run-clusters.js";
 
-/**
- * Base-branch runs the action pools by default: 8 (24 baseline trials a scenario at 3 trials) meet
- * the decision's power targets at the defaults; 4 cannot (docs/statistics.md, "Defaults, and the
- * targets they meet"). `plan` plans with it.
- */
-export const DEFAULT_BASELINE_RUNS = 8;
+/** Base-branch runs the action pools by default (the design's, run-clusters.ts); `plan` plans with it. */
+export { DEFAULT_BASELINE_RUNS } from "../stats/run-clusters.js";
 
 export interface BaselineCandidate {
   report: Report;

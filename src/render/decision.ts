@@ -11,7 +11,7 @@ import type { NotComparedScenario, TreatmentFileChange } from "../compare/pairin
 import { scenarioKey } from "../results/scenario-key.js";
 import { findMetric } from "../results/trial-metrics.js";
 import type { Report, RunSummary, ScenarioReport } from "../results/types.js";
-import { roundIccUp } from "../stats/run-clusters.js";
+import { roundIccUp, SCENARIO_TEST_RUNS } from "../stats/run-clusters.js";
 import { escapeHtml, escapePlainText, markdownCode, markdownText } from "./escape.js";
 import { formatMetricValue, formatPStatement, formatRate } from "./format.js";
 
@@ -320,7 +320,11 @@ export function renderDesignLine(decision: Decision): string {
   const d = decision.design;
   if (!d) return "";
   const runs = plural(d.baseline_runs, "baseline run");
-  const against = `against ${runs} (${plural(d.baseline_trials, "trial")} a scenario)`;
+  const window =
+    d.baseline_runs > SCENARIO_TEST_RUNS && !decision.suite_only
+      ? `; each scenario's own test pools the newest ${SCENARIO_TEST_RUNS} runs`
+      : "";
+  const against = `against ${runs} (${plural(d.baseline_trials, "trial")} a scenario${window})`;
   const variation = describeVariation(decision);
   const after = variation ? ` ${variation}` : "";
   if (decision.suite_only) {
@@ -360,7 +364,7 @@ function describeVariation(decision: Decision): string {
         : `${runs}, ICC ${formatIcc(estimate)} measured; tests and power assume ${assumed}`;
   const suite =
     v.suite_method === "trend" && v.trend !== null
-      ? `; the base runs' suite pass rate drifts ${formatSignedPoints(v.trend)} a run, and the suite test allows for it`
+      ? `; the base runs' suite pass rate drifts ${formatSignedPoints(v.trend)} a run, which the suite test and each scenario's test allow for`
       : v.suite_method === "runs" && v.dispersion !== null
         ? `; the suite pass rate varies between base runs ${Number.isFinite(v.dispersion) ? `${v.dispersion.toFixed(1)}× as much as trials explain` : "where trials explain no variation"}, so the suite test compares runs`
         : "";

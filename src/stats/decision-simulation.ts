@@ -23,7 +23,7 @@ import {
   type ScenarioCounts,
   screenForExtraTrials,
 } from "./regression-decision.js";
-import { assumeRunVariation, type RunCount, type SuiteForm } from "./run-clusters.js";
+import { assumeRunVariation, DEFAULT_BASELINE_RUNS, type RunCount, type SuiteForm } from "./run-clusters.js";
 import { createRng, DEFAULT_SEED, deriveSeed, type Rng } from "./stats.js";
 
 /** How a run's pass rates differ from the scenario's long-run rate. */
@@ -53,7 +53,7 @@ export interface DecisionSimulationOptions {
   /** Simulated PRs per cell; default 1,000. */
   runs?: number;
   seed?: number;
-  /** Base-branch runs pooled; default 8 (the action's `baseline-runs`). */
+  /** Base-branch runs pooled; default the action's `baseline-runs` (12). */
   baseRuns?: number;
   /** Head trials per scenario before the screen (and trials of each base run); default 3. */
   headTrials?: number;
@@ -154,7 +154,7 @@ export function runDecisionSimulation(options: DecisionSimulationOptions = {}): 
   const settings: Settings = {
     runs: options.runs ?? 1000,
     seed: options.seed ?? DEFAULT_SEED,
-    baseRuns: options.baseRuns ?? 8,
+    baseRuns: options.baseRuns ?? DEFAULT_BASELINE_RUNS,
     headTrials: options.headTrials ?? 3,
     extraTrials: options.extraTrials ?? DEFAULT_EXTRA_TRIALS,
     alpha: options.alpha ?? DEFAULT_ALPHA,
@@ -189,7 +189,7 @@ export function runDecisionSimulation(options: DecisionSimulationOptions = {}): 
 
   const worlds: WorldCell[] = [];
   for (const world of options.worlds ?? REAL_WORLDS) {
-    for (const baseRuns of options.baseRunCounts ?? [1, 2, 4, 8]) {
+    for (const baseRuns of options.baseRunCounts ?? [1, 2, 4, 8, DEFAULT_BASELINE_RUNS]) {
       for (const passRate of options.worldPassRates ?? [0.9, 0.7]) {
         const design = {
           scenarios: unchanged(20, passRate),
@@ -281,7 +281,7 @@ function drawRunRates(rng: Rng, means: readonly number[], world: RunWorld, posit
   });
 }
 
-/** Runs over which a world's `drift` accrues: the default pool of base runs. */
+/** Runs over which a world's `drift` accrues (−5 points every 8 runs, however many are pooled). */
 export const DRIFT_WINDOW = 8;
 
 const POWER_CACHE = new Map<string, number | null>();

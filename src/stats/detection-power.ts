@@ -6,7 +6,7 @@
  */
 
 import { pooledRunsLaw, rejectionBoundary } from "./rejection-region.js";
-import { betaBinomialPmf, MIN_RUNS_FOR_VARIATION } from "./run-clusters.js";
+import { betaBinomialPmf, MIN_RUNS_FOR_VARIATION, scenarioTestRuns } from "./run-clusters.js";
 import { logChoose } from "./stats.js";
 
 /** The effect a design is judged by (docs/statistics.md, "Three outcomes"): one scenario collapsing 0.9 → 0.1. */
@@ -16,7 +16,7 @@ export const PLANNED_COLLAPSE = { baseRate: 0.9, headRate: 0.1 } as const;
 export const CONCLUSIVE_POWER = 0.8;
 
 export interface PowerDesign {
-  /** Trials of each base run (the pooled baseline is their sum). */
+  /** Trials of each base run, oldest first (the per-scenario test pools the newest SCENARIO_TEST_RUNS). */
   runTrials: readonly number[];
   /** The head's first trials per scenario. */
   headTrials: number;
@@ -37,7 +37,9 @@ export interface PowerDesign {
  * rejection region, found once per design (rejection-region.ts).
  */
 export function detectionPower(design: PowerDesign, baseRate: number, headRate: number): number {
-  const { runTrials, headTrials, extraTrials, icc, level } = design;
+  const { headTrials, extraTrials, icc, level } = design;
+  // The per-scenario test pools the newest runs only; the screen is taken on the same ones.
+  const runTrials = scenarioTestRuns(design.runTrials);
   const baseTrials = runTrials.reduce((s, n) => s + n, 0);
   const basePmf = pooledRunsLaw(runTrials, baseRate, icc);
   const allTrials = headTrials + extraTrials;

@@ -10,7 +10,8 @@
  *   keeps the chance of failing an unchanged PR at most alpha.
  * - Runs are clusters (src/stats/run-clusters.ts): given the base runs' own counts and the intra-run
  *   correlation they show, each scenario's test takes every run (the head included) as a beta-binomial
- *   draw, and the suite test accounts for day-to-day variation and drift; with ICC 0 and no spread
+ *   draw — over the newest SCENARIO_TEST_RUNS base runs only, as it does not model drift — and the
+ *   suite test accounts for day-to-day variation and drift over all of them; with ICC 0 and no spread
  *   between runs both are the exact tests above.
  * - Adaptive extra trials: scenarios that were not given extra trials enter the family with p = 1.
  *   Every rejection is then also a rejection of the fixed design that ran the extra trials on every
@@ -28,6 +29,7 @@ import {
   type RunCount,
   type SuiteForm,
   type SuiteMethod,
+  scenarioTestRuns,
 } from "./run-clusters.js";
 import { adjustPValues } from "./stats.js";
 import { taroneHolm } from "./tarone.js";
@@ -51,8 +53,9 @@ export interface ScenarioCounts extends PassCounts {
   /** The head's first trials; default headTrials. */
   initialHeadTrials?: number;
   /**
-   * The base runs' own counts for this scenario (index r = run r, the same in every scenario; 0 trials
-   * where a run did not measure it). Without them the baseline is taken as one run.
+   * The base runs' own counts for this scenario, oldest first (index r = run r, the same in every
+   * scenario; 0 trials where a run did not measure it). Without them the baseline is taken as one run.
+   * The scenario's own test pools the newest SCENARIO_TEST_RUNS of them; the suite test takes all.
    */
   baseRuns?: readonly RunCount[];
 }
@@ -143,14 +146,6 @@ export function decideRegression(
   const icc = options.icc ?? 0;
   if (!(icc >= 0 && icc < 1)) throw new RangeError(`icc must be in [0, 1), got ${icc}`);
 
-  const scenarios = decidePrimary(counts, {
-    alpha,
-    primaryAlpha: suiteOnly ? 0 : primaryAlpha,
-    adaptive,
-    test: options.primaryTest ?? "boschloo",
-    icc,
-  });
-
   const strata = counts.map((c) => ({
     basePassed: c.basePassed,
     baseTrials: c.baseTrials,
@@ -165,6 +160,18 @@ export function decideRegression(
     strata,
     icc,
     clustered ? options.suiteForm : "exact",
+  );
+  // Under a drift the suite test fitted, each scenario is compared with its base rate moved along it.
+  const drift = suiteResult.method === "trend" && suiteResult.trend !== null ? suiteResult.trend : 0;
+  const scenarios = decidePrimary(
+    counts.map((c) => alongTheTrend(withScenarioTestRuns(c), drift)),
+    {
+      alpha,
+      primaryAlpha: suiteOnly ? 0 : primaryAlpha,
+      adaptive,
+      test: options.primaryTest ?? "boschloo",
+      icc,
+    },
   );
   const suite: SuiteDecision = {
     ...suiteResult,
@@ -185,6 +192,34 @@ export function decideRegression(
     suite,
     failed: suite.rejected || scenarios.some((s) => s.regressed),
   };
+}
+
+/** A scenario's counts as its own test sees them: the base side pools only the newest runs. */
+function withScenarioTestRuns(c: ScenarioCounts): ScenarioCounts {
+  if (!c.baseRuns) return c;
+  const newest = scenarioTestRuns(c.baseRuns);
+  if (newest.length === c.baseRuns.length) return c;
+  return {
+    ...c,
+    baseRuns: newest,
+    basePassed: newest.reduce((sum, r) => sum + r.passed, 0),
+    baseTrials: newest.reduce((sum, r) => sum + r.trials, 0),
+  };
+}
+
+/**
+ * A scenario's base passes moved along the suite's drift (a negative slope per run) to the head's run,
+ * the next after the newest: by the slope times the distance from the runs' trial-weighted mean position,
+ * in whole passes (the exact tests take counts). The per-scenario tests model no drift of their own; when
+ * the suite test finds the base branch getting worse run after run, comparing with the runs' plain rate
+ * would call the drift this PR's regression.
+ */
+function alongTheTrend(c: ScenarioCounts, slope: number): ScenarioCounts {
+  if (!(slope < 0) || !c.baseRuns || c.baseTrials === 0) return c;
+  const runs = c.baseRuns;
+  const meanPosition = runs.reduce((sum, r, i) => sum + i * r.trials, 0) / c.baseTrials;
+  const shift = slope * (runs.length - meanPosition) * c.baseTrials;
+  return { ...c, basePassed: Math.max(0, Math.round(c.basePassed + shift)) };
 }
 
 function initialTrials(c: ScenarioCounts): number {

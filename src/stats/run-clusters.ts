@@ -33,11 +33,31 @@ export const PRIOR_RUN_EFFECT_SD = 0.5;
 export const MIN_RUNS_FOR_VARIATION = 3;
 /**
  * Base runs below which the suite test does not rely on the runs' day-to-day spread looking small:
- * the spread of K suite levels is known to K − 1 degrees of freedom, and with fewer than the default
- * pool of 8 a day effect of sd 0.5 hides in it too often (docs/statistics.md). Below this, unless the
+ * the spread of K suite levels is known to K − 1 degrees of freedom, and with fewer than 8 a day
+ * effect of sd 0.5 hides in it too often (docs/statistics.md). Below this, unless the
  * runs show a larger spread, the design's largest day effect (PRIOR_RUN_EFFECT_SD) is assumed.
  */
 export const MIN_RUNS_FOR_DAY_EFFECT = 8;
+/**
+ * Base runs the per-scenario tests pool: the newest 8. They model no drift, so every run further back
+ * compares the head with an older base branch — with 12 or 16 runs a drift of −5 points every 8 runs
+ * failed unchanged PRs 6.6% / 7.7% of the time (docs/statistics.md). The suite test fits the drift
+ * over every pooled run.
+ */
+export const SCENARIO_TEST_RUNS = 8;
+
+/** The runs (oldest first) the per-scenario tests pool: the newest SCENARIO_TEST_RUNS. */
+export function scenarioTestRuns<T>(runs: readonly T[]): T[] {
+  return runs.slice(-SCENARIO_TEST_RUNS);
+}
+
+/**
+ * Base-branch runs the action pools by default: 12. The per-scenario tests take the newest 8 of them
+ * (24 baseline trials a scenario at 3 trials: a collapse in one of 20 scenarios caught ~95%); the suite
+ * test fits the trend of all 12, known well enough to catch a drop of 10 points in every scenario about
+ * half the time (docs/statistics.md, "Defaults, and the targets they meet").
+ */
+export const DEFAULT_BASELINE_RUNS = 12;
 
 /** One run's pass count for one scenario. */
 export interface RunCount {
@@ -604,8 +624,8 @@ const EXTRAS_STAGE_METHODS: ReadonlySet<SuiteMethod> = new Set(["exact", "design
 
 /**
  * The trend branch takes the extras only with this many base runs: there the head's own day variance
- * comes from the levels' residual spread (K − 2 degrees of freedom), and below the default pool the
- * first stage itself does not trust a spread that looks small.
+ * comes from the levels' residual spread (K − 2 degrees of freedom), and below 8 runs the first stage
+ * itself does not trust a spread that looks small.
  */
 const EXTRAS_TREND_MIN_RUNS = MIN_RUNS_FOR_DAY_EFFECT;
 

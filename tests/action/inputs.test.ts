@@ -50,7 +50,7 @@ describe("readActionSettings", () => {
       tags: [],
       tier: null,
       baseline: { kind: "auto" },
-      baselineRuns: 8,
+      baselineRuns: 12,
       comment: true,
       commentKey: "llm-tool-test",
       failOn: { kind: "regression" },

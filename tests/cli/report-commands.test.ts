@@ -287,12 +287,12 @@ describe("plan", () => {
       "--extra-trials",
       "8",
       "--baseline-runs",
-      "8",
+      "12",
     ]);
     expect(given.code).toBe(EXIT.ok);
-    const plan = planDesign({ scenarios: 20, trials: 3, extraTrials: 8, baselineRuns: 8 });
+    const plan = planDesign({ scenarios: 20, trials: 3, extraTrials: 8, baselineRuns: 12 });
     expect(given.stdout).toBe(`${renderDesignPlan(plan)}\n`);
-    expect(given.stdout).toMatch(/^Design: 20 scenarios × 3 \(\+8\) trials against 8 baseline runs/);
+    expect(given.stdout).toMatch(/^Design: 20 scenarios × 3 \(\+8\) trials against 12 baseline runs/);
     expect(given.stdout).toContain("Chance to flag one scenario whose pass rate drops (exact):");
     const defaults = await runMain(["plan", "--scenarios", "20"]);
     expect(defaults.stdout).toBe(given.stdout);
@@ -326,11 +326,11 @@ describe("plan", () => {
     const fromReport = await runMain(["plan", files.head!]);
     expect(fromReport.code).toBe(EXIT.ok);
     expect(fromReport.stdout).toBe(
-      `${renderDesignPlan(planDesign({ scenarios: 7, trials: 3, extraTrials: 8, baselineRuns: 8 }))}\n`,
+      `${renderDesignPlan(planDesign({ scenarios: 7, trials: 3, extraTrials: 8, baselineRuns: 12 }))}\n`,
     );
     const overridden = await runMain(["plan", files.head!, "--trials", "5", "--scenarios", "30"]);
     expect(overridden.stdout.split("\n")[0]).toBe(
-      "Design: 30 scenarios × 5 (+8) trials against 8 baseline runs (40 trials a scenario).",
+      "Design: 30 scenarios × 5 (+8) trials against 12 baseline runs (60 trials a scenario; its own test pools the newest 8 runs, 40 trials).",
     );
   });
 
@@ -338,10 +338,10 @@ describe("plan", () => {
     const clustered = await runMain(["plan", "--scenarios", "20", "--icc", "0.05"]);
     expect(clustered.code).toBe(EXIT.ok);
     expect(clustered.stdout).toBe(
-      `${renderDesignPlan(planDesign({ scenarios: 20, trials: 3, extraTrials: 8, baselineRuns: 8, icc: 0.05 }))}\n`,
+      `${renderDesignPlan(planDesign({ scenarios: 20, trials: 3, extraTrials: 8, baselineRuns: 12, icc: 0.05 }))}\n`,
     );
     expect(clustered.stdout.split("\n")[0]).toBe(
-      "Design: 20 scenarios × 3 (+8) trials against 8 baseline runs (24 trials a scenario), runs varying with ICC 0.05.",
+      "Design: 20 scenarios × 3 (+8) trials against 12 baseline runs (36 trials a scenario; its own test pools the newest 8 runs, 24 trials), runs varying with ICC 0.05.",
     );
     const bad = await runMain(["plan", "--scenarios", "20", "--icc", "1"]);
     expect(bad.code).toBe(EXIT.usage);

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { checkGateMetrics, type Decision, decide, parseFailOn } from "../../src/compare/decision.js";
 import { describePooling, poolBaselines } from "../../src/compare/pool-baselines.js";
 import { ConfigError } from "../../src/errors.js";
+import { renderDesignLine } from "../../src/render/decision.js";
 import type { Report, ScenarioReport } from "../../src/results/types.js";
 import { runDecisionSimulation } from "../../src/stats/decision-simulation.js";
 import { CONCLUSIVE_POWER, inconclusiveGrounds } from "../../src/stats/detection-power.js";
@@ -93,6 +94,9 @@ describe("decide: a base branch that drifts", () => {
     expect(decision.variation).toMatchObject({ runs: 8, suite_method: "trend" });
     expect(decision.variation!.trend).toBeLessThan(0);
     expect(decision.failed).toBe(false);
+    expect(renderDesignLine(decision)).toMatch(
+      /the base runs' suite pass rate drifts −\d+(\.\d+)? pts a run, which the suite test and each scenario's test allow for/,
+    );
   });
 
   it("decides from reports as the simulation decides from counts, for runs that came newest first", () => {
@@ -203,9 +207,9 @@ describe("decide: fail-on regression", () => {
     );
   });
 
-  it("asks for more trials, not more than the default pool of base runs, where 8 runs fall short", () => {
-    // Eight runs with some day-to-day variation (ICC about 0.12): 9 or more runs would reach 80%,
-    // but past 8 a base branch that drifts fails unchanged PRs more often than alpha.
+  it("asks for more trials, not more base runs, where 8 runs fall short", () => {
+    // Eight runs with some day-to-day variation (ICC about 0.12): the per-scenario tests pool no more
+    // than the newest 8, so more runs would not raise the collapse's power.
     const table = [
       [3, 3, 3, 3, 3, 3, 2, 3],
       [3, 3, 3, 3, 3, 3, 3, 3],

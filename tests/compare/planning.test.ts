@@ -8,6 +8,7 @@ import {
   screenedShare,
 } from "../../src/compare/planning.js";
 import { ConfigError } from "../../src/errors.js";
+import { DEFAULT_BASELINE_RUNS } from "../../src/stats/run-clusters.js";
 import { trialsNeededForMean, trialsNeededForRate } from "../../src/stats/stats.js";
 import { powerOf } from "../support/design-power.js";
 import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
@@ -88,7 +89,7 @@ describe("planTrialsNeeded", () => {
 });
 
 describe("planDesign", () => {
-  const defaults = { scenarios: 20, trials: 3, extraTrials: 8, baselineRuns: 8 };
+  const defaults = { scenarios: 20, trials: 3, extraTrials: 8, baselineRuns: DEFAULT_BASELINE_RUNS };
 
   it("computes the screen's share exactly from the binomials", () => {
     // 1 baseline trial, 2 head trials, both at 0.9: extended when head/2 < base/1, i.e. the baseline
@@ -106,7 +107,7 @@ describe("planDesign", () => {
       alpha: 0.05,
       primary_alpha: 0.025,
       suite_alpha: 0.025,
-      baseline_trials: 24,
+      baseline_trials: 36,
     });
     expect(plan.level).toBeCloseTo(0.025 / 20, 15);
     expect(plan.detection.map((d) => [d.from, d.to])).toEqual([
@@ -114,12 +115,13 @@ describe("planDesign", () => {
       [0.9, 0.5],
       [1, 0.7],
     ]);
+    // Each scenario's own test pools the newest 8 of the 12 runs: 24 trials.
     for (const d of plan.detection) {
       expect(d.power).toBe(powerOf(24, 3, 8, d.from, d.to, 0.025 / 20));
     }
     // The issue's targets at the defaults: the collapse caught ≥ 90% of the time for ≤ 110 head trials.
     expect(plan.detection[0]!.power).toBeGreaterThanOrEqual(0.9);
-    expect(plan.extended_share).toBe(screenedShare(24, 3, 0.9));
+    expect(plan.extended_share).toBe(screenedShare(36, 3, 0.9));
     expect(plan.head_trials.first).toBe(60);
     expect(plan.head_trials.extra).toBeCloseTo(20 * plan.extended_share * 8, 12);
     expect(plan.head_trials.total).toBeLessThanOrEqual(110);
@@ -129,7 +131,7 @@ describe("planDesign", () => {
     expect(powerOf((needed - 1) * 3, 3, 8, 0.9, 0.1, 0.025 / 20)).toBeLessThan(0.9);
     const text = renderDesignPlan(plan);
     expect(text.split("\n")[0]).toBe(
-      "Design: 20 scenarios × 3 (+8) trials against 8 baseline runs (24 trials a scenario).",
+      "Design: 20 scenarios × 3 (+8) trials against 12 baseline runs (36 trials a scenario; its own test pools the newest 8 runs, 24 trials).",
     );
     expect(text).toContain("p ≤ 0.025/20 = 0.00125");
     expect(text).toContain(`  90% → 10%    ${Math.round(plan.detection[0]!.power * 100)}%`);
@@ -160,7 +162,7 @@ describe("planDesign", () => {
     // 0/2 can never reach p ≤ 0.025/30 against a 90% baseline, however large.
     expect(plan.baseline_runs_needed).toBeNull();
     expect(renderDesignPlan(plan)).toContain(
-      `No number of baseline runs up to ${MAX_PLANNED_BASELINE_RUNS} reaches 90% power`,
+      `No number of baseline runs reaches 90% power on the 90% → 10% collapse at 2 trials a run (the per-scenario tests pool the newest ${MAX_PLANNED_BASELINE_RUNS}); add head trials.`,
     );
     expect(renderDesignPlan(plan)).toContain("Head trials per PR: 60 first.");
   });

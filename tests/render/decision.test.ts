@@ -308,6 +308,22 @@ describe("renderDesignLine", () => {
     expect(renderDesignLine(four)).toMatch(/^10 scenarios × 3 \(\+4\) trials against 8 baseline runs/);
   });
 
+  it("says that each scenario's own test pools the newest 8 of more base runs, and states its power", () => {
+    const twelve = pooledBaseline(10, 12);
+    const decision = decideAndCompare(adaptiveHead(repeat(10, 3, 3)), twelve.report, {
+      pooling: twelve.pooling,
+      extraTrials: 8,
+    }).decision;
+    const eight = decideAndCompare(adaptiveHead(repeat(10, 3, 3)), EIGHT_RUNS.report, {
+      pooling: EIGHT_RUNS.pooling,
+      extraTrials: 8,
+    }).decision;
+    expect(renderDesignLine(decision)).toMatch(
+      /^10 scenarios × 3 \(\+8\) trials against 12 baseline runs \(36 trials a scenario; each scenario's own test pools the newest 8 runs\): catches/,
+    );
+    expect(decision.design!.power).toEqual(eight.design!.power);
+  });
+
   it("states the run-to-run variation the base runs showed, and what the tests assumed", () => {
     // Odd runs fail two of three trials in even scenarios: a strong run effect.
     const varied = pooledBaseline(10, 8, 3, (i, r) => (r % 2 === 1 && i % 2 === 0 ? 1 : 3));

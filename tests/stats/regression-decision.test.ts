@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { collapsePower } from "../../src/stats/detection-power.js";
 import { boschlooOneSidedP } from "../../src/stats/exact-2x2.js";
 import {
   decideRegression,
   type ScenarioCounts,
   screenForExtraTrials,
 } from "../../src/stats/regression-decision.js";
+import { SCENARIO_TEST_RUNS } from "../../src/stats/run-clusters.js";
 import { createRng, deriveSeed, drawInt } from "../../src/stats/stats.js";
 
 const unchanged = (extended?: boolean): ScenarioCounts => ({
@@ -134,6 +136,97 @@ describe("decideRegression", () => {
   it("rejects a suite share outside [0, alpha]", () => {
     expect(() => decideRegression([unchanged()], { suiteAlpha: 0.06 })).toThrow(RangeError);
     expect(() => decideRegression([unchanged()], { alpha: 1 })).toThrow(RangeError);
+  });
+});
+
+describe("the per-scenario tests' window of base runs", () => {
+  // 12 base runs of 3 trials, oldest first: the oldest 4 perfect, the newest 8 at 2/3 — a base branch
+  // that got worse. The head at 1/3 is no worse than the newest runs say.
+  const runs = [...Array.from({ length: 4 }, () => 3), ...Array.from({ length: 8 }, () => 2)].map(
+    (passed) => ({
+      passed,
+      trials: 3,
+    }),
+  );
+  const scenario: ScenarioCounts = {
+    basePassed: 28,
+    baseTrials: 36,
+    headPassed: 1,
+    headTrials: 3,
+    baseRuns: runs,
+  };
+  const newest = runs.slice(-SCENARIO_TEST_RUNS);
+
+  it("pools only the newest runs for a scenario's own test, and every run for the suite test", () => {
+    // (Without the suite test's drift branch, which would move the base rate along the trend; below.)
+    const decision = decideRegression(
+      Array.from({ length: 20 }, () => scenario),
+      { suiteForm: "no-trend" },
+    );
+    const windowed = decideRegression(
+      Array.from({ length: 20 }, () => ({ ...scenario, basePassed: 16, baseTrials: 24, baseRuns: newest })),
+      { suiteForm: "no-trend" },
+    );
+    expect(SCENARIO_TEST_RUNS).toBe(8);
+    expect(decision.scenarios[0]!.pValue).toBe(windowed.scenarios[0]!.pValue);
+    // Against all 12 runs the scenario's p would be smaller: the older, better runs count against the head.
+    expect(boschlooOneSidedP(scenario)).toBeLessThan(
+      boschlooOneSidedP({ ...scenario, basePassed: 16, baseTrials: 24 }),
+    );
+    // The suite test sees the 12 runs' levels.
+    expect(decision.suite.levels).toHaveLength(12);
+  });
+
+  it("is the window the design's power is computed on", () => {
+    const design = (runTrials: number[]) => ({
+      runTrials,
+      headTrials: 3,
+      extraTrials: 8,
+      icc: 0.02,
+      level: 0.025 / 20,
+    });
+    expect(collapsePower(design(Array(12).fill(3)))).toBe(collapsePower(design(Array(8).fill(3))));
+    expect(collapsePower(design(Array(6).fill(3)))).toBeLessThan(collapsePower(design(Array(8).fill(3)))!);
+  });
+});
+
+describe("the per-scenario tests under a drift", () => {
+  // 8 base runs of 20 scenarios × 3 trials, oldest first, losing 2 passes more each run (3 failures in
+  // the oldest, 17 in the newest); the head one run on.
+  const failuresIn = (r: number) => 3 + 2 * r;
+  const passedIn = (failures: number, s: number) =>
+    3 - (Math.floor(failures / 20) + (s < failures % 20 ? 1 : 0));
+  const counts: ScenarioCounts[] = Array.from({ length: 20 }, (_, s) => {
+    const baseRuns = Array.from({ length: 8 }, (_, r) => ({ passed: passedIn(failuresIn(r), s), trials: 3 }));
+    return {
+      basePassed: baseRuns.reduce((sum, r) => sum + r.passed, 0),
+      baseTrials: 24,
+      headPassed: passedIn(19, s),
+      headTrials: 3,
+      baseRuns,
+    };
+  });
+
+  it("compare each scenario with its base rate moved along the drift the suite test fitted", () => {
+    const decision = decideRegression(counts);
+    expect(decision.suite.method).toBe("trend");
+    const slope = decision.suite.trend!;
+    expect(slope).toBeLessThan(0);
+    decision.scenarios.forEach((d, s) => {
+      const c = counts[s]!;
+      // The runs' mean position is 3.5 (equal trials), the head's 8: 4.5 runs on.
+      const moved = Math.round(c.basePassed + slope * 4.5 * 24);
+      expect(moved).toBeLessThan(c.basePassed);
+      expect(d.pValue).toBe(boschlooOneSidedP({ ...c, basePassed: moved }));
+    });
+  });
+
+  it("leave the base rate as it is when the suite test did not take the drift branch", () => {
+    const decision = decideRegression(counts, { suiteForm: "no-trend" });
+    expect(decision.suite.method).not.toBe("trend");
+    decision.scenarios.forEach((d, s) => {
+      expect(d.pValue).toBe(boschlooOneSidedP(counts[s]!));
+    });
   });
 });
 
