@@ -1,7 +1,7 @@
 /**
  * Issues 14 and 24's evidence: the regression decision at the defaults, simulated (seeded; several
  * minutes). Prints the false-failure tables (independent trials, then runs that differ from day to
- * day, drift, and 1–8 base runs), the power table with head trials spent per PR, and the frontier:
+ * day, drift, and 1–12 base runs), the power table with head trials spent per PR, and the frontier:
  * what each of the suite test's corrections costs and buys.
  */
 import { afterAll, expect, it } from "vitest";
@@ -13,7 +13,7 @@ import {
   runDecisionSimulation,
   type WorldCell,
 } from "../src/stats/decision-simulation.js";
-import type { SuiteForm } from "../src/stats/run-clusters.js";
+import { DEFAULT_BASELINE_RUNS, SCENARIO_TEST_RUNS, type SuiteForm } from "../src/stats/run-clusters.js";
 import { DEFAULT_SEED } from "../src/stats/stats.js";
 import { writeBenchmarkSection } from "./benchmarks-file.js";
 import { simulateGuidanceChange } from "./guidance-change-simulation.js";
@@ -29,8 +29,8 @@ afterAll(async () => {
       "bench/decision-simulation.bench-run.ts: simulated PRs through the project's own decision procedure",
       "(src/stats/regression-decision.ts, with the ICC src/stats/run-clusters.ts takes from the base runs, as",
       "`decide()` does); docs/statistics.md explains the design. Each run draws its own pass rates from the",
-      "cell's world; the action's defaults pool 8 base-branch runs of 3 trials, with 8 extra trials for",
-      "screened scenarios.",
+      `cell's world; the action's defaults pool ${DEFAULT_BASELINE_RUNS} base-branch runs of 3 trials (the per-scenario tests`,
+      `the newest ${SCENARIO_TEST_RUNS}), with 8 extra trials for screened scenarios.`,
       "",
       ...sections,
     ].join("\n"),
@@ -38,6 +38,9 @@ afterAll(async () => {
 });
 
 const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+/** PRs a cell of the frontier table: the worst of two pass rates at 500 read a 4.5% cell as 6%. */
+const FRONTIER_RUNS = 1000;
 
 /** PRs a cell is simulated again with when its first estimate is within Monte Carlo error of its target. */
 const REFINED_RUNS = 4000;
@@ -49,7 +52,7 @@ function borderline(rate: number, target: number, runs: number): boolean {
 
 /**
  * A borderline cell simulated again, with more PRs and a seed of its own (so the figure is not the
- * first one's PRs extended). The worst of 48 noisy cells is biased up by the choice; this removes that
+ * first one's PRs extended). The worst of 60 noisy cells is biased up by the choice; this removes that
  * bias as well as the noise.
  */
 function refinedWorldCell(cell: WorldCell, world: RunWorld): number {
@@ -152,13 +155,13 @@ it("the frontier: what each correction of the suite test costs (broad drop) and 
   ];
   for (const { form, icc, extras, said } of forms) {
     const tables = runDecisionSimulation({
-      runs: 500,
+      runs: FRONTIER_RUNS,
       suiteForm: form,
       ...(extras === false ? { extrasStage: false } : {}),
       ...(icc !== undefined ? { assumedIcc: icc } : {}),
       scenarioCounts: [],
       worlds: REAL_WORLDS,
-      baseRunCounts: [8],
+      baseRunCounts: [DEFAULT_BASELINE_RUNS],
       powerLabels: ["0.9 → 0.1", "all 20: 0.9 → 0.8"],
     });
     const of = (world: string) =>
@@ -170,7 +173,7 @@ it("the frontier: what each correction of the suite test costs (broad drop) and 
     );
   }
   const table = [
-    "False failures with nothing changed (worst of pass rates 0.9 and 0.7; 8 base runs; 500 PRs a cell) and power:",
+    `False failures with nothing changed (worst of pass rates 0.9 and 0.7; ${DEFAULT_BASELINE_RUNS} base runs; ${FRONTIER_RUNS.toLocaleString("en")} PRs a cell) and power:`,
     "",
     `| suite test | ${REAL_WORLDS.map((w) => w.label).join(" | ")} | one of 20: 0.9 → 0.1 | all 20: 0.9 → 0.8 |`,
     `|---|${REAL_WORLDS.map(() => "---:").join("|")}|---:|---:|`,
@@ -197,7 +200,7 @@ it("a guidance-only PR is compared, through the real pairing and decide()", () =
     },
   ];
   const table = [
-    "A PR that edits only AGENTS.md (20 scenarios with `guidance.file: AGENTS.md`, 8 base runs of 3 trials at 0.9, i.i.d.;",
+    `A PR that edits only AGENTS.md (20 scenarios with \`guidance.file: AGENTS.md\`, ${DEFAULT_BASELINE_RUNS} base runs of 3 trials at 0.9, i.i.d.;`,
     "bench/guidance-change-simulation.ts builds the reports and runs `poolBaselines` and `decide()` as the CLI does):",
     "",
     "| pull request | PRs | scenarios compared | failed | inconclusive | no baseline | names the guidance change |",

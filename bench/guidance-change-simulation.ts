@@ -8,11 +8,12 @@ import { decide } from "../src/compare/decision.js";
 import { describePooling, poolBaselines } from "../src/compare/pool-baselines.js";
 import type { Outcome, Report, ScenarioReport } from "../src/results/types.js";
 import { DEFAULT_EXTRA_TRIALS } from "../src/stats/regression-decision.js";
+import { DEFAULT_BASELINE_RUNS } from "../src/stats/run-clusters.js";
 import { createRng, deriveSeed, type Rng } from "../src/stats/stats.js";
 import { makeReport, makeScenarioReport, trialsFrom } from "../tests/support/report-factory.js";
 
 const SCENARIOS = 20;
-const BASE_RUNS = 8;
+const BASE_RUNS = DEFAULT_BASELINE_RUNS;
 const FIRST_TRIALS = 3;
 
 export interface GuidanceChangeOutcome {

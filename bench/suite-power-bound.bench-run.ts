@@ -7,6 +7,7 @@
 import { expect, it } from "vitest";
 import { DRIFT_WINDOW, REAL_WORLDS, runDecisionSimulation } from "../src/stats/decision-simulation.js";
 import { DEFAULT_SUITE_ALPHA } from "../src/stats/regression-decision.js";
+import { DEFAULT_BASELINE_RUNS } from "../src/stats/run-clusters.js";
 import { type SuiteBoundDesign, suitePowerBound } from "../src/stats/suite-power-bound.js";
 import { writeBenchmarkSection } from "./benchmarks-file.js";
 
@@ -21,7 +22,7 @@ const dayVariance = (rate: number) => (LARGEST_DAY_EFFECT * rate * (1 - rate)) *
 const DEFAULTS: SuiteBoundDesign = {
   scenarios: 20,
   trials: 3,
-  baseRuns: 8,
+  baseRuns: DEFAULT_BASELINE_RUNS,
   baseRate: 0.9,
   headRate: 0.8,
   driftPerRun: DRIFT_PER_RUN,
@@ -48,7 +49,7 @@ it("bounds the broad drop's power for any suite test, beside today's", async () 
   };
   const rows: Array<{ said: string; design: SuiteBoundDesign; today?: string }> = [
     {
-      said: "**the defaults**: drift and day-effect cells, first trials, 8 base runs, α_S 0.025",
+      said: `**the defaults**: drift and day-effect cells, first trials, ${DEFAULT_BASELINE_RUNS} base runs, α_S 0.025`,
       design: DEFAULTS,
       today: `first stage ${simulated(firstStage, "all 20: 0.9 → 0.8")}`,
     },
@@ -63,7 +64,7 @@ it("bounds the broad drop's power for any suite test, beside today's", async () 
     },
     { said: "α_S 0.03 (α_P 0.02)", design: { ...DEFAULTS, alpha: 0.03 } },
     { said: "α_S 0.035 (α_P 0.015)", design: { ...DEFAULTS, alpha: 0.035 } },
-    { said: "12 base runs", design: { ...DEFAULTS, baseRuns: 12 } },
+    { said: "8 base runs (the default until 2026-11-27)", design: { ...DEFAULTS, baseRuns: 8 } },
     { said: "16 base runs", design: { ...DEFAULTS, baseRuns: 16 } },
     {
       said: "the head at 7 trials a scenario (140: what the extra trials spend on this drop), as if not adaptive",
