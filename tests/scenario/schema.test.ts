@@ -133,56 +133,50 @@ describe("scenario schema", () => {
     }
   });
 
-  test("every string the schemas require to be non-empty is refused when it is only whitespace", () => {
-    // Guards the generator: a `minLength: 1` without the loader's not-blank rule fails here.
-    const offenders: string[] = [];
-    const visit = (schema: FieldSchema | undefined, where: string) => {
+  /** Every subschema of both generated schemas, with where it is; `visit` sees each once. */
+  const walkSchemas = (visit: (schema: FieldSchema, where: string) => void) => {
+    const walk = (schema: FieldSchema | undefined, where: string) => {
       if (!schema) return;
-      if (schema.type === "string" && schema.minLength && ajv.validate(schema, " \t\n "))
-        offenders.push(where);
+      visit(schema, where);
       for (const [name, property] of Object.entries(schema.properties ?? {}))
-        visit(property, `${where}.${name}`);
+        walk(property, `${where}.${name}`);
       for (const [name, definition] of Object.entries(
         (schema as { definitions?: Record<string, FieldSchema> }).definitions ?? {},
       )) {
-        visit(definition, `#/definitions/${name}`);
+        walk(definition, `#/definitions/${name}`);
       }
-      for (const [index, option] of (schema.oneOf ?? []).entries()) visit(option, `${where}.oneOf[${index}]`);
-      visit(schema.items, `${where}[]`);
-      visit(schema.propertyNames, `${where} (key)`);
-      if (typeof schema.additionalProperties === "object") visit(schema.additionalProperties, `${where}.*`);
+      for (const [index, option] of (schema.oneOf ?? []).entries()) walk(option, `${where}.oneOf[${index}]`);
+      walk(schema.items, `${where}[]`);
+      walk(schema.propertyNames, `${where} (key)`);
+      if (typeof schema.additionalProperties === "object") walk(schema.additionalProperties, `${where}.*`);
     };
     const files = Object.entries(buildSchemaFiles());
-    for (const [file, schema] of files) visit(schema as FieldSchema, file);
-    expect(files).toHaveLength(2);
+    for (const [file, schema] of files) walk(schema as FieldSchema, file);
+    return files.length;
+  };
+
+  test("every string the schemas require to be non-empty is refused when it is only whitespace", () => {
+    // Guards the generator: a `minLength: 1` without the loader's not-blank rule fails here.
+    const offenders: string[] = [];
+    const files = walkSchemas((schema, where) => {
+      if (schema.type === "string" && schema.minLength && ajv.validate(schema, " \t\n "))
+        offenders.push(where);
+    });
+    expect(files).toBe(2);
     expect(offenders).toEqual([]);
   });
 
   test("every mapping whose keys are names refuses an empty key and one of only whitespace", () => {
     // Guards the generator: a map of names (files, env) without a rule for its keys fails here.
     const offenders: string[] = [];
-    const visit = (schema: FieldSchema | undefined, where: string) => {
-      if (!schema) return;
-      if (typeof schema.additionalProperties === "object") {
-        for (const key of ["", " \t\n "]) {
-          if (!schema.propertyNames || ajv.validate(schema.propertyNames, key))
-            offenders.push(`${where} (key ${JSON.stringify(key)})`);
-        }
-        visit(schema.additionalProperties, `${where}.*`);
+    const files = walkSchemas((schema, where) => {
+      if (typeof schema.additionalProperties !== "object") return;
+      for (const key of ["", " \t\n "]) {
+        if (!schema.propertyNames || ajv.validate(schema.propertyNames, key))
+          offenders.push(`${where} (key ${JSON.stringify(key)})`);
       }
-      for (const [name, property] of Object.entries(schema.properties ?? {}))
-        visit(property, `${where}.${name}`);
-      for (const [name, definition] of Object.entries(
-        (schema as { definitions?: Record<string, FieldSchema> }).definitions ?? {},
-      )) {
-        visit(definition, `#/definitions/${name}`);
-      }
-      for (const [index, option] of (schema.oneOf ?? []).entries()) visit(option, `${where}.oneOf[${index}]`);
-      visit(schema.items, `${where}[]`);
-    };
-    const files = Object.entries(buildSchemaFiles());
-    for (const [file, schema] of files) visit(schema as FieldSchema, file);
-    expect(files).toHaveLength(2);
+    });
+    expect(files).toBe(2);
     expect(offenders).toEqual([]);
   });
 
