@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Regenerates the PR-comment excerpt at the top of the README from real runs: the example suite
-// with the oracle agent on the base branch (eight runs, the action's `baseline-runs`, pooled as the
+// with the oracle agent on the base branch (twelve runs, the action's `baseline-runs`, pooled as the
 // action pools its baseline), then the same suite with two solutions changed the way a docs change
 // can change an agent's behaviour (the head), 3 trials a run and the default extra trials for a
 // scenario that does worse than the baseline, decided, compared and rendered by the action's own
@@ -63,24 +63,41 @@ const run = (suite, out, baselineFiles = []) => {
   }
   return JSON.parse(readFileSync(path.join(out, "report.json"), "utf8"));
 };
-const BASE_SHAS = ["4f3c2a1", "9e8d7c6", "5b4a392", "1c0d9e8", "7a6b5c4", "3d2e1f0", "8c9b0a1", "2f3e4d5"];
+const BASE_SHAS = [
+  "4f3c2a1",
+  "9e8d7c6",
+  "5b4a392",
+  "1c0d9e8",
+  "7a6b5c4",
+  "3d2e1f0",
+  "8c9b0a1",
+  "2f3e4d5",
+  "6e5d4c3",
+  "0a9b8c7",
+  "b1c2d3e",
+  "e4f5a6b",
+];
 // The head's scenarios are the base's: only the agent's behaviour (here, the oracle's solution, which
 // is part of a scenario's measurement) changed, as when a docs change changes what an agent does. So
 // the base reports carry the head's scenario hashes and treatment (the head's copy lives elsewhere),
 // and the head run pools them and screens for extra trials as the action would.
 const headScenarios = new Map((await loadScenarios([head])).map((s) => [s.id, s]));
-const baselines = BASE_SHAS.map((sha, i) => {
-  const out = path.join(work, `base-${i}`);
-  const report = run(path.join(root, "scenarios-example"), out);
-  for (const scenario of report.scenarios) {
-    const same = headScenarios.get(scenario.id);
-    if (!same) continue;
-    scenario.content_hash = same.contentHash;
-    scenario.measurement_hash = same.measurementHash;
-  }
-  writeFileSync(path.join(out, "report-as-head.json"), JSON.stringify(report));
-  return { report, label: `run #${42 - i} (\`${sha}\`)`, file: path.join(out, "report-as-head.json") };
-});
+// Run oldest first, so each report's start time orders the runs as their numbers do (run #42 the newest).
+const baselines = [...BASE_SHAS.entries()]
+  .reverse()
+  .map(([i, sha]) => {
+    const out = path.join(work, `base-${i}`);
+    const report = run(path.join(root, "scenarios-example"), out);
+    for (const scenario of report.scenarios) {
+      const same = headScenarios.get(scenario.id);
+      if (!same) continue;
+      scenario.content_hash = same.contentHash;
+      scenario.measurement_hash = same.measurementHash;
+    }
+    writeFileSync(path.join(out, "report-as-head.json"), JSON.stringify(report));
+    return { report, label: `run #${42 - i} (\`${sha}\`)`, file: path.join(out, "report-as-head.json") };
+  })
+  .reverse();
 const headReport = run(
   head,
   path.join(work, "head"),
@@ -142,7 +159,7 @@ const block = `<!-- comment-example:start -->\n${excerpt
   .map((line) => `> ${line}`.trimEnd())
   .join(
     "\n",
-  )}\n>\n> *(The top of a comment the action rendered from runs of \`scenarios-example\`: eight base-branch runs pooled as the baseline, and a head whose agent calls \`--help\` first in one scenario and stops writing its output in another; 3 trials a run, and ${DEFAULT_EXTRA_TRIALS} more for a scenario whose first trials do worse than the baseline. Per-scenario metrics and the full report follow, collapsed. \`scripts/readme-comment-example.mjs\` regenerates it.)*\n<!-- comment-example:end -->`;
+  )}\n>\n> *(The top of a comment the action rendered from runs of \`scenarios-example\`: twelve base-branch runs pooled as the baseline, and a head whose agent calls \`--help\` first in one scenario and stops writing its output in another; 3 trials a run, and ${DEFAULT_EXTRA_TRIALS} more for a scenario whose first trials do worse than the baseline. Per-scenario metrics and the full report follow, collapsed. \`scripts/readme-comment-example.mjs\` regenerates it.)*\n<!-- comment-example:end -->`;
 writeFileSync(
   readmePath,
   readme.replace(/<!-- comment-example:start -->[\s\S]*?<!-- comment-example:end -->/, block),
