@@ -147,6 +147,51 @@ describe("compare", () => {
     expect(mixed.stdout).toContain("compare HEAD.json --baseline A.json");
   });
 
+  it("reads several --baseline reports in the order they ran, whatever order they are given in", async () => {
+    // 8 runs of 20 scenarios × 3 trials on a base branch that loses 2 passes more every week (3
+    // failures in the oldest run, 17 in the newest); the head, a week on, fails 19: the drift went on.
+    const suiteWith = (failures: number, run: Partial<Report["run"]>) =>
+      makeReport(
+        Array.from({ length: 20 }, (_, s) => {
+          const failed = Math.floor(failures / 20) + (s < failures % 20 ? 1 : 0);
+          const specs: TrialSpec[] = [0, 1, 2].map((t) => ({ outcome: t < 3 - failed ? "pass" : "fail" }));
+          return makeScenarioReport({ id: `s${s}`, trials: trialsFrom(specs), content_hash: `sha256:s${s}` });
+        }),
+        { evaluation_hash: "e1", ...run },
+      );
+    const runs = Object.fromEntries(
+      Array.from({ length: 8 }, (_, r) => [
+        `week${r}`,
+        suiteWith(3 + 2 * r, { started_at: new Date(Date.UTC(2026, 2, 2 + 7 * r)).toISOString() }),
+      ]),
+    );
+    const files = await writeReports({ head: suiteWith(19, { id: "head" }), ...runs });
+    const given = (order: number[]) => order.flatMap((r) => ["--baseline", files[`week${r}`]!]);
+    const newestFirst = await runMain([
+      "compare",
+      files.head!,
+      ...given([7, 6, 5, 4, 3, 2, 1, 0]),
+      "-f",
+      "json",
+    ]);
+    const shuffled = await runMain([
+      "compare",
+      files.head!,
+      ...given([3, 0, 6, 1, 7, 4, 2, 5]),
+      "-f",
+      "json",
+    ]);
+    expect(newestFirst.code).toBe(EXIT.ok);
+    const decision = (JSON.parse(newestFirst.stdout) as DecidedComparison).decision;
+    expect(decision.variation).toMatchObject({ runs: 8, suite_method: "trend" });
+    expect(decision.failed).toBe(false);
+    // The same decision (only the list of runs is as given).
+    const { baseline: _runs, ...decided } = decision;
+    const { baseline: _same, ...decidedShuffled } = (JSON.parse(shuffled.stdout) as DecidedComparison)
+      .decision;
+    expect(decidedShuffled).toEqual(decided);
+  });
+
   it("treats one and several --baseline alike: a changed scenario is listed as not compared, never compared nor refused", async () => {
     const suite = (outcomes: ("pass" | "fail")[], measurements: Record<string, string>, run = {}) =>
       makeReport(
