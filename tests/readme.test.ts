@@ -104,7 +104,7 @@ describe("the README's examples work", () => {
     );
     // Line two: the configured design's power and the run-to-run variation of the base runs.
     expect(lines[1]).toMatch(
-      /^\d+ scenarios × \d+( \(\+\d+\))? trials against \d+ baseline runs? \(\d+ trials a scenario\): .*\. Run-to-run variation: \d+ base runs?, /,
+      /^\d+ scenarios × \d+( \(\+\d+\))? trials against \d+ baseline runs? \(\d+ trials a scenario(; each scenario's own test pools the newest \d+ runs)?\): .*\. Run-to-run variation: \d+ base runs?, /,
     );
     expect(lines).toContain("| Suite (9 scenarios) | Base → head | Change (95% CI) |");
     expect(
