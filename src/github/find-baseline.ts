@@ -71,7 +71,9 @@ export async function findBaselines(
       branch: query.baseBranch,
       event: "push",
       status: "success",
-      per_page: 30,
+      // The API's largest page: `baseline-runs` and the spare candidates come from it (30, the old
+      // size, could not fill a pool of 30 or more).
+      per_page: 100,
     });
     runs = listed.data.workflow_runs.filter((run) => run.id !== query.runId && run.conclusion === "success");
   } catch (error) {

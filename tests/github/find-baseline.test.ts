@@ -194,6 +194,24 @@ describe("findBaselines", () => {
     expect(downloads.map((d) => d.findBy?.workflowRunId)).toEqual([62, 64, 61]);
   });
 
+  it("lists enough runs for a large baseline-runs: 35 of 40 pooled, not the first page of 30", async () => {
+    for (let i = 0; i < 40; i++) {
+      const id = 100 + i;
+      fake.addRun({
+        id,
+        run_number: id,
+        head_sha: i === 39 ? BASE_SHA : `${i}`.padStart(40, "a"),
+        created_at: new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString(),
+      });
+      fake.addArtifact({ name: ARTIFACT, runId: id });
+    }
+    const result = await findBaselines(github, createArtifactClient(), { ...(await query()), maxRuns: 35 });
+    expect(result.status).toBe("found");
+    if (result.status !== "found") return;
+    expect(result.baselines).toHaveLength(35);
+    expect(result.baselines[0]!.source.runId).toBe(139);
+  });
+
   it("keeps what it found when an older artifact has expired, and stops there", async () => {
     fake.addRun({ id: 71, run_number: 71, head_sha: "c".repeat(40), created_at: "2025-01-01T12:00:00Z" });
     fake.addRun({ id: 72, run_number: 72, head_sha: "d".repeat(40), created_at: "2025-01-01T11:00:00Z" });
