@@ -144,6 +144,11 @@ export interface DecisionScenario {
   adjusted_p: number | null;
   tested: boolean;
   regressed: boolean;
+  /**
+   * The base counts the scenario's own test compared with, when not `base`: the newest 8 pooled runs',
+   * moved along the base branch's drift when the suite test found one. Absent otherwise.
+   */
+  tested_base?: PassCount;
   /** Gate metrics that regressed in this scenario. */
   regressed_metrics: string[];
 }
@@ -443,6 +448,7 @@ function decideRegressionAgainst(
       adjusted_p: d.adjustedP === null ? null : Math.min(1, d.adjustedP * scale),
       tested: d.tested,
       regressed: d.regressed,
+      ...(d.testedBase ? { tested_base: d.testedBase } : {}),
       regressed_metrics: secondary.filter((f) => f.scenarios[i]?.regressed).map((f) => f.metric),
     };
   });

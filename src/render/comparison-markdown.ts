@@ -17,6 +17,7 @@ import type {
   SideSummary,
   SuiteMetricComparison,
 } from "../compare/types.js";
+import { SCENARIO_TEST_RUNS } from "../stats/run-clusters.js";
 import { fisherExactTest } from "../stats/stats.js";
 import {
   renderDecisionHeadline,
@@ -91,6 +92,10 @@ export interface ScenarioLine {
   extended: boolean;
   /** The head's first trials (the rest are adaptive extra trials); null when the decision did not say. */
   headFirst: PassCount | null;
+  /** The base counts the scenario's own test compared with, when not `base` (decision.ts, tested_base). */
+  testedBase: PassCount | null;
+  /** The decision moved the tested base along the base branch's drift (its suite test's drift branch). */
+  alongDrift: boolean;
   comparison: ScenarioComparison | null;
   /** The pass rate's change passes the bar (clearChange), or the decision flagged the scenario. */
   moved: boolean;
@@ -149,6 +154,8 @@ export function collectScenarioLines(comparison: Comparison, decision: Decision 
       regressedMetrics,
       extended: d?.extended ?? false,
       headFirst: d?.head_first ?? null,
+      testedBase: d?.tested_base ?? null,
+      alongDrift: decision?.variation?.suite_method === "trend",
       comparison: c,
       moved: regressed || regressedMetrics.length > 0 || isClearChange(base, head),
     };
@@ -172,10 +179,20 @@ function describeLabels(line: ScenarioLine, code: (text: string) => string): str
   const clear = line.regressed || isClearChange(line.base, line.head);
   if (clear && !QUIET_STATUSES.has(line.status)) labels.push(STATUS_LABEL[line.status]);
   if (line.extended) labels.push(describeExtraTrials(line));
+  if (line.testedBase && line.adjustedP !== null)
+    labels.push(describeTestedBase(line.testedBase, line.alongDrift));
   const c = line.comparison;
   if (c?.renamed_from) labels.push(`renamed from ${code(c.renamed_from)}`);
   if (c?.content_changed) labels.push("content changed");
   return labels;
+}
+
+/**
+ * "tested against 24/24, the newest 8 runs": the row's base is every pooled run, its p the newest
+ * runs' (moved along the drift when the decision found one), so the two never seem to disagree.
+ */
+function describeTestedBase(tested: PassCount, alongDrift: boolean): string {
+  return `tested against ${tested.passed}/${tested.trials}, the newest ${SCENARIO_TEST_RUNS} runs${alongDrift ? " moved along the drift" : ""}`;
 }
 
 /** "all 11 trials: 3 first + 8 extra": the row's head counts include the adaptive extra trials. */

@@ -93,6 +93,11 @@ export interface ScenarioDecision {
   /** In the family: both sides ran, the primary family is on, and (adaptive) the scenario was extended. */
   tested: boolean;
   regressed: boolean;
+  /**
+   * The base counts the scenario's own test compared with, when they are not the pooled ones given:
+   * the newest SCENARIO_TEST_RUNS runs', moved along the suite's drift when it found one. Absent otherwise.
+   */
+  testedBase?: { passed: number; trials: number };
 }
 
 export interface SuiteDecision {
@@ -163,16 +168,19 @@ export function decideRegression(
   );
   // Under a drift the suite test fitted, each scenario is compared with its base rate moved along it.
   const drift = suiteResult.method === "trend" && suiteResult.trend !== null ? suiteResult.trend : 0;
-  const scenarios = decidePrimary(
-    counts.map((c) => alongTheTrend(withScenarioTestRuns(c), drift)),
-    {
-      alpha,
-      primaryAlpha: suiteOnly ? 0 : primaryAlpha,
-      adaptive,
-      test: options.primaryTest ?? "boschloo",
-      icc,
-    },
-  );
+  const tested = counts.map((c) => alongTheTrend(withScenarioTestRuns(c), drift));
+  const scenarios = decidePrimary(tested, {
+    alpha,
+    primaryAlpha: suiteOnly ? 0 : primaryAlpha,
+    adaptive,
+    test: options.primaryTest ?? "boschloo",
+    icc,
+  });
+  tested.forEach((t, i) => {
+    const given = counts[i]!;
+    if (t.basePassed !== given.basePassed || t.baseTrials !== given.baseTrials)
+      scenarios[i]!.testedBase = { passed: t.basePassed, trials: t.baseTrials };
+  });
   const suite: SuiteDecision = {
     ...suiteResult,
     ...(suiteAlpha > 0

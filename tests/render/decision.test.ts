@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { renderComparisonMarkdown } from "../../src/render/comparison-markdown.js";
 import {
   pooledPassRates,
   renderDecisionHeadline,
@@ -322,6 +323,32 @@ describe("renderDesignLine", () => {
       /^10 scenarios × 3 \(\+8\) trials against 12 baseline runs \(36 trials a scenario; each scenario's own test pools the newest 8 runs\): catches/,
     );
     expect(decision.design!.power).toEqual(eight.design!.power);
+  });
+
+  it("says what a regressed scenario's own test compared with when it is not the row's pooled base", () => {
+    // s0 collapsed: 0/3 first, 0/8 extra, against 12 perfect base runs; its own test pools the newest 8.
+    const twelve = pooledBaseline(10, 12);
+    const head = adaptiveHead([[0, 11], ...repeat(9, 3, 3)]);
+    const { decision, comparison } = decideAndCompare(head, twelve.report, {
+      pooling: twelve.pooling,
+      extraTrials: 8,
+    });
+    const s0 = decision.scenarios.find((s) => s.key === "s0")!;
+    expect(s0).toMatchObject({
+      regressed: true,
+      base: { passed: 36, trials: 36 },
+      tested_base: { passed: 24, trials: 24 },
+    });
+    // (Every scenario here was tested against its newest 8 runs; the rows listed say so.)
+    const row = renderComparisonMarkdown(comparison!, decision)
+      .split("\n")
+      .find((line) => line.startsWith("| `s0`"))!;
+    expect(row).toContain("36/36 → 0/11");
+    expect(row).toContain("tested against 24/24, the newest 8 runs");
+    // With 8 runs the pooled base is what the test compared with: nothing to say.
+    const eight = decideAndCompare(head, EIGHT_RUNS.report, { pooling: EIGHT_RUNS.pooling, extraTrials: 8 });
+    expect(eight.decision.scenarios.find((s) => s.key === "s0")!.tested_base).toBeUndefined();
+    expect(renderComparisonMarkdown(eight.comparison!, eight.decision)).not.toContain("tested against");
   });
 
   it("states the run-to-run variation the base runs showed, and what the tests assumed", () => {
