@@ -375,13 +375,17 @@ export function createOpenCodeStreamMapper(
   }
 
   function handlePart(type: unknown, part: Record<string, unknown>): void {
+    // Past the limit OpenCode is being ended: what it still streams before the kill lands (sooner or
+    // later, as the machine is loaded) is no turn of the trial.
+    if (turnLimit) return;
     switch (type) {
       case "step_start":
         if (step) finishStep({});
         started += 1;
-        if (started > limits.maxTurns && !turnLimit) {
+        if (started > limits.maxTurns) {
           turnLimit = true;
           limits.onTurnLimit();
+          break;
         }
         openStep();
         break;

@@ -452,6 +452,30 @@ describe("opencode stream mapping", () => {
       state: { input: { command }, title: command, time: { start: 1000, end: 1250 }, ...state },
     });
 
+  it("counts nothing OpenCode streams past the turn limit, however late the kill lands", () => {
+    // maxTurns 1: the second step_start asks for the end; on a loaded machine the step's answer and
+    // a finished call still arrive before the process dies. They are no turn, no response, no call.
+    const { events, outcome, limited } = mapLines(
+      [
+        stepStart(),
+        bashPart("toolu_1", "echo one", { status: "completed", output: "one\n", metadata: { exit: 0 } }),
+        stepFinish("tool-calls"),
+        stepStart(),
+        part("text", { type: "text", text: "Next.", time: { start: 3, end: 4 } }),
+        bashPart("toolu_2", "echo two", { status: "completed", output: "two\n", metadata: { exit: 0 } }),
+        stepFinish("tool-calls"),
+      ],
+      { exit_code: 143, stderr: "", timed_out: false },
+      1,
+    );
+    expect(limited).toBe(1);
+    expect(outcome).toEqual({ reason: "turn_limit", turns: 1 });
+    expect(events.filter((e) => e.type === "model_response")).toHaveLength(1);
+    expect(
+      events.filter((e) => e.type === "tool_call").map((e) => (e as { command: string }).command),
+    ).toEqual(["echo one"]);
+  });
+
   it("maps steps to turns, bash parts to calls with their exit status, and cost only when OpenCode priced the model", () => {
     const { events, outcome } = mapLines([
       stepStart(),
