@@ -20,7 +20,13 @@ import { renderJunitXml } from "../../src/render/junit.js";
 import { renderReportMarkdown } from "../../src/render/report-markdown.js";
 import { readReportFile } from "../../src/results/read-report.js";
 import type { Report } from "../../src/results/types.js";
-import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
+import {
+  makeReport,
+  makeScenarioReport,
+  suiteWithFailures,
+  type TrialSpec,
+  trialsFrom,
+} from "../support/report-factory.js";
 import { makeTempDir } from "../support/temp-dirs.js";
 import { BASE_REPORT, HEAD_REPORT, runMain } from "./run-main.js";
 
@@ -150,22 +156,13 @@ describe("compare", () => {
   it("reads several --baseline reports in the order they ran, whatever order they are given in", async () => {
     // 8 runs of 20 scenarios × 3 trials on a base branch that loses 2 passes more every week (3
     // failures in the oldest run, 17 in the newest); the head, a week on, fails 19: the drift went on.
-    const suiteWith = (failures: number, run: Partial<Report["run"]>) =>
-      makeReport(
-        Array.from({ length: 20 }, (_, s) => {
-          const failed = Math.floor(failures / 20) + (s < failures % 20 ? 1 : 0);
-          const specs: TrialSpec[] = [0, 1, 2].map((t) => ({ outcome: t < 3 - failed ? "pass" : "fail" }));
-          return makeScenarioReport({ id: `s${s}`, trials: trialsFrom(specs), content_hash: `sha256:s${s}` });
-        }),
-        { evaluation_hash: "e1", ...run },
-      );
     const runs = Object.fromEntries(
       Array.from({ length: 8 }, (_, r) => [
         `week${r}`,
-        suiteWith(3 + 2 * r, { started_at: new Date(Date.UTC(2026, 2, 2 + 7 * r)).toISOString() }),
+        suiteWithFailures(3 + 2 * r, { started_at: new Date(Date.UTC(2026, 2, 2 + 7 * r)).toISOString() }),
       ]),
     );
-    const files = await writeReports({ head: suiteWith(19, { id: "head" }), ...runs });
+    const files = await writeReports({ head: suiteWithFailures(19, { id: "head" }), ...runs });
     const given = (order: number[]) => order.flatMap((r) => ["--baseline", files[`week${r}`]!]);
     const newestFirst = await runMain([
       "compare",

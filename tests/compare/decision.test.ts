@@ -10,7 +10,13 @@ import { decideRegression, screenForExtraTrials } from "../../src/stats/regressi
 import { assumeRunVariation, type RunCount } from "../../src/stats/run-clusters.js";
 import { pooledBaseline } from "../render/decision-fixtures.js";
 import { powerOf } from "../support/design-power.js";
-import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
+import {
+  makeReport,
+  makeScenarioReport,
+  suiteWithFailures,
+  type TrialSpec,
+  trialsFrom,
+} from "../support/report-factory.js";
 
 /** A scenario with `passed` passes of `trials`, the passes first. */
 function scenario(id: string, passed: number, trials: number, extra: Partial<ScenarioReport> = {}) {
@@ -68,27 +74,19 @@ describe("decide: a base branch that drifts", () => {
   // 20 scenarios × 3 trials; the base branch loses 2 passes more each week: 3 failures in its oldest
   // run, 17 in its newest, and the head, one week on, 19 — the drift continued, nothing this PR did.
   const failuresInRun = (r: number) => 3 + 2 * r;
-  const reportWithFailures = (failures: number, run: Record<string, string> = {}) =>
-    makeReport(
-      Array.from({ length: 20 }, (_, s) => {
-        const failed = Math.floor(failures / 20) + (s < failures % 20 ? 1 : 0);
-        return scenario(`s${s}`, 3 - failed, 3);
-      }),
-      { evaluation_hash: "e1", ...run },
-    );
   // As the action lists them: the base commit's run (the newest) first, then newest first.
   const candidates = Array.from({ length: 8 }, (_, i) => {
     const r = 7 - i;
     return {
       label: `run #${40 + r}`,
-      report: reportWithFailures(failuresInRun(r), {
+      report: suiteWithFailures(failuresInRun(r), {
         started_at: `2026-03-${String(1 + 7 * r).padStart(2, "0")}T09:00:00Z`,
       }),
     };
   });
 
   it("reads the pooled runs in the order they ran, so the drift is the trend's, not this PR's regression", () => {
-    const head = reportWithFailures(19, { id: "head", started_at: "2026-05-01T09:00:00Z" });
+    const head = suiteWithFailures(19, { id: "head", started_at: "2026-05-01T09:00:00Z" });
     const pooled = poolBaselines(candidates, head);
     const decision = decide({ head, baseline: pooled.report!, pooling: describePooling(pooled) });
     expect(decision.variation).toMatchObject({ runs: 8, suite_method: "trend" });

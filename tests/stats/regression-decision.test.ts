@@ -8,6 +8,7 @@ import {
 } from "../../src/stats/regression-decision.js";
 import { SCENARIO_TEST_RUNS } from "../../src/stats/run-clusters.js";
 import { createRng, deriveSeed, drawInt } from "../../src/stats/stats.js";
+import { passesWithFailuresSpread } from "../support/report-factory.js";
 
 const unchanged = (extended?: boolean): ScenarioCounts => ({
   basePassed: 11,
@@ -194,14 +195,15 @@ describe("the per-scenario tests under a drift", () => {
   // 8 base runs of 20 scenarios × 3 trials, oldest first, losing 2 passes more each run (3 failures in
   // the oldest, 17 in the newest); the head one run on.
   const failuresIn = (r: number) => 3 + 2 * r;
-  const passedIn = (failures: number, s: number) =>
-    3 - (Math.floor(failures / 20) + (s < failures % 20 ? 1 : 0));
   const counts: ScenarioCounts[] = Array.from({ length: 20 }, (_, s) => {
-    const baseRuns = Array.from({ length: 8 }, (_, r) => ({ passed: passedIn(failuresIn(r), s), trials: 3 }));
+    const baseRuns = Array.from({ length: 8 }, (_, r) => ({
+      passed: passesWithFailuresSpread(failuresIn(r), s),
+      trials: 3,
+    }));
     return {
       basePassed: baseRuns.reduce((sum, r) => sum + r.passed, 0),
       baseTrials: 24,
-      headPassed: passedIn(19, s),
+      headPassed: passesWithFailuresSpread(19, s),
       headTrials: 3,
       baseRuns,
     };

@@ -214,3 +214,23 @@ export function withEveryTrialPassing(report: Report): Report {
     ),
   );
 }
+
+/**
+ * A base branch that drifts, as the decision's tests build it: `failures` failed trials spread over
+ * 20 scenarios of 3 trials, the first scenarios one more. Its passes in scenario `s`:
+ */
+export function passesWithFailuresSpread(failures: number, s: number): number {
+  return 3 - (Math.floor(failures / 20) + (s < failures % 20 ? 1 : 0));
+}
+
+/** The report of such a run (scenarios s0..s19, passes first), with `run` facts of its own. */
+export function suiteWithFailures(failures: number, run: Partial<RunInfo> = {}): Report {
+  return makeReport(
+    Array.from({ length: 20 }, (_, s) => {
+      const passed = passesWithFailuresSpread(failures, s);
+      const specs: TrialSpec[] = [0, 1, 2].map((t) => ({ outcome: t < passed ? "pass" : "fail" }));
+      return makeScenarioReport({ id: `s${s}`, trials: trialsFrom(specs) });
+    }),
+    { evaluation_hash: "e1", ...run },
+  );
+}
