@@ -63,14 +63,6 @@ export interface CmhOptions {
 }
 
 /**
- * One-sided Cochran–Mantel–Haenszel test, normal approximation (Mantel & Haenszel 1959, J. Natl.
- * Cancer Inst. 22:719–748; Agresti 2013, Categorical Data Analysis, §6.4.2). With head passes a_k in
- * stratum k, n_k head and m_k baseline trials, t_k passes among N_k = n_k + m_k trials:
- *   E_k = n_k t_k / N_k,  V_k = n_k m_k t_k (N_k − t_k) / (N_k² (N_k − 1)),
- *   z = (Σ a_k − Σ E_k) / √(Σ V_k),  p = Φ(z).
- * With the correction, |Σ a_k − Σ E_k| is reduced by 0.5 when it is at least 0.5 (R's convention).
- */
-/**
  * The null variance of the CMH score (the head's passes minus their expectation given every stratum's
  * margins): the sum of the informative strata's hypergeometric variances.
  */
@@ -83,6 +75,14 @@ function scoreVariance(kept: readonly Stratum[]): number {
   return variance;
 }
 
+/**
+ * One-sided Cochran–Mantel–Haenszel test, normal approximation (Mantel & Haenszel 1959, J. Natl.
+ * Cancer Inst. 22:719–748; Agresti 2013, Categorical Data Analysis, §6.4.2). With head passes a_k in
+ * stratum k, n_k head and m_k baseline trials, t_k passes among N_k = n_k + m_k trials:
+ *   E_k = n_k t_k / N_k,  V_k = n_k m_k t_k (N_k − t_k) / (N_k² (N_k − 1)),
+ *   z = (Σ a_k − Σ E_k) / √(Σ V_k),  p = Φ(z).
+ * With the correction, |Σ a_k − Σ E_k| is reduced by 0.5 when it is at least 0.5 (R's convention).
+ */
 export function cmhOneSided(strata: readonly PassCounts[], options: CmhOptions = {}): SuiteTestResult {
   const kept = informativeStrata(strata);
   const variance = scoreVariance(kept);
