@@ -63,7 +63,9 @@ async function composeSystemPrompt(
   workDir: string,
 ): Promise<string> {
   const parts = [
-    `You are working in a sandboxed directory: ${workDir}. Use the bash tool to run commands there; it is non-interactive, and each call starts a fresh shell in that directory.`,
+    // What the shell keeps between calls is each agent's own (the built-in bash tool's description
+    // says its shell persists; an agent CLI's tool has its own rules): only what holds for all here.
+    `You are working in a sandboxed directory: ${workDir}. Run commands there with your shell tool; it is not interactive: a command's stdin is empty.`,
     "When the task is complete, say so briefly and stop calling tools.",
   ];
   const guidance = variant?.guidance ?? scenario.guidance;
