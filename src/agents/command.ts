@@ -92,7 +92,13 @@ export function createCommandAgent(options: CommandAgentOptions): Agent {
   }
 
   // The model is the agent's only when the template passes it on: else the transcript must not name it.
-  return { name: "command", usesModel: placeholders.includes("model"), run };
+  return {
+    name: "command",
+    usesModel: placeholders.includes("model"),
+    // Its model sees the system prompt only through `{system}`; whether it reads AGENTS.md is its own business.
+    guidanceIntake: { systemPrompt: placeholders.includes("system"), workDirFile: "unknown" },
+    run,
+  };
 }
 
 /**

@@ -17,7 +17,7 @@ import { createNullAgent } from "./null.js";
 import { createOpenCodeAgent, type OpenCodeAgentOptions } from "./opencode.js";
 import { createOracleAgent } from "./oracle.js";
 import { createReplayAgent } from "./replay.js";
-import type { Agent } from "./types.js";
+import type { Agent, GuidanceIntake } from "./types.js";
 
 export interface AgentDeps {
   /** Required by `anthropic`; built by the CLI/action from the API keys (one client per provider). */
@@ -73,6 +73,8 @@ export interface AgentDescriptor {
    * (Gemini CLI's): its model ids are passed to it as written. Absent: the model's provider's key.
    */
   apiKeyVariable?: string;
+  /** How its model is shown a scenario's guidance (README "Guidance: what each agent is shown"). */
+  guidance: GuidanceIntake;
   /** One line for `run --help` (at most 60 characters). */
   description: string;
   /** Throws a ConfigError naming what is missing from `deps`. */
@@ -100,8 +102,14 @@ function defaultKeyRemedy(name: AgentName): string {
     : API_KEY_REMEDY;
 }
 
+/** The agent CLIs: each reads the work dir's AGENTS.md itself (claude-code through a CLAUDE.md link) and takes the system prompt. */
+const CLI_LOADS_WORK_DIR_FILE: GuidanceIntake = { systemPrompt: true, workDirFile: "cli" };
+/** No model, or none that is given anything but the task. */
+const NOT_SHOWN: GuidanceIntake = { systemPrompt: false, workDirFile: "none" };
+
 export const AGENTS = {
   anthropic: {
+    guidance: { systemPrompt: true, workDirFile: "harness" },
     usesModel: true,
     needsApiKey: true,
     apis: ["anthropic", "openai"],
@@ -112,6 +120,7 @@ export const AGENTS = {
     },
   },
   oracle: {
+    guidance: NOT_SHOWN,
     usesModel: false,
     needsApiKey: false,
     apis: [],
@@ -119,6 +128,7 @@ export const AGENTS = {
     create: () => createOracleAgent(),
   },
   replay: {
+    guidance: NOT_SHOWN,
     usesModel: false,
     needsApiKey: false,
     apis: [],
@@ -134,6 +144,7 @@ export const AGENTS = {
     },
   },
   null: {
+    guidance: NOT_SHOWN,
     usesModel: false,
     needsApiKey: false,
     apis: [],
@@ -141,6 +152,7 @@ export const AGENTS = {
     create: () => createNullAgent(),
   },
   "claude-code": {
+    guidance: CLI_LOADS_WORK_DIR_FILE,
     usesModel: true,
     needsApiKey: true,
     apis: ["anthropic"],
@@ -157,6 +169,7 @@ export const AGENTS = {
     },
   },
   codex: {
+    guidance: CLI_LOADS_WORK_DIR_FILE,
     usesModel: true,
     needsApiKey: true,
     apis: ["openai"],
@@ -175,6 +188,7 @@ export const AGENTS = {
     },
   },
   "gemini-cli": {
+    guidance: CLI_LOADS_WORK_DIR_FILE,
     usesModel: true,
     needsApiKey: true,
     apiKeyVariable: GEMINI_API_KEY_ENV,
@@ -194,6 +208,7 @@ export const AGENTS = {
     },
   },
   opencode: {
+    guidance: CLI_LOADS_WORK_DIR_FILE,
     usesModel: true,
     needsApiKey: true,
     apis: ["anthropic"],
@@ -210,6 +225,7 @@ export const AGENTS = {
     },
   },
   command: {
+    guidance: { systemPrompt: false, workDirFile: "unknown" },
     usesModel: true,
     needsApiKey: false,
     apis: [],
@@ -258,6 +274,12 @@ export function agentApis(name: AgentName): readonly AgentApi[] {
 /** Whether a created agent talks to its model: its own answer, else its kind's. */
 export function agentInstanceUsesModel(agent: Pick<Agent, "name" | "usesModel">): boolean {
   return agent.usesModel ?? agentUsesModel(agent.name);
+}
+
+/** How a created agent's model is shown the guidance: its own answer, else its kind's. */
+export function agentGuidanceIntake(agent: Pick<Agent, "name" | "guidanceIntake">): GuidanceIntake {
+  const descriptor: AgentDescriptor = AGENTS[agent.name];
+  return agent.guidanceIntake ?? descriptor.guidance;
 }
 
 /** The agent for `--agent NAME` (a string, since it comes straight from the user). */

@@ -86,8 +86,22 @@ export interface AgentOutcome {
   fatal?: boolean;
 }
 
+/**
+ * How an agent's model is shown a scenario's guidance. `systemPrompt`: it gets the harness's system
+ * prompt (so guidance in `system` mode). `workDirFile`: who puts the work dir's AGENTS.md in its
+ * context: `harness` (the built-in loop: the harness loads it into the system prompt, as the agent
+ * CLIs load theirs), `cli` (its CLI reads it as its context file), `unknown` (the command agent:
+ * whether the user's CLI reads it is not known), `none` (no model, or nothing reads it).
+ */
+export interface GuidanceIntake {
+  systemPrompt: boolean;
+  workDirFile: "harness" | "cli" | "unknown" | "none";
+}
+
 export interface Agent {
   readonly name: AgentName;
+  /** How its model is shown the guidance; absent: the registry's answer for its name (the command agent answers for its template). */
+  readonly guidanceIntake?: GuidanceIntake;
   /**
    * Whether this agent talks to the model it is given, so the transcript may name it; absent: the
    * registry's answer for its name (the command agent answers for its own template).

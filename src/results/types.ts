@@ -222,10 +222,29 @@ export interface TreatmentFileReport {
   sha256: string | null;
 }
 
+/**
+ * How a guidance file reached the agent's model: `system_prompt` (in the system prompt its model
+ * was given: the built-in agent's work dir AGENTS.md, or `system` mode), `cli_context_file` (the
+ * work dir's AGENTS.md, which the agent's CLI loads into its context itself), `work_dir_only` (in
+ * the work dir, but whether the agent reads it is not known: the command agent), `not_shown` (no
+ * model was shown it: oracle, null, replay, a command agent without `{system}` in `system` mode).
+ */
+export type GuidanceDelivery = "system_prompt" | "cli_context_file" | "work_dir_only" | "not_shown";
+
+export const GUIDANCE_DELIVERIES: readonly GuidanceDelivery[] = [
+  "system_prompt",
+  "cli_context_file",
+  "work_dir_only",
+  "not_shown",
+];
+
 /** The treatment a scenario entry ran with: its guidance (its variant's, else its own) and the tool's build. */
 export interface ReportTreatment {
-  /** At most one today; a list, so more kinds of guidance can join. */
-  guidance: Array<TreatmentFileReport & { mode: string }>;
+  /**
+   * At most one today; a list, so more kinds of guidance can join. `delivery`: how it reached the
+   * agent's model (absent in reports of earlier versions, and in a pooled baseline's entries).
+   */
+  guidance: Array<TreatmentFileReport & { mode: string; delivery?: GuidanceDelivery }>;
   /** `target.binary` when it is a file in the repository; empty when the build cannot be known. */
   tool: TreatmentFileReport[];
 }

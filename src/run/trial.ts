@@ -1,9 +1,11 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { agentInstanceUsesModel } from "../agents/registry.js";
-import type { Agent, AgentOutcome } from "../agents/types.js";
+import { harnessLoadsWorkDirGuidance } from "../agents/guidance-delivery.js";
+import { agentGuidanceIntake, agentInstanceUsesModel } from "../agents/registry.js";
+import type { Agent, AgentOutcome, GuidanceIntake } from "../agents/types.js";
 import { describeError, InfraError, isConfigError } from "../errors.js";
 import { evaluateTrial } from "../evaluate/evaluate-trial.js";
+import { readGateFile } from "../evaluate/gate-files.js";
 import { buildScriptEnv } from "../evaluate/gates.js";
 import { computeExecution, computeInteraction } from "../evaluate/metrics.js";
 import type { ModelClient } from "../model/model-client.js";
@@ -12,7 +14,7 @@ import { summarizeReplay } from "../results/replay-summary.js";
 import type { ExecutionMetrics, TrialReport } from "../results/types.js";
 import { createSandboxSelector, type SandboxSelector } from "../sandbox/sandbox-selection.js";
 import { createTrialSandbox } from "../sandbox/trial-sandbox.js";
-import type { TrialSandbox } from "../sandbox/types.js";
+import type { GateFileTree, TrialSandbox } from "../sandbox/types.js";
 import type { HomeLayout, Scenario, Variant } from "../scenario/types.js";
 import { type EndReason, EVENTS_SCHEMA_VERSION, type TrialEvent } from "../transcript/events.js";
 import { createEventWriter, type EventWriter } from "../transcript/writer.js";
@@ -57,11 +59,22 @@ function judgeFor(scenario: Scenario, options: RunOptions, client: ModelClient |
   return client && model ? { client, model } : null;
 }
 
+/** The most of the work dir's AGENTS.md the harness puts in a system prompt (as Codex's default bound). */
+export const MAX_WORK_DIR_GUIDANCE_BYTES = 32 * 1024;
+const WORK_DIR_GUIDANCE_FILE = "AGENTS.md";
+
+/**
+ * The system prompt every agent is given: where it works, the work dir's AGENTS.md for an agent the
+ * harness loads it for (agent CLIs load it themselves; guidance-delivery.ts says which), the
+ * guidance in `system`/`both` mode, and the scenario's `system`.
+ */
 async function composeSystemPrompt(
   scenario: Scenario,
   variant: Variant | null,
-  workDir: string,
+  sandbox: TrialSandbox,
+  intake: GuidanceIntake,
 ): Promise<string> {
+  const workDir = sandbox.visibleWorkDir;
   const parts = [
     // What the shell keeps between calls is each agent's own (the built-in bash tool's description
     // says its shell persists; an agent CLI's tool has its own rules): only what holds for all here.
@@ -69,12 +82,31 @@ async function composeSystemPrompt(
     "When the task is complete, say so briefly and stop calling tools.",
   ];
   const guidance = variant?.guidance ?? scenario.guidance;
+  if (harnessLoadsWorkDirGuidance(intake, guidance?.mode ?? null)) {
+    const loaded = await workDirGuidanceSection(sandbox.gateFiles, workDir);
+    if (loaded) parts.push(loaded);
+  }
   if (guidance && (guidance.mode === "system" || guidance.mode === "both")) {
     const text = await readFile(guidance.file, "utf8");
     parts.push(`The following documentation is available for the tools you will use:\n\n${text.trim()}`);
   }
   if (scenario.system) parts.push(scenario.system.trim());
   return parts.join("\n\n");
+}
+
+/**
+ * The work dir's AGENTS.md as the agent CLIs put it in context (its path, then its text), read as
+ * the agent's own file (never a link out of the sandbox) after the setup commands, cut past
+ * MAX_WORK_DIR_GUIDANCE_BYTES with a note saying where the rest is. Null when there is none to read.
+ */
+async function workDirGuidanceSection(files: GateFileTree, workDir: string): Promise<string | null> {
+  const read = await readGateFile(files, WORK_DIR_GUIDANCE_FILE, MAX_WORK_DIR_GUIDANCE_BYTES, { cut: true });
+  if ("problem" in read || read.text.trim().length === 0) return null;
+  const where = path.posix.join(workDir, WORK_DIR_GUIDANCE_FILE);
+  const cut = read.cut
+    ? `\n\n[Cut: only its first ${MAX_WORK_DIR_GUIDANCE_BYTES} bytes are shown here of ${read.size}; read ${where} for the rest.]`
+    : "";
+  return `Instructions for agents working in this directory, from ${where}:\n\n<${WORK_DIR_GUIDANCE_FILE}>\n${read.text.trim()}${cut}\n</${WORK_DIR_GUIDANCE_FILE}>`;
 }
 
 function reasonFromAbort(signal: AbortSignal): EndReason {
@@ -222,7 +254,12 @@ async function runAgentInSandbox(
       ...(trial.home ? { home: trial.home } : {}),
     });
     const activeSandbox = sandbox;
-    const systemPrompt = await composeSystemPrompt(scenario, variant, sandbox.visibleWorkDir);
+    const systemPrompt = await composeSystemPrompt(
+      scenario,
+      variant,
+      sandbox,
+      agentGuidanceIntake(ports.agent),
+    );
     writer.emit({
       type: "prompt",
       task: scenario.task,
