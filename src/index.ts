@@ -20,7 +20,12 @@ export {
   parseFailOn,
 } from "./compare/decision.js";
 export { EXIT_CODES, type ExitCode, exitCodeForDecision, exitCodeForReport } from "./compare/exit-status.js";
-export type { NotComparedScenario, TreatmentChanges, TreatmentFileChange } from "./compare/pairing.js";
+export type {
+  NotComparedScenario,
+  TreatmentChanges,
+  TreatmentFileChange,
+  UnseenGuidance,
+} from "./compare/pairing.js";
 export {
   type BaselineCandidate,
   type PooledBaseline,

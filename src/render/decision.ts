@@ -7,7 +7,7 @@
  * out as Markdown (names in code spans), HTML (names in <code>, everything escaped) or plain text.
  */
 import type { Decision, DecisionScenario, MetricFinding, PassCount } from "../compare/decision.js";
-import type { NotComparedScenario, TreatmentFileChange } from "../compare/pairing.js";
+import type { NotComparedScenario, TreatmentFileChange, UnseenGuidance } from "../compare/pairing.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import { findMetric } from "../results/trial-metrics.js";
 import type { Report, RunSummary, ScenarioReport } from "../results/types.js";
@@ -456,6 +456,30 @@ function treatmentSentence(decision: Decision): Sentence | null {
   return [...parts.flat(), " — the change under test."];
 }
 
+/** Why a changed guidance file's effect cannot (or may not) show, by how it reached the head's agent. */
+const UNSEEN_WHY: Record<UnseenGuidance["delivery"], { shown: string; so: string }> = {
+  not_shown: {
+    shown: "was not shown to the agent",
+    so: "this agent reads no guidance, so the change cannot show in these results; run with an agent that does (README, Guidance)",
+  },
+  work_dir_only: {
+    shown: "was only put in the work dir",
+    so: "whether this agent reads it is not known, so the change may not show in these results",
+  },
+};
+
+/** "⚠️ The changed guidance `AGENTS.md` was not shown to the agent (3 scenarios): …" per file and delivery. */
+function unseenGuidanceSentences(decision: Decision): Sentence[] {
+  return (decision.treatment_changes?.unseen ?? []).map((u) => {
+    const why = UNSEEN_WHY[u.delivery];
+    return [
+      `${ICON.incomplete} The changed guidance `,
+      { name: u.path },
+      ` ${why.shown} (${plural(u.scenarios.length, "scenario")}): ${why.so}.`,
+    ];
+  });
+}
+
 /** "Not compared (no verdict): changed since the base runs `a` 0/3; not in the base runs `b` 3/3." */
 function notComparedSentence(decision: Decision): Sentence | null {
   const left = decision.not_compared;
@@ -487,9 +511,11 @@ function notComparedSentence(decision: Decision): Sentence | null {
 }
 
 function scopeSentences(decision: Decision): Sentence[] {
-  return [treatmentSentence(decision), notComparedSentence(decision)].filter(
-    (s): s is Sentence => s !== null,
-  );
+  return [
+    treatmentSentence(decision),
+    ...unseenGuidanceSentences(decision),
+    notComparedSentence(decision),
+  ].filter((s): s is Sentence => s !== null);
 }
 
 /**

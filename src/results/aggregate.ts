@@ -1,7 +1,9 @@
+import type { GuidanceIntake } from "../agents/types.js";
 import type { Scenario } from "../scenario/types.js";
 import { DEFAULT_PASS_K, passKEstimates } from "../stats/pass-at-k.js";
 import { classifyFlakiness, summarizeMetric, wilsonInterval } from "../stats/stats.js";
 import type { EndReason } from "../transcript/events.js";
+import { guidanceDelivery } from "./guidance-delivery.js";
 import { METRIC_DEFINITIONS, PASS_RATE, readTrialValues } from "./trial-metrics.js";
 import type {
   CategorySummary,
@@ -74,13 +76,16 @@ export type ScenarioMeta = Omit<ScenarioReport, "trials" | "summary">;
 
 /**
  * `model`: the model of a matrix run's entry (null outside a matrix, and for an agent without a
- * model in an agent matrix); `agent`: the entry's agent in an agent matrix (null otherwise).
+ * model in an agent matrix); `agent`: the entry's agent in an agent matrix (null otherwise);
+ * `guidanceIntake`: how the entry's agent takes guidance, so the report says how it reached it
+ * (null: not said).
  */
 export function scenarioMetaOf(
   scenario: Scenario,
   variant: string | null,
   model: string | null = null,
   agent: string | null = null,
+  guidanceIntake: GuidanceIntake | null = null,
 ): ScenarioMeta {
   return {
     id: scenario.id,
@@ -93,16 +98,23 @@ export function scenarioMetaOf(
     source: { file: scenario.source.file, line: scenario.source.line, format: scenario.source.format },
     content_hash: scenario.contentHash,
     measurement_hash: scenario.measurementHash,
-    treatment: reportTreatmentOf(scenario, variant),
+    treatment: reportTreatmentOf(scenario, variant, guidanceIntake),
   };
 }
 
 /** The treatment an entry ran with: its variant's guidance, else the scenario's own (as the trial does). */
-function reportTreatmentOf(scenario: Scenario, variant: string | null): ReportTreatment {
+function reportTreatmentOf(
+  scenario: Scenario,
+  variant: string | null,
+  intake: GuidanceIntake | null,
+): ReportTreatment {
   const { treatment } = scenario;
   const guidance = (variant ? treatment.variants[variant] : null) ?? treatment.guidance;
+  const delivery = guidance && intake ? { delivery: guidanceDelivery(intake, guidance.mode) } : {};
   return {
-    guidance: guidance ? [{ path: guidance.path, mode: guidance.mode, sha256: guidance.sha256 }] : [],
+    guidance: guidance
+      ? [{ path: guidance.path, mode: guidance.mode, sha256: guidance.sha256, ...delivery }]
+      : [],
     tool: treatment.tool ? [{ path: treatment.tool.path, sha256: treatment.tool.sha256 }] : [],
   };
 }

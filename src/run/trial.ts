@@ -1,6 +1,5 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { harnessLoadsWorkDirGuidance } from "../agents/guidance-delivery.js";
 import { agentGuidanceIntake, agentInstanceUsesModel } from "../agents/registry.js";
 import type { Agent, AgentOutcome, GuidanceIntake } from "../agents/types.js";
 import { describeError, InfraError, isConfigError } from "../errors.js";
@@ -10,6 +9,7 @@ import { buildScriptEnv } from "../evaluate/gates.js";
 import { computeExecution, computeInteraction } from "../evaluate/metrics.js";
 import type { ModelClient } from "../model/model-client.js";
 import { renderTranscriptMarkdown } from "../render/transcript-markdown.js";
+import { harnessLoadsWorkDirGuidance } from "../results/guidance-delivery.js";
 import { summarizeReplay } from "../results/replay-summary.js";
 import type { ExecutionMetrics, TrialReport } from "../results/types.js";
 import { createSandboxSelector, type SandboxSelector } from "../sandbox/sandbox-selection.js";

@@ -1,7 +1,11 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { guidanceDelivery, harnessLoadsWorkDirGuidance } from "../../src/agents/guidance-delivery.js";
 import { AGENT_NAMES, agentGuidanceIntake, createAgent } from "../../src/agents/registry.js";
+import { guidanceDelivery, harnessLoadsWorkDirGuidance } from "../../src/results/guidance-delivery.js";
+import { GUIDANCE_DELIVERIES } from "../../src/results/types.js";
 import type { GuidanceMode } from "../../src/scenario/types.js";
+import { ROOT } from "../support/run-cli.js";
 
 const MODES: GuidanceMode[] = ["workdir", "system", "both"];
 
@@ -51,5 +55,12 @@ describe("how the guidance reaches each agent's model", () => {
     for (const name of AGENT_NAMES.filter((n) => n !== "anthropic")) {
       expect(harnessLoadsWorkDirGuidance(agentGuidanceIntake({ name }), "workdir"), name).toBe(false);
     }
+  });
+
+  it("the report schema lists exactly the deliveries there are", () => {
+    const schema = JSON.parse(readFileSync(path.join(ROOT, "schema/report.schema.json"), "utf8"));
+    const guidance =
+      schema.properties.scenarios.items.properties.treatment.properties.guidance.items.properties;
+    expect(guidance.delivery.enum).toEqual([...GUIDANCE_DELIVERIES]);
   });
 });

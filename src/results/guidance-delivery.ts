@@ -3,9 +3,9 @@
  * and the guidance's mode. One answer for the report, the comment's warning and the harness, which
  * loads the work dir's AGENTS.md into the system prompt only where the answer says it does.
  */
-import type { GuidanceDelivery } from "../results/types.js";
+import type { GuidanceIntake } from "../agents/types.js";
 import type { GuidanceMode } from "../scenario/types.js";
-import type { GuidanceIntake } from "./types.js";
+import type { GuidanceDelivery } from "./types.js";
 
 export function guidanceDelivery(intake: GuidanceIntake, mode: GuidanceMode): GuidanceDelivery {
   // In `system` and `both` modes the text is in the system prompt: shown to whoever gets that.
