@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { createAnthropicAgent } from "../../src/agents/anthropic.js";
 import type { Agent } from "../../src/agents/types.js";
 import { createAnthropicClient } from "../../src/model/anthropic-client.js";
+import { createOpenAiClient } from "../../src/model/openai-client.js";
 import { defaultRunOptions } from "../../src/run/options.js";
 import { MAX_WORK_DIR_GUIDANCE_BYTES } from "../../src/run/trial.js";
 import type { GuidanceMode, Scenario } from "../../src/scenario/types.js";
@@ -21,6 +22,12 @@ import {
   scriptByTurn,
   startModelServer,
 } from "../support/model-server.js";
+import {
+  openAiBashCall,
+  openAiScriptByTurn,
+  openAiText,
+  startOpenAiServer,
+} from "../support/openai-server.js";
 import { makeScenario } from "../support/scenario-factory.js";
 import { eventsOf, runSingleTrial } from "../support/single-trial.js";
 import { makeTempDir } from "../support/temp-dirs.js";
@@ -69,6 +76,35 @@ describe("the built-in agent is shown the guidance", () => {
     // The prompt cache's prefix: every turn sends the same system prompt.
     expect(requests).toHaveLength(2);
     expect(systemOf(requests[1])).toBe(system);
+  }, 60_000);
+
+  it("the built-in agent with an OpenAI model: the first Chat Completions request carries it too", async () => {
+    const server = await startOpenAiServer(openAiScriptByTurn([openAiBashCall("ls"), openAiText("done")]));
+    try {
+      const options = defaultRunOptions({
+        outDir: makeTempDir("trial-guidance-out-"),
+        sandbox: "local",
+        model: "gpt-4.1-mini",
+      });
+      const client = createOpenAiClient({ apiKey: CANARY_KEY, baseURL: server.url });
+      const { output } = await runSingleTrial(
+        await guidanceScenario("workdir"),
+        options,
+        createAnthropicAgent(client),
+        { canaryKey: CANARY_KEY },
+      );
+      expect(output.report.end_reason, output.report.reason ?? "").toBe("natural_stop");
+      const first = server.requests.find((request) => request.api === "chat");
+      const system = JSON.stringify(
+        ((first?.body.messages ?? []) as { role: string }[]).filter(
+          (m) => m.role === "system" || m.role === "developer",
+        ),
+      );
+      expect(system).toContain("Always pass --json to mytool");
+      expect(system).toContain("/AGENTS.md");
+    } finally {
+      await server.close();
+    }
   }, 60_000);
 
   it("both mode: the text is in the system prompt once", async () => {
