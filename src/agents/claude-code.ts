@@ -71,14 +71,14 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
   async function run(context: AgentContext): Promise<AgentOutcome> {
     const prepared = await prepareAgentCli(
       context,
-      { script: PREPARE_SCRIPT, what: "the work dir for Claude Code" },
+      { script: CLAUDE_PREPARE_SCRIPT, what: "the work dir for Claude Code" },
       (stdout) => Boolean(stdout.split("\n")[1]),
     );
     if ("outcome" in prepared) return prepared.outcome;
     const { runProcess } = prepared;
-    const [linked, configDir] = prepared.stdout.split("\n") as [string, string];
+    const [linked, configDir, shadowed] = prepared.stdout.split("\n") as [string, string, string];
     const mapper = createClaudeStreamMapper(context.events, now);
-    return runAgentCliBehindProxy(context, runProcess, {
+    const outcome = await runAgentCliBehindProxy(context, runProcess, {
       proxy: { apiKey: options.apiKey, upstream: options.baseURL || DEFAULT_BASE_URL, proxyEnv: env },
       maxApiRequests: options.maxApiRequests,
       mapper,
@@ -101,6 +101,7 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
         }
       },
     });
+    return shadowed === "1" ? { ...outcome, guidanceNotShown: SHADOWED_GUIDANCE } : outcome;
   }
 
   return { name: "claude-code", run };
@@ -109,16 +110,25 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
 /**
  * Creates CLAUDE.md -> AGENTS.md when the work dir has guidance for agents but no CLAUDE.md (Claude
  * Code reads only CLAUDE.md), and a config dir in TMPDIR. Prints "1" when it linked, then the
- * config dir. `command -p` finds the system's tools, never the target shim.
+ * config dir, then "1" when AGENTS.md is shadowed: the work dir has a CLAUDE.md of its own, neither
+ * a link to AGENTS.md nor importing it (`@AGENTS.md`), which Claude Code reads instead. `command -p`
+ * finds the system's tools, never the target shim.
  */
-const PREPARE_SCRIPT = `set -e
+export const CLAUDE_PREPARE_SCRIPT = `set -e
 config="\${TMPDIR:-/tmp}/claude-code-config"
 command -p mkdir -p "$config"
 linked=0
+shadowed=0
 if [ -f AGENTS.md ] && [ ! -e CLAUDE.md ] && [ ! -L CLAUDE.md ]; then
   command -p ln -s AGENTS.md CLAUDE.md && linked=1
+elif [ -f AGENTS.md ] && [ "$(command -p readlink CLAUDE.md || true)" != AGENTS.md ] &&
+  ! command -p grep -Eqs '@(\\./)?AGENTS\\.md' CLAUDE.md; then
+  shadowed=1
 fi
-printf '%s\\n%s\\n' "$linked" "$config"`;
+printf '%s\\n%s\\n%s\\n' "$linked" "$config" "$shadowed"`;
+
+const SHADOWED_GUIDANCE =
+  "the work dir has a CLAUDE.md of its own, which Claude Code reads instead of AGENTS.md";
 
 const UNLINK_SCRIPT = `if [ -L CLAUDE.md ] && [ "$(command -p readlink CLAUDE.md)" = AGENTS.md ]; then command -p rm -f CLAUDE.md; fi`;
 

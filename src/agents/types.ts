@@ -84,6 +84,12 @@ export interface AgentOutcome {
   turns: number;
   /** The failure will repeat in every trial (a rejected API key, an unknown model): stop the run. */
   fatal?: boolean;
+  /**
+   * Why the agent's CLI, which reads the work dir's guidance itself, was not shown AGENTS.md in this
+   * trial (a CLAUDE.md of the work dir's own, which Claude Code reads instead); absent when it was
+   * shown, or when there was none.
+   */
+  guidanceNotShown?: string;
 }
 
 /**

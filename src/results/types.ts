@@ -124,6 +124,12 @@ export interface TrialReport {
    * Absent for other scenarios (the work dir was HOME and cwd) and in older reports.
    */
   home_layout?: string;
+  /**
+   * Why the agent's CLI was not shown the work dir's AGENTS.md in this trial (it read a context file
+   * of the work dir's own instead); the scenario entry's guidance `delivery` is then `not_shown`.
+   * Absent when it was shown or there was none, and in reports of earlier versions.
+   */
+  guidance_not_shown?: string;
   composite_score: number | null;
   /** A replayed trial (`--agent replay`): how its recorded calls behaved now. Absent otherwise. */
   replay?: ReplaySummary;

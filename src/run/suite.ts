@@ -7,6 +7,7 @@ import { ConfigError } from "../errors.js";
 import type { ModelClient } from "../model/model-client.js";
 import { buildScenarioReport, scenarioMetaOf } from "../results/aggregate.js";
 import { assembleReport } from "../results/assemble-report.js";
+import { intakeSeenInTrials } from "../results/guidance-delivery.js";
 import { collectSandboxesUsed, sandboxUsedField } from "../results/sandbox-used.js";
 import type { Report, RunInfo, ScenarioReport, TrialReport } from "../results/types.js";
 import { findSameUserReason } from "../sandbox/agent-account.js";
@@ -504,7 +505,7 @@ function groupByScenario(
       first.variant?.name ?? null,
       first.inMatrix && (!first.inAgentMatrix || agentUsesModel(first.agent)) ? first.model : null,
       first.inAgentMatrix ? first.agent : null,
-      agentGuidanceIntake(agentOf(first)),
+      intakeSeenInTrials(agentGuidanceIntake(agentOf(first)), reports),
     );
     const extended = extra.isExtended(first.scenarioKey);
     return buildScenarioReport(

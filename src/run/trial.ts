@@ -169,6 +169,7 @@ export async function runTrial(
       ...replayField(writer.events),
       sandbox: sandbox?.mode ?? null,
       ...(trial.home ? { home_layout: trial.home.name } : {}),
+      ...(outcome.guidanceNotShown ? { guidance_not_shown: outcome.guidanceNotShown } : {}),
       events_path: path.join(folder, "events.jsonl"),
       transcript_path: path.join(folder, "transcript.md"),
     };

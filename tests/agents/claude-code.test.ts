@@ -5,13 +5,14 @@
  * anywhere else.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   buildClaudeArgs,
   CLAUDE_BIN_ENV,
+  CLAUDE_PREPARE_SCRIPT,
   createClaudeStreamMapper,
   resolveClaudeBinary,
 } from "../../src/agents/claude-code.js";
@@ -635,6 +636,42 @@ describe("claude-code agent setup", () => {
 
   it("needs an API key", () => {
     expect(() => createAgent("claude-code", { env: { PATH: "/usr/bin:/bin" } })).toThrow(/ANTHROPIC_API_KEY/);
+  });
+
+  it("links CLAUDE.md to AGENTS.md, or says AGENTS.md is shadowed by a CLAUDE.md of the work dir's own", async () => {
+    /** The prepare script's answer in a work dir holding `files` (a string: a file; `{ link }`: a symbolic link). */
+    async function prepare(name: string, files: Record<string, string | { link: string }>) {
+      const work = path.join(dir, `prepare-${name}`);
+      await mkdir(work);
+      for (const [file, content] of Object.entries(files)) {
+        if (typeof content === "string") await writeFile(path.join(work, file), content);
+        else await symlink(content.link, path.join(work, file));
+      }
+      const stdout = execFileSync("bash", ["-c", CLAUDE_PREPARE_SCRIPT], {
+        cwd: work,
+        env: { PATH: "/usr/bin:/bin", TMPDIR: dir },
+        encoding: "utf8",
+      });
+      const [linked, , shadowed] = stdout.split("\n");
+      return { linked, shadowed };
+    }
+    expect(await prepare("agents-only", { "AGENTS.md": "use --json" })).toEqual({
+      linked: "1",
+      shadowed: "0",
+    });
+    expect(await prepare("own", { "AGENTS.md": "use --json", "CLAUDE.md": "my rules" })).toEqual({
+      linked: "0",
+      shadowed: "1",
+    });
+    // A CLAUDE.md that imports AGENTS.md, or links to it, shows it.
+    expect(await prepare("imports", { "AGENTS.md": "use --json", "CLAUDE.md": "See @AGENTS.md\n" })).toEqual({
+      linked: "0",
+      shadowed: "0",
+    });
+    expect(await prepare("links", { "AGENTS.md": "use --json", "CLAUDE.md": { link: "AGENTS.md" } })).toEqual(
+      { linked: "0", shadowed: "0" },
+    );
+    expect(await prepare("no-guidance", { "CLAUDE.md": "my rules" })).toEqual({ linked: "0", shadowed: "0" });
   });
 
   it("passes the model, turn limit, tools and the harness's system prompt", async () => {
