@@ -13,7 +13,7 @@ import { harnessLoadsWorkDirGuidance } from "../results/guidance-delivery.js";
 import { summarizeReplay } from "../results/replay-summary.js";
 import type { ExecutionMetrics, TrialReport } from "../results/types.js";
 import { createSandboxSelector, type SandboxSelector } from "../sandbox/sandbox-selection.js";
-import { createTrialSandbox } from "../sandbox/trial-sandbox.js";
+import { createTrialSandbox, WORK_DIR_GUIDANCE_FILE } from "../sandbox/trial-sandbox.js";
 import type { GateFileTree, TrialSandbox } from "../sandbox/types.js";
 import type { HomeLayout, Scenario, Variant } from "../scenario/types.js";
 import { type EndReason, EVENTS_SCHEMA_VERSION, type TrialEvent } from "../transcript/events.js";
@@ -61,7 +61,6 @@ function judgeFor(scenario: Scenario, options: RunOptions, client: ModelClient |
 
 /** The most of the work dir's AGENTS.md the harness puts in a system prompt (as Codex's default bound). */
 export const MAX_WORK_DIR_GUIDANCE_BYTES = 32 * 1024;
-const WORK_DIR_GUIDANCE_FILE = "AGENTS.md";
 
 /**
  * The system prompt every agent is given: where it works, the work dir's AGENTS.md for an agent the
