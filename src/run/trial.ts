@@ -77,7 +77,7 @@ async function composeSystemPrompt(
   const parts = [
     // What the shell keeps between calls is each agent's own (the built-in bash tool's description
     // says its shell persists; an agent CLI's tool has its own rules): only what holds for all here.
-    `You are working in a sandboxed directory: ${workDir}. Run commands there with your shell tool; it is not interactive: a command's stdin is empty.`,
+    `You are working in a sandboxed directory: ${workDir}. Run commands there with your shell tool; it is not interactive: nothing can be typed into a command's prompt.`,
     "When the task is complete, say so briefly and stop calling tools.",
   ];
   const guidance = variant?.guidance ?? scenario.guidance;
