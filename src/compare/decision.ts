@@ -16,6 +16,7 @@
  * - fail-on outcome / pass-rate<X / never decide on the head run alone.
  */
 import { ConfigError } from "../errors.js";
+import { judgeRun } from "../results/run-outcome.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import type { Direction } from "../results/trial-metrics.js";
 import { findMetric, PASS_RATE, readTrialValues } from "../results/trial-metrics.js";
@@ -309,7 +310,10 @@ export interface Decision {
   inconclusive: Inconclusive | null;
   baseline: { runs: string[]; excluded: ExcludedBaseline[] } | null;
   run: { outcome: RunSummary["outcome"]; pass_rate: number | null; incomplete: boolean };
-  /** Incomplete head run: the decision covers only what ran. */
+  /**
+   * Incomplete head run (results/run-outcome.ts: interrupted or cut, or trials errored and none
+   * failed): the decision covers only what was evaluated.
+   */
   incomplete: boolean;
   /**
    * Head scenarios the decision did not compare, with their head results: their measurement changed
@@ -377,7 +381,8 @@ export function decide(input: DecisionInput): Decision {
   const run = {
     outcome: head.summary.outcome,
     pass_rate: head.summary.pass_rate,
-    incomplete: head.run.incomplete,
+    // The run's own judgement (results/run-outcome.ts): interrupted, or errors and no failure.
+    incomplete: judgeRun(head).incomplete,
   };
   const headOnly = (basis: DecisionBasis, failed: boolean): Decision => ({
     failed,

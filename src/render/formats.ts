@@ -70,7 +70,11 @@ export const OUTPUT_FORMATS = {
     file: "junit.xml",
     needsComparison: false,
     needsEvents: false,
-    render: (i) => renderJunitXml(i.report, i.repositoryRoot ? { root: i.repositoryRoot } : {}),
+    render: (i) =>
+      renderJunitXml(i.report, {
+        ...(i.repositoryRoot ? { root: i.repositoryRoot } : {}),
+        ...(i.decision ? { decision: i.decision } : {}),
+      }),
   },
   html: {
     file: "report.html",
