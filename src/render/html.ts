@@ -86,7 +86,7 @@ export function renderReportHtml(input: HtmlReportInput): string {
     report.model_matrix ? renderModelMatrixHtml(report.model_matrix) : "",
     renderPassRateSection(report),
     comparison ? renderComparisonSection(comparison, decision) : "",
-    renderScenarioTable(report, trialIndex, comparison),
+    renderScenarioTable(report, trialIndex, comparison, decision),
     renderSubcommandSection(report),
     `<footer>llm-tool-test ${escapeHtml(report.run.harness_version)} · report schema ${report.schema_version} · settings ${escapeHtml(report.run.settings_hash)}</footer>`,
     "</main>",

@@ -271,6 +271,7 @@ export function renderScenarioTable(
   report: Report,
   trialIndex: Map<TrialReport, number>,
   comparison: Comparison | null | undefined,
+  decision?: Decision,
 ): string {
   const compared = new Map((comparison?.scenarios ?? []).map((c) => [c.key, c]));
   const rows = report.scenarios.map((scenario) => {
@@ -298,10 +299,14 @@ export function renderScenarioTable(
     if (comparison) {
       const c = compared.get(label);
       const m = passRateDelta(c);
+      // The decision's verdict where it judged the scenario; the interval's word only without one.
+      const verdict = findVerdict(decision, label);
+      const tone = verdict ? VERDICT_TONE[verdict] : m?.verdict;
+      const word = verdict ? formatVerdict(verdict) : m ? VERDICT_LABEL[m.verdict] : "";
       deltaCells =
         m && c
-          ? `<td class="num" data-v="${sortKey(m.delta)}" title="${esc(`${STATUS_LABEL[c.status]} · ${VERDICT_LABEL[m.verdict]}`)}">${esc(formatMetricDelta(m, m.delta))}<div class="ci verdict-${m.verdict}">${esc(VERDICT_LABEL[m.verdict])}</div></td>`
-          : `<td class="num" data-v="">new</td>`;
+          ? `<td class="num" data-v="${sortKey(m.delta)}" title="${esc(`${STATUS_LABEL[c.status]} · ${word}`)}">${esc(formatMetricDelta(m, m.delta))}<div class="ci verdict-${tone}">${esc(word)}</div></td>`
+          : `<td class="num" data-v="">${verdict ? esc(formatVerdict(verdict)) : "new"}</td>`;
     }
     return (
       `<tr data-search="${esc(search)}" data-failing="${failing}">` +
