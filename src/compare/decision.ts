@@ -141,6 +141,20 @@ export interface PassCount {
  */
 export type ScenarioVerdict = "regressed" | "improved" | "no_clear_change" | "not_tested" | "not_compared";
 
+/** A scenario's verdict from what its tests found: a regression (pass rate or gate metric) first. */
+export function judgeScenario(found: {
+  notCompared: boolean;
+  regressed: boolean;
+  improved: boolean;
+  /** In the regression family or the improvement family. */
+  tested: boolean;
+}): ScenarioVerdict {
+  if (found.notCompared) return "not_compared";
+  if (found.regressed) return "regressed";
+  if (found.improved) return "improved";
+  return found.tested ? "no_clear_change" : "not_tested";
+}
+
 /** The suite's verdict: its suite tests' (regression first); `not_tested` without a suite test. */
 export type SuiteVerdict = "regressed" | "improved" | "no_clear_change" | "not_tested";
 
@@ -503,15 +517,12 @@ function decideRegressionAgainst(
     const regressedMetrics = secondary.filter((f) => f.scenarios[i]?.regressed).map((f) => f.metric);
     return {
       ...r,
-      verdict: notComparedKeys.has(r.key)
-        ? "not_compared"
-        : d.regressed || regressedMetrics.length > 0
-          ? "regressed"
-          : up.improved
-            ? "improved"
-            : d.tested || up.adjustedP !== null
-              ? "no_clear_change"
-              : "not_tested",
+      verdict: judgeScenario({
+        notCompared: notComparedKeys.has(r.key),
+        regressed: d.regressed || regressedMetrics.length > 0,
+        improved: up.improved,
+        tested: d.tested || up.adjustedP !== null,
+      }),
       status: classifyCounts(r.base, r.head),
       p_value: d.pValue,
       adjusted_p: d.adjustedP === null ? null : Math.min(1, d.adjustedP * scale),
