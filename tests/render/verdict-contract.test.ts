@@ -7,6 +7,7 @@
  * here until this test can read it (or it says why it shows no verdicts).
  */
 import { describe, expect, it } from "vitest";
+import { buildOutputs } from "../../src/action/outputs.js";
 import { type Decision, decide, defaultFailOn, type ScenarioVerdict } from "../../src/compare/decision.js";
 import { exitCodeForDecision } from "../../src/compare/exit-status.js";
 import { renderComparisonTerminal } from "../../src/render/comparison-markdown.js";
@@ -249,6 +250,28 @@ describe("one decision, the same verdict in every rendering", () => {
       }
     });
   }
+
+  it("the action's decision output carries the same verdicts and improvements", () => {
+    const outputs = buildOutputs({
+      report: head,
+      reportPath: "out/report.json",
+      comparison,
+      decision,
+      baseline: BASELINE_NOTE,
+      artifactId: null,
+      artifactUrl: null,
+      commentUrl: null,
+    });
+    const output = JSON.parse(outputs.decision) as Record<string, unknown>;
+    expect(output).toMatchObject({
+      failed: true,
+      regressed: ["s0"],
+      improved: ["s1"],
+      suite_improved: false,
+    });
+    expect(output.suite_verdict).toBe(decision.suite_verdict);
+    expect(output.verdicts).toEqual(Object.fromEntries(decision.scenarios.map((s) => [s.key, s.verdict])));
+  });
 
   it("marks the improvement 🟢 wherever icons are shown, and never the shrug", () => {
     const surfaces = renderEverySurface(head, decision, comparison);
