@@ -18,6 +18,8 @@ export {
   type FailOn,
   formatFailOn,
   parseFailOn,
+  type ScenarioVerdict,
+  type SuiteVerdict,
 } from "./compare/decision.js";
 export { EXIT_CODES, type ExitCode, exitCodeForDecision, exitCodeForReport } from "./compare/exit-status.js";
 export type {

@@ -6,7 +6,14 @@
  * A sentence is built once as pieces (our own words, and untrusted names kept apart), then written
  * out as Markdown (names in code spans), HTML (names in <code>, everything escaped) or plain text.
  */
-import type { Decision, DecisionScenario, MetricFinding, PassCount } from "../compare/decision.js";
+import type {
+  Decision,
+  DecisionScenario,
+  MetricFinding,
+  PassCount,
+  ScenarioVerdict,
+  SuiteVerdict,
+} from "../compare/decision.js";
 import type { NotComparedScenario, TreatmentFileChange, UnseenGuidance } from "../compare/pairing.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import { findMetric } from "../results/trial-metrics.js";
@@ -31,6 +38,7 @@ const MAX_DETAILED = 3;
 
 const ICON = {
   regression: "🔴",
+  improved: "🟢",
   pass: "✅",
   fail: "❌",
   neutral: "⚪",
@@ -38,6 +46,37 @@ const ICON = {
   info: "ℹ️",
   incomplete: "⚠️",
 } as const;
+
+/**
+ * The words of the decision's verdicts (`DecisionScenario.verdict`, `Decision.suite_verdict`),
+ * written once: every renderer shows a scenario's verdict with these and derives none of its own.
+ */
+export const VERDICT_WORDS: Record<ScenarioVerdict, string> = {
+  regressed: "regressed",
+  improved: "improved",
+  no_clear_change: "no clear change",
+  not_tested: "not tested",
+  not_compared: "not compared",
+};
+
+const VERDICT_ICONS: Partial<Record<ScenarioVerdict, string>> = {
+  regressed: ICON.regression,
+  improved: ICON.improved,
+};
+
+/** "🔴 regressed", "🟢 improved", "no clear change"; without the icon for plain text. */
+export function formatVerdict(
+  verdict: ScenarioVerdict | SuiteVerdict,
+  options: { icon?: boolean } = {},
+): string {
+  const icon = options.icon === false ? undefined : VERDICT_ICONS[verdict];
+  return icon ? `${icon} ${VERDICT_WORDS[verdict]}` : VERDICT_WORDS[verdict];
+}
+
+/** The decision's verdict on one scenario; null when the decision has no per-scenario verdicts (no comparison). */
+export function findVerdict(decision: Decision | null | undefined, key: string): ScenarioVerdict | null {
+  return decision?.scenarios.find((s) => s.key === key)?.verdict ?? null;
+}
 
 function toMarkdown(sentence: Sentence): string {
   return sentence.map((p) => (typeof p === "string" ? p : markdownCode(p.name))).join("");
@@ -165,6 +204,48 @@ function regressionSentence(decision: Decision): Sentence {
   return ["Regression ", ...parts.flatMap((part, i): Piece[] => [...(i === 0 ? [] : ["; "]), ...part])];
 }
 
+/** "`x`: 0/11 → 11/11 (adjusted p = 0.00100)": what the improvement test compared (the head's first trials). */
+function describeImprovement(s: DecisionScenario, alpha: number, separator = ": "): Sentence {
+  const p =
+    s.improvement_adjusted_p === null
+      ? ""
+      : ` (${formatPStatement("adjusted p", s.improvement_adjusted_p, { alpha, rejected: true })})`;
+  return [{ name: s.key }, `${separator}${counts(s.base)} → ${counts(s.head_first)}${p}`];
+}
+
+/**
+ * "Improved: `x` 0/11 → 11/11 (adjusted p = 0.001)", and the suite when its mirrored test rejected;
+ * null without an improvement. Shown ahead of a decision that did not regress; never gates.
+ */
+function improvementSentence(decision: Decision): Sentence | null {
+  const improved = decision.scenarios.filter((s) => s.improved);
+  if (improved.length === 0 && !decision.suite_improved) return null;
+  const parts: Sentence[] = [];
+  if (improved.length > MAX_DETAILED) {
+    parts.push([`${plural(improved.length, "scenario")}: `, ...joinNames(decision.improved)]);
+  } else if (improved.length > 0) {
+    parts.push(
+      improved.flatMap((s, i): Piece[] => [
+        ...(i === 0 ? [] : [", "]),
+        ...describeImprovement(s, decision.alpha, improved.length === 1 ? ": " : " "),
+      ]),
+    );
+  }
+  if (decision.suite_improved) {
+    const rates = pooledPassRates(decision);
+    const change = rates ? `pass rate ${formatRate(rates.base)} → ${formatRate(rates.head)} ` : "";
+    const p = decision.improvement?.suite?.adjusted_p;
+    const test =
+      p === null || p === undefined
+        ? "suite test"
+        : `suite test, ${formatPStatement("adjusted p", p, { alpha: decision.alpha, rejected: true })}`;
+    parts.push([`across the suite: ${change}(${test})`]);
+  }
+  const first = parts[0]?.[0];
+  const lead = improved.length === 1 && typeof first !== "string" ? "Improved in " : "Improved ";
+  return [lead, ...parts.flatMap((part, i): Piece[] => [...(i === 0 ? [] : ["; "]), ...part])];
+}
+
 function trialCounts(summary: HeadlineOptions["summary"]): string | null {
   if (!summary) return null;
   const evaluated = summary.passed + summary.failed;
@@ -246,6 +327,13 @@ function describeDecision(
             .filter(Boolean)
             .join(", ")
         : "";
+      // Errors are not failures (results/run-outcome.ts): the run is incomplete, and the check still
+      // fails, as fail-on outcome asks every trial to pass.
+      if (s && s.failed === 0) {
+        const evaluated = s.passed + s.failed;
+        const lead = evaluated === 0 ? "No trial was evaluated" : "Not passed: no trial failed";
+        return { icon: ICON.fail, sentence: [`${lead}, ${what || "none ran"}${failOn}`] };
+      }
       return {
         icon: ICON.fail,
         sentence: [`Failed: ${what || `the run's outcome is ${decision.run.outcome}`}${failOn}`],
@@ -274,12 +362,23 @@ function describeDecision(
 
 const INCOMPLETE_NOTE = "; only the trials that ran were judged";
 
+/** The improvement leads a decision that did not regress: "🟢 Improved … · ✅ No regression detected". */
+function withImprovement(decision: Decision, icon: string, sentence: Sentence, plain: boolean) {
+  const improved = decision.failed ? null : improvementSentence(decision);
+  if (!improved) return { icon, sentence };
+  return {
+    icon: ICON.improved,
+    sentence: [...improved, plain ? "; " : ` · ${icon} `, ...sentence],
+  };
+}
+
 function composeHeadline(
   decision: Decision,
   options: HeadlineOptions,
   write: (sentence: Sentence) => string,
 ): string {
-  const { icon, sentence } = describeDecision(decision, options);
+  const described = describeDecision(decision, options);
+  const { icon, sentence } = withImprovement(decision, described.icon, described.sentence, false);
   if (!decision.incomplete) return `${icon} ${write(sentence)}`;
   // Never a plain pass: the run was interrupted or cut by its budget.
   const failedIcon = decision.failed ? `${icon} ` : "";
@@ -298,7 +397,8 @@ export function renderDecisionHeadlineHtml(decision: Decision, options: Headline
 
 /** One plain sentence, no Markdown and no icons: logs, exit messages, comparison.json's `decision.reason`. */
 export function renderDecisionReason(decision: Decision, options: HeadlineOptions = {}): string {
-  const { sentence } = describeDecision(decision, options);
+  const described = describeDecision(decision, options);
+  const { sentence } = withImprovement(decision, described.icon, described.sentence, true);
   const text = toPlain(sentence);
   return decision.incomplete ? `INCOMPLETE: ${text}${INCOMPLETE_NOTE}.` : `${text}.`;
 }

@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import type { Decision } from "../compare/decision.js";
 import type { Comparison } from "../compare/types.js";
+import { judgeRun } from "../results/run-outcome.js";
 import type { Report, TrialReport } from "../results/types.js";
 import type { TrialEvent } from "../transcript/events.js";
 import { renderDecisionReason } from "./decision.js";
@@ -65,7 +66,7 @@ export function renderReportHtml(input: HtmlReportInput): string {
 
   const verdict = decision
     ? renderDecisionReason(decision, { summary: report.summary })
-    : report.run.incomplete
+    : judgeRun(report).incomplete
       ? `INCOMPLETE (${report.summary.outcome})`
       : report.summary.outcome;
   const title = `llm-tool-test report · ${verdict} · ${report.run.started_at}`;
@@ -84,8 +85,8 @@ export function renderReportHtml(input: HtmlReportInput): string {
     renderCategoryTable(report),
     report.model_matrix ? renderModelMatrixHtml(report.model_matrix) : "",
     renderPassRateSection(report),
-    comparison ? renderComparisonSection(comparison) : "",
-    renderScenarioTable(report, trialIndex, comparison),
+    comparison ? renderComparisonSection(comparison, decision) : "",
+    renderScenarioTable(report, trialIndex, comparison, decision),
     renderSubcommandSection(report),
     `<footer>llm-tool-test ${escapeHtml(report.run.harness_version)} · report schema ${report.schema_version} · settings ${escapeHtml(report.run.settings_hash)}</footer>`,
     "</main>",

@@ -15,6 +15,7 @@
  * scenario, so each PR checks that the adaptive design never flags what the fixed one would not.
  */
 import { collapsePower, inconclusiveGrounds } from "./detection-power.js";
+import { decideImprovement } from "./improvement.js";
 import {
   DEFAULT_ALPHA,
   DEFAULT_EXTRA_TRIALS,
@@ -96,6 +97,8 @@ export interface CellOutcome {
   fixedDesignFailedRate: number;
   /** Scenario flags of the adaptive design that the fixed design did not raise: must be 0. */
   adaptiveOnlyFlags: number;
+  /** Share shown 🟢 improved (a scenario or the suite; src/stats/improvement.ts): false when nothing changed. */
+  improvedRate: number;
 }
 
 export interface FalseFailureCell extends CellOutcome {
@@ -324,6 +327,7 @@ function simulateCell(
     adaptiveOnly: 0,
     flagged: 0,
     icc: 0,
+    improved: 0,
   };
   for (let run = 0; run < settings.runs; run++) {
     const runCounts: RunCount[][] = scenarios.map(() => []);
@@ -370,6 +374,12 @@ function simulateCell(
       options,
     );
     tally.icc += variation.iccUsed;
+    // The improvement decision on the same counts, as decide() makes it beside the regression one.
+    const improvement = decideImprovement(
+      first.map((_, i) => complete(i, screened[i]!)),
+      { alpha: settings.alpha, suiteAlpha: settings.suiteAlpha, icc: variation.iccUsed },
+    );
+    if (improvement.suite.improved || improvement.scenarios.some((s) => s.improved)) tally.improved++;
     if (adaptive.failed) tally.failed++;
     else if (
       !isConclusive(
@@ -402,6 +412,7 @@ function simulateCell(
       meanIcc: tally.icc / runs,
       fixedDesignFailedRate: tally.fixed / runs,
       adaptiveOnlyFlags: tally.adaptiveOnly,
+      improvedRate: tally.improved / runs,
     },
     flagged: tally.flagged / runs,
   };
@@ -507,5 +518,19 @@ export function formatDecisionSimulation(tables: DecisionSimulationTables): stri
     "",
     `Scenario flags of the adaptive design that the fixed design did not raise: ${adaptiveOnly}.`,
   );
+  // Improvements never gate; with nothing changed, 🟢 is as false as a failure (target ≤ 5%).
+  const unchanged = [...tables.falseFailures, ...tables.worlds];
+  if (unchanged.length > 0) {
+    const worst = unchanged.reduce((a, b) => (b.improvedRate > a.improvedRate ? b : a));
+    const where =
+      "world" in worst
+        ? `${worst.world}, ${worst.baseRuns} base runs at ${worst.passRate}`
+        : `${worst.scenarios} × ${worst.headTrials} at ${worst.passRate}`;
+    lines.push(
+      "",
+      `False improvements (🟢 with nothing changed; target ≤ 5%): at most ${percent(worst.improvedRate)} (${where}); ` +
+        `mean ${percent(unchanged.reduce((sum, c) => sum + c.improvedRate, 0) / unchanged.length)} over ${unchanged.length} cells.`,
+    );
+  }
   return lines.join("\n");
 }

@@ -136,7 +136,7 @@ describe("renderComparisonMarkdown", () => {
     expect(firstLine(md)).toMatch(/^### 🟡 Inconclusive: no regression seen, but only 1 base-branch run/u);
     expect(md).not.toContain("✅");
     expect(md).toContain("| Scenario | Passed (base → head) | Adjusted p | Notes |");
-    expect(md).toMatch(/\| `s0` \| 12\/12 → 1\/3 \| 0\.\d{3} \| became flaky \|/);
+    expect(md).toMatch(/\| `s0` \| 12\/12 → 1\/3 \| 0\.\d{3} \| no clear change · became flaky \|/);
   });
 
   it("lists as moved only changes past the stated bar, and labels only those (issue 24: 25 of 30 on noise)", () => {
@@ -169,7 +169,7 @@ describe("renderComparisonMarkdown", () => {
       .filter((line) => line.startsWith("| `"));
     expect(rows).toHaveLength(2);
     expect(rows[0]).toMatch(/^\| `s0` \| 24\/24 → 0\/3 \| [^|]+ \| [^|]*newly failing/);
-    expect(rows[1]).toMatch(/^\| `s1` \| 5\/24 → 3\/3 \| [^|]+ \| now passing \|$/);
+    expect(rows[1]).toMatch(/^\| `s1` \| 5\/24 → 3\/3 \| [^|]+ \| no clear change · now passing \|$/);
   });
 
   it("prints a p-value that never contradicts the verdict (issue 24: 'adjusted p = 0.050' for 0.0504)", () => {
