@@ -11,7 +11,6 @@
  * - Labels such as "newly failing" describe; they never fail the check on their own.
  * - fail-on outcome / pass-rate<X / never decide on the head run alone.
  */
-
 import { ConfigError } from "../errors.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import type { Direction } from "../results/trial-metrics.js";

@@ -2,6 +2,7 @@ import type { Decision } from "../compare/decision.js";
 import { compareVariants } from "../compare/variants.js";
 import { scenarioName } from "../results/scenario-key.js";
 import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
+import { renderBehaviourMarkdown } from "./behaviour.js";
 import { renderComparisonMarkdown } from "./comparison-markdown.js";
 import { renderDecisionHeadline, renderDesignLine, renderScopeLines } from "./decision.js";
 import { escapeMarkdownCell, markdownCode, markdownFence, markdownText, stripControls } from "./escape.js";
@@ -278,6 +279,7 @@ function renderPossibleGlobalOptions(report: Report): string[] {
 export function renderReportMarkdown(report: Report, options: ReportMarkdownOptions = {}): string {
   const lines = [
     ...renderHeadline(report, options.decision),
+    ...renderBehaviourMarkdown(options.decision),
     ...renderEvalSummaryMarkdown(report.summary),
     ...(report.model_matrix ? renderModelMatrixMarkdown(report.model_matrix) : []),
     ...renderCategories(report),
