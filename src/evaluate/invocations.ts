@@ -652,6 +652,43 @@ export function findArgvSubcommand(
   return null;
 }
 
+/** Where `command_pattern`'s group 1 took an option for the subcommand, and the call it did it in. */
+export interface OptionCapture {
+  capture: string;
+  command: string;
+  /** A call of the scenario's own solution, or one made up with an option before the subcommand. */
+  from: "solution" | "probe";
+}
+
+/**
+ * Whether `command_pattern`'s group 1 takes an option for the subcommand: in one of the scenario's
+ * own solution calls, else in a made-up call with an option before the subcommand
+ * (`mlr --icsv cat`; agents put options there). Such a pattern names `--icsv` the subcommand of
+ * every such call and hides what changed. Null without a pattern, a group or such a capture.
+ */
+export function findOptionCapture(target: Target, solution: readonly string[] = []): OptionCapture | null {
+  const pattern = compileTargetPattern(target);
+  if (!pattern) return null;
+  for (const command of solution) {
+    for (const match of pattern.findAll(command)) {
+      const capture = cleanCapture(match.groups[1]);
+      if (capture?.startsWith("-")) return { capture, command: match.text, from: "solution" };
+    }
+  }
+  const name = target.binary ? basename(target.binary) : null;
+  for (const probe of name ? [`${name} --option subcommand`, `${name} -o subcommand`] : []) {
+    const capture = cleanCapture(pattern.find(probe)?.groups[1]);
+    if (capture?.startsWith("-")) return { capture, command: probe, from: "probe" };
+  }
+  return null;
+}
+
+/** A sentence for `validate`: what the pattern did and how to fix it. */
+export function describeOptionCapture(found: OptionCapture): string {
+  const where = found.from === "solution" ? "in the solution's call" : "in a call such as";
+  return `group 1 captures the option ${JSON.stringify(found.capture)} as the subcommand ${where} ${JSON.stringify(found.command)}; agents often put options before the subcommand, so their calls would be counted under an option's name. Make group 1 skip options (e.g. "my-tool\\s+(?:-\\S+\\s+)*([a-z][\\w-]*)"), or drop the group: the subcommand is then the first argument that is not an option`;
+}
+
 /** A negative number (`-5`, `-0.5`) is an argument, not an option. */
 const NEGATIVE_NUMBER = /^-\d+(?:\.\d+)?$/;
 /** A short option with a number attached as its value (`-n5`, `-j4`). */

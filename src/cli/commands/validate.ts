@@ -1,3 +1,4 @@
+import { describeOptionCapture, findOptionCapture } from "../../evaluate/invocations.js";
 import { describeNoGates, validateWithOracle } from "../../run/validate-oracle.js";
 import { SANDBOX_SETTINGS } from "../../scenario/keys.js";
 import { COMMON_OPTIONS, parseCommandArgs, readChoice } from "../args.js";
@@ -38,6 +39,13 @@ async function commandValidate(argv: string[], io: CliIo): Promise<number> {
     if (scenario.evaluation.gates.length > 0) continue;
     const where = `${displayPath(io.cwd, scenario.source.file)}${scenario.source.format === "yaml" ? "" : `:${scenario.source.line}`}`;
     io.stderr.write(`warning: ${where}: scenario ${scenario.id} has ${describeNoGates(scenario)}\n`);
+  }
+  for (const scenario of all) {
+    const capture = findOptionCapture(scenario.target, scenario.solution);
+    if (!capture) continue;
+    io.stderr.write(
+      `warning: ${displayPath(io.cwd, scenario.source.file)}: scenario ${scenario.id}: target.command_pattern: ${describeOptionCapture(capture)}\n`,
+    );
   }
   io.stdout.write(`${describeScenarioCount(all)} valid.\n`);
   if (!values.oracle) return EXIT.ok;
