@@ -1,5 +1,4 @@
-import { describeOptionCapture, findOptionCapture } from "../../evaluate/invocations.js";
-import { describeNoGates, validateWithOracle } from "../../run/validate-oracle.js";
+import { describeNoGates, describePatternWarning, validateWithOracle } from "../../run/validate-oracle.js";
 import { SANDBOX_SETTINGS } from "../../scenario/keys.js";
 import { COMMON_OPTIONS, parseCommandArgs, readChoice } from "../args.js";
 import { type CliCommand, type CliIo, displayPath, EXIT } from "../command.js";
@@ -41,11 +40,11 @@ async function commandValidate(argv: string[], io: CliIo): Promise<number> {
     io.stderr.write(`warning: ${where}: scenario ${scenario.id} has ${describeNoGates(scenario)}\n`);
   }
   for (const scenario of all) {
-    const capture = findOptionCapture(scenario.target, scenario.solution);
-    if (!capture) continue;
-    io.stderr.write(
-      `warning: ${displayPath(io.cwd, scenario.source.file)}: scenario ${scenario.id}: target.command_pattern: ${describeOptionCapture(capture)}\n`,
-    );
+    const warning = describePatternWarning(scenario);
+    if (warning)
+      io.stderr.write(
+        `warning: ${displayPath(io.cwd, scenario.source.file)}: scenario ${scenario.id}: ${warning}\n`,
+      );
   }
   io.stdout.write(`${describeScenarioCount(all)} valid.\n`);
   if (!values.oracle) return EXIT.ok;
