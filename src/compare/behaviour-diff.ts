@@ -1,10 +1,11 @@
 /**
  * What the agent did differently, base vs head, in a regressed scenario: the share of calls using
  * each subcommand and each option (`--icsv` in 100% → 0% of calls), the command shapes the base
- * runs never used, help lookups, and the head's first failed call. Read from the scenarios' pooled
- * `behaviour` (results/aggregate.ts summarizeBehaviour), so pooled base runs need no transcripts.
+ * runs never used, help lookups, and the head's first failed call. Read from each side's trials'
+ * `behaviour` (pooled by results/aggregate.ts summarizeBehaviour), so base runs need no transcripts.
  * Pure; descriptive only: it never moves a verdict.
  */
+import { summarizeBehaviour } from "../results/aggregate.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import type { BehaviourSummary, Report } from "../results/types.js";
 
@@ -97,9 +98,12 @@ export function diffRegressedBehaviour(
   head: Report,
   keys: readonly string[],
 ): BehaviourDiff[] {
-  const baseByKey = new Map(baseline.scenarios.map((s) => [scenarioKey(s), s]));
-  const headByKey = new Map(head.scenarios.map((s) => [scenarioKey(s), s]));
+  // From the trials (shape-checked when a report is read), not a scenario's stored summary.
+  const pooled = (report: Report) =>
+    new Map(report.scenarios.map((s) => [scenarioKey(s), summarizeBehaviour(s.trials) ?? undefined]));
+  const baseByKey = pooled(baseline);
+  const headByKey = pooled(head);
   return keys
-    .map((key) => diffBehaviour(key, baseByKey.get(key)?.behaviour, headByKey.get(key)?.behaviour))
+    .map((key) => diffBehaviour(key, baseByKey.get(key), headByKey.get(key)))
     .filter((diff): diff is BehaviourDiff => diff !== null);
 }
