@@ -29,7 +29,12 @@ export const BASE_NOT_AVAILABLE =
 export function renderBehaviourBrief(diff: BehaviourDiff): string[] {
   const changed: string[] = [];
   if (!diff.base_available) changed.push(BASE_NOT_AVAILABLE);
-  else {
+  else if (diff.head_calls === 0 || diff.base_calls === 0) {
+    // No shares to compare on a side without calls: say what each side did.
+    changed.push(
+      `${plural(diff.base_calls, "call")} of the target in ${plural(diff.base_trials, "base trial")}, ${diff.head_calls} in ${plural(diff.head_trials, "trial")} of this run`,
+    );
+  } else {
     const notable = diff.shares.filter((s) => changeSize(s) >= NOTABLE_CHANGE).slice(0, BRIEF_SHARES);
     changed.push(
       ...notable.map(

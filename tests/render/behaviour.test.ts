@@ -66,6 +66,15 @@ describe("the regressed scenario's bullet in the PR comment", () => {
     );
   });
 
+  it("says how many calls each side made when a side made none, not shares of nothing", () => {
+    const diff = decided().decision.behaviour?.[0];
+    if (!diff) throw new Error("no behaviour diff");
+    const silent = renderBehaviourBrief({ ...diff, head_calls: 0, shares: [], new_commands: [] });
+    expect(silent[0]).toBe(
+      "  - Calls vs the base runs: 96 calls of the target in 24 base trials, 0 in 3 trials of this run.",
+    );
+  });
+
   it("names help lookups only when they moved by half a lookup per trial or more", () => {
     const diff = decided().decision.behaviour?.[0];
     if (!diff) throw new Error("no behaviour diff");
