@@ -56,6 +56,7 @@ import {
   deriveSeed,
   permutationTest,
 } from "../stats/stats.js";
+import type { BehaviourDiff } from "./behaviour-diff.js";
 import { classifyStatus } from "./compare.js";
 import {
   describeTreatmentChanges,
@@ -337,6 +338,11 @@ export interface Decision {
   not_compared: NotComparedScenario[];
   /** What the PR changed in the compared scenarios' treatment (guidance, the tool's build); null when not compared. */
   treatment_changes: TreatmentChanges | null;
+  /**
+   * What the agent did differently in each regressed scenario, base vs head (compare/behaviour-diff.ts):
+   * descriptive, never a verdict. Set by decideRun; absent when nothing regressed or without a baseline.
+   */
+  behaviour?: BehaviourDiff[];
 }
 
 export interface DecisionInput {

@@ -19,6 +19,7 @@ import { scenarioKey } from "../results/scenario-key.js";
 import { findMetric } from "../results/trial-metrics.js";
 import type { Report, RunSummary, ScenarioReport } from "../results/types.js";
 import { roundIccUp, SCENARIO_TEST_RUNS } from "../stats/run-clusters.js";
+import { renderBehaviourBrief } from "./behaviour.js";
 import { escapeHtml, escapePlainText, markdownCode, markdownText } from "./escape.js";
 import { formatMetricValue, formatPStatement, formatRate } from "./format.js";
 
@@ -518,7 +519,9 @@ export function renderRegressionCauses(decision: Decision, report: Report): stri
     const head = byKey.get(key);
     const failed = row ? `${row.head.trials - row.head.passed} of ${row.head.trials} head trials failed` : "";
     const why = head ? describeFirstFailure(head) : null;
-    return `- ${markdownCode(key)}: ${[failed, why].filter(Boolean).join("; ") || "regressed"}.`;
+    const bullet = `- ${markdownCode(key)}: ${[failed, why].filter(Boolean).join("; ") || "regressed"}.`;
+    const behaviour = decision.behaviour?.find((diff) => diff.key === key);
+    return [bullet, ...(behaviour ? renderBehaviourBrief(behaviour) : [])].join("\n");
   });
   const more = decision.regressed.length - MAX_CAUSES;
   if (more > 0) lines.push(`- … and ${plural(more, "more regressed scenario")}: see the report below.`);

@@ -10,6 +10,7 @@ import type { Comparison } from "../compare/types.js";
 import { judgeRun } from "../results/run-outcome.js";
 import type { Report, TrialReport } from "../results/types.js";
 import type { TrialEvent } from "../transcript/events.js";
+import { renderBehaviourHtml } from "./behaviour.js";
 import { renderDecisionReason } from "./decision.js";
 import { embedJson, escapeHtml } from "./escape.js";
 import { PAGE_SCRIPT } from "./html/page-script.js";
@@ -82,6 +83,7 @@ export function renderReportHtml(input: HtmlReportInput): string {
     `<style>${PAGE_STYLE}</style></head><body><main>`,
     renderHeadline(report, comparison, decision),
     renderFailureList(report, trialIndex),
+    renderBehaviourHtml(decision),
     renderCategoryTable(report),
     report.model_matrix ? renderModelMatrixHtml(report.model_matrix) : "",
     renderPassRateSection(report),

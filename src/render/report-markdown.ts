@@ -3,6 +3,7 @@ import { compareVariants } from "../compare/variants.js";
 import { judgeRun } from "../results/run-outcome.js";
 import { scenarioKey, scenarioName } from "../results/scenario-key.js";
 import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
+import { renderBehaviourMarkdown } from "./behaviour.js";
 import { renderComparisonMarkdown } from "./comparison-markdown.js";
 import {
   findVerdict,
@@ -287,6 +288,7 @@ function renderPossibleGlobalOptions(report: Report): string[] {
 export function renderReportMarkdown(report: Report, options: ReportMarkdownOptions = {}): string {
   const lines = [
     ...renderHeadline(report, options.decision),
+    ...renderBehaviourMarkdown(options.decision),
     ...renderEvalSummaryMarkdown(report.summary),
     ...(report.model_matrix ? renderModelMatrixMarkdown(report.model_matrix) : []),
     ...renderCategories(report),

@@ -6,6 +6,7 @@ import type { EndReason } from "../transcript/events.js";
 import { guidanceDelivery } from "./guidance-delivery.js";
 import { METRIC_DEFINITIONS, PASS_RATE, readTrialValues } from "./trial-metrics.js";
 import type {
+  BehaviourSummary,
   CategorySummary,
   MetricSummary,
   ReportTreatment,
@@ -130,7 +131,50 @@ export function buildScenarioReport(
     trials: sorted,
     summary: summarizeScenario(sorted, k),
     by_subcommand: summarizeSubcommands(sorted),
+    ...behaviourField(sorted),
   };
+}
+
+/**
+ * The evaluated trials' behaviour pooled (BehaviourSummary); absent when none records it. The first
+ * failed call is a failing trial's when one has it: that is the call that explains a regression.
+ */
+export function summarizeBehaviour(trials: readonly TrialReport[]): BehaviourSummary | null {
+  const recorded = trials.filter(isEvaluated).filter((t) => t.behaviour !== undefined);
+  if (recorded.length === 0) return null;
+  const summary: BehaviourSummary = {
+    trials: recorded.length,
+    calls: 0,
+    help_calls: 0,
+    subcommands: {},
+    options: {},
+    shapes: {},
+    first_failure: null,
+  };
+  const add = (into: Record<string, number>, from: Record<string, number>) => {
+    for (const [name, count] of Object.entries(from)) into[name] = (into[name] ?? 0) + count;
+  };
+  for (const trial of recorded) {
+    summary.calls += trial.interaction.total_commands;
+    summary.help_calls += trial.interaction.help_invocations;
+    add(
+      summary.subcommands,
+      Object.fromEntries(Object.entries(trial.by_subcommand).map(([name, m]) => [name, m.total_commands])),
+    );
+    add(summary.options, trial.behaviour?.options ?? {});
+    add(summary.shapes, trial.behaviour?.shapes ?? {});
+  }
+  const failing = [...recorded].sort((a, b) => Number(a.outcome !== "fail") - Number(b.outcome !== "fail"));
+  const withFailure = failing.find((t) => t.behaviour?.first_failure);
+  if (withFailure?.behaviour?.first_failure) {
+    summary.first_failure = { ...withFailure.behaviour.first_failure, trial: withFailure.trial };
+  }
+  return summary;
+}
+
+function behaviourField(trials: readonly TrialReport[]): Pick<ScenarioReport, "behaviour"> {
+  const behaviour = summarizeBehaviour(trials);
+  return behaviour ? { behaviour } : {};
 }
 
 /**

@@ -105,6 +105,8 @@ export interface TrialReport {
   interaction: InteractionMetrics;
   /** Layer 1 per subcommand ("(none)" when there is no subcommand). */
   by_subcommand: Record<string, InteractionMetrics>;
+  /** How the agent called the target, compactly, for the base-vs-head diff. Absent in reports of earlier versions. */
+  behaviour?: TrialBehaviour;
   execution: ExecutionMetrics;
   gates: GateResult[];
   gates_passed: number;
@@ -220,6 +222,51 @@ export interface ScenarioReport {
    * subcommand). Absent in reports of earlier versions.
    */
   by_subcommand?: Record<string, SubcommandSummary>;
+  /**
+   * How the agent called the target, pooled over the evaluated trials that record it: what the
+   * base-vs-head diff of a regressed scenario reads. Absent when no trial records it (reports of
+   * earlier versions).
+   */
+  behaviour?: BehaviourSummary;
+}
+
+/**
+ * How the agent called the target in one trial (evaluate/behaviour.ts). Option names and shapes are
+ * read as the `target_invocation` event's (docs/events.md); each is cut to 80 characters, and at
+ * most 40 of each are kept (the most used).
+ */
+export interface TrialBehaviour {
+  /** Calls using each option name (a call that repeats an option counts once). */
+  options: Record<string, number>;
+  /** Calls per command shape: the subcommand ("(none)") then its distinct options, sorted ("cat --icsv --ojson"). */
+  shapes: Record<string, number>;
+  /** The trial's first failed call; null when none failed. */
+  first_failure: FailedCall | null;
+}
+
+/** A failed call of the target: agent-controlled text, to be rendered inert. */
+export interface FailedCall {
+  /** Cut to 200 characters. */
+  command: string;
+  exit_code: number;
+  /** The start of its tool call's stderr (its stdout when stderr is empty), up to 400 characters; null when unknown. */
+  stderr: string | null;
+}
+
+/** TrialBehaviour pooled over a scenario's evaluated trials, with the calls, subcommands and help calls. */
+export interface BehaviourSummary {
+  /** Evaluated trials pooled (those that record their behaviour). */
+  trials: number;
+  /** Target calls in them. */
+  calls: number;
+  /** Calls asking for help (`--help`, `-h`, subcommand `help`). */
+  help_calls: number;
+  /** Calls per subcommand ("(none)"). */
+  subcommands: Record<string, number>;
+  options: Record<string, number>;
+  shapes: Record<string, number>;
+  /** The first failed call of the first failing trial that has one (else of any trial), with its trial. */
+  first_failure: (FailedCall & { trial: number }) | null;
 }
 
 /** A file of a scenario's treatment: its path from the repository root and its sha256 (null: unreadable). */

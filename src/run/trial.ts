@@ -6,6 +6,7 @@ import { describeError, InfraError, isConfigError } from "../errors.js";
 import { evaluateTrial } from "../evaluate/evaluate-trial.js";
 import { readGateFile } from "../evaluate/gate-files.js";
 import { buildScriptEnv } from "../evaluate/gates.js";
+import { readTargetCall } from "../evaluate/invocations.js";
 import { computeExecution, computeInteraction } from "../evaluate/metrics.js";
 import type { ModelClient } from "../model/model-client.js";
 import { renderTranscriptMarkdown } from "../render/transcript-markdown.js";
@@ -146,7 +147,11 @@ export async function runTrial(
   try {
     if (sandbox) {
       for (const record of await sandbox.readTargetInvocations()) {
-        writer.emit({ type: "target_invocation", ...record });
+        writer.emit({
+          type: "target_invocation",
+          ...record,
+          ...readTargetCall(record.argv, planned.scenario.target),
+        });
       }
     }
     writer.emit({

@@ -2,7 +2,7 @@
  * The trial event log (`events.jsonl`): one JSON object a line. Versioned; documented in
  * docs/events.md. Field names are snake_case because the file is a public contract.
  */
-export const EVENTS_SCHEMA_VERSION = 1;
+export const EVENTS_SCHEMA_VERSION = 2;
 
 export type EndReason =
   | "natural_stop" // the model ended its turn / the external agent exited 0 with success
@@ -101,6 +101,13 @@ export type TrialEvent = EventBase &
         cwd: string | null;
         /** Epoch ms when the invocation started (from the shim). */
         started_at_ms: number;
+        /**
+         * Read from argv by the harness as layer 1 reads it (evaluate/invocations.ts readTargetCall):
+         * the subcommand, and the option names before and after it. Since schema version 2; layer 1
+         * reads argv itself, so events of version 1 without them measure the same.
+         */
+        subcommand?: string | null;
+        options?: string[];
       }
     /**
      * The replay agent's check of one re-issued call against its recording (after the call's

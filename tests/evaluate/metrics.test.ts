@@ -255,6 +255,7 @@ describe("computeInteraction edge cases", () => {
         command: "my-tool create x",
         argv: ["my-tool", "create", "x"],
         subcommand: "create",
+        options: [],
         exit_code: 1,
         duration_ms: 4,
       },
@@ -262,6 +263,7 @@ describe("computeInteraction edge cases", () => {
         command: "my-tool create x",
         argv: ["my-tool", "create", "x"],
         subcommand: "create",
+        options: [],
         exit_code: null,
         duration_ms: null,
       },
@@ -289,6 +291,7 @@ describe("computeInteraction edge cases", () => {
       command: argv.join(" "),
       argv,
       subcommand,
+      options: [],
       exit_code: 0,
       duration_ms: 1,
     });
@@ -305,10 +308,18 @@ describe("computeInteraction edge cases", () => {
         command: "t create --help",
         argv: ["t", "create", "--help"],
         subcommand: "create",
+        options: [],
         exit_code: 0,
         duration_ms: 1,
       },
-      { command: "t create", argv: ["t", "create"], subcommand: "create", exit_code: 2, duration_ms: 1 },
+      {
+        command: "t create",
+        argv: ["t", "create"],
+        subcommand: "create",
+        options: [],
+        exit_code: 2,
+        duration_ms: 1,
+      },
     ];
     expect(computeInteraction(invocations, true).first_try_success_rate).toBe(0);
   });
