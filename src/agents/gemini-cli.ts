@@ -427,7 +427,9 @@ function reportUncarriedTotals(state: StreamState, totals: TokenUsage): void {
  * A shell call's result. With --debug the CLI prints what the model is told: `Output: …`, then
  * `Error: …`, `Exit Code: N`, `Signal: N`, `Background PIDs: …`, `Process Group PGID: N` when they
  * apply (no Exit Code line: 0). Any other text is a call that did not run as a command (the CLI's
- * own refusal, a timeout, a cancel).
+ * own refusal, a timeout, a cancel). A refusal before any shell started (its block of `$(…)`, bad
+ * parameters) is marked `not_run`: the command typed no invocation of the target, so the model's
+ * retry is not taken for it.
  */
 function handleToolResult(state: StreamState, line: Record<string, unknown>): void {
   const id = typeof line.tool_id === "string" ? line.tool_id : "";
@@ -439,6 +441,7 @@ function handleToolResult(state: StreamState, line: Record<string, unknown>): vo
     typeof asRecord(line.error).message === "string" ? String(asRecord(line.error).message) : "";
   const parsed = parseShellOutput(output);
   const timedOut = /exceeded the timeout/i.test(output.slice(0, 300));
+  const notRun = parsed === null && !timedOut && isRefusedBeforeRun(output, asRecord(line.error).type);
   state.events.emit({
     type: "tool_result",
     call_id: id,
@@ -448,7 +451,13 @@ function handleToolResult(state: StreamState, line: Record<string, unknown>): vo
     duration_ms: Math.max(0, Math.round(state.now() - startedAt)),
     truncated: false,
     timed_out: timedOut,
+    ...(notRun ? { not_run: true } : {}),
   });
+}
+
+/** Gemini CLI's shell tool ended the call before starting a shell: its block of `$(…)`, bad parameters. */
+function isRefusedBeforeRun(output: string, errorType: unknown): boolean {
+  return errorType === "invalid_tool_params" || /^Blocked:|before it could start/.test(output);
 }
 
 /** The lines the CLI appends after the output, last first (each at most once, in this order). */

@@ -465,6 +465,10 @@ function withCallResult(found: ScriptInvocation, result: EventOf<"tool_result"> 
   };
 }
 
+/**
+ * The tool calls with their results, less the calls the agent CLI refused before a shell ran them
+ * (`not_run`): their commands typed no invocation, so no shim record may be given to them.
+ */
 function pairToolCalls(
   events: readonly TrialEvent[],
 ): { call: EventOf<"tool_call">; result: EventOf<"tool_result"> | null }[] {
@@ -472,7 +476,9 @@ function pairToolCalls(
   for (const event of events) if (event.type === "tool_result") results.set(event.call_id, event);
   const pairs: { call: EventOf<"tool_call">; result: EventOf<"tool_result"> | null }[] = [];
   for (const event of events) {
-    if (event.type === "tool_call") pairs.push({ call: event, result: results.get(event.call_id) ?? null });
+    if (event.type !== "tool_call") continue;
+    const result = results.get(event.call_id) ?? null;
+    if (result?.not_run !== true) pairs.push({ call: event, result });
   }
   return pairs;
 }

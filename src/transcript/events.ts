@@ -92,6 +92,11 @@ export type TrialEvent = EventBase &
         timed_out: boolean;
         /** The agent's shell is gone after this call (it exited, or the timeout killed it). */
         shell_exited?: boolean;
+        /**
+         * The agent CLI refused the call before any shell ran it (its own policy, e.g. Gemini CLI's
+         * block of `$(…)`): a failed tool call that typed no invocation of the target.
+         */
+        not_run?: boolean;
       }
     | {
         type: "target_invocation";

@@ -295,6 +295,7 @@ describe("gemini-cli agent with the real gemini program", () => {
     expect(results).toHaveLength(1);
     expect(results[0]!.exit_code).toBe(1);
     expect(results[0]!.stderr).toMatch(/command substitution/);
+    expect(results[0]!.not_run).toBe(true);
     expect(eventsOf(trial.events, "target_invocation")).toEqual([]);
     expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("natural_stop");
   }, 120_000);
@@ -475,6 +476,49 @@ describe("gemini-cli's calls as layer 1 counts them (an honest agent)", () => {
       });
       expect(report.shim_disagreements).toBeUndefined();
       expect(report.command_pattern_misses).toEqual(["jq . missing.json", "jq --version"]);
+    },
+    120_000,
+  );
+
+  it.each(sandboxes)(
+    "counts calls it refused ($(…), backticks) as no invocation, and the model's retries as the ones that ran (%s)",
+    async (sandbox) => {
+      const trial = await runGeminiTrial(
+        jqScenario({ evaluation: { gates: [] } }),
+        geminiScript([
+          // A refused call beside one that runs, in one turn: the record is the second call's.
+          {
+            kind: "answer",
+            parts: [
+              {
+                functionCall: {
+                  name: "run_shell_command",
+                  args: { command: "echo $(jq -r '.[0].name' data.json)" },
+                },
+              },
+              {
+                functionCall: { name: "run_shell_command", args: { command: "jq -r '.[0].name' data.json" } },
+              },
+            ],
+          },
+          geminiShellCall("name=`jq -r '.[1].name' data.json`; echo $name"),
+          geminiShellCall("jq -r '.[1].name' data.json"),
+          geminiText("Done."),
+        ]),
+        { sandbox },
+      );
+      const report = trial.output.report;
+      expect(eventsOf(trial.events, "tool_result").map((r) => [r.exit_code, r.not_run ?? false])).toEqual([
+        [1, true],
+        [0, false],
+        [1, true],
+        [0, false],
+      ]);
+      expect(eventsOf(trial.events, "target_invocation")).toHaveLength(2);
+      expect(report.interaction).toMatchObject({ total_commands: 2, error_count: 0 });
+      expect(report.shim_disagreements).toBeUndefined();
+      // The refusals stay failed tool calls: the model's call did not do what it asked.
+      expect(report.execution).toMatchObject({ tool_calls: 4, tool_calls_error: 2 });
     },
     120_000,
   );
