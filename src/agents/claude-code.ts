@@ -247,6 +247,7 @@ export function createClaudeStreamMapper(events: EventSink, now: () => number): 
     turns: 0,
     result: null,
     openCalls: new Map(),
+    backgroundCalls: new Set(),
   };
   return {
     push(raw) {
@@ -300,6 +301,8 @@ interface StreamState {
   result: ResultLine | null;
   /** Bash calls emitted without a result yet: call id → start time. */
   openCalls: Map<string, number>;
+  /** Bash calls the model ran with `run_in_background`. */
+  backgroundCalls: Set<string>;
 }
 
 type ToolUse = PendingMessage["toolUses"][number];
@@ -327,9 +330,10 @@ function flushResponse(stream: StreamState, cost?: number): void {
 
 function emitToolCall(stream: StreamState, toolUse: ToolUse): void {
   if (toolUse.name !== "Bash" || stream.openCalls.has(toolUse.id)) return;
-  const input = toolUse.input as { command?: unknown } | null;
+  const input = toolUse.input as { command?: unknown; run_in_background?: unknown } | null;
   const command = input && typeof input.command === "string" ? input.command : JSON.stringify(toolUse.input);
   stream.openCalls.set(toolUse.id, stream.now());
+  if (input?.run_in_background === true) stream.backgroundCalls.add(toolUse.id);
   stream.events.emit({ type: "tool_call", call_id: toolUse.id, turn: Math.max(stream.turns, 1), command });
 }
 
@@ -436,6 +440,10 @@ function handleUserLine(stream: StreamState, line: Record<string, unknown>): voi
       duration_ms: Math.max(0, Math.round(stream.now() - startedAt)),
       truncated: false,
       timed_out: detail.interrupted === true || (isError && /timed out/i.test(text.slice(0, 200))),
+      // Its command goes on after this result; the shim records what it runs.
+      ...(stream.backgroundCalls.has(block.tool_use_id) || typeof detail.backgroundTaskId === "string"
+        ? { background: true }
+        : {}),
     });
   }
 }

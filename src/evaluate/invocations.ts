@@ -231,7 +231,8 @@ function planCalls(
       onlyTarget,
       strict: onlyTarget && !LOOP_OR_FUNCTION.test(call.command),
       fromMs: Date.parse(call.ts),
-      toMs: result ? Date.parse(result.ts) : Number.POSITIVE_INFINITY,
+      // A background run's commands go on after its result: its window stays open.
+      toMs: result && !result.background ? Date.parse(result.ts) : Number.POSITIVE_INFINITY,
       records: found.map(() => null),
     });
   });
@@ -267,7 +268,7 @@ function assignRecords(calls: readonly PlannedCall[], records: readonly ShimReco
   const literal = new Map<string, InvocationSlot[]>();
   const expanding: InvocationSlot[] = [];
   for (const call of calls) {
-    const observed = call.result !== null && !call.result.timed_out;
+    const observed = isObserved(call.result);
     call.found.forEach((invocation, index) => {
       const slot = {
         call,
@@ -377,7 +378,7 @@ function isInWindows(atMs: number, windows: readonly { fromMs: number; toMs: num
  */
 function settleCall(call: PlannedCall, disagreements: string[]): { invocation: Invocation; atMs: number }[] {
   const { result, number: callNumber } = call;
-  const observed = result !== null && !result.timed_out;
+  const observed = isObserved(result);
   const added: { invocation: Invocation; atMs: number }[] = [];
   let previousMs = call.fromMs;
   call.found.forEach((invocation, index) => {
@@ -410,6 +411,14 @@ function settleCall(call: PlannedCall, disagreements: string[]): { invocation: I
     });
   });
   return added;
+}
+
+/**
+ * Whether the call's exit code is its last command's: it ended in time, in the foreground (a
+ * background run's result is its launch's).
+ */
+function isObserved(result: EventOf<"tool_result"> | null): result is EventOf<"tool_result"> {
+  return result !== null && !result.timed_out && result.background !== true;
 }
 
 /** Shell words that can run a command more than once. */
@@ -455,7 +464,8 @@ interface ScriptInvocation {
 }
 
 function withCallResult(found: ScriptInvocation, result: EventOf<"tool_result"> | null): Invocation {
-  const known = found.last && result !== null;
+  // A background run's result is its launch's, not its last command's.
+  const known = found.last && result !== null && result.background !== true;
   return {
     command: found.command,
     argv: found.argv,

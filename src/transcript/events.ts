@@ -97,6 +97,11 @@ export type TrialEvent = EventBase &
          * block of `$(…)`): a failed tool call that typed no invocation of the target.
          */
         not_run?: boolean;
+        /**
+         * The command went on running after this result (Claude Code's `run_in_background`): the
+         * exit code is the launch's, not the command's, and its invocations may start until the end.
+         */
+        background?: boolean;
       }
     | {
         type: "target_invocation";

@@ -32,6 +32,7 @@ import {
   type ScriptedReply,
   type ScriptedUsage,
   startModelServer,
+  toolUse,
   turnOf,
 } from "../support/model-server.js";
 import { findBwrapProblem, findLiveProcesses } from "../support/processes.js";
@@ -338,7 +339,8 @@ describe("claude-code agent with the real claude binary", () => {
   it("kills Claude Code's process group, Bash children included, when the trial times out", async () => {
     // Unique per test process: the check looks for the marker machine-wide.
     const marker = `sleep 47.${process.pid}`;
-    const scenario = jqScenario({ agent: { timeoutMs: 6_000 }, evaluation: { gates: [] } });
+    // Long enough for Claude Code to start and make its call on a busy machine (6 s was not).
+    const scenario = jqScenario({ agent: { timeoutMs: 20_000 }, evaluation: { gates: [] } });
     const started = Date.now();
     const trial = await runClaudeTrial(scenario, claudeScript([bash(`${marker}; echo never`)]));
     expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("timeout");
@@ -443,6 +445,38 @@ describe("claude-code's calls as layer 1 counts them (an honest agent)", () => {
       // `--indent`'s value is not the filter: `.` twice, no `4`.
       expect(report.by_subcommand?.["."]?.total_commands).toBe(2);
       expect(report.by_subcommand?.["4"]).toBeUndefined();
+    },
+    120_000,
+  );
+
+  it.each(sandboxes)(
+    "counts the calls of a Bash run in the background, which go on after its result (%s)",
+    async (sandbox) => {
+      const background: ScriptedReply = {
+        kind: "message",
+        content: [
+          toolUse(
+            {
+              command:
+                "sleep 1; jq -r '.[0].name' data.json; jq -r '.[1].name' data.json; jq . missing.json; touch done",
+              run_in_background: true,
+            },
+            "Bash",
+          ),
+        ],
+        stop_reason: "tool_use",
+      };
+      const trial = await runClaudeTrial(
+        jqScenario({ evaluation: { gates: [] } }),
+        // The next call waits for the background run to end, after its result and before the trial's.
+        claudeScript([background, bash("until [ -e done ]; do sleep 0.1; done"), finalText("Done.")]),
+        { sandbox },
+      );
+      const report = trial.output.report;
+      expect(eventsOf(trial.events, "tool_result")[0]).toMatchObject({ background: true });
+      expect(eventsOf(trial.events, "target_invocation")).toHaveLength(3);
+      expect(report.interaction).toMatchObject({ total_commands: 3, error_count: 1 });
+      expect(report.shim_disagreements).toBeUndefined();
     },
     120_000,
   );
