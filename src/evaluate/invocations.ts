@@ -476,8 +476,9 @@ function withCallResult(found: ScriptInvocation, result: EventOf<"tool_result"> 
 }
 
 /**
- * The tool calls with their results, less the calls the agent CLI refused before a shell ran them
- * (`not_run`): their commands typed no invocation, so no shim record may be given to them.
+ * The shell calls with their results, less the calls the agent CLI refused before a shell ran them
+ * (`not_run`) and its other tools' calls (`tool`, e.g. a file edit): their commands typed no
+ * invocation, so no shim record may be given to them.
  */
 function pairToolCalls(
   events: readonly TrialEvent[],
@@ -488,7 +489,7 @@ function pairToolCalls(
   for (const event of events) {
     if (event.type !== "tool_call") continue;
     const result = results.get(event.call_id) ?? null;
-    if (result?.not_run !== true) pairs.push({ call: event, result });
+    if (event.tool === undefined && result?.not_run !== true) pairs.push({ call: event, result });
   }
   return pairs;
 }

@@ -80,7 +80,17 @@ export type TrialEvent = EventBase &
         will_retry: boolean;
         retry_after_ms: number | null;
       }
-    | { type: "tool_call"; call_id: string; turn: number; command: string }
+    | {
+        type: "tool_call";
+        call_id: string;
+        turn: number;
+        command: string;
+        /**
+         * The agent's tool when the call is no shell command (Codex's `apply_patch`): it ran no
+         * command, so it invokes no target and no gate reads it as one; `command` describes it.
+         */
+        tool?: string;
+      }
     | {
         type: "tool_result";
         call_id: string;
