@@ -257,6 +257,8 @@ export function createClaudeStreamMapper(events: EventSink, now: () => number): 
     turns: 0,
     result: null,
     openCalls: new Map(),
+    otherToolCalls: new Map(),
+    backgroundCalls: new Set(),
   };
   return {
     push(raw) {
@@ -310,6 +312,10 @@ interface StreamState {
   result: ResultLine | null;
   /** Bash calls emitted without a result yet: call id → start time. */
   openCalls: Map<string, number>;
+  /** Open calls of another tool than Bash (a file edit, a tool it does not offer): id → its name. */
+  otherToolCalls: Map<string, string>;
+  /** Bash calls the model ran with `run_in_background`. */
+  backgroundCalls: Set<string>;
 }
 
 type ToolUse = PendingMessage["toolUses"][number];
@@ -336,11 +342,21 @@ function flushResponse(stream: StreamState, cost?: number): void {
 }
 
 function emitToolCall(stream: StreamState, toolUse: ToolUse): void {
-  if (toolUse.name !== "Bash" || stream.openCalls.has(toolUse.id)) return;
-  const input = toolUse.input as { command?: unknown } | null;
-  const command = input && typeof input.command === "string" ? input.command : JSON.stringify(toolUse.input);
+  if (stream.openCalls.has(toolUse.id)) return;
   stream.openCalls.set(toolUse.id, stream.now());
-  stream.events.emit({ type: "tool_call", call_id: toolUse.id, turn: Math.max(stream.turns, 1), command });
+  const turn = Math.max(stream.turns, 1);
+  if (toolUse.name !== "Bash") {
+    // A tool call of its own kind: it runs no command (a file edit), or Claude Code refuses it.
+    stream.otherToolCalls.set(toolUse.id, toolUse.name);
+    const input = JSON.stringify(toolUse.input) ?? "";
+    const command = `${toolUse.name} ${input.length > 200 ? `${input.slice(0, 200)}…` : input}`;
+    stream.events.emit({ type: "tool_call", call_id: toolUse.id, turn, command, tool: toolUse.name });
+    return;
+  }
+  const input = toolUse.input as { command?: unknown; run_in_background?: unknown } | null;
+  const command = input && typeof input.command === "string" ? input.command : JSON.stringify(toolUse.input);
+  if (input?.run_in_background === true) stream.backgroundCalls.add(toolUse.id);
+  stream.events.emit({ type: "tool_call", call_id: toolUse.id, turn, command });
 }
 
 /** The pending response with this id; a different one pending is emitted first. */
@@ -422,7 +438,7 @@ function handleAssistantLine(stream: StreamState, line: Record<string, unknown>)
   target.toolUses.push(...toolUses);
 }
 
-/** Tool results: one `tool_result` event per Bash call. */
+/** Tool results: one `tool_result` event per tool call. */
 function handleUserLine(stream: StreamState, line: Record<string, unknown>): void {
   flushResponse(stream);
   const message = asRecord(line.message);
@@ -431,10 +447,26 @@ function handleUserLine(stream: StreamState, line: Record<string, unknown>): voi
   for (const block of content) {
     if (block.type !== "tool_result" || typeof block.tool_use_id !== "string") continue;
     const startedAt = stream.openCalls.get(block.tool_use_id);
-    if (startedAt === undefined) continue; // not a Bash call
+    if (startedAt === undefined) continue; // not a call it showed
     stream.openCalls.delete(block.tool_use_id);
     const text = readToolResultText(block.content);
     const isError = block.is_error === true;
+    const duration_ms = Math.max(0, Math.round(stream.now() - startedAt));
+    if (stream.otherToolCalls.has(block.tool_use_id)) {
+      stream.events.emit({
+        type: "tool_result",
+        call_id: block.tool_use_id,
+        stdout: isError ? "" : text,
+        stderr: isError ? text : "",
+        exit_code: isError ? 1 : 0,
+        duration_ms,
+        truncated: false,
+        timed_out: false,
+        // A tool it does not offer: refused before anything ran.
+        ...(isError && /No such tool available/i.test(text) ? { not_run: true } : {}),
+      });
+      continue;
+    }
     const exitMatch = isError ? /^(?:Error: )?Exit code (\d+)\n?/.exec(text) : null;
     const separate = typeof detail.stdout === "string" && content.length === 1;
     stream.events.emit({
@@ -443,9 +475,13 @@ function handleUserLine(stream: StreamState, line: Record<string, unknown>): voi
       stdout: separate ? String(detail.stdout) : exitMatch ? text.slice(exitMatch[0].length) : text,
       stderr: separate && typeof detail.stderr === "string" ? detail.stderr : "",
       exit_code: exitMatch ? Number(exitMatch[1]) : isError ? 1 : 0,
-      duration_ms: Math.max(0, Math.round(stream.now() - startedAt)),
+      duration_ms,
       truncated: false,
       timed_out: detail.interrupted === true || (isError && /timed out/i.test(text.slice(0, 200))),
+      // Its command goes on after this result; the shim records what it runs.
+      ...(stream.backgroundCalls.has(block.tool_use_id) || typeof detail.backgroundTaskId === "string"
+        ? { background: true }
+        : {}),
     });
   }
 }

@@ -263,7 +263,8 @@ function planCalls(
       onlyTarget,
       strict: onlyTarget && !LOOP_OR_FUNCTION.test(call.command),
       fromMs: Date.parse(call.ts),
-      toMs: result ? Date.parse(result.ts) : Number.POSITIVE_INFINITY,
+      // A background run's commands go on after its result: its window stays open.
+      toMs: result && !result.background ? Date.parse(result.ts) : Number.POSITIVE_INFINITY,
       records: found.map(() => null),
     });
   });
@@ -299,7 +300,7 @@ function assignRecords(calls: readonly PlannedCall[], records: readonly ShimReco
   const literal = new Map<string, InvocationSlot[]>();
   const expanding: InvocationSlot[] = [];
   for (const call of calls) {
-    const observed = call.result !== null && !call.result.timed_out;
+    const observed = isObserved(call.result);
     call.found.forEach((invocation, index) => {
       const slot = {
         call,
@@ -410,7 +411,7 @@ function isInWindows(atMs: number, windows: readonly { fromMs: number; toMs: num
  */
 function settleCall(call: PlannedCall, disagreements: string[]): { invocation: Invocation; atMs: number }[] {
   const { result, number: callNumber } = call;
-  const observed = result !== null && !result.timed_out;
+  const observed = isObserved(result);
   const added: { invocation: Invocation; atMs: number }[] = [];
   let previousMs = call.fromMs;
   call.found.forEach((invocation, index) => {
@@ -443,6 +444,14 @@ function settleCall(call: PlannedCall, disagreements: string[]): { invocation: I
     });
   });
   return added;
+}
+
+/**
+ * Whether the call's exit code is its last command's: it ended in time, in the foreground (a
+ * background run's result is its launch's).
+ */
+function isObserved(result: EventOf<"tool_result"> | null): result is EventOf<"tool_result"> {
+  return result !== null && !result.timed_out && result.background !== true;
 }
 
 /** Shell words that can run a command more than once. */
@@ -493,7 +502,8 @@ function withCallResult(
   result: EventOf<"tool_result"> | null,
   callId: string,
 ): Invocation {
-  const known = found.last && result !== null;
+  // A background run's result is its launch's, not its last command's.
+  const known = found.last && result !== null && result.background !== true;
   return {
     command: found.command,
     argv: found.argv,
@@ -505,6 +515,11 @@ function withCallResult(
   };
 }
 
+/**
+ * The shell calls with their results, less the calls the agent CLI refused before a shell ran them
+ * (`not_run`) and its other tools' calls (`tool`, e.g. a file edit): their commands typed no
+ * invocation, so no shim record may be given to them.
+ */
 function pairToolCalls(
   events: readonly TrialEvent[],
 ): { call: EventOf<"tool_call">; result: EventOf<"tool_result"> | null }[] {
@@ -512,7 +527,9 @@ function pairToolCalls(
   for (const event of events) if (event.type === "tool_result") results.set(event.call_id, event);
   const pairs: { call: EventOf<"tool_call">; result: EventOf<"tool_result"> | null }[] = [];
   for (const event of events) {
-    if (event.type === "tool_call") pairs.push({ call: event, result: results.get(event.call_id) ?? null });
+    if (event.type !== "tool_call") continue;
+    const result = results.get(event.call_id) ?? null;
+    if (event.tool === undefined && result?.not_run !== true) pairs.push({ call: event, result });
   }
   return pairs;
 }

@@ -80,7 +80,17 @@ export type TrialEvent = EventBase &
         will_retry: boolean;
         retry_after_ms: number | null;
       }
-    | { type: "tool_call"; call_id: string; turn: number; command: string }
+    | {
+        type: "tool_call";
+        call_id: string;
+        turn: number;
+        command: string;
+        /**
+         * The agent's tool when the call is no shell command (Codex's `apply_patch`): it ran no
+         * command, so it invokes no target and no gate reads it as one; `command` describes it.
+         */
+        tool?: string;
+      }
     | {
         type: "tool_result";
         call_id: string;
@@ -92,6 +102,16 @@ export type TrialEvent = EventBase &
         timed_out: boolean;
         /** The agent's shell is gone after this call (it exited, or the timeout killed it). */
         shell_exited?: boolean;
+        /**
+         * The agent CLI refused the call before any shell ran it (its own policy, e.g. Gemini CLI's
+         * block of `$(…)`): a failed tool call that typed no invocation of the target.
+         */
+        not_run?: boolean;
+        /**
+         * The command went on running after this result (Claude Code's `run_in_background`): the
+         * exit code is the launch's, not the command's, and its invocations may start until the end.
+         */
+        background?: boolean;
       }
     | {
         type: "target_invocation";
