@@ -106,7 +106,10 @@ export function buildTrialSpans(
   const end = events.find((e): e is EventOf<"trial_end"> => e.type === "trial_end");
   // In an agent matrix a trial is its entry's: never the run's first agent or model.
   const agent = scenario.agent ?? report.run.agent;
-  const recordedModel = start?.model ?? scenario.model ?? (scenario.agent ? null : report.run.model) ?? null;
+  // A replay calls no model: its trial's is the recording's.
+  const replayed = events.find((e): e is EventOf<"recorded_execution"> => e.type === "recorded_execution");
+  const recordedModel =
+    start?.model ?? replayed?.model ?? scenario.model ?? (scenario.agent ? null : report.run.model) ?? null;
   const { model, provider } = exportedModel(agent, recordedModel);
   const execution = trial.execution;
   // A skipped trial did not fail; only a failed or errored one is an error.

@@ -11,8 +11,9 @@ import { AGENT_NAMES, agentApiKeyVariable } from "../../src/agents/registry.js";
 import { ATIF_SCHEMA_VERSION, type AtifTrajectory, buildAtifTrajectory } from "../../src/render/atif.js";
 import { exportedModel } from "../../src/render/genai-model.js";
 import { buildTrialSpans, type OtlpSpan } from "../../src/render/otel-json.js";
-import type { TrialEvent } from "../../src/transcript/events.js";
+import type { EventOf, TrialEvent } from "../../src/transcript/events.js";
 import { runMain } from "../cli/run-main.js";
+import { atifErrors } from "../support/atif-schema.js";
 import { semconvReport, semconvViolations, WELL_KNOWN_PROVIDERS } from "../support/genai-semconv.js";
 import { makeReport, makeScenarioReport, makeTrial } from "../support/report-factory.js";
 import { makeTempDir } from "../support/temp-dirs.js";
@@ -97,6 +98,7 @@ const EVENTS: TrialEvent[] = [
 
 /** ATIF-v1.4's required fields and their types (RFC 0001 §II), and its cross-references. */
 function expectAtifShape(trajectory: AtifTrajectory): void {
+  expect(atifErrors(trajectory)).toEqual([]);
   expect(trajectory.schema_version).toBe("ATIF-v1.4");
   expect(typeof trajectory.session_id).toBe("string");
   expect(typeof trajectory.agent.name).toBe("string");
@@ -174,6 +176,69 @@ describe("ATIF trajectories", () => {
       total_cached_tokens: 50,
     });
     expect(trajectory.agent.model_name).toBe("claude-haiku-4-5");
+  });
+});
+
+describe("ATIF of a replayed trial whose recording kept times, tokens and a system prompt", () => {
+  const RECORDED_AT = "2025-12-01T09:00:00.000Z";
+  const usage = { input_tokens: 10, output_tokens: 4, cache_read_tokens: 1000, cache_write_tokens: 200 };
+  const replayed: TrialEvent[] = [
+    { ...(EVENTS[0] as EventOf<"trial_start">), agent: "replay", model: "openai:gpt-5.2" },
+    // The replay's own prompt: the harness's system prompt, which the recorded model never saw.
+    EVENTS[1] as TrialEvent,
+    {
+      type: "recorded_transcript",
+      ts: at(6),
+      t_ms: 6,
+      system_prompt: "You are the recorded agent.",
+      turns: [
+        { turn: 1, text: "Listing.", ts: RECORDED_AT, usage },
+        { turn: 2, text: "There is one file, a.", ts: "2025-12-01T09:00:05.000Z", usage },
+      ],
+    },
+    { type: "tool_call", ts: at(110), t_ms: 110, call_id: "r1", turn: 1, command: "ls" },
+    { ...(EVENTS[4] as EventOf<"tool_result">), call_id: "r1", stdout: "a\nb\n" },
+    {
+      type: "replay_check",
+      ts: at(131),
+      t_ms: 131,
+      call_id: "r1",
+      index: 1,
+      recorded_calls: 1,
+      recorded_exit_code: 0,
+      exit_code: 0,
+      differences: ["stdout"],
+    },
+  ];
+  const scenario = makeScenarioReport({ id: "s", agent: "replay", trials: [] });
+  const trial = makeTrial({ trial: 1, outcome: "pass" });
+
+  it("is the recorded model's: its system prompt, its turns with their times and tokens, the replay's outputs marked", () => {
+    const trajectory = buildAtifTrajectory(makeReport([]), scenario, trial, replayed);
+    expectAtifShape(trajectory);
+    expect(trajectory.steps.map((s) => [s.source, s.message])).toEqual([
+      ["system", "You are the recorded agent."],
+      ["user", "list the files"],
+      ["agent", "Listing."],
+      ["agent", "There is one file, a."],
+    ]);
+    const [, , first, last] = trajectory.steps;
+    expect(first?.timestamp).toBe(RECORDED_AT);
+    expect(first?.model_name).toBe("gpt-5.2");
+    expect(trajectory.agent.model_name).toBe("gpt-5.2");
+    expect(first?.metrics).toEqual({
+      prompt_tokens: 1210,
+      completion_tokens: 4,
+      cached_tokens: 1000,
+      extra: { cache_creation_input_tokens: 200 },
+    });
+    expect(first?.tool_calls?.map((c) => c.arguments)).toEqual([{ command: "ls" }]);
+    expect(first?.extra?.tool_results).toEqual([
+      expect.objectContaining({ call_id: "r1", recorded_output: "differs", differences: ["stdout"] }),
+    ]);
+    expect(last?.tool_calls).toBeUndefined();
+    expect(trajectory.notes).toContain("1 of 1 observation(s) differ from what the recorded model saw");
+    expect(trajectory.notes).not.toContain("no system prompt");
   });
 });
 
