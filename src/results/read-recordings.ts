@@ -63,6 +63,12 @@ export interface RecordingSet {
   home_layout: string | null;
   /** Per scenario key, ordered by trial. */
   byScenario: Map<string, Recording[]>;
+  /**
+   * A bashkit-eval file's tasks as that run had them (each `results[].task`, as one JSON line of a
+   * dataset), by task id: a replay grades against the task file given, which must hold the same
+   * tasks (run/prepare.ts compares them). Null for a run folder.
+   */
+  tasks: ReadonlyMap<string, string> | null;
 }
 
 /** The recording trial `trial` of a scenario replays: the same trial number, else the recordings in turn. */
@@ -133,6 +139,7 @@ async function readRunFolder(source: string, reportFile: string): Promise<Record
     recorded_at: report.run.started_at,
     home_layout: homeLayouts.size === 1 ? ([...homeLayouts][0] ?? null) : null,
     byScenario,
+    tasks: null,
   };
 }
 
@@ -290,7 +297,16 @@ function fromBashkitResults(source: string, data: BashkitResults): RecordingSet 
     ]);
   }
   const recordedAt = typeof data.timestamp === "string" ? data.timestamp : null;
-  return { source, format: "bashkit-eval", model, recorded_at: recordedAt, home_layout: null, byScenario };
+  const tasks = new Map(data.results.map((result) => [result.task.id, JSON.stringify(result.task)]));
+  return {
+    source,
+    format: "bashkit-eval",
+    model,
+    recorded_at: recordedAt,
+    home_layout: null,
+    byScenario,
+    tasks,
+  };
 }
 
 /**
