@@ -328,7 +328,13 @@ export function summarizeRun(scenarios: ScenarioReport[]): RunSummary {
 }
 
 /** How many trials carry recorded figures (a replay), only when some do. */
-function recordedField(trials: readonly TrialReport[]): Pick<RunSummary, "trials_recorded"> {
+function recordedField(
+  trials: readonly TrialReport[],
+): Pick<RunSummary, "trials_recorded" | "trials_cost_priced"> {
   const recorded = trials.filter((trial) => trial.execution.recorded === true).length;
-  return recorded > 0 ? { trials_recorded: recorded } : {};
+  const priced = trials.filter((trial) => trial.execution.cost_priced === true).length;
+  return {
+    ...(recorded > 0 ? { trials_recorded: recorded } : {}),
+    ...(priced > 0 ? { trials_cost_priced: priced } : {}),
+  };
 }

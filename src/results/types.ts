@@ -48,6 +48,11 @@ export interface ExecutionMetrics {
    * model's), not measured by this run; tool calls and duration are the replay's. Absent otherwise.
    */
   recorded?: true;
+  /**
+   * A replayed trial whose recording kept no cost: cost_usd is its recorded tokens priced with this
+   * run's price table, a figure computed now, not recorded. Absent otherwise.
+   */
+  cost_priced?: true;
 }
 
 export interface GateResult {
@@ -379,6 +384,8 @@ export interface RunSummary {
    * (execution.recorded), not measured by this run; absent when none.
    */
   trials_recorded?: number;
+  /** Of those, the trials whose cost was not recorded but priced now from their recorded tokens; absent when none. */
+  trials_cost_priced?: number;
   by_category: Record<string, CategorySummary>;
 }
 

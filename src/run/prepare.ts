@@ -50,6 +50,7 @@ import { poolTargetOf, type RunBaseline } from "./baseline.js";
 import { DEFAULT_MODEL, defaultRunOptions, type RunOptions, sandboxSettingOf } from "./options.js";
 import { modelsOfAgent, runAgents, runModels } from "./plan.js";
 import { checkSandbox, checkTargetBinaries } from "./preflight.js";
+import { checkRecordedTasks } from "./recorded-tasks.js";
 import { CLI_SETTING_NAMES, type SettingNames } from "./setting-names.js";
 import { runSuite, type SuitePorts, type SuiteRun } from "./suite.js";
 
@@ -210,6 +211,7 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
   const names = ports.settingNames ?? CLI_SETTING_NAMES;
 
   const recordings = await readReplaySources(settings);
+  checkRecordedTasks(recordings, selected, names.replayFrom ?? "--replay-from");
   settings = {
     ...settings,
     options: { ...settings.options, ...replaySettings(recordings, settings.options, names) },

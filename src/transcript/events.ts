@@ -19,6 +19,18 @@ export interface TokenUsage {
   cache_write_tokens: number;
 }
 
+/** One turn of a recorded model, as a replay carries it (`recorded_transcript`). */
+export interface RecordedTurn {
+  /** 1-based, as the recorded calls' `turn`. */
+  turn: number;
+  /** Its text blocks, joined; "" when it only called tools. */
+  text: string;
+  /** When the recorded model answered, when the recording kept it. */
+  ts: string | null;
+  /** Its token usage, when the recording kept it per turn. */
+  usage: TokenUsage | null;
+}
+
 interface EventBase {
   /** ISO timestamp. */
   ts: string;
@@ -163,6 +175,17 @@ export type TrialEvent = EventBase &
         end_reason: EndReason;
         /** The cost the recorded agent reported; null when it reported none. */
         cost_usd: number | null;
+      }
+    /**
+     * The replay agent's copy of the recorded model's side of the trial (before the replayed
+     * calls): what it said each turn, and the system prompt it was given when the recording kept
+     * it. A replay's own prompt event is the harness's, which the recorded model never saw.
+     */
+    | {
+        type: "recorded_transcript";
+        /** The recorded model's system prompt; null when the recording does not have it. */
+        system_prompt: string | null;
+        turns: RecordedTurn[];
       }
     /**
      * Free text from an external agent (its stdout) kept as the transcript. `truncated`: this event

@@ -31,7 +31,7 @@ describe("run: the agents come from the registry", () => {
     const result = await runMain(["run", SUITE, "--agent", "orcale"]);
     expect(result.code).toBe(EXIT.usage);
     expect(result.stderr).toBe(
-      `llm-tool-test: --agent must be one of ${AGENT_NAMES.join(", ")}; got "orcale" (did you mean oracle?)\n`,
+      `llm-tool-test: --agent: unknown agent "orcale" (did you mean "oracle"?); expected one of: ${AGENT_NAMES.join(", ")}\n`,
     );
   });
 
