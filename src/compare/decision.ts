@@ -21,6 +21,7 @@ import { scenarioKey } from "../results/scenario-key.js";
 import type { Direction } from "../results/trial-metrics.js";
 import { findMetric, PASS_RATE, readTrialValues } from "../results/trial-metrics.js";
 import type { Report, RunSummary, ScenarioReport, TrialReport } from "../results/types.js";
+import { broadDropPower } from "../stats/decision-simulation.js";
 import {
   CONCLUSIVE_POWER,
   collapsePower,
@@ -44,7 +45,6 @@ import {
   lowerMedian,
   MIN_RUNS_FOR_VARIATION,
   type RunCount,
-  roundIccUp,
   SCENARIO_TEST_RUNS,
   type SuiteMethod,
 } from "../stats/run-clusters.js";
@@ -227,6 +227,12 @@ export interface DesignPower {
   collapse: number;
   /** … whose pass rate drops 0.9 → 0.5. */
   half: number;
+  /**
+   * The suite test's power for every scenario dropping 0.9 → 0.8 (seeded simulation at this design,
+   * stats/decision-simulation.ts `broadDropPower`). Set only on a "no regression" decision, whose ✅
+   * line says whether it could have seen such a drop.
+   */
+  broad_drop?: number;
 }
 
 /**
@@ -554,6 +560,17 @@ function decideRegressionAgainst(
   const inconclusive = failed
     ? null
     : describeInconclusive(design, variation, result.primaryAlpha, notCompared.length);
+  // A ✅ speaks of the collapse it was judged by; it must also say whether a broad drop could be seen.
+  if (!failed && !inconclusive && design.power) {
+    design.power.broad_drop = broadDropPower({
+      scenarios: design.scenarios,
+      runTrials: splitIntoRuns(design.baseline_trials, variation.runs),
+      headTrials: design.head_trials,
+      extraTrials: design.extra_trials,
+      icc: variation.iccUsed,
+      suiteAlpha: result.suite.alpha,
+    });
+  }
   return {
     failed,
     fail_on: formatFailOn(context.failOn),
@@ -780,10 +797,12 @@ function describeWhatWouldConclude(
   primaryAlpha: number,
 ): string[] {
   const runs = variation.runs;
-  // Projected at the variation the base runs show (none shown: none assumed); below three runs the
-  // decision would still assume the prior, so at least three are asked for.
-  const projectedIcc =
-    variation.runs >= MIN_RUNS_FOR_VARIATION ? variation.iccUsed : roundIccUp(variation.icc ?? 0);
+  // Projected at the variation the base runs show. Below three runs they show none (the design line
+  // says so; two runs' estimate is not one), so the advice is for runs as independent as trials, and
+  // says so; at least three runs are asked for.
+  const measured = variation.runs >= MIN_RUNS_FOR_VARIATION;
+  const projectedIcc = measured ? variation.iccUsed : 0;
+  const assuming = measured ? "" : ", if they vary no more than independent trials";
   const level = primaryAlpha / Math.max(1, design.scenarios);
   const perRun = Math.max(1, Math.round(design.baseline_trials / Math.max(1, runs)));
   const powerAt = (k: number, trials: number) =>
@@ -808,13 +827,15 @@ function describeWhatWouldConclude(
       else low = middle;
     }
     const more = high - runs;
-    return [`${more} more base-branch run${more === 1 ? "" : "s"} (it pools the last \`baseline-runs\`)`];
+    return [
+      `${more} more base-branch run${more === 1 ? "" : "s"} (it pools the last \`baseline-runs\`${assuming})`,
+    ];
   }
   const k = Math.max(runs, MIN_RUNS_FOR_VARIATION);
   for (let trials = design.head_trials + 1; trials <= 10; trials++) {
     if (powerAt(k, trials) >= CONCLUSIVE_POWER) {
       return [
-        `${trials - design.head_trials} more trials per scenario (\`trials: ${trials}\`), on the base branch too`,
+        `${trials - design.head_trials} more trials per scenario (\`trials: ${trials}\`), on the base branch too${assuming}`,
       ];
     }
   }

@@ -18,7 +18,8 @@ import type { NotComparedScenario, TreatmentFileChange, UnseenGuidance } from ".
 import { scenarioKey } from "../results/scenario-key.js";
 import { findMetric } from "../results/trial-metrics.js";
 import type { Report, RunSummary, ScenarioReport } from "../results/types.js";
-import { roundIccUp, SCENARIO_TEST_RUNS } from "../stats/run-clusters.js";
+import { CONCLUSIVE_POWER } from "../stats/detection-power.js";
+import { MIN_RUNS_FOR_VARIATION, roundIccUp, SCENARIO_TEST_RUNS } from "../stats/run-clusters.js";
 import { renderBehaviourBrief } from "./behaviour.js";
 import { escapeHtml, escapePlainText, markdownCode, markdownText } from "./escape.js";
 import { formatMetricValue, formatPStatement, formatRate } from "./format.js";
@@ -274,7 +275,10 @@ function describeDecision(
       const compared = decision.scenarios.length - left;
       const scope =
         left > 0 ? ` in ${plural(compared, "scenario")}; ${left} not compared (listed below)` : "";
-      return { icon: ICON.pass, sentence: [`No regression detected${scope}`] };
+      return {
+        icon: ICON.pass,
+        sentence: [`No regression detected${scope}${describeWhatItCouldSee(decision)}`],
+      };
     }
     case "inconclusive": {
       // Never a pass: the design could not have seen the planned regression. Reasons are our own text.
@@ -404,9 +408,28 @@ export function renderDecisionReason(decision: Decision, options: HeadlineOption
   return decision.incomplete ? `INCOMPLETE: ${text}${INCOMPLETE_NOTE}.` : `${text}.`;
 }
 
+/**
+ * A power as every line prints it: whole percents rounded down (so a design short of 80% never reads
+ * as 80%), the headline's reasons and the design line alike.
+ */
 function describePower(power: number): string {
   if (power >= 0.995) return ">99%";
-  return power < 0.01 ? "<1%" : `~${formatRate(power)}`;
+  return power < 0.01 ? "<1%" : `~${Math.floor(power * 100)}%`;
+}
+
+/**
+ * What a ✅ could have seen: the collapse it is judged by, and whether a 10-point drop across the
+ * suite too — " — could see a 90% → 10% collapse in one scenario (>99%), not a 10-point drop across
+ * the suite (~3%)". A design that passes only the first must not read as a pass on the second.
+ */
+function describeWhatItCouldSee(decision: Decision): string {
+  const power = decision.design?.power;
+  if (!power || power.broad_drop === undefined) return "";
+  const collapse = `a 90% → 10% collapse in one scenario (${describePower(power.collapse)})`;
+  const broad = `a 10-point drop across the suite (${describePower(power.broad_drop)})`;
+  return power.broad_drop >= CONCLUSIVE_POWER
+    ? ` — could see ${collapse} and ${broad}`
+    : ` — could see ${collapse}, not ${broad}`;
 }
 
 /**
@@ -454,8 +477,9 @@ function describeVariation(decision: Decision): string {
   if (!v) return "";
   const runs = plural(v.runs, "base run");
   const assumed = `ICC ${formatIcc(v.icc_used)}`;
-  // The tests use the estimate rounded up to 0.01: that is what the runs showed.
-  const estimate = v.icc === null ? null : Math.max(0, v.icc);
+  // The tests use the estimate rounded up to 0.01: that is what the runs showed. Below three runs
+  // there is no estimate to show (two runs give one difference a scenario), whatever was computed.
+  const estimate = v.icc === null || v.runs < MIN_RUNS_FOR_VARIATION ? null : Math.max(0, v.icc);
   const rounded = estimate === null ? null : roundIccUp(estimate);
   const measured =
     estimate === null

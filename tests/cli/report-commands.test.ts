@@ -237,6 +237,34 @@ describe("compare", () => {
     expect(decidedShuffled).toEqual(decided);
   });
 
+  it("does not fail an unchanged head against base runs whose suite levels are all equal (14/15 each)", async () => {
+    // 5 scenarios × 3 trials; each of 8 weekly base runs fails one trial, in another scenario each week.
+    // Their levels differ only by floating-point rounding, which the trend test once read as a trend
+    // known exactly: a head with two failures failed with p ≈ 1e-87.
+    const fiveScenarios = (failing: readonly number[], run: Partial<Report["run"]>) =>
+      makeReport(
+        Array.from({ length: 5 }, (_, s) => {
+          const fails = failing.filter((f) => f === s).length;
+          const specs: TrialSpec[] = [0, 1, 2].map((t) => ({ outcome: t < 3 - fails ? "pass" : "fail" }));
+          return makeScenarioReport({ id: `s${s}`, trials: trialsFrom(specs) });
+        }),
+        { evaluation_hash: "e1", ...run },
+      );
+    const runs = Object.fromEntries(
+      Array.from({ length: 8 }, (_, r) => [
+        `week${r}`,
+        fiveScenarios([(r + 4) % 5], { started_at: new Date(Date.UTC(2026, 2, 2 + 7 * r)).toISOString() }),
+      ]),
+    );
+    const files = await writeReports({ head: fiveScenarios([0, 1], { id: "head" }), ...runs });
+    const baselines = Array.from({ length: 8 }, (_, r) => ["--baseline", files[`week${r}`]!]).flat();
+    const result = await runMain(["compare", files.head!, ...baselines, "-f", "json"]);
+    const decision = (JSON.parse(result.stdout) as DecidedComparison).decision;
+    expect(decision.variation).toMatchObject({ runs: 8, suite_method: "trend" });
+    expect(decision.failed).toBe(false);
+    expect(result.code).toBe(EXIT.ok);
+  });
+
   it("treats one and several --baseline alike: a changed scenario is listed as not compared, never compared nor refused", async () => {
     const suite = (outcomes: ("pass" | "fail")[], measurements: Record<string, string>, run = {}) =>
       makeReport(

@@ -201,7 +201,7 @@ describe("decide: fail-on regression", () => {
       "only 1 base-branch run: run-to-run variation cannot be estimated (3 needed)",
     );
     expect(decision.inconclusive?.needs[0]).toMatch(
-      /^\d+ more base-branch runs \(it pools the last `baseline-runs`\)$/,
+      /^\d+ more base-branch runs \(it pools the last `baseline-runs`, if they vary no more than independent trials\)$/,
     );
   });
 
