@@ -103,7 +103,7 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
     });
   }
 
-  return { name: "claude-code", run };
+  return { name: "claude-code", hostFiles: [{ path: binary, use: "execute" }], run };
 }
 
 /**
