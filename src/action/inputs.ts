@@ -282,6 +282,7 @@ export const ACTION_SETTING_NAMES: SettingNames = {
   prices: null,
   judgeModel: 'input "judge-model"',
   forceJudge: null,
+  sandbox: 'input "sandbox"',
 };
 
 /**

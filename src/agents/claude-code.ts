@@ -104,7 +104,7 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
     return shadowed === "1" ? { ...outcome, guidanceNotShown: SHADOWED_GUIDANCE } : outcome;
   }
 
-  return { name: "claude-code", run };
+  return { name: "claude-code", hostFiles: [{ path: binary, use: "execute" }], run };
 }
 
 /**

@@ -169,7 +169,7 @@ export function createCodexAgent(options: CodexAgentOptions): Agent {
     });
   }
 
-  return { name: "codex", run };
+  return { name: "codex", hostFiles: [{ path: binary, use: "execute" }], run };
 }
 
 /**

@@ -25,7 +25,7 @@
 import { closeSync, openSync, readSync, realpathSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import path from "node:path";
-import type { ExecResult } from "../sandbox/types.js";
+import type { ExecResult, HostFile } from "../sandbox/types.js";
 import type { EventSink, TokenUsage } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
 import { type CliBinarySpec, isReadableFile, resolveCliBinary } from "./cli-binary.js";
@@ -142,7 +142,15 @@ export function createGeminiCliAgent(options: GeminiCliAgentOptions): Agent {
     });
   }
 
-  return { name: "gemini-cli", run };
+  // A script: node runs, and reads it.
+  const hostFiles: HostFile[] =
+    launch.file === binary
+      ? [{ path: binary, use: "execute" }]
+      : [
+          { path: launch.file, use: "execute" },
+          { path: binary, use: "read" },
+        ];
+  return { name: "gemini-cli", hostFiles, run };
 }
 
 /** Separates the settings from the system prompt on the prepare script's stdin. */

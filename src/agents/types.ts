@@ -1,4 +1,4 @@
-import type { ExecResult } from "../sandbox/types.js";
+import type { ExecResult, HostFile } from "../sandbox/types.js";
 import type { Scenario } from "../scenario/types.js";
 import type { EndReason, EventSink } from "../transcript/events.js";
 import type { AgentName } from "./registry.js";
@@ -113,5 +113,10 @@ export interface Agent {
    * registry's answer for its name (the command agent answers for its own template).
    */
   readonly usesModel?: boolean;
+  /**
+   * Host files its processes run (an agent CLI's program; node, for a script): in local mode an
+   * account of its own must reach them, which is checked before any trial.
+   */
+  readonly hostFiles?: readonly HostFile[];
   run(context: AgentContext): Promise<AgentOutcome>;
 }
