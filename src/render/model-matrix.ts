@@ -22,13 +22,19 @@ import {
   formatTokens,
 } from "./format.js";
 
-type Row = [label: string, value: (s: RunSummary) => string];
+type Row = [label: string, value: (s: RunSummary, entry: ModelMatrix["summaries"][number]) => string];
 
 const BASELINE_ROWS: Row[] = [
   ["Tasks passed", (s) => `${s.total_passed}/${s.total_tasks}`],
   ["Pass rate", (s) => formatRate(s.pass_rate)],
   ["Overall rate (score)", (s) => formatRate(s.overall_rate)],
-  ["Tool calls (ok / error)", (s) => `${s.total_tool_calls} (${s.tool_calls_ok} / ${s.tool_calls_error})`],
+  // A replay's ok / error are bash's: say how many calls changed side against the recording's shell.
+  [
+    "Tool calls (ok / error)",
+    (s, e) =>
+      `${s.total_tool_calls} (${s.tool_calls_ok} / ${s.tool_calls_error})` +
+      (e.status_flipped_calls > 0 ? `, ${e.status_flipped_calls} ≠ recorded` : ""),
+  ],
   ["Tool-call success", (s) => formatRate(s.tool_call_success_rate)],
   ["Turns per task", (s) => formatNumber(s.avg_turns_per_task)],
   ["Tool calls per task", (s) => formatNumber(s.avg_tool_calls_per_task)],
@@ -45,7 +51,20 @@ const CELL_MARK: Record<ModelCell["state"], string> = { pass: "✅", fail: "❌"
 
 function describeCell(cell: ModelCell | undefined): string {
   if (!cell) return "–";
-  return `${CELL_MARK[cell.state]} ${cell.passed}/${cell.evaluated}`;
+  const diverged = cell.diverged > 0 ? ` ≠${cell.diverged}` : "";
+  return `${CELL_MARK[cell.state]} ${cell.passed}/${cell.evaluated}${diverged}`;
+}
+
+/** Said under a matrix with replayed trials that diverged, so ≠ is read right. */
+function divergenceNote(matrix: ModelMatrix): string | null {
+  const diverged = matrix.rows.some((row) => Object.values(row.cells).some((c) => c.diverged > 0));
+  const flipped = matrix.summaries.some((e) => e.status_flipped_calls > 0);
+  if (!diverged && !flipped) return null;
+  return (
+    "Replayed calls that behaved otherwise than recorded: a cell's ≠N counts its trials with one, and " +
+    '"≠ recorded" the calls whose exit status changed side (bash, not the recording\'s shell, ran them), ' +
+    "which moves tool calls between ok and error."
+  );
 }
 
 function categoryNames(matrix: ModelMatrix): string[] {
@@ -124,7 +143,7 @@ export function renderModelMatrixMarkdown(matrix: ModelMatrix, options: { maxRow
   const rule = `|---|${matrix.models.map(() => "---").join("|")}|`;
   const lines = ["", `## ${entriesNoun(matrix)} side by side`, "", header, rule];
   for (const [label, value] of BASELINE_ROWS) {
-    lines.push(`| ${label} | ${matrix.summaries.map((m) => value(m.summary)).join(" | ")} |`);
+    lines.push(`| ${label} | ${matrix.summaries.map((m) => value(m.summary, m)).join(" | ")} |`);
   }
   const categories = categoryRows(matrix);
   for (const [category, values] of categories) {
@@ -151,6 +170,8 @@ export function renderModelMatrixMarkdown(matrix: ModelMatrix, options: { maxRow
   if (shown.length < rows.length)
     lines.push("", `…and ${rows.length - shown.length} more (all in report.md).`);
   lines.push("", cellsNote(matrix));
+  const divergence = divergenceNote(matrix);
+  if (divergence) lines.push("", divergence);
   return lines;
 }
 
@@ -177,6 +198,11 @@ export function renderModelMatrixLines(matrix: ModelMatrix): string[] {
   }
   const recorded = recordedNote(matrix);
   if (recorded) lines.push(`  (${recorded})`);
+  const flipped = matrix.summaries.filter((e) => e.status_flipped_calls > 0);
+  if (flipped.length > 0)
+    lines.push(
+      `  (replayed calls whose exit status changed side against the recording: ${flipped.map((e) => `${escapePlainText(e.model)} ${e.status_flipped_calls}`).join(", ")})`,
+    );
   lines.push(`  By scenario: ${describeCounts(matrix)}`);
   for (const row of matrix.rows) {
     if (row.classification === "all_pass") continue;
@@ -196,7 +222,7 @@ export function renderModelMatrixHtml(matrix: ModelMatrix): string {
   const summaryRows =
     BASELINE_ROWS.map(
       ([label, value]) =>
-        `<tr><th scope="row">${escapeHtml(label)}</th>${matrix.summaries.map((m) => `<td>${escapeHtml(value(m.summary))}</td>`).join("")}</tr>`,
+        `<tr><th scope="row">${escapeHtml(label)}</th>${matrix.summaries.map((m) => `<td>${escapeHtml(value(m.summary, m))}</td>`).join("")}</tr>`,
     ).join("") +
     categoryRows(matrix)
       .map(
@@ -205,6 +231,7 @@ export function renderModelMatrixHtml(matrix: ModelMatrix): string {
       )
       .join("");
   const recorded = recordedNote(matrix);
+  const divergence = divergenceNote(matrix);
   const scenarioRows = matrix.rows
     .map(
       (row) =>
@@ -219,6 +246,8 @@ export function renderModelMatrixHtml(matrix: ModelMatrix): string {
     (categoryNames(matrix).length > 0 ? `<p>${escapeHtml(CATEGORY_NOTE)}</p>` : "") +
     (recorded ? `<p>Recorded, not measured: ${escapeHtml(recorded)}.</p>` : "") +
     `<p>By scenario: ${escapeHtml(describeCounts(matrix))}.</p>` +
-    `<table><thead><tr><th>Scenario</th>${head}<th>Diagnosis</th></tr></thead><tbody>${scenarioRows}</tbody></table></section>`
+    `<table><thead><tr><th>Scenario</th>${head}<th>Diagnosis</th></tr></thead><tbody>${scenarioRows}</tbody></table>` +
+    (divergence ? `<p>${escapeHtml(divergence)}</p>` : "") +
+    `</section>`
   );
 }

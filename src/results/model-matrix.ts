@@ -23,6 +23,11 @@ export interface ModelCell {
   /** Evaluated trials (errors and skips left out). */
   evaluated: number;
   pass_rate: number | null;
+  /**
+   * Replayed trials whose recorded calls behaved differently here (another exit code or output than
+   * recorded: the recording's shell, such as bashkit's, is not this bash). 0 outside a replay.
+   */
+  diverged: number;
 }
 
 export interface MatrixRow {
@@ -42,8 +47,12 @@ export interface ModelMatrix {
    * agent without one, the oracle). Absent in a model matrix.
    */
   entries?: MatrixEntryInfo[];
-  /** Each entry's EvalSummary over its own scenarios, in the order of `models` (`model`: its name). */
-  summaries: { model: string; summary: RunSummary }[];
+  /**
+   * Each entry's EvalSummary over its own scenarios, in the order of `models` (`model`: its name);
+   * `status_flipped_calls`: its replayed calls that failed where the recording succeeded or the
+   * reverse, so its tool calls' ok / error differ from the recorded agent's by up to that many.
+   */
+  summaries: { model: string; summary: RunSummary; status_flipped_calls: number }[];
   rows: MatrixRow[];
   /** How many rows fell in each class. */
   counts: Record<MatrixClass, number>;
@@ -78,7 +87,8 @@ function cellOf(scenario: ScenarioReport): ModelCell {
   const evaluated = passed + failed;
   // Like the run's scenarios_passed: a scenario passes when every evaluated trial passed and none errored.
   const state: ModelCellState = failed > 0 ? "fail" : evaluated === 0 || errors > 0 ? "incomplete" : "pass";
-  return { state, passed, evaluated, pass_rate: evaluated > 0 ? passed / evaluated : null };
+  const diverged = scenario.trials.filter((t) => (t.replay?.diverged_calls ?? 0) > 0).length;
+  return { state, passed, evaluated, pass_rate: evaluated > 0 ? passed / evaluated : null, diverged };
 }
 
 /** `cells`: one per model of the matrix, undefined where the scenario did not run with that model. */
@@ -108,8 +118,13 @@ export function describeRow(row: MatrixRow, matrix: Pick<ModelMatrix, "models" |
   switch (row.classification) {
     case "all_fail":
       return `every ${one} fails (${n} of ${n}, no trial passed): likely the tool or its guidance`;
-    case "some_fail":
-      return `${failing} of ${n} ${many(n)} fail: ${capability}`;
+    case "some_fail": {
+      // A replayed model did not act here: where its recorded calls behave otherwise, the shell may be the cause.
+      const diverged = cells.filter((c) => c?.state === "fail" && c.diverged > 0).length;
+      if (diverged === 0) return `${failing} of ${n} ${many(n)} fail: ${capability}`;
+      const which = diverged === failing ? (failing === 1 ? "its" : "all their") : `${diverged} of them`;
+      return `${failing} of ${n} ${many(n)} fail: ${which} replayed calls behaved otherwise than recorded (the recording's shell vs bash), so not ${capability} alone`;
+    }
     case "all_unreliable":
       return `every ${one} fails some trials (${n} of ${n}), none passes all: unreliable (the tool, its guidance or the task)`;
     case "all_pass":
@@ -184,9 +199,12 @@ export function buildModelMatrix(report: Pick<Report, "run" | "scenarios">): Mod
     row.classification = classify(models.map((m) => row.cells[m]));
     counts[row.classification] += 1;
   }
-  const summaries = models.map((model) => ({
-    model,
-    summary: summarizeRun(inMatrix.filter(({ entry }) => entry === model).map(({ scenario }) => scenario)),
-  }));
+  const summaries = models.map((model) => {
+    const scenarios = inMatrix.filter(({ entry }) => entry === model).map(({ scenario }) => scenario);
+    const flipped = scenarios
+      .flatMap((scenario) => scenario.trials)
+      .reduce((n, trial) => n + (trial.replay?.status_flipped_calls ?? 0), 0);
+    return { model, summary: summarizeRun(scenarios), status_flipped_calls: flipped };
+  });
   return { models, ...(agentMatrix ? { entries } : {}), summaries, rows, counts };
 }

@@ -15,6 +15,12 @@ export interface ReplaySummary {
   replayed_calls: number;
   /** Replayed calls that behaved differently from their recording. */
   diverged_calls: number;
+  /**
+   * Replayed calls that failed where the recording succeeded, or the reverse (exit 0 on one side
+   * only): they move the tool calls' ok / error counts away from the recorded agent's. Absent in
+   * reports of earlier versions.
+   */
+  status_flipped_calls?: number;
   /** The first call that diverged; null when every replayed call behaved as recorded. */
   first_divergence: ReplayDivergence | null;
 }
@@ -30,11 +36,16 @@ export function summarizeReplay(events: readonly TrialEvent[]): ReplaySummary | 
       recorded_calls: event.recorded_calls,
       replayed_calls: 0,
       diverged_calls: 0,
+      status_flipped_calls: 0,
       first_divergence: null,
     };
     summary.replayed_calls += 1;
     if (event.differences.length === 0) continue;
     summary.diverged_calls += 1;
+    const recorded = event.recorded_exit_code;
+    if (recorded !== null && (recorded === 0) !== (event.exit_code === 0)) {
+      summary.status_flipped_calls = (summary.status_flipped_calls ?? 0) + 1;
+    }
     summary.first_divergence ??= {
       index: event.index,
       command: commands.get(event.call_id) ?? "",

@@ -103,6 +103,7 @@ describe("replay of a recorded run", () => {
         recorded_calls: 3,
         replayed_calls: 3,
         diverged_calls: 0,
+        status_flipped_calls: 0,
         first_divergence: null,
       });
     }
@@ -129,6 +130,8 @@ describe("replay of a recorded run", () => {
       recorded_calls: 3,
       replayed_calls: 3,
       diverged_calls: 1,
+      // Recorded 0, now 2: the call moves from ok to error.
+      status_flipped_calls: 1,
       first_divergence: {
         index: 2,
         command: "tool list",

@@ -166,4 +166,71 @@ describe("an agent matrix's table", () => {
     expect(lines.join("\n")).toContain("extract: not passed by claude-code · claude-haiku-4-5 (1 of 3)");
     expect(lines.find((line) => line.startsWith("  gemini-cli"))).toContain("cost unknown for 1 trial");
   });
+
+  it("does not call a replayed model's failure capability where its recorded calls behaved otherwise in bash", () => {
+    // Two replayed models: one fails a task whose recorded `ls` exited 0 in the recording's shell but 2 in bash.
+    const flipped = {
+      recorded_calls: 2,
+      replayed_calls: 2,
+      diverged_calls: 1,
+      status_flipped_calls: 1,
+      first_divergence: {
+        index: 1,
+        command: "ls /lib",
+        recorded_exit_code: 0,
+        exit_code: 2,
+        differences: ["exit_code" as const, "stderr" as const],
+      },
+    };
+    const same = {
+      recorded_calls: 2,
+      replayed_calls: 2,
+      diverged_calls: 0,
+      status_flipped_calls: 0,
+      first_divergence: null,
+    };
+    const report = makeReport(
+      [
+        makeScenarioReport({
+          id: "lib",
+          model: "a",
+          trials: [makeTrial({ trial: 1, outcome: "fail", replay: flipped })],
+        }),
+        makeScenarioReport({
+          id: "lib",
+          model: "b",
+          trials: [makeTrial({ trial: 1, outcome: "pass", replay: same })],
+        }),
+        makeScenarioReport({
+          id: "hard",
+          model: "a",
+          trials: [makeTrial({ trial: 1, outcome: "pass", replay: same })],
+        }),
+        makeScenarioReport({
+          id: "hard",
+          model: "b",
+          trials: [makeTrial({ trial: 1, outcome: "fail", replay: same })],
+        }),
+      ],
+      { models: ["a", "b"] },
+    );
+    const matrix = buildModelMatrix(report)!;
+    const row = (id: string) => matrix.rows.find((r) => r.scenario === id)!;
+    expect(describeRow(row("lib"), matrix)).toBe(
+      "1 of 2 models fail: its replayed calls behaved otherwise than recorded (the recording's shell vs bash), so not model capability alone",
+    );
+    // Where the replay matched its recording, the difference is the models'.
+    expect(describeRow(row("hard"), matrix)).toBe("1 of 2 models fail: model capability");
+    expect(matrix.summaries.map((e) => e.status_flipped_calls)).toEqual([1, 0]);
+    const markdown = renderReportMarkdown({ ...report, model_matrix: matrix });
+    expect(markdown).toContain("| Tool calls (ok / error) | 0 (0 / 0), 1 ≠ recorded | 0 (0 / 0) |");
+    expect(markdown).toContain("| `lib` | ❌ 0/1 ≠1 | ✅ 1/1 |");
+    expect(markdown).toContain("a cell's ≠N counts its trials with one");
+    const html = renderReportHtml({ report: { ...report, model_matrix: matrix } });
+    expect(html).toContain("❌ 0/1 ≠1");
+    expect(html).toContain("1 ≠ recorded");
+    expect(renderModelMatrixLines(matrix).join("\n")).toContain(
+      "replayed calls whose exit status changed side against the recording: a 1",
+    );
+  });
 });

@@ -52,9 +52,15 @@ describe("buildModelMatrix", () => {
       incomplete: 3,
     });
     const broken = matrix.rows.find((r) => r.scenario === "broken")!;
-    expect(broken.cells.b).toEqual({ state: "fail", passed: 1, evaluated: 2, pass_rate: 0.5 });
+    expect(broken.cells.b).toEqual({ state: "fail", passed: 1, evaluated: 2, pass_rate: 0.5, diverged: 0 });
     const hard = matrix.rows.find((r) => r.scenario === "hard")!;
-    expect(hard.cells.c).toEqual({ state: "incomplete", passed: 0, evaluated: 0, pass_rate: null });
+    expect(hard.cells.c).toEqual({
+      state: "incomplete",
+      passed: 0,
+      evaluated: 0,
+      pass_rate: null,
+      diverged: 0,
+    });
     expect(matrix.summaries.map((s) => [s.model, s.summary.total_passed, s.summary.total_tasks])).toEqual([
       ["b", 3, 5],
       ["a", 4, 5],
