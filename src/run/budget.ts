@@ -1,4 +1,5 @@
 import { scenarioKey } from "../results/scenario-key.js";
+import { trialCost } from "../results/trial-cost.js";
 import type { Report, TrialReport } from "../results/types.js";
 import type { PlannedTrial } from "./plan.js";
 
@@ -16,15 +17,8 @@ export interface Budget {
   waitForChange(): Promise<void>;
 }
 
-/** Agent and judge together; null when either is unknown (no price), so it never estimates $0. */
-function costOf(trial: TrialReport): number | null {
-  const judge = trial.judge_usage ? trial.judge_usage.cost_usd : 0;
-  if (trial.execution.cost_usd === null || judge === null) return null;
-  return trial.execution.cost_usd + judge;
-}
-
 function knownCosts(trials: readonly TrialReport[]): number[] {
-  return trials.map(costOf).filter((cost): cost is number => cost !== null);
+  return trials.map(trialCost).filter((cost): cost is number => cost !== null);
 }
 
 function mean(values: number[]): number | null {
@@ -85,7 +79,7 @@ export function createBudget(
       inFlight.delete(planned.key);
       // The known part is spent; a partly unknown cost teaches the estimate nothing.
       spent += (report.execution.cost_usd ?? 0) + (report.judge_usage?.cost_usd ?? 0);
-      const cost = costOf(report);
+      const cost = trialCost(report);
       if (cost !== null) finishedCosts.push(cost);
     },
     notify() {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/main.js";
 import { compareReports } from "../../src/compare/compare.js";
+import { planCost } from "../../src/compare/cost-plan.js";
 import { decideRun } from "../../src/compare/decide-run.js";
 import type { Decision } from "../../src/compare/decision.js";
 import { decide } from "../../src/compare/decision.js";
@@ -15,6 +16,7 @@ import {
 } from "../../src/compare/planning.js";
 import type { Comparison } from "../../src/compare/types.js";
 import { renderComparisonTerminal } from "../../src/render/comparison-markdown.js";
+import { renderCostPlan } from "../../src/render/cost-plan.js";
 import { buildComparisonJson } from "../../src/render/formats.js";
 import { renderJunitXml } from "../../src/render/junit.js";
 import { renderReportMarkdown } from "../../src/render/report-markdown.js";
@@ -443,8 +445,10 @@ describe("plan", () => {
     const files = await writeReports({ head: makeReport(scenarios) });
     const fromReport = await runMain(["plan", files.head!]);
     expect(fromReport.code).toBe(EXIT.ok);
+    const design = planDesign({ scenarios: 7, trials: 3, extraTrials: 8, baselineRuns: 12 });
+    // The design, then what it costs from the report's trials.
     expect(fromReport.stdout).toBe(
-      `${renderDesignPlan(planDesign({ scenarios: 7, trials: 3, extraTrials: 8, baselineRuns: 12 }))}\n`,
+      `${renderDesignPlan(design)}\n\n${renderCostPlan(planCost(makeReport(scenarios), design), files.head!)}\n`,
     );
     const overridden = await runMain(["plan", files.head!, "--trials", "5", "--scenarios", "30"]);
     expect(overridden.stdout.split("\n")[0]).toBe(

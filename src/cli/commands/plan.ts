@@ -1,7 +1,9 @@
 import path from "node:path";
+import { planCost } from "../../compare/cost-plan.js";
 import { planDesign, planTrialsNeeded, renderDesignPlan, renderTrialPlan } from "../../compare/planning.js";
 import { DEFAULT_BASELINE_RUNS } from "../../compare/pool-baselines.js";
 import { ConfigError } from "../../errors.js";
+import { renderCostPlan } from "../../render/cost-plan.js";
 import { readReportFile } from "../../results/read-report.js";
 import type { Report } from "../../results/types.js";
 import { DEFAULT_EXTRA_TRIALS, DEFAULT_TRIALS } from "../../run/options.js";
@@ -15,7 +17,8 @@ const PLAN_HELP =
   `against K pooled baseline runs — the exact chance to flag one scenario dropping 90% → 10%, 90% → 50%\n` +
   "and 100% → 70%, the head trials spent per PR, and the baseline runs that reach 90% power on the\n" +
   `collapse. Defaults: the action's (--trials ${DEFAULT_TRIALS}, --extra-trials ${DEFAULT_EXTRA_TRIALS}, --baseline-runs ${DEFAULT_BASELINE_RUNS}); with a\n` +
-  "REPORT.json, its scenario count and trials per scenario. Needs REPORT.json or --scenarios.\n" +
+  "REPORT.json, its scenario count and trials per scenario, and what a PR and a base-branch run cost\n" +
+  "at the design, from its trials' costs (95% ranges). Needs REPORT.json or --scenarios.\n" +
   "--icc R plans for runs that vary from day to day with intra-run correlation R (what a PR comment\n" +
   "reports as the base runs' ICC; default 0, independent trials).\n\n" +
   "With --effect: from the variance observed in a report, how many trials per scenario are needed to\n" +
@@ -87,6 +90,9 @@ async function commandPlan(argv: string[], io: CliIo): Promise<number> {
     ...(icc !== undefined ? { icc } : {}),
   });
   io.stdout.write(`${renderDesignPlan(plan)}\n`);
+  // Dollars need a past run's costs: from REPORT.json's trials.
+  if (report && positionals[0])
+    io.stdout.write(`\n${renderCostPlan(planCost(report, plan), positionals[0])}\n`);
   return EXIT.ok;
 }
 
