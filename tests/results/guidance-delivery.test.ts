@@ -5,7 +5,6 @@ import { AGENT_NAMES, agentGuidanceIntake, createAgent } from "../../src/agents/
 import { guidanceDelivery, harnessLoadsWorkDirGuidance } from "../../src/results/guidance-delivery.js";
 import { GUIDANCE_DELIVERIES } from "../../src/results/types.js";
 import type { GuidanceMode } from "../../src/scenario/types.js";
-import { ROOT } from "../support/run-cli.js";
 
 const MODES: GuidanceMode[] = ["workdir", "system", "both"];
 
@@ -58,7 +57,9 @@ describe("how the guidance reaches each agent's model", () => {
   });
 
   it("the report schema lists exactly the deliveries there are", () => {
-    const schema = JSON.parse(readFileSync(path.join(ROOT, "schema/report.schema.json"), "utf8"));
+    const schema = JSON.parse(
+      readFileSync(path.resolve(import.meta.dirname, "../../schema/report.schema.json"), "utf8"),
+    );
     const guidance =
       schema.properties.scenarios.items.properties.treatment.properties.guidance.items.properties;
     expect(guidance.delivery.enum).toEqual([...GUIDANCE_DELIVERIES]);
