@@ -386,6 +386,8 @@ describe("publishing problems", () => {
       payload: prEvent(),
       workspace,
       inputs: { agent: "oracle", scenarios: "suite", concurrency: "8", "fail-on": "never", ...ONE_TRIAL },
+      // 160 sandboxed trials: ~60 s on a busy 2-core machine, more beside other jobs; a bound for hangs only.
+      timeoutMs: 240_000,
     });
     expect(result.exitCode).toBe(0);
     const [comment] = commentsOnPr();
@@ -400,7 +402,7 @@ describe("publishing problems", () => {
     const reportMd = artifactFiles(350).get("report.md")!.toString("utf8");
     expect(reportMd.length).toBeGreaterThan(65_000);
     expect(result.summary.length).toBeGreaterThan(comment!.body.length);
-  }, 120_000);
+  }, 300_000);
 });
 
 describe("the API key", () => {
