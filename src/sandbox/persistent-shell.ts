@@ -51,6 +51,7 @@ import { TIMEOUT_EXIT_CODE } from "./exec.js";
 import { makeFifos, openFifo } from "./fifos.js";
 import { createOutputCollector } from "./output-collector.js";
 import {
+  ALL_VARIABLE_NAMES,
   functionEnvironment,
   MAX_STATE_BYTES,
   parseShellState,
@@ -58,6 +59,8 @@ import {
   type ShellState,
 } from "./shell-state.js";
 import type { ExecResult } from "./types.js";
+
+export { quoteForBash } from "./shell-state.js";
 
 /** How a sandbox mode starts the shell: `bash` with `launcherArgs`, seeing `controlDir` at `visibleDir`. */
 export interface ShellStarter {
@@ -106,14 +109,20 @@ export interface AgentShell {
 const RUNNER_SCRIPT = [
   'dir=$1; exec <"$dir/in" 4>"$dir/status" 5>"$dir/out" 6>"$dir/err" >/dev/null 2>&1 || exit 126',
   "env=$(command -v env || PATH=/usr/bin:/bin command -v env) || exit 126",
+  // A call's bash is then at level 1, as a command run alone is.
+  "export SHLVL=0",
   // The harness's first line: the runner is up, with its descriptors open.
   'IFS= read -r nonce || exit 0; printf "%s 0\\n" "$nonce" >&4',
   "while IFS= read -r nonce; do",
   "  pairs=(); mode=; count=0; command=",
   '  { IFS= read -r -d "" mode; IFS= read -r -d "" count; for ((i = 0; i < count; i++)); do IFS= read -r -d "" pair; pairs+=("$pair"); done; IFS= read -r -d "" command; } < "$dir/call"',
+  "  if ((count > 0)); then",
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash array expansion, on purpose
-  '  if [[ $mode == clean ]]; then "$env" -i "${pairs[@]}" BASH_ENV="$dir/prelude" "$BASH" --noprofile --norc -c "$command" bash </dev/null >&5 2>&6 4>&- 5>&- 6>&- &',
-  '  else BASH_ENV="$dir/prelude" "$BASH" --noprofile --norc -c "$command" bash </dev/null >&5 2>&6 4>&- 5>&- 6>&- & fi',
+  '    "$env" -i "${pairs[@]}" BASH_ENV="$dir/prelude" "$BASH" --noprofile --norc -c "$command" bash </dev/null >&5 2>&6 4>&- 5>&- 6>&- &',
+  // Without functions to pass, no env(1): the same clean environment, one exec less.
+  "  else (if [[ $mode == clean ]]; then export -n -- " + ALL_VARIABLE_NAMES + "; fi",
+  '    BASH_ENV="$dir/prelude" exec "$BASH" --noprofile --norc -c "$command" bash) </dev/null >&5 2>&6 4>&- 5>&- 6>&- &',
+  "  fi",
   '  wait "$!"; printf "%s %s\\n" "$nonce" "$?" >&4',
   "done",
 ].join("\n");
@@ -413,18 +422,6 @@ async function openSession(options: AgentShellOptions, index: number): Promise<S
       });
     },
   };
-}
-
-/** `$'...'`: any text as one bash word, every byte but NUL (refused before) kept. */
-export function quoteForBash(text: string): string {
-  let quoted = "$'";
-  for (const char of text) {
-    const code = char.codePointAt(0) as number;
-    if (char === "\\" || char === "'") quoted += `\\${char}`;
-    else if (code < 0x20 || code === 0x7f) quoted += `\\x${code.toString(16).padStart(2, "0")}`;
-    else quoted += char;
-  }
-  return `${quoted}'`;
 }
 
 function openReader(fd: number, push: (chunk: Buffer) => void): FifoReader {

@@ -18,7 +18,6 @@
  * and `extdebug`,
  * `$!` and the jobs table (a background process keeps running but is not the next call's job).
  */
-import { quoteForBash } from "./persistent-shell.js";
 
 export interface ShellVariable {
   name: string;
@@ -88,28 +87,26 @@ export const MAX_STATE_BYTES = 8 * 1024 * 1024;
 
 const P = HARNESS_PREFIX;
 /** Every variable name bash has, without a fork: `${!A@}` lists those starting with A. */
-const ALL_NAMES = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"]
+export const ALL_VARIABLE_NAMES = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"]
   .map((letter) => `"\${!${letter}@}"`)
   .join(" ");
 
 /**
- * The bash function that writes the state to descriptor 3, NUL-separated: run in a subshell of the
+ * The bash code that writes the state to descriptor 3, NUL-separated: run in a subshell of the
  * EXIT trap, so nothing it does (or an agent's function it meets) changes the call's status. Its
  * builtins are called as such, so an agent's `printf` or `cd` wrapper does not lose its state.
  */
-export const SAVE_FUNCTION = [
-  `${HARNESS_PREFIX}save() {`,
+const SAVE_SCRIPT = [
   // Its own names carry the prefix (not saved); IFS stays the agent's (saved as it is).
-  `\\builtin local ${P}n ${P}k ${P}a ${P}line`,
   // The options first, as the command left them (a command substitution would not see -e); then
   // none of them in the way.
   `\\builtin printf '${START}\\0d\\0%s\\0o\\0' "$PWD" >&3; \\builtin set +o >&3; \\builtin shopt -p >&3`,
   `\\builtin printf '\\0' >&3; \\builtin set +euvx`,
-  `for ${P}n in ${ALL_NAMES}; do`,
+  `for ${P}n in ${ALL_VARIABLE_NAMES}; do`,
   `case $${P}n in ${P}*) continue;; esac`,
   `${P}a=\${!${P}n@a}`,
   `if [[ $${P}a == *[aA]* ]]; then`,
-  `\\builtin local -n ${P}r=$${P}n`,
+  `\\builtin declare -n ${P}r=$${P}n`,
   `\\builtin printf 'a\\0%s\\0%s\\0%s\\0' "$${P}n" "$${P}a" "\${#${P}r[@]}" >&3`,
   `for ${P}k in "\${!${P}r[@]}"; do \\builtin printf '%s\\0%s\\0' "$${P}k" "\${${P}r[$${P}k]}" >&3; done`,
   `\\builtin unset -n ${P}r`,
@@ -118,14 +115,15 @@ export const SAVE_FUNCTION = [
   "fi",
   "done",
   `for ${P}k in "\${!BASH_ALIASES[@]}"; do \\builtin printf 'l\\0%s\\0%s\\0' "$${P}k" "\${BASH_ALIASES[$${P}k]}" >&3; done`,
-  // `declare -F` prints `declare -f name` or `declare -fx name` (exported).
+  // `declare -F` prints `declare -f name` or `declare -fx name` (exported); no fork without any.
+  "if \\builtin compgen -A function >/dev/null; then",
   `while IFS= \\builtin read -r ${P}line; do`,
   `${P}n=\${${P}line##* }; ${P}a=\${${P}line#declare }; ${P}a=\${${P}a%% *}`,
   `case $${P}n in ${P}*) continue;; esac`,
   `\\builtin printf 'f\\0%s\\0%s\\0' "$${P}n" "$${P}a" >&3; \\builtin declare -f -- "$${P}n" >&3; \\builtin printf '\\0' >&3`,
   'done <<< "$(\\builtin declare -F)"',
+  "fi",
   `\\builtin printf '${END}\\0' >&3`,
-  "}",
 ].join("\n");
 
 /**
@@ -222,13 +220,8 @@ export function functionEnvironment(state: ShellState | null): string[] {
  * agent's functions is defined under its own name, and with none of its traps or options yet.
  */
 export function renderPrelude(state: ShellState | null, stateFile: string): string {
-  const trap = `if ( ${HARNESS_PREFIX}save ) 3>${quoteForBash(stateFile)} >/dev/null 2>&1; then ${HARNESS_PREFIX}saved=1; fi`;
-  const lines = [
-    "unset BASH_ENV ENV",
-    SAVE_FUNCTION,
-    `trap ${quoteForBash(trap)} EXIT`,
-    "shopt -s expand_aliases",
-  ];
+  const trap = `if (\n${SAVE_SCRIPT}\n) 3>${quoteForBash(stateFile)} >/dev/null 2>&1; then ${HARNESS_PREFIX}saved=1; fi`;
+  const lines = ["unset BASH_ENV ENV", `trap ${quoteForBash(trap)} EXIT`, "shopt -s expand_aliases"];
   if (state) {
     lines.push(`cd -- ${quoteForBash(state.cwd)} 2>/dev/null`);
     for (const variable of state.variables) lines.push(renderVariable(variable));
@@ -276,4 +269,16 @@ function renderFunctions(state: ShellState): string[] {
 
 export function hasState(text: string): boolean {
   return text.includes(START);
+}
+
+/** `$'...'`: any text as one bash word, every byte but NUL (refused before) kept. */
+export function quoteForBash(text: string): string {
+  let quoted = "$'";
+  for (const char of text) {
+    const code = char.codePointAt(0) as number;
+    if (char === "\\" || char === "'") quoted += `\\${char}`;
+    else if (code < 0x20 || code === 0x7f) quoted += `\\x${code.toString(16).padStart(2, "0")}`;
+    else quoted += char;
+  }
+  return `${quoted}'`;
 }
