@@ -105,6 +105,14 @@ function verdicts(tables: DecisionSimulationTables): string[] {
     `worst false-failure rate, runs as they differ: ${percent(worst.failedRate)} (${worst.world}, ` +
       `${worst.baseRuns} base runs at ${worst.passRate}; target ≤ 5%)${worstSaid}`,
   );
+  // Improvements never gate, but a 🟢 on an unchanged PR misleads as a false failure does.
+  const falseImproved = [...tables.falseFailures, ...tables.worlds].reduce((a, c) =>
+    c.improvedRate > a.improvedRate ? c : a,
+  );
+  line(
+    falseImproved.improvedRate <= 0.05,
+    `worst false-improvement rate (🟢 with nothing changed): ${percent(falseImproved.improvedRate)} (target ≤ 5%)`,
+  );
   const few = tables.worlds.filter((c) => c.baseRuns <= 2);
   const fewPassed = few.reduce((n, c) => n + (1 - c.failedRate - c.inconclusiveRate), 0);
   line(fewPassed === 0, `with 1–2 base runs, a PR that did not fail is inconclusive every time (never ✅)`);

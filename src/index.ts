@@ -18,9 +18,16 @@ export {
   type FailOn,
   formatFailOn,
   parseFailOn,
+  type ScenarioVerdict,
+  type SuiteVerdict,
 } from "./compare/decision.js";
 export { EXIT_CODES, type ExitCode, exitCodeForDecision, exitCodeForReport } from "./compare/exit-status.js";
-export type { NotComparedScenario, TreatmentChanges, TreatmentFileChange } from "./compare/pairing.js";
+export type {
+  NotComparedScenario,
+  TreatmentChanges,
+  TreatmentFileChange,
+  UnseenGuidance,
+} from "./compare/pairing.js";
 export {
   type BaselineCandidate,
   type PooledBaseline,

@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { findOptionCapture } from "../src/evaluate/invocations.js";
 import { applyJsonPathAssertion, parseJsonPathAssertion, queryJsonPath } from "../src/evaluate/json-path.js";
 import { loadScenarios } from "../src/scenario/load.js";
 import { ROOT, runCli } from "./support/run-cli.js";
@@ -60,6 +61,8 @@ describe("the README's examples work", () => {
     );
     const [scenario] = await loadScenarios([path.join(dir, "scenario.yaml")]);
     expect(scenario?.id).toBe("create_and_link");
+    // Its command_pattern skips options before the subcommand: `validate` has nothing to warn of.
+    expect(scenario && findOptionCapture(scenario.target, scenario.solution)).toBeNull();
     expect(scenario?.variants.map((v) => v.name)).toEqual(["terse", "detailed"]);
     expect(scenario?.evaluation.composite).toEqual({
       gateWeight: 0.5,

@@ -10198,6 +10198,139 @@ function deliver(target, signal) {
     }
 }
 
+;// CONCATENATED MODULE: ./lib/sandbox/process-tree.js
+// @ts-check
+/**
+ * A process's descendants, read from /proc, for the process runner's kills (process-runner.js).
+ *
+ * Why a group kill is not enough: a process that left the run's group (setsid) is out of its
+ * reach. bwrap's sandbox init does so (--new-session), and it arms --die-with-parent only once its
+ * setup is done: when the group's kill lands during that setup, bwrap's monitor (the group's
+ * leader) dies at SIGTERM, and the init, orphaned and out of the group, goes on to start the
+ * command, which lives on (a hanging gate's `sleep` outlived a SIGTERMed CLI on a loaded machine).
+ * So a kill takes the tree while the leader still lives, and ends its members by pid.
+ *
+ * Plain JavaScript with only `node:` imports, like process-runner-protocol.js. Linux only;
+ * elsewhere nothing is found.
+ */
+
+/**
+ * One process, known by its pid and its start time (so a recycled pid is never taken for it).
+ * @typedef {{ pid: number; group: number; startTime: string }} TreeMember
+ */
+/**
+ * @typedef {object} ProcStat
+ * @property {number} parent
+ * @property {number} group
+ * @property {string} startTime  clock ticks after boot, as /proc writes it
+ */
+/**
+ * Fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses).
+ * @param {string} pid
+ * @returns {ProcStat | null}
+ */
+function readStat(pid) {
+    let text;
+    try {
+        text = (0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, "utf8");
+    }
+    catch {
+        return null;
+    }
+    // After ") ": state(3) ppid(4) pgrp(5) ... starttime(22).
+    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    const state = fields[0];
+    // A zombie is already dead: nothing to end, and its pid is about to be free.
+    if (state === "Z" || state === "X" || fields.length < 20)
+        return null;
+    return { parent: Number(fields[1]), group: Number(fields[2]), startTime: fields[19] ?? "" };
+}
+/**
+ * `pid` (when it is alive) and every live descendant of it, at this moment.
+ * @param {number} pid
+ * @returns {TreeMember[]}
+ */
+function findTree(pid) {
+    const stat = readStat(String(pid));
+    if (!stat)
+        return [];
+    return [{ pid, group: stat.group, startTime: stat.startTime }, ...findDescendants([pid])];
+}
+/**
+ * Every live descendant of each of `roots` (the roots themselves not included), at this moment.
+ * @param {readonly number[]} roots
+ * @returns {TreeMember[]}
+ */
+function findDescendants(roots) {
+    /** @type {string[]} */
+    let names;
+    try {
+        names = (0,external_node_fs_namespaceObject.readdirSync)("/proc");
+    }
+    catch {
+        return [];
+    }
+    /** @type {Map<number, TreeMember[]>} */
+    const children = new Map();
+    for (const name of names) {
+        if (!/^\d+$/.test(name))
+            continue;
+        const stat = readStat(name);
+        if (!stat)
+            continue;
+        const siblings = children.get(stat.parent) ?? [];
+        siblings.push({ pid: Number(name), group: stat.group, startTime: stat.startTime });
+        children.set(stat.parent, siblings);
+    }
+    /** @type {TreeMember[]} */
+    const found = [];
+    const seen = new Set(roots);
+    const queue = [...roots];
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+        for (const child of children.get(next) ?? []) {
+            if (seen.has(child.pid))
+                continue;
+            seen.add(child.pid);
+            found.push(child);
+            queue.push(child.pid);
+        }
+    }
+    return found;
+}
+/**
+ * Whether `member` is still the process it was (same pid, same start time) and alive.
+ * @param {TreeMember} member
+ */
+function isSameProcess(member) {
+    return readStat(String(member.pid))?.startTime === member.startTime;
+}
+/**
+ * Signals `member` if it is still the process it was.
+ * @param {TreeMember} member
+ * @param {NodeJS.Signals} signal
+ */
+function signalMember(member, signal) {
+    if (!isSameProcess(member))
+        return;
+    try {
+        process.kill(member.pid, signal);
+    }
+    catch {
+        // Gone meanwhile.
+    }
+}
+/**
+ * SIGKILLs the members of `tree` (taken earlier) that are still there, and whatever they started
+ * since: a member that forked after the tree was taken, or a sandbox init that started its command.
+ * @param {readonly TreeMember[]} tree
+ */
+function killTree(tree) {
+    const live = tree.filter(isSameProcess);
+    const later = findDescendants(live.map((member) => member.pid));
+    for (const member of [...live, ...later])
+        signalMember(member, "SIGKILL");
+}
+
 ;// CONCATENATED MODULE: ./lib/sandbox/process-runner.js
 // @ts-check
 /**
@@ -10215,12 +10348,15 @@ function deliver(target, signal) {
  * dist/process-runner/ (scripts/bundle-runner.mjs). It is type-checked through its JSDoc.
  *
  * What execa does not do is layered on it here: every process leads its own group, and a timeout
- * or a kill request ends the whole group (execa's own timeout and kill reach only the leader). The
+ * or a kill request ends the whole group and the process's descendants that left it, taken while
+ * it lives (process-tree.js; execa's own timeout and kill reach only the leader). The
  * run is over once the process exited and its pipes closed, or a short grace later: execa's result
  * waits for the pipes, which a background child may hold open forever. The harness learns a pid
  * only when a finished run left members behind, to end them with the trial. When the harness goes
- * away (its IPC channel closes), this process kills every group it is still running, then exits.
+ * away (its IPC channel closes), this process kills every group it is still running or ending
+ * (their trees too), then exits.
  */
+
 
 
 
@@ -10242,6 +10378,10 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Runs in flight: their kill switches, for a kill request and for our own exit. */
 /** @type {Map<number, { kill(): void; pid: number }>} */
 const running = new Map();
+/** Runs being killed whose SIGKILL is still to come (their process may have exited): each one's
+ * final SIGKILL, given at once if we exit first. */
+/** @type {Map<number, () => void>} */
+const ending = new Map();
 /**
  * Spawns one process as the leader of its own group, with exactly `request.env`, and reports its
  * end. A timeout or a kill ends the whole group: killing only bash would leave a `sleep` child
@@ -10275,8 +10415,21 @@ function runRequest(request, post) {
     const kill = () => {
         if (killTimer)
             return;
+        // Taken while the leader lives: a member that left the group (bwrap's sandbox init) would be
+        // out of reach once the leader is gone (process-tree.js).
+        const tree = findTree(pid);
         signalGroup(pid, "SIGTERM");
-        killTimer = setTimeout(() => signalGroup(pid, "SIGKILL"), KILL_GRACE_MS);
+        for (const member of tree)
+            if (member.group !== pid)
+                signalMember(member, "SIGTERM");
+        const finish = () => {
+            clearTimeout(killTimer);
+            ending.delete(id);
+            signalGroup(pid, "SIGKILL");
+            killTree(tree);
+        };
+        killTimer = setTimeout(finish, KILL_GRACE_MS);
+        ending.set(id, finish);
     };
     let timedOut = false;
     // setTimeout fires at once for delays beyond 2^31-1 ms; treat those (and Infinity) as no limit.
@@ -10373,8 +10526,15 @@ if (process.argv[2] === PROCESS_RUNNER_ARG && process.send) {
     // The harness is gone (or let go of us): nothing more will be asked, and nobody will end
     // what still runs unless we do.
     process.on("disconnect", () => {
-        for (const { pid } of running.values())
+        for (const [id, { pid }] of running) {
+            if (ending.has(id))
+                continue;
+            const tree = findTree(pid);
             signalGroup(pid, "SIGKILL");
+            killTree(tree);
+        }
+        for (const finish of [...ending.values()])
+            finish();
         process.exit(0);
     });
 }

@@ -3,7 +3,13 @@
  * action reads inputs. A bad value is a ConfigError that names the input and shows what was given.
  */
 
-import { AGENT_NAMES, type AgentApi, type AgentName, agentApiKeyVariable } from "../agents/registry.js";
+import {
+  type AgentApi,
+  type AgentName,
+  agentApiKeyVariable,
+  describeUnknownAgent,
+  resolveAgentName,
+} from "../agents/registry.js";
 import { checkGateMetrics, type FailOn, parseFailOn } from "../compare/decision.js";
 import { DEFAULT_BASELINE_RUNS } from "../compare/pool-baselines.js";
 import { ConfigError } from "../errors.js";
@@ -236,8 +242,8 @@ function readAgents(read: ReadInput): AgentName[] {
   if (listed.length === 0) return ["anthropic"];
   const agents: AgentName[] = [];
   for (const raw of listed) {
-    const match = AGENT_NAMES.find((name) => name === raw.toLowerCase());
-    if (!match) fail("agent", `must be one of ${AGENT_NAMES.join(", ")}`, raw);
+    const match = resolveAgentName(raw);
+    if (!match) throw new ConfigError(describeUnknownAgent(raw), 'input "agent"');
     if (!agents.includes(match)) agents.push(match);
   }
   return agents;
@@ -276,6 +282,7 @@ export const ACTION_SETTING_NAMES: SettingNames = {
   prices: null,
   judgeModel: 'input "judge-model"',
   forceJudge: null,
+  sandbox: 'input "sandbox"',
 };
 
 /**

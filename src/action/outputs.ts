@@ -69,6 +69,11 @@ export function buildOutputs(facts: PublishFacts): ActionOutputs {
     regressed: d.regressed,
     regressed_metrics: d.regressed_metrics,
     suite_regressed: d.suite_regressed,
+    // Improvements never gate; each compared scenario's verdict, as every rendering shows it.
+    improved: d.improved,
+    suite_improved: d.suite_improved,
+    suite_verdict: d.suite_verdict,
+    verdicts: Object.fromEntries(d.scenarios.map((s) => [s.key, s.verdict])),
     // Scenarios in no test (their measurement changed, or new), and what the PR changed in the treatment.
     not_compared: d.not_compared.map((s) => s.key),
     treatment_changed: (d.treatment_changes?.files ?? []).map(({ kind, path, change }) => ({

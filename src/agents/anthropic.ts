@@ -246,7 +246,7 @@ async function restartShell(context: AgentContext): Promise<string | Omit<AgentO
       error: `the sandbox failed to restart the shell: ${describeError(error)}`,
     };
   }
-  return "The shell was restarted: the next command runs in a fresh shell in the work dir (files stay; the current directory, variables, functions and aliases are reset).";
+  return `The shell was restarted: ${FRESH_SHELL}`;
 }
 
 /**

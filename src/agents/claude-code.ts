@@ -71,14 +71,14 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
   async function run(context: AgentContext): Promise<AgentOutcome> {
     const prepared = await prepareAgentCli(
       context,
-      { script: PREPARE_SCRIPT, what: "the work dir for Claude Code" },
+      { script: CLAUDE_PREPARE_SCRIPT, what: "the work dir for Claude Code" },
       (stdout) => Boolean(stdout.split("\n")[1]),
     );
     if ("outcome" in prepared) return prepared.outcome;
     const { runProcess } = prepared;
-    const [linked, configDir] = prepared.stdout.split("\n") as [string, string];
+    const [linked, configDir, shadowed] = prepared.stdout.split("\n") as [string, string, string];
     const mapper = createClaudeStreamMapper(context.events, now);
-    return runAgentCliBehindProxy(context, runProcess, {
+    const outcome = await runAgentCliBehindProxy(context, runProcess, {
       proxy: { apiKey: options.apiKey, upstream: options.baseURL || DEFAULT_BASE_URL, proxyEnv: env },
       maxApiRequests: options.maxApiRequests,
       mapper,
@@ -101,24 +101,34 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
         }
       },
     });
+    return shadowed === "1" ? { ...outcome, guidanceNotShown: SHADOWED_GUIDANCE } : outcome;
   }
 
-  return { name: "claude-code", run };
+  return { name: "claude-code", hostFiles: [{ path: binary, use: "execute" }], run };
 }
 
 /**
  * Creates CLAUDE.md -> AGENTS.md when the work dir has guidance for agents but no CLAUDE.md (Claude
  * Code reads only CLAUDE.md), and a config dir in TMPDIR. Prints "1" when it linked, then the
- * config dir. `command -p` finds the system's tools, never the target shim.
+ * config dir, then "1" when AGENTS.md is shadowed: the work dir has a CLAUDE.md of its own, neither
+ * a link to AGENTS.md nor importing it (`@AGENTS.md`), which Claude Code reads instead. `command -p`
+ * finds the system's tools, never the target shim.
  */
-const PREPARE_SCRIPT = `set -e
+export const CLAUDE_PREPARE_SCRIPT = `set -e
 config="\${TMPDIR:-/tmp}/claude-code-config"
 command -p mkdir -p "$config"
 linked=0
+shadowed=0
 if [ -f AGENTS.md ] && [ ! -e CLAUDE.md ] && [ ! -L CLAUDE.md ]; then
   command -p ln -s AGENTS.md CLAUDE.md && linked=1
+elif [ -f AGENTS.md ] && [ "$(command -p readlink CLAUDE.md || true)" != AGENTS.md ] &&
+  ! command -p grep -Eqs '@(\\./)?AGENTS\\.md' CLAUDE.md; then
+  shadowed=1
 fi
-printf '%s\\n%s\\n' "$linked" "$config"`;
+printf '%s\\n%s\\n%s\\n' "$linked" "$config" "$shadowed"`;
+
+const SHADOWED_GUIDANCE =
+  "the work dir has a CLAUDE.md of its own, which Claude Code reads instead of AGENTS.md";
 
 const UNLINK_SCRIPT = `if [ -L CLAUDE.md ] && [ "$(command -p readlink CLAUDE.md)" = AGENTS.md ]; then command -p rm -f CLAUDE.md; fi`;
 
@@ -247,6 +257,8 @@ export function createClaudeStreamMapper(events: EventSink, now: () => number): 
     turns: 0,
     result: null,
     openCalls: new Map(),
+    otherToolCalls: new Map(),
+    backgroundCalls: new Set(),
   };
   return {
     push(raw) {
@@ -300,6 +312,10 @@ interface StreamState {
   result: ResultLine | null;
   /** Bash calls emitted without a result yet: call id → start time. */
   openCalls: Map<string, number>;
+  /** Open calls of another tool than Bash (a file edit, a tool it does not offer): id → its name. */
+  otherToolCalls: Map<string, string>;
+  /** Bash calls the model ran with `run_in_background`. */
+  backgroundCalls: Set<string>;
 }
 
 type ToolUse = PendingMessage["toolUses"][number];
@@ -326,11 +342,21 @@ function flushResponse(stream: StreamState, cost?: number): void {
 }
 
 function emitToolCall(stream: StreamState, toolUse: ToolUse): void {
-  if (toolUse.name !== "Bash" || stream.openCalls.has(toolUse.id)) return;
-  const input = toolUse.input as { command?: unknown } | null;
-  const command = input && typeof input.command === "string" ? input.command : JSON.stringify(toolUse.input);
+  if (stream.openCalls.has(toolUse.id)) return;
   stream.openCalls.set(toolUse.id, stream.now());
-  stream.events.emit({ type: "tool_call", call_id: toolUse.id, turn: Math.max(stream.turns, 1), command });
+  const turn = Math.max(stream.turns, 1);
+  if (toolUse.name !== "Bash") {
+    // A tool call of its own kind: it runs no command (a file edit), or Claude Code refuses it.
+    stream.otherToolCalls.set(toolUse.id, toolUse.name);
+    const input = JSON.stringify(toolUse.input) ?? "";
+    const command = `${toolUse.name} ${input.length > 200 ? `${input.slice(0, 200)}…` : input}`;
+    stream.events.emit({ type: "tool_call", call_id: toolUse.id, turn, command, tool: toolUse.name });
+    return;
+  }
+  const input = toolUse.input as { command?: unknown; run_in_background?: unknown } | null;
+  const command = input && typeof input.command === "string" ? input.command : JSON.stringify(toolUse.input);
+  if (input?.run_in_background === true) stream.backgroundCalls.add(toolUse.id);
+  stream.events.emit({ type: "tool_call", call_id: toolUse.id, turn, command });
 }
 
 /** The pending response with this id; a different one pending is emitted first. */
@@ -412,7 +438,7 @@ function handleAssistantLine(stream: StreamState, line: Record<string, unknown>)
   target.toolUses.push(...toolUses);
 }
 
-/** Tool results: one `tool_result` event per Bash call. */
+/** Tool results: one `tool_result` event per tool call. */
 function handleUserLine(stream: StreamState, line: Record<string, unknown>): void {
   flushResponse(stream);
   const message = asRecord(line.message);
@@ -421,10 +447,26 @@ function handleUserLine(stream: StreamState, line: Record<string, unknown>): voi
   for (const block of content) {
     if (block.type !== "tool_result" || typeof block.tool_use_id !== "string") continue;
     const startedAt = stream.openCalls.get(block.tool_use_id);
-    if (startedAt === undefined) continue; // not a Bash call
+    if (startedAt === undefined) continue; // not a call it showed
     stream.openCalls.delete(block.tool_use_id);
     const text = readToolResultText(block.content);
     const isError = block.is_error === true;
+    const duration_ms = Math.max(0, Math.round(stream.now() - startedAt));
+    if (stream.otherToolCalls.has(block.tool_use_id)) {
+      stream.events.emit({
+        type: "tool_result",
+        call_id: block.tool_use_id,
+        stdout: isError ? "" : text,
+        stderr: isError ? text : "",
+        exit_code: isError ? 1 : 0,
+        duration_ms,
+        truncated: false,
+        timed_out: false,
+        // A tool it does not offer: refused before anything ran.
+        ...(isError && /No such tool available/i.test(text) ? { not_run: true } : {}),
+      });
+      continue;
+    }
     const exitMatch = isError ? /^(?:Error: )?Exit code (\d+)\n?/.exec(text) : null;
     const separate = typeof detail.stdout === "string" && content.length === 1;
     stream.events.emit({
@@ -433,9 +475,13 @@ function handleUserLine(stream: StreamState, line: Record<string, unknown>): voi
       stdout: separate ? String(detail.stdout) : exitMatch ? text.slice(exitMatch[0].length) : text,
       stderr: separate && typeof detail.stderr === "string" ? detail.stderr : "",
       exit_code: exitMatch ? Number(exitMatch[1]) : isError ? 1 : 0,
-      duration_ms: Math.max(0, Math.round(stream.now() - startedAt)),
+      duration_ms,
       truncated: false,
       timed_out: detail.interrupted === true || (isError && /timed out/i.test(text.slice(0, 200))),
+      // Its command goes on after this result; the shim records what it runs.
+      ...(stream.backgroundCalls.has(block.tool_use_id) || typeof detail.backgroundTaskId === "string"
+        ? { background: true }
+        : {}),
     });
   }
 }

@@ -169,7 +169,7 @@ export function createCodexAgent(options: CodexAgentOptions): Agent {
     });
   }
 
-  return { name: "codex", run };
+  return { name: "codex", hostFiles: [{ path: binary, use: "execute" }], run };
 }
 
 /**
@@ -434,6 +434,7 @@ export function createCodexStreamMapper(
     turns: () => stream.emitted + (stream.pending ? 1 : 0),
     finish(exec, signal, ends) {
       flushResponse(stream);
+      closeOpenCalls(stream);
       // Answers the stream showed nothing of (hidden reasoning only) are model turns all the same.
       emitUnseenAnswers(stream, stream.answers() + 1);
       // Without the answers' own usage (a compressed stream), the run's total goes on the last one.
@@ -519,6 +520,10 @@ function handleItem(stream: CodexStreamState, item: Record<string, unknown>, com
       if (!stream.openCalls.has(id)) startCommand(stream, id, item);
       if (completed) finishCommand(stream, id, item);
       break;
+    case "file_change":
+      // An `apply_patch` the model ran through its shell tool, which Codex applies itself.
+      if (completed) recordFileChange(stream, id, item);
+      break;
     case "error":
       // Codex's own warnings (an unknown model's metadata, a config notice), not the model's.
       if (completed) emit(stream, { type: "agent_output", text: `Codex: ${String(item.message ?? "")}` });
@@ -541,11 +546,16 @@ function handleItem(stream: CodexStreamState, item: Record<string, unknown>, com
  * item after the next request has gone out, so the proxy's count alone can be ahead; without a
  * match (a compressed stream), it is all there is.
  */
-function answerOf(stream: CodexStreamState, kind: "commands" | "texts", content: string): number {
+function answerOf(
+  stream: CodexStreamState,
+  kind: "commands" | "texts",
+  content: string | ((read: string) => boolean),
+): number {
   const current = Math.max(stream.answers(), 1);
+  const matches = typeof content === "string" ? (read: string) => read === content : content;
   for (let answer = Math.max(stream.lastAnswer, 1); answer <= current; answer += 1) {
     const unmatched = stream.answerItems.get(answer)?.[kind];
-    const at = unmatched?.indexOf(content) ?? -1;
+    const at = unmatched?.findIndex(matches) ?? -1;
     if (unmatched && at !== -1) {
       unmatched.splice(at, 1);
       return answer;
@@ -585,38 +595,104 @@ function emitUnseenAnswers(stream: CodexStreamState, before: number): void {
 /** A command starts: its response is complete (it goes out once its usage is known), then its tool_call. */
 function startCommand(stream: CodexStreamState, id: string, item: Record<string, unknown>): void {
   const command = unwrapShellCommand(typeof item.command === "string" ? item.command : "");
-  const answer = answerOf(stream, "commands", command);
+  startToolCall(stream, answerOf(stream, "commands", command), { id, name: "exec_command", command });
+}
+
+/** A tool call of `answer`, held with its response when that response is still to go out. */
+function startToolCall(
+  stream: CodexStreamState,
+  answer: number,
+  use: { id: string; name: string; command: string; tool?: string },
+): void {
   const response = responseFor(stream, answer);
-  stream.openCalls.set(id, stream.now());
-  const call: EventInput = { type: "tool_call", call_id: id, turn: Math.max(stream.emitted, 1), command };
+  stream.openCalls.set(use.id, stream.now());
+  const call: EventInput = {
+    type: "tool_call",
+    call_id: use.id,
+    turn: Math.max(stream.emitted, 1),
+    command: use.command,
+    ...(use.tool ? { tool: use.tool } : {}),
+  };
   const at = stream.answerArrivals.get(answer);
   if (!response) {
     stream.events.emit(call, at);
     return;
   }
-  response.toolUses.push({ id, name: "exec_command", input: { command } });
+  response.toolUses.push({ id: use.id, name: use.name, input: { command: use.command } });
   response.complete = true;
   stream.held.push({ event: { ...call, turn: stream.emitted + 1 }, at });
   if (stream.answerUsage.has(response.answer)) flushResponse(stream);
 }
 
+/**
+ * A file change: the model's `apply_patch` (through exec_command, which Codex intercepts) is a tool
+ * call of its own kind, with its result: the model made the call, though no shell ran it.
+ */
+function recordFileChange(stream: CodexStreamState, id: string, item: Record<string, unknown>): void {
+  const changes = (Array.isArray(item.changes) ? item.changes : []).map((change) => asRecord(change));
+  const described = changes.map(
+    (change) => `${String(change.kind ?? "change")} ${String(change.path ?? "?")}`,
+  );
+  const answer = answerOf(stream, "commands", (read) => /^\s*apply_patch\b/.test(read));
+  startToolCall(stream, answer, {
+    id,
+    name: "apply_patch",
+    command: `apply_patch: ${described.join(", ") || "no files"}`,
+    tool: "apply_patch",
+  });
+  const status = typeof item.status === "string" ? item.status : "";
+  closeToolCall(stream, id, {
+    exitCode: status === "completed" ? 0 : 1,
+    stdout: "",
+    stderr: status === "completed" ? "" : `Codex reports the patch as ${status || "not applied"}`,
+  });
+}
+
 function finishCommand(stream: CodexStreamState, id: string, item: Record<string, unknown>): void {
-  const startedAt = stream.openCalls.get(id) ?? stream.now();
-  stream.openCalls.delete(id);
   const exitCode = typeof item.exit_code === "number" ? item.exit_code : null;
   const status = typeof item.status === "string" ? item.status : "";
-  emit(stream, {
-    type: "tool_result",
-    call_id: id,
+  closeToolCall(stream, id, {
     // Codex reports stdout and stderr interleaved, as one output.
     stdout: typeof item.aggregated_output === "string" ? item.aggregated_output : "",
     stderr: exitCode === null && status ? `Codex reports the command as ${status}, without an exit code` : "",
     // Declined or not started: no exit code; a failure all the same.
-    exit_code: exitCode ?? 1,
+    exitCode: exitCode ?? 1,
+  });
+}
+
+function closeToolCall(
+  stream: CodexStreamState,
+  id: string,
+  result: { exitCode: number; stdout: string; stderr: string; background?: boolean },
+): void {
+  const startedAt = stream.openCalls.get(id) ?? stream.now();
+  stream.openCalls.delete(id);
+  emit(stream, {
+    type: "tool_result",
+    call_id: id,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    exit_code: result.exitCode,
     duration_ms: Math.max(0, Math.round(stream.now() - startedAt)),
     truncated: false,
     timed_out: false,
+    ...(result.background ? { background: true } : {}),
   });
+}
+
+/**
+ * Commands still running when the run ended (Codex answered the model before they finished, its
+ * `yield_time_ms`, and never reported their end): closed as background runs, exit code unknown.
+ */
+function closeOpenCalls(stream: CodexStreamState): void {
+  for (const id of [...stream.openCalls.keys()]) {
+    closeToolCall(stream, id, {
+      exitCode: 1,
+      stdout: "",
+      stderr: "Codex reported no end of this command before the run ended (it went on after Codex answered)",
+      background: true,
+    });
+  }
 }
 
 /** The pending response, then the command events it held. */
@@ -642,7 +718,9 @@ function emitResponse(stream: CodexStreamState, response: PendingResponse): void
   stream.events.emit({
     type: "model_response",
     turn: stream.emitted,
-    stop_reason: response.toolUses.length > 0 ? "tool_use" : null,
+    // A text-only answer ends Codex's turn; an answer it showed nothing of (hidden reasoning, a
+    // refused call) is unknown.
+    stop_reason: response.toolUses.length > 0 ? "tool_use" : response.texts.length > 0 ? "end_turn" : null,
     usage,
     text: response.texts.join("\n"),
     tool_uses: response.toolUses,

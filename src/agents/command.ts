@@ -15,7 +15,7 @@ import { constants as fsConstants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError, describeError } from "../errors.js";
-import type { ExecResult } from "../sandbox/types.js";
+import type { ExecResult, HostFile } from "../sandbox/types.js";
 import type { EventSink } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
 import { emitOutputCut } from "./output-cut.js";
@@ -92,7 +92,18 @@ export function createCommandAgent(options: CommandAgentOptions): Agent {
   }
 
   // The model is the agent's only when the template passes it on: else the transcript must not name it.
-  return { name: "command", usesModel: placeholders.includes("model"), run };
+  // An absolute program is known now (a bare name is found on PATH, a relative one in the work dir, when it runs).
+  const program = findCommandProgram(template);
+  const hostFiles: HostFile[] =
+    program && path.isAbsolute(program) ? [{ path: program, use: "execute" }] : [];
+  return {
+    name: "command",
+    usesModel: placeholders.includes("model"),
+    // Its model sees the system prompt only through `{system}`; whether it reads AGENTS.md is its own business.
+    guidanceIntake: { systemPrompt: placeholders.includes("system"), workDirFile: "unknown" },
+    hostFiles,
+    run,
+  };
 }
 
 /**

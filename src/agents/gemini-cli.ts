@@ -25,7 +25,7 @@
 import { closeSync, openSync, readSync, realpathSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import path from "node:path";
-import type { ExecResult } from "../sandbox/types.js";
+import type { ExecResult, HostFile } from "../sandbox/types.js";
 import type { EventSink, TokenUsage } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
 import { type CliBinarySpec, isReadableFile, resolveCliBinary } from "./cli-binary.js";
@@ -142,7 +142,15 @@ export function createGeminiCliAgent(options: GeminiCliAgentOptions): Agent {
     });
   }
 
-  return { name: "gemini-cli", run };
+  // A script: node runs, and reads it.
+  const hostFiles: HostFile[] =
+    launch.file === binary
+      ? [{ path: binary, use: "execute" }]
+      : [
+          { path: launch.file, use: "execute" },
+          { path: binary, use: "read" },
+        ];
+  return { name: "gemini-cli", hostFiles, run };
 }
 
 /** Separates the settings from the system prompt on the prepare script's stdin. */
@@ -290,6 +298,7 @@ export function createGeminiStreamMapper(events: EventSink, now: () => number): 
     result: null,
     totals: null,
     openCalls: new Map(),
+    otherToolCalls: new Map(),
   };
   return {
     push(raw) {
@@ -328,6 +337,8 @@ interface StreamState {
   totals: TokenUsage | null;
   /** Shell calls without a result yet: call id → start time. */
   openCalls: Map<string, number>;
+  /** Calls of tools other than the shell, by id: their results carry no exit code. */
+  otherToolCalls: Map<string, string>;
 }
 
 function handleLine(state: StreamState, line: Record<string, unknown>, text: string): void {
@@ -407,10 +418,24 @@ function emitResponse(state: StreamState, usage: TokenUsage | null): void {
 }
 
 function emitToolCall(state: StreamState, toolUse: PendingTurn["toolUses"][number]): void {
-  if (toolUse.name !== GEMINI_SHELL_TOOL || state.openCalls.has(toolUse.id)) return;
+  if (state.openCalls.has(toolUse.id)) return;
+  state.openCalls.set(toolUse.id, state.now());
+  if (toolUse.name !== GEMINI_SHELL_TOOL) {
+    // A tool call of its own kind: a file edit or read, or a tool the CLI refuses.
+    state.otherToolCalls.set(toolUse.id, toolUse.name);
+    const input = JSON.stringify(toolUse.input) ?? "";
+    const command = `${toolUse.name} ${input.length > 200 ? `${input.slice(0, 200)}…` : input}`;
+    state.events.emit({
+      type: "tool_call",
+      call_id: toolUse.id,
+      turn: state.turns,
+      command,
+      tool: toolUse.name,
+    });
+    return;
+  }
   const input = asRecord(toolUse.input);
   const command = typeof input.command === "string" ? input.command : JSON.stringify(toolUse.input);
-  state.openCalls.set(toolUse.id, state.now());
   state.events.emit({ type: "tool_call", call_id: toolUse.id, turn: state.turns, command });
 }
 
@@ -427,18 +452,37 @@ function reportUncarriedTotals(state: StreamState, totals: TokenUsage): void {
  * A shell call's result. With --debug the CLI prints what the model is told: `Output: …`, then
  * `Error: …`, `Exit Code: N`, `Signal: N`, `Background PIDs: …`, `Process Group PGID: N` when they
  * apply (no Exit Code line: 0). Any other text is a call that did not run as a command (the CLI's
- * own refusal, a timeout, a cancel).
+ * own refusal, a timeout, a cancel). A refusal before any shell started (its block of `$(…)`, bad
+ * parameters) is marked `not_run`: the command typed no invocation of the target, so the model's
+ * retry is not taken for it.
  */
 function handleToolResult(state: StreamState, line: Record<string, unknown>): void {
   const id = typeof line.tool_id === "string" ? line.tool_id : "";
   const startedAt = state.openCalls.get(id);
-  if (startedAt === undefined) return; // not a shell call
+  if (startedAt === undefined) return;
   state.openCalls.delete(id);
   const output = typeof line.output === "string" ? line.output : "";
   const errorMessage =
     typeof asRecord(line.error).message === "string" ? String(asRecord(line.error).message) : "";
+  if (state.otherToolCalls.delete(id)) {
+    const failed = line.status === "error" || errorMessage !== "";
+    state.events.emit({
+      type: "tool_result",
+      call_id: id,
+      stdout: failed ? "" : output,
+      stderr: failed ? [output, errorMessage].filter(Boolean).join("\n") : "",
+      exit_code: failed ? NOT_RUN_EXIT_CODE : 0,
+      duration_ms: Math.max(0, Math.round(state.now() - startedAt)),
+      truncated: false,
+      timed_out: false,
+      // A tool the CLI does not offer: refused before anything ran.
+      ...(failed && isUnofferedTool(asRecord(line.error).type, errorMessage) ? { not_run: true } : {}),
+    });
+    return;
+  }
   const parsed = parseShellOutput(output);
   const timedOut = /exceeded the timeout/i.test(output.slice(0, 300));
+  const notRun = parsed === null && !timedOut && isRefusedBeforeRun(output, asRecord(line.error).type);
   state.events.emit({
     type: "tool_result",
     call_id: id,
@@ -448,7 +492,18 @@ function handleToolResult(state: StreamState, line: Record<string, unknown>): vo
     duration_ms: Math.max(0, Math.round(state.now() - startedAt)),
     truncated: false,
     timed_out: timedOut,
+    ...(notRun ? { not_run: true } : {}),
   });
+}
+
+/** Gemini CLI refused a call of a tool it does not register (not in `tools.core`, or unknown). */
+function isUnofferedTool(errorType: unknown, message: string): boolean {
+  return errorType === "tool_not_registered" || /not found in registry|not registered/i.test(message);
+}
+
+/** Gemini CLI's shell tool ended the call before starting a shell: its block of `$(…)`, bad parameters. */
+function isRefusedBeforeRun(output: string, errorType: unknown): boolean {
+  return errorType === "invalid_tool_params" || /^Blocked:|before it could start/.test(output);
 }
 
 /** The lines the CLI appends after the output, last first (each at most once, in this order). */

@@ -110,7 +110,7 @@ export function createOpenCodeAgent(options: OpenCodeAgentOptions): Agent {
     });
   }
 
-  return { name: "opencode", run };
+  return { name: "opencode", hostFiles: [{ path: binary, use: "execute" }], run };
 }
 
 /**

@@ -17,7 +17,7 @@ import { createNullAgent } from "./null.js";
 import { createOpenCodeAgent, type OpenCodeAgentOptions } from "./opencode.js";
 import { createOracleAgent } from "./oracle.js";
 import { createReplayAgent } from "./replay.js";
-import type { Agent } from "./types.js";
+import type { Agent, GuidanceIntake } from "./types.js";
 
 export interface AgentDeps {
   /** Required by `anthropic`; built by the CLI/action from the API keys (one client per provider). */
@@ -73,8 +73,15 @@ export interface AgentDescriptor {
    * (Gemini CLI's): its model ids are passed to it as written. Absent: the model's provider's key.
    */
   apiKeyVariable?: string;
+  /** How its model is shown a scenario's guidance (README "Guidance: what each agent is shown"). */
+  guidance: GuidanceIntake;
   /** One line for `run --help` (at most 60 characters). */
   description: string;
+  /**
+   * Other names users type for it (`gemini` for gemini-cli), accepted wherever an agent is named.
+   * Case, dashes and underscores never matter (`Claude_Code`, `open-code`), so they need no alias.
+   */
+  aliases?: readonly string[];
   /** Throws a ConfigError naming what is missing from `deps`. */
   create(deps: AgentDeps): Agent;
 }
@@ -100,11 +107,18 @@ function defaultKeyRemedy(name: AgentName): string {
     : API_KEY_REMEDY;
 }
 
+/** The agent CLIs: each reads the work dir's AGENTS.md itself (claude-code through a CLAUDE.md link) and takes the system prompt. */
+const CLI_LOADS_WORK_DIR_FILE: GuidanceIntake = { systemPrompt: true, workDirFile: "cli" };
+/** No model, or none that is given anything but the task. */
+const NOT_SHOWN: GuidanceIntake = { systemPrompt: false, workDirFile: "none" };
+
 export const AGENTS = {
   anthropic: {
+    guidance: { systemPrompt: true, workDirFile: "harness" },
     usesModel: true,
     needsApiKey: true,
     apis: ["anthropic", "openai"],
+    aliases: ["built-in", "builtin"],
     description: "the built-in loop: a bash tool, Anthropic or OpenAI models",
     create(deps) {
       if (!deps.modelClient) throw new ConfigError(describeMissingApiKey("anthropic"), "--agent");
@@ -112,6 +126,7 @@ export const AGENTS = {
     },
   },
   oracle: {
+    guidance: NOT_SHOWN,
     usesModel: false,
     needsApiKey: false,
     apis: [],
@@ -119,6 +134,7 @@ export const AGENTS = {
     create: () => createOracleAgent(),
   },
   replay: {
+    guidance: NOT_SHOWN,
     usesModel: false,
     needsApiKey: false,
     apis: [],
@@ -134,6 +150,7 @@ export const AGENTS = {
     },
   },
   null: {
+    guidance: NOT_SHOWN,
     usesModel: false,
     needsApiKey: false,
     apis: [],
@@ -141,9 +158,11 @@ export const AGENTS = {
     create: () => createNullAgent(),
   },
   "claude-code": {
+    guidance: CLI_LOADS_WORK_DIR_FILE,
     usesModel: true,
     needsApiKey: true,
     apis: ["anthropic"],
+    aliases: ["claude", "claude-cli"],
     description: "the Claude Code CLI, the key reaching it via a local proxy",
     create(deps) {
       if (!deps.apiKey) throw new ConfigError(describeMissingApiKey("claude-code"), "--agent");
@@ -157,9 +176,11 @@ export const AGENTS = {
     },
   },
   codex: {
+    guidance: CLI_LOADS_WORK_DIR_FILE,
     usesModel: true,
     needsApiKey: true,
     apis: ["openai"],
+    aliases: ["codex-cli", "openai-codex"],
     description: "OpenAI's Codex CLI, the key reaching it via a local proxy",
     create(deps) {
       if (!deps.openaiApiKey) {
@@ -175,10 +196,12 @@ export const AGENTS = {
     },
   },
   "gemini-cli": {
+    guidance: CLI_LOADS_WORK_DIR_FILE,
     usesModel: true,
     needsApiKey: true,
     apiKeyVariable: GEMINI_API_KEY_ENV,
     apis: ["gemini"],
+    aliases: ["gemini", "google-gemini"],
     description: "Google's Gemini CLI, the key reaching it via a local proxy",
     create(deps) {
       if (!deps.geminiApiKey) {
@@ -194,9 +217,11 @@ export const AGENTS = {
     },
   },
   opencode: {
+    guidance: CLI_LOADS_WORK_DIR_FILE,
     usesModel: true,
     needsApiKey: true,
     apis: ["anthropic"],
+    aliases: ["opencode-cli", "sst-opencode"],
     description: "the OpenCode CLI, the key reaching it via a local proxy",
     create(deps) {
       if (!deps.apiKey) throw new ConfigError(describeMissingApiKey("opencode"), "--agent");
@@ -210,6 +235,7 @@ export const AGENTS = {
     },
   },
   command: {
+    guidance: { systemPrompt: false, workDirFile: "unknown" },
     usesModel: true,
     needsApiKey: false,
     apis: [],
@@ -233,6 +259,54 @@ export const AGENT_NAMES = Object.keys(AGENTS) as AgentName[];
 
 export function isAgentName(name: string): name is AgentName {
   return Object.hasOwn(AGENTS, name);
+}
+
+/** Case, dashes, underscores and spaces never tell two agent names apart. */
+function foldAgentName(name: string): string {
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/[-_\s]/g, "");
+}
+
+/** Every name a user may type for an agent, folded, to its agent. */
+const AGENT_BY_TYPED_NAME: ReadonlyMap<string, AgentName> = new Map(
+  AGENT_NAMES.flatMap((name) => {
+    const descriptor: AgentDescriptor = AGENTS[name];
+    return [name, ...(descriptor.aliases ?? [])].map((typed) => [foldAgentName(typed), name] as const);
+  }),
+);
+
+/**
+ * Names that are a provider's rather than an agent's, and which agents run its models: `openai`
+ * could mean Codex or the built-in loop on an OpenAI model, so it is explained, not guessed.
+ */
+const PROVIDER_HINTS: ReadonlyMap<string, string> = new Map([
+  [
+    "openai",
+    "a provider, not an agent: agent codex runs OpenAI's Codex CLI; agent anthropic with model openai:MODEL runs the built-in loop on an OpenAI model",
+  ],
+  ["google", "a provider, not an agent: agent gemini-cli runs Google's Gemini CLI"],
+]);
+
+/** The agent a user's name stands for (its own name, any case or dash, or an alias); undefined if none. */
+export function resolveAgentName(typed: string): AgentName | undefined {
+  if (isAgentName(typed)) return typed;
+  return AGENT_BY_TYPED_NAME.get(foldAgentName(typed));
+}
+
+/**
+ * Why `typed` names no agent, for a ConfigError: a provider's name explained, else the closest
+ * agent name or alias (as its agent's name), then every agent's name.
+ */
+export function describeUnknownAgent(typed: string): string {
+  const providerHint = PROVIDER_HINTS.get(foldAgentName(typed));
+  if (providerHint)
+    return `unknown agent "${typed}" (${providerHint}); expected one of: ${AGENT_NAMES.join(", ")}`;
+  const closest = suggestKey(typed, [...AGENT_BY_TYPED_NAME.keys()]);
+  const suggestion = closest === undefined ? undefined : AGENT_BY_TYPED_NAME.get(closest);
+  const hint = suggestion ? ` (did you mean "${suggestion}"?)` : "";
+  return `unknown agent "${typed}"${hint}; expected one of: ${AGENT_NAMES.join(", ")}`;
 }
 
 /** Agents that talk to a model (and so have a model worth recording). */
@@ -260,15 +334,15 @@ export function agentInstanceUsesModel(agent: Pick<Agent, "name" | "usesModel">)
   return agent.usesModel ?? agentUsesModel(agent.name);
 }
 
+/** How a created agent's model is shown the guidance: its own answer, else its kind's. */
+export function agentGuidanceIntake(agent: Pick<Agent, "name" | "guidanceIntake">): GuidanceIntake {
+  const descriptor: AgentDescriptor = AGENTS[agent.name];
+  return agent.guidanceIntake ?? descriptor.guidance;
+}
+
 /** The agent for `--agent NAME` (a string, since it comes straight from the user). */
 export function createAgent(name: AgentName | (string & {}), deps: AgentDeps = {}): Agent {
-  if (!isAgentName(name)) {
-    const suggestion = suggestKey(name, AGENT_NAMES);
-    const hint = suggestion ? ` (did you mean "${suggestion}"?)` : "";
-    throw new ConfigError(
-      `unknown agent "${name}"${hint}; expected one of: ${AGENT_NAMES.join(", ")}`,
-      "--agent",
-    );
-  }
-  return AGENTS[name].create(deps);
+  const agent = resolveAgentName(name);
+  if (!agent) throw new ConfigError(describeUnknownAgent(name), "--agent");
+  return AGENTS[agent].create(deps);
 }

@@ -7,7 +7,9 @@
  *
  * What only the model could tell (its turns, tokens, cost, whether it stopped on its own or at the
  * turn limit) is carried over from the recording in a `recorded_execution` event, so the report
- * shows the recorded run's figures, marked as recorded, instead of a replay's zeros. Several
+ * shows the recorded run's figures, marked as recorded, instead of a replay's zeros; what the
+ * recorded model said (and its system prompt) goes first in a `recorded_transcript` event, for the
+ * exports that show the recorded turns. Several
  * recorded runs (one per model) replay as a model matrix: each trial takes its model's recording.
  */
 import { describeError } from "../errors.js";
@@ -50,6 +52,14 @@ export function createReplayAgent(sources: RecordingSet | readonly RecordingSet[
         error: `no recording of scenario "${key}" in ${recordings.source}: replay runs only the scenarios the recorded run had`,
         turns: 0,
       };
+    }
+    // The recorded model's side (its text each turn, its system prompt), which the replay cannot produce.
+    if (recording.turns.length > 0 || recording.system_prompt !== null) {
+      context.events.emit({
+        type: "recorded_transcript",
+        system_prompt: recording.system_prompt,
+        turns: recording.turns,
+      });
     }
     for (const [index, call] of recording.calls.entries()) {
       if (context.signal.aborted) return { reason: classifyAbort(context.signal), turns: 0 };

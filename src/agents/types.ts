@@ -1,4 +1,4 @@
-import type { ExecResult } from "../sandbox/types.js";
+import type { ExecResult, HostFile } from "../sandbox/types.js";
 import type { Scenario } from "../scenario/types.js";
 import type { EndReason, EventSink } from "../transcript/events.js";
 import type { AgentName } from "./registry.js";
@@ -84,14 +84,39 @@ export interface AgentOutcome {
   turns: number;
   /** The failure will repeat in every trial (a rejected API key, an unknown model): stop the run. */
   fatal?: boolean;
+  /**
+   * Why the agent's CLI, which reads the work dir's guidance itself, was not shown AGENTS.md in this
+   * trial (a CLAUDE.md of the work dir's own, which Claude Code reads instead); absent when it was
+   * shown, or when there was none.
+   */
+  guidanceNotShown?: string;
+}
+
+/**
+ * How an agent's model is shown a scenario's guidance. `systemPrompt`: it gets the harness's system
+ * prompt (so guidance in `system` mode). `workDirFile`: who puts the work dir's AGENTS.md in its
+ * context: `harness` (the built-in loop: the harness loads it into the system prompt, as the agent
+ * CLIs load theirs), `cli` (its CLI reads it as its context file), `unknown` (the command agent:
+ * whether the user's CLI reads it is not known), `none` (no model, or nothing reads it).
+ */
+export interface GuidanceIntake {
+  systemPrompt: boolean;
+  workDirFile: "harness" | "cli" | "unknown" | "none";
 }
 
 export interface Agent {
   readonly name: AgentName;
+  /** How its model is shown the guidance; absent: the registry's answer for its name (the command agent answers for its template). */
+  readonly guidanceIntake?: GuidanceIntake;
   /**
    * Whether this agent talks to the model it is given, so the transcript may name it; absent: the
    * registry's answer for its name (the command agent answers for its own template).
    */
   readonly usesModel?: boolean;
+  /**
+   * Host files its processes run (an agent CLI's program; node, for a script): in local mode an
+   * account of its own must reach them, which is checked before any trial.
+   */
+  readonly hostFiles?: readonly HostFile[];
   run(context: AgentContext): Promise<AgentOutcome>;
 }

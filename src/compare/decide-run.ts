@@ -8,6 +8,7 @@
  */
 import { describeError } from "../errors.js";
 import type { Report } from "../results/types.js";
+import { diffRegressedBehaviour } from "./behaviour-diff.js";
 import { compareReports } from "./compare.js";
 import { type Decision, decide, defaultFailOn, type FailOn } from "./decision.js";
 import type { BaselinePooling } from "./pool-baselines.js";
@@ -81,7 +82,7 @@ export function decideRun({
       comparisonError = describeError(error);
     }
   }
-  const decision = decide({
+  const decided = decide({
     head: report,
     baseline: comparison ? (baseline?.report ?? null) : null,
     failOn: policy.failOn ?? defaultFailOn(comparison !== null),
@@ -91,5 +92,11 @@ export function decideRun({
     ...(designExtraTrials !== undefined ? { extraTrials: designExtraTrials } : {}),
     ...(compareOptions.alpha !== undefined ? { alpha: compareOptions.alpha } : {}),
   });
+  const regressed = decided.regressed;
+  const behaviour =
+    comparison && baseline?.report && regressed.length > 0
+      ? diffRegressedBehaviour(baseline.report, report, regressed)
+      : [];
+  const decision = behaviour.length > 0 ? { ...decided, behaviour } : decided;
   return { comparison, comparisonError, decision };
 }

@@ -8,14 +8,20 @@
  *   metrics the user names (gate metrics) add one family each, one-sided in the metric's bad
  *   direction, Holm over scenarios; alpha is split equally (Bonferroni) between the pass-rate
  *   decision and each named metric, so an unchanged PR fails at most alpha of the time.
+ * - Improvements (src/stats/improvement.ts): the same tests mirrored, their own alpha; reported as
+ *   🟢 improved, never read by `failed`, the exit status or fail-on.
+ * - Each scenario and the suite carry one verdict word (`verdict`, `suite_verdict`) that every
+ *   renderer shows as it is: none derives its own.
  * - Labels such as "newly failing" describe; they never fail the check on their own.
  * - fail-on outcome / pass-rate<X / never decide on the head run alone.
  */
 import { ConfigError } from "../errors.js";
+import { judgeRun } from "../results/run-outcome.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import type { Direction } from "../results/trial-metrics.js";
 import { findMetric, PASS_RATE, readTrialValues } from "../results/trial-metrics.js";
 import type { Report, RunSummary, ScenarioReport, TrialReport } from "../results/types.js";
+import { broadDropPower } from "../stats/decision-simulation.js";
 import {
   CONCLUSIVE_POWER,
   collapsePower,
@@ -24,6 +30,7 @@ import {
   inconclusiveGrounds,
   PLANNED_COLLAPSE,
 } from "../stats/detection-power.js";
+import { decideImprovement } from "../stats/improvement.js";
 import {
   DEFAULT_ALPHA,
   DEFAULT_EXTRA_TRIALS,
@@ -38,7 +45,6 @@ import {
   lowerMedian,
   MIN_RUNS_FOR_VARIATION,
   type RunCount,
-  roundIccUp,
   SCENARIO_TEST_RUNS,
   type SuiteMethod,
 } from "../stats/run-clusters.js";
@@ -50,6 +56,7 @@ import {
   deriveSeed,
   permutationTest,
 } from "../stats/stats.js";
+import type { BehaviourDiff } from "./behaviour-diff.js";
 import { classifyStatus } from "./compare.js";
 import {
   describeTreatmentChanges,
@@ -127,8 +134,35 @@ export interface PassCount {
   trials: number;
 }
 
+/**
+ * A scenario's verdict, decided once here and shown as it is by every renderer: `regressed` (its pass
+ * rate or a gate metric, which fails the check), `improved` (the mirrored test; never gates),
+ * `no_clear_change` (tested, neither test rejected), `not_tested` (in no family: one trial per
+ * scenario, no evaluated trial on a side), `not_compared` (its measurement changed, or not in the base runs).
+ */
+export type ScenarioVerdict = "regressed" | "improved" | "no_clear_change" | "not_tested" | "not_compared";
+
+/** A scenario's verdict from what its tests found: a regression (pass rate or gate metric) first. */
+export function judgeScenario(found: {
+  notCompared: boolean;
+  regressed: boolean;
+  improved: boolean;
+  /** In the regression family or the improvement family. */
+  tested: boolean;
+}): ScenarioVerdict {
+  if (found.notCompared) return "not_compared";
+  if (found.regressed) return "regressed";
+  if (found.improved) return "improved";
+  return found.tested ? "no_clear_change" : "not_tested";
+}
+
+/** The suite's verdict: its suite tests' (regression first); `not_tested` without a suite test. */
+export type SuiteVerdict = "regressed" | "improved" | "no_clear_change" | "not_tested";
+
 export interface DecisionScenario {
   key: string;
+  /** The one verdict every renderer shows for this scenario. */
+  verdict: ScenarioVerdict;
   /** A description ("newly failing", "became flaky"); never gates by itself. */
   status: ScenarioStatus;
   /** The pooled baseline's counts; null when the baseline did not run this scenario. */
@@ -151,6 +185,21 @@ export interface DecisionScenario {
   tested_base?: PassCount;
   /** Gate metrics that regressed in this scenario. */
   regressed_metrics: string[];
+  /** The improvement test (mirrored, first trials): its one-sided p; null when a side has no evaluated trial. */
+  improvement_p_value: number | null;
+  /** On alpha's scale: improved exactly when ≤ alpha; null when not in the improvement family. */
+  improvement_adjusted_p: number | null;
+  /** The head passes clearly more often (src/stats/improvement.ts). Never gates. */
+  improved: boolean;
+}
+
+/** The improvement decision's own levels and suite test; it never gates. */
+export interface ImprovementDecision {
+  alpha: number;
+  primary_alpha: number;
+  suite_alpha: number;
+  /** The mirrored suite test; null when it is off. */
+  suite: { p_value: number; adjusted_p: number | null } | null;
 }
 
 export interface MetricFinding {
@@ -178,6 +227,12 @@ export interface DesignPower {
   collapse: number;
   /** … whose pass rate drops 0.9 → 0.5. */
   half: number;
+  /**
+   * The suite test's power for every scenario dropping 0.9 → 0.8 (seeded simulation at this design,
+   * stats/decision-simulation.ts `broadDropPower`). Set only on a "no regression" decision, whose ✅
+   * line says whether it could have seen such a drop.
+   */
+  broad_drop?: number;
 }
 
 /**
@@ -243,6 +298,14 @@ export interface Decision {
   regressed_metrics: Array<{ metric: string; scenarios: string[] }>;
   /** Whether the suite test rejected ("the suite as a whole got worse"). */
   suite_regressed: boolean;
+  /** Scenario keys whose pass rate clearly improved (never gates). */
+  improved: string[];
+  /** Whether the mirrored suite test rejected ("the suite as a whole got better"; never gates). */
+  suite_improved: boolean;
+  /** The one verdict every renderer shows for the suite. */
+  suite_verdict: SuiteVerdict;
+  /** The improvement tests' levels; null without a regression test. */
+  improvement: ImprovementDecision | null;
   alpha: number;
   primary_alpha: number;
   suite_alpha: number;
@@ -268,7 +331,10 @@ export interface Decision {
   inconclusive: Inconclusive | null;
   baseline: { runs: string[]; excluded: ExcludedBaseline[] } | null;
   run: { outcome: RunSummary["outcome"]; pass_rate: number | null; incomplete: boolean };
-  /** Incomplete head run: the decision covers only what ran. */
+  /**
+   * Incomplete head run (results/run-outcome.ts: interrupted or cut, or trials errored and none
+   * failed): the decision covers only what was evaluated.
+   */
   incomplete: boolean;
   /**
    * Head scenarios the decision did not compare, with their head results: their measurement changed
@@ -278,6 +344,11 @@ export interface Decision {
   not_compared: NotComparedScenario[];
   /** What the PR changed in the compared scenarios' treatment (guidance, the tool's build); null when not compared. */
   treatment_changes: TreatmentChanges | null;
+  /**
+   * What the agent did differently in each regressed scenario, base vs head (compare/behaviour-diff.ts):
+   * descriptive, never a verdict. Set by decideRun; absent when nothing regressed or without a baseline.
+   */
+  behaviour?: BehaviourDiff[];
 }
 
 export interface DecisionInput {
@@ -336,7 +407,8 @@ export function decide(input: DecisionInput): Decision {
   const run = {
     outcome: head.summary.outcome,
     pass_rate: head.summary.pass_rate,
-    incomplete: head.run.incomplete,
+    // The run's own judgement (results/run-outcome.ts): interrupted, or errors and no failure.
+    incomplete: judgeRun(head).incomplete,
   };
   const headOnly = (basis: DecisionBasis, failed: boolean): Decision => ({
     failed,
@@ -345,6 +417,10 @@ export function decide(input: DecisionInput): Decision {
     regressed: [],
     regressed_metrics: [],
     suite_regressed: false,
+    improved: [],
+    suite_improved: false,
+    suite_verdict: "not_tested",
+    improvement: null,
     alpha,
     primary_alpha: 0,
     suite_alpha: 0,
@@ -435,21 +511,41 @@ function decideRegressionAgainst(
     icc: variation.iccUsed,
   });
   const scale = alpha / passAlpha;
+  // Its own family at the full alpha, split as the regression side's; never part of `failed`.
+  const improvement = decideImprovement(counts, {
+    alpha,
+    suiteAlpha: alpha * suiteShare,
+    icc: variation.iccUsed,
+    suiteOnly: result.suiteOnly,
+  });
+  const notComparedKeys = new Set(notCompared.map((s) => s.key));
 
   const secondary = gateMetrics.map((metric) =>
     testMetricFamily(metric, paired, { alpha: alpha / parts, scale, seed: input.seed ?? 20240501 }),
   );
   const scenarios: DecisionScenario[] = rows.map((r, i) => {
     const d = result.scenarios[i]!;
+    const up = improvement.scenarios[i]!;
+    const regressedMetrics = secondary.filter((f) => f.scenarios[i]?.regressed).map((f) => f.metric);
     return {
       ...r,
+      verdict: judgeScenario({
+        notCompared: notComparedKeys.has(r.key),
+        regressed: d.regressed || regressedMetrics.length > 0,
+        improved: up.improved,
+        tested: d.tested || up.adjustedP !== null,
+      }),
       status: classifyCounts(r.base, r.head),
       p_value: d.pValue,
       adjusted_p: d.adjustedP === null ? null : Math.min(1, d.adjustedP * scale),
       tested: d.tested,
       regressed: d.regressed,
       ...(d.testedBase ? { tested_base: d.testedBase } : {}),
-      regressed_metrics: secondary.filter((f) => f.scenarios[i]?.regressed).map((f) => f.metric),
+      regressed_metrics: regressedMetrics,
+      improvement_p_value: up.pValue,
+      improvement_adjusted_p: up.adjustedP,
+      // A scenario that regressed in a gate metric is not called improved: the gate's verdict wins.
+      improved: up.improved && !d.regressed && regressedMetrics.length === 0,
     };
   });
   const regressed = scenarios.filter((s) => s.regressed).map((s) => s.key);
@@ -457,12 +553,24 @@ function decideRegressionAgainst(
     .map((f) => ({ metric: f.metric, scenarios: f.scenarios.filter((s) => s.regressed).map((s) => s.key) }))
     .filter((f) => f.scenarios.length > 0);
   const suiteRegressed = result.suite.rejected;
+  const suiteImproved = improvement.suite.improved && !suiteRegressed;
   const failed = regressed.length > 0 || suiteRegressed || regressedMetrics.length > 0;
   const extraTrials = input.extraTrials ?? configuredExtraTrials(input.head);
   const design = describeDesign(rows, baseRuns, input, result.primaryAlpha, extraTrials, variation.iccUsed);
   const inconclusive = failed
     ? null
     : describeInconclusive(design, variation, result.primaryAlpha, notCompared.length);
+  // A ✅ speaks of the collapse it was judged by; it must also say whether a broad drop could be seen.
+  if (!failed && !inconclusive && design.power) {
+    design.power.broad_drop = broadDropPower({
+      scenarios: design.scenarios,
+      runTrials: splitIntoRuns(design.baseline_trials, variation.runs),
+      headTrials: design.head_trials,
+      extraTrials: design.extra_trials,
+      icc: variation.iccUsed,
+      suiteAlpha: result.suite.alpha,
+    });
+  }
   return {
     failed,
     fail_on: formatFailOn(context.failOn),
@@ -470,6 +578,24 @@ function decideRegressionAgainst(
     regressed,
     regressed_metrics: regressedMetrics,
     suite_regressed: suiteRegressed,
+    improved: scenarios.filter((s) => s.improved).map((s) => s.key),
+    suite_improved: suiteImproved,
+    suite_verdict: suiteRegressed
+      ? "regressed"
+      : suiteImproved
+        ? "improved"
+        : result.suite.alpha > 0
+          ? "no_clear_change"
+          : "not_tested",
+    improvement: {
+      alpha: improvement.alpha,
+      primary_alpha: improvement.primaryAlpha,
+      suite_alpha: improvement.suiteAlpha,
+      suite:
+        improvement.suiteAlpha > 0
+          ? { p_value: improvement.suite.pValue, adjusted_p: improvement.suite.adjustedP }
+          : null,
+    },
     alpha,
     primary_alpha: result.primaryAlpha,
     suite_alpha: result.suite.alpha,
@@ -671,10 +797,12 @@ function describeWhatWouldConclude(
   primaryAlpha: number,
 ): string[] {
   const runs = variation.runs;
-  // Projected at the variation the base runs show (none shown: none assumed); below three runs the
-  // decision would still assume the prior, so at least three are asked for.
-  const projectedIcc =
-    variation.runs >= MIN_RUNS_FOR_VARIATION ? variation.iccUsed : roundIccUp(variation.icc ?? 0);
+  // Projected at the variation the base runs show. Below three runs they show none (the design line
+  // says so; two runs' estimate is not one), so the advice is for runs as independent as trials, and
+  // says so; at least three runs are asked for.
+  const measured = variation.runs >= MIN_RUNS_FOR_VARIATION;
+  const projectedIcc = measured ? variation.iccUsed : 0;
+  const assuming = measured ? "" : ", if they vary no more than independent trials";
   const level = primaryAlpha / Math.max(1, design.scenarios);
   const perRun = Math.max(1, Math.round(design.baseline_trials / Math.max(1, runs)));
   const powerAt = (k: number, trials: number) =>
@@ -699,13 +827,15 @@ function describeWhatWouldConclude(
       else low = middle;
     }
     const more = high - runs;
-    return [`${more} more base-branch run${more === 1 ? "" : "s"} (it pools the last \`baseline-runs\`)`];
+    return [
+      `${more} more base-branch run${more === 1 ? "" : "s"} (it pools the last \`baseline-runs\`${assuming})`,
+    ];
   }
   const k = Math.max(runs, MIN_RUNS_FOR_VARIATION);
   for (let trials = design.head_trials + 1; trials <= 10; trials++) {
     if (powerAt(k, trials) >= CONCLUSIVE_POWER) {
       return [
-        `${trials - design.head_trials} more trials per scenario (\`trials: ${trials}\`), on the base branch too`,
+        `${trials - design.head_trials} more trials per scenario (\`trials: ${trials}\`), on the base branch too${assuming}`,
       ];
     }
   }

@@ -9,12 +9,14 @@
  * differ: that is what a PR changes, and the decision says so ("guidance changed: `AGENTS.md`").
  */
 import { scenarioKey } from "../results/scenario-key.js";
-import type {
-  Report,
-  ReportTreatment,
-  ScenarioReport,
-  TreatmentFileReport,
-  TrialReport,
+import {
+  GUIDANCE_DELIVERIES,
+  type GuidanceDelivery,
+  type Report,
+  type ReportTreatment,
+  type ScenarioReport,
+  type TreatmentFileReport,
+  type TrialReport,
 } from "../results/types.js";
 import type { PassCount } from "./decision.js";
 import { type ExcludedBaseline, MEASUREMENT_CHANGED, sameMeasurement } from "./pool-baselines.js";
@@ -47,9 +49,23 @@ export interface ScenarioTreatmentChange {
   changes: Array<{ kind: TreatmentKind; path: string; change: TreatmentChangeKind }>;
 }
 
+/** A guidance file the PR changed that the head's agent was not shown (or not known to be shown). */
+export interface UnseenGuidance {
+  /** From the repository root, as the report recorded it (user text: render it inert). */
+  path: string;
+  delivery: Extract<GuidanceDelivery, "not_shown" | "work_dir_only">;
+  /** The compared scenarios concerned. */
+  scenarios: string[];
+}
+
 export interface TreatmentChanges {
   /** Summarised: one entry per file and kind of change, in the order first seen. */
   files: TreatmentFileChange[];
+  /**
+   * Changed guidance that did not reach the head's agent's model (its report's `delivery`): the
+   * comparison cannot measure that change. In the order first seen; empty when there is none.
+   */
+  unseen: UnseenGuidance[];
   /** Per compared scenario whose treatment changed. */
   scenarios: ScenarioTreatmentChange[];
   /** Compared scenarios for which a side recorded no treatment (a report of an earlier version). */
@@ -126,7 +142,13 @@ export function readTreatment(value: unknown): ReportTreatment | null {
   if (!Array.isArray(guidance) || !Array.isArray(tool)) return null;
   if (!guidance.every((g) => isFile(g) && typeof (g as { mode?: unknown }).mode === "string")) return null;
   if (!tool.every(isFile)) return null;
-  return { guidance: guidance as ReportTreatment["guidance"], tool: tool as ReportTreatment["tool"] };
+  return {
+    guidance: (guidance as ReportTreatment["guidance"]).map(({ delivery, ...file }) =>
+      // Only a delivery this version knows is believed; another is as good as none.
+      delivery !== undefined && GUIDANCE_DELIVERIES.includes(delivery) ? { ...file, delivery } : file,
+    ),
+    tool: tool as ReportTreatment["tool"],
+  };
 }
 
 type FileChange = ScenarioTreatmentChange["changes"][number];
@@ -158,6 +180,7 @@ export function describeTreatmentChanges(
 ): TreatmentChanges {
   const files: TreatmentFileChange[] = [];
   const scenarios: ScenarioTreatmentChange[] = [];
+  const unseen: UnseenGuidance[] = [];
   let unknown = 0;
   for (const { head, base } of paired) {
     if (!base) continue;
@@ -178,6 +201,23 @@ export function describeTreatmentChanges(
       if (entry) entry.scenarios.push(key);
       else files.push({ ...change, scenarios: [key] });
     }
+    for (const file of unseenGuidance(changes, h)) {
+      const entry = unseen.find((u) => u.path === file.path && u.delivery === file.delivery);
+      if (entry) entry.scenarios.push(key);
+      else unseen.push({ ...file, scenarios: [key] });
+    }
   }
-  return { files, scenarios, unknown };
+  return { files, unseen, scenarios, unknown };
+}
+
+/** The head's guidance files among `changes` whose delivery says no model was (known to be) shown them. */
+function unseenGuidance(
+  changes: readonly FileChange[],
+  head: ReportTreatment,
+): Array<Omit<UnseenGuidance, "scenarios">> {
+  return changes.flatMap((change) => {
+    if (change.kind !== "guidance" || change.change === "removed") return [];
+    const delivery = head.guidance.find((g) => g.path === change.path)?.delivery;
+    return delivery === "not_shown" || delivery === "work_dir_only" ? [{ path: change.path, delivery }] : [];
+  });
 }

@@ -245,7 +245,15 @@ export function poolBaselines(
   const newest = candidates.find((c) => c.label === used[0])?.report as Report;
   const scenarios = [...pooled.values()].map(({ first, trials }) => {
     // A pooled scenario has no first trials of its own: it is a baseline, never extended.
-    const { trials: _trials, summary: _summary, first_trials: _first, extended: _extended, ...meta } = first;
+    const {
+      trials: _trials,
+      summary: _summary,
+      first_trials: _first,
+      extended: _extended,
+      // Recomputed from the pooled trials (a run's own counts its extra trials too).
+      behaviour: _behaviour,
+      ...meta
+    } = first;
     return buildScenarioReport(meta, trials, newest.run.pass_k);
   });
   const report = assembleReport(

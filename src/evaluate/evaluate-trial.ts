@@ -10,6 +10,7 @@ import type { GateResult, JudgeUsage, TrialReport } from "../results/types.js";
 import type { TrialSandbox } from "../sandbox/types.js";
 import type { Scenario } from "../scenario/types.js";
 import type { EndReason, EventOf, TrialEvent } from "../transcript/events.js";
+import { computeTrialBehaviour } from "./behaviour.js";
 import { evaluateGates, scoreGates } from "./gates.js";
 import { extractInvocations, findPossibleGlobalOptions } from "./invocations.js";
 import { type JudgeVerdict, runJudge } from "./judge.js";
@@ -117,6 +118,7 @@ export async function evaluateTrial(input: EvaluateTrialInput): Promise<TrialEva
       : {}),
     interaction,
     by_subcommand: bySubcommand,
+    behaviour: computeTrialBehaviour(invocations, events),
     execution,
     gates,
     gates_passed: score.gates_passed,

@@ -79,17 +79,23 @@ export async function lookUpGatePath(tree: GateFileTree, given: string): Promise
   return { found: true, hostPath: path.join(tree.root, ...resolved), stats };
 }
 
-/** The file's text (at most `maxBytes`), or why a file gate cannot read it. */
+/**
+ * The file's text (at most `maxBytes`), or why a file gate cannot read it. A larger file is a
+ * problem, unless `cut`: then its first `maxBytes` (whole characters) are the text, `size` its own.
+ */
 export async function readGateFile(
   tree: GateFileTree,
   given: string,
   maxBytes = MAX_GATE_FILE_BYTES,
-): Promise<{ text: string; size: number } | { problem: string }> {
+  options: { cut?: boolean } = {},
+): Promise<{ text: string; size: number; cut?: true } | { problem: string }> {
   const entry = await lookUpGatePath(tree, given);
   if (!entry.found) return { problem: `${given}: ${entry.reason}` };
   const kind = describeKind(entry.stats);
   if (kind !== "file") return { problem: `${given}: ${kindProblem(kind)}` };
-  if (entry.stats.size > maxBytes) return { problem: `${given}: ${sizeProblem(entry.stats.size, maxBytes)}` };
+  if (entry.stats.size > maxBytes && !options.cut) {
+    return { problem: `${given}: ${sizeProblem(entry.stats.size, maxBytes)}` };
+  }
   if (tree.absoluteLinks === "host" && entry.stats.nlink > 1) {
     return {
       problem: `${given}: has ${entry.stats.nlink} hard links; in local mode file gates read no file with more than one (another could be a host file's)`,
@@ -121,6 +127,11 @@ export async function readGateFile(
       const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
       if (bytesRead === 0) break;
       length += bytesRead;
+    }
+    if (length > maxBytes && options.cut) {
+      // Streaming decode: a character the cut splits is left out rather than mangled.
+      const text = new TextDecoder().decode(buffer.subarray(0, maxBytes), { stream: true });
+      return { text, size: Math.max(opened.size, length), cut: true };
     }
     if (length > maxBytes) return { problem: `${given}: ${sizeProblem(length, maxBytes)}` };
     return { text: buffer.subarray(0, length).toString("utf8"), size: length };

@@ -201,7 +201,8 @@ function collectToolCalls(events: readonly TrialEvent[]): ToolCall[] {
   for (const event of events) if (event.type === "tool_result") results.set(event.call_id, event);
   const calls: ToolCall[] = [];
   for (const event of events) {
-    if (event.type === "tool_call")
+    // Shell calls only: another tool's call (a file edit) ran no command.
+    if (event.type === "tool_call" && event.tool === undefined)
       calls.push({ command: event.command, result: results.get(event.call_id) ?? null });
   }
   return calls;

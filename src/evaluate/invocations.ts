@@ -37,8 +37,12 @@ export interface Invocation {
   command: string;
   argv: string[] | null;
   subcommand: string | null;
+  /** Its option names, before and after the subcommand, in the order typed (findArgvOptions). */
+  options: string[];
   exit_code: number | null;
   duration_ms: number | null;
+  /** The agent's tool call it ran in, when known: its output holds the call's stderr. */
+  call_id?: string;
   /**
    * The target ran without the shim recording it (shim source only): counted from the tool call,
    * whose exit code is only its last command's, so its failures cannot all be known.
@@ -105,10 +109,32 @@ function fromShimRecord(
   return {
     command,
     argv: [...event.argv],
-    subcommand:
-      findPatternSubcommand(pattern, command) ?? findArgvSubcommand(event.argv, target.globalOptions),
+    ...readCall(event.argv, command, pattern, target),
     exit_code: event.exit_code,
     duration_ms: event.duration_ms,
+  };
+}
+
+/**
+ * A recorded call's subcommand (`command_pattern`'s group 1 wins, else findArgvSubcommand) and
+ * options (findArgvOptions), as layer 1 reads them: the `target_invocation` event carries them.
+ */
+export function readTargetCall(
+  argv: readonly string[],
+  target: Target,
+): { subcommand: string | null; options: string[] } {
+  return readCall(argv, argv.map(quoteShellWord).join(" "), compileTargetPattern(target), target);
+}
+
+function readCall(
+  argv: readonly string[],
+  command: string,
+  pattern: ScenarioPattern | null,
+  target: Target,
+): { subcommand: string | null; options: string[] } {
+  return {
+    subcommand: findPatternSubcommand(pattern, command) ?? findArgvSubcommand(argv, target.globalOptions),
+    options: findArgvOptions(argv, target.globalOptions),
   };
 }
 
@@ -174,7 +200,11 @@ function extractShimAndUnseenInvocations(
   }
   const counted = records.filter((record) => !checked || explained(record) || isFailedExit(record.exitCode));
   const shimInvocations = counted.map((record) => ({
-    invocation: { ...fromShimRecord(record.event, pattern, target), exit_code: record.exitCode },
+    invocation: {
+      ...fromShimRecord(record.event, pattern, target),
+      exit_code: record.exitCode,
+      ...(record.callId !== undefined ? { call_id: record.callId } : {}),
+    },
     atMs: record.event.started_at_ms,
   }));
   const timed = [...shimInvocations, ...added];
@@ -197,6 +227,8 @@ interface ShimRecord {
   claimed: boolean;
   /** The record's exit code, or the harness's when they disagree. */
   exitCode: number;
+  /** The tool call whose typed invocation claimed it. */
+  callId?: string;
 }
 
 /** A tool call that typed invocations of the target, and the records they claimed. */
@@ -233,7 +265,8 @@ function planCalls(
       onlyTarget,
       strict: onlyTarget && !LOOP_OR_FUNCTION.test(call.command),
       fromMs: Date.parse(call.ts),
-      toMs: result ? Date.parse(result.ts) : Number.POSITIVE_INFINITY,
+      // A background run's commands go on after its result: its window stays open.
+      toMs: result && !result.background ? Date.parse(result.ts) : Number.POSITIVE_INFINITY,
       records: found.map(() => null),
     });
   });
@@ -269,7 +302,7 @@ function assignRecords(calls: readonly PlannedCall[], records: readonly ShimReco
   const literal = new Map<string, InvocationSlot[]>();
   const expanding: InvocationSlot[] = [];
   for (const call of calls) {
-    const observed = call.result !== null && !call.result.timed_out;
+    const observed = isObserved(call.result);
     call.found.forEach((invocation, index) => {
       const slot = {
         call,
@@ -328,6 +361,7 @@ function assignGroup(slots: InvocationSlot[], records: readonly ShimRecord[]): v
     const { call, index } = slots[position] as InvocationSlot;
     const record = records[item] as ShimRecord;
     record.claimed = true;
+    record.callId = call.call.call_id;
     call.records[index] = record;
   });
 }
@@ -379,7 +413,7 @@ function isInWindows(atMs: number, windows: readonly { fromMs: number; toMs: num
  */
 function settleCall(call: PlannedCall, disagreements: string[]): { invocation: Invocation; atMs: number }[] {
   const { result, number: callNumber } = call;
-  const observed = result !== null && !result.timed_out;
+  const observed = isObserved(result);
   const added: { invocation: Invocation; atMs: number }[] = [];
   let previousMs = call.fromMs;
   call.found.forEach((invocation, index) => {
@@ -410,11 +444,19 @@ function settleCall(call: PlannedCall, disagreements: string[]): { invocation: I
       );
     }
     added.push({
-      invocation: { ...withCallResult(invocation, result), around_shim: true },
+      invocation: { ...withCallResult(invocation, result, call.call.call_id), around_shim: true },
       atMs: previousMs + (added.length + 1) * 1e-6,
     });
   });
   return added;
+}
+
+/**
+ * Whether the call's exit code is its last command's: it ended in time, in the foreground (a
+ * background run's result is its launch's).
+ */
+function isObserved(result: EventOf<"tool_result"> | null): result is EventOf<"tool_result"> {
+  return result !== null && !result.timed_out && result.background !== true;
 }
 
 /** Shell words that can run a command more than once. */
@@ -443,7 +485,7 @@ export function extractToolEventInvocations(events: readonly TrialEvent[], targe
   const invocations: Invocation[] = [];
   for (const { call, result } of pairToolCalls(events)) {
     for (const found of findScriptInvocations(call.command, matcher, target.globalOptions)) {
-      invocations.push(withCallResult(found, result));
+      invocations.push(withCallResult(found, result, call.call_id));
     }
   }
   return invocations;
@@ -453,23 +495,36 @@ interface ScriptInvocation {
   command: string;
   argv: string[];
   subcommand: string | null;
+  options: string[];
   /** The script's last command: its exit status is the call's. */
   last: boolean;
   /** Typed with a path (`/abs/my-tool`, `./my-tool`), so not looked up on PATH. */
   viaPath: boolean;
 }
 
-function withCallResult(found: ScriptInvocation, result: EventOf<"tool_result"> | null): Invocation {
-  const known = found.last && result !== null;
+function withCallResult(
+  found: ScriptInvocation,
+  result: EventOf<"tool_result"> | null,
+  callId: string,
+): Invocation {
+  // A background run's result is its launch's, not its last command's.
+  const known = found.last && result !== null && result.background !== true;
   return {
     command: found.command,
     argv: found.argv,
     subcommand: found.subcommand,
+    options: found.options,
     exit_code: known ? result.exit_code : null,
     duration_ms: known ? result.duration_ms : null,
+    call_id: callId,
   };
 }
 
+/**
+ * The shell calls with their results, less the calls the agent CLI refused before a shell ran them
+ * (`not_run`) and its other tools' calls (`tool`, e.g. a file edit): their commands typed no
+ * invocation, so no shim record may be given to them.
+ */
 function pairToolCalls(
   events: readonly TrialEvent[],
 ): { call: EventOf<"tool_call">; result: EventOf<"tool_result"> | null }[] {
@@ -477,7 +532,9 @@ function pairToolCalls(
   for (const event of events) if (event.type === "tool_result") results.set(event.call_id, event);
   const pairs: { call: EventOf<"tool_call">; result: EventOf<"tool_result"> | null }[] = [];
   for (const event of events) {
-    if (event.type === "tool_call") pairs.push({ call: event, result: results.get(event.call_id) ?? null });
+    if (event.type !== "tool_call") continue;
+    const result = results.get(event.call_id) ?? null;
+    if (event.tool === undefined && result?.not_run !== true) pairs.push({ call: event, result });
   }
   return pairs;
 }
@@ -521,6 +578,7 @@ function findScriptInvocations(
         command: script.slice(word.start, (words[words.length - 1] as ShellWord).end),
         argv,
         subcommand: cleanCapture(match.groups[1]) ?? findArgvSubcommand(argv, valueOptions),
+        options: findArgvOptions(argv, valueOptions),
         last: index === commands.length - 1,
         viaPath: script.slice(word.start, match.at).includes("/"),
       });
@@ -587,6 +645,7 @@ export function extractTranscriptInvocations(events: readonly TrialEvent[], targ
         command,
         argv,
         subcommand: cleanCapture(match.groups[1]) ?? findArgvSubcommand(argv, target.globalOptions),
+        options: findArgvOptions(argv, target.globalOptions),
         exit_code: null,
         duration_ms: null,
       });
@@ -613,6 +672,81 @@ export function findArgvSubcommand(
     if (takesNextArgument(arg, valueOptions)) index += 1;
   }
   return null;
+}
+
+/** Where `command_pattern`'s group 1 took an option for the subcommand, and the call it did it in. */
+export interface OptionCapture {
+  capture: string;
+  command: string;
+  /** A call of the scenario's own solution, or one made up with an option before the subcommand. */
+  from: "solution" | "probe";
+}
+
+/**
+ * Whether `command_pattern`'s group 1 takes an option for the subcommand: in one of the scenario's
+ * own solution calls, else in a made-up call with an option before the subcommand
+ * (`mlr --icsv cat`; agents put options there). Such a pattern names `--icsv` the subcommand of
+ * every such call and hides what changed. Null without a pattern, a group or such a capture.
+ */
+export function findOptionCapture(target: Target, solution: readonly string[] = []): OptionCapture | null {
+  const pattern = compileTargetPattern(target);
+  if (!pattern) return null;
+  for (const command of solution) {
+    for (const match of pattern.findAll(command)) {
+      const capture = cleanCapture(match.groups[1]);
+      if (capture?.startsWith("-")) return { capture, command: match.text, from: "solution" };
+    }
+  }
+  const name = target.binary ? basename(target.binary) : null;
+  for (const probe of name ? [`${name} --option subcommand`, `${name} -o subcommand`] : []) {
+    const capture = cleanCapture(pattern.find(probe)?.groups[1]);
+    if (capture?.startsWith("-")) return { capture, command: probe, from: "probe" };
+  }
+  return null;
+}
+
+/** A sentence for `validate`: what the pattern did and how to fix it. */
+export function describeOptionCapture(found: OptionCapture): string {
+  const where = found.from === "solution" ? "in the solution's call" : "in a call such as";
+  return `group 1 captures the option ${JSON.stringify(found.capture)} as the subcommand ${where} ${JSON.stringify(found.command)}; agents often put options before the subcommand, so their calls would be counted under an option's name. Make group 1 skip options (e.g. "my-tool\\s+(?:-\\S+\\s+)*([a-z][\\w-]*)"), or drop the group: the subcommand is then the first argument that is not an option`;
+}
+
+/** A negative number (`-5`, `-0.5`) is an argument, not an option. */
+const NEGATIVE_NUMBER = /^-\d+(?:\.\d+)?$/;
+/** A short option with a number attached as its value (`-n5`, `-j4`). */
+const SHORT_WITH_NUMBER = /^(-[A-Za-z])\d+$/;
+
+/**
+ * The option names of a call, before and after the subcommand, in the order typed (repeats kept):
+ * - `--name=value` is `--name`; a value given as the next argument is not an option and is not
+ *   kept (only `target.global_options` say which options take one, as in findArgvSubcommand);
+ * - a single-dash word is one option as typed (`-la`, `-name`): a bundle of flags and a
+ *   single-dash long option cannot be told apart without the tool's grammar. Except a letter with
+ *   a number attached (`-n5` is `-n`), and a cluster holding a declared short value option, read as
+ *   getopt does (`-vfmain.journal` is `-v`, `-f`);
+ * - `-` (stdin) and negative numbers (`-5`) are arguments; `--` ends the options and is not one.
+ */
+export function findArgvOptions(argv: readonly string[], valueOptions: readonly string[] = []): string[] {
+  const options: string[] = [];
+  for (let index = 1; index < argv.length; index += 1) {
+    const arg = argv[index] as string;
+    if (arg === "--") break;
+    if (arg.length < 2 || !arg.startsWith("-") || NEGATIVE_NUMBER.test(arg)) continue;
+    options.push(...optionNames(arg, valueOptions));
+    if (takesNextArgument(arg, valueOptions)) index += 1;
+  }
+  return options;
+}
+
+/** The option names one option word stands for (see findArgvOptions). */
+function optionNames(arg: string, valueOptions: readonly string[]): string[] {
+  const equals = arg.indexOf("=");
+  const name = equals === -1 ? arg : arg.slice(0, equals);
+  if (arg.startsWith("--") || valueOptions.includes(name)) return [name];
+  for (let at = 1; at < arg.length; at += 1) {
+    if (valueOptions.includes(`-${arg[at]}`)) return [...arg.slice(1, at + 1)].map((letter) => `-${letter}`);
+  }
+  return [SHORT_WITH_NUMBER.exec(arg)?.[1] ?? name];
 }
 
 /** An option seemingly given a value that was taken for the subcommand, and a call where it was. */

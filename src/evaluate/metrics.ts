@@ -213,11 +213,15 @@ function withRecordedFigures(
     cache_write_tokens: recorded.cache_write_tokens,
   };
   let cost = recorded.cost_usd;
+  let priced = false;
   // As for a trial of ours: no model call recorded, nothing spent.
   if (cost === null && recorded.turns === 0 && Object.values(usage).every((n) => n === 0)) cost = 0;
   else if (cost === null) {
     const price = lookupPrice(prices, recorded.model);
-    if (price) cost = computeCost(usage, price);
+    if (price) {
+      cost = computeCost(usage, price);
+      priced = true;
+    }
   }
   return {
     turns: recorded.turns,
@@ -231,5 +235,7 @@ function withRecordedFigures(
     rate_limit_wait_ms: waitMs,
     cost_usd: cost,
     recorded: true,
+    // A cost the recording did not have is this run's figure: said apart from the recorded ones.
+    ...(priced ? { cost_priced: true as const } : {}),
   };
 }

@@ -58,7 +58,8 @@ task: |
   ${task}
 # Copied into each trial's fresh work dir before the agent starts.
 fixture: ${t.fixture}
-# The documentation under test, copied into the work dir as AGENTS.md.
+# The documentation under test, copied into the work dir as AGENTS.md: the built-in agent is shown
+# it in its system prompt, agent CLIs (claude-code, codex, gemini-cli, opencode) load it themselves.
 guidance:
   file: ${t.guidance}
   mode: workdir
@@ -108,7 +109,9 @@ export function renderGuidance(command: string): string {
   return `# Using ${command}
 
 <!-- The guidance under test. llm-tool-test copies this file into each trial's work dir as
-     AGENTS.md (guidance.mode: workdir; mode: system appends it to the system prompt instead).
+     AGENTS.md (guidance.mode: workdir; mode: system appends it to the system prompt instead), and
+     the agent is shown it there as it would be in your repository: the built-in agent in its
+     system prompt, an agent CLI as its own context file.
      Write what an agent needs to use ${command} well. To measure a change, add \`variants:\` to a
      scenario, each with its own guidance file. If your repository already has an AGENTS.md,
      point guidance.file at it instead of this stub. -->

@@ -6,40 +6,23 @@
  */
 import { suggestKey } from "../did-you-mean.js";
 import { ConfigError } from "../errors.js";
+import {
+  isProviderName,
+  PROVIDERS,
+  type ProviderModel,
+  type ProviderName,
+  providerOfModel,
+  splitModelId,
+} from "../model-id.js";
 import { ModelCallError, type ModelClient } from "./model-client.js";
 
-export const PROVIDERS = ["anthropic", "openai"] as const;
-export type ProviderName = (typeof PROVIDERS)[number];
+export { PROVIDERS, type ProviderModel, type ProviderName, providerOfModel };
 
 /** The environment variable each provider's key is read from (by the front ends only). */
 export const API_KEY_VARIABLES: Readonly<Record<ProviderName, string>> = {
   anthropic: "ANTHROPIC_API_KEY",
   openai: "OPENAI_API_KEY",
 };
-
-export interface ProviderModel {
-  provider: ProviderName;
-  /** The id the provider's API knows, without the prefix. */
-  model: string;
-}
-
-/**
- * A provider prefix is a plain word before the first colon. Ids with a colon of their own keep
- * working: Bedrock's `anthropic.claude-...-v1:0` has dots before it, and an Ollama tag goes after
- * the prefix (`openai:llama3:8b`).
- */
-const PREFIXED_ID = /^([A-Za-z][A-Za-z0-9_-]*):(.+)$/s;
-
-function splitModelId(id: string): { prefix: string | null; model: string } {
-  const match = PREFIXED_ID.exec(id.trim());
-  return match
-    ? { prefix: (match[1] as string).toLowerCase(), model: match[2] as string }
-    : { prefix: null, model: id.trim() };
-}
-
-function isProviderName(name: string): name is ProviderName {
-  return (PROVIDERS as readonly string[]).includes(name);
-}
 
 /** The provider and the provider's own id; a ConfigError (with a did-you-mean) for an unknown prefix. */
 export function parseModelId(id: string, where?: string): ProviderModel {
@@ -52,13 +35,6 @@ export function parseModelId(id: string, where?: string): ProviderModel {
     `unknown provider "${prefix}" in model id "${id}"; ${hint}model ids are PROVIDER:MODEL with PROVIDER one of ${PROVIDERS.join(", ")} (a bare id is Anthropic's; any OpenAI-compatible server is "openai:", e.g. openai:${model})`,
     where,
   );
-}
-
-/** The provider of a model id, or null when its prefix names none (for lookups that must not throw). */
-export function providerOfModel(id: string): ProviderModel | null {
-  const { prefix, model } = splitModelId(id);
-  if (prefix === null) return { provider: "anthropic", model };
-  return isProviderName(prefix) ? { provider: prefix, model } : null;
 }
 
 /**

@@ -7,7 +7,13 @@
  * Comparison computed is shown as what it is — an estimate of the change with its interval.
  */
 
-import type { Decision, DecisionScenario, MetricFamily, PassCount } from "../compare/decision.js";
+import type {
+  Decision,
+  DecisionScenario,
+  MetricFamily,
+  PassCount,
+  ScenarioVerdict,
+} from "../compare/decision.js";
 import { LAYER_ONE_METRICS, PASS_RATE } from "../compare/metrics.js";
 import type {
   Comparison,
@@ -20,6 +26,7 @@ import type {
 import { SCENARIO_TEST_RUNS } from "../stats/run-clusters.js";
 import { fisherExactTest } from "../stats/stats.js";
 import {
+  formatVerdict,
   renderDecisionHeadline,
   renderDecisionReason,
   renderDesignLine,
@@ -85,9 +92,14 @@ export interface ScenarioLine {
   status: ScenarioStatus;
   base: PassCount;
   head: PassCount;
-  /** Null when the decision did not test it (fail-on outcome, one trial each, no data). */
+  /**
+   * The adjusted p of the test that decided its verdict (the improvement test's for an improved
+   * scenario); null when the decision did not test it (fail-on outcome, one trial each, no data).
+   */
   adjustedP: number | null;
   regressed: boolean;
+  /** The decision's verdict (render/decision.ts words it); null without a decision on this scenario. */
+  verdict: ScenarioVerdict | null;
   regressedMetrics: string[];
   extended: boolean;
   /** The head's first trials (the rest are adaptive extra trials); null when the decision did not say. */
@@ -144,23 +156,26 @@ export function collectScenarioLines(comparison: Comparison, decision: Decision 
     const head = d?.head ?? sideCount(c.head);
     const regressed = d?.regressed ?? false;
     const regressedMetrics = d?.regressed_metrics ?? [];
+    const verdict = d?.verdict ?? null;
     return {
       key: c.key,
       status: matched ? d.status : c.status,
       base,
       head,
-      adjustedP: d?.tested ? d.adjusted_p : null,
+      adjustedP: verdict === "improved" ? d!.improvement_adjusted_p : d?.tested ? d.adjusted_p : null,
       regressed,
+      verdict,
       regressedMetrics,
       extended: d?.extended ?? false,
       headFirst: d?.head_first ?? null,
       testedBase: d?.tested_base ?? null,
       alongDrift: decision?.variation?.suite_method === "trend",
       comparison: c,
-      moved: regressed || regressedMetrics.length > 0 || isClearChange(base, head),
+      moved: regressed || regressedMetrics.length > 0 || verdict === "improved" || isClearChange(base, head),
     };
   });
-  const rank = (l: ScenarioLine) => (l.regressed ? 0 : l.regressedMetrics.length > 0 ? 1 : 2);
+  const rank = (l: ScenarioLine) =>
+    l.regressed ? 0 : l.regressedMetrics.length > 0 ? 1 : l.verdict === "improved" ? 2 : 3;
   return lines.sort((a, b) => rank(a) - rank(b) || rateChange(a) - rateChange(b));
 }
 
@@ -174,9 +189,11 @@ function describeCounts(line: Pick<ScenarioLine, "base" | "head">): string {
  */
 function describeLabels(line: ScenarioLine, code: (text: string) => string): string[] {
   const labels: string[] = [];
-  if (line.regressed) labels.push("🔴 regressed");
+  // The decision's verdict, in its words; a regression in a gate metric alone is named below.
+  if (line.verdict && !(line.verdict === "regressed" && !line.regressed))
+    labels.push(formatVerdict(line.verdict));
   for (const metric of line.regressedMetrics) labels.push(`🔴 ${code(metric)} regressed`);
-  const clear = line.regressed || isClearChange(line.base, line.head);
+  const clear = line.regressed || line.verdict === "improved" || isClearChange(line.base, line.head);
   if (clear && !QUIET_STATUSES.has(line.status)) labels.push(STATUS_LABEL[line.status]);
   if (line.extended) labels.push(describeExtraTrials(line));
   if (line.testedBase && line.adjustedP !== null)
@@ -215,6 +232,11 @@ function isDecided(decision: Decision | null): decision is Decision {
 
 function pVerdict(decision: Decision | null, rejected: boolean) {
   return decision ? { alpha: decision.alpha, rejected } : undefined;
+}
+
+/** Whether the line's adjusted p was rejected: by the regression test, or (improved) by the improvement test. */
+function lineRejected(line: ScenarioLine): boolean {
+  return line.regressed || line.verdict === "improved";
 }
 
 const cellCode = (text: string) => escapeMarkdownCell(markdownCode(text));
@@ -318,7 +340,7 @@ function renderScenarioHeader(decided: boolean): string {
 
 function renderScenarioRow(line: ScenarioLine, decision: Decision | null): string {
   const cells = [cellCode(line.key), describeCounts(line)];
-  if (decision) cells.push(formatP(line.adjustedP, pVerdict(decision, line.regressed)));
+  if (decision) cells.push(formatP(line.adjustedP, pVerdict(decision, lineRejected(line))));
   cells.push(describeLabels(line, cellCode).join(" · "));
   return `| ${cells.join(" | ")} |`;
 }
@@ -400,7 +422,7 @@ function renderScenarioDetails(line: ScenarioLine, decision: Decision | null, op
   const passRow = `| pass rate | ${line.base.passed}/${line.base.trials} | ${line.head.passed}/${line.head.trials} | ${
     line.adjustedP === null
       ? "not tested"
-      : formatPStatement("adjusted p", line.adjustedP, pVerdict(decision, line.regressed))
+      : formatPStatement("adjusted p", line.adjustedP, pVerdict(decision, lineRejected(line)))
   } |`;
   const rows = (c?.metrics ?? [])
     .filter((m) => m.metric !== PASS_RATE)
@@ -430,6 +452,9 @@ function renderLegend(decision: Decision | null): string {
   return (
     `<sub>Pass/fail: each scenario's pass counts, one-sided exact test (Boschloo), Holm over the scenarios, ` +
     `and a stratified suite test (CMH); α = ${decision.alpha} in all.${gateText} ` +
+    (decision.improved.length > 0 || decision.suite_improved
+      ? "🟢 improved: the same tests in the other direction, on the head's first trials, at their own α; never gates. "
+      : "") +
     `Other figures are head − base with 95% intervals: estimates, never verdicts.</sub>`
   );
 }
@@ -594,9 +619,11 @@ export function renderComparisonTerminal(
           decided
             ? l.adjustedP === null
               ? "not tested"
-              : formatPStatement("adjusted p", l.adjustedP, pVerdict(decision, l.regressed))
+              : formatPStatement("adjusted p", l.adjustedP, pVerdict(decision, lineRejected(l)))
             : "",
-          describeLabels(l, plain).join(", ").replace(/🔴 /g, ""),
+          describeLabels(l, plain)
+            .join(", ")
+            .replace(/🔴 |🟢 /gu, ""),
         ]),
       ),
     );

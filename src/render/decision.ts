@@ -6,12 +6,21 @@
  * A sentence is built once as pieces (our own words, and untrusted names kept apart), then written
  * out as Markdown (names in code spans), HTML (names in <code>, everything escaped) or plain text.
  */
-import type { Decision, DecisionScenario, MetricFinding, PassCount } from "../compare/decision.js";
-import type { NotComparedScenario, TreatmentFileChange } from "../compare/pairing.js";
+import type {
+  Decision,
+  DecisionScenario,
+  MetricFinding,
+  PassCount,
+  ScenarioVerdict,
+  SuiteVerdict,
+} from "../compare/decision.js";
+import type { NotComparedScenario, TreatmentFileChange, UnseenGuidance } from "../compare/pairing.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import { findMetric } from "../results/trial-metrics.js";
 import type { Report, RunSummary, ScenarioReport } from "../results/types.js";
-import { roundIccUp, SCENARIO_TEST_RUNS } from "../stats/run-clusters.js";
+import { CONCLUSIVE_POWER } from "../stats/detection-power.js";
+import { MIN_RUNS_FOR_VARIATION, roundIccUp, SCENARIO_TEST_RUNS } from "../stats/run-clusters.js";
+import { renderBehaviourBrief } from "./behaviour.js";
 import { escapeHtml, escapePlainText, markdownCode, markdownText } from "./escape.js";
 import { formatMetricValue, formatPStatement, formatRate } from "./format.js";
 
@@ -31,6 +40,7 @@ const MAX_DETAILED = 3;
 
 const ICON = {
   regression: "🔴",
+  improved: "🟢",
   pass: "✅",
   fail: "❌",
   neutral: "⚪",
@@ -38,6 +48,37 @@ const ICON = {
   info: "ℹ️",
   incomplete: "⚠️",
 } as const;
+
+/**
+ * The words of the decision's verdicts (`DecisionScenario.verdict`, `Decision.suite_verdict`),
+ * written once: every renderer shows a scenario's verdict with these and derives none of its own.
+ */
+export const VERDICT_WORDS: Record<ScenarioVerdict, string> = {
+  regressed: "regressed",
+  improved: "improved",
+  no_clear_change: "no clear change",
+  not_tested: "not tested",
+  not_compared: "not compared",
+};
+
+const VERDICT_ICONS: Partial<Record<ScenarioVerdict, string>> = {
+  regressed: ICON.regression,
+  improved: ICON.improved,
+};
+
+/** "🔴 regressed", "🟢 improved", "no clear change"; without the icon for plain text. */
+export function formatVerdict(
+  verdict: ScenarioVerdict | SuiteVerdict,
+  options: { icon?: boolean } = {},
+): string {
+  const icon = options.icon === false ? undefined : VERDICT_ICONS[verdict];
+  return icon ? `${icon} ${VERDICT_WORDS[verdict]}` : VERDICT_WORDS[verdict];
+}
+
+/** The decision's verdict on one scenario; null when the decision has no per-scenario verdicts (no comparison). */
+export function findVerdict(decision: Decision | null | undefined, key: string): ScenarioVerdict | null {
+  return decision?.scenarios.find((s) => s.key === key)?.verdict ?? null;
+}
 
 function toMarkdown(sentence: Sentence): string {
   return sentence.map((p) => (typeof p === "string" ? p : markdownCode(p.name))).join("");
@@ -165,6 +206,48 @@ function regressionSentence(decision: Decision): Sentence {
   return ["Regression ", ...parts.flatMap((part, i): Piece[] => [...(i === 0 ? [] : ["; "]), ...part])];
 }
 
+/** "`x`: 0/11 → 11/11 (adjusted p = 0.00100)": what the improvement test compared (the head's first trials). */
+function describeImprovement(s: DecisionScenario, alpha: number, separator = ": "): Sentence {
+  const p =
+    s.improvement_adjusted_p === null
+      ? ""
+      : ` (${formatPStatement("adjusted p", s.improvement_adjusted_p, { alpha, rejected: true })})`;
+  return [{ name: s.key }, `${separator}${counts(s.base)} → ${counts(s.head_first)}${p}`];
+}
+
+/**
+ * "Improved: `x` 0/11 → 11/11 (adjusted p = 0.001)", and the suite when its mirrored test rejected;
+ * null without an improvement. Shown ahead of a decision that did not regress; never gates.
+ */
+function improvementSentence(decision: Decision): Sentence | null {
+  const improved = decision.scenarios.filter((s) => s.improved);
+  if (improved.length === 0 && !decision.suite_improved) return null;
+  const parts: Sentence[] = [];
+  if (improved.length > MAX_DETAILED) {
+    parts.push([`${plural(improved.length, "scenario")}: `, ...joinNames(decision.improved)]);
+  } else if (improved.length > 0) {
+    parts.push(
+      improved.flatMap((s, i): Piece[] => [
+        ...(i === 0 ? [] : [", "]),
+        ...describeImprovement(s, decision.alpha, improved.length === 1 ? ": " : " "),
+      ]),
+    );
+  }
+  if (decision.suite_improved) {
+    const rates = pooledPassRates(decision);
+    const change = rates ? `pass rate ${formatRate(rates.base)} → ${formatRate(rates.head)} ` : "";
+    const p = decision.improvement?.suite?.adjusted_p;
+    const test =
+      p === null || p === undefined
+        ? "suite test"
+        : `suite test, ${formatPStatement("adjusted p", p, { alpha: decision.alpha, rejected: true })}`;
+    parts.push([`across the suite: ${change}(${test})`]);
+  }
+  const first = parts[0]?.[0];
+  const lead = improved.length === 1 && typeof first !== "string" ? "Improved in " : "Improved ";
+  return [lead, ...parts.flatMap((part, i): Piece[] => [...(i === 0 ? [] : ["; "]), ...part])];
+}
+
 function trialCounts(summary: HeadlineOptions["summary"]): string | null {
   if (!summary) return null;
   const evaluated = summary.passed + summary.failed;
@@ -192,7 +275,10 @@ function describeDecision(
       const compared = decision.scenarios.length - left;
       const scope =
         left > 0 ? ` in ${plural(compared, "scenario")}; ${left} not compared (listed below)` : "";
-      return { icon: ICON.pass, sentence: [`No regression detected${scope}`] };
+      return {
+        icon: ICON.pass,
+        sentence: [`No regression detected${scope}${describeWhatItCouldSee(decision)}`],
+      };
     }
     case "inconclusive": {
       // Never a pass: the design could not have seen the planned regression. Reasons are our own text.
@@ -246,6 +332,13 @@ function describeDecision(
             .filter(Boolean)
             .join(", ")
         : "";
+      // Errors are not failures (results/run-outcome.ts): the run is incomplete, and the check still
+      // fails, as fail-on outcome asks every trial to pass.
+      if (s && s.failed === 0) {
+        const evaluated = s.passed + s.failed;
+        const lead = evaluated === 0 ? "No trial was evaluated" : "Not passed: no trial failed";
+        return { icon: ICON.fail, sentence: [`${lead}, ${what || "none ran"}${failOn}`] };
+      }
       return {
         icon: ICON.fail,
         sentence: [`Failed: ${what || `the run's outcome is ${decision.run.outcome}`}${failOn}`],
@@ -274,12 +367,23 @@ function describeDecision(
 
 const INCOMPLETE_NOTE = "; only the trials that ran were judged";
 
+/** The improvement leads a decision that did not regress: "🟢 Improved … · ✅ No regression detected". */
+function withImprovement(decision: Decision, icon: string, sentence: Sentence, plain: boolean) {
+  const improved = decision.failed ? null : improvementSentence(decision);
+  if (!improved) return { icon, sentence };
+  return {
+    icon: ICON.improved,
+    sentence: [...improved, plain ? "; " : ` · ${icon} `, ...sentence],
+  };
+}
+
 function composeHeadline(
   decision: Decision,
   options: HeadlineOptions,
   write: (sentence: Sentence) => string,
 ): string {
-  const { icon, sentence } = describeDecision(decision, options);
+  const described = describeDecision(decision, options);
+  const { icon, sentence } = withImprovement(decision, described.icon, described.sentence, false);
   if (!decision.incomplete) return `${icon} ${write(sentence)}`;
   // Never a plain pass: the run was interrupted or cut by its budget.
   const failedIcon = decision.failed ? `${icon} ` : "";
@@ -298,14 +402,34 @@ export function renderDecisionHeadlineHtml(decision: Decision, options: Headline
 
 /** One plain sentence, no Markdown and no icons: logs, exit messages, comparison.json's `decision.reason`. */
 export function renderDecisionReason(decision: Decision, options: HeadlineOptions = {}): string {
-  const { sentence } = describeDecision(decision, options);
+  const described = describeDecision(decision, options);
+  const { sentence } = withImprovement(decision, described.icon, described.sentence, true);
   const text = toPlain(sentence);
   return decision.incomplete ? `INCOMPLETE: ${text}${INCOMPLETE_NOTE}.` : `${text}.`;
 }
 
+/**
+ * A power as every line prints it: whole percents rounded down (so a design short of 80% never reads
+ * as 80%), the headline's reasons and the design line alike.
+ */
 function describePower(power: number): string {
   if (power >= 0.995) return ">99%";
-  return power < 0.01 ? "<1%" : `~${formatRate(power)}`;
+  return power < 0.01 ? "<1%" : `~${Math.floor(power * 100)}%`;
+}
+
+/**
+ * What a ✅ could have seen: the collapse it is judged by, and whether a 10-point drop across the
+ * suite too — " — could see a 90% → 10% collapse in one scenario (>99%), not a 10-point drop across
+ * the suite (~3%)". A design that passes only the first must not read as a pass on the second.
+ */
+function describeWhatItCouldSee(decision: Decision): string {
+  const power = decision.design?.power;
+  if (!power || power.broad_drop === undefined) return "";
+  const collapse = `a 90% → 10% collapse in one scenario (${describePower(power.collapse)})`;
+  const broad = `a 10-point drop across the suite (${describePower(power.broad_drop)})`;
+  return power.broad_drop >= CONCLUSIVE_POWER
+    ? ` — could see ${collapse} and ${broad}`
+    : ` — could see ${collapse}, not ${broad}`;
 }
 
 /**
@@ -353,8 +477,9 @@ function describeVariation(decision: Decision): string {
   if (!v) return "";
   const runs = plural(v.runs, "base run");
   const assumed = `ICC ${formatIcc(v.icc_used)}`;
-  // The tests use the estimate rounded up to 0.01: that is what the runs showed.
-  const estimate = v.icc === null ? null : Math.max(0, v.icc);
+  // The tests use the estimate rounded up to 0.01: that is what the runs showed. Below three runs
+  // there is no estimate to show (two runs give one difference a scenario), whatever was computed.
+  const estimate = v.icc === null || v.runs < MIN_RUNS_FOR_VARIATION ? null : Math.max(0, v.icc);
   const rounded = estimate === null ? null : roundIccUp(estimate);
   const measured =
     estimate === null
@@ -418,7 +543,9 @@ export function renderRegressionCauses(decision: Decision, report: Report): stri
     const head = byKey.get(key);
     const failed = row ? `${row.head.trials - row.head.passed} of ${row.head.trials} head trials failed` : "";
     const why = head ? describeFirstFailure(head) : null;
-    return `- ${markdownCode(key)}: ${[failed, why].filter(Boolean).join("; ") || "regressed"}.`;
+    const bullet = `- ${markdownCode(key)}: ${[failed, why].filter(Boolean).join("; ") || "regressed"}.`;
+    const behaviour = decision.behaviour?.find((diff) => diff.key === key);
+    return [bullet, ...(behaviour ? renderBehaviourBrief(behaviour) : [])].join("\n");
   });
   const more = decision.regressed.length - MAX_CAUSES;
   if (more > 0) lines.push(`- … and ${plural(more, "more regressed scenario")}: see the report below.`);
@@ -456,6 +583,30 @@ function treatmentSentence(decision: Decision): Sentence | null {
   return [...parts.flat(), " — the change under test."];
 }
 
+/** Why a changed guidance file's effect cannot (or may not) show, by how it reached the head's agent. */
+const UNSEEN_WHY: Record<UnseenGuidance["delivery"], { shown: string; so: string }> = {
+  not_shown: {
+    shown: "was not shown to the agent",
+    so: "this agent reads no guidance, so the change cannot show in these results; run with an agent that does (README, Guidance)",
+  },
+  work_dir_only: {
+    shown: "was only put in the work dir",
+    so: "whether this agent reads it is not known, so the change may not show in these results",
+  },
+};
+
+/** "⚠️ The changed guidance `AGENTS.md` was not shown to the agent (3 scenarios): …" per file and delivery. */
+function unseenGuidanceSentences(decision: Decision): Sentence[] {
+  return (decision.treatment_changes?.unseen ?? []).map((u) => {
+    const why = UNSEEN_WHY[u.delivery];
+    return [
+      `${ICON.incomplete} The changed guidance `,
+      { name: u.path },
+      ` ${why.shown} (${plural(u.scenarios.length, "scenario")}): ${why.so}.`,
+    ];
+  });
+}
+
 /** "Not compared (no verdict): changed since the base runs `a` 0/3; not in the base runs `b` 3/3." */
 function notComparedSentence(decision: Decision): Sentence | null {
   const left = decision.not_compared;
@@ -487,9 +638,11 @@ function notComparedSentence(decision: Decision): Sentence | null {
 }
 
 function scopeSentences(decision: Decision): Sentence[] {
-  return [treatmentSentence(decision), notComparedSentence(decision)].filter(
-    (s): s is Sentence => s !== null,
-  );
+  return [
+    treatmentSentence(decision),
+    ...unseenGuidanceSentences(decision),
+    notComparedSentence(decision),
+  ].filter((s): s is Sentence => s !== null);
 }
 
 /**

@@ -25,10 +25,19 @@ export function describeStops(summary: Pick<RunSummary, "end_reasons">): string 
  * Said wherever a replay's figures show (terminal, report.md, the model matrix): the turns,
  * tokens, cost and stops of replayed trials are their recording's, not measured. Null otherwise.
  */
-export function describeRecordedFigures(summary: Pick<RunSummary, "trials_recorded">): string | null {
+export function describeRecordedFigures(
+  summary: Pick<RunSummary, "trials_recorded" | "trials_cost_priced">,
+): string | null {
   const n = summary.trials_recorded ?? 0;
   if (n === 0) return null;
-  return `turns, tokens, cost and stops of ${n} replayed trial${n === 1 ? "" : "s"} are recorded values, carried from the recording, not measured by this run`;
+  const trials = `${n} replayed trial${n === 1 ? "" : "s"}`;
+  const priced = summary.trials_cost_priced ?? 0;
+  if (priced === 0) {
+    return `turns, tokens, cost and stops of ${trials} are recorded values, carried from the recording, not measured by this run`;
+  }
+  // A cost the recording lacked was priced now: never called recorded.
+  const whose = priced === n ? (n === 1 ? "its cost" : "their cost") : `the cost of ${priced} of them`;
+  return `turns, tokens and stops of ${trials} are recorded values, carried from the recording, not measured by this run; ${whose} was not recorded but priced now from the recorded tokens`;
 }
 
 /** The EvalSummary as plain lines for the terminal (no names in it but categories, passed through `clean`). */

@@ -4,6 +4,7 @@
  * plus its renderer.
  */
 import type { Decision } from "../compare/decision.js";
+import { PASS_RATE } from "../compare/metrics.js";
 import type { Comparison } from "../compare/types.js";
 import type { Report } from "../results/types.js";
 import type { TrialEvent } from "../transcript/events.js";
@@ -55,7 +56,33 @@ export function buildComparisonJson(
 ): Comparison & { decision?: Decision & { reason: string } } {
   if (!decision) return comparison;
   const reason = renderDecisionReason(decision, report ? { summary: report.summary } : {});
-  return { ...comparison, decision: { ...decision, reason } };
+  return { ...withDecidedPassRates(comparison, decision), decision: { ...decision, reason } };
+}
+
+/**
+ * The pass rate's verdict where the decision's tests rejected (regressed, improved) replaces the
+ * comparison's interval word, per scenario and for the suite, so the file never calls a regression
+ * "inconclusive" beside the decision that found it.
+ */
+function withDecidedPassRates(comparison: Comparison, decision: Decision): Comparison {
+  const decided = (regressed: boolean, improved: boolean) =>
+    regressed ? ("regressed" as const) : improved ? ("improved" as const) : null;
+  const byKey = new Map(decision.scenarios.map((s) => [s.key, decided(s.regressed, s.improved)]));
+  const suite = decided(decision.suite_regressed, decision.suite_improved);
+  return {
+    ...comparison,
+    suite: {
+      ...comparison.suite,
+      metrics: comparison.suite.metrics.map((m) =>
+        m.metric === PASS_RATE && suite ? { ...m, verdict: suite } : m,
+      ),
+    },
+    scenarios: comparison.scenarios.map((c) => {
+      const verdict = byKey.get(c.key);
+      if (!verdict) return c;
+      return { ...c, metrics: c.metrics.map((m) => (m.metric === PASS_RATE ? { ...m, verdict } : m)) };
+    }),
+  };
 }
 
 export const OUTPUT_FORMATS = {
@@ -70,7 +97,11 @@ export const OUTPUT_FORMATS = {
     file: "junit.xml",
     needsComparison: false,
     needsEvents: false,
-    render: (i) => renderJunitXml(i.report, i.repositoryRoot ? { root: i.repositoryRoot } : {}),
+    render: (i) =>
+      renderJunitXml(i.report, {
+        ...(i.repositoryRoot ? { root: i.repositoryRoot } : {}),
+        ...(i.decision ? { decision: i.decision } : {}),
+      }),
   },
   html: {
     file: "report.html",

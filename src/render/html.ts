@@ -7,8 +7,10 @@
 import { createHash } from "node:crypto";
 import type { Decision } from "../compare/decision.js";
 import type { Comparison } from "../compare/types.js";
+import { judgeRun } from "../results/run-outcome.js";
 import type { Report, TrialReport } from "../results/types.js";
 import type { TrialEvent } from "../transcript/events.js";
+import { renderBehaviourHtml } from "./behaviour.js";
 import { renderDecisionReason } from "./decision.js";
 import { embedJson, escapeHtml } from "./escape.js";
 import { PAGE_SCRIPT } from "./html/page-script.js";
@@ -65,7 +67,7 @@ export function renderReportHtml(input: HtmlReportInput): string {
 
   const verdict = decision
     ? renderDecisionReason(decision, { summary: report.summary })
-    : report.run.incomplete
+    : judgeRun(report).incomplete
       ? `INCOMPLETE (${report.summary.outcome})`
       : report.summary.outcome;
   const title = `llm-tool-test report · ${verdict} · ${report.run.started_at}`;
@@ -81,11 +83,12 @@ export function renderReportHtml(input: HtmlReportInput): string {
     `<style>${PAGE_STYLE}</style></head><body><main>`,
     renderHeadline(report, comparison, decision),
     renderFailureList(report, trialIndex),
+    renderBehaviourHtml(decision),
     renderCategoryTable(report),
     report.model_matrix ? renderModelMatrixHtml(report.model_matrix) : "",
     renderPassRateSection(report),
-    comparison ? renderComparisonSection(comparison) : "",
-    renderScenarioTable(report, trialIndex, comparison),
+    comparison ? renderComparisonSection(comparison, decision) : "",
+    renderScenarioTable(report, trialIndex, comparison, decision),
     renderSubcommandSection(report),
     `<footer>llm-tool-test ${escapeHtml(report.run.harness_version)} · report schema ${report.schema_version} · settings ${escapeHtml(report.run.settings_hash)}</footer>`,
     "</main>",

@@ -4,9 +4,11 @@
  * then testcases, then system-out) so strict readers accept it.
  */
 
+import type { Decision } from "../compare/decision.js";
 import { entriesOfRun, modelsOfRun } from "../results/model-matrix.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
+import { findVerdict, formatVerdict } from "./decision.js";
 import { escapeXmlAttribute, escapeXmlText } from "./escape.js";
 import { formatNumber } from "./format.js";
 
@@ -91,6 +93,8 @@ export interface JunitOptions {
    * are relative to it, as annotating actions expect. Absent: the paths as the report has them.
    */
   root?: string;
+  /** The decision: each compared scenario's verdict against the baseline becomes its `verdict` property. */
+  decision?: Decision;
 }
 
 /** A path relative to `root` with forward slashes, when it lies inside it; else as it is. */
@@ -131,6 +135,12 @@ function sumSeconds(trials: TrialReport[]): number {
   return trials.reduce((total, t) => total + Math.max(0, t.execution.duration_ms), 0);
 }
 
+/** The decision's verdict in its plain words (render/decision.ts); null when it did not judge the scenario. */
+function verdictOf(decision: Decision | undefined, scenario: ScenarioReport): string | null {
+  const verdict = findVerdict(decision, suiteName(scenario));
+  return verdict === null ? null : formatVerdict(verdict, { icon: false });
+}
+
 function renderTestsuite(
   report: Report,
   scenario: ScenarioReport,
@@ -146,6 +156,7 @@ function renderTestsuite(
     ["source", `${relativeToRoot(scenario.source.file, options.root)}:${scenario.source.line}`],
     ["pass_rate", scenario.summary.pass_rate === null ? null : String(scenario.summary.pass_rate)],
     ["flakiness", scenario.summary.flakiness],
+    ["verdict", verdictOf(options.decision, scenario)],
   ];
   const propertyXml = properties
     .filter((p): p is [string, string] => p[1] !== null)

@@ -94,8 +94,12 @@ function describeCounts(matrix: ModelMatrix): string {
 
 /** The matrix's replayed trials' figures are their recordings' (summed over the models), or null. */
 function recordedNote(matrix: ModelMatrix): string | null {
-  const trials = matrix.summaries.reduce((n, m) => n + (m.summary.trials_recorded ?? 0), 0);
-  return describeRecordedFigures({ trials_recorded: trials });
+  const sum = (count: (s: (typeof matrix.summaries)[number]["summary"]) => number | undefined) =>
+    matrix.summaries.reduce((n, m) => n + (count(m.summary) ?? 0), 0);
+  return describeRecordedFigures({
+    trials_recorded: sum((s) => s.trials_recorded),
+    trials_cost_priced: sum((s) => s.trials_cost_priced),
+  });
 }
 
 /** What the matrix's entries are: models, or agents with their models. */

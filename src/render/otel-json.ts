@@ -4,12 +4,17 @@
  * conventions (gen_ai.*, semantic conventions v1.41.0, status Development):
  *
  * - one trace per trial, its root span `invoke_agent {agent}` (gen_ai.operation.name
- *   invoke_agent, the trial's model, tokens, outcome);
- * - a `chat {model}` span per model turn (gen_ai.usage.input_tokens / output_tokens,
- *   gen_ai.response.finish_reasons);
+ *   invoke_agent, gen_ai.provider.name, the trial's model, tokens, outcome);
+ * - a `chat {model}` span per model turn (gen_ai.provider.name, gen_ai.usage.input_tokens /
+ *   output_tokens, gen_ai.response.finish_reasons);
  * - an `execute_tool bash` span per command the agent ran, with its exit status
  *   (`process.exit.code`), the command (`gen_ai.tool.call.arguments`) and status ERROR
  *   (`error.type` nonzero_exit or timeout) when it did not exit 0.
+ *
+ * As the conventions ask: `gen_ai.usage.input_tokens` counts every input token, cached ones
+ * included (cache reads and writes are also given apart); `gen_ai.request.model` is the provider's
+ * id (`gpt-5.2`, the harness's `openai:` prefix becoming `gen_ai.provider.name`); a span that
+ * succeeded leaves its status UNSET, and one that failed has status ERROR and `error.type`.
  *
  * Ids are derived from the run, the scenario and the trial (a sha256), so the same report always
  * gives the same trace ids. A replayed trial's model figures are its recording's: the root span
@@ -18,7 +23,8 @@
 import { createHash } from "node:crypto";
 import { scenarioKey } from "../results/scenario-key.js";
 import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
-import type { EventOf, TrialEvent } from "../transcript/events.js";
+import type { EventOf, TokenUsage, TrialEvent } from "../transcript/events.js";
+import { exportedModel } from "./genai-model.js";
 
 export const GENAI_SEMCONV_VERSION = "1.41.0";
 const SCHEMA_URL = `https://opentelemetry.io/schemas/${GENAI_SEMCONV_VERSION}`;
@@ -40,8 +46,8 @@ export interface OtlpSpan {
   startTimeUnixNano: string;
   endTimeUnixNano: string;
   attributes: { key: string; value: AttributeValue }[];
-  /** 0 UNSET, 1 OK, 2 ERROR. */
-  status: { code: 0 | 1 | 2; message?: string };
+  /** 0 UNSET (success too: instrumentation leaves OK to applications), 2 ERROR. */
+  status: { code: 0 | 2; message?: string };
 }
 
 function value(v: string | number | boolean | string[]): AttributeValue {
@@ -71,6 +77,21 @@ function nanos(iso: string | undefined, offsetMs = 0): string {
   return (BigInt(Math.max(0, Math.round(at))) * 1_000_000n).toString();
 }
 
+/** Every input token, as gen_ai.usage.input_tokens counts them: uncached, cache reads and cache writes. */
+function allInputTokens(
+  usage: Pick<TokenUsage, "input_tokens" | "cache_read_tokens" | "cache_write_tokens">,
+) {
+  return usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
+}
+
+/**
+ * A failed trial's `error.type`: why the agent stopped when it did not stop by itself (timeout,
+ * agent_crash...), else its outcome (a trial whose gates failed: `fail`).
+ */
+function trialErrorType(trial: TrialReport): string {
+  return trial.end_reason && trial.end_reason !== "natural_stop" ? trial.end_reason : trial.outcome;
+}
+
 /** One trial's spans: the agent's root span, then its model turns and commands. */
 export function buildTrialSpans(
   report: Pick<Report, "run">,
@@ -85,8 +106,15 @@ export function buildTrialSpans(
   const end = events.find((e): e is EventOf<"trial_end"> => e.type === "trial_end");
   // In an agent matrix a trial is its entry's: never the run's first agent or model.
   const agent = scenario.agent ?? report.run.agent;
-  const model = start?.model ?? scenario.model ?? (scenario.agent ? null : report.run.model) ?? null;
+  // A replay calls no model: its trial's is the recording's.
+  const replayed = events.find((e): e is EventOf<"recorded_execution"> => e.type === "recorded_execution");
+  const recordedModel =
+    start?.model ?? replayed?.model ?? scenario.model ?? (scenario.agent ? null : report.run.model) ?? null;
+  const { model, provider } = exportedModel(agent, recordedModel);
   const execution = trial.execution;
+  // A skipped trial did not fail; only a failed or errored one is an error.
+  const failed = trial.outcome === "fail" || trial.outcome === "error";
+  const conversationId = `${report.run.id}/${key}/trial-${trial.trial}`;
   const spans: OtlpSpan[] = [
     {
       traceId,
@@ -97,11 +125,15 @@ export function buildTrialSpans(
       endTimeUnixNano: nanos(end?.ts ?? start?.ts ?? report.run.started_at),
       attributes: attributes({
         "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.provider.name": provider,
         "gen_ai.agent.name": agent,
         "gen_ai.request.model": model,
-        "gen_ai.conversation.id": `${report.run.id}/${key}/trial-${trial.trial}`,
-        "gen_ai.usage.input_tokens": execution.input_tokens,
+        "gen_ai.conversation.id": conversationId,
+        "gen_ai.usage.input_tokens": allInputTokens(execution),
         "gen_ai.usage.output_tokens": execution.output_tokens,
+        "gen_ai.usage.cache_read.input_tokens": execution.cache_read_tokens,
+        "gen_ai.usage.cache_creation.input_tokens": execution.cache_write_tokens,
+        "error.type": failed ? trialErrorType(trial) : null,
         "llm_tool_test.scenario": key,
         "llm_tool_test.trial": trial.trial,
         "llm_tool_test.outcome": trial.outcome,
@@ -110,7 +142,7 @@ export function buildTrialSpans(
         "llm_tool_test.cost_usd": execution.cost_usd,
         "llm_tool_test.recorded": execution.recorded ? true : null,
       }),
-      status: trial.outcome === "pass" ? { code: 1 } : { code: 2, message: trial.reason ?? trial.outcome },
+      status: failed ? { code: 2, message: trial.reason ?? trial.outcome } : { code: 0 },
     },
   ];
   const results = new Map<string, EventOf<"tool_result">>();
@@ -127,8 +159,10 @@ export function buildTrialSpans(
         endTimeUnixNano: nanos(event.ts),
         attributes: attributes({
           "gen_ai.operation.name": "chat",
+          "gen_ai.provider.name": provider,
           "gen_ai.request.model": model,
-          "gen_ai.usage.input_tokens": event.usage.input_tokens,
+          "gen_ai.conversation.id": conversationId,
+          "gen_ai.usage.input_tokens": allInputTokens(event.usage),
           "gen_ai.usage.output_tokens": event.usage.output_tokens,
           "gen_ai.usage.cache_read.input_tokens": event.usage.cache_read_tokens,
           "gen_ai.usage.cache_creation.input_tokens": event.usage.cache_write_tokens,
@@ -159,13 +193,8 @@ export function buildTrialSpans(
           "llm_tool_test.turn": event.turn,
           "llm_tool_test.output_truncated": result?.truncated ?? null,
         }),
-        // A command that never returned (the trial ended first) is left UNSET.
-        status:
-          result === undefined
-            ? { code: 0 }
-            : failed
-              ? { code: 2, message: `exit ${result.exit_code}` }
-              : { code: 1 },
+        // Success, and a command that never returned (the trial ended first), are left UNSET.
+        status: failed ? { code: 2, message: `exit ${result.exit_code}` } : { code: 0 },
       });
     }
   }

@@ -1,9 +1,17 @@
 import type { Decision } from "../compare/decision.js";
 import { compareVariants } from "../compare/variants.js";
-import { scenarioName } from "../results/scenario-key.js";
+import { judgeRun } from "../results/run-outcome.js";
+import { scenarioKey, scenarioName } from "../results/scenario-key.js";
 import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
+import { renderBehaviourMarkdown } from "./behaviour.js";
 import { renderComparisonMarkdown } from "./comparison-markdown.js";
-import { renderDecisionHeadline, renderDesignLine, renderScopeLines } from "./decision.js";
+import {
+  findVerdict,
+  formatVerdict,
+  renderDecisionHeadline,
+  renderDesignLine,
+  renderScopeLines,
+} from "./decision.js";
 import { escapeMarkdownCell, markdownCode, markdownFence, markdownText, stripControls } from "./escape.js";
 import { renderEvalSummaryMarkdown, renderSubcommandsMarkdown } from "./eval-summary.js";
 import {
@@ -57,13 +65,11 @@ export interface ReportMarkdownOptions {
   decision?: Decision;
 }
 
-/** The run's own verdict, for a report without a decision: an incomplete run is never a plain PASS. */
+/** The run's own verdict (results/run-outcome.ts), for a report without a decision: an incomplete run is never a plain PASS. */
 function describeOutcome(report: Report): string {
-  const s = report.summary;
-  const mark = s.outcome === "pass" ? "✅" : s.outcome === "fail" ? "❌" : "⚠️";
-  const outcome = `${mark} ${s.outcome.toUpperCase()}`;
-  if (!report.run.incomplete) return outcome;
-  return s.outcome === "pass" ? "⚠️ INCOMPLETE" : `⚠️ INCOMPLETE · ${outcome}`;
+  const { outcome, incomplete } = judgeRun(report);
+  if (outcome === "pass") return "✅ PASS";
+  return outcome === "fail" ? `${incomplete ? "⚠️ INCOMPLETE · " : ""}❌ FAIL` : "⚠️ INCOMPLETE";
 }
 
 function renderTitle(report: Report, decision: Decision | undefined): string[] {
@@ -119,17 +125,21 @@ function renderCategories(report: Report): string[] {
   return lines;
 }
 
-function renderScenarioTable(report: Report): string[] {
+function renderScenarioTable(report: Report, decision: Decision | undefined): string[] {
+  // The decision's verdict per scenario, when it compared scenarios with a baseline.
+  const verdicts = (decision?.scenarios.length ?? 0) > 0;
   const lines = [
     "",
     "## Scenarios",
     "",
-    "| Scenario | Outcome | Pass rate [95% CI] | Commands | Errors | Retries | Help | First-try | Iteration | Turns | Cost |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    `| Scenario | Outcome |${verdicts ? " Against the baseline |" : ""} Pass rate [95% CI] | Commands | Errors | Retries | Help | First-try | Iteration | Turns | Cost |`,
+    `|---|---|${verdicts ? "---|" : ""}---:|---:|---:|---:|---:|---:|---:|---:|---:|`,
   ];
   for (const scenario of report.scenarios) {
+    const verdict = verdicts ? findVerdict(decision, scenarioKey(scenario)) : null;
+    const verdictCell = verdicts ? ` ${verdict ? formatVerdict(verdict) : "–"} |` : "";
     lines.push(
-      `| ${scenarioCell(scenario)} | ${scenarioOutcome(scenario)} | ${passRateCell(scenario)}` +
+      `| ${scenarioCell(scenario)} | ${scenarioOutcome(scenario)} |${verdictCell} ${passRateCell(scenario)}` +
         ` | ${metric(scenario, "total_commands", "number")} | ${metric(scenario, "error_rate", "rate")}` +
         ` | ${metric(scenario, "retry_rate", "rate")} | ${metric(scenario, "help_invocations", "number")}` +
         ` | ${metric(scenario, "first_try_success_rate", "rate")} | ${metric(scenario, "iteration_ratio", "rate")}` +
@@ -278,10 +288,11 @@ function renderPossibleGlobalOptions(report: Report): string[] {
 export function renderReportMarkdown(report: Report, options: ReportMarkdownOptions = {}): string {
   const lines = [
     ...renderHeadline(report, options.decision),
+    ...renderBehaviourMarkdown(options.decision),
     ...renderEvalSummaryMarkdown(report.summary),
     ...(report.model_matrix ? renderModelMatrixMarkdown(report.model_matrix) : []),
     ...renderCategories(report),
-    ...renderScenarioTable(report),
+    ...renderScenarioTable(report, options.decision),
     ...renderSubcommandsMarkdown(report.scenarios),
     ...renderReplayMarkdown(report.scenarios),
   ];

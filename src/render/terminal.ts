@@ -1,7 +1,14 @@
 import type { Decision } from "../compare/decision.js";
+import { judgeRun } from "../results/run-outcome.js";
 import { scenarioKey } from "../results/scenario-key.js";
 import type { Report, ScenarioReport } from "../results/types.js";
-import { renderDecisionReason, renderDesignLine, renderScopeLinesPlain } from "./decision.js";
+import {
+  findVerdict,
+  formatVerdict,
+  renderDecisionReason,
+  renderDesignLine,
+  renderScopeLinesPlain,
+} from "./decision.js";
 import { escapePlainText } from "./escape.js";
 import { renderEvalSummaryLines } from "./eval-summary.js";
 import { formatDuration, formatNumber, formatRate, formatRateRange, formatRunCost } from "./format.js";
@@ -85,7 +92,14 @@ export function renderTerminalSummary(report: Report, options: TerminalOptions =
     ]
       .filter(Boolean)
       .join("  ");
-    lines.push(`${status} ${padEnd(label(scenario), width)}  ${padEnd(rate, 22)} ${dim(detail)}`);
+    // The decision's verdict against the baseline, in its words (render/decision.ts).
+    const verdict = findVerdict(decision, scenarioKey(scenario));
+    const verdictText = verdict ? `vs base: ${formatVerdict(verdict, { icon: false })}` : "";
+    const against =
+      verdict === "regressed" ? red(verdictText) : verdict === "improved" ? green(verdictText) : verdictText;
+    lines.push(
+      `${status} ${padEnd(label(scenario), width)}  ${padEnd(rate, 22)} ${against ? `${against}  ` : ""}${dim(detail)}`,
+    );
     const missLine = describePatternMisses(scenario);
     if (missLine) lines.push(yellow(`        ${missLine}`));
     const options = [
@@ -122,15 +136,16 @@ export function renderTerminalSummary(report: Report, options: TerminalOptions =
   if (report.model_matrix) lines.push(...renderModelMatrixLines(report.model_matrix));
   const s = report.summary;
   // With a decision the run's line only counts: the verdict is the decision's, at the top.
+  const judged = judgeRun(report);
   const headline = decision
     ? "Run:"
-    : report.run.incomplete
-      ? yellow(s.outcome === "fail" ? "INCOMPLETE (failures)" : "INCOMPLETE")
-      : s.outcome === "fail"
-        ? red("FAILED")
-        : s.outcome === "error"
-          ? yellow("INCOMPLETE (errors)")
-          : green("PASSED");
+    : judged.outcome === "fail"
+      ? judged.incomplete
+        ? yellow("INCOMPLETE (failures)")
+        : red("FAILED")
+      : judged.outcome === "incomplete"
+        ? yellow(report.run.incomplete ? "INCOMPLETE" : "INCOMPLETE (errors)")
+        : green("PASSED");
   for (const warning of report.run.warnings ?? [])
     lines.push("", yellow(`warning: ${escapePlainText(warning)}`));
   lines.push(

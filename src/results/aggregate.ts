@@ -1,9 +1,12 @@
+import type { GuidanceIntake } from "../agents/types.js";
 import type { Scenario } from "../scenario/types.js";
 import { DEFAULT_PASS_K, passKEstimates } from "../stats/pass-at-k.js";
 import { classifyFlakiness, summarizeMetric, wilsonInterval } from "../stats/stats.js";
 import type { EndReason } from "../transcript/events.js";
+import { guidanceDelivery } from "./guidance-delivery.js";
 import { METRIC_DEFINITIONS, PASS_RATE, readTrialValues } from "./trial-metrics.js";
 import type {
+  BehaviourSummary,
   CategorySummary,
   MetricSummary,
   ReportTreatment,
@@ -74,13 +77,16 @@ export type ScenarioMeta = Omit<ScenarioReport, "trials" | "summary">;
 
 /**
  * `model`: the model of a matrix run's entry (null outside a matrix, and for an agent without a
- * model in an agent matrix); `agent`: the entry's agent in an agent matrix (null otherwise).
+ * model in an agent matrix); `agent`: the entry's agent in an agent matrix (null otherwise);
+ * `guidanceIntake`: how the entry's agent takes guidance, so the report says how it reached it
+ * (null: not said).
  */
 export function scenarioMetaOf(
   scenario: Scenario,
   variant: string | null,
   model: string | null = null,
   agent: string | null = null,
+  guidanceIntake: GuidanceIntake | null = null,
 ): ScenarioMeta {
   return {
     id: scenario.id,
@@ -93,16 +99,23 @@ export function scenarioMetaOf(
     source: { file: scenario.source.file, line: scenario.source.line, format: scenario.source.format },
     content_hash: scenario.contentHash,
     measurement_hash: scenario.measurementHash,
-    treatment: reportTreatmentOf(scenario, variant),
+    treatment: reportTreatmentOf(scenario, variant, guidanceIntake),
   };
 }
 
 /** The treatment an entry ran with: its variant's guidance, else the scenario's own (as the trial does). */
-function reportTreatmentOf(scenario: Scenario, variant: string | null): ReportTreatment {
+function reportTreatmentOf(
+  scenario: Scenario,
+  variant: string | null,
+  intake: GuidanceIntake | null,
+): ReportTreatment {
   const { treatment } = scenario;
   const guidance = (variant ? treatment.variants[variant] : null) ?? treatment.guidance;
+  const delivery = guidance && intake ? { delivery: guidanceDelivery(intake, guidance.mode) } : {};
   return {
-    guidance: guidance ? [{ path: guidance.path, mode: guidance.mode, sha256: guidance.sha256 }] : [],
+    guidance: guidance
+      ? [{ path: guidance.path, mode: guidance.mode, sha256: guidance.sha256, ...delivery }]
+      : [],
     tool: treatment.tool ? [{ path: treatment.tool.path, sha256: treatment.tool.sha256 }] : [],
   };
 }
@@ -118,7 +131,50 @@ export function buildScenarioReport(
     trials: sorted,
     summary: summarizeScenario(sorted, k),
     by_subcommand: summarizeSubcommands(sorted),
+    ...behaviourField(sorted),
   };
+}
+
+/**
+ * The evaluated trials' behaviour pooled (BehaviourSummary); absent when none records it. The first
+ * failed call is a failing trial's when one has it: that is the call that explains a regression.
+ */
+export function summarizeBehaviour(trials: readonly TrialReport[]): BehaviourSummary | null {
+  const recorded = trials.filter(isEvaluated).filter((t) => t.behaviour !== undefined);
+  if (recorded.length === 0) return null;
+  const summary: BehaviourSummary = {
+    trials: recorded.length,
+    calls: 0,
+    help_calls: 0,
+    subcommands: {},
+    options: {},
+    shapes: {},
+    first_failure: null,
+  };
+  const add = (into: Record<string, number>, from: Record<string, number>) => {
+    for (const [name, count] of Object.entries(from)) into[name] = (into[name] ?? 0) + count;
+  };
+  for (const trial of recorded) {
+    summary.calls += trial.interaction.total_commands;
+    summary.help_calls += trial.interaction.help_invocations;
+    add(
+      summary.subcommands,
+      Object.fromEntries(Object.entries(trial.by_subcommand).map(([name, m]) => [name, m.total_commands])),
+    );
+    add(summary.options, trial.behaviour?.options ?? {});
+    add(summary.shapes, trial.behaviour?.shapes ?? {});
+  }
+  const failing = [...recorded].sort((a, b) => Number(a.outcome !== "fail") - Number(b.outcome !== "fail"));
+  const withFailure = failing.find((t) => t.behaviour?.first_failure);
+  if (withFailure?.behaviour?.first_failure) {
+    summary.first_failure = { ...withFailure.behaviour.first_failure, trial: withFailure.trial };
+  }
+  return summary;
+}
+
+function behaviourField(trials: readonly TrialReport[]): Pick<ScenarioReport, "behaviour"> {
+  const behaviour = summarizeBehaviour(trials);
+  return behaviour ? { behaviour } : {};
 }
 
 /**
@@ -272,7 +328,13 @@ export function summarizeRun(scenarios: ScenarioReport[]): RunSummary {
 }
 
 /** How many trials carry recorded figures (a replay), only when some do. */
-function recordedField(trials: readonly TrialReport[]): Pick<RunSummary, "trials_recorded"> {
+function recordedField(
+  trials: readonly TrialReport[],
+): Pick<RunSummary, "trials_recorded" | "trials_cost_priced"> {
   const recorded = trials.filter((trial) => trial.execution.recorded === true).length;
-  return recorded > 0 ? { trials_recorded: recorded } : {};
+  const priced = trials.filter((trial) => trial.execution.cost_priced === true).length;
+  return {
+    ...(recorded > 0 ? { trials_recorded: recorded } : {}),
+    ...(priced > 0 ? { trials_cost_priced: priced } : {}),
+  };
 }

@@ -36,6 +36,7 @@ const COUNTS = new Set([
   "pass_k",
   "trials_cost_unknown",
   "trials_recorded",
+  "trials_cost_priced",
   "n",
   "tasks",
   "scenarios",

@@ -99,6 +99,30 @@ function checkOptionalHints(record: Record<string, unknown>, key: string, at: st
   return null;
 }
 
+/** `behaviour`: counts by name, and the first failed call or null (the base-vs-head diff reads them). */
+function checkOptionalBehaviour(record: Record<string, unknown>, key: string, at: string): Problem {
+  const value = record[key];
+  if (value === undefined) return null;
+  const where = `${at}${key}`;
+  if (!isObject(value)) return wrongKind(where, "an object with options, shapes and first_failure", value);
+  for (const counts of ["options", "shapes"]) {
+    const entries = value[counts];
+    if (!isObject(entries)) return wrongKind(`${where}.${counts}`, "an object of counts", entries);
+    for (const [name, count] of Object.entries(entries)) {
+      if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 0)
+        return wrongKind(`${where}.${counts}[${JSON.stringify(name)}]`, "a count", count);
+    }
+  }
+  const failure = value.first_failure;
+  if (failure === null) return null;
+  if (!isObject(failure)) return wrongKind(`${where}.first_failure`, "a failed call or null", failure);
+  return first(
+    () => checkString(failure, "command", `${where}.first_failure.`),
+    () => checkNumber(failure, "exit_code", `${where}.first_failure.`),
+    () => checkString(failure, "stderr", `${where}.first_failure.`, true),
+  );
+}
+
 function first(...problems: (() => Problem)[]): Problem {
   for (const problem of problems) {
     const found = problem();
@@ -129,6 +153,7 @@ function checkTrial(trial: unknown, at: string): Problem {
     () => checkOptionalStrings(trial, "shim_disagreements", prefix),
     () => checkOptionalStrings(trial, "command_pattern_misses", prefix),
     () => checkOptionalHints(trial, "possible_global_options", prefix),
+    () => checkOptionalBehaviour(trial, "behaviour", prefix),
   );
 }
 

@@ -7,7 +7,7 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { ConfigError, describeError } from "../errors.js";
-import type { TrialEvent } from "../transcript/events.js";
+import type { RecordedTurn, TrialEvent } from "../transcript/events.js";
 import { readReportFile } from "./read-report.js";
 import { loadTrialEvents } from "./read-trial-events.js";
 import { scenarioKey } from "./scenario-key.js";
@@ -41,6 +41,10 @@ export interface Recording {
   work_dir: string | null;
   /** Null when the source kept no figures (a trial without a trial_end: an interrupted run). */
   figures: RecordedFigures | null;
+  /** The system prompt the recorded model was given; null when the source does not have it. */
+  system_prompt: string | null;
+  /** What the recorded model said, turn by turn (empty when the source kept no model turns). */
+  turns: RecordedTurn[];
 }
 
 export interface RecordingSet {
@@ -59,6 +63,12 @@ export interface RecordingSet {
   home_layout: string | null;
   /** Per scenario key, ordered by trial. */
   byScenario: Map<string, Recording[]>;
+  /**
+   * A bashkit-eval file's tasks as that run had them (each `results[].task`, as one JSON line of a
+   * dataset), by task id: a replay grades against the task file given, which must hold the same
+   * tasks (run/prepare.ts compares them). Null for a run folder.
+   */
+  tasks: ReadonlyMap<string, string> | null;
 }
 
 /** The recording trial `trial` of a scenario replays: the same trial number, else the recordings in turn. */
@@ -129,6 +139,7 @@ async function readRunFolder(source: string, reportFile: string): Promise<Record
     recorded_at: report.run.started_at,
     home_layout: homeLayouts.size === 1 ? ([...homeLayouts][0] ?? null) : null,
     byScenario,
+    tasks: null,
   };
 }
 
@@ -147,10 +158,21 @@ function fromEvents(key: string, trial: number, events: readonly TrialEvent[]): 
   let cost: number | null = null;
   let carried: RecordedFigures | null = null;
   let end: Extract<TrialEvent, { type: "trial_end" }> | null = null;
+  let systemPrompt: string | null = null;
+  let turns: RecordedTurn[] = [];
+  // A trial that was itself a replay carries its recording's transcript, not its own prompt.
+  let carriedTranscript = false;
   for (const event of events) {
     if (event.type === "trial_start") model = event.model;
-    else if (event.type === "model_response") {
+    else if (event.type === "recorded_transcript") {
+      carriedTranscript = true;
+      systemPrompt = event.system_prompt;
+      turns = event.turns;
+    } else if (event.type === "model_response") {
       responses += 1;
+      if (!carriedTranscript) {
+        turns.push({ turn: event.turn, text: event.text, ts: event.ts, usage: event.usage });
+      }
       for (const field of Object.keys(usage) as (keyof typeof usage)[]) usage[field] += event.usage[field];
       if (typeof event.cost_usd === "number") cost = (cost ?? 0) + event.cost_usd;
     } else if (event.type === "recorded_execution") {
@@ -180,7 +202,10 @@ function fromEvents(key: string, trial: number, events: readonly TrialEvent[]): 
       const call = byId.get(event.call_id);
       if (call)
         Object.assign(call, { exit_code: event.exit_code, stdout: event.stdout, stderr: event.stderr });
-    } else if (event.type === "prompt") workDir = event.work_dir ?? null;
+    } else if (event.type === "prompt") {
+      workDir = event.work_dir ?? null;
+      if (!carriedTranscript) systemPrompt = event.system_prompt;
+    }
   }
   // A trial of an agent without a model (the oracle) has nothing a replay could not measure.
   const calledModel = model !== null || responses > 0 || (end?.turns ?? 0) > 0;
@@ -195,7 +220,16 @@ function fromEvents(key: string, trial: number, events: readonly TrialEvent[]): 
           cost_usd: cost,
         }
       : null);
-  return { scenario_key: key, trial, model, calls, work_dir: workDir, figures };
+  return {
+    scenario_key: key,
+    trial,
+    model,
+    calls,
+    work_dir: workDir,
+    figures,
+    system_prompt: systemPrompt,
+    turns,
+  };
 }
 
 interface BashkitToolCall {
@@ -218,7 +252,7 @@ interface BashkitResults {
   provider?: string;
   model?: string;
   timestamp?: string;
-  results: { task: { id: string }; trace: BashkitTrace }[];
+  results: { task: { id: string; system?: string | null }; trace: BashkitTrace }[];
 }
 
 function isBashkitResults(data: unknown): data is BashkitResults {
@@ -256,11 +290,23 @@ function fromBashkitResults(source: string, data: BashkitResults): RecordingSet 
         calls,
         work_dir: null,
         figures: bashkitFigures(result.trace, calls.length),
+        // bashkit-eval gives a task's own system prompt; a task without one has none recorded.
+        system_prompt: typeof result.task.system === "string" ? result.task.system : null,
+        turns: assistantTurns(result.trace.messages ?? []),
       },
     ]);
   }
   const recordedAt = typeof data.timestamp === "string" ? data.timestamp : null;
-  return { source, format: "bashkit-eval", model, recorded_at: recordedAt, home_layout: null, byScenario };
+  const tasks = new Map(data.results.map((result) => [result.task.id, JSON.stringify(result.task)]));
+  return {
+    source,
+    format: "bashkit-eval",
+    model,
+    recorded_at: recordedAt,
+    home_layout: null,
+    byScenario,
+    tasks,
+  };
 }
 
 /**
@@ -296,6 +342,28 @@ function bashkitFigures(trace: BashkitTrace, toolCalls: number): RecordedFigures
     end_reason: trace.natural_stop ? "natural_stop" : "turn_limit",
     cost_usd: null,
   };
+}
+
+/**
+ * Each assistant message as a turn: its text blocks joined (a string content is its text). The
+ * trace keeps no time or tokens per message, only totals.
+ */
+function assistantTurns(messages: readonly { role: string; content: unknown }[]): RecordedTurn[] {
+  return messages
+    .filter((message) => message.role === "assistant")
+    .map((message, index) => ({
+      turn: index + 1,
+      text: Array.isArray(message.content)
+        ? message.content
+            .filter((block) => (block as { type?: unknown })?.type === "text")
+            .map((block) => String((block as { text?: unknown }).text ?? ""))
+            .join("\n\n")
+        : typeof message.content === "string"
+          ? message.content
+          : "",
+      ts: null,
+      usage: null,
+    }));
 }
 
 /** The turn (1-based assistant message) of each tool_use block, in order. */

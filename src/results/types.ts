@@ -48,6 +48,11 @@ export interface ExecutionMetrics {
    * model's), not measured by this run; tool calls and duration are the replay's. Absent otherwise.
    */
   recorded?: true;
+  /**
+   * A replayed trial whose recording kept no cost: cost_usd is its recorded tokens priced with this
+   * run's price table, a figure computed now, not recorded. Absent otherwise.
+   */
+  cost_priced?: true;
 }
 
 export interface GateResult {
@@ -105,6 +110,8 @@ export interface TrialReport {
   interaction: InteractionMetrics;
   /** Layer 1 per subcommand ("(none)" when there is no subcommand). */
   by_subcommand: Record<string, InteractionMetrics>;
+  /** How the agent called the target, compactly, for the base-vs-head diff. Absent in reports of earlier versions. */
+  behaviour?: TrialBehaviour;
   execution: ExecutionMetrics;
   gates: GateResult[];
   gates_passed: number;
@@ -124,6 +131,12 @@ export interface TrialReport {
    * Absent for other scenarios (the work dir was HOME and cwd) and in older reports.
    */
   home_layout?: string;
+  /**
+   * Why the agent's CLI was not shown the work dir's AGENTS.md in this trial (it read a context file
+   * of the work dir's own instead); the scenario entry's guidance `delivery` is then `not_shown`.
+   * Absent when it was shown or there was none, and in reports of earlier versions.
+   */
+  guidance_not_shown?: string;
   composite_score: number | null;
   /** A replayed trial (`--agent replay`): how its recorded calls behaved now. Absent otherwise. */
   replay?: ReplaySummary;
@@ -214,6 +227,51 @@ export interface ScenarioReport {
    * subcommand). Absent in reports of earlier versions.
    */
   by_subcommand?: Record<string, SubcommandSummary>;
+  /**
+   * How the agent called the target, pooled over the evaluated trials that record it: what the
+   * base-vs-head diff of a regressed scenario reads. Absent when no trial records it (reports of
+   * earlier versions).
+   */
+  behaviour?: BehaviourSummary;
+}
+
+/**
+ * How the agent called the target in one trial (evaluate/behaviour.ts). Option names and shapes are
+ * read as the `target_invocation` event's (docs/events.md); each is cut to 80 characters, and at
+ * most 40 of each are kept (the most used).
+ */
+export interface TrialBehaviour {
+  /** Calls using each option name (a call that repeats an option counts once). */
+  options: Record<string, number>;
+  /** Calls per command shape: the subcommand ("(none)") then its distinct options, sorted ("cat --icsv --ojson"). */
+  shapes: Record<string, number>;
+  /** The trial's first failed call; null when none failed. */
+  first_failure: FailedCall | null;
+}
+
+/** A failed call of the target: agent-controlled text, to be rendered inert. */
+export interface FailedCall {
+  /** Cut to 200 characters. */
+  command: string;
+  exit_code: number;
+  /** The start of its tool call's stderr (its stdout when stderr is empty), up to 400 characters; null when unknown. */
+  stderr: string | null;
+}
+
+/** TrialBehaviour pooled over a scenario's evaluated trials, with the calls, subcommands and help calls. */
+export interface BehaviourSummary {
+  /** Evaluated trials pooled (those that record their behaviour). */
+  trials: number;
+  /** Target calls in them. */
+  calls: number;
+  /** Calls asking for help (`--help`, `-h`, subcommand `help`). */
+  help_calls: number;
+  /** Calls per subcommand ("(none)"). */
+  subcommands: Record<string, number>;
+  options: Record<string, number>;
+  shapes: Record<string, number>;
+  /** The first failed call of the first failing trial that has one (else of any trial), with its trial. */
+  first_failure: (FailedCall & { trial: number }) | null;
 }
 
 /** A file of a scenario's treatment: its path from the repository root and its sha256 (null: unreadable). */
@@ -222,10 +280,29 @@ export interface TreatmentFileReport {
   sha256: string | null;
 }
 
+/**
+ * How a guidance file reached the agent's model: `system_prompt` (in the system prompt its model
+ * was given: the built-in agent's work dir AGENTS.md, or `system` mode), `cli_context_file` (the
+ * work dir's AGENTS.md, which the agent's CLI loads into its context itself), `work_dir_only` (in
+ * the work dir, but whether the agent reads it is not known: the command agent), `not_shown` (no
+ * model was shown it: oracle, null, replay, a command agent without `{system}` in `system` mode).
+ */
+export type GuidanceDelivery = "system_prompt" | "cli_context_file" | "work_dir_only" | "not_shown";
+
+export const GUIDANCE_DELIVERIES: readonly GuidanceDelivery[] = [
+  "system_prompt",
+  "cli_context_file",
+  "work_dir_only",
+  "not_shown",
+];
+
 /** The treatment a scenario entry ran with: its guidance (its variant's, else its own) and the tool's build. */
 export interface ReportTreatment {
-  /** At most one today; a list, so more kinds of guidance can join. */
-  guidance: Array<TreatmentFileReport & { mode: string }>;
+  /**
+   * At most one today; a list, so more kinds of guidance can join. `delivery`: how it reached the
+   * agent's model (absent in reports of earlier versions, and in a pooled baseline's entries).
+   */
+  guidance: Array<TreatmentFileReport & { mode: string; delivery?: GuidanceDelivery }>;
   /** `target.binary` when it is a file in the repository; empty when the build cannot be known. */
   tool: TreatmentFileReport[];
 }
@@ -307,6 +384,8 @@ export interface RunSummary {
    * (execution.recorded), not measured by this run; absent when none.
    */
   trials_recorded?: number;
+  /** Of those, the trials whose cost was not recorded but priced now from their recorded tokens; absent when none. */
+  trials_cost_priced?: number;
   by_category: Record<string, CategorySummary>;
 }
 

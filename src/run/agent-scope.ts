@@ -6,9 +6,8 @@
  * configuration error naming the option: no setting is silently dropped or given to the wrong agent.
  */
 
-import { AGENT_NAMES, type AgentApi, agentApis, isAgentName } from "../agents/registry.js";
+import { type AgentApi, agentApis, describeUnknownAgent, resolveAgentName } from "../agents/registry.js";
 import type { AgentName } from "../agents/types.js";
-import { suggestKey } from "../did-you-mean.js";
 import { ConfigError } from "../errors.js";
 import { CLI_SETTING_NAMES, type SettingNames } from "./setting-names.js";
 
@@ -26,14 +25,10 @@ export interface ScopedValue {
 export function parseScoped(raw: string, option: string): ScopedValue {
   const match = /^([A-Za-z0-9][A-Za-z0-9_-]*)=(.*)$/s.exec(raw);
   if (!match) return { agent: null, value: raw };
-  const [, name = "", value = ""] = match;
-  if (!isAgentName(name)) {
-    const suggestion = suggestKey(name, AGENT_NAMES);
-    throw new ConfigError(
-      `${option} ${raw}: "${name}" is not an agent${suggestion ? ` (did you mean "${suggestion}"?)` : ""}; write AGENT=VALUE with one of: ${AGENT_NAMES.join(", ")}`,
-    );
-  }
-  if (value.trim() === "") throw new ConfigError(`${option} ${raw}: no value after "${name}="`);
+  const [, typed = "", value = ""] = match;
+  const name = resolveAgentName(typed);
+  if (!name) throw new ConfigError(`${describeUnknownAgent(typed)}; write AGENT=VALUE`, `${option} ${raw}`);
+  if (value.trim() === "") throw new ConfigError(`${option} ${raw}: no value after "${typed}="`);
   return { agent: name, value };
 }
 

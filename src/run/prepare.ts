@@ -49,7 +49,8 @@ import type { AgentEndpoints } from "./agent-scope.js";
 import { poolTargetOf, type RunBaseline } from "./baseline.js";
 import { DEFAULT_MODEL, defaultRunOptions, type RunOptions, sandboxSettingOf } from "./options.js";
 import { modelsOfAgent, runAgents, runModels } from "./plan.js";
-import { checkSandbox, checkTargetBinaries } from "./preflight.js";
+import { checkAgentAccountReach, checkSandbox, checkTargetBinaries } from "./preflight.js";
+import { checkRecordedTasks } from "./recorded-tasks.js";
 import { CLI_SETTING_NAMES, type SettingNames } from "./setting-names.js";
 import { runSuite, type SuitePorts, type SuiteRun } from "./suite.js";
 
@@ -210,6 +211,7 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
   const names = ports.settingNames ?? CLI_SETTING_NAMES;
 
   const recordings = await readReplaySources(settings);
+  checkRecordedTasks(recordings, selected, names.replayFrom ?? "--replay-from");
   settings = {
     ...settings,
     options: { ...settings.options, ...replaySettings(recordings, settings.options, names) },
@@ -326,8 +328,14 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     ...(settings.gemini?.apiKey ? { geminiApiKey: settings.gemini.apiKey } : {}),
     ...(settings.gemini?.baseURL ? { geminiBaseURL: settings.gemini.baseURL } : {}),
   };
+  const localScenarios: Scenario[] = [];
+  for (const scenario of scenarios) {
+    const selection = await sandboxes.select(sandboxSettingOf(scenario, options.sandbox));
+    if (selection.mode === "local") localScenarios.push(scenario);
+  }
   if (!matrix) {
     const agent = createAgent(settings.agent, deps);
+    await checkAgentAccountReach(localScenarios, [agent], searchPath, names.sandbox);
     return { scenarios, options, ports: { agent, judgeClient: modelClient, env: ports.env, sandboxes } };
   }
   const built: Partial<Record<AgentName, Agent>> = {};
@@ -340,6 +348,7 @@ export async function prepareRun(settings: RunSettings, ports: PreparePorts): Pr
     );
   }
   const agent = built[settings.agent] ?? (built[agents[0] as AgentName] as Agent);
+  await checkAgentAccountReach(localScenarios, Object.values(built), searchPath, names.sandbox);
   return {
     scenarios,
     options,

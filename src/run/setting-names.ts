@@ -25,6 +25,8 @@ export interface SettingNames {
   judgeModel: string;
   /** A judge allowed to be a model under test; null: the front end has no such setting. */
   forceJudge: string | null;
+  /** The sandbox every scenario runs in. */
+  sandbox: string;
 }
 
 /** The CLI's flags (`llm-tool-test run`). */
@@ -40,4 +42,5 @@ export const CLI_SETTING_NAMES: SettingNames = {
   prices: "--prices",
   judgeModel: "--judge-model",
   forceJudge: "--force-judge",
+  sandbox: "--sandbox",
 };

@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { defaultMaxListeners, setMaxListeners } from "node:events";
 import { chmod, mkdir } from "node:fs/promises";
-import { agentUsesModel } from "../agents/registry.js";
+import { agentGuidanceIntake, agentUsesModel } from "../agents/registry.js";
 import type { Agent, AgentName } from "../agents/types.js";
 import { ConfigError } from "../errors.js";
 import type { ModelClient } from "../model/model-client.js";
 import { buildScenarioReport, scenarioMetaOf } from "../results/aggregate.js";
 import { assembleReport } from "../results/assemble-report.js";
+import { intakeSeenInTrials } from "../results/guidance-delivery.js";
 import { collectSandboxesUsed, sandboxUsedField } from "../results/sandbox-used.js";
 import type { Report, RunInfo, ScenarioReport, TrialReport } from "../results/types.js";
 import { findSameUserReason } from "../sandbox/agent-account.js";
@@ -430,7 +431,10 @@ function finishRun(
     ...runWarningsOf(ports.sandboxes.warnings()),
     ...sandboxUsedField(collectSandboxesUsed(results.values())),
   };
-  const report = assembleReport(run, groupByScenario(plan, results, started.extra, options.passK));
+  const report = assembleReport(
+    run,
+    groupByScenario(plan, results, started.extra, options.passK, (planned) => agentOfTrial(ports, planned)),
+  );
   return { report, designExtraTrials: run.extra_trials ?? 0 };
 }
 
@@ -485,6 +489,7 @@ function groupByScenario(
   results: Map<string, TrialReport>,
   extra: ExtraTrialScheduler,
   passK: number,
+  agentOf: (planned: PlannedTrial) => Agent,
 ): ScenarioReport[] {
   const byScenario = new Map<string, PlannedTrial[]>();
   for (const planned of plan) {
@@ -500,6 +505,7 @@ function groupByScenario(
       first.variant?.name ?? null,
       first.inMatrix && (!first.inAgentMatrix || agentUsesModel(first.agent)) ? first.model : null,
       first.inAgentMatrix ? first.agent : null,
+      intakeSeenInTrials(agentGuidanceIntake(agentOf(first)), reports),
     );
     const extended = extra.isExtended(first.scenarioKey);
     return buildScenarioReport(

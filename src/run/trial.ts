@@ -1,18 +1,21 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { agentInstanceUsesModel } from "../agents/registry.js";
-import type { Agent, AgentOutcome } from "../agents/types.js";
+import { agentGuidanceIntake, agentInstanceUsesModel } from "../agents/registry.js";
+import type { Agent, AgentOutcome, GuidanceIntake } from "../agents/types.js";
 import { describeError, InfraError, isConfigError } from "../errors.js";
 import { evaluateTrial } from "../evaluate/evaluate-trial.js";
+import { readGateFile } from "../evaluate/gate-files.js";
 import { buildScriptEnv } from "../evaluate/gates.js";
+import { readTargetCall } from "../evaluate/invocations.js";
 import { computeExecution, computeInteraction } from "../evaluate/metrics.js";
 import type { ModelClient } from "../model/model-client.js";
 import { renderTranscriptMarkdown } from "../render/transcript-markdown.js";
+import { harnessLoadsWorkDirGuidance } from "../results/guidance-delivery.js";
 import { summarizeReplay } from "../results/replay-summary.js";
 import type { ExecutionMetrics, TrialReport } from "../results/types.js";
 import { createSandboxSelector, type SandboxSelector } from "../sandbox/sandbox-selection.js";
-import { createTrialSandbox } from "../sandbox/trial-sandbox.js";
-import type { TrialSandbox } from "../sandbox/types.js";
+import { createTrialSandbox, WORK_DIR_GUIDANCE_FILE } from "../sandbox/trial-sandbox.js";
+import type { GateFileTree, TrialSandbox } from "../sandbox/types.js";
 import type { HomeLayout, Scenario, Variant } from "../scenario/types.js";
 import { type EndReason, EVENTS_SCHEMA_VERSION, type TrialEvent } from "../transcript/events.js";
 import { createEventWriter, type EventWriter } from "../transcript/writer.js";
@@ -57,22 +60,53 @@ function judgeFor(scenario: Scenario, options: RunOptions, client: ModelClient |
   return client && model ? { client, model } : null;
 }
 
+/** The most of the work dir's AGENTS.md the harness puts in a system prompt (as Codex's default bound). */
+export const MAX_WORK_DIR_GUIDANCE_BYTES = 32 * 1024;
+
+/**
+ * The system prompt every agent is given: where it works, the work dir's AGENTS.md for an agent the
+ * harness loads it for (agent CLIs load it themselves; guidance-delivery.ts says which), the
+ * guidance in `system`/`both` mode, and the scenario's `system`.
+ */
 async function composeSystemPrompt(
   scenario: Scenario,
   variant: Variant | null,
-  workDir: string,
+  sandbox: TrialSandbox,
+  intake: GuidanceIntake,
 ): Promise<string> {
+  const workDir = sandbox.visibleWorkDir;
   const parts = [
-    `You are working in a sandboxed directory: ${workDir}. Use the bash tool to run commands there; it is non-interactive, and each call starts a fresh shell in that directory.`,
+    // What the shell keeps between calls is each agent's own (the built-in bash tool's description
+    // says its shell persists; an agent CLI's tool has its own rules): only what holds for all here.
+    `You are working in a sandboxed directory: ${workDir}. Run commands there with your shell tool; it is not interactive: nothing can be typed into a command's prompt.`,
     "When the task is complete, say so briefly and stop calling tools.",
   ];
   const guidance = variant?.guidance ?? scenario.guidance;
+  if (harnessLoadsWorkDirGuidance(intake, guidance?.mode ?? null)) {
+    const loaded = await workDirGuidanceSection(sandbox.gateFiles, workDir);
+    if (loaded) parts.push(loaded);
+  }
   if (guidance && (guidance.mode === "system" || guidance.mode === "both")) {
     const text = await readFile(guidance.file, "utf8");
     parts.push(`The following documentation is available for the tools you will use:\n\n${text.trim()}`);
   }
   if (scenario.system) parts.push(scenario.system.trim());
   return parts.join("\n\n");
+}
+
+/**
+ * The work dir's AGENTS.md as the agent CLIs put it in context (its path, then its text), read as
+ * the agent's own file (never a link out of the sandbox) after the setup commands, cut past
+ * MAX_WORK_DIR_GUIDANCE_BYTES with a note saying where the rest is. Null when there is none to read.
+ */
+async function workDirGuidanceSection(files: GateFileTree, workDir: string): Promise<string | null> {
+  const read = await readGateFile(files, WORK_DIR_GUIDANCE_FILE, MAX_WORK_DIR_GUIDANCE_BYTES, { cut: true });
+  if ("problem" in read || read.text.trim().length === 0) return null;
+  const where = path.posix.join(workDir, WORK_DIR_GUIDANCE_FILE);
+  const cut = read.cut
+    ? `\n\n[Cut: only its first ${MAX_WORK_DIR_GUIDANCE_BYTES} bytes are shown here of ${read.size}; read ${where} for the rest.]`
+    : "";
+  return `Instructions for agents working in this directory, from ${where}:\n\n<${WORK_DIR_GUIDANCE_FILE}>\n${read.text.trim()}${cut}\n</${WORK_DIR_GUIDANCE_FILE}>`;
 }
 
 function reasonFromAbort(signal: AbortSignal): EndReason {
@@ -113,7 +147,11 @@ export async function runTrial(
   try {
     if (sandbox) {
       for (const record of await sandbox.readTargetInvocations()) {
-        writer.emit({ type: "target_invocation", ...record });
+        writer.emit({
+          type: "target_invocation",
+          ...record,
+          ...readTargetCall(record.argv, planned.scenario.target),
+        });
       }
     }
     writer.emit({
@@ -135,6 +173,7 @@ export async function runTrial(
       ...replayField(writer.events),
       sandbox: sandbox?.mode ?? null,
       ...(trial.home ? { home_layout: trial.home.name } : {}),
+      ...(outcome.guidanceNotShown ? { guidance_not_shown: outcome.guidanceNotShown } : {}),
       events_path: path.join(folder, "events.jsonl"),
       transcript_path: path.join(folder, "transcript.md"),
     };
@@ -220,7 +259,12 @@ async function runAgentInSandbox(
       ...(trial.home ? { home: trial.home } : {}),
     });
     const activeSandbox = sandbox;
-    const systemPrompt = await composeSystemPrompt(scenario, variant, sandbox.visibleWorkDir);
+    const systemPrompt = await composeSystemPrompt(
+      scenario,
+      variant,
+      sandbox,
+      agentGuidanceIntake(ports.agent),
+    );
     writer.emit({
       type: "prompt",
       task: scenario.task,

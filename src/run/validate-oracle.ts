@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { createAgent } from "../agents/registry.js";
 import type { AgentName } from "../agents/types.js";
+import { describeOptionCapture, findOptionCapture } from "../evaluate/invocations.js";
 import type { Report, ScenarioReport } from "../results/types.js";
 import type { SandboxSetting, Scenario } from "../scenario/types.js";
 import { defaultRunOptions } from "./options.js";
@@ -56,6 +57,15 @@ export function describeNoGates(scenario: Scenario): string {
   return judged
     ? "no gates: only its judge decides, which no oracle can check; add `evaluation.gates` that check the task's result"
     : "no gates: nothing checks the agent's work, so an agent that does nothing passes; add `evaluation.gates`";
+}
+
+/**
+ * `validate`'s warning about a `target.command_pattern` whose group 1 takes an option for the
+ * subcommand (evaluate/invocations.ts findOptionCapture), or null when it does not.
+ */
+export function describePatternWarning(scenario: Scenario): string | null {
+  const capture = findOptionCapture(scenario.target, scenario.solution);
+  return capture ? `target.command_pattern: ${describeOptionCapture(capture)}` : null;
 }
 
 /** Proves each scenario's gates can pass (oracle) and can fail (null agent); a scenario without gates fails. */

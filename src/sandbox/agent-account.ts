@@ -30,7 +30,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
-import { lchown, readdir, readFile, writeFile } from "node:fs/promises";
+import { lchown, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -38,6 +38,7 @@ import { describeError, InfraError } from "../errors.js";
 import { runProcess } from "./exec.js";
 import { findProcesses } from "./marked-processes.js";
 import { resolveRealBinary } from "./shim.js";
+import type { HostFile } from "./types.js";
 
 export interface AgentAccount {
   name: string;
@@ -211,6 +212,67 @@ export function sameUserWarning(reason: string): string {
     `local sandbox: the agent runs as the harness's own user (${reason}): it can read the harness's memory, where the API keys are, ` +
     "signal the harness's processes and write wherever the harness writes, the output folder included. Use bwrap, or run the harness as root so that the local sandbox runs each agent as a user of its own"
   );
+}
+
+/**
+ * An agent account as every one of them is, for checks before any trial (every account is a system
+ * user of its own group, owning nothing on the host until a trial hands it its work dir); null
+ * where the agent runs as the harness's own user.
+ */
+export async function sampleAgentAccount(searchPath: string): Promise<AgentAccount | null> {
+  const found = await findTools(searchPath);
+  if ("reason" in found) return null;
+  return verifyAccount(`${ACCOUNT_PREFIX}1`, found);
+}
+
+/** Where `account` is stopped on the way to a host file, and what it lacks there. */
+export interface ClosedPath {
+  path: string;
+  /** "search" (a folder it may not pass through), "read", "execute", or "missing". */
+  lacks: "search" | "read" | "execute" | "missing";
+  mode: number;
+}
+
+/**
+ * The first path from `/` down to `file` that is closed to `account` (a folder it may not pass
+ * through, or the file it may not read or run), or null when it can use the file. Mode bits: the
+ * account is in no group but its own (setpriv --clear-groups).
+ */
+export async function findClosedPath(
+  file: string,
+  account: AgentAccount,
+  use: HostFile["use"],
+): Promise<ClosedPath | null> {
+  const target = path.resolve(file);
+  const chain: string[] = [];
+  for (let current = target; ; current = path.dirname(current)) {
+    chain.unshift(current);
+    if (path.dirname(current) === current) break;
+  }
+  for (const current of chain) {
+    const info = await stat(current).catch(() => null);
+    if (!info) return { path: current, lacks: "missing", mode: 0 };
+    const isTarget = current === target;
+    const needs = !isTarget || info.isDirectory() ? 0o1 : use === "read" ? 0o4 : 0o1;
+    if (!grantsTo(info, account, needs)) {
+      return {
+        path: current,
+        lacks: !isTarget || info.isDirectory() ? "search" : use,
+        mode: info.mode & 0o7777,
+      };
+    }
+  }
+  return null;
+}
+
+/** Whether the bits `wanted` (of 0o7: r=4, w=2, x=1) apply to `account`: the owner's, the group's or everyone's. */
+function grantsTo(
+  info: { uid: number; gid: number; mode: number },
+  account: AgentAccount,
+  wanted: number,
+): boolean {
+  const shift = info.uid === account.uid ? 6 : info.gid === account.gid ? 3 : 0;
+  return ((info.mode >> shift) & wanted) === wanted;
 }
 
 /** What the log says of a local sandbox whose agents run as accounts of their own. */

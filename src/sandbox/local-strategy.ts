@@ -14,7 +14,7 @@ import path from "node:path";
 import { InfraError } from "../errors.js";
 import {
   type AccountLease,
-  type AgentAccount,
+  findClosedPath,
   findSameUserReason,
   leaseAgentIdentity,
 } from "./agent-account.js";
@@ -99,7 +99,7 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
         runProcess: (file, args, { programs: _programs, ...settings }) => run(file, args, settings),
         resolveTarget: async (binary) => {
           const real = await resolveRealBinary(binary, parentPath, layout.workDir);
-          if (lease && !(await isExecutableBy(real, lease.account))) {
+          if (lease && (await findClosedPath(real, lease.account, "execute"))) {
             throw new InfraError(
               `target binary ${real} cannot be run by the agent's account ${lease.account.name}: it, or a folder above it, is closed to that user (install the tool where every user may run it, e.g. /usr/local/bin, or give it and its folders o+rx)`,
             );
@@ -146,22 +146,6 @@ async function isPassableByOthers(dir: string): Promise<boolean> {
     if (!info || (info.mode & 0o001) === 0) return false;
     if (path.dirname(current) === current) return true;
   }
-}
-
-/** Whether `account` may run `file`: execute permission on it, search permission on every folder above. */
-async function isExecutableBy(file: string, account: AgentAccount): Promise<boolean> {
-  for (let current = path.resolve(file); ; current = path.dirname(current)) {
-    const info = await stat(current).catch(() => null);
-    if (!info || !grantsExecute(info, account)) return false;
-    if (path.dirname(current) === current) return true;
-  }
-}
-
-/** The execute (search) bit that applies to `account`: the owner's, the group's or everyone's. */
-function grantsExecute(info: { uid: number; gid: number; mode: number }, account: AgentAccount): boolean {
-  if (info.uid === account.uid) return (info.mode & 0o100) !== 0;
-  if (info.gid === account.gid) return (info.mode & 0o010) !== 0;
-  return (info.mode & 0o001) !== 0;
 }
 
 /** bash on each PATH, looked up once per process (kept for its life), not once per trial (a stat per PATH entry). */

@@ -14,16 +14,19 @@
  * dist/process-runner/ (scripts/bundle-runner.mjs). It is type-checked through its JSDoc.
  *
  * What execa does not do is layered on it here: every process leads its own group, and a timeout
- * or a kill request ends the whole group (execa's own timeout and kill reach only the leader). The
+ * or a kill request ends the whole group and the process's descendants that left it, taken while
+ * it lives (process-tree.js; execa's own timeout and kill reach only the leader). The
  * run is over once the process exited and its pipes closed, or a short grace later: execa's result
  * waits for the pipes, which a background child may hold open forever. The harness learns a pid
  * only when a finished run left members behind, to end them with the trial. When the harness goes
- * away (its IPC channel closes), this process kills every group it is still running, then exits.
+ * away (its IPC channel closes), this process kills every group it is still running or ending
+ * (their trees too), then exits.
  */
 import { getPriority, setPriority } from "node:os";
 import { execa } from "execa";
 import { createOutputCollector } from "./output-collector.js";
 import { KILL_GRACE_MS, PROCESS_RUNNER_ARG, signalGroup } from "./process-runner-protocol.js";
+import { findTree, killTree, signalMember } from "./process-tree.js";
 
 /** @typedef {import("./process-runner-protocol.js").RunRequest} RunRequest */
 /** @typedef {import("./process-runner-protocol.js").KillRequest} KillRequest */
@@ -45,6 +48,10 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Runs in flight: their kill switches, for a kill request and for our own exit. */
 /** @type {Map<number, { kill(): void; pid: number }>} */
 const running = new Map();
+/** Runs being killed whose SIGKILL is still to come (their process may have exited): each one's
+ * final SIGKILL, given at once if we exit first. */
+/** @type {Map<number, () => void>} */
+const ending = new Map();
 
 /**
  * Spawns one process as the leader of its own group, with exactly `request.env`, and reports its
@@ -81,8 +88,19 @@ function runRequest(request, post) {
   let killTimer;
   const kill = () => {
     if (killTimer) return;
+    // Taken while the leader lives: a member that left the group (bwrap's sandbox init) would be
+    // out of reach once the leader is gone (process-tree.js).
+    const tree = findTree(pid);
     signalGroup(pid, "SIGTERM");
-    killTimer = setTimeout(() => signalGroup(pid, "SIGKILL"), KILL_GRACE_MS);
+    for (const member of tree) if (member.group !== pid) signalMember(member, "SIGTERM");
+    const finish = () => {
+      clearTimeout(killTimer);
+      ending.delete(id);
+      signalGroup(pid, "SIGKILL");
+      killTree(tree);
+    };
+    killTimer = setTimeout(finish, KILL_GRACE_MS);
+    ending.set(id, finish);
   };
   let timedOut = false;
   // setTimeout fires at once for delays beyond 2^31-1 ms; treat those (and Infinity) as no limit.
@@ -188,7 +206,13 @@ if (process.argv[2] === PROCESS_RUNNER_ARG && process.send) {
   // The harness is gone (or let go of us): nothing more will be asked, and nobody will end
   // what still runs unless we do.
   process.on("disconnect", () => {
-    for (const { pid } of running.values()) signalGroup(pid, "SIGKILL");
+    for (const [id, { pid }] of running) {
+      if (ending.has(id)) continue;
+      const tree = findTree(pid);
+      signalGroup(pid, "SIGKILL");
+      killTree(tree);
+    }
+    for (const finish of [...ending.values()]) finish();
     process.exit(0);
   });
 }

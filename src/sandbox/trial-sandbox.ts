@@ -209,6 +209,9 @@ async function createLayout(strategy: SandboxStrategy, base: string): Promise<Tr
   return layout;
 }
 
+/** The name the guidance file has in the work dir, where the agents (and their CLIs) look for it. */
+export const WORK_DIR_GUIDANCE_FILE = "AGENTS.md";
+
 /** The fixture, the inline files and (unless it only goes in the system prompt) the guidance file. */
 async function fillWorkDir(
   scenario: Scenario,
@@ -219,12 +222,14 @@ async function fillWorkDir(
   await writeInlineFiles(scenario, layout.root, layout.workDir);
   const guidance = variant?.guidance ?? scenario.guidance;
   if (guidance && (guidance.mode === "workdir" || guidance.mode === "both")) {
-    await copyFile(guidance.file, path.join(layout.workDir, "AGENTS.md")).catch((error: unknown) => {
-      throw new ConfigError(
-        `guidance file ${guidance.file} cannot be read: ${describeError(error)}`,
-        scenario.source.file,
-      );
-    });
+    await copyFile(guidance.file, path.join(layout.workDir, WORK_DIR_GUIDANCE_FILE)).catch(
+      (error: unknown) => {
+        throw new ConfigError(
+          `guidance file ${guidance.file} cannot be read: ${describeError(error)}`,
+          scenario.source.file,
+        );
+      },
+    );
   }
 }
 

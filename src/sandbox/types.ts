@@ -79,6 +79,12 @@ export interface ProcessGroupRegistry {
   list(): number[];
 }
 
+/** A host file a sandboxed process needs: read (a script node runs) or run (a binary). */
+export interface HostFile {
+  path: string;
+  use: "read" | "execute";
+}
+
 export interface ExecResult {
   stdout: string;
   stderr: string;

@@ -108,7 +108,7 @@ export const GUIDANCE_OBJECT = {
     file: text("Path of the guidance file (AGENTS.md, a skill...), relative to the scenario file."),
     mode: {
       description:
-        "workdir: copied into the work dir as AGENTS.md; system: appended to the system prompt; both.",
+        "workdir: copied into the work dir as AGENTS.md (the agent CLIs load it; the built-in agent is shown it in its system prompt); system: appended to the system prompt; both: both, the built-in agent shown the text once.",
       type: "string",
       enum: ["workdir", "system", "both"],
       default: "workdir",

@@ -512,7 +512,10 @@ function firstStageSuiteTest(
   const dispersion = estimateSuiteDispersion(runs);
   const context = { runs: k, levels, dispersion };
 
-  trend = k >= 4 ? fitTrend(levels) : null;
+  // The residual spread of K levels can come out at (or, in floating point, near) zero when the runs
+  // happen to agree, e.g. every run 14/15: a trend "known exactly" would fail any head a pass below it
+  // (p = 1e-30). No run's level is known better than its binomial sampling, so that is the floor.
+  trend = k >= 4 ? fitTrend(levels, runLevelSamplingVariance(shared, icc)) : null;
   if (
     form === "clustered" &&
     trend &&
@@ -574,15 +577,20 @@ interface Trend {
   sxx: number;
 }
 
-/** Least squares of the levels on their run index 0..K−1. */
-function fitTrend(levels: readonly number[]): Trend {
+/**
+ * Least squares of the levels on their run index 0..K−1, the residual variance taken at least
+ * `varianceFloor` (one run's sampling variance of its level).
+ */
+function fitTrend(levels: readonly number[], varianceFloor: number): Trend {
   const k = levels.length;
   const center = (k - 1) / 2;
   const mean = levels.reduce((s, v) => s + v, 0) / k;
   const sxx = levels.reduce((s, _, r) => s + (r - center) ** 2, 0);
   const slope = levels.reduce((s, v, r) => s + (r - center) * (v - mean), 0) / sxx;
-  const residualVariance =
-    levels.reduce((s, v, r) => s + (v - mean - slope * (r - center)) ** 2, 0) / Math.max(1, k - 2);
+  const residualVariance = Math.max(
+    varianceFloor,
+    levels.reduce((s, v, r) => s + (v - mean - slope * (r - center)) ** 2, 0) / Math.max(1, k - 2),
+  );
   return { mean, slope, standardError: Math.sqrt(residualVariance / sxx), residualVariance, sxx };
 }
 

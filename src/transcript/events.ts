@@ -2,7 +2,7 @@
  * The trial event log (`events.jsonl`): one JSON object a line. Versioned; documented in
  * docs/events.md. Field names are snake_case because the file is a public contract.
  */
-export const EVENTS_SCHEMA_VERSION = 1;
+export const EVENTS_SCHEMA_VERSION = 2;
 
 export type EndReason =
   | "natural_stop" // the model ended its turn / the external agent exited 0 with success
@@ -17,6 +17,18 @@ export interface TokenUsage {
   output_tokens: number;
   cache_read_tokens: number;
   cache_write_tokens: number;
+}
+
+/** One turn of a recorded model, as a replay carries it (`recorded_transcript`). */
+export interface RecordedTurn {
+  /** 1-based, as the recorded calls' `turn`. */
+  turn: number;
+  /** Its text blocks, joined; "" when it only called tools. */
+  text: string;
+  /** When the recorded model answered, when the recording kept it. */
+  ts: string | null;
+  /** Its token usage, when the recording kept it per turn. */
+  usage: TokenUsage | null;
 }
 
 interface EventBase {
@@ -80,7 +92,17 @@ export type TrialEvent = EventBase &
         will_retry: boolean;
         retry_after_ms: number | null;
       }
-    | { type: "tool_call"; call_id: string; turn: number; command: string }
+    | {
+        type: "tool_call";
+        call_id: string;
+        turn: number;
+        command: string;
+        /**
+         * The agent's tool when the call is no shell command (Codex's `apply_patch`): it ran no
+         * command, so it invokes no target and no gate reads it as one; `command` describes it.
+         */
+        tool?: string;
+      }
     | {
         type: "tool_result";
         call_id: string;
@@ -92,6 +114,16 @@ export type TrialEvent = EventBase &
         timed_out: boolean;
         /** The agent's shell is gone after this call (it exited, or the timeout killed it). */
         shell_exited?: boolean;
+        /**
+         * The agent CLI refused the call before any shell ran it (its own policy, e.g. Gemini CLI's
+         * block of `$(…)`): a failed tool call that typed no invocation of the target.
+         */
+        not_run?: boolean;
+        /**
+         * The command went on running after this result (Claude Code's `run_in_background`): the
+         * exit code is the launch's, not the command's, and its invocations may start until the end.
+         */
+        background?: boolean;
       }
     | {
         type: "target_invocation";
@@ -101,6 +133,13 @@ export type TrialEvent = EventBase &
         cwd: string | null;
         /** Epoch ms when the invocation started (from the shim). */
         started_at_ms: number;
+        /**
+         * Read from argv by the harness as layer 1 reads it (evaluate/invocations.ts readTargetCall):
+         * the subcommand, and the option names before and after it. Since schema version 2; layer 1
+         * reads argv itself, so events of version 1 without them measure the same.
+         */
+        subcommand?: string | null;
+        options?: string[];
       }
     /**
      * The replay agent's check of one re-issued call against its recording (after the call's
@@ -136,6 +175,17 @@ export type TrialEvent = EventBase &
         end_reason: EndReason;
         /** The cost the recorded agent reported; null when it reported none. */
         cost_usd: number | null;
+      }
+    /**
+     * The replay agent's copy of the recorded model's side of the trial (before the replayed
+     * calls): what it said each turn, and the system prompt it was given when the recording kept
+     * it. A replay's own prompt event is the harness's, which the recorded model never saw.
+     */
+    | {
+        type: "recorded_transcript";
+        /** The recorded model's system prompt; null when the recording does not have it. */
+        system_prompt: string | null;
+        turns: RecordedTurn[];
       }
     /**
      * Free text from an external agent (its stdout) kept as the transcript. `truncated`: this event

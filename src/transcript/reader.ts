@@ -49,6 +49,21 @@ const EVENT_FIELDS: Readonly<Record<string, Readonly<Record<string, (value: unkn
     end_reason: isEndReason,
     cost_usd: orNull(isAmount),
   },
+  // Rendered into ATIF as the recorded model's turns (render/atif.ts).
+  recorded_transcript: {
+    system_prompt: orNull(isString),
+    turns: (value: unknown) =>
+      Array.isArray(value) &&
+      value.every(
+        (turn) =>
+          typeof turn === "object" &&
+          turn !== null &&
+          isCount((turn as Fields).turn) &&
+          isString((turn as Fields).text) &&
+          orNull(isString)((turn as Fields).ts) &&
+          orNull(isUsage)((turn as Fields).usage),
+      ),
+  },
   trial_end: { reason: isEndReason, turns: isCount },
   tool_result: {
     call_id: isString,

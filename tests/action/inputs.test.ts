@@ -146,7 +146,7 @@ describe("readActionSettings", () => {
     [{ tier: "high" }, 'input "tier" must be a whole number >= 0, got "high"'],
     [
       { agent: "gpt" },
-      'input "agent" must be one of anthropic, oracle, replay, null, claude-code, codex, gemini-cli, opencode, command, got "gpt"',
+      'input "agent": unknown agent "gpt"; expected one of: anthropic, oracle, replay, null, claude-code, codex, gemini-cli, opencode, command',
     ],
     [
       { agent: "command" },
@@ -425,7 +425,7 @@ describe("an agent matrix from the action's inputs", () => {
     ],
     [
       { agent: "anthropic,gemini-cli", "gemini-base-url": "gemni-cli=https://gateway.example.com" },
-      'input "gemini-base-url" gemni-cli=https://gateway.example.com: "gemni-cli" is not an agent (did you mean "gemini-cli"?)',
+      'input "gemini-base-url" gemni-cli=https://gateway.example.com: unknown agent "gemni-cli" (did you mean "gemini-cli"?)',
     ],
     [
       {

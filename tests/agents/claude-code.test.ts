@@ -5,13 +5,14 @@
  * anywhere else.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   buildClaudeArgs,
   CLAUDE_BIN_ENV,
+  CLAUDE_PREPARE_SCRIPT,
   createClaudeStreamMapper,
   resolveClaudeBinary,
 } from "../../src/agents/claude-code.js";
@@ -32,6 +33,7 @@ import {
   type ScriptedReply,
   type ScriptedUsage,
   startModelServer,
+  toolUse,
   turnOf,
 } from "../support/model-server.js";
 import { findBwrapProblem, findLiveProcesses } from "../support/processes.js";
@@ -338,7 +340,8 @@ describe("claude-code agent with the real claude binary", () => {
   it("kills Claude Code's process group, Bash children included, when the trial times out", async () => {
     // Unique per test process: the check looks for the marker machine-wide.
     const marker = `sleep 47.${process.pid}`;
-    const scenario = jqScenario({ agent: { timeoutMs: 6_000 }, evaluation: { gates: [] } });
+    // Long enough for Claude Code to start and make its call on a busy machine (6 s was not).
+    const scenario = jqScenario({ agent: { timeoutMs: 20_000 }, evaluation: { gates: [] } });
     const started = Date.now();
     const trial = await runClaudeTrial(scenario, claudeScript([bash(`${marker}; echo never`)]));
     expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("timeout");
@@ -446,6 +449,62 @@ describe("claude-code's calls as layer 1 counts them (an honest agent)", () => {
     },
     120_000,
   );
+
+  it("records a call of a tool Claude Code does not offer (Write) as a refused tool call", async () => {
+    const write: ScriptedReply = {
+      kind: "message",
+      content: [toolUse({ file_path: "names.txt", content: "ada\n" }, "Write")],
+      stop_reason: "tool_use",
+    };
+    const trial = await runClaudeTrial(
+      jqScenario({ evaluation: { gates: [] } }),
+      claudeScript([write, bash("jq -r '.[0].name' data.json"), finalText("Done.")]),
+    );
+    const calls = eventsOf(trial.events, "tool_call");
+    expect(calls.map((call) => call.tool ?? "shell")).toEqual(["Write", "shell"]);
+    const results = eventsOf(trial.events, "tool_result");
+    expect(results.map((result) => [result.exit_code, result.not_run ?? false])).toEqual([
+      [1, true],
+      [0, false],
+    ]);
+    expect(results[0]!.stderr).toMatch(/No such tool/);
+    const report = trial.output.report;
+    expect(report.execution).toMatchObject({ tool_calls: 2, tool_calls_error: 1 });
+    expect(report.interaction).toMatchObject({ total_commands: 1, error_count: 0 });
+    expect(report.shim_disagreements).toBeUndefined();
+  }, 120_000);
+
+  it.each(sandboxes)(
+    "counts the calls of a Bash run in the background, which go on after its result (%s)",
+    async (sandbox) => {
+      const background: ScriptedReply = {
+        kind: "message",
+        content: [
+          toolUse(
+            {
+              command:
+                "sleep 1; jq -r '.[0].name' data.json; jq -r '.[1].name' data.json; jq . missing.json; touch done",
+              run_in_background: true,
+            },
+            "Bash",
+          ),
+        ],
+        stop_reason: "tool_use",
+      };
+      const trial = await runClaudeTrial(
+        jqScenario({ evaluation: { gates: [] } }),
+        // The next call waits for the background run to end, after its result and before the trial's.
+        claudeScript([background, bash("until [ -e done ]; do sleep 0.1; done"), finalText("Done.")]),
+        { sandbox },
+      );
+      const report = trial.output.report;
+      expect(eventsOf(trial.events, "tool_result")[0]).toMatchObject({ background: true });
+      expect(eventsOf(trial.events, "target_invocation")).toHaveLength(3);
+      expect(report.interaction).toMatchObject({ total_commands: 3, error_count: 1 });
+      expect(report.shim_disagreements).toBeUndefined();
+    },
+    120_000,
+  );
 });
 
 describe("claude-code stream mapping", () => {
@@ -512,7 +571,7 @@ describe("claude-code stream mapping", () => {
     });
   });
 
-  it("reads exit codes from failed Bash results, reports API retries, and leaves other tools out of tool calls", () => {
+  it("reads exit codes from failed Bash results, reports API retries, and records other tools' calls as their own kind", () => {
     const { events } = mapLines([
       {
         type: "assistant",
@@ -547,7 +606,13 @@ describe("claude-code stream mapping", () => {
     ]);
     expect(events.filter((event) => event.type === "tool_call")).toEqual([
       { type: "tool_call", call_id: "tu_1", turn: 1, command: "false" },
+      { type: "tool_call", call_id: "tu_2", turn: 1, command: 'Read {"file_path":"x"}', tool: "Read" },
     ]);
+    expect(events.filter((event) => event.type === "tool_result")[1]).toMatchObject({
+      call_id: "tu_2",
+      stdout: "file text",
+      exit_code: 0,
+    });
     expect(events.find((event) => event.type === "tool_result")).toMatchObject({
       call_id: "tu_1",
       stdout: "boom",
@@ -635,6 +700,42 @@ describe("claude-code agent setup", () => {
 
   it("needs an API key", () => {
     expect(() => createAgent("claude-code", { env: { PATH: "/usr/bin:/bin" } })).toThrow(/ANTHROPIC_API_KEY/);
+  });
+
+  it("links CLAUDE.md to AGENTS.md, or says AGENTS.md is shadowed by a CLAUDE.md of the work dir's own", async () => {
+    /** The prepare script's answer in a work dir holding `files` (a string: a file; `{ link }`: a symbolic link). */
+    async function prepare(name: string, files: Record<string, string | { link: string }>) {
+      const work = path.join(dir, `prepare-${name}`);
+      await mkdir(work);
+      for (const [file, content] of Object.entries(files)) {
+        if (typeof content === "string") await writeFile(path.join(work, file), content);
+        else await symlink(content.link, path.join(work, file));
+      }
+      const stdout = execFileSync("bash", ["-c", CLAUDE_PREPARE_SCRIPT], {
+        cwd: work,
+        env: { PATH: "/usr/bin:/bin", TMPDIR: dir },
+        encoding: "utf8",
+      });
+      const [linked, , shadowed] = stdout.split("\n");
+      return { linked, shadowed };
+    }
+    expect(await prepare("agents-only", { "AGENTS.md": "use --json" })).toEqual({
+      linked: "1",
+      shadowed: "0",
+    });
+    expect(await prepare("own", { "AGENTS.md": "use --json", "CLAUDE.md": "my rules" })).toEqual({
+      linked: "0",
+      shadowed: "1",
+    });
+    // A CLAUDE.md that imports AGENTS.md, or links to it, shows it.
+    expect(await prepare("imports", { "AGENTS.md": "use --json", "CLAUDE.md": "See @AGENTS.md\n" })).toEqual({
+      linked: "0",
+      shadowed: "0",
+    });
+    expect(await prepare("links", { "AGENTS.md": "use --json", "CLAUDE.md": { link: "AGENTS.md" } })).toEqual(
+      { linked: "0", shadowed: "0" },
+    );
+    expect(await prepare("no-guidance", { "CLAUDE.md": "my rules" })).toEqual({ linked: "0", shadowed: "0" });
   });
 
   it("passes the model, turn limit, tools and the harness's system prompt", async () => {

@@ -178,7 +178,7 @@ describe("codex agent with the real codex binary", () => {
     // One model turn per answer of the API, each with its own usage (read by the proxy).
     const responses = eventsOf(events, "model_response");
     expect(responses.map((r) => r.turn)).toEqual([1, 2, 3, 4]);
-    expect(responses.map((r) => r.stop_reason)).toEqual(["tool_use", "tool_use", "tool_use", null]);
+    expect(responses.map((r) => r.stop_reason)).toEqual(["tool_use", "tool_use", "tool_use", "end_turn"]);
     expect(responses[0]!.text).toBe("I will extract the names with jq.");
     expect(responses[3]!.text).toBe("Done: names.txt lists ada and grace.");
     for (const response of responses) {
@@ -482,6 +482,61 @@ describe("codex's calls as layer 1 counts them (an honest agent)", () => {
     },
     120_000,
   );
+});
+
+describe("codex's other paths, counted exactly", () => {
+  it("counts an apply_patch as a tool call of its own kind, with its result, and ends on an end_turn answer", async () => {
+    const patch = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: notes.txt\n+hello\n*** End Patch\nEOF";
+    const trial = await runCodexTrial(
+      jqScenario({
+        evaluation: { gates: [{ type: "file_contains", path: "notes.txt", substring: "hello", weight: 1 }] },
+      }),
+      responsesScript([
+        runCommand(patch),
+        runCommand("jq -r '.[0].name' data.json"),
+        runCommand("cat notes.txt"),
+        answerText("Done."),
+      ]),
+    );
+    const calls = eventsOf(trial.events, "tool_call");
+    expect(calls.map((call) => call.tool ?? "shell")).toEqual(["apply_patch", "shell", "shell"]);
+    expect(calls[0]!.command).toMatch(/^apply_patch: add .*notes\.txt$/);
+    expect(eventsOf(trial.events, "tool_result").map((result) => result.exit_code)).toEqual([0, 0, 0]);
+    const responses = eventsOf(trial.events, "model_response");
+    expect(responses.map((response) => response.stop_reason)).toEqual([
+      "tool_use",
+      "tool_use",
+      "tool_use",
+      "end_turn",
+    ]);
+    expect(responses[0]!.tool_uses.map((use) => use.name)).toEqual(["apply_patch"]);
+    const report = trial.output.report;
+    expect(report.execution).toMatchObject({ tool_calls: 3, tool_calls_ok: 3 });
+    expect(report.interaction).toMatchObject({ total_commands: 1, error_count: 0 });
+    expect(report.shim_disagreements).toBeUndefined();
+    expect(report.outcome).toBe("pass");
+  }, 120_000);
+
+  it("closes a command still running when the run ended (Codex answered at its yield_time_ms) as a background run", async () => {
+    const trial = await runCodexTrial(
+      jqScenario({ evaluation: { gates: [] } }),
+      responsesScript([
+        { kind: "answer", commands: [{ cmd: "sleep 30; jq -r '.[0].name' data.json", yield_time_ms: 250 }] },
+        answerText("Done."),
+      ]),
+    );
+    const calls = eventsOf(trial.events, "tool_call");
+    const results = eventsOf(trial.events, "tool_result");
+    expect(calls).toHaveLength(1);
+    expect(results).toEqual([
+      expect.objectContaining({ call_id: calls[0]!.call_id, exit_code: 1, background: true }),
+    ]);
+    expect(results[0]!.stderr).toMatch(/no end of this command/);
+    expect(trial.output.report.execution).toMatchObject({ tool_calls: 1, tool_calls_ok: 0 });
+    // Its jq never ran: none counted, nothing claimed.
+    expect(trial.output.report.interaction).toMatchObject({ total_commands: 0 });
+    expect(trial.output.report.shim_disagreements).toBeUndefined();
+  }, 120_000);
 });
 
 describe("codex stream mapping", () => {

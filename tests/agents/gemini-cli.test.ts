@@ -295,8 +295,36 @@ describe("gemini-cli agent with the real gemini program", () => {
     expect(results).toHaveLength(1);
     expect(results[0]!.exit_code).toBe(1);
     expect(results[0]!.stderr).toMatch(/command substitution/);
+    expect(results[0]!.not_run).toBe(true);
     expect(eventsOf(trial.events, "target_invocation")).toEqual([]);
     expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("natural_stop");
+  }, 120_000);
+
+  it("records a call of a tool it does not offer (write_file) as a refused tool call", async () => {
+    const trial = await runGeminiTrial(
+      jqScenario({ evaluation: { gates: [] } }),
+      geminiScript([
+        {
+          kind: "answer",
+          parts: [
+            { functionCall: { name: "write_file", args: { file_path: "names.txt", content: "ada\n" } } },
+          ],
+        },
+        geminiShellCall("jq -r '.[0].name' data.json"),
+        geminiText("Done."),
+      ]),
+    );
+    const calls = eventsOf(trial.events, "tool_call");
+    expect(calls.map((call) => call.tool ?? "shell")).toEqual(["write_file", "shell"]);
+    const results = eventsOf(trial.events, "tool_result");
+    expect(results.map((result) => [result.exit_code, result.not_run ?? false])).toEqual([
+      [1, true],
+      [0, false],
+    ]);
+    const report = trial.output.report;
+    expect(report.execution).toMatchObject({ tool_calls: 2, tool_calls_error: 1 });
+    expect(report.interaction).toMatchObject({ total_commands: 1, error_count: 0 });
+    expect(report.shim_disagreements).toBeUndefined();
   }, 120_000);
 
   it("stops at the turn limit, the run's tokens said in its transcript", async () => {
@@ -478,6 +506,49 @@ describe("gemini-cli's calls as layer 1 counts them (an honest agent)", () => {
     },
     120_000,
   );
+
+  it.each(sandboxes)(
+    "counts calls it refused ($(…), backticks) as no invocation, and the model's retries as the ones that ran (%s)",
+    async (sandbox) => {
+      const trial = await runGeminiTrial(
+        jqScenario({ evaluation: { gates: [] } }),
+        geminiScript([
+          // A refused call beside one that runs, in one turn: the record is the second call's.
+          {
+            kind: "answer",
+            parts: [
+              {
+                functionCall: {
+                  name: "run_shell_command",
+                  args: { command: "echo $(jq -r '.[0].name' data.json)" },
+                },
+              },
+              {
+                functionCall: { name: "run_shell_command", args: { command: "jq -r '.[0].name' data.json" } },
+              },
+            ],
+          },
+          geminiShellCall("name=`jq -r '.[1].name' data.json`; echo $name"),
+          geminiShellCall("jq -r '.[1].name' data.json"),
+          geminiText("Done."),
+        ]),
+        { sandbox },
+      );
+      const report = trial.output.report;
+      expect(eventsOf(trial.events, "tool_result").map((r) => [r.exit_code, r.not_run ?? false])).toEqual([
+        [1, true],
+        [0, false],
+        [1, true],
+        [0, false],
+      ]);
+      expect(eventsOf(trial.events, "target_invocation")).toHaveLength(2);
+      expect(report.interaction).toMatchObject({ total_commands: 2, error_count: 0 });
+      expect(report.shim_disagreements).toBeUndefined();
+      // The refusals stay failed tool calls: the model's call did not do what it asked.
+      expect(report.execution).toMatchObject({ tool_calls: 4, tool_calls_error: 2 });
+    },
+    120_000,
+  );
 });
 
 describe("gemini-cli stream mapping", () => {
@@ -514,9 +585,19 @@ describe("gemini-cli stream mapping", () => {
       "agent_output",
       "model_response",
       "tool_call",
+      "tool_call",
+      "tool_result",
       "tool_result",
       "model_response",
     ]);
+    // A tool other than the shell is a call of its own kind, its result without an exit code of a command.
+    expect(events[3]).toMatchObject({ type: "tool_call", call_id: "c2", tool: "read_file" });
+    expect(events[5]).toMatchObject({
+      type: "tool_result",
+      call_id: "c2",
+      stdout: "file text",
+      exit_code: 0,
+    });
     const responses = events.filter((e) => e.type === "model_response") as Extract<
       EventInput,
       { type: "model_response" }
@@ -530,7 +611,7 @@ describe("gemini-cli stream mapping", () => {
       stop_reason: "end_turn",
       usage: { input_tokens: 60, output_tokens: 30, cache_read_tokens: 40, cache_write_tokens: 0 },
     });
-    expect(events[3]).toMatchObject({ type: "tool_result", call_id: "c1", stdout: "a\nb", exit_code: 0 });
+    expect(events[4]).toMatchObject({ type: "tool_result", call_id: "c1", stdout: "a\nb", exit_code: 0 });
   });
 
   it("reads exit codes, signals and spawn errors from the result's trailer, and keeps output that only looks like one", () => {

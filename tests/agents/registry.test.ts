@@ -7,6 +7,8 @@ import {
   agentUsesModel,
   createAgent,
   describeMissingApiKey,
+  describeUnknownAgent,
+  resolveAgentName,
 } from "../../src/agents/registry.js";
 import { ConfigError } from "../../src/errors.js";
 import type { ModelClient } from "../../src/model/model-client.js";
@@ -46,10 +48,40 @@ describe("createAgent", () => {
     expect(configErrorOf(() => createAgent("orcale", {})).message).toBe(
       '--agent: unknown agent "orcale" (did you mean "oracle"?); expected one of: anthropic, oracle, replay, null, claude-code, codex, gemini-cli, opencode, command',
     );
-    expect(configErrorOf(() => createAgent("Anthropic", {})).message).toContain('did you mean "anthropic"?');
     expect(configErrorOf(() => createAgent("gpt-5-turbo-agent", {})).message).toBe(
       '--agent: unknown agent "gpt-5-turbo-agent"; expected one of: anthropic, oracle, replay, null, claude-code, codex, gemini-cli, opencode, command',
     );
+  });
+
+  it("takes the names users type for an agent: aliases, any case, dashes or underscores", () => {
+    const typed: Array<[string, string]> = [
+      ["gemini", "gemini-cli"],
+      ["Gemini", "gemini-cli"],
+      ["gemini_cli", "gemini-cli"],
+      ["claude", "claude-code"],
+      ["Claude-Code", "claude-code"],
+      ["claudecode", "claude-code"],
+      ["open-code", "opencode"],
+      ["OpenCode", "opencode"],
+      ["codex-cli", "codex"],
+      ["built-in", "anthropic"],
+      ["Anthropic", "anthropic"],
+      [" oracle ", "oracle"],
+    ];
+    for (const [name, agent] of typed) expect(resolveAgentName(name), name).toBe(agent);
+    expect(createAgent("gemini", { geminiApiKey: "AIza-test" }).name).toBe("gemini-cli");
+  });
+
+  it("explains a provider's name instead of guessing an agent, and suggests an agent for a near alias", () => {
+    expect(resolveAgentName("openai")).toBeUndefined();
+    expect(configErrorOf(() => createAgent("openai", {})).message).toBe(
+      `--agent: unknown agent "openai" (a provider, not an agent: agent codex runs OpenAI's Codex CLI; agent anthropic with model openai:MODEL runs the built-in loop on an OpenAI model); expected one of: ${AGENT_NAMES.join(", ")}`,
+    );
+    expect(describeUnknownAgent("google")).toContain("agent gemini-cli runs Google's Gemini CLI");
+    // Near an alias, the suggestion is the agent's own name.
+    expect(describeUnknownAgent("gemni")).toContain('(did you mean "gemini-cli"?)');
+    expect(describeUnknownAgent("cluade")).toContain('(did you mean "claude-code"?)');
+    expect(describeUnknownAgent("constructor")).not.toContain("did you mean");
   });
 
   it("says what claude-code and command need when it is missing", () => {
@@ -101,7 +133,11 @@ describe("the agent registry", () => {
         readActionSettings((name) => (name === "agent" ? agent : name === "agent-command" ? command : ""));
     for (const name of AGENT_NAMES)
       expect(read(name, name === "command" ? "my-agent {prompt}" : "")().agent).toBe(name);
-    expect(read("gpt")).toThrow(`input "agent" must be one of ${AGENT_NAMES.join(", ")}, got "gpt"`);
+    expect(read("gpt")).toThrow(
+      `input "agent": unknown agent "gpt"; expected one of: ${AGENT_NAMES.join(", ")}`,
+    );
+    expect(read("gemini, Claude", "")().agents).toEqual(["gemini-cli", "claude-code"]);
+    expect(read("gemni")).toThrow('input "agent": unknown agent "gemni" (did you mean "gemini-cli"?)');
   });
 
   it("says that a key is missing in one sentence, which the action uses too", async () => {

@@ -31,6 +31,11 @@ describe("agent matrix flags", () => {
       "--model codex=openai:gpt-5: codex is not an agent of this run (anthropic, claude-code); add codex to the run's agents or drop the value",
     ],
     [
+      "a model for an agent the run does not have, the run's agents typed by their aliases",
+      ["--agent", "built-in,claude", "--model", "gemini=gemini-2.5-flash"],
+      "--model gemini-cli=gemini-2.5-flash: gemini-cli is not an agent of this run (anthropic, claude-code); add gemini-cli to the run's agents or drop the value",
+    ],
+    [
       "a base URL for an agent that does not call that API",
       [
         "--agent",
@@ -52,7 +57,7 @@ describe("agent matrix flags", () => {
     [
       "a scope that is not an agent",
       ["--agent", "oracle,codex", "--openai-base-url", "codec=http://127.0.0.1:9"],
-      '--openai-base-url codec=http://127.0.0.1:9: "codec" is not an agent (did you mean "codex"?)',
+      '--openai-base-url codec=http://127.0.0.1:9: unknown agent "codec" (did you mean "codex"?)',
     ],
     [
       "the same agent's base URL twice",
@@ -115,7 +120,11 @@ describe("agent matrix flags", () => {
       ["--agent", "oracle,null", "--agent-command", "my-agent {prompt}"],
       "--agent-command is the command agent's, which is not an agent of this run (oracle, null): add the command agent to --agent or drop --agent-command",
     ],
-    ["an unknown agent", ["--agent", "oracle,codec"], "--agent must be one of"],
+    [
+      "an unknown agent",
+      ["--agent", "oracle,codec"],
+      '--agent: unknown agent "codec" (did you mean "codex"?)',
+    ],
   ])("%s is a configuration error naming the option", async (_what, args, message) => {
     expect(await configError(args)).toContain(message);
   });

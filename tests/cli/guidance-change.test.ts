@@ -119,7 +119,13 @@ describe("a pull request that edits only AGENTS.md", () => {
     expect(after?.measurement_hash).toBe(before?.measurement_hash);
     expect(after?.content_hash).not.toBe(before?.content_hash);
     expect(after?.treatment?.guidance).toEqual([
-      { path: "AGENTS.md", mode: "workdir", sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      {
+        path: "AGENTS.md",
+        mode: "workdir",
+        sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        // The oracle runs its solution: no model is shown the guidance.
+        delivery: "not_shown",
+      },
     ]);
     expect(decision.treatment_changes?.files).toEqual([
       { kind: "guidance", path: "AGENTS.md", change: "changed", scenarios: ["alpha", "beta", "gamma"] },
@@ -170,10 +176,14 @@ describe("a pull request that edits only AGENTS.md", () => {
       headSha: null,
       now: 0,
     });
-    const [, headline, , , guidanceLine] = body.split("\n");
+    const [, headline, , , guidanceLine, , warningLine] = body.split("\n");
     expect(headline).toMatch(/^## 🔴 Regression in 3 scenarios/u);
     expect(body).not.toContain("No baseline yet");
     expect(guidanceLine).toBe("Guidance changed: `AGENTS.md` (3 scenarios) — the change under test.");
+    // The oracle reads no guidance (its solution copies the file): the comment says so under the change.
+    expect(warningLine).toBe(
+      "⚠️ The changed guidance `AGENTS.md` was not shown to the agent (3 scenarios): this agent reads no guidance, so the change cannot show in these results; run with an agent that does (README, Guidance).",
+    );
   });
 });
 

@@ -20,6 +20,7 @@ import { renderJunitXml } from "../../src/render/junit.js";
 import { renderReportMarkdown } from "../../src/render/report-markdown.js";
 import { readReportFile } from "../../src/results/read-report.js";
 import type { Report } from "../../src/results/types.js";
+import { writeReportFiles } from "../../src/run/write-outputs.js";
 import {
   makeReport,
   makeScenarioReport,
@@ -63,6 +64,53 @@ describe("report", () => {
     const written = await runMain(["report", HEAD_REPORT, "--out", out]);
     expect(written).toEqual({ code: EXIT.ok, stdout: "", stderr: "" });
     expect(await readFile(out, "utf8")).toBe(renderReportMarkdown(head, { decision }));
+  });
+
+  it("shows a compared run's saved decision without --baseline again, in every format", async () => {
+    // A PR run as `run` leaves it: the report and, beside it, the comparison with its decision.
+    const base = reportOf(["pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass"]);
+    const head = reportOf(["fail", "fail", "fail", "fail", "fail", "fail", "fail", "fail", "fail", "fail"], {
+      id: "run-pr",
+    });
+    const decided = decideRun({
+      report: head,
+      baseline: { report: base },
+      policy: { failOn: null, gateMetrics: [] },
+    });
+    expect(decided.decision.regressed).toEqual(["a"]);
+    const dir = makeTempDir("ltt-saved-decision-");
+    await writeReportFiles(head, dir, (text) => text, {
+      comparison: decided.comparison!,
+      decision: decided.decision,
+    });
+    const file = path.join(dir, "report.json");
+
+    const md = await runMain(["report", file]);
+    expect(md.stdout).toBe(renderReportMarkdown(head, { decision: decided.decision }));
+    expect(md.stdout.split("\n")[0]).toMatch(/^# 🔴 Regression in `a`: 10\/10 → 0\/10/u);
+    // The comparison formats need no --baseline either: the saved comparison is this run's.
+    const saved = await runMain(["report", file, "--format", "comparison-json"]);
+    expect(saved.code).toBe(EXIT.ok);
+    expect(JSON.parse(saved.stdout)).toEqual(
+      JSON.parse(await readFile(path.join(dir, "comparison.json"), "utf8")),
+    );
+    expect((await runMain(["report", file, "--format", "junit"])).stdout).toContain(
+      '<property name="verdict" value="regressed"/>',
+    );
+
+    // Another run's comparison beside the report is not its decision: decided on the report alone.
+    const other = makeTempDir("ltt-saved-decision-other-");
+    await writeFile(
+      path.join(other, "report.json"),
+      JSON.stringify({ ...head, run: { ...head.run, id: "run-other" } }),
+    );
+    await writeFile(
+      path.join(other, "comparison.json"),
+      await readFile(path.join(dir, "comparison.json"), "utf8"),
+    );
+    expect((await runMain(["report", path.join(other, "report.json")])).stdout.split("\n")[0]).toMatch(
+      /^# ❌ Failed/u,
+    );
   });
 
   it("refuses an unknown format, naming the formats", async () => {
@@ -187,6 +235,34 @@ describe("compare", () => {
     const { baseline: _same, ...decidedShuffled } = (JSON.parse(shuffled.stdout) as DecidedComparison)
       .decision;
     expect(decidedShuffled).toEqual(decided);
+  });
+
+  it("does not fail an unchanged head against base runs whose suite levels are all equal (14/15 each)", async () => {
+    // 5 scenarios × 3 trials; each of 8 weekly base runs fails one trial, in another scenario each week.
+    // Their levels differ only by floating-point rounding, which the trend test once read as a trend
+    // known exactly: a head with two failures failed with p ≈ 1e-87.
+    const fiveScenarios = (failing: readonly number[], run: Partial<Report["run"]>) =>
+      makeReport(
+        Array.from({ length: 5 }, (_, s) => {
+          const fails = failing.filter((f) => f === s).length;
+          const specs: TrialSpec[] = [0, 1, 2].map((t) => ({ outcome: t < 3 - fails ? "pass" : "fail" }));
+          return makeScenarioReport({ id: `s${s}`, trials: trialsFrom(specs) });
+        }),
+        { evaluation_hash: "e1", ...run },
+      );
+    const runs = Object.fromEntries(
+      Array.from({ length: 8 }, (_, r) => [
+        `week${r}`,
+        fiveScenarios([(r + 4) % 5], { started_at: new Date(Date.UTC(2026, 2, 2 + 7 * r)).toISOString() }),
+      ]),
+    );
+    const files = await writeReports({ head: fiveScenarios([0, 1], { id: "head" }), ...runs });
+    const baselines = Array.from({ length: 8 }, (_, r) => ["--baseline", files[`week${r}`]!]).flat();
+    const result = await runMain(["compare", files.head!, ...baselines, "-f", "json"]);
+    const decision = (JSON.parse(result.stdout) as DecidedComparison).decision;
+    expect(decision.variation).toMatchObject({ runs: 8, suite_method: "trend" });
+    expect(decision.failed).toBe(false);
+    expect(result.code).toBe(EXIT.ok);
   });
 
   it("treats one and several --baseline alike: a changed scenario is listed as not compared, never compared nor refused", async () => {

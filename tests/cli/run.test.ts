@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
@@ -12,9 +12,12 @@ import { EXIT } from "../../src/cli/main.js";
 import type { Comparison } from "../../src/compare/types.js";
 import { ConfigError } from "../../src/errors.js";
 import type { Report } from "../../src/results/types.js";
+import { sampleAgentAccount } from "../../src/sandbox/agent-account.js";
 import { withEveryTrialPassing } from "../support/report-factory.js";
 import { makeTempDir } from "../support/temp-dirs.js";
 import { ROOT, runMain, SUITE } from "./run-main.js";
+
+const agentAccount = await sampleAgentAccount(process.env.PATH ?? "");
 
 describe("run: the agents come from the registry", () => {
   it("describes every agent in --help, marking those that need a key", async () => {
@@ -31,7 +34,7 @@ describe("run: the agents come from the registry", () => {
     const result = await runMain(["run", SUITE, "--agent", "orcale"]);
     expect(result.code).toBe(EXIT.usage);
     expect(result.stderr).toBe(
-      `llm-tool-test: --agent must be one of ${AGENT_NAMES.join(", ")}; got "orcale" (did you mean oracle?)\n`,
+      `llm-tool-test: --agent: unknown agent "orcale" (did you mean "oracle"?); expected one of: ${AGENT_NAMES.join(", ")}\n`,
     );
   });
 
@@ -164,6 +167,39 @@ describe("run --agent command: a relative program path", () => {
     );
     await expect(readdir(out)).rejects.toThrow(/ENOENT/);
   });
+
+  // Only where agents run as accounts of their own (root, or passwordless sudo) is there another user to be refused.
+  it.skipIf(agentAccount === null)(
+    "is a configuration error before any trial when the agent's account cannot reach it (a private folder)",
+    async () => {
+      const { project, out } = await makeProject(0o755);
+      // What `mktemp -d` makes: a folder only its owner may enter.
+      await chmod(path.join(project, "agents"), 0o700);
+      const result = await runMain(
+        [
+          "run",
+          SUITE,
+          "--agent",
+          "command",
+          "--agent-command",
+          "./agents/names-agent.sh {prompt}",
+          "--sandbox",
+          "local",
+          "--out",
+          out,
+        ],
+        { cwd: project },
+      );
+      expect(result.code).toBe(EXIT.usage);
+      expect(result.stderr).toMatch(
+        new RegExp(
+          `(^|\\n)llm-tool-test: local sandbox: the agent runs as a user of its own \\(llm-tool-test-agent-\\d+\\), which cannot run ${project}/agents/names-agent\\.sh .*the folder ${project}/agents is closed to other users \\(mode 0700\\)\\. Give other users access \\(chmod o\\+x ${project}/agents\\).* or set --sandbox bwrap\n$`,
+        ),
+      );
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      await expect(readdir(out)).rejects.toThrow(/ENOENT/);
+    },
+  );
 
   it("runs the program found from the folder the run starts in, as the user's shell would", async () => {
     const { project, out } = await makeProject(0o755);

@@ -126,4 +126,30 @@ describe("validate", () => {
     expect(oracle.stdout).toContain("1 problem(s).");
     expect(oracle.code).toBe(EXIT.failed);
   });
+
+  it("warns when target.command_pattern takes an option for the subcommand, naming the file and the field", async () => {
+    const dir = makeTempDir("ltt-option-capture-");
+    const scenario = (name: string, pattern: string, solution: string) =>
+      `name: ${name}\ntask: convert\ntarget: {binary: mlr, command_pattern: '${pattern}'}\nsolution: ['${solution}']\nevaluation:\n  gates: [{type: file_exists, path: out.json}]\n`;
+    // The solution puts `--icsv` before the subcommand: `mlr\s+(\S+)` names it `--icsv`.
+    await writeFile(
+      path.join(dir, "naive.yaml"),
+      scenario("naive", "mlr\\s+(\\S+)", "mlr --icsv --ojson cat x.csv"),
+    );
+    // The solution does not, but an agent may: the pattern still can.
+    await writeFile(path.join(dir, "probe.yaml"), scenario("probe", "mlr (\\S+)", "mlr cat x.csv"));
+    await writeFile(
+      path.join(dir, "sound.yaml"),
+      scenario("sound", "mlr\\s+(?:-\\S+\\s+)*([a-z][\\w-]*)", "mlr --icsv --ojson cat x.csv"),
+    );
+    const validated = await runMain(["validate", "."], { cwd: dir });
+    expect(validated.code).toBe(EXIT.ok);
+    const fix =
+      'agents often put options before the subcommand, so their calls would be counted under an option\'s name. Make group 1 skip options (e.g. "my-tool\\s+(?:-\\S+\\s+)*([a-z][\\w-]*)"), or drop the group: the subcommand is then the first argument that is not an option';
+    expect(validated.stderr.split("\n").sort()).toEqual([
+      "",
+      `warning: naive.yaml: scenario naive: target.command_pattern: group 1 captures the option "--icsv" as the subcommand in the solution's call "mlr --icsv"; ${fix}`,
+      `warning: probe.yaml: scenario probe: target.command_pattern: group 1 captures the option "--option" as the subcommand in a call such as "mlr --option subcommand"; ${fix}`,
+    ]);
+  });
 });

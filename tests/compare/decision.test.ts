@@ -201,7 +201,7 @@ describe("decide: fail-on regression", () => {
       "only 1 base-branch run: run-to-run variation cannot be estimated (3 needed)",
     );
     expect(decision.inconclusive?.needs[0]).toMatch(
-      /^\d+ more base-branch runs \(it pools the last `baseline-runs`\)$/,
+      /^\d+ more base-branch runs \(it pools the last `baseline-runs`, if they vary no more than independent trials\)$/,
     );
   });
 
@@ -402,6 +402,69 @@ describe("decide: a saved report's design", () => {
     expect(decideWith(4).power!.collapse).toBeLessThan(decideWith(8).power!.collapse);
     // A report of an earlier version, without the field: the default design.
     expect(decideWith(undefined).extra_trials).toBe(8);
+  });
+});
+
+describe("decide: one verdict per scenario and for the suite, improvements included", () => {
+  it("marks a clear improvement 🟢 by the mirrored test, and never gates on it", () => {
+    const head = tenOf(3, 3);
+    head[0] = [11, 11];
+    const base = tenOf(11, 12);
+    base[0] = [0, 11];
+    const decision = decide({ head: suite(head), baseline: suite(base) });
+    expect(decision.improved).toEqual(["s0"]);
+    expect(decision.scenarios[0]).toMatchObject({ verdict: "improved", improved: true, regressed: false });
+    expect(decision.scenarios[0]!.improvement_adjusted_p).toBeLessThanOrEqual(decision.alpha);
+    expect(decision.scenarios.slice(1).map((s) => s.verdict)).toEqual(Array(9).fill("no_clear_change"));
+    // Without the improvement the decision is the same: it reads nothing of it.
+    const without = decide({
+      head: suite(head.map((c, i) => (i === 0 ? [0, 11] : c))),
+      baseline: suite(base),
+    });
+    expect(decision.failed).toBe(without.failed);
+    expect(decision.basis).toBe(without.basis);
+    expect(decision.improvement).toMatchObject({ alpha: 0.05, primary_alpha: 0.025, suite_alpha: 0.025 });
+  });
+
+  it("keeps the gate's verdict where a scenario regressed and another improved, and names each once", () => {
+    const head = tenOf(3, 3);
+    head[0] = [11, 11];
+    head[1] = [0, 9];
+    const base = tenOf(12, 12);
+    base[0] = [0, 11];
+    const decision = decide({ head: suite([...head, [2, 3]]), baseline: suite(base) });
+    expect(decision.failed).toBe(true);
+    expect(decision.regressed).toEqual(["s1"]);
+    expect(decision.improved).toEqual(["s0"]);
+    expect(decision.scenarios.map((s) => s.verdict)).toEqual([
+      "improved",
+      "regressed",
+      ...Array(8).fill("no_clear_change"),
+      "not_compared",
+    ]);
+  });
+
+  it("calls a shrug no clear change: 22/24 → 3/3 is not an improvement", () => {
+    const decision = decide({ head: suite(tenOf(3, 3)), baseline: suite(tenOf(22, 24)) });
+    expect(decision.improved).toEqual([]);
+    expect(decision.suite_improved).toBe(false);
+    expect(decision.suite_verdict).toBe("no_clear_change");
+  });
+
+  it("marks the suite improved when it got better as a whole, and never fails on it", () => {
+    const decision = decide({
+      head: suite(Array.from({ length: 30 }, () => [3, 3])),
+      baseline: suite(Array.from({ length: 30 }, () => [9, 12])),
+      icc: 0,
+    });
+    expect(decision).toMatchObject({ failed: false, suite_improved: true, suite_verdict: "improved" });
+    expect(decision.improvement?.suite?.adjusted_p).toBeLessThanOrEqual(decision.alpha);
+  });
+
+  it("says not tested where no test could decide: one trial per scenario", () => {
+    const decision = decide({ head: suite(tenOf(1, 1)), baseline: suite(tenOf(4, 4)) });
+    expect(decision.scenarios.every((s) => s.verdict === "not_tested")).toBe(true);
+    expect(decision.suite_verdict).toBe("no_clear_change");
   });
 });
 

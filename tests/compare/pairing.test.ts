@@ -132,6 +132,68 @@ describe("decide: compared and not compared", () => {
   });
 });
 
+describe("a guidance change the head's agent was not shown", () => {
+  const shown = (path: string, sha256: string, delivery: string): ReportTreatment => ({
+    guidance: [{ path, sha256, mode: "workdir", delivery } as ReportTreatment["guidance"][number]],
+    tool: [],
+  });
+
+  it("is warned about under the guidance line, per file and how it reached the agent", () => {
+    const base = makeReport([
+      entry("a", times(12, pass), "ma", guided("AGENTS.md", "1")),
+      entry("b", times(12, pass), "mb", guided("AGENTS.md", "1")),
+      entry("c", times(12, pass), "mc", guided("docs/tool.md", "1")),
+      entry("d", times(12, pass), "md", guided("AGENTS.md", "1")),
+    ]);
+    const head = makeReport([
+      entry("a", times(3, pass), "ma", shown("AGENTS.md", "2", "not_shown")),
+      entry("b", times(3, pass), "mb", shown("AGENTS.md", "2", "not_shown")),
+      entry("c", times(3, pass), "mc", shown("docs/tool.md", "2", "work_dir_only")),
+      // Shown to its model: nothing to warn about.
+      entry("d", times(3, pass), "md", shown("AGENTS.md", "2", "system_prompt")),
+    ]);
+    const decision = decide({ head, baseline: base });
+    expect(decision.treatment_changes?.unseen).toEqual([
+      { path: "AGENTS.md", delivery: "not_shown", scenarios: ["a", "b"] },
+      { path: "docs/tool.md", delivery: "work_dir_only", scenarios: ["c"] },
+    ]);
+    expect(renderScopeLines(decision)).toEqual([
+      "Guidance changed: `AGENTS.md` (3 scenarios); guidance changed: `docs/tool.md` (1 scenario) — the change under test.",
+      "⚠️ The changed guidance `AGENTS.md` was not shown to the agent (2 scenarios): this agent reads no guidance, so the change cannot show in these results; run with an agent that does (README, Guidance).",
+      "⚠️ The changed guidance `docs/tool.md` was only put in the work dir (1 scenario): whether this agent reads it is not known, so the change may not show in these results.",
+    ]);
+  });
+
+  it("no warning when the guidance reached the model, or the head's report does not say (earlier versions)", () => {
+    const base = makeReport([entry("a", times(12, pass), "ma", guided("AGENTS.md", "1"))]);
+    for (const treatment of [
+      shown("AGENTS.md", "2", "cli_context_file"),
+      guided("AGENTS.md", "2"),
+      // A delivery this version does not know is not believed.
+      shown("AGENTS.md", "2", "telepathy"),
+    ]) {
+      const head = makeReport([entry("a", times(3, pass), "ma", treatment)]);
+      const decision = decide({ head, baseline: base });
+      expect(decision.treatment_changes?.unseen).toEqual([]);
+      expect(renderScopeLines(decision)).toHaveLength(1);
+    }
+  });
+
+  it("renders the path inert in Markdown, HTML and plain text", () => {
+    const path = "</details><!-- `@octocat` <img src=x onerror=alert(1)>\u001b[31m";
+    const base = makeReport([entry("a", times(12, pass), "m", guided(path, "1"))]);
+    const head = makeReport([entry("a", times(3, pass), "m", shown(path, "2", "not_shown"))]);
+    const decision = decide({ head, baseline: base });
+    const warning = renderScopeLines(decision)[1] ?? "";
+    expect(warning).toMatch(/^⚠️ The changed guidance /u);
+    expect(warning).not.toMatch(/<(img|\/details|!--)|@octocat/);
+    const html = renderScopeLinesHtml(decision)[1] ?? "";
+    expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;");
+    expect(html).not.toMatch(/<(img|\/details|!--)/);
+    expect(renderScopeLinesPlain(decision)[1]).not.toContain("\u001b");
+  });
+});
+
 describe("a hostile baseline's treatment", () => {
   it("is read as data: a malformed treatment is unknown, never a crash", () => {
     for (const bad of [
@@ -147,7 +209,7 @@ describe("a hostile baseline's treatment", () => {
       const base = makeReport([entry("a", times(12, pass), "m", bad)]);
       const head = makeReport([entry("a", times(3, pass), "m", guided("AGENTS.md", "x"))]);
       const decision = decide({ head, baseline: base });
-      expect(decision.treatment_changes).toEqual({ files: [], scenarios: [], unknown: 1 });
+      expect(decision.treatment_changes).toEqual({ files: [], unseen: [], scenarios: [], unknown: 1 });
     }
   });
 

@@ -24,6 +24,39 @@ function head() {
 }
 
 describe("poolBaselines", () => {
+  it("pools the calls' behaviour of the first trials only; a run without it adds nothing", () => {
+    const calls = (options: Record<string, number>) => ({
+      options,
+      shapes: { [`cat ${Object.keys(options).join(" ")}`]: 1 },
+      first_failure: null,
+    });
+    const recorded = makeScenarioReport({
+      id: "a",
+      trials: trialsFrom([pass, pass, fail]).map((trial) => ({
+        ...trial,
+        behaviour: calls(trial.trial <= 2 ? { "--icsv": 1 } : { "--ojson": 1 }),
+      })),
+      // The third trial was an extra one: not pooled, nor its `--ojson`.
+      first_trials: 2,
+      extended: true,
+      content_hash: "sha256:a",
+    });
+    expect(recorded.behaviour?.options).toEqual({ "--icsv": 2, "--ojson": 1 });
+    const runs = [
+      { label: "run #3", report: makeReport([recorded], { evaluation_hash: "e1" }) },
+      { label: "run #2", report: makeReport([buildScenario("a", [pass])], { evaluation_hash: "e1" }) },
+    ];
+    const a = poolBaselines(runs, head()).report?.scenarios.find((s) => s.id === "a");
+    expect(a?.behaviour).toMatchObject({ trials: 2, options: { "--icsv": 2 }, shapes: { "cat --icsv": 2 } });
+    // A scenario's stored summary that its trials do not back (a hand-edited report) is not kept.
+    const unbacked = { ...buildScenario("a", [pass]), behaviour: recorded.behaviour };
+    const alone = poolBaselines(
+      [{ label: "run #1", report: makeReport([unbacked], { evaluation_hash: "e1" }) }],
+      head(),
+    );
+    expect(alone.report?.scenarios[0]?.behaviour).toBeUndefined();
+  });
+
   it("pools each scenario's trials over the runs that match, numbering them apart", () => {
     const runs = [
       {

@@ -37,6 +37,29 @@ describe("readGateFile", () => {
     expect(await readGateFile(tree, "dir")).toEqual({ problem: "dir: is a directory, not a file" });
   });
 
+  it("cut: a file past the bound gives its first bytes, in whole characters, and its size", async () => {
+    const { tree } = localTree();
+    // "é" is two bytes: a bound of 4 falls inside the second one.
+    writeFileSync(path.join(tree.root, "long.md"), "abcé and more");
+    expect(await readGateFile(tree, "long.md", 4, { cut: true })).toEqual({
+      text: "abc",
+      size: 14,
+      cut: true,
+    });
+    expect(await readGateFile(tree, "long.md", 5, { cut: true })).toEqual({
+      text: "abcé",
+      size: 14,
+      cut: true,
+    });
+    expect(await readGateFile(tree, "long.md", 14, { cut: true })).toEqual({
+      text: "abcé and more",
+      size: 14,
+    });
+    expect(await readGateFile(tree, "long.md", 4)).toEqual({
+      problem: "long.md: too large to check (14 bytes; file gates read at most 4 bytes)",
+    });
+  });
+
   it("refuses `..` that climbs out of the tree, directly or through a link", async () => {
     const { tree } = localTree();
     symlinkSync("../outside/secret.txt", path.join(tree.root, "up.txt"));

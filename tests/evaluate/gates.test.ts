@@ -206,6 +206,7 @@ describe("no_transcript_errors", () => {
     command,
     argv: command.split(" "),
     subcommand: command.split(" ")[1] ?? null,
+    options: [],
     exit_code: exit,
     duration_ms: 1,
   });

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   extractInvocations,
   extractToolEventInvocations,
+  findArgvOptions,
   findArgvSubcommand,
   findPossibleGlobalOptions,
   quoteShellWord,
@@ -37,6 +38,7 @@ describe("extractInvocations: source order", () => {
         command: "my-tool --verbose create 'it'\\''s here'",
         argv: ["my-tool", "--verbose", "create", "it's here"],
         subcommand: "create",
+        options: ["--verbose"],
         exit_code: 3,
         duration_ms: 42,
       },
@@ -65,9 +67,11 @@ describe("extractInvocations: source order", () => {
         command: 'my-tool create "two words"',
         argv: ["my-tool", "create", "two words"],
         subcommand: "create",
+        options: [],
         // tee's status is the call's: my-tool's own is unknown.
         exit_code: null,
         duration_ms: null,
+        call_id: "call_2",
       },
     ]);
   });
@@ -93,6 +97,7 @@ describe("extractInvocations: source order", () => {
         command: "my-tool show 3",
         argv: ["my-tool", "show", "3"],
         subcommand: "show",
+        options: [],
         exit_code: null,
         duration_ms: null,
       },
@@ -100,6 +105,7 @@ describe("extractInvocations: source order", () => {
         command: "my-tool list --all > x.txt",
         argv: ["my-tool", "list", "--all"],
         subcommand: "list",
+        options: ["--all"],
         exit_code: null,
         duration_ms: null,
       },
@@ -550,11 +556,42 @@ describe("extractInvocations with target.global_options: the option's value is n
   });
 });
 
+describe("options of a call, before and after the subcommand", () => {
+  it("records the options before the subcommand (`mlr --icsv --ojson cat x.csv`)", () => {
+    const log = createEventLog();
+    log.call("mlr --icsv --ojson cat x.csv", 0);
+    log.shim(["mlr", "--icsv", "--ojson", "cat", "x.csv"], 0);
+    const [call] = extractInvocations(log.events, { binary: "mlr", env: {} }).invocations;
+    expect(call).toMatchObject({ subcommand: "cat", options: ["--icsv", "--ojson"] });
+  });
+
+  it("keeps the options after the subcommand too, names only, up to `--`", () => {
+    expect(findArgvOptions(["mlr", "--icsv", "sort", "--from=x.csv", "-nr", "x", "--", "-y"])).toEqual([
+      "--icsv",
+      "--from",
+      "-nr",
+    ]);
+  });
+
+  it("keeps a single-dash word whole, unless a number or a declared value option is in it", () => {
+    // `-la` may be `-l -a` or one long option (`-name`): without the tool's grammar it stays as typed.
+    expect(findArgvOptions(["t", "-la", "-name", "x"])).toEqual(["-la", "-name"]);
+    expect(findArgvOptions(["t", "-n5", "list"])).toEqual(["-n"]);
+    // As getopt reads a cluster with `-f` declared: `-v`, then `-f` taking the next argument.
+    expect(findArgvOptions(["t", "-vf", "-", "bal", "-fx.journal"], ["-f"])).toEqual(["-v", "-f", "-f"]);
+  });
+
+  it("takes stdin's `-` and negative numbers for arguments", () => {
+    expect(findArgvOptions(["t", "head", "-", "-5", "-0.5"])).toEqual([]);
+  });
+});
+
 describe("findPossibleGlobalOptions: a hint where the list is missing", () => {
   const invocation = (...argv: string[]) => ({
     command: argv.join(" "),
     argv,
     subcommand: findArgvSubcommand(argv),
+    options: [],
     exit_code: 0,
     duration_ms: 1,
   });

@@ -9,6 +9,7 @@ import {
   isHelpInvocation,
 } from "../../src/evaluate/metrics.js";
 import { DEFAULT_PRICE_TABLE } from "../../src/model/pricing.js";
+import { describeRecordedFigures } from "../../src/render/eval-summary.js";
 import type { InteractionMetrics } from "../../src/results/types.js";
 import type { EndReason } from "../../src/transcript/events.js";
 import { createEventLog } from "../support/event-builder.js";
@@ -255,6 +256,7 @@ describe("computeInteraction edge cases", () => {
         command: "my-tool create x",
         argv: ["my-tool", "create", "x"],
         subcommand: "create",
+        options: [],
         exit_code: 1,
         duration_ms: 4,
       },
@@ -262,6 +264,7 @@ describe("computeInteraction edge cases", () => {
         command: "my-tool create x",
         argv: ["my-tool", "create", "x"],
         subcommand: "create",
+        options: [],
         exit_code: null,
         duration_ms: null,
       },
@@ -289,6 +292,7 @@ describe("computeInteraction edge cases", () => {
       command: argv.join(" "),
       argv,
       subcommand,
+      options: [],
       exit_code: 0,
       duration_ms: 1,
     });
@@ -305,10 +309,18 @@ describe("computeInteraction edge cases", () => {
         command: "t create --help",
         argv: ["t", "create", "--help"],
         subcommand: "create",
+        options: [],
         exit_code: 0,
         duration_ms: 1,
       },
-      { command: "t create", argv: ["t", "create"], subcommand: "create", exit_code: 2, duration_ms: 1 },
+      {
+        command: "t create",
+        argv: ["t", "create"],
+        subcommand: "create",
+        options: [],
+        exit_code: 2,
+        duration_ms: 1,
+      },
     ];
     expect(computeInteraction(invocations, true).first_try_success_rate).toBe(0);
   });
@@ -463,5 +475,55 @@ describe("computeExecution", () => {
     });
     expect(execution.tool_calls).toBe(25_000);
     expect(execution.input_tokens).toBe(50_000);
+  });
+});
+
+describe("a replayed trial's cost", () => {
+  const replayed = (cost_usd: number | null, model = "claude-haiku-4-5-20251001") => {
+    const log = createEventLog();
+    log.push({
+      type: "recorded_execution",
+      model,
+      turns: 3,
+      input_tokens: 2762,
+      output_tokens: 316,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      tool_calls: 2,
+      end_reason: "natural_stop",
+      cost_usd,
+    });
+    log.end("natural_stop", 500, 0);
+    return computeExecution(log.events, { prices: DEFAULT_PRICE_TABLE, model: null });
+  };
+
+  it("is the recorded one when the recording kept it, and then is not marked as priced", () => {
+    const execution = replayed(0.0123);
+    expect(execution).toMatchObject({ recorded: true, cost_usd: 0.0123 });
+    expect(execution.cost_priced).toBeUndefined();
+  });
+
+  it("priced now from the recorded tokens is marked so, never passed off as recorded", () => {
+    const execution = replayed(null);
+    // (2762*1 + 316*5) / 1e6 at Haiku 4.5's prices.
+    expect(execution).toMatchObject({
+      recorded: true,
+      cost_priced: true,
+      cost_usd: expect.closeTo(0.004342, 9),
+    });
+    expect(replayed(null, "some-local-model")).toMatchObject({ cost_usd: null });
+    expect(replayed(null, "some-local-model").cost_priced).toBeUndefined();
+  });
+
+  it("is said apart from the recorded figures in the notes", () => {
+    expect(describeRecordedFigures({ trials_recorded: 58 })).toBe(
+      "turns, tokens, cost and stops of 58 replayed trials are recorded values, carried from the recording, not measured by this run",
+    );
+    expect(describeRecordedFigures({ trials_recorded: 58, trials_cost_priced: 58 })).toBe(
+      "turns, tokens and stops of 58 replayed trials are recorded values, carried from the recording, not measured by this run; their cost was not recorded but priced now from the recorded tokens",
+    );
+    expect(describeRecordedFigures({ trials_recorded: 3, trials_cost_priced: 1 })).toContain(
+      "the cost of 1 of them was not recorded but priced now",
+    );
   });
 });

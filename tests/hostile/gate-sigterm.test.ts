@@ -60,8 +60,23 @@ describe.each(modes)("SIGTERM while a gate hangs (%s)", (mode) => {
     child.stderr.on("data", (chunk) => {
       stderr += chunk;
     });
-    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-    await waitUntil(() => findLiveProcesses(`sleep ${sleep}`).length > 0, 30_000, "the gate to start");
+    let ended = false;
+    const exited = new Promise<number | null>((resolve) =>
+      child.on("close", (code) => {
+        ended = true;
+        resolve(code);
+      }),
+    );
+    // How long the CLI takes to reach the gate is not what is tested: on a loaded machine it took
+    // more than 30 s. A CLI that ends before it gets there fails at once, with its stderr.
+    await waitUntil(
+      () => {
+        if (ended) throw new Error(`the CLI ended before its gate started: ${stderr}`);
+        return findLiveProcesses(`sleep ${sleep}`).length > 0;
+      },
+      80_000,
+      "the gate to start",
+    );
 
     const signalledAt = Date.now();
     child.kill("SIGTERM");

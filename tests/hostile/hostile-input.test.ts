@@ -142,6 +142,16 @@ describe("a report's lists the renderers go through are shape-checked when it is
       ["-f"],
       'scenarios[0].trials[0].possible_global_options[0]: expected an object with option and command, found "-f"',
     ],
+    [
+      "behaviour",
+      { options: { "--icsv": "all" }, shapes: {}, first_failure: null },
+      'scenarios[0].trials[0].behaviour.options["--icsv"]: expected a count, found "all"',
+    ],
+    [
+      "behaviour",
+      { options: {}, shapes: {}, first_failure: { command: "mlr cat", exit_code: 1 } },
+      "scenarios[0].trials[0].behaviour.first_failure.stderr: expected a string or null, found nothing",
+    ],
   ])("%s: %j is an error naming the field, not a crash", async (field, value, message) => {
     const dir = await tempDir("lists");
     const report = JSON.parse(await readFile(BASE_REPORT, "utf8"));

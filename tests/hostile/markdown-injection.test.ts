@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createProgressReporter } from "../../src/cli/progress.js";
+import { diffRegressedBehaviour } from "../../src/compare/behaviour-diff.js";
 import { compareReports } from "../../src/compare/compare.js";
 import { decide } from "../../src/compare/decision.js";
 import { renderComparisonMarkdown, renderComparisonTerminal } from "../../src/render/comparison-markdown.js";
@@ -75,6 +76,12 @@ function hostileTrials(outcome: "fail" | "error", count: number): TrialReport[] 
         highlights: [ONE_LINE],
       },
       by_subcommand: { [ONE_LINE]: makeTrial({ trial: 1, outcome: "pass" }).interaction },
+      // Option names, command shapes and the failed call's stderr: the behaviour diff shows them.
+      behaviour: {
+        options: { [ONE_LINE]: 1 },
+        shapes: { [ONE_LINE]: 1 },
+        first_failure: { command: ONE_LINE, exit_code: 1, stderr: MANY_LINES },
+      },
       transcript_path: `trials/${ONE_LINE}/transcript.md`,
     }),
   );
@@ -104,7 +111,8 @@ function reports(): { head: Report; base: Report } {
 
 function renderAll() {
   const { head, base } = reports();
-  const decision = decide({ head, baseline: base });
+  const decided = decide({ head, baseline: base });
+  const decision = { ...decided, behaviour: diffRegressedBehaviour(base, head, decided.regressed) };
   const comparison = compareReports(base, head, { bootstrapResamples: 200, permutationResamples: 200 });
   const input: CommentInput = {
     key: "llm-tool-test",
@@ -165,6 +173,11 @@ function renderAll() {
 }
 
 const rendered = renderAll();
+
+it("renders the regressed scenario's behaviour diff, hostile names and stderr included", () => {
+  expect(rendered.markdown["report.md"]).toContain("What the agent did differently");
+  expect(rendered.markdown.comment).toContain("  - First failed call (trial 1, exit 1): ");
+});
 const markdownOutputs = Object.entries(rendered.markdown);
 
 /** The Markdown with fenced blocks and code spans taken out (what GitHub renders as Markdown and HTML). */

@@ -4,7 +4,7 @@
  */
 import { compareReports } from "../../src/compare/compare.js";
 import { type DecisionInput, decide, parseFailOn } from "../../src/compare/decision.js";
-import type { Report, ScenarioReport } from "../../src/results/types.js";
+import type { Report, ScenarioReport, TrialBehaviour, TrialReport } from "../../src/results/types.js";
 import { makeReport, makeScenarioReport, type TrialSpec, trialsFrom } from "../support/report-factory.js";
 
 /** A scenario with `passed` passes of `trials`, the passes first; `spec` sets the other figures of every trial. */
@@ -91,4 +91,63 @@ export function adaptiveHead(counts: Counts, first = 3): Report {
   return makeReport(
     counts.map(([p, n], i) => scenarioWith(`s${i}`, p, n, {}, { first_trials: first, extended: n > first })),
   );
+}
+
+/** The same report with each trial's calls replaced by `calls(trial)`; the scenarios' summaries follow. */
+export function withCalls(
+  report: Report,
+  calls: (trial: TrialReport) => { subcommand: string; behaviour: TrialBehaviour } | null,
+): Report {
+  const scenarios = report.scenarios.map(({ summary: _summary, behaviour: _behaviour, ...scenario }) =>
+    makeScenarioReport({
+      ...scenario,
+      trials: scenario.trials.map((trial) => {
+        const made = calls(trial);
+        if (!made) return trial;
+        const { behaviour: _old, ...rest } = trial;
+        return {
+          ...rest,
+          by_subcommand: { [made.subcommand]: trial.interaction },
+          behaviour: made.behaviour,
+        };
+      }),
+    }),
+  );
+  return makeReport(scenarios, report.run);
+}
+
+/** What the head's failing mlr calls printed; agent-controlled, with Markdown and HTML in it. */
+export const MLR_STDERR = "mlr: data does not parse as JSON: `a,b` <b>*bold*</b> @team\nsecond line";
+
+/**
+ * The user test behind this diff: a Miller author's scenario whose base runs (8, all passing) call
+ * `mlr --icsv --ojson cat` and whose head stopped passing `--icsv` (every call `mlr --ojson cat`)
+ * and failed. Each trial makes 4 calls (trialsFrom).
+ */
+export function mlrRegression(options: { baseRecordsCalls?: boolean } = {}) {
+  const pooled = pooledBaseline(1, 8);
+  const base =
+    options.baseRecordsCalls === false
+      ? pooled.report
+      : withCalls(pooled.report, () => ({
+          subcommand: "cat",
+          behaviour: {
+            options: { "--icsv": 4, "--ojson": 4 },
+            shapes: { "cat --icsv --ojson": 4 },
+            first_failure: null,
+          },
+        }));
+  const head = withCalls(suiteOf([[0, 3]]), (trial) => ({
+    subcommand: "cat",
+    behaviour: {
+      options: { "--ojson": 4 },
+      shapes: { "cat --ojson": 4 },
+      first_failure: {
+        command: `mlr --ojson cat example-${trial.trial}.csv`,
+        exit_code: 1,
+        stderr: MLR_STDERR,
+      },
+    },
+  }));
+  return { baseline: { report: base, pooling: pooled.pooling }, head };
 }

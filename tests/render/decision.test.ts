@@ -71,7 +71,7 @@ describe("renderDecisionHeadline", () => {
     expect(decision.suite_regressed).toBe(true);
     expect(pooledPassRates(decision)).toEqual({ base: 690 / 720, head: 75 / 90 });
     expect(renderDecisionHeadline(decision)).toBe(
-      "🔴 Regression across the suite: pass rate 96% → 83% (suite test, adjusted p < 0.001)",
+      "🔴 Regression across the suite: pass rate 96% → 83% (suite test, adjusted p = 0.00409)",
     );
   });
 
@@ -82,7 +82,7 @@ describe("renderDecisionHeadline", () => {
       suite: { ...decision.suite!, extras_stage: { scenarios: 9, first_stage_p: 0.03 } },
     };
     expect(renderDecisionHeadline(withExtras)).toBe(
-      "🔴 Regression across the suite: pass rate 96% → 83% (suite test with the extra trials of 9 scenarios, adjusted p < 0.001)",
+      "🔴 Regression across the suite: pass rate 96% → 83% (suite test with the extra trials of 9 scenarios, adjusted p = 0.00409)",
     );
   });
 
@@ -131,8 +131,15 @@ describe("renderDecisionHeadline", () => {
       extraTrials: 8,
     }).decision;
     expect(same.basis).toBe("no_regression");
-    expect(renderDecisionHeadline(same)).toBe("✅ No regression detected");
-    expect(renderDecisionReason(same)).toBe("No regression detected.");
+    // The ✅ says which change it could see: the collapse it is judged by, and not a broad drop
+    // (the suite test's power for every scenario 0.9 → 0.8 at this design, seeded simulation).
+    expect(same.design?.power?.broad_drop).toBeLessThan(0.8);
+    expect(renderDecisionHeadline(same)).toBe(
+      "✅ No regression detected — could see a 90% → 10% collapse in one scenario (~98%), not a 10-point drop across the suite (~23%)",
+    );
+    expect(renderDecisionReason(same)).toBe(
+      "No regression detected — could see a 90% → 10% collapse in one scenario (~98%), not a 10-point drop across the suite (~23%).",
+    );
     const none = decideAndCompare(suiteOf(repeat(3, 3, 3)), null).decision;
     expect(renderDecisionHeadline(none, { noBaselineReason: "no successful run on `main` yet" })).toBe(
       "⚪ No baseline yet: no successful run on `main` yet — this check does not gate until there is one",
@@ -203,7 +210,7 @@ describe("renderDecisionHeadline", () => {
     }).decision;
     expect(twoRuns.basis).toBe("inconclusive");
     expect(renderDecisionHeadline(twoRuns)).toMatch(
-      /^🟡 Inconclusive: no regression seen, but only 2 base-branch runs: run-to-run variation cannot be estimated \(3 needed\)(; this design [^—]+)? — conclusive with \d+ more base-branch runs? \(it pools the last `baseline-runs`\)$/u,
+      /^🟡 Inconclusive: no regression seen, but only 2 base-branch runs: run-to-run variation cannot be estimated \(3 needed\)(; this design [^—]+)? — conclusive with \d+ more base-branch runs? \(it pools the last `baseline-runs`, if they vary no more than independent trials\)$/u,
     );
     for (const d of [one, twoRuns]) {
       expect(renderDecisionHeadline(d)).not.toContain("✅");
@@ -220,7 +227,9 @@ describe("renderDecisionHeadline", () => {
     }).decision;
     expect(passing.failed).toBe(false);
     const headline = renderDecisionHeadline(passing);
-    expect(headline).toBe("⚠️ INCOMPLETE — No regression detected; only the trials that ran were judged");
+    expect(headline).toBe(
+      "⚠️ INCOMPLETE — No regression detected — could see a 90% → 10% collapse in one scenario (~98%), not a 10-point drop across the suite (~23%); only the trials that ran were judged",
+    );
     expect(headline).not.toMatch(/^✅/u);
     expect(renderDecisionReason(passing)).toMatch(/^INCOMPLETE: No regression detected/);
     const outcome = decideAndCompare(incomplete, null, { failOnText: "outcome" }).decision;
@@ -322,7 +331,10 @@ describe("renderDesignLine", () => {
     expect(renderDesignLine(decision)).toMatch(
       /^10 scenarios × 3 \(\+8\) trials against 12 baseline runs \(36 trials a scenario; each scenario's own test pools the newest 8 runs\): catches/,
     );
-    expect(decision.design!.power).toEqual(eight.design!.power);
+    // The collapse's power is the newest 8 runs' (the suite test's broad-drop power grows with all 12).
+    const { broad_drop: _twelve, ...perScenario } = decision.design!.power!;
+    const { broad_drop: _eight, ...perScenarioAtEight } = eight.design!.power!;
+    expect(perScenario).toEqual(perScenarioAtEight);
   });
 
   it("says what a regressed scenario's own test compared with when it is not the row's pooled base", () => {
@@ -371,8 +383,31 @@ describe("renderDesignLine", () => {
       pooling: two.pooling,
     }).decision;
     expect(renderDesignLine(twoRuns)).toMatch(
-      /\. Run-to-run variation: 2 base runs, ICC 0\.00 measured; tests and power assume ICC 0\.10\.$/,
+      /\. Run-to-run variation: 2 base runs, too few to measure it; tests and power assume ICC 0\.10\.$/,
     );
+  });
+
+  it("gives one power for the collapse in the headline and the design line, and advises at no ICC the line calls unestimable", () => {
+    // Two base runs: the tests assume the prior ICC 0.1, the headline says why it is inconclusive.
+    for (const scenarios of [10, 20, 30]) {
+      const two = pooledBaseline(scenarios, 2);
+      const d = decideAndCompare(adaptiveHead(repeat(scenarios, 3, 3)), two.report, {
+        pooling: two.pooling,
+        extraTrials: 8,
+      }).decision;
+      const headline = renderDecisionHeadline(d);
+      const inHeadline = /would catch one scenario collapsing 0\.9 → 0\.1 only (\d+)% of the time/.exec(
+        headline,
+      );
+      const inLine = /catches a 90% → 10% collapse in one scenario with ~(\d+)% power/.exec(
+        renderDesignLine(d),
+      );
+      expect(inHeadline, headline).not.toBeNull();
+      expect(inHeadline![1]).toBe(inLine![1]);
+      // The line says two runs cannot show the ICC; the advice says what it assumed instead.
+      expect(renderDesignLine(d)).toContain("2 base runs, too few to measure it");
+      expect(headline).toMatch(/if they vary no more than independent trials\)$/);
+    }
   });
 
   it("says that only the suite test decides with one trial per scenario", () => {
@@ -388,7 +423,7 @@ describe("renderDesignLine", () => {
 });
 
 function powerText(power: number): string {
-  return power >= 0.995 ? ">99%" : `~${Math.round(power * 100)}%`;
+  return power >= 0.995 ? ">99%" : `~${Math.floor(power * 100)}%`;
 }
 
 /** A failed trial whose first failed gate carries `message` (the agent's work decides what it says). */

@@ -7,10 +7,14 @@
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { AGENT_NAMES, agentApiKeyVariable } from "../../src/agents/registry.js";
 import { ATIF_SCHEMA_VERSION, type AtifTrajectory, buildAtifTrajectory } from "../../src/render/atif.js";
+import { exportedModel } from "../../src/render/genai-model.js";
 import { buildTrialSpans, type OtlpSpan } from "../../src/render/otel-json.js";
-import type { TrialEvent } from "../../src/transcript/events.js";
+import type { EventOf, TrialEvent } from "../../src/transcript/events.js";
 import { runMain } from "../cli/run-main.js";
+import { atifErrors } from "../support/atif-schema.js";
+import { semconvReport, semconvViolations, WELL_KNOWN_PROVIDERS } from "../support/genai-semconv.js";
 import { makeReport, makeScenarioReport, makeTrial } from "../support/report-factory.js";
 import { makeTempDir } from "../support/temp-dirs.js";
 
@@ -94,6 +98,7 @@ const EVENTS: TrialEvent[] = [
 
 /** ATIF-v1.4's required fields and their types (RFC 0001 §II), and its cross-references. */
 function expectAtifShape(trajectory: AtifTrajectory): void {
+  expect(atifErrors(trajectory)).toEqual([]);
   expect(trajectory.schema_version).toBe("ATIF-v1.4");
   expect(typeof trajectory.session_id).toBe("string");
   expect(typeof trajectory.agent.name).toBe("string");
@@ -119,8 +124,12 @@ function expectAtifShape(trajectory: AtifTrajectory): void {
   expect(trajectory.final_metrics.total_steps).toBe(trajectory.steps.length);
 }
 
-/** OTLP/JSON span shape: hex ids, nanosecond strings, a parent that exists, GenAI operation names. */
+/**
+ * OTLP/JSON span shape: hex ids, nanosecond strings, a parent that exists, GenAI operation names;
+ * and the GenAI semantic conventions (required attributes, types, span kinds, status).
+ */
 function expectSpanShape(spans: OtlpSpan[]): void {
+  expect(semconvReport(spans)).toEqual({});
   const ids = new Set(spans.map((span) => span.spanId));
   for (const span of spans) {
     expect(span.traceId).toMatch(/^[0-9a-f]{32}$/);
@@ -170,6 +179,69 @@ describe("ATIF trajectories", () => {
   });
 });
 
+describe("ATIF of a replayed trial whose recording kept times, tokens and a system prompt", () => {
+  const RECORDED_AT = "2025-12-01T09:00:00.000Z";
+  const usage = { input_tokens: 10, output_tokens: 4, cache_read_tokens: 1000, cache_write_tokens: 200 };
+  const replayed: TrialEvent[] = [
+    { ...(EVENTS[0] as EventOf<"trial_start">), agent: "replay", model: "openai:gpt-5.2" },
+    // The replay's own prompt: the harness's system prompt, which the recorded model never saw.
+    EVENTS[1] as TrialEvent,
+    {
+      type: "recorded_transcript",
+      ts: at(6),
+      t_ms: 6,
+      system_prompt: "You are the recorded agent.",
+      turns: [
+        { turn: 1, text: "Listing.", ts: RECORDED_AT, usage },
+        { turn: 2, text: "There is one file, a.", ts: "2025-12-01T09:00:05.000Z", usage },
+      ],
+    },
+    { type: "tool_call", ts: at(110), t_ms: 110, call_id: "r1", turn: 1, command: "ls" },
+    { ...(EVENTS[4] as EventOf<"tool_result">), call_id: "r1", stdout: "a\nb\n" },
+    {
+      type: "replay_check",
+      ts: at(131),
+      t_ms: 131,
+      call_id: "r1",
+      index: 1,
+      recorded_calls: 1,
+      recorded_exit_code: 0,
+      exit_code: 0,
+      differences: ["stdout"],
+    },
+  ];
+  const scenario = makeScenarioReport({ id: "s", agent: "replay", trials: [] });
+  const trial = makeTrial({ trial: 1, outcome: "pass" });
+
+  it("is the recorded model's: its system prompt, its turns with their times and tokens, the replay's outputs marked", () => {
+    const trajectory = buildAtifTrajectory(makeReport([]), scenario, trial, replayed);
+    expectAtifShape(trajectory);
+    expect(trajectory.steps.map((s) => [s.source, s.message])).toEqual([
+      ["system", "You are the recorded agent."],
+      ["user", "list the files"],
+      ["agent", "Listing."],
+      ["agent", "There is one file, a."],
+    ]);
+    const [, , first, last] = trajectory.steps;
+    expect(first?.timestamp).toBe(RECORDED_AT);
+    expect(first?.model_name).toBe("gpt-5.2");
+    expect(trajectory.agent.model_name).toBe("gpt-5.2");
+    expect(first?.metrics).toEqual({
+      prompt_tokens: 1210,
+      completion_tokens: 4,
+      cached_tokens: 1000,
+      extra: { cache_creation_input_tokens: 200 },
+    });
+    expect(first?.tool_calls?.map((c) => c.arguments)).toEqual([{ command: "ls" }]);
+    expect(first?.extra?.tool_results).toEqual([
+      expect.objectContaining({ call_id: "r1", recorded_output: "differs", differences: ["stdout"] }),
+    ]);
+    expect(last?.tool_calls).toBeUndefined();
+    expect(trajectory.notes).toContain("1 of 1 observation(s) differ from what the recorded model saw");
+    expect(trajectory.notes).not.toContain("no system prompt");
+  });
+});
+
 describe("OpenTelemetry GenAI spans", () => {
   const scenario = makeScenarioReport({ id: "s", trials: [] });
   const trial = makeTrial({ trial: 1, outcome: "pass", score: 1, max_score: 1 });
@@ -187,13 +259,102 @@ describe("OpenTelemetry GenAI spans", () => {
     ]);
     const [ok, failed] = spans.filter((s) => s.name === "execute_tool bash");
     expect(attribute(ok, "process.exit.code")).toEqual({ intValue: "0" });
-    expect(ok?.status).toEqual({ code: 1 });
+    expect(ok?.status).toEqual({ code: 0 });
+    expect(attribute(ok, "error.type")).toBeUndefined();
     expect(attribute(failed, "process.exit.code")).toEqual({ intValue: "1" });
     expect(attribute(failed, "error.type")).toEqual({ stringValue: "nonzero_exit" });
     expect(failed?.status.code).toBe(2);
-    expect(attribute(spans[1], "gen_ai.usage.input_tokens")).toEqual({ intValue: "100" });
+    // Input tokens count the cached ones: 100 uncached + 50 read + 10 written.
+    expect(attribute(spans[1], "gen_ai.usage.input_tokens")).toEqual({ intValue: "160" });
+    expect(attribute(spans[1], "gen_ai.usage.cache_read.input_tokens")).toEqual({ intValue: "50" });
+    expect(attribute(spans[1], "gen_ai.provider.name")).toEqual({ stringValue: "anthropic" });
+    expect(attribute(spans[0], "gen_ai.provider.name")).toEqual({ stringValue: "anthropic" });
+    // A trial that passed leaves its status UNSET.
+    expect(spans[0]?.status).toEqual({ code: 0 });
     // The same report gives the same ids.
     expect(buildTrialSpans(report, scenario, trial, EVENTS)[0]?.traceId).toBe(spans[0]?.traceId);
+  });
+});
+
+describe("OpenTelemetry spans against the GenAI semantic conventions", () => {
+  const withModel = (agent: string, model: string) => {
+    const scenario = makeScenarioReport({ id: "s", agent, model, trials: [] });
+    const events = EVENTS.map((e) => (e.type === "trial_start" ? { ...e, agent, model } : e));
+    return { scenario, events };
+  };
+  const passed = makeTrial({ trial: 1, outcome: "pass", score: 1, max_score: 1 });
+
+  it("find what a span breaks: the check can fail", () => {
+    const [root] = buildTrialSpans(
+      makeReport([]),
+      makeScenarioReport({ id: "s", trials: [] }),
+      passed,
+      EVENTS,
+    );
+    const broken: OtlpSpan = {
+      ...(root as OtlpSpan),
+      attributes: (root as OtlpSpan).attributes
+        .filter((a) => a.key !== "gen_ai.provider.name")
+        .map((a) =>
+          a.key === "gen_ai.usage.input_tokens" ? { key: a.key, value: { stringValue: "160" } } : a,
+        ),
+      status: { code: 1 as 0 },
+    };
+    expect(semconvViolations(broken)).toEqual([
+      'gen_ai.usage.input_tokens must be int, is {"stringValue":"160"}',
+      "invoke_agent: gen_ai.provider.name is required",
+      "status OK set by instrumentation (leave it UNSET)",
+    ]);
+  });
+
+  it("name the provider and the provider's own model id, never the harness's prefix", () => {
+    const cases: Array<[string, string, string, string]> = [
+      ["codex", "openai:gpt-5.2", "openai", "gpt-5.2"],
+      ["anthropic", "openai:gpt-5-mini", "openai", "gpt-5-mini"],
+      ["claude-code", "anthropic:claude-sonnet-4-5", "anthropic", "claude-sonnet-4-5"],
+      ["opencode", "claude-haiku-4-5", "anthropic", "claude-haiku-4-5"],
+      ["gemini-cli", "gemini-2.5-flash", "gcp.gemini", "gemini-2.5-flash"],
+    ];
+    for (const [agent, model, provider, id] of cases) {
+      const { scenario, events } = withModel(agent, model);
+      const spans = buildTrialSpans(makeReport([]), scenario, passed, events);
+      expectSpanShape(spans);
+      for (const span of spans.filter((s) => !s.name.startsWith("execute_tool"))) {
+        expect(attribute(span, "gen_ai.provider.name"), agent).toEqual({ stringValue: provider });
+        expect(attribute(span, "gen_ai.request.model"), agent).toEqual({ stringValue: id });
+      }
+      expect(spans[1]?.name).toBe(`chat ${id}`);
+    }
+  });
+
+  it("know the provider of every agent whose model ids are its own (the registry's own-key agents)", () => {
+    const ownKey = AGENT_NAMES.filter((name) => agentApiKeyVariable(name) !== undefined);
+    expect(ownKey.length).toBeGreaterThan(0);
+    for (const name of ownKey) {
+      expect(WELL_KNOWN_PROVIDERS, name).toContain(exportedModel(name, "some-model").provider);
+      expect(exportedModel(name, "some-model").provider, name).not.toBe("anthropic");
+    }
+  });
+
+  it("give a failed trial status ERROR and an error.type: its gates failed, or why it stopped", () => {
+    const failed = makeTrial({ trial: 1, outcome: "fail", reason: "gate failed" });
+    const [root] = buildTrialSpans(
+      makeReport([]),
+      makeScenarioReport({ id: "s", trials: [] }),
+      failed,
+      EVENTS,
+    );
+    expect(root?.status).toEqual({ code: 2, message: "gate failed" });
+    expect(attribute(root, "error.type")).toEqual({ stringValue: "fail" });
+    const timedOut = makeTrial({ trial: 1, outcome: "error", end_reason: "timeout", reason: "timed out" });
+    const spans = buildTrialSpans(
+      makeReport([]),
+      makeScenarioReport({ id: "s", trials: [] }),
+      timedOut,
+      EVENTS,
+    );
+    expect(attribute(spans[0], "error.type")).toEqual({ stringValue: "timeout" });
+    expectSpanShape(spans);
   });
 });
 
@@ -248,7 +409,7 @@ describe("report --format atif|otel-json on a real run", () => {
       { intValue: "0" },
       { intValue: "3" },
     ]);
-    expect(tools.map((s) => s.status.code)).toEqual([1, 1, 2]);
+    expect(tools.map((s) => s.status.code)).toEqual([0, 0, 2]);
   });
 });
 

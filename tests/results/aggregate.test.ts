@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   buildScenarioReport,
   scenarioMetaOf,
+  summarizeBehaviour,
   summarizeRun,
   summarizeScenario,
 } from "../../src/results/aggregate.js";
@@ -203,5 +204,48 @@ describe("aggregation", () => {
     expect(k2.pass_k).toBe(2);
     expect(k2.pass_at_k).toBeCloseTo(5 / 6, 12);
     expect(k2.pass_hat_k).toBeCloseTo(1 / 6, 12);
+  });
+});
+
+describe("summarizeBehaviour: the trials' calls pooled for the base-vs-head diff", () => {
+  const failure = (command: string) => ({ command, exit_code: 1, stderr: `${command}: failed` });
+  const trial = (n: number, outcome: "pass" | "fail" | "error", calls: number, recorded = true) =>
+    makeTrial({
+      trial: n,
+      outcome,
+      interaction: makeInteraction({ total_commands: calls, help_invocations: 1 }),
+      by_subcommand: { cat: makeInteraction({ total_commands: calls }) },
+      ...(recorded
+        ? {
+            behaviour: {
+              options: { "--icsv": calls },
+              shapes: { "cat --icsv": calls },
+              first_failure: n === 1 ? null : failure(`mlr cat ${n}`),
+            },
+          }
+        : {}),
+    });
+
+  it("adds up the evaluated trials that record it; the first failure is a failing trial's", () => {
+    const summary = summarizeBehaviour([
+      trial(1, "pass", 2),
+      trial(2, "pass", 3),
+      trial(3, "fail", 4),
+      trial(4, "error", 9),
+      trial(5, "pass", 7, false),
+    ]);
+    expect(summary).toEqual({
+      trials: 3,
+      calls: 9,
+      help_calls: 3,
+      subcommands: { cat: 9 },
+      options: { "--icsv": 9 },
+      shapes: { "cat --icsv": 9 },
+      first_failure: { ...failure("mlr cat 3"), trial: 3 },
+    });
+  });
+
+  it("is absent where no trial records it (a report of an earlier version)", () => {
+    expect(summarizeBehaviour([trial(1, "pass", 2, false)])).toBeNull();
   });
 });

@@ -149,6 +149,34 @@ describe("runShell", () => {
     expect(findLiveProcesses("sleep 100.0404")).toEqual([]);
   });
 
+  it("ends a child that left the group after the kill began, its leader gone at once (bwrap's sandbox init)", async () => {
+    // As bwrap's init when the kill lands during its setup: it ignores SIGTERM (a pid namespace's
+    // init does), its leader (bwrap's monitor) dies of it, and only then it leaves the group
+    // (--new-session) and starts the command; its --die-with-parent was not yet armed.
+    const child =
+      "trap '' TERM; echo $$; while kill -0 \"$1\" 2>/dev/null; do sleep 0.01; done; exec setsid sleep 100.0505";
+    const controller = new AbortController();
+    let childPid = 0;
+    const result = await runProcess({
+      ...base,
+      env: { ...env, CHILD: child },
+      file: "bash",
+      args: ["-c", 'bash -c "$CHILD" child $$ & wait'],
+      signal: controller.signal,
+      onStdoutLine: (line) => {
+        childPid = Number(line);
+        controller.abort();
+      },
+    });
+    try {
+      expect(result.exit_code).toBe(143);
+      expect(childPid).toBeGreaterThan(0);
+      expect(await waitForProcessGone(childPid, 5_000)).toBe(true);
+    } finally {
+      if (!isProcessGone(childPid)) process.kill(childPid, "SIGKILL");
+    }
+  });
+
   it("caps 50 MB of output, keeping head and tail, without holding it in memory", async () => {
     setFlagsFromString("--expose-gc");
     const gc = runInNewContext("gc") as () => void;

@@ -55,7 +55,11 @@ describe("runDecisionSimulation", { timeout: 300_000 }, () => {
     const collapse = tables.power.find((c) => c.label.includes("0.9 → 0.1") && c.world === "i.i.d.")!;
     expect(collapse.flaggedRate!).toBeGreaterThan(0.85);
     expect(Math.max(...tables.falseFailures.map((c) => c.failedRate))).toBeLessThan(0.1);
+    // Nothing changed in these cells: 🟢 is as rare as a false failure (the bench measures it at size).
+    expect(Math.max(...tables.falseFailures.map((c) => c.improvedRate))).toBeLessThan(0.1);
+    expect(collapse.improvedRate).toBeLessThan(0.1);
     const text = formatDecisionSimulation(tables);
+    expect(text).toMatch(/False improvements \(🟢 with nothing changed; target ≤ 5%\): at most \d+\.\d%/u);
     expect(text).toContain("| 10 | 3 | 0.8 |");
     expect(text).toContain("| ICC 0.1 | 8 | 0.9 |");
     expect(text).toContain("| one of 20: 0.9 → 0.1 | ICC 0.05 |");

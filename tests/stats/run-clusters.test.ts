@@ -269,6 +269,31 @@ describe("clusteredSuiteTest", () => {
     expect(result.pValue).toBe(1);
   });
 
+  it("floors the trend's residual variance at the levels' binomial variance: runs that agree exactly do not fail an unchanged head", () => {
+    // 5 scenarios × 3 trials, every base run 14/15 (its one failure in another scenario each run): the
+    // levels are equal but for floating-point rounding, which read as a downward trend known to 1e-17,
+    // and a head at 13/15 failed with p ≈ 1e-87 at 8 runs.
+    for (const k of [4, 8, 12]) {
+      const input = Array.from({ length: 5 }, (_, s) => {
+        const baseRuns = Array.from({ length: k }, (_, r) => ({
+          passed: (r + 4) % 5 === s ? 2 : 3,
+          trials: 3,
+        }));
+        return {
+          basePassed: baseRuns.reduce((sum, r) => sum + r.passed, 0),
+          baseTrials: 3 * k,
+          headPassed: s < 2 ? 2 : 3,
+          headTrials: 3,
+          baseRuns,
+        };
+      });
+      const result = clusteredSuiteTest(input, 0);
+      expect(result.method).toBe("trend");
+      // The head is one or two passes below levels 14/15 binomial sampling moves by ±1 pass: nothing.
+      expect(result.pValue).toBeGreaterThan(0.15);
+    }
+  });
+
   it("below three base runs assumes the design's largest day effect", () => {
     const input = strata(2, runsOf([12, 12]));
     const result = clusteredSuiteTest(input, 0);

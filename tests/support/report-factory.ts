@@ -5,12 +5,14 @@
  */
 import {
   buildScenarioReport,
+  summarizeBehaviour,
   summarizeRun,
   summarizeScenario,
   summarizeSubcommands,
 } from "../../src/results/aggregate.js";
 import { assembleReport } from "../../src/results/assemble-report.js";
 import {
+  type BehaviourSummary,
   type ExecutionMetrics,
   type InteractionMetrics,
   type Outcome,
@@ -168,7 +170,14 @@ export function makeScenarioReport(
     trials,
     summary: summarizeScenario(trials),
     by_subcommand: summarizeSubcommands(trials),
+    ...behaviourOf(trials),
   };
+}
+
+/** The scenario's pooled behaviour, as buildScenarioReport adds it: absent when no trial records one. */
+function behaviourOf(trials: readonly TrialReport[]): { behaviour?: BehaviourSummary } {
+  const behaviour = summarizeBehaviour(trials);
+  return behaviour ? { behaviour } : {};
 }
 
 export function makeRunInfo(overrides: Partial<RunInfo> = {}): RunInfo {

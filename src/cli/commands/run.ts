@@ -10,13 +10,13 @@ import {
   agentApiKeyVariable,
   apiKeyRemedy,
   describeMissingApiKey,
-  isAgentName,
+  describeUnknownAgent,
+  resolveAgentName,
 } from "../../agents/registry.js";
 import { type DecidedRun, type DecisionPolicy, decideRun } from "../../compare/decide-run.js";
 import { checkGateMetrics, parseFailOn } from "../../compare/decision.js";
 import { exitCodeForDecision, exitCodeForReport } from "../../compare/exit-status.js";
 import { describeExclusions } from "../../compare/pool-baselines.js";
-import { suggestKey } from "../../did-you-mean.js";
 import { ConfigError } from "../../errors.js";
 import { OPENAI_APIS, type OpenAiApiChoice } from "../../model/openai-client.js";
 import { loadPriceTable } from "../../model/pricing.js";
@@ -400,13 +400,9 @@ function readModelAccess(io: CliIo, scoped: ScopedFlags, matrix?: MatrixFlags): 
 /** `--agent a --agent b` (or `--agent a,b`), each an agent of the registry, duplicates dropped. */
 function readAgentFlags(values: ParsedArgs["values"]): AgentName[] {
   const names: AgentName[] = [];
-  for (const name of readList(values, "agent")) {
-    if (!isAgentName(name)) {
-      const suggestion = suggestKey(name, AGENT_NAMES);
-      throw new ConfigError(
-        `--agent must be one of ${AGENT_NAMES.join(", ")}; got "${name}"${suggestion ? ` (did you mean ${suggestion}?)` : ""}`,
-      );
-    }
+  for (const typed of readList(values, "agent")) {
+    const name = resolveAgentName(typed);
+    if (!name) throw new ConfigError(describeUnknownAgent(typed), "--agent");
     if (!names.includes(name)) names.push(name);
   }
   return names;

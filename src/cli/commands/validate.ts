@@ -1,4 +1,4 @@
-import { describeNoGates, validateWithOracle } from "../../run/validate-oracle.js";
+import { describeNoGates, describePatternWarning, validateWithOracle } from "../../run/validate-oracle.js";
 import { SANDBOX_SETTINGS } from "../../scenario/keys.js";
 import { COMMON_OPTIONS, parseCommandArgs, readChoice } from "../args.js";
 import { type CliCommand, type CliIo, displayPath, EXIT } from "../command.js";
@@ -38,6 +38,13 @@ async function commandValidate(argv: string[], io: CliIo): Promise<number> {
     if (scenario.evaluation.gates.length > 0) continue;
     const where = `${displayPath(io.cwd, scenario.source.file)}${scenario.source.format === "yaml" ? "" : `:${scenario.source.line}`}`;
     io.stderr.write(`warning: ${where}: scenario ${scenario.id} has ${describeNoGates(scenario)}\n`);
+  }
+  for (const scenario of all) {
+    const warning = describePatternWarning(scenario);
+    if (warning)
+      io.stderr.write(
+        `warning: ${displayPath(io.cwd, scenario.source.file)}: scenario ${scenario.id}: ${warning}\n`,
+      );
   }
   io.stdout.write(`${describeScenarioCount(all)} valid.\n`);
   if (!values.oracle) return EXIT.ok;

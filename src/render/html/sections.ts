@@ -1,14 +1,23 @@
 /** The static parts of the HTML report: headline, tables, failures and the baseline comparison. */
-import type { Decision } from "../../compare/decision.js";
+import type { Decision, ScenarioVerdict, SuiteVerdict } from "../../compare/decision.js";
 import type {
   Comparison,
   MetricComparison,
   ScenarioComparison,
   ScenarioStatus,
+  Verdict,
 } from "../../compare/types.js";
+import { judgeRun } from "../../results/run-outcome.js";
 import type { Report, ScenarioReport, TrialReport } from "../../results/types.js";
 import { wilsonInterval } from "../../stats/stats.js";
-import { renderDecisionHeadlineHtml, renderDesignLine, renderScopeLinesHtml } from "../decision.js";
+import {
+  findVerdict,
+  formatVerdict,
+  renderDecisionHeadlineHtml,
+  renderDesignLine,
+  renderScopeLinesHtml,
+  VERDICT_WORDS,
+} from "../decision.js";
 import { escapeHtml } from "../escape.js";
 import {
   formatCostCell,
@@ -68,7 +77,7 @@ function renderCard(label: string, value: string, sub: string, tone = ""): strin
 function renderOutcomeBadge(report: Report): string {
   const outcome = report.summary.outcome;
   const badge = `<span class="badge ${esc(outcome)}">${esc(outcome)}</span>`;
-  if (!report.run.incomplete) return badge;
+  if (!judgeRun(report).incomplete) return badge;
   return `<span class="badge error">INCOMPLETE</span>${outcome === "pass" ? "" : ` ${badge}`}`;
 }
 
@@ -88,9 +97,13 @@ function renderDecisionCard(decision: Decision): string {
     : decision.basis === "inconclusive"
       ? `no regression seen; conclusive with ${needs.length > 0 ? needs.join(" and ") : "a stronger design"}`
       : `fail-on: ${decision.fail_on}`;
+  const improved = [
+    decision.improved.length > 0 ? `${decision.improved.length} scenario(s) 🟢 improved` : "",
+    decision.suite_improved ? "suite 🟢 improved" : "",
+  ].filter(Boolean);
   // Inconclusive is never shown as a pass.
   const tone = decision.failed || regressed > 0 ? "bad" : decision.basis === "inconclusive" ? "warn" : "good";
-  return renderCard("Against baseline", value, sub, tone);
+  return renderCard("Against baseline", value, [...improved, sub].join(" · "), tone);
 }
 
 export function renderHeadline(
@@ -258,6 +271,7 @@ export function renderScenarioTable(
   report: Report,
   trialIndex: Map<TrialReport, number>,
   comparison: Comparison | null | undefined,
+  decision?: Decision,
 ): string {
   const compared = new Map((comparison?.scenarios ?? []).map((c) => [c.key, c]));
   const rows = report.scenarios.map((scenario) => {
@@ -285,10 +299,14 @@ export function renderScenarioTable(
     if (comparison) {
       const c = compared.get(label);
       const m = passRateDelta(c);
+      // The decision's verdict where it judged the scenario; the interval's word only without one.
+      const verdict = findVerdict(decision, label);
+      const tone = verdict ? VERDICT_TONE[verdict] : m?.verdict;
+      const word = verdict ? formatVerdict(verdict) : m ? VERDICT_LABEL[m.verdict] : "";
       deltaCells =
         m && c
-          ? `<td class="num" data-v="${sortKey(m.delta)}" title="${esc(`${STATUS_LABEL[c.status]} · ${VERDICT_LABEL[m.verdict]}`)}">${esc(formatMetricDelta(m, m.delta))}<div class="ci verdict-${m.verdict}">${esc(VERDICT_LABEL[m.verdict])}</div></td>`
-          : `<td class="num" data-v="">new</td>`;
+          ? `<td class="num" data-v="${sortKey(m.delta)}" title="${esc(`${STATUS_LABEL[c.status]} · ${word}`)}">${esc(formatMetricDelta(m, m.delta))}<div class="ci verdict-${tone}">${esc(word)}</div></td>`
+          : `<td class="num" data-v="">${verdict ? esc(formatVerdict(verdict)) : "new"}</td>`;
     }
     return (
       `<tr data-search="${esc(search)}" data-failing="${failing}">` +
@@ -432,17 +450,33 @@ function describeMetric(name: string): string {
   return name.replace(/_/g, " ");
 }
 
-function renderSuiteDeltas(comparison: Comparison): string {
-  const rows: DeltaRow[] = comparison.suite.metrics.map((m) => ({
-    label: describeMetric(m.metric),
-    kind: m.kind,
-    delta: m.delta,
-    ci_low: m.ci_low,
-    ci_high: m.ci_high,
-    base_mean: m.base_mean,
-    verdict: m.verdict,
-    text: `${formatMetricDelta(m, m.delta)} ${m.ci_low !== null ? formatMetricInterval(m, m.ci_low, m.ci_high) : ""} · ${VERDICT_LABEL[m.verdict]}`,
-  }));
+/** The chart colour of a decision's verdict (the charts' classes are the comparison's verdicts). */
+const VERDICT_TONE: Record<ScenarioVerdict | SuiteVerdict, Verdict> = {
+  regressed: "regressed",
+  improved: "improved",
+  no_clear_change: "unchanged",
+  not_tested: "too_few_samples",
+  not_compared: "too_few_samples",
+};
+
+function renderSuiteDeltas(comparison: Comparison, decision: Decision | undefined): string {
+  // The pass rate's verdict is the decision's suite verdict where it tested the suite, never the
+  // comparison's own interval: a drop the suite test called a regression is never "inconclusive".
+  const suiteVerdict = decision?.suite ? decision.suite_verdict : null;
+  const rows: DeltaRow[] = comparison.suite.metrics.map((m) => {
+    const decided = m.metric === "pass_rate" && suiteVerdict !== null;
+    const word = decided ? formatVerdict(suiteVerdict, { icon: false }) : VERDICT_LABEL[m.verdict];
+    return {
+      label: describeMetric(m.metric),
+      kind: m.kind,
+      delta: m.delta,
+      ci_low: m.ci_low,
+      ci_high: m.ci_high,
+      base_mean: m.base_mean,
+      verdict: decided ? VERDICT_TONE[suiteVerdict] : m.verdict,
+      text: `${formatMetricDelta(m, m.delta)} ${m.ci_low !== null ? formatMetricInterval(m, m.ci_low, m.ci_high) : ""} · ${word}`,
+    };
+  });
   if (rows.length === 0) return "";
   return (
     `<h3>Suite-level changes</h3>` +
@@ -451,10 +485,19 @@ function renderSuiteDeltas(comparison: Comparison): string {
   );
 }
 
-function renderScenarioComparisons(comparison: Comparison): string {
+/** The pass rate's verdict cell: the decision's verdict when it has one for the scenario, else the comparison's. */
+function renderVerdictCell(m: MetricComparison | undefined, verdict: ScenarioVerdict | null): string {
+  if (verdict !== null) {
+    return `<td data-v="${esc(verdict)}"><span class="decision-verdict verdict-${VERDICT_TONE[verdict]}">${esc(formatVerdict(verdict))}</span></td>`;
+  }
+  return `<td data-v="${m ? esc(m.verdict) : ""}">${m ? `<span class="verdict-${m.verdict}">${esc(VERDICT_LABEL[m.verdict])}</span>` : "–"}</td>`;
+}
+
+function renderScenarioComparisons(comparison: Comparison, decision: Decision | undefined): string {
   if (comparison.scenarios.length === 0) return "";
   const rows = comparison.scenarios.map((c) => {
     const m = c.metrics.find((x) => x.metric === "pass_rate");
+    const verdict = findVerdict(decision, c.key);
     const base = c.base.pass_rate;
     const head = c.head.pass_rate;
     const changed = (names: string[]) => names.map(describeMetric).join(", ");
@@ -465,8 +508,8 @@ function renderScenarioComparisons(comparison: Comparison): string {
       `</td><td data-v="${STATUS_RANK[c.status]}"><span class="${STATUS_TONE[c.status] ?? ""}">${esc(STATUS_LABEL[c.status])}</span></td>` +
       numCell(`${formatRate(base)} → ${formatRate(head)}`, head) +
       numCell(m ? esc(formatMetricDelta(m, m.delta)) : "–", m?.delta ?? null) +
-      `<td>${m ? renderMiniDelta(m.delta, m.ci_low, m.ci_high, m.verdict) : ""}</td>` +
-      `<td data-v="${m ? esc(m.verdict) : ""}">${m ? `<span class="verdict-${m.verdict}">${esc(VERDICT_LABEL[m.verdict])}</span>` : "–"}</td>` +
+      `<td>${m ? renderMiniDelta(m.delta, m.ci_low, m.ci_high, verdict ? VERDICT_TONE[verdict] : m.verdict) : ""}</td>` +
+      renderVerdictCell(m, verdict) +
       `<td class="verdict-regressed">${esc(changed(c.regressed))}</td>` +
       `<td class="verdict-improved">${esc(changed(c.improved))}</td></tr>`
     );
@@ -478,14 +521,18 @@ function renderScenarioComparisons(comparison: Comparison): string {
     header("Pass rate base → head", "num") +
     header("Δ pass rate", "num") +
     `<th scope="col" title="Change with its 95% interval on −100…+100 points">Δ [95% CI]</th>` +
-    header("Verdict", "text") +
+    header(
+      "Verdict",
+      "text",
+      decision ? `The decision's: ${Object.values(VERDICT_WORDS).join(", ")}` : "The interval's, not a test",
+    ) +
     header("Regressed metrics", "text") +
     header("Improved metrics", "text") +
     `</tr></thead><tbody>${rows.join("")}</tbody></table></div>`
   );
 }
 
-export function renderComparisonSection(comparison: Comparison): string {
+export function renderComparisonSection(comparison: Comparison, decision?: Decision): string {
   const base = comparison.base;
   const c = comparison.counts;
   const baseFacts = [
@@ -516,8 +563,8 @@ export function renderComparisonSection(comparison: Comparison): string {
     `<span class="${c.newly_passing ? "status-good" : ""}">${c.newly_passing} newly passing</span> · ` +
     `${c.regressed} with a regressed metric · ${c.improved} with an improved metric · ${c.added} added · ${c.removed} removed · ${c.renamed} renamed. ` +
     `<span class="muted">Tests: ${esc(CORRECTION_NAME[comparison.settings.correction])} correction over ${comparison.settings.family_size} test(s), alpha ${comparison.settings.alpha}.</span></p>` +
-    renderSuiteDeltas(comparison) +
-    renderScenarioComparisons(comparison) +
+    renderSuiteDeltas(comparison, decision) +
+    renderScenarioComparisons(comparison, decision) +
     listRefs(
       "Added (no baseline)",
       comparison.added.map((s) => s.key),
