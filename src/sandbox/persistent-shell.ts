@@ -51,8 +51,8 @@ import { TIMEOUT_EXIT_CODE } from "./exec.js";
 import { makeFifos, openFifo } from "./fifos.js";
 import { createOutputCollector } from "./output-collector.js";
 import {
-  ALL_VARIABLE_NAMES,
   functionEnvironment,
+  HARNESS_PREFIX,
   MAX_STATE_BYTES,
   parseShellState,
   renderPrelude,
@@ -61,6 +61,8 @@ import {
 import type { ExecResult } from "./types.js";
 
 export { quoteForBash } from "./shell-state.js";
+
+const P = HARNESS_PREFIX;
 
 /** How a sandbox mode starts the shell: `bash` with `launcherArgs`, seeing `controlDir` at `visibleDir`. */
 export interface ShellStarter {
@@ -100,30 +102,34 @@ export interface AgentShell {
 /**
  * The runner: a bash of the harness's own that never runs the agent's code itself. It reads each
  * call's nonce from `in`, the call from the control folder's `call` file (written by the harness,
- * read-only to the agent), runs it as a child bash with stdin /dev/null and stdout and stderr on
- * the FIFOs `out` and `err` (the runner's own `in` and `status` closed in it), waits for it, and
- * writes the nonce and the child's exit status (the kernel's, from `wait`) to `status`. The first
- * call's bash inherits the runner's environment (the agent's); later ones get only the state's
- * functions (`env -i`), the rest being restored by the prelude (BASH_ENV), see shell-state.ts.
+ * read-only to the agent), runs it as a child with stdin /dev/null and stdout and stderr on the
+ * FIFOs `out` and `err` (the runner's own `in` and `status` closed in it), waits for it, and writes
+ * the nonce and the child's exit status (the kernel's, from `wait`) to `status`.
+ *
+ * The child is a fork of the runner when the state has no functions (the common case: no new
+ * bash, so a call costs one fork): it sources the prelude, which unsets the runner's variables
+ * and gives the state back, then runs the command with `eval` (both words parsed here, before the
+ * agent had any alias). With functions, it is a bash of its own started by env(1) with nothing but
+ * the state's functions in its environment (bash's own import: see shell-state.ts), the prelude as
+ * BASH_ENV. What those need is held before any call: env(1) on descriptor 7, bash as
+ * /proc/<runner>/exe, so a call still runs after the agent removed /bin or /usr/bin.
  */
 const RUNNER_SCRIPT = [
-  'dir=$1; exec <"$dir/in" 4>"$dir/status" 5>"$dir/out" 6>"$dir/err" >/dev/null 2>&1 || exit 126',
-  "env=$(command -v env || PATH=/usr/bin:/bin command -v env) || exit 126",
-  // A call's bash is then at level 1, as a command run alone is.
-  "export SHLVL=0",
+  'exec <"$1/in" 4>"$1/status" 5>"$1/out" 6>"$1/err" >/dev/null 2>&1 || exit 126',
+  `${P}dir=$1; ${P}self=/proc/$$/exe; hash env && exec 7<"\${BASH_CMDS[env]}" || exit 126`,
   // The harness's first line: the runner is up, with its descriptors open.
-  'IFS= read -r nonce || exit 0; printf "%s 0\\n" "$nonce" >&4',
-  "while IFS= read -r nonce; do",
-  "  pairs=(); mode=; count=0; command=",
-  '  { IFS= read -r -d "" mode; IFS= read -r -d "" count; for ((i = 0; i < count; i++)); do IFS= read -r -d "" pair; pairs+=("$pair"); done; IFS= read -r -d "" command; } < "$dir/call"',
-  "  if ((count > 0)); then",
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash array expansion, on purpose
-  '    "$env" -i "${pairs[@]}" BASH_ENV="$dir/prelude" "$BASH" --noprofile --norc -c "$command" bash </dev/null >&5 2>&6 4>&- 5>&- 6>&- &',
-  // Without functions to pass, no env(1): the same clean environment, one exec less.
-  "  else (if [[ $mode == clean ]]; then export -n -- " + ALL_VARIABLE_NAMES + "; fi",
-  '    BASH_ENV="$dir/prelude" exec "$BASH" --noprofile --norc -c "$command" bash) </dev/null >&5 2>&6 4>&- 5>&- 6>&- &',
+  `IFS= read -r ${P}nonce || exit 0; printf "%s 0\\n" "$${P}nonce" >&4`,
+  `while IFS= read -r ${P}nonce; do`,
+  `  ${P}pairs=(); ${P}count=0; ${P}command=`,
+  `  { IFS= read -r -d "" ${P}count; for ((${P}i = 0; ${P}i < ${P}count; ${P}i++)); do IFS= read -r -d "" ${P}pair; ${P}pairs+=("$${P}pair"); done; IFS= read -r -d "" ${P}command; } < "$${P}dir/call"`,
+  `  if ((${P}count > 0)); then`,
+  `    /proc/self/fd/7 -i "\${${P}pairs[@]}" "${P}bash=$BASH" BASH_ENV="$${P}dir/prelude" "$${P}self" --noprofile --norc -c "$${P}command" bash </dev/null >&5 2>&6 4>&- 5>&- 6>&-`,
+  "  else",
+  `    ( . "$${P}dir/prelude"; eval "$${P}command" ) </dev/null >&5 2>&6 4>&- 5>&- 6>&- 7<&-`,
   "  fi",
-  '  wait "$!"; printf "%s %s\\n" "$nonce" "$?" >&4',
+  // In the foreground, not `&`: a background child would ignore SIGINT and SIGQUIT (no job
+  // control), and so would every command the agent runs.
+  `  printf "%s %s\\n" "$${P}nonce" "$?" >&4`,
   "done",
 ].join("\n");
 
@@ -328,11 +334,12 @@ async function openSession(options: AgentShellOptions, index: number): Promise<S
   /** The call as the runner reads it (see RUNNER_SCRIPT), and the prelude its bash reads first. */
   const writeCall = (command: string) => {
     const pairs = functionEnvironment(state);
-    const fields = [state ? "clean" : "inherit", String(pairs.length), ...pairs, command];
+    const fields = [String(pairs.length), ...pairs, command];
     writeFileSync(path.join(dir, "call"), `${fields.join("\0")}\0`, { mode: 0o644 });
-    writeFileSync(path.join(dir, "prelude"), renderPrelude(state, path.posix.join(visibleDir, "state")), {
-      mode: 0o644,
+    const prelude = renderPrelude(state, path.posix.join(visibleDir, "state"), {
+      forked: pairs.length === 0,
     });
+    writeFileSync(path.join(dir, "prelude"), prelude, { mode: 0o644 });
   };
 
   return {

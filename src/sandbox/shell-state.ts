@@ -43,7 +43,7 @@ export interface ShellState {
   options: string[];
 }
 
-const START = "LTT-STATE-1";
+const START = "LTT-STATE-2";
 const END = "LTT-END";
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const FUNCTION_NAME = /^[A-Za-z_][A-Za-z0-9_.:-]*$/;
@@ -101,28 +101,25 @@ const SAVE_SCRIPT = [
   // The options first, as the command left them (a command substitution would not see -e); then
   // none of them in the way.
   `\\builtin printf '${START}\\0d\\0%s\\0o\\0' "$PWD" >&3; \\builtin set +o >&3; \\builtin shopt -p >&3`,
-  `\\builtin printf '\\0' >&3; \\builtin set +euvx`,
+  // The variables and aliases are gathered in an array and written at once: one write, not one per variable.
+  `\\builtin printf '\\0' >&3; \\builtin set +euvx; ${P}o=()`,
   `for ${P}n in ${ALL_VARIABLE_NAMES}; do`,
   `case $${P}n in ${P}*) continue;; esac`,
   `${P}a=\${!${P}n@a}`,
   `if [[ $${P}a == *[aA]* ]]; then`,
   `\\builtin declare -n ${P}r=$${P}n`,
-  `\\builtin printf 'a\\0%s\\0%s\\0%s\\0' "$${P}n" "$${P}a" "\${#${P}r[@]}" >&3`,
-  `for ${P}k in "\${!${P}r[@]}"; do \\builtin printf '%s\\0%s\\0' "$${P}k" "\${${P}r[$${P}k]}" >&3; done`,
+  `${P}o+=(a "$${P}n" "$${P}a" "\${#${P}r[@]}")`,
+  `for ${P}k in "\${!${P}r[@]}"; do ${P}o+=("$${P}k" "\${${P}r[$${P}k]}"); done`,
   `\\builtin unset -n ${P}r`,
   `elif [[ $${P}a != *n* && -v $${P}n ]]; then`,
-  `\\builtin printf 'v\\0%s\\0%s\\0%s\\0' "$${P}n" "$${P}a" "\${!${P}n}" >&3`,
+  `${P}o+=(v "$${P}n" "$${P}a" "\${!${P}n}")`,
   "fi",
   "done",
-  `for ${P}k in "\${!BASH_ALIASES[@]}"; do \\builtin printf 'l\\0%s\\0%s\\0' "$${P}k" "\${BASH_ALIASES[$${P}k]}" >&3; done`,
-  // `declare -F` prints `declare -f name` or `declare -fx name` (exported); no fork without any.
-  "if \\builtin compgen -A function >/dev/null; then",
-  `while IFS= \\builtin read -r ${P}line; do`,
-  `${P}n=\${${P}line##* }; ${P}a=\${${P}line#declare }; ${P}a=\${${P}a%% *}`,
-  `case $${P}n in ${P}*) continue;; esac`,
-  `\\builtin printf 'f\\0%s\\0%s\\0' "$${P}n" "$${P}a" >&3; \\builtin declare -f -- "$${P}n" >&3; \\builtin printf '\\0' >&3`,
-  'done <<< "$(\\builtin declare -F)"',
-  "fi",
+  `for ${P}k in "\${!BASH_ALIASES[@]}"; do ${P}o+=(l "$${P}k" "\${BASH_ALIASES[$${P}k]}"); done`,
+  `\\builtin printf '%s\\0' "\${${P}o[@]}" >&3`,
+  // Every function's name (`declare -f name`, or `declare -fx name` when exported) then every
+  // definition, in the same order: split by parseRecord, no fork for a loop over them.
+  `\\builtin printf 'F\\0' >&3; \\builtin declare -F >&3; \\builtin printf '\\0' >&3; \\builtin declare -f >&3; \\builtin printf '\\0' >&3`,
   `\\builtin printf '${END}\\0' >&3`,
 ].join("\n");
 
@@ -168,17 +165,17 @@ function parseRecord(fields: string[], from: number): ShellState | null {
     } else if (kind === "l") {
       const [name, value] = [next(), next()];
       if (name === null || value === null) return null;
-      if (ALIAS_NAME.test(name)) state.aliases.push([name, value]);
+      if (ALIAS_NAME.test(name) && !name.startsWith(HARNESS_PREFIX)) state.aliases.push([name, value]);
     } else if (kind === "o") {
       const text = next();
       if (text === null) return null;
       for (const line of text.split("\n")) {
         if (OPTION.test(line) && !UNKEPT_OPTIONS.has(line.split(" ")[2] as string)) state.options.push(line);
       }
-    } else if (kind === "f") {
-      const [name, declared, text] = [next(), next(), next()];
-      if (name === null || declared === null || text === null) return null;
-      keepFunction(state, name, declared, text);
+    } else if (kind === "F") {
+      const [names, definitions] = [next(), next()];
+      if (names === null || definitions === null) return null;
+      keepFunctions(state, names, definitions);
     } else {
       return null;
     }
@@ -199,35 +196,132 @@ function keepVariable(state: ShellState, variable: ShellVariable): void {
   state.variables.push(variable);
 }
 
-function keepFunction(state: ShellState, name: string, declared: string, text: string): void {
+/**
+ * The functions of `declare -F` (`declare -f name` / `declare -fx name` lines) and their
+ * definitions, `declare -f`'s text, in the same order: each one from its `name () ` line to the
+ * next one's. A body that holds the next one's first line is cut there, and then its own import
+ * refuses it: the agent's own functions only, never run otherwise.
+ */
+function keepFunctions(state: ShellState, names: string, definitions: string): void {
+  const declared = names
+    .split("\n")
+    .map((line) => /^declare (-fx?) (\S+)$/.exec(line))
+    .filter((match) => match !== null)
+    .map((match) => ({ exported: match[1] === "-fx", name: match[2] as string }));
+  let at = 0;
+  declared.forEach(({ name, exported }, index) => {
+    const head = `${name} () \n`;
+    // Where a body before was cut wrongly, this one's own first line is further on.
+    if (!definitions.startsWith(head, at)) at = definitions.indexOf(`\n${head}`, at) + 1;
+    if (at === 0 && !definitions.startsWith(head)) {
+      at = definitions.length;
+      return;
+    }
+    const following = declared[index + 1];
+    const end = following ? definitions.indexOf(`\n${following.name} () \n`, at + head.length) : -1;
+    const text = definitions.slice(at, end === -1 ? definitions.length : end + 1);
+    at = end === -1 ? definitions.length : end + 1;
+    // `declare -f` follows an exported function's definition with its `declare -fx name` line.
+    const mark = `}\ndeclare -fx ${name}\n`;
+    keepFunction(
+      state,
+      name,
+      exported && text.endsWith(mark) ? text.slice(0, 2 - mark.length) : text,
+      exported,
+    );
+  });
+}
+
+function keepFunction(state: ShellState, name: string, text: string, exported: boolean): void {
   if (!FUNCTION_NAME.test(name) || name.startsWith(HARNESS_PREFIX)) return;
   const head = `${name} () \n`;
   // The harness renames functions by this prefix: a body with it could be cut wrongly.
   if (!text.startsWith(head) || text.includes(HARNESS_PREFIX)) return;
   const body = text.slice(head.length).replace(/\n$/, "");
   if (!body.startsWith("{")) return;
-  state.functions.push({ name, body, exported: declared === "-fx" });
-}
-
-/** The environment entries that give the next call's bash the state's functions (see the module comment). */
-export function functionEnvironment(state: ShellState | null): string[] {
-  return (state?.functions ?? []).map((fn) => `BASH_FUNC_${HARNESS_PREFIX}f_${fn.name}%%=() ${fn.body}`);
+  state.functions.push({ name, body, exported });
 }
 
 /**
- * The script the next call's bash reads before its command (through BASH_ENV): the state given
- * back, and the EXIT trap that saves it to `stateFile` after the command. Run before any of the
- * agent's functions is defined under its own name, and with none of its traps or options yet.
+ * Functions named like a builtin or keyword: imported under the harness's prefix and defined last
+ * (see renderFunctions), the others under their own names.
  */
-export function renderPrelude(state: ShellState | null, stateFile: string): string {
-  const trap = `if (\n${SAVE_SCRIPT}\n) 3>${quoteForBash(stateFile)} >/dev/null 2>&1; then ${HARNESS_PREFIX}saved=1; fi`;
-  const lines = ["unset BASH_ENV ENV", `trap ${quoteForBash(trap)} EXIT`, "shopt -s expand_aliases"];
+function isLate(fn: ShellFunction): boolean {
+  return BUILTIN_NAMES.has(fn.name);
+}
+
+/**
+ * The environment entries that give the next call's bash the state's functions, through bash's own
+ * import (see the module comment). Empty when the state has none: the call then runs in a fork of
+ * the runner, without a new bash (persistent-shell.ts).
+ */
+export function functionEnvironment(state: ShellState | null): string[] {
+  return (state?.functions ?? []).map(
+    (fn) => `BASH_FUNC_${isLate(fn) ? `${HARNESS_PREFIX}f_` : ""}${fn.name}%%=() ${fn.body}`,
+  );
+}
+
+/** How the call's bash starts (persistent-shell.ts's runner). */
+export interface PreludeOptions {
+  /**
+   * A fork of the runner (the state has no functions): its variables (the runner's own, and in a
+   * clean start every other one) are unset first; otherwise a bash of its own, started by env(1)
+   * with the state's functions only.
+   */
+  forked: boolean;
+}
+
+/**
+ * The script the next call's bash reads before its command (sourced by a fork of the runner, or
+ * as BASH_ENV): the state given back, and the EXIT trap that saves it to `stateFile` after the
+ * command. Run before any of the agent's functions is defined under its own name (but those bash
+ * imported, which no builtin name has), with none of its traps, and without alias expansion: the
+ * aliases come last, as assignments (no command word an alias or function could take), and only
+ * the functions named like builtins after them.
+ */
+export function renderPrelude(state: ShellState | null, stateFile: string, options: PreludeOptions): string {
+  const lines: string[] = [];
+  if (options.forked) {
+    // The runner's own variables (but the command it is about to run), and in a clean start all
+    // the others but bash's own: the state's are declared again below.
+    lines.push(
+      `for ${P}n in "\${!${P}@}"; do [[ $${P}n == ${P}command ]] || unset -v "$${P}n"; done`,
+      ...(state
+        ? [
+            `for ${P}n in ${ALL_VARIABLE_NAMES}; do case $${P}n in ${[...BASH_VARIABLES].join("|")}|${P}*) ;; *) unset -v "$${P}n";; esac; done 2>/dev/null`,
+          ]
+        : []),
+      "SHLVL=1",
+    );
+  } else {
+    lines.push(`BASH=$${P}bash; unset -v ${P}bash BASH_ENV ENV; exec 7<&-`);
+  }
+  // With functions named like builtins, the save runs in a subshell: one of them (`builtin`) that
+  // the save meets can end that subshell, never the call's bash with another status. Without them
+  // nothing of the agent's is on the save's way (its builtins are called as such), so no fork.
+  const late = (state?.functions ?? []).filter(isLate);
+  const [open, close] = late.length > 0 ? ["(", ")"] : ["{", "}"];
+  lines.push(
+    [`${P}save () { ${open}`, SAVE_SCRIPT, `${close} 3>${quoteForBash(stateFile)} >/dev/null 2>&1; }`].join(
+      "\n",
+    ),
+    `trap '\\${P}save' EXIT`,
+  );
+  let expandAliases = true;
   if (state) {
     lines.push(`cd -- ${quoteForBash(state.cwd)} 2>/dev/null`);
     for (const variable of state.variables) lines.push(renderVariable(variable));
-    for (const [name, value] of state.aliases) lines.push(`alias -- ${quoteForBash(`${name}=${value}`)}`);
-    lines.push(...renderFunctions(state));
+    lines.push(...renderPlainFunctions(state));
+    for (const option of state.options) {
+      if (option.endsWith(" expand_aliases")) expandAliases = option.startsWith("shopt -s");
+      else lines.push(option);
+    }
   }
+  if (expandAliases) lines.push("shopt -s expand_aliases");
+  for (const [name, value] of state?.aliases ?? []) {
+    lines.push(`BASH_ALIASES[${quoteForBash(name)}]=${quoteForBash(value)}`);
+  }
+  if (late.length > 0) lines.push(...renderLateFunctions(late));
   return `${lines.join("\n")}\n`;
 }
 
@@ -238,33 +332,37 @@ function renderVariable({ name, attributes, value }: ShellVariable): string {
   return `declare ${flags} ${name}=(${entries})`;
 }
 
+/** The functions imported under their own names (all exported by the import): the unexported ones unmarked. */
+function renderPlainFunctions(state: ShellState): string[] {
+  const unexported = state.functions.filter((fn) => !isLate(fn) && !fn.exported);
+  return unexported.length > 0 ? [`export -fn ${unexported.map((fn) => fn.name).join(" ")}`] : [];
+}
+
+/** Builtins the late functions' own definition runs: functions so named are defined after it. */
+const DEFINED_LAST = new Set(["builtin", "eval", "export"]);
+
 /**
- * The functions (imported under the harness's prefix), renamed to their own names; then the
- * options; then the functions named like builtins, once no builtin of the harness's runs any more.
+ * The functions named like builtins, imported under the harness's prefix, defined under their own
+ * names by the prelude's last command: after it nothing of the harness's runs but the EXIT trap's
+ * save (in a subshell then). Aliases are in place by then, so every command word is quoted
+ * (`\declare`: no alias) and each definition is written `function name () ...` (its name no
+ * command word). Those named like the builtins this runs come last, after the others' `export -f`.
  */
-function renderFunctions(state: ShellState): string[] {
-  const plain = state.functions.filter((fn) => !BUILTIN_NAMES.has(fn.name));
-  const late = state.functions.filter((fn) => BUILTIN_NAMES.has(fn.name));
-  const imported = (list: ShellFunction[]) => list.map((fn) => `${HARNESS_PREFIX}f_${fn.name}`).join(" ");
-  const lines: string[] = [];
-  const renamed = (variable: string, list: ShellFunction[]) => {
-    if (list.length === 0) return;
-    lines.push(
-      `${variable}=$(declare -f ${imported(list)})`,
-      `${variable}=$'\\n'$${variable}; ${variable}=\${${variable}//$'\\n${HARNESS_PREFIX}f_'/$'\\n'}`,
-    );
-  };
-  if (state.functions.length > 0) lines.push(`export -fn ${imported(state.functions)}`);
-  renamed(`${HARNESS_PREFIX}plain`, plain);
-  renamed(`${HARNESS_PREFIX}late`, late);
-  if (state.functions.length > 0) lines.push(`unset -f ${imported(state.functions)}`);
-  if (plain.length > 0) lines.push(`eval "$${HARNESS_PREFIX}plain"`);
-  const exported = plain.filter((fn) => fn.exported).map((fn) => quoteForBash(fn.name));
-  if (exported.length > 0) lines.push(`export -f ${exported.join(" ")}`);
-  // One eval: options first (xtrace then traces no harness command), the late definitions last.
-  const last = [`unset -v ${HARNESS_PREFIX}plain ${HARNESS_PREFIX}late`, ...state.options].join("\n");
-  lines.push(late.length > 0 ? `eval ${quoteForBash(`${last}\n`)}"$${HARNESS_PREFIX}late"` : last);
-  return lines;
+function renderLateFunctions(late: ShellFunction[]): string[] {
+  const imported = (list: ShellFunction[]) => list.map((fn) => `${P}f_${fn.name}`).join(" ");
+  const first = late.filter((fn) => !DEFINED_LAST.has(fn.name));
+  const last = late.filter((fn) => DEFINED_LAST.has(fn.name));
+  const exported = first.filter((fn) => fn.exported).map((fn) => fn.name);
+  const text = `${P}late`;
+  const parts = [
+    first.length > 0 ? `$(\\declare -f ${imported(first)})` : "",
+    exported.length > 0 ? `$'\\n\\\\export -f ${exported.join(" ")}'` : "",
+    last.length > 0 ? `$'\\n'$(\\declare -f ${imported(last)})` : "",
+  ].filter((part) => part !== "");
+  return [
+    `${text}=$'\\n'${parts.join("")}; \\unset -f ${imported(late)}`,
+    `${text}=\${${text}//$'\\n${P}f_'/$'\\nfunction '}; \\eval "$${text}"`,
+  ];
 }
 
 export function hasState(text: string): boolean {

@@ -21,7 +21,7 @@ function runCall(dir: string, state: ShellState | null, command: string) {
   const stateFile = path.join(dir, "state.out");
   const prelude = path.join(dir, "prelude");
   writeFileSync(stateFile, "");
-  writeFileSync(prelude, renderPrelude(state, stateFile));
+  writeFileSync(prelude, renderPrelude(state, stateFile, { forked: false }));
   const result = spawnSync(
     "env",
     [
@@ -48,7 +48,7 @@ function runCall(dir: string, state: ShellState | null, command: string) {
 
 /** A state record as the save function writes it (NUL-separated fields). */
 function record(...fields: string[]): string {
-  return `${["LTT-STATE-1", ...fields, "LTT-END"].join("\0")}\0`;
+  return `${["LTT-STATE-2", ...fields, "LTT-END"].join("\0")}\0`;
 }
 
 describe("the shell's state between calls", () => {
@@ -115,9 +115,13 @@ describe("the shell's state between calls", () => {
           "o",
           "set -o noexec\nset -o onecmd\nset -o errexit; touch pwned\nshopt -s extdebug\nset -o pipefail",
         ],
-        ...["f", "evil", "-f", `evil () \n{ \n    :\n}; touch ${pwned}`],
-        ...["f", "exit", "-f", `exit () \n{ \n    builtin exit 0\n}`],
-        ...["f", "other", "-f", "other () \n{ \n    __ltt_f_x\n}"],
+        "F",
+        "declare -f evil\ndeclare -f exit\ndeclare -f other\n",
+        [
+          `evil () \n{ \n    :\n}; touch ${pwned}`,
+          "exit () \n{ \n    builtin exit 0\n}",
+          "other () \n{ \n    __ltt_f_x\n}\n",
+        ].join("\n"),
       ),
     );
     expect(forged).not.toBeNull();
@@ -138,7 +142,7 @@ describe("the shell's state between calls", () => {
   it("takes the last whole record, and none from junk or a cut one", () => {
     const good = record("d", "/work", "v", "a", "", "1");
     expect(parseShellState(`junk\0${good}${record("d", "/other").slice(0, 20)}`)?.cwd).toBe("/work");
-    expect(parseShellState("LTT-STATE-1\0d\0/work\0v\0a")).toBeNull();
+    expect(parseShellState("LTT-STATE-2\0d\0/work\0v\0a")).toBeNull();
     expect(parseShellState(record("d", "relative"))).toBeNull();
     expect(parseShellState(record("d", "/w", "zz", "x"))).toBeNull();
   });
