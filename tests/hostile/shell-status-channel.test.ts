@@ -64,6 +64,19 @@ const ATTACKS: Record<string, string> = {
     "shopt -s expand_aliases",
     "alias command=true printf=true eval=true exec=true builtin=true",
   ].join("; "),
+  // Keywords can be aliased too: shell code the harness parses after the agent's aliases would run
+  // `exit 0` first.
+  "aliases for the keywords if, for, case and {, and for declare and set": [
+    "shopt -s expand_aliases",
+    "alias if='exit 0; if' for='exit 0; for' case='exit 0; case' {='exit 0; {' declare='exit 0; declare' set='exit 0; set'",
+  ].join("; "),
+  // Alias expansion off as the call ends (its own save is not in the way), on again in the next
+  // call's start: a harness line after the aliases there would run `exit 0` instead of the command.
+  "aliases for export, declare and unset, with a function, expansion off at the end": [
+    "shopt -s expand_aliases",
+    "alias export='exit 0; export' declare='exit 0; declare' unset='exit 0; unset'",
+    "helper() { :; }; shopt -u expand_aliases",
+  ].join("\n"),
   "a DEBUG trap that skips the harness's commands and forges a status": [
     "shopt -s extdebug",
     // It forges a status for any nonce it sees, and skips (returns 1 for) the harness's `trap - DEBUG`.
@@ -84,6 +97,14 @@ const STILL_THERE: Record<string, [string, string]> = {
     "function\n".repeat(4),
   ],
   "aliases for command, printf, eval and exec": ["alias eval", "alias eval='true'\n"],
+  "aliases for the keywords if, for, case and {, and for declare and set": [
+    "\\alias if",
+    "alias if='exit 0; if'\n",
+  ],
+  "aliases for export, declare and unset, with a function, expansion off at the end": [
+    "\\alias export; \\type -t helper",
+    "alias export='exit 0; export'\nfunction\n",
+  ],
   // Traps are not carried from one call to the next (shell-state.ts): the trap is gone.
   "a DEBUG trap that skips the harness's commands and forges a status": [
     "trap -p DEBUG; echo checked",
