@@ -241,6 +241,8 @@ async function openSession(options: AgentShellOptions, index: number): Promise<S
   let stateText = "";
   /** The shell's state after the last call that saved one; null: the runner's own environment. */
   let state: ShellState | null = null;
+  /** The state text of the last call that saved one. */
+  let savedText = "";
   const readyNonce = randomBytes(NONCE_BYTES).toString("hex");
   let ready = false;
   let onReady: (() => void) | null = null;
@@ -332,14 +334,20 @@ async function openSession(options: AgentShellOptions, index: number): Promise<S
   };
 
   /** The call as the runner reads it (see RUNNER_SCRIPT), and the prelude its bash reads first. */
+  // The state is bytes read as latin1 (one char a byte): written back the same way. The command
+  // is the agent's text, written as UTF-8 like any command's.
+  const stateFile = Buffer.from(path.posix.join(visibleDir, "state")).toString("latin1");
+  /** The state whose prelude was written last: a call that changed no state needs no new one. */
+  let writtenFor: ShellState | null | undefined;
   const writeCall = (command: string) => {
     const pairs = functionEnvironment(state);
-    const fields = [String(pairs.length), ...pairs, command];
-    writeFileSync(path.join(dir, "call"), `${fields.join("\0")}\0`, { mode: 0o644 });
-    const prelude = renderPrelude(state, path.posix.join(visibleDir, "state"), {
-      forked: pairs.length === 0,
-    });
-    writeFileSync(path.join(dir, "prelude"), prelude, { mode: 0o644 });
+    const head = [String(pairs.length), ...pairs, ""].join("\0");
+    const call = Buffer.concat([Buffer.from(head, "latin1"), Buffer.from(`${command}\0`)]);
+    writeFileSync(path.join(dir, "call"), call, { mode: 0o644 });
+    if (writtenFor === state) return;
+    const prelude = renderPrelude(state, stateFile, { forked: pairs.length === 0 });
+    writeFileSync(path.join(dir, "prelude"), prelude, { mode: 0o644, encoding: "latin1" });
+    writtenFor = state;
   };
 
   return {
@@ -387,7 +395,9 @@ async function openSession(options: AgentShellOptions, index: number): Promise<S
           onStatus: (code) =>
             finish(() => {
               // The call's bash saved its state as it exited, before the runner saw it exit.
-              state = parseShellState(stateText) ?? state;
+              // Unchanged text, unchanged state (and prelude): nothing to parse.
+              if (stateText !== savedText) state = parseShellState(stateText) ?? state;
+              savedText = stateText;
               return outputs(code);
             }),
         };

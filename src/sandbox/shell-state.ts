@@ -103,8 +103,10 @@ const SAVE_SCRIPT = [
   `\\builtin printf '${START}\\0d\\0%s\\0o\\0' "$PWD" >&3; \\builtin set +o >&3; \\builtin shopt -p >&3`,
   // The variables and aliases are gathered in an array and written at once: one write, not one per variable.
   `\\builtin printf '\\0' >&3; \\builtin set +euvx; ${P}o=()`,
+  // bash's own variables are not kept: left out, the text is the same from call to call when
+  // nothing changed (SECONDS, RANDOM, $_ would differ), and the harness parses nothing then.
   `for ${P}n in ${ALL_VARIABLE_NAMES}; do`,
-  `case $${P}n in ${P}*) continue;; esac`,
+  `case $${P}n in ${P}*|${[...BASH_VARIABLES].join("|")}) continue;; esac`,
   `${P}a=\${!${P}n@a}`,
   `if [[ $${P}a == *[aA]* ]]; then`,
   `\\builtin declare -n ${P}r=$${P}n`,

@@ -106,6 +106,15 @@ for (const { mode, skip } of modes) {
       const text = 'it\'s a "test" \\n $HOME `date` ! tab\there é 😀';
       const result = await call(sandbox, `printf '%s' ${quoteForBash(text)}`);
       expect(result.stdout).toBe(text);
+      // The same text kept in a variable, a function and a folder's name, as bytes, from call to call.
+      const kept = await call(
+        sandbox,
+        `v=${quoteForBash(text)}; f() { printf '%s' "é 😀"; }; mkdir -p é && cd é`,
+      );
+      expect(kept.exit_code).toBe(0);
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: bash ${...}, on purpose
+      const back = await call(sandbox, 'printf \'%s|\' "$v" "$(f)" "${PWD##*/}"');
+      expect(back.stdout).toBe(`${text}|é 😀|é|`);
       const nul = await call(sandbox, "echo a\0b");
       expect(nul.exit_code).toBe(2);
       expect(nul.stderr).toContain("NUL byte");
