@@ -6,18 +6,19 @@
  * How a call runs. A runner (RUNNER_SCRIPT: bash code of the harness's that never runs the agent's
  * code itself) is the shell's first process. For each call the harness writes the call (the
  * command, and the state's functions) and the prelude (the state given back, shell-state.ts) to
- * the control folder, and the call's random nonce to the FIFO `in`. The runner starts a bash of
- * the call's own (prelude through BASH_ENV, then the command; stdin /dev/null, stdout and stderr
- * the FIFOs `out` and `err`), waits for it, and writes the nonce and its exit status (the
- * kernel's, from `wait`) to the FIFO `status`. The call's bash saves its state to the FIFO `state`
- * as it exits (an EXIT trap running a subshell, which cannot change the status). The harness reads
+ * the control folder, and the call's random nonce to the FIFO `in`. The runner starts the call's
+ * child (a fork of itself that sources the prelude, or with functions in the state a bash of its
+ * own with the prelude as BASH_ENV; then the command; stdin /dev/null, stdout and stderr the FIFOs
+ * `out` and `err`), waits for it, and writes the nonce and its exit status (the kernel's) to the
+ * FIFO `status`. The child saves its state to the FIFO `state` as it exits (an EXIT trap calling a
+ * function the prelude defined, which never changes the status). The harness reads
  * the FIFOs as the output comes (capped like any command's: head and tail kept); the call is over
  * when its status line arrives: everything the command wrote was in the pipes before, and is
  * drained then.
  *
  * Why so (issue #35). The status is not written by shell code in the agent's shell, so nothing the
  * agent defines there (a function named `builtin`, `printf` or `eval`, aliases, a DEBUG trap,
- * PROMPT_COMMAND, BASH_ENV) is on its way: the bash that ran the command has exited when its
+ * PROMPT_COMMAND, BASH_ENV) is on its way: the process that ran the command has exited when its
  * status is read, and the next one starts from the runner with the state as data (a forged state
  * changes only the agent's own variables and functions, never runs anything before the command).
  * The channels: once the runner holds `in` and `status`, their modes become 0000, so no agent
@@ -30,7 +31,7 @@
  * channel, shim-channel.ts); bwrap and agent accounts cannot.
  *
  * What differs from one long-lived bash: `exit` and `set -e` end the call, not the shell (the state
- * stays); `$$` is each call's own; traps, `$!` and the jobs table are not carried (a background
+ * stays); `$$` is the runner's in a fork (as in a subshell), each call's own in a bash; traps, `$!` and the jobs table are not carried (a background
  * process keeps running, but is not the next call's job). See shell-state.ts for the state kept.
  *
  * Background processes never hold a call: the call ends with its status line, not with the end of

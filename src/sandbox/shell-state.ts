@@ -1,8 +1,8 @@
 /**
  * What the agent's persistent shell carries from one call to the next (persistent-shell.ts): the
  * working directory, variables (exported or not, arrays too), functions, aliases and options. Each
- * call runs in a bash of its own; its state is saved as it exits and given to the next call's bash
- * before the command runs.
+ * call runs in a process of its own (a fork of the runner, or a bash when there are functions); its
+ * state is saved as it exits and given to the next call's process before the command runs.
  *
  * The state is written by shell code running with the agent's functions defined, so it is whatever
  * the agent likes: it is parsed here as data and given back only as data, never as code the agent
@@ -11,7 +11,11 @@
  * takes exactly one function definition per variable and nothing after it. So a forged state can
  * change the agent's own variables and functions, never run a command before the next call's, nor
  * change its status. Functions named like a builtin or keyword (`builtin`, `printf`, `eval`) are
- * defined last, after the harness's last use of those builtins.
+ * defined last, after the harness's last use of those builtins; aliases are given back after
+ * every other command of the harness's (as BASH_ALIASES assignments, which no alias replaces), and
+ * the save that runs after the command is a function parsed before any alias existed, calling
+ * builtins only (in a subshell when a function is named like one, so no function of the agent's
+ * can end the call with another status).
  *
  * Not kept: traps (a DEBUG, ERR or RETURN trap of one call is not run around the next), name
  * references (`declare -n`), the options `noexec` and `onecmd` (the next command would not run)
