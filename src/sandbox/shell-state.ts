@@ -106,7 +106,8 @@ const SAVE_SCRIPT = [
   // none of them in the way.
   `\\builtin printf '${START}\\0d\\0%s\\0o\\0' "$PWD" >&3; \\builtin set +o >&3; \\builtin shopt -p >&3`,
   // The variables and aliases are gathered in an array and written at once: one write, not one per variable.
-  `\\builtin printf '\\0' >&3; \\builtin set +euvx; ${P}o=()`,
+  // nocasematch off: the `case` below would take `uid` for bash's UID and leave it out.
+  `\\builtin printf '\\0' >&3; \\builtin set +euvx; \\builtin shopt -u nocasematch; ${P}o=()`,
   // bash's own variables are not kept: left out, the text is the same from call to call when
   // nothing changed (SECONDS, RANDOM, $_ would differ), and the harness parses nothing then.
   `for ${P}n in ${ALL_VARIABLE_NAMES}; do`,

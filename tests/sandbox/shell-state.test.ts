@@ -96,6 +96,14 @@ describe("the shell's state between calls", () => {
     expect(second.status).toBe(0);
   });
 
+  it("keeps variables named like bash's own in another case, whatever the agent's nocasematch", () => {
+    const dir = makeTempDir("ltt-shell-state-case-");
+    const first = runCall(dir, null, "shopt -s nocasematch; uid=7; seconds=3; Pwd=here");
+    expect(first.status).toBe(0);
+    const second = runCall(dir, first.saved, 'echo "$uid $seconds $Pwd"; shopt -q nocasematch && echo kept');
+    expect(second.stdout).toBe("7 3 here\nkept\n");
+  });
+
   it("gives a forged state back as data: nothing in it runs, and the command's status stands", () => {
     const dir = makeTempDir("ltt-shell-state-forged-");
     const pwned = path.join(dir, "pwned");
