@@ -157,7 +157,9 @@ export const RECORD_SKEW_MS = 2000;
  * shim's channel, see sandbox/shim-channel.ts), and every disagreement is said:
  * - a call whose last command is the target, that the shim did not record: the call's own exit
  *   code (the harness's) stands in for the missing record;
- * - a record whose exit code is not the one the harness saw for that call: the harness's counts;
+ * - a record whose exit code is not the one the agent's shell reported for that call: the worse of
+ *   the two counts (the shim's record is the measurement, the shell's status a claim the agent's
+ *   shell code makes; a failure on either side stays a failure);
  * - a record no tool call explains (it started outside every call, or during a call that typed no
  *   invocation of the target: the target run from a script, or a forged record): it counts only
  *   when it reports a failure, so added records never improve the metrics.
@@ -419,10 +421,13 @@ function settleCall(call: PlannedCall, disagreements: string[]): { invocation: I
     if (record) {
       previousMs = record.event.started_at_ms;
       if (invocation.last && observed && record.exitCode !== result.exit_code) {
+        // The shim's record is the measurement; the shell's status is the agent's claim. The worse
+        // counts: a failure on either side stays a failure, and the shim's code when both agree on that.
+        const shellFailed = isFailedExit(result.exit_code) && !isFailedExit(record.exitCode);
         disagreements.push(
-          `tool call ${callNumber}: the shim recorded exit code ${record.exitCode}, the harness saw ${result.exit_code}; the harness's counts`,
+          `tool call ${callNumber}: the shim recorded exit code ${record.exitCode}, the agent's shell reported ${result.exit_code}; ${shellFailed ? "its failure" : "the shim's"} counts`,
         );
-        record.exitCode = result.exit_code;
+        if (shellFailed) record.exitCode = result.exit_code;
       }
       return;
     }

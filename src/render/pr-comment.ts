@@ -237,7 +237,7 @@ function renderShimWarning(report: LayoutInput["report"]): string {
     around > 0
       ? `${around} of them ran the target around the shim, where \`no_transcript_errors\` fails closed`
       : "a lost or forged record";
-  return `\n\n> [!WARNING]\n> **${flagged.length} trial${flagged.length === 1 ? "" : "s"}: the shim's records disagree with the tool calls** (${what}); layer 1 counted what the harness saw. Details in the full report.`;
+  return `\n\n> [!WARNING]\n> **${flagged.length} trial${flagged.length === 1 ? "" : "s"}: the shim's records disagree with the tool calls** (${what}); layer 1 counted the worse of the two. Details in the full report.`;
 }
 
 function renderBaselineLine(baseline: BaselineNote, now: number): string {

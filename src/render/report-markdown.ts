@@ -229,7 +229,7 @@ function renderShimDisagreements(report: Report): string[] {
     "",
     "## Shim records that disagree with the tool calls",
     "",
-    "Layer 1 counted what the harness saw; an agent may have tampered with the records.",
+    "Layer 1 counted the worse of the shim's record and the tool call; an agent may have tampered with either.",
     "",
   ];
   for (const [scenario, trial] of flagged) {

@@ -90,7 +90,7 @@ export interface TrialReport {
   invocation_source: InvocationSource;
   /**
    * Where the shim's records disagree with the tool calls the harness saw (a missing record, another
-   * exit code, records no tool call explains): layer 1 then counted what the harness saw. Absent
+   * exit code, records no tool call explains): layer 1 then counted the worse of the two. Absent
    * when they agree (and in reports of earlier versions).
    */
   shim_disagreements?: string[];

@@ -1,36 +1,49 @@
 /**
- * The agent's persistent shell: one `bash` per trial (in bwrap, one sandbox per trial, not per
- * command) in which the working directory, variables (exported or not), functions and aliases
- * survive from one call to the next, as in Anthropic's bash tool.
+ * The agent's persistent shell: the working directory, variables (exported or not), functions,
+ * aliases and options survive from one call to the next, as in Anthropic's bash tool; in bwrap one
+ * sandbox for the shell's whole life (not one per command), so background processes keep running.
  *
- * How a call runs. The shell reads its script from a FIFO (`in`) the harness writes. Each call is
- * one line: the command, quoted as data (`$'...'`), is run by `eval` in the shell itself (not in a
- * function or a subshell, so `cd`, `export` and `declare` last) with stdin /dev/null and stdout
- * and stderr opened afresh from the FIFOs `out` and `err`; then the shell writes the call's random
- * nonce and `$?` to the FIFO `status`. The harness reads the three FIFOs as the output comes
- * (capped like any command's: head and tail kept), and the call is over when its status line
- * arrives: everything the command wrote was in the pipes before that line, and is drained then.
+ * How a call runs. A runner (RUNNER_SCRIPT: bash code of the harness's that never runs the agent's
+ * code itself) is the shell's first process. For each call the harness writes the call (the
+ * command, and the state's functions) and the prelude (the state given back, shell-state.ts) to
+ * the control folder, and the call's random nonce to the FIFO `in`. The runner starts the call's
+ * child (a fork of itself that sources the prelude, or with functions in the state a bash of its
+ * own with the prelude as BASH_ENV; then the command; stdin /dev/null, stdout and stderr the FIFOs
+ * `out` and `err`), waits for it, and writes the nonce and its exit status (the kernel's) to the
+ * FIFO `status`. The child saves its state to the FIFO `state` as it exits (an EXIT trap calling a
+ * function the prelude defined, which never changes the status). The harness reads
+ * the FIFOs as the output comes (capped like any command's: head and tail kept); the call is over
+ * when its status line arrives: everything the command wrote was in the pipes before, and is
+ * drained then.
  *
- * Framing the agent cannot forge with output: the status never travels in stdout or stderr, so
- * nothing a command prints (a fake status line, a fake nonce) counts; a status line counts only
- * with the call's own nonce, 128 random bits made for it and written to the shell's input after
- * the command's own text, so a line written during the command (by the command, or something it
- * left running) with an earlier or guessed nonce is ignored. What the agent can do is what it can
- * do with any shell: end its commands with the status it likes, and break its own shell (`exit`,
- * `set -e` and a failure, `exec` of something else, a function named `builtin`); the call then
- * reports that the shell exited, or times out, and the next call starts a fresh shell.
+ * Why so (issue #35). The status is not written by shell code in the agent's shell, so nothing the
+ * agent defines there (a function named `builtin`, `printf` or `eval`, aliases, a DEBUG trap,
+ * PROMPT_COMMAND, BASH_ENV) is on its way: the process that ran the command has exited when its
+ * status is read, and the next one starts from the runner with the state as data (a forged state
+ * changes only the agent's own variables and functions, never runs anything before the command).
+ * The channels: once the runner holds `in` and `status`, their modes become 0000, so no agent
+ * process can open them, by their paths or through /proc/<runner>/fd (the same FIFO, modes
+ * checked); the call's bash gets neither descriptor. A status line counts only with the call's own
+ * nonce, 128 random bits made for it and sent only on `in`. The agent can still end a command with
+ * the status it likes, in that command; the target's own exit code comes from the shim, whose
+ * record wins (evaluate/invocations.ts). Local mode without an agent account runs the agent as the
+ * harness's own user, who owns the FIFOs and could change their modes back (as with the shim's
+ * channel, shim-channel.ts); bwrap and agent accounts cannot.
+ *
+ * What differs from one long-lived bash: `exit` and `set -e` end the call, not the shell (the state
+ * stays); `$$` is the runner's in a fork (as in a subshell), each call's own in a bash; traps, `$!` and the jobs table are not carried (a background
+ * process keeps running, but is not the next call's job). See shell-state.ts for the state kept.
  *
  * Background processes never hold a call: the call ends with its status line, not with the end of
  * its output (a `sleep 100 &` keeps the FIFO open, and its later output goes to a later call, as
  * in a terminal). Between calls nothing is read, so a background process that floods its output
  * blocks on the full pipe rather than keep the harness's event loop (every trial's) busy; during a
- * call a flood is read and capped, as a command's output always was. A call past its timeout kills the whole shell (a per-call timeout cannot kill
- * less and leave the shell in a known state); the call says so, and the next one starts afresh.
- * Redirections the command makes with `exec` (`exec >log`) last only for the call: the shell's own
- * descriptors are restored after each one.
+ * call a flood is read and capped, as a command's output always was. A call past its timeout kills
+ * the whole shell (the runner, the call and what it started); the call says so, and the next one
+ * starts afresh, without the state.
  */
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, readSync } from "node:fs";
+import { chmodSync, mkdirSync, readSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
@@ -38,7 +51,19 @@ import { InfraError } from "../errors.js";
 import { TIMEOUT_EXIT_CODE } from "./exec.js";
 import { makeFifos, openFifo } from "./fifos.js";
 import { createOutputCollector } from "./output-collector.js";
+import {
+  functionEnvironment,
+  HARNESS_PREFIX,
+  MAX_STATE_BYTES,
+  parseShellState,
+  renderPrelude,
+  type ShellState,
+} from "./shell-state.js";
 import type { ExecResult } from "./types.js";
+
+export { quoteForBash } from "./shell-state.js";
+
+const P = HARNESS_PREFIX;
 
 /** How a sandbox mode starts the shell: `bash` with `launcherArgs`, seeing `controlDir` at `visibleDir`. */
 export interface ShellStarter {
@@ -75,16 +100,47 @@ export interface AgentShell {
   close(): Promise<void>;
 }
 
-/** bash's own arguments: reopen stdin from the control folder's `in`, then become `bash -s` reading it. */
+/**
+ * The runner: a bash of the harness's own that never runs the agent's code itself. It reads each
+ * call's nonce from `in`, the call from the control folder's `call` file (written by the harness,
+ * read-only to the agent), runs it as a child with stdin /dev/null and stdout and stderr on the
+ * FIFOs `out` and `err` (the runner's own `in` and `status` closed in it), waits for it, and writes
+ * the nonce and the child's exit status (the kernel's, from `wait`) to `status`.
+ *
+ * The child is a fork of the runner when the state has no functions (the common case: no new
+ * bash, so a call costs one fork): it sources the prelude, which unsets the runner's variables
+ * and gives the state back, then runs the command with `eval` (both words parsed here, before the
+ * agent had any alias). With functions, it is a bash of its own started by env(1) with nothing but
+ * the state's functions in its environment (bash's own import: see shell-state.ts), the prelude as
+ * BASH_ENV. What those need is held before any call: env(1) on descriptor 7, bash as
+ * /proc/<runner>/exe, so a call still runs after the agent removed /bin or /usr/bin.
+ */
+const RUNNER_SCRIPT = [
+  'exec <"$1/in" 4>"$1/status" 5>"$1/out" 6>"$1/err" >/dev/null 2>&1 || exit 126',
+  `${P}dir=$1; ${P}self=/proc/$$/exe; hash env && exec 7<"\${BASH_CMDS[env]}" || exit 126`,
+  // The harness's first line: the runner is up, with its descriptors open.
+  `IFS= read -r ${P}nonce || exit 0; printf "%s 0\\n" "$${P}nonce" >&4`,
+  `while IFS= read -r ${P}nonce; do`,
+  `  ${P}pairs=(); ${P}count=0; ${P}command=`,
+  `  { IFS= read -r -d "" ${P}count; for ((${P}i = 0; ${P}i < ${P}count; ${P}i++)); do IFS= read -r -d "" ${P}pair; ${P}pairs+=("$${P}pair"); done; IFS= read -r -d "" ${P}command; } < "$${P}dir/call"`,
+  `  if ((${P}count > 0)); then`,
+  `    /proc/self/fd/7 -i "\${${P}pairs[@]}" "${P}bash=$BASH" BASH_ENV="$${P}dir/prelude" "$${P}self" --noprofile --norc -c "$${P}command" bash </dev/null >&5 2>&6 4>&- 5>&- 6>&-`,
+  "  else",
+  `    ( . "$${P}dir/prelude"; eval "$${P}command" ) </dev/null >&5 2>&6 4>&- 5>&- 6>&- 7<&-`,
+  "  fi",
+  // In the foreground, not `&`: a background child would ignore SIGINT and SIGQUIT (no job
+  // control), and so would every command the agent runs.
+  `  printf "%s %s\\n" "$${P}nonce" "$?" >&4`,
+  "done",
+].join("\n");
+
+/** bash's own arguments: the runner (above), given the control folder as seen inside. */
 export function shellLauncherArgs(visibleDir: string): string[] {
-  // `exec -a bash`: messages start "bash: ", as a `bash -c` command's do. The shell's own stdout
-  // and stderr go nowhere: every call opens its own (and `set -v` echoes nothing a command can read).
-  const script = 'exec <"$1/in" >/dev/null 2>&1 && exec -a bash "$BASH" --noprofile --norc -s';
-  return ["--noprofile", "--norc", "-c", script, "bash", visibleDir];
+  return ["--noprofile", "--norc", "-c", RUNNER_SCRIPT, "bash", visibleDir];
 }
 
 /** The FIFOs of a shell's control folder. */
-const FIFOS = ["in", "out", "err", "status"] as const;
+const FIFOS = ["in", "out", "err", "status", "state"] as const;
 const NONCE_BYTES = 16;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Bytes of an unfinished status line kept (a flood of junk on the status FIFO stays small). */
@@ -182,8 +238,15 @@ async function openSession(options: AgentShellOptions, index: number): Promise<S
   const input = new net.Socket({ fd: openFifo(files.in), readable: false, writable: true });
   input.on("error", () => undefined);
   let collectors = newCollectors(options.outputCapBytes);
-  let ready = false;
+  /** What the state FIFO received during the call in flight (capped). */
+  let stateText = "";
+  /** The shell's state after the last call that saved one; null: the runner's own environment. */
+  let state: ShellState | null = null;
+  /** The state text of the last call that saved one. */
+  let savedText = "";
   const readyNonce = randomBytes(NONCE_BYTES).toString("hex");
+  let ready = false;
+  let onReady: (() => void) | null = null;
   /** The nonce of the call in flight and what to do with its status. */
   let awaited: { nonce: string; onStatus: (code: number) => void } | null = null;
   // What came after the last status looked at: a status line split between two reads is whole here.
@@ -196,16 +259,22 @@ async function openSession(options: AgentShellOptions, index: number): Promise<S
     openReader(openFifo(files.status), (chunk) => {
       const text = statusTail + chunk.toString("latin1");
       statusTail = text.slice(-MAX_STATUS_LINE);
-      if (!ready && findStatus(text, readyNonce) !== null) ready = true;
+      if (!ready && findStatus(text, readyNonce) !== null) {
+        ready = true;
+        onReady?.();
+      }
       const call = awaited;
       const code = call ? findStatus(text, call.nonce) : null;
       if (call && code !== null) call.onStatus(code);
     }),
+    openReader(openFifo(files.state), (chunk) => {
+      if (stateText.length + chunk.length <= MAX_STATE_BYTES) stateText += chunk.toString("latin1");
+    }),
   ];
-  // The shell only reads its script and only writes the rest; nobody else may read them (bwrap: the
+  // The runner only reads `in` and only writes the rest; nobody else may read them (bwrap: the
   // folder is bound read-only, so the modes cannot be changed back). Local mode's agent account is "other".
   chmodSync(files.in, 0o444);
-  for (const name of ["out", "err", "status"] as const) chmodSync(files[name], 0o222);
+  for (const name of ["out", "err", "status", "state"] as const) chmodSync(files[name], 0o222);
   /** Reads what the event loop has not read yet: all a finished command wrote is in the pipes. */
   const drainAll = () => {
     for (const reader of readers) reader.drain();
@@ -237,10 +306,21 @@ async function openSession(options: AgentShellOptions, index: number): Promise<S
   void exitedOrFailed.then(() => {
     gone = true;
     onExit?.();
+    onReady?.();
   });
-  const quotedDir = quoteForBash(visibleDir);
-  // Aliases work between calls (a non-interactive shell ignores them otherwise).
-  input.write(`shopt -s expand_aliases; \\builtin printf '%s 0\\n' '${readyNonce}' >${quotedDir}/status\n`);
+  // Once the runner holds `in` and `status`, nobody else may open them: not by their paths, nor
+  // through /proc/<runner>/fd (which opens the same FIFO, modes checked). No call is sent before.
+  const started = new Promise<void>((resolve) => {
+    onReady = () => {
+      onReady = null;
+      if (ready) {
+        chmodSync(files.in, 0o000);
+        chmodSync(files.status, 0o000);
+      }
+      resolve();
+    };
+  });
+  input.write(`${readyNonce}\n`);
 
   const closeFifos = () => {
     input.destroy();
@@ -254,6 +334,23 @@ async function openSession(options: AgentShellOptions, index: number): Promise<S
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   };
 
+  /** The call as the runner reads it (see RUNNER_SCRIPT), and the prelude its bash reads first. */
+  // The state is bytes read as latin1 (one char a byte): written back the same way. The command
+  // is the agent's text, written as UTF-8 like any command's.
+  const stateFile = Buffer.from(path.posix.join(visibleDir, "state")).toString("latin1");
+  /** The state whose prelude was written last: a call that changed no state needs no new one. */
+  let writtenFor: ShellState | null | undefined;
+  const writeCall = (command: string) => {
+    const pairs = functionEnvironment(state);
+    const head = [String(pairs.length), ...pairs, ""].join("\0");
+    const call = Buffer.concat([Buffer.from(head, "latin1"), Buffer.from(`${command}\0`)]);
+    writeFileSync(path.join(dir, "call"), call, { mode: 0o644 });
+    if (writtenFor === state) return;
+    const prelude = renderPrelude(state, stateFile, { forked: pairs.length === 0 });
+    writeFileSync(path.join(dir, "prelude"), prelude, { mode: 0o644, encoding: "latin1" });
+    writtenFor = state;
+  };
+
   return {
     get gone() {
       return gone;
@@ -261,7 +358,7 @@ async function openSession(options: AgentShellOptions, index: number): Promise<S
     stop,
     run(command, call) {
       const nonce = randomBytes(NONCE_BYTES).toString("hex");
-      const started = performance.now();
+      const startedAt = performance.now();
       return new Promise<ExecResult>((resolve, reject) => {
         let settled = false;
         let timedOut = false;
@@ -288,13 +385,24 @@ async function openSession(options: AgentShellOptions, index: number): Promise<S
             stdout: stdout.text,
             stderr: stderr.text,
             exit_code: exitCode,
-            duration_ms: Math.round(performance.now() - started),
+            duration_ms: Math.round(performance.now() - startedAt),
             timed_out: false,
             truncated: stdout.truncated || stderr.truncated,
             ...extra,
           };
         };
-        awaited = { nonce, onStatus: (code) => finish(() => outputs(code)) };
+        awaited = {
+          nonce,
+          onStatus: (code) =>
+            finish(() => {
+              // The call's bash saved its state as it exited, before the runner saw it exit.
+              // Unchanged text, unchanged state (and prelude): nothing to parse.
+              if (stateText !== savedText) state = parseShellState(stateText) ?? state;
+              savedText = stateText;
+              return outputs(code);
+            }),
+        };
+        stateText = "";
         for (const reader of readers) reader.resume();
         onExit = () =>
           finish(() => {
@@ -319,42 +427,19 @@ async function openSession(options: AgentShellOptions, index: number): Promise<S
             : undefined;
         if (call.signal?.aborted) kill.abort();
         else call.signal?.addEventListener("abort", onAbort, { once: true });
-        if (gone) {
-          onExit();
-          return;
-        }
-        input.write(callLine(command, nonce, quotedDir));
+        // No call goes out before the runner is up and its channels are closed to everyone else.
+        void started.then(() => {
+          if (settled) return;
+          if (gone) {
+            onExit?.();
+            return;
+          }
+          writeCall(command);
+          input.write(`${nonce}\n`);
+        });
       });
     },
   };
-}
-
-/**
- * One call as the shell reads it: all on one line, so the shell has it whole before the command
- * runs. `LINENO=0`: bash's messages then name no line of the shell's long-running script.
- */
-function callLine(command: string, nonce: string, dir: string): string {
-  return [
-    `LINENO=0; __llm_tool_test_command=${quoteForBash(command)}`,
-    `{ \\builtin eval "$__llm_tool_test_command"; } </dev/null >${dir}/out 2>${dir}/err`,
-    "__llm_tool_test_status=$?",
-    // The command's DEBUG trap would otherwise run before the next lines and see the nonce.
-    "\\builtin trap - DEBUG",
-    `\\builtin printf '%s %s\\n' '${nonce}' "$__llm_tool_test_status" >${dir}/status`,
-    "\\builtin unset __llm_tool_test_command __llm_tool_test_status\n",
-  ].join("; ");
-}
-
-/** `$'...'`: any text as one bash word, every byte but NUL (refused before) kept. */
-export function quoteForBash(text: string): string {
-  let quoted = "$'";
-  for (const char of text) {
-    const code = char.codePointAt(0) as number;
-    if (char === "\\" || char === "'") quoted += `\\${char}`;
-    else if (code < 0x20 || code === 0x7f) quoted += `\\x${code.toString(16).padStart(2, "0")}`;
-    else quoted += char;
-  }
-  return `${quoted}'`;
 }
 
 function openReader(fd: number, push: (chunk: Buffer) => void): FifoReader {

@@ -94,8 +94,8 @@ export interface ExecResult {
   timed_out: boolean;
   truncated: boolean;
   /**
-   * The agent's persistent shell is gone after this call (it exited, or a timeout killed it): the
-   * next call starts a fresh one. Absent otherwise.
+   * The agent's persistent shell is gone after this call (a timeout killed it, or its runner was
+   * killed): the next call starts a fresh one. Absent otherwise.
    */
   shell_exited?: boolean;
 }

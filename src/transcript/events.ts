@@ -112,7 +112,7 @@ export type TrialEvent = EventBase &
         duration_ms: number;
         truncated: boolean;
         timed_out: boolean;
-        /** The agent's shell is gone after this call (it exited, or the timeout killed it). */
+        /** The agent's shell is gone after this call (the timeout killed it, or its runner was killed). */
         shell_exited?: boolean;
         /**
          * The agent CLI refused the call before any shell ran it (its own policy, e.g. Gemini CLI's

@@ -323,14 +323,40 @@ describe("extractInvocations with a binary: calls the shim did not see", () => {
     expect(result.disagreements).toBeUndefined();
   });
 
-  it("takes the harness's exit code when the record of a call's last command says otherwise", () => {
+  it("counts the worse of the two when the record of a call's last command and the shell disagree", () => {
     const log = createEventLog();
     log.call("my-tool fail", 1);
     log.shim(["my-tool", "fail"], 0);
     const result = extractInvocations(log.events, target);
     expect(result.invocations.map((i) => i.exit_code)).toEqual([1]);
     expect(result.disagreements).toEqual([
-      "tool call 1: the shim recorded exit code 0, the harness saw 1; the harness's counts",
+      "tool call 1: the shim recorded exit code 0, the agent's shell reported 1; its failure counts",
+    ]);
+  });
+
+  it("keeps the shim's failure when the agent's shell reports success for the call (a forged status)", () => {
+    const log = createEventLog();
+    // The shell claimed 0 (a function named `builtin` forged it); the shim saw the tool exit 2.
+    log.call("my-tool fail", 0);
+    log.shim(["my-tool", "fail"], 2);
+    const result = extractInvocations(log.events, target);
+    expect(result.invocations.map((i) => i.exit_code)).toEqual([2]);
+    expect(result.disagreements).toEqual([
+      "tool call 1: the shim recorded exit code 2, the agent's shell reported 0; the shim's counts",
+    ]);
+  });
+
+  it("keeps the shim's code when both say the call failed, and SIGPIPE is no failure on either side", () => {
+    const log = createEventLog();
+    log.call("my-tool fail", 1);
+    log.shim(["my-tool", "fail"], 3);
+    log.call("my-tool help", 0);
+    log.shim(["my-tool", "help"], 141);
+    const result = extractInvocations(log.events, target);
+    expect(result.invocations.map((i) => i.exit_code)).toEqual([3, 141]);
+    expect(result.disagreements).toEqual([
+      "tool call 1: the shim recorded exit code 3, the agent's shell reported 1; the shim's counts",
+      "tool call 2: the shim recorded exit code 141, the agent's shell reported 0; the shim's counts",
     ]);
   });
 

@@ -49,12 +49,12 @@ const FAKE_LINES = [
 ];
 
 /**
- * The shell's control folder, found from the shell's own descriptors (its script, the FIFO `in`,
- * saved while the command's stdin is /dev/null), as a hostile command would; fails the call if not.
+ * The shell's control folder, found from the descriptors of the processes the command can see (the
+ * shell's runner holds the FIFO `in`), as a hostile command would; fails the call if not.
  */
 const CONTROL_DIR =
   // biome-ignore lint/suspicious/noTemplateCurlyInString: bash ${...}, on purpose
-  'd=; for f in /proc/$$/fd/*; do t=$(readlink "$f"); case $t in */in) d=${t%/in};; esac; done; [ -p "$d/status" ] || exit 99';
+  'd=; for f in /proc/[0-9]*/fd/*; do t=$(readlink "$f" 2>/dev/null); case $t in */in) d=${t%/in};; esac; done; [ -p "$d/status" ] || exit 99';
 
 for (const mode of ["local", "bwrap"] as const) {
   describe.skipIf(mode === "bwrap" && bwrapProblem !== null)(`forged status lines (${mode})`, () => {

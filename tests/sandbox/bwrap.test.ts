@@ -100,6 +100,10 @@ describe.skipIf(bwrapProblem !== null)("createTrialSandbox (bwrap)", () => {
     // The agent's own shell goes on without /bin, as any machine would; a fresh shell has it back.
     const same = await run(sandbox, "cat one.txt; ls /bin/bash");
     expect(same.stdout).toBe("one\n");
+    // With a function in the shell's state, a call is a bash of its own (started through env(1)):
+    // both were held by the shell's runner before /bin went.
+    await run(sandbox, "two() { cat one.txt; }");
+    expect(await run(sandbox, "two; ls /bin/bash")).toMatchObject({ stdout: "one\n", exit_code: 2 });
     await sandbox.restartAgentShell();
     const again = await run(sandbox, "cat one.txt; ls /bin/bash");
     expect(again.stderr).toBe("");

@@ -106,6 +106,15 @@ for (const { mode, skip } of modes) {
       const text = 'it\'s a "test" \\n $HOME `date` ! tab\there é 😀';
       const result = await call(sandbox, `printf '%s' ${quoteForBash(text)}`);
       expect(result.stdout).toBe(text);
+      // The same text kept in a variable, a function and a folder's name, as bytes, from call to call.
+      const kept = await call(
+        sandbox,
+        `v=${quoteForBash(text)}; f() { printf '%s' "é 😀"; }; mkdir -p é && cd é`,
+      );
+      expect(kept.exit_code).toBe(0);
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: bash ${...}, on purpose
+      const back = await call(sandbox, 'printf \'%s|\' "$v" "$(f)" "${PWD##*/}"');
+      expect(back.stdout).toBe(`${text}|é 😀|é|`);
       const nul = await call(sandbox, "echo a\0b");
       expect(nul.exit_code).toBe(2);
       expect(nul.stderr).toContain("NUL byte");
@@ -135,16 +144,19 @@ for (const { mode, skip } of modes) {
       expect(after).toMatchObject({ exit_code: 0, stdout: `${sandbox.visibleWorkDir}\nkept=no\n` });
     });
 
-    it("a shell that exits (exit, set -e) says so, and the next call gets a fresh one", async () => {
+    it("exit and set -e end the call with its status; the shell's state stays for the next call", async () => {
       const sandbox = await createSandbox(mode);
       await call(sandbox, "cd /tmp");
       const exited = await call(sandbox, "echo bye; exit 3");
-      expect(exited).toMatchObject({ exit_code: 3, stdout: "bye\n", shell_exited: true, timed_out: false });
-      expect((await call(sandbox, "pwd")).stdout).toBe(`${sandbox.visibleWorkDir}\n`);
+      expect(exited).toMatchObject({ exit_code: 3, stdout: "bye\n", timed_out: false });
+      expect(exited.shell_exited).toBeUndefined();
+      expect((await call(sandbox, "pwd")).stdout).toBe("/tmp\n");
       await call(sandbox, "set -e");
       const failed = await call(sandbox, "echo one; false; echo never");
-      expect(failed).toMatchObject({ exit_code: 1, stdout: "one\n", shell_exited: true });
-      expect((await call(sandbox, "echo fine")).stdout).toBe("fine\n");
+      expect(failed).toMatchObject({ exit_code: 1, stdout: "one\n" });
+      expect((await call(sandbox, "echo fine; [[ $- == *e* ]] && echo still-e")).stdout).toBe(
+        "fine\nstill-e\n",
+      );
     });
 
     it("restart ends the shell: state is gone, files stay", async () => {
