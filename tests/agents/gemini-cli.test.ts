@@ -36,6 +36,7 @@ import {
 } from "../support/gemini-server.js";
 import { startLoopbackServer } from "../support/loopback-server.js";
 import { findBwrapProblem, findLiveProcesses } from "../support/processes.js";
+import { reachableProgramEnv } from "../support/reachable-copy.js";
 import { makeScenario } from "../support/scenario-factory.js";
 import { eventsOf, runSingleTrial } from "../support/single-trial.js";
 import { makeTempDir } from "../support/temp-dirs.js";
@@ -123,8 +124,14 @@ async function runGeminiTrial(
   const agent = createAgent("gemini-cli", {
     geminiApiKey: CANARY_KEY,
     geminiBaseURL: server.url,
-    // No gemini on this PATH: the devDependency's program is found.
-    env: { PATH: "/usr/bin:/bin" },
+    // No gemini on this PATH: the devDependency's program is found (a copy where the agent's
+    // account cannot reach this checkout).
+    env: {
+      PATH: "/usr/bin:/bin",
+      ...((options.sandbox ?? "local") === "local"
+        ? reachableProgramEnv(GEMINI_BIN_ENV, resolveGeminiBinary({ PATH: "/nonexistent" }))
+        : {}),
+    },
     geminiCli: {
       ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
       ...(options.maxApiRequests !== undefined ? { maxApiRequests: options.maxApiRequests } : {}),
