@@ -380,6 +380,31 @@ describe("gemini-cli agent with the real gemini program", () => {
     expect(trap.hits).toEqual([]);
   }, 120_000);
 
+  it("removes a .gemini/settings.json and .mcp.json the scenario does not declare (made by its setup): the run's turn limit holds", async () => {
+    const workspaceSettings = { model: { maxSessionTurns: 100 } };
+    const trial = await runGeminiTrial(
+      jqScenario({
+        setup: [
+          `mkdir -p .gemini && printf '%s' '${JSON.stringify(workspaceSettings)}' > .gemini/settings.json`,
+          `printf '%s' '{"mcpServers":{}}' > .mcp.json`,
+        ],
+        evaluation: { gates: [] },
+      }),
+      geminiScript([geminiShellCall("echo one"), geminiShellCall("echo two"), geminiText("done")]),
+      { maxTurns: 2 },
+    );
+    // The run's turn limit (2), not the undeclared settings' (100).
+    expect(eventsOf(trial.events, "trial_end")[0]).toMatchObject({ reason: "turn_limit" });
+    const notes = eventsOf(trial.events, "agent_output").map((e) => e.text);
+    expect(notes).toContainEqual(
+      expect.stringContaining(
+        "removed the work dir's agent configuration that the scenario does not declare (.gemini, .mcp.json)",
+      ),
+    );
+    expect(notes.join("\n")).not.toContain("the work dir has .gemini/settings.json");
+    expect(trap.hits).toEqual([]);
+  }, 120_000);
+
   it("reports an API error as an infrastructure error, not a model turn", async () => {
     const trial = await runGeminiTrial(
       jqScenario({ evaluation: { gates: [] } }),
