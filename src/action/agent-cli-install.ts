@@ -1,9 +1,12 @@
 /**
  * The agent CLIs the action can run (`agent: claude-code`, `codex`, `gemini-cli`, `opencode`) must be on the
- * runner. One the workflow provides (its LLM_TOOL_TEST_..._BIN variable, PATH, a node_modules
- * install) is used as it is; otherwise the action installs the pinned version with npm into its temp
- * folder, so a workflow needs no setup step. Either way the log says which binary runs.
+ * runner. One the workflow provides (its LLM_TOOL_TEST_..._BIN variable, PATH, the action's own
+ * node_modules) is used as it is, unless it lies in the workspace: a pull request controls that checkout, and a CLI it commits
+ * (`node_modules/<package>`, a `.bin` link) would run with the API key's proxy. Otherwise the action
+ * installs the pinned version with npm into a folder of its own in the runner's temp, from "/" (no
+ * project's .npmrc), so a workflow needs no setup step. Either way the log says which binary runs.
  */
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import { CLAUDE_BIN_ENV, resolveClaudeBinary } from "../agents/claude-code.js";
 import {
@@ -100,8 +103,10 @@ export interface ProvideAgentCliInput {
   installDir: string;
   runProgram: RunProgram;
   log(message: string): void;
-  /** Where to look for node_modules/<package>; default the CLI's own search. */
+  /** Where to look for node_modules/<package>; default the CLI's own search (one found in the workspace is ignored). */
   searchFrom?: readonly string[];
+  /** The checkout the pull request controls: no binary found in it is used. */
+  workspace?: string;
 }
 
 /** The path of the CLI's binary to run: the workflow's, else a fresh install of the pinned version. */
@@ -109,8 +114,14 @@ export async function provideAgentCli(cli: AgentCli, input: ProvideAgentCliInput
   const { env, log } = input;
   try {
     const found = cli.resolve(env, input.searchFrom);
-    log(`${cli.label}: using ${found} (${describeWhereFound(cli, found, env)}).`);
-    return found;
+    const inWorkspace = input.workspace !== undefined && isInside(found, input.workspace);
+    if (!inWorkspace) {
+      log(`${cli.label}: using ${found} (${describeWhereFound(cli, found, env)}).`);
+      return found;
+    }
+    log(
+      `${cli.label}: ignoring ${found} (${describeWhereFound(cli, found, env)}): it is in the workspace, which the pull request controls; the agent's program never comes from it.`,
+    );
   } catch (error) {
     // A wrong variable is the workflow's to fix, not a reason to install another.
     if (!isConfigError(error) || env[cli.envVar]) throw error;
@@ -140,6 +151,19 @@ export async function provideAgentCli(cli: AgentCli, input: ProvideAgentCliInput
   }
   log(`${cli.label}: using ${installed} (${spec}, installed by the action).`);
   return installed;
+}
+
+/** Whether `file`, links resolved, is in `dir` (links resolved too). */
+function isInside(file: string, dir: string): boolean {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return path.resolve(p);
+    }
+  };
+  const relative = path.relative(real(dir), real(file));
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
 }
 
 function agentOf(cli: AgentCli): string {

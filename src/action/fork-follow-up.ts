@@ -9,6 +9,7 @@
 import { readFileSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
+import { AGENTS, isAgentName } from "../agents/registry.js";
 import { ConfigError, describeError } from "../errors.js";
 import type { ForkRun } from "../github/fork-run.js";
 import { readReportFile } from "../results/read-report.js";
@@ -104,4 +105,44 @@ export async function readForkReport(dir: string, runId: number): Promise<Report
     const message = describeError(error).replace(`${file}: `, "");
     throw new ConfigError(`${where} is not a valid report, so nothing was posted: ${message}`);
   }
+}
+
+/**
+ * What a fork's run cannot have done, claimed by its report: a fork's `pull_request` run gets none
+ * of the repository's secrets, so no agent that needs an API key ran and no model (agent or judge)
+ * was paid for. Null for a report that claims none; else the first claim found, for the refusal.
+ * (A replay's recorded figures, marked `recorded`, are the recording's, not claims of this run.)
+ */
+export function findForkModelClaim(report: Report): string | null {
+  const agents = [report.run.agent, ...(report.run.agents ?? [])];
+  const keyed = agents.find((agent) => isAgentName(agent) && AGENTS[agent].needsApiKey);
+  if (keyed !== undefined) return `it ran the ${keyed} agent, which needs an API key`;
+  for (const scenario of report.scenarios) {
+    for (const trial of scenario.trials) {
+      const where = `trial ${trial.trial} of ${scenario.id}`;
+      const execution = trial.execution;
+      if (execution.recorded !== true) {
+        const tokens = execution.input_tokens + execution.output_tokens;
+        if (tokens > 0 || (execution.cost_usd ?? 0) > 0) {
+          return `${where} used ${tokens} model token(s) at $${execution.cost_usd ?? 0}`;
+        }
+      }
+      const judge = trial.judge_usage;
+      if (judge && (judge.input_tokens + judge.output_tokens > 0 || (judge.cost_usd ?? 0) > 0)) {
+        return `${where} was judged by a model`;
+      }
+    }
+  }
+  if (report.summary.judge_cost_usd > 0) return "it paid for a judge model";
+  return null;
+}
+
+/** A ConfigError when the fork's report claims a model run (findForkModelClaim): nothing is posted. */
+export function refuseForkModelClaim(report: Report, runId: number): void {
+  const claim = findForkModelClaim(report);
+  if (claim === null) return;
+  throw new ConfigError(
+    `the report artifact of run ${runId} claims a model run (${claim}), which a fork's pull_request run cannot make: it has none of this repository's secrets. ` +
+      "The report was edited, or made elsewhere; nothing was posted. To measure a model on this pull request, run the scenarios on this repository's runner after reviewing it",
+  );
 }

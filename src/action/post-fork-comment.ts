@@ -3,7 +3,9 @@
  * on the pull request the payload and the API agree it ran for. The fork's report.json is the only
  * thing read from its artifact, validated like any downloaded report (fork-follow-up.ts); the
  * baseline is looked up here (the base branch's own artifacts), and the run is decided and the
- * comment rendered here, so no fork-provided Markdown or verdict is posted.
+ * comment rendered here, so no fork-provided Markdown or verdict is posted. The report's figures
+ * are still the fork's claims: the comment marks them unverified, and a report claiming a model run
+ * (which a fork's run, without secrets, cannot make) is refused.
  */
 import { rm } from "node:fs/promises";
 import path from "node:path";
@@ -28,7 +30,12 @@ import {
 } from "./baseline.js";
 import type { RunContext } from "./context.js";
 import { type ActionResult, decisionPolicyOf } from "./decide.js";
-import { FORK_ARTIFACT_MAX_BYTES, readForkReport, readForkRunEvent } from "./fork-follow-up.js";
+import {
+  FORK_ARTIFACT_MAX_BYTES,
+  readForkReport,
+  readForkRunEvent,
+  refuseForkModelClaim,
+} from "./fork-follow-up.js";
 import { findReplaySource } from "./fork-replay.js";
 import { skip } from "./publish.js";
 
@@ -62,8 +69,9 @@ export async function postForkComment(run: ActionRun): Promise<ActionResult> {
   });
   if (artifact.status === "missing") return skip(run, `Nothing posted on #${pr.number}: ${artifact.reason}.`);
   const report = await readForkReport(artifact.dir, forkRun.id);
+  refuseForkModelClaim(report, forkRun.id);
   log.info(
-    `Read the report of run ${forkRun.id} for pull request #${pr.number}: ${report.summary.trials} trial(s) over ${report.summary.scenarios} scenario(s).`,
+    `Read the report of run ${forkRun.id} for pull request #${pr.number}: ${report.summary.trials} trial(s) over ${report.summary.scenarios} scenario(s), as the fork's run claims them (unverified).`,
   );
 
   const forkContext = forkRunContext(context, forkRun, pr);
@@ -93,6 +101,8 @@ export async function postForkComment(run: ActionRun): Promise<ActionResult> {
       artifactUrl: formatArtifactUrl(context.serverUrl, context.repo, forkRun.id, artifact.artifact.id),
       headSha: forkRun.headSha,
       now: deps.now(),
+      // The fork's run made every figure: shown as its claims.
+      unverifiedFork: forkRun.headRepo,
     }),
   );
   const result = await upsertComment(

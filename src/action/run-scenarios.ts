@@ -85,6 +85,7 @@ async function prepareActionRun(
       installDir: path.join(context.tempDir, "llm-tool-test", agent),
       runProgram: deps.runProgram,
       log: log.info,
+      workspace: context.workspace,
     });
   }
   const matrix = settings.agents.length > 1;

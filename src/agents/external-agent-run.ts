@@ -51,6 +51,8 @@ export async function prepareAgentCli(
     };
   }
   if (context.signal.aborted) return { outcome: { reason: classifyAbort(context.signal), turns: 0 } };
+  const cleared = await removeUndeclaredAgentConfig(context, runProcess);
+  if (cleared !== null) return { outcome: cleared };
   const prepared = await runProcess(
     "bash",
     ["-c", preparation.script],
@@ -65,6 +67,63 @@ export async function prepareAgentCli(
     };
   }
   return { runProcess, stdout: prepared.stdout };
+}
+
+/**
+ * Where agent CLIs read a project's own configuration in their work dir (settings, tools, MCP
+ * servers, turn limits), over the harness's settings.
+ */
+export const AGENT_CONFIG_PATHS = [
+  ".gemini",
+  ".codex",
+  ".claude",
+  ".opencode",
+  "opencode.json",
+  "opencode.jsonc",
+  ".mcp.json",
+] as const;
+
+/** Removes each path given ($@) that exists in the work dir, and prints the ones it removed. */
+const REMOVE_CONFIG_SCRIPT = `for entry in "$@"; do
+  if [ -e "$entry" ] || [ -L "$entry" ]; then command -p rm -rf -- "$entry" && printf '%s\\n' "$entry"; fi
+done`;
+
+/**
+ * An agent CLI's configuration in the work dir is part of the measurement only when the scenario
+ * declares it (one of its inline `files`, or in one of its folders): any other (copied with a
+ * fixture, made by setup, left by the tool) is removed before the CLI starts, never silently
+ * applied, and the events say so. Null when done; an outcome when it could not be done.
+ */
+async function removeUndeclaredAgentConfig(
+  context: AgentContext,
+  runProcess: RunProcess,
+): Promise<AgentOutcome | null> {
+  const declared = Object.keys(context.scenario.files).map((file) => file.replace(/^\.\//, ""));
+  const undeclared = AGENT_CONFIG_PATHS.filter(
+    (entry) => !declared.some((file) => file === entry || file.startsWith(`${entry}/`)),
+  );
+  if (undeclared.length === 0) return null;
+  const removal = await runProcess("bash", [
+    "-c",
+    REMOVE_CONFIG_SCRIPT,
+    "remove-agent-config",
+    ...undeclared,
+  ]);
+  if (removal.exit_code !== 0) {
+    return {
+      reason: "infra_error",
+      error: `could not remove the work dir's agent configuration that the scenario does not declare: ${stderrHead(removal.stderr) || `exit code ${removal.exit_code}`}`,
+      turns: 0,
+    };
+  }
+  const removed = removal.stdout.split("\n").filter((line) => line !== "");
+  if (removed.length > 0) {
+    context.events.emit({
+      type: "agent_output",
+      text: `removed the work dir's agent configuration that the scenario does not declare (${removed.join(", ")}): an agent CLI would apply it over the harness's settings; declare it in the scenario's files to measure with it`,
+    });
+  }
+  return null;
 }
 
 /** How the CLI is started once its proxy listens. */

@@ -54,6 +54,11 @@ export interface CommentInput {
   headSha: string | null;
   /** For the baseline's age (epoch ms). */
   now: number;
+  /**
+   * The repository of a fork whose own run made the report (the fork follow-up): its figures are
+   * that run's claims, which this repository could not check, and every one is shown as such.
+   */
+  unverifiedFork?: string;
   maxChars?: number;
 }
 
@@ -185,7 +190,24 @@ function renderHeadline(input: LayoutInput): string[] {
   const design = renderDesignLine(decision);
   // What the PR changed in the treatment and what was not compared: visible, never collapsed.
   const scope = renderScopeLines(decision).map((line) => `\n${line}`);
+  if (input.unverifiedFork !== undefined) {
+    return [
+      `## Unverified: ${headline}`,
+      renderUnverifiedNote(input.unverifiedFork),
+      ...(design ? [design] : []),
+      ...scope,
+    ];
+  }
   return [`## ${headline}`, ...(design ? [design] : []), ...scope];
+}
+
+/** Said above every figure of a fork's run: whose claims they are, and what would make them facts. */
+function renderUnverifiedNote(fork: string): string {
+  return (
+    `\n> [!CAUTION]\n> **Unverified.** Every figure below is the report of a run in the fork ${markdownCode(fork)}, ` +
+    "which the fork's workflow made and could have edited; this repository checked its shape, not its numbers. " +
+    "Run the scenarios on this repository's runner (after reviewing the pull request) for figures it can vouch for."
+  );
 }
 
 /**

@@ -65,6 +65,14 @@ export interface AccountLease {
    * sudo); as root, the harness's own removal does.
    */
   removeFiles(dir: string): Promise<void>;
+  /** Makes `dir` and everything in it the harness's user's again (a kept work dir: no later trial of the account reaches it). */
+  takeBack(dir: string): Promise<void>;
+  /**
+   * Removes every file of the account's in the folders every user may write (/tmp, /var/tmp,
+   * /dev/shm) but those under `keep` (the trial's own folder): nothing of a trial stays there for
+   * the account's next trial, or another account's, to read.
+   */
+  removeStrayFiles(keep: string): Promise<void>;
   /** SIGKILLs every process of the account, again until none is left. */
   killProcesses(): Promise<void>;
   /**
@@ -82,10 +90,14 @@ const MAX_ACCOUNTS = 256;
 const KILL_ROUNDS = 50;
 const KILL_PAUSE_MS = 10;
 const NOLOGIN_SHELLS = ["/usr/sbin/nologin", "/sbin/nologin", "/bin/false"];
+/** The folders every user may write, where a trial's files would outlive it and meet the next trial. */
+const SHARED_TEMP_FOLDERS = ["/tmp", "/var/tmp", "/dev/shm"];
 
 interface Tools {
   setpriv: string;
   useradd: string;
+  /** Sweeps the shared temp folders (removeStrayFiles). */
+  find: string;
   /** The harness is not root: every privileged step goes through this sudo. */
   sudo: SudoTools | null;
 }
@@ -143,7 +155,10 @@ function findTools(searchPath: string): Promise<Tools | { reason: string }> {
         reason: `${setpriv ? "useradd" : "setpriv"} is not on ${sudo ? SYSTEM_FOLDERS : "PATH"} (install util-linux and passwd)`,
       };
     }
-    const found: Tools = { setpriv, useradd, sudo };
+    // Root runs it over folders every user writes: the system's, never one found on PATH.
+    const find = await resolveRealBinary("find", SYSTEM_FOLDERS).catch(() => null);
+    if (!find) return { reason: `find is not on ${SYSTEM_FOLDERS} (install findutils)` };
+    const found: Tools = { setpriv, useradd, find, sudo };
     // The first account made and tried: a read-only /etc or a root without CAP_SETUID (some
     // containers) shows here, once, instead of failing every trial.
     try {
@@ -295,8 +310,9 @@ export async function leaseAgentIdentity(searchPath: string, scratchDir: string)
     try {
       const account = await verifyAccount(name, found);
       const lease = createLease(account, found, claim, scratchDir);
-      // What a harness that died while holding it may have left running.
+      // What a harness that died while holding it may have left running, and its files.
       await lease.killProcesses();
+      await lease.removeStrayFiles(scratchDir);
       return { kind: "account", lease };
     } catch (error) {
       claim.close();
@@ -351,6 +367,27 @@ function createLease(
     async removeFiles(dir) {
       if (!sudo || !path.isAbsolute(dir) || path.dirname(dir) === dir) return;
       await runAsRoot(found, sudo.rm, ["-rf", "--one-file-system", "--", dir]).catch(() => undefined);
+    },
+    async takeBack(dir) {
+      const uid = process.getuid?.() ?? 0;
+      const gid = process.getgid?.() ?? 0;
+      if (!sudo) return chownTree(dir, uid, gid);
+      const result = await runAsRoot(found, sudo.chown, ["-hR", `${uid}:${gid}`, "--", dir]);
+      if (result.exit_code !== 0) {
+        throw new InfraError(
+          `could not take ${dir} back from ${account.name} (chown through sudo, exit ${result.exit_code}: ${result.stderr.trim()})`,
+        );
+      }
+    },
+    async removeStrayFiles(keep) {
+      const folders = SHARED_TEMP_FOLDERS.filter((folder) => isFolderSync(folder));
+      if (folders.length === 0) return;
+      const kept = escapeFindPattern(path.resolve(keep));
+      // -delete works depth first and never follows a link; -xdev keeps to each folder's own file system.
+      const args = [...folders, "-xdev", "-mindepth", "1", "-user", String(account.uid)];
+      args.push("!", "-path", kept, "!", "-path", `${kept}/*`, "-delete");
+      // A file that went meanwhile, or one of another user's in the account's folder, fails find: what it could remove is gone.
+      await runAsRoot(found, found.find, args).catch(() => undefined);
     },
     killProcesses: () => (sudo ? killProcessesThroughSudo(account, found) : killProcessesOf(account.uid)),
     release() {
@@ -437,6 +474,19 @@ async function chownTree(dir: string, uid: number, gid: number): Promise<void> {
     if (entry.isDirectory()) await chownTree(entryPath, uid, gid);
     else await lchown(entryPath, uid, gid);
   }
+}
+
+function isFolderSync(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** `text` matched literally by find's -path (its wildcards escaped). */
+function escapeFindPattern(text: string): string {
+  return text.replace(/[\\*?[\]]/g, (char) => `\\${char}`);
 }
 
 function isExecutableSync(file: string): boolean {

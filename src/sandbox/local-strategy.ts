@@ -7,7 +7,7 @@
  * (agent-account.ts: as root, or through passwordless sudo), every command of the trial (setup, agent, gates) runs as an account
  * of the trial's own: the work dir is handed to it, the trial's temp dir can be passed through but
  * not listed, and what the harness writes (the output folder, the shim's scripts and records) stays
- * out of its reach. Elsewhere commands run as the harness's user, and the run says so.
+ * out of its reach; what the account left in /tmp, /var/tmp and /dev/shm is removed when the trial ends. Elsewhere commands run as the harness's user, and the run says so.
  */
 import { chmod, mkdir, stat } from "node:fs/promises";
 import path from "node:path";
@@ -114,9 +114,16 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
                 return true;
               },
               close: async ({ keepFiles }) => {
-                // Files of the account's that the harness's own user may not remove (sudo route).
-                if (!keepFiles) await lease.removeFiles(layout.base);
-                lease.release();
+                try {
+                  // Kept files become the harness's user's: the account's next trial must not reach them.
+                  if (keepFiles) await lease.takeBack(layout.root);
+                  // Files of the account's that the harness's own user may not remove (sudo route).
+                  else await lease.removeFiles(layout.base);
+                  // What the trial left in /tmp, /var/tmp and /dev/shm goes with it.
+                  await lease.removeStrayFiles(layout.base);
+                } finally {
+                  lease.release();
+                }
               },
             }
           : {}),

@@ -1,4 +1,4 @@
-import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
@@ -155,4 +155,68 @@ describe("provideAgentCli: every CLI the action installs", () => {
       );
     });
   }
+});
+
+describe("provideAgentCli: never the pull request's program", () => {
+  it("ignores a node_modules/@openai/codex the workspace commits (and its .bin link on PATH), and installs the pinned one", async () => {
+    const workspace = path.join(dir, "workspace");
+    const committed = path.join(workspace, "node_modules", "@openai");
+    await mkdir(path.join(committed, "codex", "bin"), { recursive: true });
+    await writeFile(
+      path.join(committed, "codex", "package.json"),
+      '{"name":"@openai/codex","version":"9.9.9"}',
+    );
+    // The PR's "native binary", where the launcher's platform package keeps it, and a .bin link.
+    const triple = process.arch === "arm64" ? "aarch64" : "x86_64";
+    const fake = await writeExecutable(
+      path.join(
+        committed,
+        `codex-linux-${process.arch}`,
+        "vendor",
+        `${triple}-unknown-linux-musl`,
+        "bin",
+        "codex",
+      ),
+    );
+    await writeExecutable(path.join(committed, "codex", "bin", "codex.js"));
+    await mkdir(path.join(workspace, "node_modules", ".bin"));
+    await symlink("../@openai/codex/bin/codex.js", path.join(workspace, "node_modules", ".bin", "codex"));
+    await writeFile(path.join(workspace, ".npmrc"), "registry=https://evil.example/\n");
+    const cli = AGENT_CLIS.codex;
+    const npm: RunProgram = async ({ file, args, env }) => {
+      calls.push({ file, args, env });
+      await writeExecutable(path.join(installDir, "bin", cli.command));
+      return { exitCode: 0, stdout: "added 1 package", stderr: "" };
+    };
+    for (const where of [
+      { env: { PATH: "/nowhere", HOME: dir }, searchFrom: [workspace] },
+      { env: { PATH: path.join(workspace, "node_modules", ".bin"), HOME: dir }, searchFrom: [] },
+    ]) {
+      calls = [];
+      log = [];
+      const found = await provideAgentCli(cli, {
+        ...where,
+        installDir,
+        runProgram: npm,
+        log: (m) => log.push(m),
+        workspace,
+      });
+      expect(found).toBe(path.join(installDir, "bin", cli.command));
+      expect(found).not.toBe(fake);
+      expect(calls.map((c) => c.args)).toEqual([
+        [
+          "install",
+          "--global",
+          "--prefix",
+          installDir,
+          "--no-audit",
+          "--no-fund",
+          `${cli.packageName}@${cli.version}`,
+        ],
+      ]);
+      // npm gets nothing of the workspace's settings (it runs in "/": createProgramRunner).
+      expect(JSON.stringify(calls)).not.toContain("evil.example");
+      expect(log[0]).toMatch(/^Codex: ignoring .*: it is in the workspace, which the pull request controls/);
+    }
+  });
 });

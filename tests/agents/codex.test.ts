@@ -31,6 +31,7 @@ import type { EventInput, TrialEvent } from "../../src/transcript/events.js";
 import { runMain } from "../cli/run-main.js";
 import { startLoopbackServer } from "../support/loopback-server.js";
 import { findBwrapProblem, findLiveProcesses } from "../support/processes.js";
+import { reachableProgramEnv } from "../support/reachable-copy.js";
 import {
   answerText,
   type ResponsesResponder,
@@ -386,7 +387,15 @@ describe("codex in a model matrix, through the CLI", () => {
         out,
         "-q",
       ],
-      { env: { OPENAI_API_KEY: CANARY_KEY, OPENAI_BASE_URL: server.url, ...trapEnv() } },
+      {
+        env: {
+          OPENAI_API_KEY: CANARY_KEY,
+          OPENAI_BASE_URL: server.url,
+          ...trapEnv(),
+          // The agent's account runs it: a copy where it cannot reach this checkout.
+          ...reachableProgramEnv(CODEX_BIN_ENV, resolveCodexBinary({ PATH: "/nonexistent" })),
+        },
+      },
     );
     expect(result.stderr).not.toMatch(/error/i);
     expect(result.code).toBe(0);

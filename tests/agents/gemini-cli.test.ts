@@ -36,6 +36,7 @@ import {
 } from "../support/gemini-server.js";
 import { startLoopbackServer } from "../support/loopback-server.js";
 import { findBwrapProblem, findLiveProcesses } from "../support/processes.js";
+import { reachableProgramEnv } from "../support/reachable-copy.js";
 import { makeScenario } from "../support/scenario-factory.js";
 import { eventsOf, runSingleTrial } from "../support/single-trial.js";
 import { makeTempDir } from "../support/temp-dirs.js";
@@ -123,8 +124,14 @@ async function runGeminiTrial(
   const agent = createAgent("gemini-cli", {
     geminiApiKey: CANARY_KEY,
     geminiBaseURL: server.url,
-    // No gemini on this PATH: the devDependency's program is found.
-    env: { PATH: "/usr/bin:/bin" },
+    // No gemini on this PATH: the devDependency's program is found (a copy where the agent's
+    // account cannot reach this checkout).
+    env: {
+      PATH: "/usr/bin:/bin",
+      ...((options.sandbox ?? "local") === "local"
+        ? reachableProgramEnv(GEMINI_BIN_ENV, resolveGeminiBinary({ PATH: "/nonexistent" }))
+        : {}),
+    },
     geminiCli: {
       ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
       ...(options.maxApiRequests !== undefined ? { maxApiRequests: options.maxApiRequests } : {}),
@@ -370,6 +377,31 @@ describe("gemini-cli agent with the real gemini program", () => {
     expect(eventsOf(trial.events, "agent_output").map((e) => e.text)).toContainEqual(
       expect.stringContaining("the work dir has .gemini/settings.json"),
     );
+    expect(trap.hits).toEqual([]);
+  }, 120_000);
+
+  it("removes a .gemini/settings.json and .mcp.json the scenario does not declare (made by its setup): the run's turn limit holds", async () => {
+    const workspaceSettings = { model: { maxSessionTurns: 100 } };
+    const trial = await runGeminiTrial(
+      jqScenario({
+        setup: [
+          `mkdir -p .gemini && printf '%s' '${JSON.stringify(workspaceSettings)}' > .gemini/settings.json`,
+          `printf '%s' '{"mcpServers":{}}' > .mcp.json`,
+        ],
+        evaluation: { gates: [] },
+      }),
+      geminiScript([geminiShellCall("echo one"), geminiShellCall("echo two"), geminiText("done")]),
+      { maxTurns: 2 },
+    );
+    // The run's turn limit (2), not the undeclared settings' (100).
+    expect(eventsOf(trial.events, "trial_end")[0]).toMatchObject({ reason: "turn_limit" });
+    const notes = eventsOf(trial.events, "agent_output").map((e) => e.text);
+    expect(notes).toContainEqual(
+      expect.stringContaining(
+        "removed the work dir's agent configuration that the scenario does not declare (.gemini, .mcp.json)",
+      ),
+    );
+    expect(notes.join("\n")).not.toContain("the work dir has .gemini/settings.json");
     expect(trap.hits).toEqual([]);
   }, 120_000);
 

@@ -18,6 +18,7 @@ import {
   scriptByTurn,
   startModelServer,
 } from "../support/model-server.js";
+import { reachableProgram } from "../support/reachable-copy.js";
 import { ROOT, runCli } from "../support/run-cli.js";
 import { makeTempDir } from "../support/temp-dirs.js";
 
@@ -32,7 +33,9 @@ describe("external agent CLIs through the real CLI", () => {
     "--agent command runs any agent CLI from a template (%s); the shim still records the tool",
     async (sandbox) => {
       const out = makeTempDir("ltt-command-");
-      const agent = path.join(ROOT, "tests/fixtures/e2e/agents/fake-agent.sh");
+      const fakeAgent = path.join(ROOT, "tests/fixtures/e2e/agents/fake-agent.sh");
+      // Local mode runs it as the agent's account: a copy where that cannot reach this checkout.
+      const agent = sandbox === "local" ? reachableProgram(fakeAgent) : fakeAgent;
       const result = await runCli([
         "run",
         SCENARIO,

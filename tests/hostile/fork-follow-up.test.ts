@@ -235,7 +235,8 @@ describe("post-fork-comment posts the fork's result as data", () => {
     expect(recorded.outputs["comment-url"]).toContain("/pull/3#issuecomment-");
     // The same comment the fork's run would have posted, from this action's own rendering.
     expect(body.split("\n")[0]).toBe(MARKER);
-    expect(body.split("\n")[1]).toBe(forkComment.split("\n")[1]);
+    // Its headline, marked as the fork's unverified claim.
+    expect(body.split("\n")[1]).toBe(forkComment.split("\n")[1]?.replace(/^## /, "## Unverified: "));
     expect(body).not.toContain("FORK-COMMENT-CANARY");
     // One marker (its own, first), no live mention, tag, image or link from the fork's text.
     expect(body.split("<!--")).toHaveLength(2);
@@ -278,6 +279,65 @@ describe("post-fork-comment posts the fork's result as data", () => {
     expect(recorded.failed[0]).toMatch(message);
     expect(fake.comments).toEqual([]);
   });
+
+  it("posts a report edited to all-pass only as the fork's unverified claim, headline and figures", async () => {
+    const fork = await recordForkRun();
+    const edited = withEveryTrialPassing(JSON.parse(await readFile(path.join(fork, "report.json"), "utf8")));
+    await writeFile(path.join(fork, "report.json"), JSON.stringify(edited));
+    const result = await followUp();
+    expect(result.status, recorded.failed.join("\n")).toBe("passed");
+    const body = fake.comments[0]?.body as string;
+    const lines = body.split("\n");
+    // The first thing after the marker says whose figures these are, before any of them.
+    expect(lines[1]).toMatch(/^## Unverified: /);
+    expect(lines.slice(2, 5).join("\n")).toBe(
+      "\n> [!CAUTION]\n> **Unverified.** Every figure below is the report of a run in the fork `outsider/octo-tool`, " +
+        "which the fork's workflow made and could have edited; this repository checked its shape, not its numbers. " +
+        "Run the scenarios on this repository's runner (after reviewing the pull request) for figures it can vouch for.",
+    );
+    expect(body).toContain(`${edited.summary.passed}/${edited.summary.passed} trials passed`);
+    expect(body.indexOf("trials passed")).toBeGreaterThan(body.indexOf("**Unverified.**"));
+    expect(recorded.log.join("\n")).toContain("as the fork's run claims them (unverified)");
+  });
+
+  it.each([
+    [
+      "an agent that needs an API key",
+      (r: Report) => {
+        r.run.agent = "claude-code";
+      },
+      "claims a model run (it ran the claude-code agent, which needs an API key)",
+    ],
+    [
+      "tokens and a cost the replay did not record",
+      (r: Report) => {
+        const trial = (r.scenarios[0] as Report["scenarios"][0])
+          .trials[0] as Report["scenarios"][0]["trials"][0];
+        delete trial.execution.recorded;
+        trial.execution.input_tokens = 1200;
+        trial.execution.output_tokens = 300;
+        trial.execution.cost_usd = 0.02;
+      },
+      "claims a model run (trial 1 of ",
+    ],
+  ])(
+    "refuses a report claiming a model run (%s): a fork's run has no secrets; nothing posted",
+    async (_name, edit, message) => {
+      const fork = await recordForkRun();
+      await poisonReport(fork, (report) => {
+        Object.assign(report, withEveryTrialPassing(report));
+        edit(report);
+      });
+      const result = await followUp();
+      expect(result.status).toBe("config_error");
+      expect(recorded.failed).toHaveLength(1);
+      expect(recorded.failed[0]).toContain(`the report artifact of run 700 ${message}`);
+      expect(recorded.failed[0]).toContain(
+        "a fork's pull_request run cannot make: it has none of this repository's secrets",
+      );
+      expect(fake.comments).toEqual([]);
+    },
+  );
 
   it("a report.json that is a link out of the artifact fails clearly and posts nothing", async () => {
     const fork = await recordForkRun();

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
 import { findLeaks, readOutputTree } from "../support/leaks.js";
 import { findLiveProcesses } from "../support/processes.js";
+import { reachableCheckout } from "../support/reachable-copy.js";
 import { CLI, ROOT, runCommand } from "../support/run-cli.js";
 import { makeTempDir } from "../support/temp-dirs.js";
 
@@ -99,6 +100,8 @@ describe.skipIf(!canRun)("the local sandbox under a harness with passwordless su
     }
     out = path.join(home, "out");
     writeFileSync(path.join(root, "suite", "sudo-harness.yaml"), scenarioYaml(out));
+    // The harness user runs the CLI: from a copy where a private checkout is closed to it.
+    const checkout = reachableCheckout(["package.json", "bin", "lib", "node_modules"]);
     result = await runCommand(
       "/usr/bin/setpriv",
       [
@@ -107,7 +110,7 @@ describe.skipIf(!canRun)("the local sandbox under a harness with passwordless su
         "--init-groups",
         "--",
         process.execPath,
-        CLI,
+        path.join(checkout, path.relative(ROOT, CLI)),
         "run",
         path.join(root, "suite"),
         "--agent",
@@ -120,7 +123,7 @@ describe.skipIf(!canRun)("the local sandbox under a harness with passwordless su
         out,
       ],
       {
-        cwd: ROOT,
+        cwd: checkout,
         env: { PATH: process.env.PATH, HOME: home, TMPDIR: home, LANG: "C.UTF-8", ...CANARIES },
       },
     );

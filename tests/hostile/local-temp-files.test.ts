@@ -1,0 +1,105 @@
+/**
+ * Local mode with agent accounts (issue #35, item 4): an agent leaves files in the folders every
+ * user may write (/tmp, /var/tmp, /dev/shm), readable by all, a folder among them. The next trial
+ * (the account's next lease, or another account) must not find them, and none may stay on the host
+ * after the run. Only where the agent runs as an account of its own (as root, or with passwordless
+ * sudo): as the harness's own user, local mode promises no such thing (the README says so).
+ */
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Report } from "../../src/results/types.js";
+import { findSameUserReason } from "../../src/sandbox/agent-account.js";
+import { runMain } from "../cli/run-main.js";
+import { makeTempDir } from "../support/temp-dirs.js";
+
+const ownAccounts = (await findSameUserReason(process.env.PATH ?? "")) === null;
+/** In the names of the agent's files: they are found by it. */
+const TAG = `ltt-trial-leftover-${process.pid}-${Math.floor(Math.random() * 1e9)}`;
+const folders = ["/tmp", "/var/tmp", "/dev/shm"].filter((folder) => existsSync(folder));
+
+/** Each trial reads what an earlier one left, then leaves its own: a file, and a folder with one. */
+function scenarioYaml(): string {
+  const probe = `for d in ${folders.join(" ")}; do
+  for f in "$d"/${TAG}-*; do
+    [ -e "$f" ] && echo "FOUND $f: $(cat "$f"/* "$f" 2>/dev/null)"
+  done
+  echo "secret of trial $$" > "$d/${TAG}-file-$$" && chmod 644 "$d/${TAG}-file-$$"
+  mkdir "$d/${TAG}-dir-$$" && chmod 755 "$d/${TAG}-dir-$$" && echo "secret of trial $$" > "$d/${TAG}-dir-$$/inner"
+  ls -d "$d"/${TAG}-file-$$ "$d"/${TAG}-dir-$$ >/dev/null && echo "LEFT $d"
+done
+`;
+  return `name: temp_leftovers
+description: An agent that reads what the trial before it left in the shared temp folders, and leaves its own
+task: Write done into result.txt.
+files:
+  probe.sh: ${JSON.stringify(probe)}
+solution:
+  - bash probe.sh
+  - echo done > result.txt
+evaluation:
+  gates:
+    - type: file_contains
+      path: result.txt
+      substring: done
+`;
+}
+
+function leftovers(): string[] {
+  return folders.flatMap((folder) =>
+    readdirSync(folder)
+      .filter((name) => name.startsWith(TAG))
+      .map((name) => path.join(folder, name)),
+  );
+}
+
+describe.skipIf(!ownAccounts)("a local-mode trial's files in /tmp, /var/tmp and /dev/shm", () => {
+  let events: string[];
+  let report: Report;
+
+  beforeAll(async () => {
+    const root = makeTempDir("ltt-temp-leftovers-");
+    writeFileSync(path.join(root, "temp-leftovers.yaml"), scenarioYaml());
+    const out = path.join(root, "out");
+    const result = await runMain(
+      [
+        "run",
+        path.join(root, "temp-leftovers.yaml"),
+        "--agent",
+        "oracle",
+        "--sandbox",
+        "local",
+        "--trials",
+        "2",
+        "--concurrency",
+        "1",
+        "--out",
+        out,
+      ],
+      { cwd: root },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    report = JSON.parse(readFileSync(path.join(out, "report.json"), "utf8")) as Report;
+    events = (report.scenarios[0]?.trials ?? []).map((trial) =>
+      trial.events_path ? readFileSync(path.join(out, trial.events_path), "utf8") : "",
+    );
+  }, 120_000);
+
+  afterAll(() => {
+    // What a failing run left must not outlive the test.
+    for (const file of leftovers()) rmSync(file, { recursive: true, force: true });
+  });
+
+  it("let each trial write there (the attack ran)", () => {
+    expect(events).toHaveLength(2);
+    for (const text of events) for (const folder of folders) expect(text).toContain(`LEFT ${folder}`);
+  });
+
+  it("gave no trial what the trial before it left", () => {
+    for (const text of events) expect(text).not.toContain("FOUND");
+  });
+
+  it("left none of the trials' files on the host", () => {
+    expect(leftovers()).toEqual([]);
+  });
+});
