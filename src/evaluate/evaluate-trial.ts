@@ -56,6 +56,7 @@ export async function evaluateTrial(input: EvaluateTrialInput): Promise<TrialEva
         sandbox: input.sandbox,
         events,
         invocations,
+        invocationSource: source,
         scriptEnv: input.scriptEnv,
         gateTimeoutMs: input.gateTimeoutMs,
         ...(input.signal ? { signal: input.signal } : {}),

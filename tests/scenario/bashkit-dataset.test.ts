@@ -267,6 +267,7 @@ describe("malformed datasets", () => {
       },
       events: [],
       invocations: [],
+      invocationSource: "none",
       scriptEnv: {},
       gateTimeoutMs: 1000,
     });
