@@ -354,6 +354,7 @@ it("analysis: layer 1 and gates over 100,000 events", async () => {
       events,
       invocations,
       invocationSource: source,
+      recordedCalls: invocations,
       scriptEnv: {},
       gateTimeoutMs: 1000,
     },

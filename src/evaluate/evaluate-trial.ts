@@ -43,7 +43,10 @@ export async function evaluateTrial(input: EvaluateTrialInput): Promise<TrialEva
   const endReason: EndReason | null = end?.reason ?? null;
   const completed = isCompleted(endReason);
 
-  const { source, invocations, disagreements, patternMisses } = extractInvocations(events, scenario.target);
+  const { source, invocations, disagreements, patternMisses, recordedCalls } = extractInvocations(
+    events,
+    scenario.target,
+  );
   const interaction = computeInteraction(invocations, completed);
   const bySubcommand = computeBySubcommand(invocations, completed);
   const possibleGlobalOptions = findPossibleGlobalOptions(invocations, scenario.target);
@@ -57,6 +60,7 @@ export async function evaluateTrial(input: EvaluateTrialInput): Promise<TrialEva
         events,
         invocations,
         invocationSource: source,
+        recordedCalls: recordedCalls ?? invocations,
         scriptEnv: input.scriptEnv,
         gateTimeoutMs: input.gateTimeoutMs,
         ...(input.signal ? { signal: input.signal } : {}),

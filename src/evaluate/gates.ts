@@ -72,6 +72,11 @@ export interface GateContext {
   invocations: readonly Invocation[];
   /** Where they came from: the behaviour gates judge only the shim's record. */
   invocationSource: InvocationSource;
+  /**
+   * What the behaviour gates judge: the invocations and the shim's records layer 1 does not count
+   * (ExtractedInvocations.recordedCalls).
+   */
+  recordedCalls: readonly Invocation[];
   /** Extra env of `script` gates; see SCRIPT_ENV_NAMES. */
   scriptEnv: Record<string, string>;
   /** Timeout of each gate command; a gate of any kind is given up this long plus GATE_GRACE_MS after it started. */
@@ -626,9 +631,9 @@ function describeUnjudgeableRecord(context: GateContext): string | null {
   if (context.invocationSource !== "shim") {
     return `cannot judge: this gate reads the shim's record of the target's calls, and this trial has none (invocations from ${context.invocationSource}); name the tool in \`target.binary\``;
   }
-  const around = context.invocations.filter((invocation) => invocation.around_shim === true);
+  const around = context.recordedCalls.filter((invocation) => invocation.around_shim === true);
   if (around.length === 0) return null;
-  return `cannot judge: ${around.length} of ${context.invocations.length} target invocations ran around the shim (e.g. ${quoteHead(around[0]?.command ?? "", CALL_CHARS)}): what they ran cannot all be seen`;
+  return `cannot judge: ${around.length} of ${context.recordedCalls.length} target invocations ran around the shim (e.g. ${quoteHead(around[0]?.command ?? "", CALL_CHARS)}): what they ran cannot all be seen`;
 }
 
 /** "a; b; c; and 2 more" */
@@ -642,7 +647,7 @@ function evaluateForbiddenCommands(gate: GateOf<"forbidden_commands">, context: 
   const options = new Set(gate.options ?? []);
   const patterns = (gate.patterns ?? []).map((source) => compilePattern(source));
   const offences: string[] = [];
-  for (const invocation of context.invocations) {
+  for (const invocation of context.recordedCalls) {
     const why: string[] = [];
     if (invocation.subcommand !== null && subcommands.has(invocation.subcommand))
       why.push(`subcommand \`${invocation.subcommand}\``);
@@ -652,7 +657,7 @@ function evaluateForbiddenCommands(gate: GateOf<"forbidden_commands">, context: 
       if (pattern.test(invocation.command)) why.push(`pattern /${pattern.source}/`);
     if (why.length > 0) offences.push(`${quoteHead(invocation.command, CALL_CHARS)} (${why.join(", ")})`);
   }
-  const total = context.invocations.length;
+  const total = context.recordedCalls.length;
   if (offences.length > 0) {
     return {
       passed: false,
@@ -668,7 +673,7 @@ function evaluateForbiddenCommands(gate: GateOf<"forbidden_commands">, context: 
 }
 
 function evaluateMaxInvocations(gate: GateOf<"max_invocations">, context: GateContext): GateOutcome {
-  const { invocations } = context;
+  const invocations = context.recordedCalls;
   const callsOf = (subcommand: string) =>
     invocations.filter((invocation) => invocation.subcommand === subcommand);
   const over: string[] = [];
@@ -698,7 +703,7 @@ function evaluateMaxInvocations(gate: GateOf<"max_invocations">, context: GateCo
 function evaluateNoLoops(repeats: number, context: GateContext): GateOutcome {
   // The same call is the same argv (a call typed around the shim has only its text).
   const failures = new Map<string, Invocation[]>();
-  for (const invocation of context.invocations) {
+  for (const invocation of context.recordedCalls) {
     if (!isFailedExit(invocation.exit_code)) continue;
     const key = invocation.argv ? JSON.stringify(invocation.argv) : `typed:${invocation.command}`;
     failures.set(key, [...(failures.get(key) ?? []), invocation]);
@@ -724,7 +729,7 @@ function evaluateNoLoops(repeats: number, context: GateContext): GateOutcome {
     passed: true,
     message:
       failed === 0
-        ? `none of ${context.invocations.length} target invocations failed`
+        ? `none of ${context.recordedCalls.length} target invocations failed`
         : `no failing call ran ${repeats} times (${failed} failed calls; the most repeated failed ${most} time${most === 1 ? "" : "s"})`,
   };
 }

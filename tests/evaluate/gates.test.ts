@@ -39,6 +39,7 @@ function context(overrides: Partial<GateContext> = {}): GateContext {
     scriptEnv: {},
     gateTimeoutMs: 10_000,
     ...overrides,
+    recordedCalls: overrides.recordedCalls ?? overrides.invocations ?? [],
   };
 }
 
@@ -323,6 +324,19 @@ describe("behaviour gates", () => {
       expect(result.message).toBe(
         '5 of 5 target invocations used what is forbidden: "mlr delete 1" (subcommand `delete`); "mlr delete 2" (subcommand `delete`); "mlr delete 3" (subcommand `delete`); and 2 more',
       );
+    });
+
+    it("judges every recorded call, also those layer 1 does not count (run from a script)", async () => {
+      const fromScript = call(["mlr", "--force", "cat", "x.csv"]);
+      const result = await runOne(gate, {
+        invocations: [call(["mlr", "cat", "x.csv"])],
+        recordedCalls: [call(["mlr", "cat", "x.csv"]), fromScript],
+      });
+      expect(result).toMatchObject({
+        passed: false,
+        message:
+          '1 of 2 target invocations used what is forbidden: "mlr --force cat x.csv" (option `--force`)',
+      });
     });
 
     it("fails closed without the shim's record, and when a call ran around the shim", async () => {

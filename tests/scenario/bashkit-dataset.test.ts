@@ -268,6 +268,7 @@ describe("malformed datasets", () => {
       events: [],
       invocations: [],
       invocationSource: "none",
+      recordedCalls: [],
       scriptEnv: {},
       gateTimeoutMs: 1000,
     });
