@@ -618,8 +618,9 @@ function evaluateNoTranscriptErrors(invocations: readonly Invocation[]): GateOut
 export const DEFAULT_LOOP_REPEATS = 3;
 /** How many offending calls (or subcommands, or repeated calls) a behaviour gate's message lists. */
 const LISTED_OFFENDERS = 3;
-/** How much of one call's command line a behaviour gate's message quotes. */
+/** How much of one call's command line a behaviour gate's message quotes, and of a subcommand's name. */
 const CALL_CHARS = 120;
+const NAME_CHARS = 80;
 
 /**
  * Why the shim's record cannot settle a behaviour gate, or null when it can: the trial has no shim
@@ -650,7 +651,7 @@ function evaluateForbiddenCommands(gate: GateOf<"forbidden_commands">, context: 
   for (const invocation of context.recordedCalls) {
     const why: string[] = [];
     if (invocation.subcommand !== null && subcommands.has(invocation.subcommand))
-      why.push(`subcommand \`${invocation.subcommand}\``);
+      why.push(`subcommand ${quoteHead(invocation.subcommand, NAME_CHARS)}`);
     for (const option of new Set(invocation.options))
       if (options.has(option)) why.push(`option \`${option}\``);
     for (const pattern of patterns)
@@ -684,7 +685,7 @@ function evaluateMaxInvocations(gate: GateOf<"max_invocations">, context: GateCo
     const calls = callsOf(subcommand);
     if (calls.length > limit) {
       over.push(
-        `\`${subcommand}\` called ${calls.length} times (at most ${limit}), first ${quoteHead(calls[0]?.command ?? "", CALL_CHARS)}`,
+        `${quoteHead(subcommand, NAME_CHARS)} called ${calls.length} times (at most ${limit}), first ${quoteHead(calls[0]?.command ?? "", CALL_CHARS)}`,
       );
     }
   }
@@ -694,7 +695,8 @@ function evaluateMaxInvocations(gate: GateOf<"max_invocations">, context: GateCo
   const counts = [
     ...(gate.total !== undefined ? [`${invocations.length} in all (at most ${gate.total})`] : []),
     ...Object.entries(gate.subcommands ?? {}).map(
-      ([subcommand, limit]) => `\`${subcommand}\` ${callsOf(subcommand).length} (at most ${limit})`,
+      ([subcommand, limit]) =>
+        `${quoteHead(subcommand, NAME_CHARS)} ${callsOf(subcommand).length} (at most ${limit})`,
     ),
   ];
   return { passed: true, message: `within the limits: ${counts.join("; ")}` };

@@ -303,7 +303,7 @@ describe("behaviour gates", () => {
       expect(result).toMatchObject({
         passed: false,
         message:
-          '3 of 4 target invocations used what is forbidden: "mlr delete 1" (subcommand `delete`); "mlr --force=yes cat x.csv" (option `--force`); "mlr --icsv --ojson cat x.csv" (pattern /^mlr .* --ojson/)',
+          '3 of 4 target invocations used what is forbidden: "mlr delete 1" (subcommand "delete"); "mlr --force=yes cat x.csv" (option `--force`); "mlr --icsv --ojson cat x.csv" (pattern /^mlr .* --ojson/)',
       });
     });
 
@@ -322,7 +322,7 @@ describe("behaviour gates", () => {
         { invocations: calls },
       );
       expect(result.message).toBe(
-        '5 of 5 target invocations used what is forbidden: "mlr delete 1" (subcommand `delete`); "mlr delete 2" (subcommand `delete`); "mlr delete 3" (subcommand `delete`); and 2 more',
+        '5 of 5 target invocations used what is forbidden: "mlr delete 1" (subcommand "delete"); "mlr delete 2" (subcommand "delete"); "mlr delete 3" (subcommand "delete"); and 2 more',
       );
     });
 
@@ -381,7 +381,7 @@ describe("behaviour gates", () => {
       );
       expect(result).toMatchObject({
         passed: true,
-        message: "within the limits: 3 in all (at most 3); `sort` 2 (at most 2); `head` 0 (at most 0)",
+        message: 'within the limits: 3 in all (at most 3); "sort" 2 (at most 2); "head" 0 (at most 0)',
       });
     });
 
@@ -397,7 +397,7 @@ describe("behaviour gates", () => {
       );
       expect(result).toMatchObject({
         passed: false,
-        message: '`sort` called 2 times (at most 1), first "mlr sort -f a x.csv"',
+        message: '"sort" called 2 times (at most 1), first "mlr sort -f a x.csv"',
       });
     });
 

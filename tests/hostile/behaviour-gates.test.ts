@@ -169,7 +169,7 @@ describe("max_invocations and no_loops count what ran, not what was typed", () =
     expect(typed.length).toBeLessThanOrEqual(2);
     expect(report.gates[0]).toMatchObject({ gate_type: "max_invocations", passed: false });
     expect(report.gates[0]?.message).toBe(
-      '7 target invocations in all (at most 5); `sort` called 4 times (at most 3), first "fake-tool sort 1"',
+      '7 target invocations in all (at most 5); "sort" called 4 times (at most 3), first "fake-tool sort 1"',
     );
   }, 120_000);
 
