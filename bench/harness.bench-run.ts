@@ -333,7 +333,7 @@ it("analysis: layer 1 and gates over 100,000 events", async () => {
   const started = performance.now();
   const events = await readEvents(file);
   const target = { binary: "tool", env: {} };
-  const { invocations } = extractInvocations(events, target);
+  const { source, invocations } = extractInvocations(events, target);
   const interaction = computeInteraction(invocations, true);
   computeExecution(events, { prices: {}, model: "claude-haiku-4-5" });
   const gates = await evaluateGates(
@@ -353,6 +353,8 @@ it("analysis: layer 1 and gates over 100,000 events", async () => {
       },
       events,
       invocations,
+      invocationSource: source,
+      recordedCalls: invocations,
       scriptEnv: {},
       gateTimeoutMs: 1000,
     },

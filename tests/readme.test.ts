@@ -2,7 +2,13 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { findOptionCapture } from "../src/evaluate/invocations.js";
+import { evaluateGates } from "../src/evaluate/gates.js";
+import {
+  findOptionCapture,
+  type Invocation,
+  quoteShellWord,
+  readTargetCall,
+} from "../src/evaluate/invocations.js";
 import { applyJsonPathAssertion, parseJsonPathAssertion, queryJsonPath } from "../src/evaluate/json-path.js";
 import { loadScenarios } from "../src/scenario/load.js";
 import { ROOT, runCli } from "./support/run-cli.js";
@@ -129,6 +135,52 @@ describe("the README's examples work", () => {
     expect(quickStart[0]).toBe("npm install --save-dev llm-tool-test");
     expect(quickStart.length).toBeLessThanOrEqual(5);
     for (const line of quickStart.slice(1)) expect(line).toMatch(/^npx llm-tool-test (init|validate|run)\b/);
+  });
+
+  it("its behaviour gates example loads and means what it says about recorded calls", async () => {
+    const example = codeBlocks("yaml").find((block) => block.includes("type: forbidden_commands")) as string;
+    const dir = makeTempDir("ltt-readme-behaviour-");
+    await writeFile(path.join(dir, "scenario.yaml"), `task: t\n${example}`);
+    const [scenario] = await loadScenarios([path.join(dir, "scenario.yaml")]);
+    const gates = scenario?.evaluation.gates ?? [];
+    expect(gates.map((gate) => gate.type)).toEqual(["forbidden_commands", "max_invocations", "no_loops"]);
+    const call = (line: string, exit = 0): Invocation => {
+      const argv = line.split(" ");
+      return {
+        command: argv.map(quoteShellWord).join(" "),
+        argv,
+        ...readTargetCall(argv, { binary: "mlr", env: {} }),
+        exit_code: exit,
+        duration_ms: 1,
+      };
+    };
+    const verdicts = async (calls: Invocation[]) =>
+      (
+        await evaluateGates(gates, {
+          sandbox: {
+            runGateCommand: () => Promise.reject(new Error("not used")),
+            gateFiles: { root: dir, workDir: dir, absoluteLinks: "host" },
+          },
+          events: [],
+          invocations: calls,
+          invocationSource: "shim",
+          recordedCalls: calls,
+          scriptEnv: {},
+          gateTimeoutMs: 1000,
+        })
+      ).map((result) => result.passed);
+    expect(await verdicts([call("mlr --icsv --ocsv sort -f a x.csv")])).toEqual([true, true, true]);
+    expect(await verdicts([call("mlr --icsv --ojson cat x.csv")])).toEqual([false, true, true]);
+    expect(await verdicts(Array.from({ length: 4 }, () => call("mlr sort -f a x.csv")))).toEqual([
+      true,
+      false,
+      true,
+    ]);
+    expect(await verdicts(Array.from({ length: 3 }, () => call("mlr cat missing.csv", 1)))).toEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 
   it("its JSONPath example means what it says: a filter yields a list, a plain path one value", () => {

@@ -43,7 +43,10 @@ export async function evaluateTrial(input: EvaluateTrialInput): Promise<TrialEva
   const endReason: EndReason | null = end?.reason ?? null;
   const completed = isCompleted(endReason);
 
-  const { source, invocations, disagreements, patternMisses } = extractInvocations(events, scenario.target);
+  const { source, invocations, disagreements, patternMisses, recordedCalls } = extractInvocations(
+    events,
+    scenario.target,
+  );
   const interaction = computeInteraction(invocations, completed);
   const bySubcommand = computeBySubcommand(invocations, completed);
   const possibleGlobalOptions = findPossibleGlobalOptions(invocations, scenario.target);
@@ -56,6 +59,8 @@ export async function evaluateTrial(input: EvaluateTrialInput): Promise<TrialEva
         sandbox: input.sandbox,
         events,
         invocations,
+        invocationSource: source,
+        recordedCalls: recordedCalls ?? invocations,
         scriptEnv: input.scriptEnv,
         gateTimeoutMs: input.gateTimeoutMs,
         ...(input.signal ? { signal: input.signal } : {}),

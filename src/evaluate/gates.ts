@@ -8,6 +8,11 @@
  * code and the head of its output; what a file gate found; the JSON parse error or the values a
  * JSONPath selected; each is cut at MAX_GATE_MESSAGE_CHARS.
  *
+ * Behaviour gates (`forbidden_commands`, `max_invocations`, `no_loops`) judge the shim's record of
+ * the target's calls, what really ran, not what the agent typed: a forbidden option behind `env`,
+ * `xargs`, `sh -c`, `eval`, a variable or a script is still seen. Without that record, or when a
+ * call ran around the shim, they fail closed; their messages quote the offending calls.
+ *
  * bashkit-eval checks behave as in bashkit-eval: `exit_code:N` looks at the agent's last tool call
  * (none: fails), `stdout_*` at any tool call's stdout, `stderr_empty` at every call (none: passes),
  * `file_exists` accepts a file or a directory, `llm_judge` is a stub that passes (use
@@ -15,7 +20,7 @@
  */
 import { describeError } from "../errors.js";
 import { describeExcessNesting, findExcessNesting } from "../json-nesting.js";
-import type { GateResult } from "../results/types.js";
+import type { GateResult, InvocationSource } from "../results/types.js";
 import type { ExecResult, TrialSandbox } from "../sandbox/types.js";
 import type { GateSpec, GateType } from "../scenario/types.js";
 import type { EventOf, TrialEvent } from "../transcript/events.js";
@@ -63,8 +68,15 @@ export function buildScriptEnv(input: {
 export interface GateContext {
   sandbox: Pick<TrialSandbox, "runGateCommand" | "gateFiles">;
   events: readonly TrialEvent[];
-  /** Layer 1 invocations (for `no_transcript_errors`). */
+  /** Layer 1 invocations (for `no_transcript_errors` and the behaviour gates). */
   invocations: readonly Invocation[];
+  /** Where they came from: the behaviour gates judge only the shim's record. */
+  invocationSource: InvocationSource;
+  /**
+   * What the behaviour gates judge: the invocations and the shim's records layer 1 does not count
+   * (ExtractedInvocations.recordedCalls).
+   */
+  recordedCalls: readonly Invocation[];
   /** Extra env of `script` gates; see SCRIPT_ENV_NAMES. */
   scriptEnv: Record<string, string>;
   /** Timeout of each gate command; a gate of any kind is given up this long plus GATE_GRACE_MS after it started. */
@@ -228,11 +240,25 @@ export type GateParamKind =
   | "jsonpath"
   | "assertion"
   | "exit_code"
-  | "count";
+  | "count"
+  | "subcommands"
+  | "options"
+  | "regexes"
+  | "count_map"
+  | "repeats";
 
 export interface GateDefinition<T extends GateType> {
-  /** Its parameters, all required, and how the scenario loader validates each. */
+  /** Its parameters, required unless listed in `optional`, and how the scenario loader validates each. */
   params: { readonly [K in GateParamName<T>]-?: GateParamKind };
+  /** Parameters that may be left out. */
+  optional?: readonly GateParamName<T>[];
+  /** Of these (optional) parameters, a scenario must give at least one. */
+  atLeastOne?: readonly GateParamName<T>[];
+  /**
+   * The gate judges the shim's record of the target's calls (what ran, not what the agent typed),
+   * so a scenario using it must name `target.binary`; the loader says so.
+   */
+  needsShim?: true;
   evaluate(
     gate: GateOf<T>,
     context: GateContext,
@@ -351,6 +377,27 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
   script: {
     params: { command: "command" },
     evaluate: (gate, context) => evaluateScriptGate(gate.command, context),
+  },
+  // behaviour gates, from the shim's record of the target's calls
+  forbidden_commands: {
+    params: { subcommands: "subcommands", options: "options", patterns: "regexes" },
+    optional: ["subcommands", "options", "patterns"],
+    atLeastOne: ["subcommands", "options", "patterns"],
+    needsShim: true,
+    evaluate: (gate, context) => evaluateForbiddenCommands(gate, context),
+  },
+  max_invocations: {
+    params: { total: "count", subcommands: "count_map" },
+    optional: ["total", "subcommands"],
+    atLeastOne: ["total", "subcommands"],
+    needsShim: true,
+    evaluate: (gate, context) => evaluateMaxInvocations(gate, context),
+  },
+  no_loops: {
+    params: { repeats: "repeats" },
+    optional: ["repeats"],
+    needsShim: true,
+    evaluate: (gate, context) => evaluateNoLoops(gate.repeats ?? DEFAULT_LOOP_REPEATS, context),
   },
   // bashkit-eval checks
   exit_code: {
@@ -564,6 +611,128 @@ function evaluateNoTranscriptErrors(invocations: readonly Invocation[]): GateOut
   return {
     passed: false,
     message: `${failed.length} of ${invocations.length} target invocations failed: ${listed}${more}${aroundNote}`,
+  };
+}
+
+/** `no_loops` without `repeats`: the same failing call a third time fails the gate. */
+export const DEFAULT_LOOP_REPEATS = 3;
+/** How many offending calls (or subcommands, or repeated calls) a behaviour gate's message lists. */
+const LISTED_OFFENDERS = 3;
+/** How much of one call's command line a behaviour gate's message quotes, and of a subcommand's name. */
+const CALL_CHARS = 120;
+const NAME_CHARS = 80;
+
+/**
+ * Why the shim's record cannot settle a behaviour gate, or null when it can: the trial has no shim
+ * record (no `target.binary`: only what the agent typed, which `env`, `sh -c` or a script hide),
+ * or some calls ran around the shim (by the tool's real path, in local mode), so what they ran is
+ * only partly known. Either way the gate fails closed.
+ */
+function describeUnjudgeableRecord(context: GateContext): string | null {
+  if (context.invocationSource !== "shim") {
+    return `cannot judge: this gate reads the shim's record of the target's calls, and this trial has none (invocations from ${context.invocationSource}); name the tool in \`target.binary\``;
+  }
+  const around = context.recordedCalls.filter((invocation) => invocation.around_shim === true);
+  if (around.length === 0) return null;
+  return `cannot judge: ${around.length} of ${context.recordedCalls.length} target invocations ran around the shim (e.g. ${quoteHead(around[0]?.command ?? "", CALL_CHARS)}): what they ran cannot all be seen`;
+}
+
+/** "a; b; c; and 2 more" */
+function listSome(items: readonly string[]): string {
+  const listed = items.slice(0, LISTED_OFFENDERS).join("; ");
+  return items.length > LISTED_OFFENDERS ? `${listed}; and ${items.length - LISTED_OFFENDERS} more` : listed;
+}
+
+function evaluateForbiddenCommands(gate: GateOf<"forbidden_commands">, context: GateContext): GateOutcome {
+  const subcommands = new Set(gate.subcommands ?? []);
+  const options = new Set(gate.options ?? []);
+  const patterns = (gate.patterns ?? []).map((source) => compilePattern(source));
+  const offences: string[] = [];
+  for (const invocation of context.recordedCalls) {
+    const why: string[] = [];
+    if (invocation.subcommand !== null && subcommands.has(invocation.subcommand))
+      why.push(`subcommand ${quoteHead(invocation.subcommand, NAME_CHARS)}`);
+    for (const option of new Set(invocation.options))
+      if (options.has(option)) why.push(`option \`${option}\``);
+    for (const pattern of patterns)
+      if (pattern.test(invocation.command)) why.push(`pattern /${pattern.source}/`);
+    if (why.length > 0) offences.push(`${quoteHead(invocation.command, CALL_CHARS)} (${why.join(", ")})`);
+  }
+  const total = context.recordedCalls.length;
+  if (offences.length > 0) {
+    return {
+      passed: false,
+      message: `${offences.length} of ${total} target invocations used what is forbidden: ${listSome(offences)}`,
+    };
+  }
+  const unjudgeable = describeUnjudgeableRecord(context);
+  if (unjudgeable) return { passed: false, message: unjudgeable };
+  return {
+    passed: true,
+    message: `none of ${total} target invocations used a forbidden subcommand, option or pattern`,
+  };
+}
+
+function evaluateMaxInvocations(gate: GateOf<"max_invocations">, context: GateContext): GateOutcome {
+  const invocations = context.recordedCalls;
+  const callsOf = (subcommand: string) =>
+    invocations.filter((invocation) => invocation.subcommand === subcommand);
+  const over: string[] = [];
+  if (gate.total !== undefined && invocations.length > gate.total) {
+    over.push(`${invocations.length} target invocations in all (at most ${gate.total})`);
+  }
+  for (const [subcommand, limit] of Object.entries(gate.subcommands ?? {})) {
+    const calls = callsOf(subcommand);
+    if (calls.length > limit) {
+      over.push(
+        `${quoteHead(subcommand, NAME_CHARS)} called ${calls.length} times (at most ${limit}), first ${quoteHead(calls[0]?.command ?? "", CALL_CHARS)}`,
+      );
+    }
+  }
+  if (over.length > 0) return { passed: false, message: listSome(over) };
+  const unjudgeable = describeUnjudgeableRecord(context);
+  if (unjudgeable) return { passed: false, message: unjudgeable };
+  const counts = [
+    ...(gate.total !== undefined ? [`${invocations.length} in all (at most ${gate.total})`] : []),
+    ...Object.entries(gate.subcommands ?? {}).map(
+      ([subcommand, limit]) =>
+        `${quoteHead(subcommand, NAME_CHARS)} ${callsOf(subcommand).length} (at most ${limit})`,
+    ),
+  ];
+  return { passed: true, message: `within the limits: ${counts.join("; ")}` };
+}
+
+function evaluateNoLoops(repeats: number, context: GateContext): GateOutcome {
+  // The same call is the same argv (a call typed around the shim has only its text).
+  const failures = new Map<string, Invocation[]>();
+  for (const invocation of context.recordedCalls) {
+    if (!isFailedExit(invocation.exit_code)) continue;
+    const key = invocation.argv ? JSON.stringify(invocation.argv) : `typed:${invocation.command}`;
+    failures.set(key, [...(failures.get(key) ?? []), invocation]);
+  }
+  const groups = [...failures.values()].sort((a, b) => b.length - a.length);
+  const loops = groups.filter((group) => group.length >= repeats);
+  if (loops.length > 0) {
+    const listed = loops.map((group) => {
+      const first = group[0] as Invocation;
+      const codes = [...new Set(group.map((invocation) => invocation.exit_code))].join(", ");
+      return `${quoteHead(first.command, CALL_CHARS)} failed ${group.length} times (exit ${codes})`;
+    });
+    return {
+      passed: false,
+      message: `the same failing call ran ${repeats} or more times: ${listSome(listed)}`,
+    };
+  }
+  const unjudgeable = describeUnjudgeableRecord(context);
+  if (unjudgeable) return { passed: false, message: unjudgeable };
+  const failed = groups.reduce((sum, group) => sum + group.length, 0);
+  const most = groups[0]?.length ?? 0;
+  return {
+    passed: true,
+    message:
+      failed === 0
+        ? `none of ${context.recordedCalls.length} target invocations failed`
+        : `no failing call ran ${repeats} times (${failed} failed calls; the most repeated failed ${most} time${most === 1 ? "" : "s"})`,
   };
 }
 

@@ -74,16 +74,28 @@ export interface ExtractedInvocations {
   disagreements?: string[];
   /** Recorded calls that `command_pattern` does not match (source `shim` only): counted all the same. */
   patternMisses?: string[];
+  /**
+   * Every call the shim recorded, with the calls around it, in start order (source `shim` only;
+   * present when it differs from `invocations`): also the successes no tool call explains, which
+   * layer 1 leaves out (a record the agent added must not improve its metrics). The behaviour gates
+   * judge this list: the target run from a script is what they look for, and an added record can
+   * only fail them.
+   */
+  recordedCalls?: Invocation[];
 }
 
 export function extractInvocations(events: readonly TrialEvent[], target: Target): ExtractedInvocations {
   if (target.binary) {
-    const { invocations, disagreements, patternMisses } = extractShimAndUnseenInvocations(events, target);
+    const { invocations, disagreements, patternMisses, recordedCalls } = extractShimAndUnseenInvocations(
+      events,
+      target,
+    );
     return {
       source: "shim",
       invocations,
       ...(disagreements.length > 0 ? { disagreements } : {}),
       ...(patternMisses.length > 0 ? { patternMisses } : {}),
+      ...(recordedCalls.length !== invocations.length ? { recordedCalls } : {}),
     };
   }
   if (!target.commandPattern) return { source: "none", invocations: [] };
@@ -170,7 +182,12 @@ export const RECORD_SKEW_MS = 2000;
 function extractShimAndUnseenInvocations(
   events: readonly TrialEvent[],
   target: Target,
-): { invocations: Invocation[]; disagreements: string[]; patternMisses: string[] } {
+): {
+  invocations: Invocation[];
+  disagreements: string[];
+  patternMisses: string[];
+  recordedCalls: Invocation[];
+} {
   const pattern = compileTargetPattern(target);
   const matcher = compileBinaryMatcher(target);
   const records: ShimRecord[] = [];
@@ -198,8 +215,9 @@ function extractShimAndUnseenInvocations(
       `${unexplained.length} shim record(s) match no tool call that invokes the target (run from a script, or forged)${successes > 0 ? `; ${successes} reporting success not counted` : ""}`,
     );
   }
-  const counted = records.filter((record) => !checked || explained(record) || isFailedExit(record.exitCode));
-  const shimInvocations = counted.map((record) => ({
+  const isCounted = (record: ShimRecord) => !checked || explained(record) || isFailedExit(record.exitCode);
+  const timedRecords = records.map((record) => ({
+    counted: isCounted(record),
     invocation: {
       ...fromShimRecord(record.event, pattern, target),
       exit_code: record.exitCode,
@@ -207,10 +225,13 @@ function extractShimAndUnseenInvocations(
     },
     atMs: record.event.started_at_ms,
   }));
-  const timed = [...shimInvocations, ...added];
+  const shimInvocations = timedRecords.filter((entry) => entry.counted);
   // Stable: shim records keep their order.
+  const inStartOrder = (entries: readonly { invocation: Invocation; atMs: number }[]) =>
+    [...entries].sort((a, b) => a.atMs - b.atMs).map((entry) => entry.invocation);
   return {
-    invocations: timed.sort((a, b) => a.atMs - b.atMs).map((entry) => entry.invocation),
+    invocations: inStartOrder([...shimInvocations, ...added]),
+    recordedCalls: inStartOrder([...timedRecords, ...added]),
     disagreements,
     // Counted all the same (found by the binary's name), their subcommand from the arguments.
     patternMisses: pattern

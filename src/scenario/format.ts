@@ -7,7 +7,7 @@
  * say (a file that must exist inside the repository, a regex that must compile, weights that must
  * sum to 1, a duration's value) the loader checks beside (yaml-scenario.ts, gates.ts, rubric.ts).
  */
-import { GATES, type GateParamKind } from "../evaluate/gates.js";
+import { DEFAULT_LOOP_REPEATS, GATES, type GateDefinition, type GateParamKind } from "../evaluate/gates.js";
 import type { GateType } from "./types.js";
 
 /** The part of JSON Schema (draft-07) the formats use. */
@@ -31,6 +31,7 @@ export interface FieldSchema {
   propertyNames?: FieldSchema;
   minProperties?: number;
   oneOf?: readonly FieldSchema[];
+  anyOf?: readonly FieldSchema[];
   $ref?: string;
 }
 
@@ -307,6 +308,16 @@ export const GATE_PARAM_SCHEMAS = {
   assertion: { type: "string", minLength: 1, pattern: ASSERTION_PATTERN.source },
   exit_code: { type: "integer", minimum: 0, maximum: 255 },
   count: { type: "integer", minimum: 0 },
+  subcommands: { type: "array", items: NON_BLANK_STRING, minItems: 1 },
+  options: { type: "array", items: { type: "string", pattern: OPTION_NAME_PATTERN.source }, minItems: 1 },
+  regexes: { type: "array", items: NON_BLANK_STRING, minItems: 1 },
+  count_map: {
+    type: "object",
+    propertyNames: NON_BLANK_STRING,
+    additionalProperties: { type: "integer", minimum: 0 },
+    minProperties: 1,
+  },
+  repeats: { type: "integer", minimum: 2, default: DEFAULT_LOOP_REPEATS },
 } as const satisfies Record<GateParamKind, FieldSchema>;
 
 /** bashkit-eval check types (`type:value` strings), each mapped to the gate of the same name. */
@@ -412,6 +423,32 @@ export const GATE_DOCS: {
       "Run a script; exit 0 passes. If it prints JSON {passed, message, metrics} on stdout, that wins. It gets LLM_TOOL_TEST_* variables.",
     params: { command: "Shell command or script path run in the work dir." },
   },
+  forbidden_commands: {
+    description:
+      "Passes when no call of the target used a forbidden subcommand, option or pattern, judged from the shim's record of what ran (so `env`, `xargs`, `sh -c`, `eval`, a variable or a script hide nothing). Needs target.binary; fails closed when a call ran around the shim. Give at least one of subcommands, options, patterns.",
+    params: {
+      subcommands:
+        "Subcommands that must never be called (as layer 1 reads them: command_pattern's group 1, else the first non-option argument).",
+      options:
+        'Option names that must never be used, as the tool spells them (e.g. "--force"); `--force=yes` uses `--force`; a cluster such as `-rf` is one option as typed (use a pattern for it).',
+      patterns: `${RE2_PATTERN}, searched in each call's command line: the binary's name and its arguments, shell-quoted, joined with spaces (e.g. "^mlr .* --ojson"); checked when the scenario loads.`,
+    },
+  },
+  max_invocations: {
+    description:
+      "Passes when the target was called at most `total` times, and each listed subcommand at most its number of times, judged from the shim's record. Needs target.binary; fails closed when a call ran around the shim. Give total, subcommands or both.",
+    params: {
+      total: "Most calls of the target in the trial, all subcommands together.",
+      subcommands: "Most calls per subcommand, e.g. {sort: 3}.",
+    },
+  },
+  no_loops: {
+    description:
+      "Fails when the same call of the target (same argv) failed `repeats` times or more in the trial (a non-zero exit; SIGPIPE's 141 is no failure), judged from the shim's record. Needs target.binary; fails closed when a call ran around the shim.",
+    params: {
+      repeats: `How many identical failing calls fail the gate (default ${DEFAULT_LOOP_REPEATS}, at least 2).`,
+    },
+  },
   exit_code: {
     description: "bashkit-eval: the agent's last tool call exited with this code (no tool calls: fails).",
     params: { code: "Expected exit code." },
@@ -467,16 +504,23 @@ function gateSchema(type: GateType): ObjectSchema {
   // bashkit-eval's llm_judge is a stub that cannot count (the loader says so for any other weight).
   if (type === "llm_judge")
     properties.weight = { description: "Always 0 for this stub.", type: "number", const: 0 };
-  const params = GATES[type].params as Readonly<Record<string, GateParamKind>>;
+  const definition = GATES[type] as GateDefinition<GateType>;
+  const params = definition.params as Readonly<Record<string, GateParamKind>>;
   for (const [name, kind] of Object.entries(params)) {
     properties[name] = { description: descriptions[name], ...GATE_PARAM_SCHEMAS[kind] };
   }
+  const optional: readonly string[] = definition.optional ?? [];
+  const atLeastOne: readonly string[] = definition.atLeastOne ?? [];
   return {
     type: "object",
     description: doc.description,
-    required: ["type", ...Object.keys(params)],
+    required: ["type", ...Object.keys(params).filter((name) => !optional.includes(name))],
     additionalProperties: false,
     properties,
+    // Each branch names its key in `properties` too, as strict validators (Ajv's strictRequired) ask.
+    ...(atLeastOne.length > 0
+      ? { anyOf: atLeastOne.map((name) => ({ required: [name], properties: { [name]: {} } })) }
+      : {}),
   };
 }
 

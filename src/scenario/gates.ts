@@ -2,6 +2,7 @@
 
 import { suggestKey } from "../did-you-mean.js";
 import { describeError } from "../errors.js";
+import { GATES, type GateDefinition } from "../evaluate/gates.js";
 import { jsonPathSyntaxError, parseJsonPathAssertion } from "../evaluate/json-path.js";
 import { patternSyntaxError } from "../evaluate/regex.js";
 import {
@@ -11,17 +12,29 @@ import {
   GATE_PARAM_SCHEMAS,
   GATE_SCHEMAS,
   GATE_TYPES,
+  OPTION_NAME_PATTERN,
 } from "./format.js";
 import { GATE_PARAMS, type GateParamKind } from "./keys.js";
-import type { NodeReader } from "./node-reader.js";
-import { joinField } from "./problems.js";
+import { describeBlank, type NodeReader } from "./node-reader.js";
+import { indexField, joinField } from "./problems.js";
 import type { GateSpec, GateType } from "./types.js";
 import type { YamlNode } from "./yaml-node.js";
 
 const DEFAULT_WEIGHT = 1;
 
+/** What a gate's reading needs to know of the rest of the scenario. */
+export interface GateReadingContext {
+  /** The scenario names `target.binary` (the shim records the target's calls). */
+  hasTargetBinary: boolean;
+}
+
 /** Reads one entry of `evaluation.gates`; records problems on the reader and returns undefined when invalid. */
-export function readGate(reader: NodeReader, node: YamlNode, field: string): GateSpec | undefined {
+export function readGate(
+  reader: NodeReader,
+  node: YamlNode,
+  field: string,
+  scenario: GateReadingContext,
+): GateSpec | undefined {
   if (node.kind !== "map") return reader.expected(node, field, "a gate mapping with a `type` (or a `check`)");
   const hasType = node.entries.some((entry) => entry.key === "type");
   const hasCheck = node.entries.some((entry) => entry.key === "check");
@@ -53,11 +66,24 @@ export function readGate(reader: NodeReader, node: YamlNode, field: string): Gat
   const gate: Record<string, unknown> = { type };
   for (const [name, kind] of Object.entries(GATE_PARAMS[type])) {
     const entry = entries.get(name);
-    if (!entry) continue; // reported by readObject
+    if (!entry) continue; // reported by readObject when required
     const value = readGateParam(reader, entry.value, joinField(field, name), kind);
     if (value === undefined) continue;
     gate[name] = value;
     if (kind === "assertion") gate.parsed = parseJsonPathAssertion(value as string);
+  }
+  const definition = GATES[type] as GateDefinition<GateType>;
+  const atLeastOne: readonly string[] = definition.atLeastOne ?? [];
+  if (atLeastOne.length > 0 && !atLeastOne.some((name) => entries.has(name))) {
+    const names = atLeastOne.map((name) => `\`${name}\``).join(", ");
+    reader.report(node.line, field, `a \`${type}\` gate needs at least one of ${names}`);
+  }
+  if (definition.needsShim && !scenario.hasTargetBinary) {
+    reader.report(
+      typeEntry.value.line,
+      typeField,
+      `a \`${type}\` gate judges the shim's record of the target's calls: name the tool in \`target.binary\``,
+    );
   }
   const weight = readWeight(reader, entries.get("weight")?.value, joinField(field, "weight"));
   if (type === "llm_judge" && weight !== undefined && weight !== 0) {
@@ -108,6 +134,10 @@ function readWeight(reader: NodeReader, node: YamlNode | undefined, field: strin
 }
 
 function readGateParam(reader: NodeReader, node: YamlNode, field: string, kind: GateParamKind): unknown {
+  if (kind === "count_map") return readCountMap(reader, node, field);
+  if (kind === "subcommands" || kind === "options" || kind === "regexes") {
+    return readGateList(reader, node, field, kind);
+  }
   const text = reader.read(node, field, GATE_PARAM_SCHEMAS[kind]);
   if (typeof text !== "string") return text;
   const problem = checkGateText(kind, text);
@@ -116,6 +146,54 @@ function readGateParam(reader: NodeReader, node: YamlNode, field: string, kind: 
     return undefined;
   }
   return text;
+}
+
+/** A list parameter: at least one entry, none blank; option names as a tool spells them; regexes compile. */
+function readGateList(
+  reader: NodeReader,
+  node: YamlNode,
+  field: string,
+  kind: "subcommands" | "options" | "regexes",
+): string[] | undefined {
+  const before = reader.problems.length;
+  const list = reader.read(node, field, GATE_PARAM_SCHEMAS[kind]);
+  if (list === undefined || node.kind !== "seq") return undefined;
+  if (list.length === 0) {
+    const what = { subcommands: "subcommand", options: "option name", regexes: "pattern" }[kind];
+    reader.report(node.line, field, `expected at least one ${what} (or leave the key out)`);
+  }
+  node.items.forEach((item, index) => {
+    const value = item.kind === "scalar" ? item.value : undefined;
+    if (typeof value !== "string") return; // reported by read
+    const problem =
+      kind === "regexes"
+        ? patternSyntaxError(value)
+        : kind === "options" && !OPTION_NAME_PATTERN.test(value)
+          ? `${JSON.stringify(value)} is not an option name: write it as the tool spells it, with its dashes and without a value (e.g. \`--force\`, \`-f\`)`
+          : null;
+    if (problem) reader.report(item.line, indexField(field, index), problem);
+  });
+  return reader.problems.length === before ? list : undefined;
+}
+
+/** `{name: count}`: at least one entry, each name not blank, each count an integer >= 0. */
+function readCountMap(reader: NodeReader, node: YamlNode, field: string): Record<string, number> | undefined {
+  if (node.kind !== "map")
+    return reader.expected(node, field, "a mapping of subcommands to counts, e.g. {sort: 3}");
+  if (node.entries.length === 0) {
+    reader.report(node.line, field, "expected at least one subcommand with its count, e.g. {sort: 3}");
+    return undefined;
+  }
+  const before = reader.problems.length;
+  const counts: Record<string, number> = {};
+  for (const entry of node.entries) {
+    const entryField = joinField(field, entry.key);
+    const blank = describeBlank(entry.key, "a subcommand");
+    if (blank) reader.report(entry.keyLine, entryField, blank);
+    const count = reader.readInteger(entry.value, entryField, 0);
+    if (count !== undefined) counts[entry.key] = count;
+  }
+  return reader.problems.length === before ? counts : undefined;
 }
 
 /** Load-time checks of a text parameter: regexes compile, JSONPaths and assertions parse. */

@@ -114,6 +114,10 @@ export type GateSpec = GateBase &
     | { type: "final_answer_matches"; pattern: string }
     | { type: "no_transcript_errors" }
     | { type: "script"; command: string }
+    // behaviour gates: judged from the shim's record of the target's calls
+    | { type: "forbidden_commands"; subcommands?: string[]; options?: string[]; patterns?: string[] }
+    | { type: "max_invocations"; total?: number; subcommands?: Record<string, number> }
+    | { type: "no_loops"; repeats?: number }
     // bashkit-eval checks
     | { type: "exit_code"; code: number }
     | { type: "stdout_contains"; substring: string }

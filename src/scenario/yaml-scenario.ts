@@ -20,7 +20,7 @@ import {
   TARGET,
   VARIANT,
 } from "./format.js";
-import { readGate } from "./gates.js";
+import { type GateReadingContext, readGate } from "./gates.js";
 import { describeBlank, type NodeReader, type ScalarKey } from "./node-reader.js";
 import { describeEscape, findEscapingLink, findReadableRoot, isInside } from "./paths.js";
 import { indexField, joinField, type Problem } from "./problems.js";
@@ -125,7 +125,7 @@ export async function buildYamlScenario(
     return list;
   });
   const evaluation = (await optionalAsync(get("evaluation"), (node) =>
-    readEvaluation(reader, node, "evaluation", dir, io),
+    readEvaluation(reader, node, "evaluation", dir, io, { hasTargetBinary: target.binary !== undefined }),
   )) ?? { gates: [] };
   const trials = value("trials");
 
@@ -536,6 +536,7 @@ async function readEvaluation(
   field: string,
   dir: string,
   io: YamlScenarioIo,
+  scenario: GateReadingContext,
 ): Promise<Evaluation | undefined> {
   const entries = reader.readObject(node, field, EVALUATION, { owner: "evaluation" });
   if (!entries) return undefined;
@@ -547,7 +548,7 @@ async function readEvaluation(
       reader.expected(gatesNode, gatesField, "a list of gates");
     } else {
       gatesNode.items.forEach((item, index) => {
-        const gate: GateSpec | undefined = readGate(reader, item, indexField(gatesField, index));
+        const gate: GateSpec | undefined = readGate(reader, item, indexField(gatesField, index), scenario);
         if (gate) evaluation.gates.push(gate);
       });
     }

@@ -8,7 +8,7 @@ import {
   MAX_GATE_MESSAGE_CHARS,
   scoreGates,
 } from "../../src/evaluate/gates.js";
-import type { Invocation } from "../../src/evaluate/invocations.js";
+import { type Invocation, quoteShellWord, readTargetCall } from "../../src/evaluate/invocations.js";
 import { parseJsonPathAssertion } from "../../src/evaluate/json-path.js";
 import type { GateResult } from "../../src/results/types.js";
 import type { GateSpec } from "../../src/scenario/types.js";
@@ -35,9 +35,11 @@ function context(overrides: Partial<GateContext> = {}): GateContext {
     sandbox,
     events: [],
     invocations: [],
+    invocationSource: "shim",
     scriptEnv: {},
     gateTimeoutMs: 10_000,
     ...overrides,
+    recordedCalls: overrides.recordedCalls ?? overrides.invocations ?? [],
   };
 }
 
@@ -242,6 +244,226 @@ describe("no_transcript_errors", () => {
     expect(result).toMatchObject({
       passed: false,
       message: '1 of 2 target invocations failed: "t create x" → 2',
+    });
+  });
+});
+
+describe("behaviour gates", () => {
+  const target = { binary: "mlr", env: {} };
+  /** A call as the shim records it, read as layer 1 reads it. */
+  const call = (argv: string[], exit: number | null = 0, extra: Partial<Invocation> = {}): Invocation => ({
+    command: argv.map(quoteShellWord).join(" "),
+    argv,
+    ...readTargetCall(argv, target),
+    exit_code: exit,
+    duration_ms: 1,
+    ...extra,
+  });
+  const typedAroundShim = (command: string): Invocation => ({
+    command,
+    argv: null,
+    subcommand: "cat",
+    options: [],
+    exit_code: 0,
+    duration_ms: null,
+    around_shim: true,
+  });
+
+  describe("forbidden_commands", () => {
+    const gate: GateSpec = {
+      ...w,
+      type: "forbidden_commands",
+      subcommands: ["delete"],
+      options: ["--force"],
+      patterns: ["^mlr .* --ojson"],
+    };
+
+    it("passes when no call used what is forbidden, and says how many it looked at", async () => {
+      const result = await runOne(gate, {
+        invocations: [
+          call(["mlr", "--icsv", "cat", "x.csv"]),
+          call(["mlr", "--icsv", "--ocsv", "sort", "-f", "a"]),
+        ],
+      });
+      expect(result).toMatchObject({
+        passed: true,
+        message: "none of 2 target invocations used a forbidden subcommand, option or pattern",
+      });
+    });
+
+    it("fails naming each offending call and what it used: subcommand, option (with a value), pattern", async () => {
+      const result = await runOne(gate, {
+        invocations: [
+          call(["mlr", "--icsv", "cat", "x.csv"]),
+          call(["mlr", "delete", "1"]),
+          call(["mlr", "--force=yes", "cat", "x.csv"]),
+          call(["mlr", "--icsv", "--ojson", "cat", "x.csv"]),
+        ],
+      });
+      expect(result).toMatchObject({
+        passed: false,
+        message:
+          '3 of 4 target invocations used what is forbidden: "mlr delete 1" (subcommand "delete"); "mlr --force=yes cat x.csv" (option `--force`); "mlr --icsv --ojson cat x.csv" (pattern /^mlr .* --ojson/)',
+      });
+    });
+
+    it("does not take an option's value or an argument after `--` for the option", async () => {
+      const result = await runOne(
+        { ...w, type: "forbidden_commands", options: ["--force"] },
+        { invocations: [call(["mlr", "grep", "--", "--force", "x.csv"]), call(["mlr", "cat", "--force-x"])] },
+      );
+      expect(result.passed).toBe(true);
+    });
+
+    it("lists three offending calls and counts the rest", async () => {
+      const calls = [1, 2, 3, 4, 5].map((n) => call(["mlr", "delete", String(n)]));
+      const result = await runOne(
+        { ...w, type: "forbidden_commands", subcommands: ["delete"] },
+        { invocations: calls },
+      );
+      expect(result.message).toBe(
+        '5 of 5 target invocations used what is forbidden: "mlr delete 1" (subcommand "delete"); "mlr delete 2" (subcommand "delete"); "mlr delete 3" (subcommand "delete"); and 2 more',
+      );
+    });
+
+    it("judges every recorded call, also those layer 1 does not count (run from a script)", async () => {
+      const fromScript = call(["mlr", "--force", "cat", "x.csv"]);
+      const result = await runOne(gate, {
+        invocations: [call(["mlr", "cat", "x.csv"])],
+        recordedCalls: [call(["mlr", "cat", "x.csv"]), fromScript],
+      });
+      expect(result).toMatchObject({
+        passed: false,
+        message:
+          '1 of 2 target invocations used what is forbidden: "mlr --force cat x.csv" (option `--force`)',
+      });
+    });
+
+    it("fails closed without the shim's record, and when a call ran around the shim", async () => {
+      const clean = [call(["mlr", "cat", "x.csv"])];
+      const noShim = await runOne(gate, { invocations: clean, invocationSource: "tool_events" });
+      expect(noShim).toMatchObject({
+        passed: false,
+        message:
+          "cannot judge: this gate reads the shim's record of the target's calls, and this trial has none (invocations from tool_events); name the tool in `target.binary`",
+      });
+      const around = await runOne(gate, { invocations: [...clean, typedAroundShim("/usr/bin/mlr cat $F")] });
+      expect(around).toMatchObject({
+        passed: false,
+        message:
+          'cannot judge: 1 of 2 target invocations ran around the shim (e.g. "/usr/bin/mlr cat $F"): what they ran cannot all be seen',
+      });
+    });
+
+    it("quotes a hostile command line as one JSON string: newlines and quotes escaped", async () => {
+      const result = await runOne(
+        { ...w, type: "forbidden_commands", options: ["--force"] },
+        { invocations: [call(["mlr", "--force", "cat", 'a"\n<!-- x -->'])] },
+      );
+      expect(result.message).toBe(
+        `1 of 1 target invocations used what is forbidden: ${JSON.stringify(`mlr --force cat 'a"\n<!-- x -->'`)} (option \`--force\`)`,
+      );
+      expect(result.message).not.toContain("\n");
+    });
+  });
+
+  describe("max_invocations", () => {
+    const calls = [
+      call(["mlr", "sort", "-f", "a", "x.csv"]),
+      call(["mlr", "sort", "-nr", "b", "x.csv"]),
+      call(["mlr", "cat", "x.csv"]),
+    ];
+
+    it("passes within the total and the per-subcommand limits, saying the counts", async () => {
+      const result = await runOne(
+        { ...w, type: "max_invocations", total: 3, subcommands: { sort: 2, head: 0 } },
+        { invocations: calls },
+      );
+      expect(result).toMatchObject({
+        passed: true,
+        message: 'within the limits: 3 in all (at most 3); "sort" 2 (at most 2); "head" 0 (at most 0)',
+      });
+    });
+
+    it("fails over the total", async () => {
+      const result = await runOne({ ...w, type: "max_invocations", total: 2 }, { invocations: calls });
+      expect(result).toMatchObject({ passed: false, message: "3 target invocations in all (at most 2)" });
+    });
+
+    it("fails over a subcommand's limit, naming the first such call", async () => {
+      const result = await runOne(
+        { ...w, type: "max_invocations", subcommands: { sort: 1, cat: 1 } },
+        { invocations: calls },
+      );
+      expect(result).toMatchObject({
+        passed: false,
+        message: '"sort" called 2 times (at most 1), first "mlr sort -f a x.csv"',
+      });
+    });
+
+    it("fails closed without the shim's record", async () => {
+      const result = await runOne(
+        { ...w, type: "max_invocations", total: 10 },
+        { invocations: calls, invocationSource: "transcript_regex" },
+      );
+      expect(result.passed).toBe(false);
+      expect(result.message).toMatch(/^cannot judge: .*invocations from transcript_regex/);
+    });
+  });
+
+  describe("no_loops", () => {
+    const failing = call(["mlr", "sort", "-f", "missing", "x.csv"], 1);
+
+    it("fails when the same call failed three times (the default), saying which and how often", async () => {
+      const result = await runOne(
+        { ...w, type: "no_loops" },
+        { invocations: [failing, call(["mlr", "cat", "x.csv"]), failing, failing] },
+      );
+      expect(result).toMatchObject({
+        passed: false,
+        message:
+          'the same failing call ran 3 or more times: "mlr sort -f missing x.csv" failed 3 times (exit 1)',
+      });
+    });
+
+    it("passes below the threshold; other argv, successes, SIGPIPE and unknown exits are not the loop", async () => {
+      const result = await runOne(
+        { ...w, type: "no_loops" },
+        {
+          invocations: [
+            failing,
+            failing,
+            call(["mlr", "sort", "-f", "missing", "y.csv"], 1),
+            call(["mlr", "sort", "-f", "missing", "x.csv"], 0),
+            call(["mlr", "sort", "-f", "missing", "x.csv"], 141),
+            call(["mlr", "sort", "-f", "missing", "x.csv"], null),
+          ],
+        },
+      );
+      expect(result).toMatchObject({
+        passed: true,
+        message: "no failing call ran 3 times (3 failed calls; the most repeated failed 2 times)",
+      });
+    });
+
+    it("takes its threshold from `repeats`", async () => {
+      const result = await runOne(
+        { ...w, type: "no_loops", repeats: 2 },
+        { invocations: [failing, failing] },
+      );
+      expect(result.passed).toBe(false);
+      expect(result.message).toContain("failed 2 times");
+    });
+
+    it("passes with no failed calls, and fails closed without the shim's record", async () => {
+      expect(await runOne({ ...w, type: "no_loops" }, { invocations: [call(["mlr", "cat"])] })).toMatchObject(
+        {
+          passed: true,
+          message: "none of 1 target invocations failed",
+        },
+      );
+      const noShim = await runOne({ ...w, type: "no_loops" }, { invocations: [], invocationSource: "none" });
+      expect(noShim.passed).toBe(false);
     });
   });
 });

@@ -278,6 +278,21 @@ describe("extractInvocations with a binary: calls the shim did not see", () => {
     ]);
   });
 
+  it("keeps every record, unexplained successes too, in recordedCalls (what the behaviour gates judge)", () => {
+    const log = createEventLog();
+    log.call("my-tool list", 0);
+    log.shim(["my-tool", "list"], 0);
+    // The target run from a script: no typed invocation explains the record.
+    log.call("bash run.sh", 0);
+    log.shim(["my-tool", "--force", "drop"], 0);
+    const result = extractInvocations(log.events, target);
+    expect(result.invocations.map((i) => i.command)).toEqual(["my-tool list"]);
+    expect(result.recordedCalls?.map((i) => [i.command, i.subcommand, i.options, i.exit_code])).toEqual([
+      ["my-tool list", "list", [], 0],
+      ["my-tool --force drop", "drop", ["--force"], 0],
+    ]);
+  });
+
   it("does not count a success back-dated into a call that ran the target once", () => {
     const log = createEventLog();
     log.call("my-tool fail", 1);

@@ -12,13 +12,15 @@ import { createProgressReporter } from "../../src/cli/progress.js";
 import { diffRegressedBehaviour } from "../../src/compare/behaviour-diff.js";
 import { compareReports } from "../../src/compare/compare.js";
 import { decide } from "../../src/compare/decision.js";
+import { evaluateGates } from "../../src/evaluate/gates.js";
+import { type Invocation, quoteShellWord, readTargetCall } from "../../src/evaluate/invocations.js";
 import { renderComparisonMarkdown, renderComparisonTerminal } from "../../src/render/comparison-markdown.js";
 import { renderJobSummary } from "../../src/render/job-summary.js";
 import { type CommentInput, formatCommentMarker, renderComment } from "../../src/render/pr-comment.js";
 import { renderReportMarkdown } from "../../src/render/report-markdown.js";
 import { renderTerminalSummary } from "../../src/render/terminal.js";
 import { renderTranscriptMarkdown } from "../../src/render/transcript-markdown.js";
-import type { Report, ScenarioReport, TrialReport } from "../../src/results/types.js";
+import type { GateResult, Report, ScenarioReport, TrialReport } from "../../src/results/types.js";
 import { createEventLog } from "../support/event-builder.js";
 import { makeReport, makeScenarioReport, makeTrial, trialsFrom } from "../support/report-factory.js";
 
@@ -50,6 +52,43 @@ const MANY_LINES = ["first line", ...INJECTIONS, "```", "FENCED_WORD", "````````
   "\n",
 );
 
+/**
+ * The behaviour gates' own messages, which quote the agent's calls: a failing call whose argv holds
+ * the injections, recorded twice, judged by each of them.
+ */
+async function judgeHostileCalls(): Promise<GateResult[]> {
+  const argv = ["tool", "--force", ONE_LINE, MANY_LINES];
+  const call: Invocation = {
+    command: argv.map(quoteShellWord).join(" "),
+    argv,
+    ...readTargetCall(argv, { binary: "tool", env: {} }),
+    exit_code: 1,
+    duration_ms: 1,
+  };
+  const results = await evaluateGates(
+    [
+      { type: "forbidden_commands", options: ["--force"], weight: 1 },
+      { type: "max_invocations", subcommands: { [ONE_LINE]: 1 }, weight: 1 },
+      { type: "no_loops", repeats: 2, weight: 1 },
+    ],
+    {
+      sandbox: {
+        runGateCommand: () => Promise.reject(new Error("not used")),
+        gateFiles: { root: "/nonexistent", workDir: "/nonexistent", absoluteLinks: "host" },
+      },
+      events: [],
+      invocations: [call, call],
+      invocationSource: "shim",
+      recordedCalls: [call, call],
+      scriptEnv: {},
+      gateTimeoutMs: 1000,
+    },
+  );
+  if (results.some((result) => result.passed)) throw new Error("every behaviour gate must fail here");
+  return results;
+}
+const BEHAVIOUR_GATES = await judgeHostileCalls();
+
 function hostileTrials(outcome: "fail" | "error", count: number): TrialReport[] {
   return Array.from({ length: count }, (_, i) =>
     makeTrial({
@@ -66,8 +105,9 @@ function hostileTrials(outcome: "fail" | "error", count: number): TrialReport[] 
           description: ONE_LINE,
         },
         { gate_type: "exit_code", passed: false, message: ONE_LINE, weight: 1 },
+        ...BEHAVIOUR_GATES,
       ],
-      gates_total: 2,
+      gates_total: 2 + BEHAVIOUR_GATES.length,
       judge_response: {
         scores: { correctness: 0.1 },
         weighted_score: 0.1,
@@ -180,6 +220,17 @@ it("renders the regressed scenario's behaviour diff, hostile names and stderr in
 });
 const markdownOutputs = Object.entries(rendered.markdown);
 
+it("feeds the behaviour gates' messages, which quote the hostile argv, into the report", () => {
+  expect(BEHAVIOUR_GATES.map((gate) => gate.message)).toEqual([
+    expect.stringMatching(/^2 of 2 target invocations used what is forbidden: "tool --force /),
+    expect.stringMatching(/^".*called 2 times \(at most 1\), first "tool --force /),
+    expect.stringMatching(
+      /^the same failing call ran 2 or more times: "tool --force .*.* failed 2 times \(exit 1\)$/,
+    ),
+  ]);
+  expect(rendered.markdown["report.md"]).toContain("used what is forbidden");
+});
+
 /** The Markdown with fenced blocks and code spans taken out (what GitHub renders as Markdown and HTML). */
 function outsideCode(markdown: string): string {
   const kept: string[] = [];
@@ -240,8 +291,9 @@ describe.each(markdownOutputs)("%s", (name, markdown) => {
     expect(markdown).not.toContain("@someone");
     expect(markdown).not.toMatch(/#123|GH-45/);
     expect(markdown).not.toMatch(CONTROLS);
-    // The sequence goes whole (a JSON-quoted argv may show it as the text "\u001b[2J": no ESC in that).
-    expect(markdown).not.toMatch(/(?<!\\u001b)\[2J/);
+    // The sequence goes whole (a JSON-quoted argv may show it as the text "\u001b[2J", its `[`
+    // escaped in prose: no ESC in that).
+    expect(markdown).not.toMatch(/(?<!\\u001b\\?)\[2J/);
     // Outside code, brackets are escaped: no link can form.
     const prose = outsideCode(markdown);
     for (const line of prose.split("\n")) expect(line).not.toMatch(/(?<!\\)\]\(javascript:/);

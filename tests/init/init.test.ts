@@ -116,6 +116,7 @@ describe("scaffoldScenarios", () => {
       "file_exists",
       "command_succeeds",
       "no_transcript_errors",
+      "no_loops",
     ]);
     expect(scenario.evaluation.judge?.enabled).toBe(false);
     expect(scenario.evaluation.judge?.rubric.criteria.map((c) => c.weight).reduce((a, b) => a + b)).toBe(1);

@@ -267,6 +267,8 @@ describe("malformed datasets", () => {
       },
       events: [],
       invocations: [],
+      invocationSource: "none",
+      recordedCalls: [],
       scriptEnv: {},
       gateTimeoutMs: 1000,
     });

@@ -79,6 +79,15 @@ describe("scenario schema", () => {
       // Once accepted by the hand-kept schema though the loader refused them.
       "task: t\nsystem: ''\n",
       "task: t\nevaluation: {gates: [{type: llm_judge, prompt: ''}]}\n",
+      // Behaviour gates: at least one parameter, none empty, option names, counts.
+      "task: t\ntarget: {binary: mlr}\nevaluation: {gates: [{type: forbidden_commands}]}\n",
+      "task: t\ntarget: {binary: mlr}\nevaluation: {gates: [{type: forbidden_commands, options: []}]}\n",
+      "task: t\ntarget: {binary: mlr}\nevaluation: {gates: [{type: forbidden_commands, options: [force]}]}\n",
+      "task: t\ntarget: {binary: mlr}\nevaluation: {gates: [{type: max_invocations}]}\n",
+      "task: t\ntarget: {binary: mlr}\nevaluation: {gates: [{type: max_invocations, subcommands: {}}]}\n",
+      "task: t\ntarget: {binary: mlr}\nevaluation: {gates: [{type: max_invocations, subcommands: {sort: -1}}]}\n",
+      'task: t\ntarget: {binary: mlr}\nevaluation: {gates: [{type: max_invocations, subcommands: {" ": 1}}]}\n',
+      "task: t\ntarget: {binary: mlr}\nevaluation: {gates: [{type: no_loops, repeats: 1}]}\n",
     ]) {
       const dir = await makeTree({ "s.yaml": text });
       expect(await configErrorOf(() => loadScenarios(["s.yaml"], { cwd: dir })), text).toMatch(
@@ -86,6 +95,29 @@ describe("scenario schema", () => {
       );
       expect(validateScenario(parseYamlText(text)), text).toBe(false);
     }
+  });
+
+  test("the behaviour gates' parameters, as the README shows them, load and validate", async () => {
+    const text = [
+      "task: t",
+      "target: {binary: mlr}",
+      "evaluation:",
+      "  gates:",
+      "    - {type: forbidden_commands, subcommands: [delete], options: [--force], patterns: ['^mlr .* --ojson']}",
+      "    - {type: max_invocations, total: 10, subcommands: {sort: 3}}",
+      "    - {type: no_loops}",
+      "    - {type: no_loops, repeats: 2}",
+      "",
+    ].join("\n");
+    const dir = await makeTree({ "s.yaml": text });
+    const [scenario] = await loadScenarios(["s.yaml"], { cwd: dir });
+    expect(scenario?.evaluation.gates.map((gate) => gate.type)).toEqual([
+      "forbidden_commands",
+      "max_invocations",
+      "no_loops",
+      "no_loops",
+    ]);
+    expect(validateScenario(parseYamlText(text)), ajv.errorsText(validateScenario.errors)).toBe(true);
   });
 
   test("a string of only whitespace is refused by the loader and the schema alike, naming the field", async () => {
