@@ -233,6 +233,12 @@ export interface DesignPower {
    * line says whether it could have seen such a drop.
    */
   broad_drop?: number;
+  /**
+   * Set when this PR's base runs trended down and the suite test compared the head with the trend's
+   * prediction (its drift branch): broad_drop is then the power in that branch, which sees less than
+   * the comparison with the runs' mean (docs/statistics.md, "The drift pretest").
+   */
+  broad_drop_in_drift_branch?: boolean;
 }
 
 /**
@@ -562,6 +568,7 @@ function decideRegressionAgainst(
     : describeInconclusive(design, variation, result.primaryAlpha, notCompared.length);
   // A ✅ speaks of the collapse it was judged by; it must also say whether a broad drop could be seen.
   if (!failed && !inconclusive && design.power) {
+    const inDriftBranch = result.suite.method === "trend";
     design.power.broad_drop = broadDropPower({
       scenarios: design.scenarios,
       runTrials: splitIntoRuns(design.baseline_trials, variation.runs),
@@ -569,7 +576,9 @@ function decideRegressionAgainst(
       extraTrials: design.extra_trials,
       icc: variation.iccUsed,
       suiteAlpha: result.suite.alpha,
+      ...(inDriftBranch ? { trendBranch: true } : {}),
     });
+    if (inDriftBranch) design.power.broad_drop_in_drift_branch = true;
   }
   return {
     failed,

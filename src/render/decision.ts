@@ -426,7 +426,9 @@ function describeWhatItCouldSee(decision: Decision): string {
   const power = decision.design?.power;
   if (!power || power.broad_drop === undefined) return "";
   const collapse = `a 90% → 10% collapse in one scenario (${describePower(power.collapse)})`;
-  const broad = `a 10-point drop across the suite (${describePower(power.broad_drop)})`;
+  // In the drift branch the head is compared with the base runs' trend, which sees less: say so.
+  const where = power.broad_drop_in_drift_branch ? " with the base runs trending down, as here" : "";
+  const broad = `a 10-point drop across the suite (${describePower(power.broad_drop)}${where})`;
   return power.broad_drop >= CONCLUSIVE_POWER
     ? ` — could see ${collapse} and ${broad}`
     : ` — could see ${collapse}, not ${broad}`;

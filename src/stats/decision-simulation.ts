@@ -320,6 +320,12 @@ export interface BroadDropDesign {
   icc: number;
   /** The suite test's level (its share of α). */
   suiteAlpha: number;
+  /**
+   * Only the draws whose base runs sent the suite test to its drift branch (a downward slope: it then
+   * compares the head with the trend's prediction, which sees less), as a PR whose test took that branch
+   * must be judged; absent: every draw.
+   */
+  trendBranch?: boolean;
 }
 
 const BROAD_DROP_CACHE = new Map<string, number>();
@@ -335,14 +341,17 @@ export function broadDropPower(design: BroadDropDesign): number {
   const key = JSON.stringify(design);
   const cached = BROAD_DROP_CACHE.get(key);
   if (cached !== undefined) return cached;
-  const { scenarios, runTrials, headTrials, extraTrials, icc, suiteAlpha } = design;
+  const { scenarios, runTrials, headTrials, extraTrials, icc, suiteAlpha, trendBranch } = design;
   const rng = createRng(deriveSeed(DEFAULT_SEED, `broad drop ${key}`));
   const world: RunWorld = { label: "design", icc, runEffectSd: 0, drift: 0 };
   const base = Array.from({ length: scenarios }, () => PLANNED_BROAD_DROP.baseRate);
   const head = Array.from({ length: scenarios }, () => PLANNED_BROAD_DROP.headRate);
   const clustered = icc > 0 || runTrials.length > 1;
   let caught = 0;
-  for (let draw = 0; draw < BROAD_DROP_DRAWS; draw++) {
+  let counted = 0;
+  // Conditioned on the branch, draw until BROAD_DROP_DRAWS took it (the drift branch is taken in about
+  // half of flat-base draws), within a bound for a branch the design almost never takes.
+  for (let draw = 0; counted < BROAD_DROP_DRAWS && draw < BROAD_DROP_DRAWS * 10; draw++) {
     const runs: RunCount[][] = base.map(() => []);
     runTrials.forEach((trials, r) => {
       drawRunRates(rng, base, world, r, runTrials.length).forEach((rate, s) => {
@@ -362,9 +371,12 @@ export function broadDropPower(design: BroadDropDesign): number {
       baseRuns: runs[s]!,
       ...(screened[s] ? { extraTrials, extraPassed: binomial(rng, extraTrials, headRates[s]!) } : {}),
     }));
-    if (clusteredSuiteTest(strata, icc, clustered ? "clustered" : "exact").pValue <= suiteAlpha) caught++;
+    const suite = clusteredSuiteTest(strata, icc, clustered ? "clustered" : "exact");
+    if (trendBranch !== undefined && (suite.method === "trend") !== trendBranch) continue;
+    counted++;
+    if (suite.pValue <= suiteAlpha) caught++;
   }
-  const power = caught / BROAD_DROP_DRAWS;
+  const power = counted > 0 ? caught / counted : 0;
   if (BROAD_DROP_CACHE.size > 1000) BROAD_DROP_CACHE.clear();
   BROAD_DROP_CACHE.set(key, power);
   return power;

@@ -515,7 +515,7 @@ function firstStageSuiteTest(
   // The residual spread of K levels can come out at (or, in floating point, near) zero when the runs
   // happen to agree, e.g. every run 14/15: a trend "known exactly" would fail any head a pass below it
   // (p = 1e-30). No run's level is known better than its binomial sampling, so that is the floor.
-  trend = k >= 4 ? fitTrend(levels, runLevelSamplingVariance(shared, icc)) : null;
+  trend = k >= 4 ? fitTrend(levels, runLevelSamplingVariance(shared, icc), shared, icc) : null;
   if (
     form === "clustered" &&
     trend &&
@@ -524,8 +524,7 @@ function firstStageSuiteTest(
   ) {
     const next = k - (k - 1) / 2; // the head's position relative to the runs' mean position
     const predicted = trend.mean + trend.slope * next;
-    const scale = Math.sqrt(trend.residualVariance * (1 + 1 / k + (next * next) / trend.sxx));
-    const t = (headLevel - predicted) / scale;
+    const t = (headLevel - predicted) / Math.sqrt(trendPredictionVariance(trend, k));
     return result(studentTCdf(t, k - 2), "trend", { ...context, trend: trend.slope });
   }
   const context2 = { ...context, trend: trend?.slope ?? null };
@@ -573,25 +572,95 @@ interface Trend {
   mean: number;
   slope: number;
   standardError: number;
+  /** The base runs' residual variance about the line (at least one run's sampling variance). */
   residualVariance: number;
   sxx: number;
+  /**
+   * The head run's own variance of its level, at the rates the trend predicts for it: the residual
+   * variance scaled by how much more (or less) a run varies there than the base runs did on average.
+   */
+  headVariance: number;
+  /** Of headVariance, the day effect's part (the rest is the head's binomial sampling). */
+  headDayVariance: number;
+  /** Of residualVariance, the day effect's part (over the base runs, on average). */
+  baseDayVariance: number;
 }
 
 /**
  * Least squares of the levels on their run index 0..K−1, the residual variance taken at least
  * `varianceFloor` (one run's sampling variance of its level).
+ *
+ * A run's level does not vary as much at every pass rate: its binomial sampling goes as p(1 − p), and
+ * a day effect on the logit scale moves it by about τ·p(1 − p), so its variance goes as (p(1 − p))².
+ * Along a downward trend from near the ceiling the head, extrapolated past the newest run, is where the
+ * runs vary most, and the residual variance (their average) understated its own: under a day effect of
+ * sd 0.3 with a drift of −3 points every 8 runs at 0.9 the trend branch failed 3.7% of unchanged PRs
+ * at its 2.5% (docs/statistics.md, "The trend's variance at the head"). So the day effect's variance τ²
+ * is estimated from the residual spread beyond sampling (method of moments over the runs' fitted rates),
+ * and the head's variance is the residual variance times the ratio of the two components at the
+ * head's predicted rates to their mean over the base runs (1 on a flat base).
  */
-function fitTrend(levels: readonly number[], varianceFloor: number): Trend {
+function fitTrend(
+  levels: readonly number[],
+  varianceFloor: number,
+  shared: readonly ClusteredSuiteInput[],
+  icc: number,
+): Trend {
   const k = levels.length;
   const center = (k - 1) / 2;
   const mean = levels.reduce((s, v) => s + v, 0) / k;
   const sxx = levels.reduce((s, _, r) => s + (r - center) ** 2, 0);
   const slope = levels.reduce((s, v, r) => s + (r - center) * (v - mean), 0) / sxx;
-  const residualVariance = Math.max(
-    varianceFloor,
-    levels.reduce((s, v, r) => s + (v - mean - slope * (r - center)) ** 2, 0) / Math.max(1, k - 2),
-  );
-  return { mean, slope, standardError: Math.sqrt(residualVariance / sxx), residualVariance, sxx };
+  const spread =
+    levels.reduce((s, v, r) => s + (v - mean - slope * (r - center)) ** 2, 0) / Math.max(1, k - 2);
+  const residualVariance = Math.max(varianceFloor, spread);
+  // Each run's sampling variance (g) and day-effect factor (h) at the rates the trend fits for it.
+  const at = (position: number) => levelVarianceFactors(shared, icc, slope * (position - center));
+  const runs = levels.map((_, r) => at(r));
+  const meanSampling = runs.reduce((s, f) => s + f.sampling, 0) / k;
+  const meanDay = runs.reduce((s, f) => s + f.day, 0) / k;
+  const tau2 = meanDay > 0 ? Math.max(0, (residualVariance - meanSampling) / meanDay) : 0;
+  const head = at(k);
+  const baseVariance = meanSampling + tau2 * meanDay;
+  const scale = baseVariance > 0 ? residualVariance / baseVariance : 1;
+  return {
+    mean,
+    slope,
+    standardError: Math.sqrt(residualVariance / sxx),
+    residualVariance,
+    sxx,
+    headVariance: baseVariance > 0 ? scale * (head.sampling + tau2 * head.day) : residualVariance,
+    headDayVariance: scale * tau2 * head.day,
+    baseDayVariance: scale * tau2 * meanDay,
+  };
+}
+
+/** The variance of the head's level about the trend's prediction for it: its own, and the line's error. */
+function trendPredictionVariance(trend: Trend, k: number): number {
+  const next = k - (k - 1) / 2; // the head's position relative to the runs' mean position
+  return trend.headVariance + trend.residualVariance * (1 / k + (next * next) / trend.sxx);
+}
+
+/**
+ * A run's level variance at each scenario's pooled base rate moved by `shift`: its binomial sampling
+ * (trials binomial within the run's ICC) and the factor a logit-scale day effect's variance takes,
+ * (mean p(1 − p))² (delta method).
+ */
+function levelVarianceFactors(
+  shared: readonly ClusteredSuiteInput[],
+  icc: number,
+  shift: number,
+): { sampling: number; day: number } {
+  let sampling = 0;
+  let slope = 0;
+  for (const s of shared) {
+    const rate = clamp01(s.basePassed / s.baseTrials + shift);
+    const perRun = s.baseTrials / s.baseRuns.length;
+    sampling += (rate * (1 - rate) * (1 + (perRun - 1) * icc)) / perRun;
+    slope += rate * (1 - rate);
+  }
+  const n = Math.max(1, shared.length);
+  return { sampling: sampling / n ** 2, day: (slope / n) ** 2 };
 }
 
 /** The upper-γ quantile of χ²_ν / ν (Wilson–Hilferty 1931; within 1% at ν ≥ 2 for these γ). */
@@ -717,9 +786,11 @@ function extrasStage(
       clamp01(baseRate + (trend ? trend.slope * next : 0)),
       icc,
     );
-    // The null's rate estimated from everything this scenario ran, as a score test does.
+    // The null's rate estimated from everything this scenario ran, as a score test does; in the trend
+    // branch moved to the head's run, whose trials vary as its own rate does.
     const pooled = (s.basePassed + s.headPassed + s.extraPassed!) / (s.baseTrials + s.headTrials + m);
-    const rateVariance = pooled * (1 - pooled);
+    const headRate = trend ? clamp01(pooled + trend.slope * next) : pooled;
+    const rateVariance = headRate * (1 - headRate);
     // The base's pooled rate: each run beta-binomial at the ICC.
     const baseVariance =
       (rateVariance * s.baseRuns.reduce((sum, r) => sum + r.trials * (1 + (r.trials - 1) * icc), 0)) /
@@ -739,11 +810,11 @@ function extrasStage(
   if (trend) {
     variance += totalGain ** 2 * next ** 2 * slopeVariance;
     covariance += totalGain * next ** 2 * slopeVariance;
-    const day = Math.max(0, trend.residualVariance - runLevelSamplingVariance(shared, icc));
     // The head's day and the base mean's share of the K base days, in both stages.
-    variance += totalGain ** 2 * day * (1 + 1 / k);
-    covariance += totalGain * day * (1 + 1 / k);
-    firstStageSd = Math.sqrt(trend.residualVariance * (1 + 1 / k + next ** 2 / trend.sxx));
+    const day = trend.headDayVariance + trend.baseDayVariance / k;
+    variance += totalGain ** 2 * day;
+    covariance += totalGain * day;
+    firstStageSd = Math.sqrt(trendPredictionVariance(trend, k));
   } else {
     firstStageSd = Math.sqrt(first.scoreVariance * (method === "design-effect" ? first.designEffect : 1));
   }

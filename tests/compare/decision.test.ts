@@ -2,11 +2,15 @@ import { describe, expect, it } from "vitest";
 import { checkGateMetrics, type Decision, decide, parseFailOn } from "../../src/compare/decision.js";
 import { describePooling, poolBaselines } from "../../src/compare/pool-baselines.js";
 import { ConfigError } from "../../src/errors.js";
-import { renderDesignLine } from "../../src/render/decision.js";
+import { renderDecisionHeadline, renderDesignLine } from "../../src/render/decision.js";
 import type { Report, ScenarioReport } from "../../src/results/types.js";
-import { runDecisionSimulation } from "../../src/stats/decision-simulation.js";
+import { broadDropPower, runDecisionSimulation } from "../../src/stats/decision-simulation.js";
 import { CONCLUSIVE_POWER, inconclusiveGrounds } from "../../src/stats/detection-power.js";
-import { decideRegression, screenForExtraTrials } from "../../src/stats/regression-decision.js";
+import {
+  DEFAULT_SUITE_ALPHA,
+  decideRegression,
+  screenForExtraTrials,
+} from "../../src/stats/regression-decision.js";
 import { assumeRunVariation, type RunCount } from "../../src/stats/run-clusters.js";
 import { pooledBaseline } from "../render/decision-fixtures.js";
 import { powerOf } from "../support/design-power.js";
@@ -94,6 +98,43 @@ describe("decide: a base branch that drifts", () => {
     expect(decision.failed).toBe(false);
     expect(renderDesignLine(decision)).toMatch(
       /the base runs' suite pass rate drifts −\d+(\.\d+)? pts a run, which the suite test and each scenario's test allow for/,
+    );
+  });
+
+  it("says on the ✅ what the drift branch could see of a broad drop, not what a flat base could", () => {
+    // The suite test compared the head with the trend's prediction: a broad drop's power there is the
+    // drift branch's, lower than the design's over flat bases (where half the draws take it). A milder
+    // drift than above over 12 runs (2 failures in the oldest, 7 in the newest), the head at 7.
+    const slow = Array.from({ length: 12 }, (_, r) => ({
+      label: `run #${60 + r}`,
+      report: suiteWithFailures(2 + Math.floor(r / 2), {
+        started_at: `2026-01-${String(1 + 2 * r).padStart(2, "0")}T09:00:00Z`,
+      }),
+    })).reverse();
+    const head = suiteWithFailures(7, { id: "head", started_at: "2026-05-01T09:00:00Z" });
+    const pooled = poolBaselines(slow, head);
+    const decision = decide({
+      head,
+      baseline: pooled.report!,
+      pooling: describePooling(pooled),
+      extraTrials: 8,
+    });
+    expect(decision.inconclusive).toBeNull();
+    expect(decision.basis).toBe("no_regression");
+    const power = decision.design!.power!;
+    expect(power.broad_drop_in_drift_branch).toBe(true);
+    const flat = broadDropPower({
+      scenarios: 20,
+      runTrials: Array.from({ length: 12 }, () => 3),
+      headTrials: 3,
+      extraTrials: decision.design!.extra_trials,
+      icc: decision.variation!.icc_used,
+      suiteAlpha: DEFAULT_SUITE_ALPHA,
+    });
+    expect(power.broad_drop).toBeLessThan(flat);
+    expect(renderDecisionHeadline(decision)).toBe(
+      `✅ No regression detected — could see a 90% → 10% collapse in one scenario (~${Math.floor(power.collapse * 100)}%), ` +
+        `not a 10-point drop across the suite (~${Math.floor(power.broad_drop! * 100)}% with the base runs trending down, as here)`,
     );
   });
 

@@ -71,7 +71,7 @@ describe("renderDecisionHeadline", () => {
     expect(decision.suite_regressed).toBe(true);
     expect(pooledPassRates(decision)).toEqual({ base: 690 / 720, head: 75 / 90 });
     expect(renderDecisionHeadline(decision)).toBe(
-      "🔴 Regression across the suite: pass rate 96% → 83% (suite test, adjusted p = 0.00409)",
+      "🔴 Regression across the suite: pass rate 96% → 83% (suite test, adjusted p = 0.00478)",
     );
   });
 
@@ -82,7 +82,7 @@ describe("renderDecisionHeadline", () => {
       suite: { ...decision.suite!, extras_stage: { scenarios: 9, first_stage_p: 0.03 } },
     };
     expect(renderDecisionHeadline(withExtras)).toBe(
-      "🔴 Regression across the suite: pass rate 96% → 83% (suite test with the extra trials of 9 scenarios, adjusted p = 0.00409)",
+      "🔴 Regression across the suite: pass rate 96% → 83% (suite test with the extra trials of 9 scenarios, adjusted p = 0.00478)",
     );
   });
 
@@ -135,10 +135,10 @@ describe("renderDecisionHeadline", () => {
     // (the suite test's power for every scenario 0.9 → 0.8 at this design, seeded simulation).
     expect(same.design?.power?.broad_drop).toBeLessThan(0.8);
     expect(renderDecisionHeadline(same)).toBe(
-      "✅ No regression detected — could see a 90% → 10% collapse in one scenario (~98%), not a 10-point drop across the suite (~23%)",
+      "✅ No regression detected — could see a 90% → 10% collapse in one scenario (~98%), not a 10-point drop across the suite (~22%)",
     );
     expect(renderDecisionReason(same)).toBe(
-      "No regression detected — could see a 90% → 10% collapse in one scenario (~98%), not a 10-point drop across the suite (~23%).",
+      "No regression detected — could see a 90% → 10% collapse in one scenario (~98%), not a 10-point drop across the suite (~22%).",
     );
     const none = decideAndCompare(suiteOf(repeat(3, 3, 3)), null).decision;
     expect(renderDecisionHeadline(none, { noBaselineReason: "no successful run on `main` yet" })).toBe(
@@ -228,7 +228,7 @@ describe("renderDecisionHeadline", () => {
     expect(passing.failed).toBe(false);
     const headline = renderDecisionHeadline(passing);
     expect(headline).toBe(
-      "⚠️ INCOMPLETE — No regression detected — could see a 90% → 10% collapse in one scenario (~98%), not a 10-point drop across the suite (~23%); only the trials that ran were judged",
+      "⚠️ INCOMPLETE — No regression detected — could see a 90% → 10% collapse in one scenario (~98%), not a 10-point drop across the suite (~22%); only the trials that ran were judged",
     );
     expect(headline).not.toMatch(/^✅/u);
     expect(renderDecisionReason(passing)).toMatch(/^INCOMPLETE: No regression detected/);

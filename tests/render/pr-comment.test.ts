@@ -168,7 +168,7 @@ describe("renderComment", () => {
     expect(broad.regressed).toEqual([]);
     const top = aboveTheFold(renderComment(input({ report, decision: broad, comparison: c })));
     expect(top[1]).toBe(
-      "## 🔴 Regression across the suite: pass rate 96% → 83% (suite test, adjusted p = 0.00409)",
+      "## 🔴 Regression across the suite: pass rate 96% → 83% (suite test, adjusted p = 0.00478)",
     );
     expect(top[4]).toBe(
       "No scenario regressed by its own test: the suite test saw a drop spread over the suite, not one scenario breaking.",

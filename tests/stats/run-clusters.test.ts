@@ -250,6 +250,33 @@ describe("clusteredSuiteTest", () => {
     expect(result.pValue).toBeGreaterThan(0.01);
   });
 
+  it("takes the head's variance along the trend at the rate predicted for it, where runs vary more than near the ceiling", () => {
+    // 20 scenarios × 3 trials, 12 runs whose levels fall from 60/60 to 53/60 (0, 1, 1, 2, 3, 3, 4, 4, 5,
+    // 6, 6, 7 failures, dealt round the scenarios); the head, 13 failures (47/60), is about 4 passes
+    // below the 0.875 the trend predicts. The residual spread is that of runs at 0.94 on average, but
+    // the head runs at 0.875, where binomial sampling varies 1.4 times as much: with the runs' average
+    // variance the head failed (p = 0.0137 at the suite's 0.025); with its own it is 0.040.
+    const failures = [0, 1, 1, 2, 3, 3, 4, 4, 5, 6, 6, 7];
+    const runs: RunCount[][] = Array.from({ length: 20 }, () => []);
+    let dealt = 0;
+    for (const count of failures) {
+      const failed = new Array<number>(20).fill(0);
+      for (let i = 0; i < count; i++) failed[dealt++ % 20]!++;
+      for (const [s, f] of failed.entries()) runs[s]!.push({ passed: 3 - f, trials: 3 });
+    }
+    const input = runs.map((r, s) => ({
+      basePassed: r.reduce((sum, c) => sum + c.passed, 0),
+      baseTrials: 36,
+      headPassed: s < 13 ? 2 : 3,
+      headTrials: 3,
+      baseRuns: r,
+    }));
+    const result = clusteredSuiteTest(input, 0);
+    expect(result.method).toBe("trend");
+    expect(result.pValue).toBeGreaterThan(0.025);
+    expect(result.pValue).toBeCloseTo(0.0405, 3);
+  });
+
   it("from three to seven base runs assumes the design's largest day effect unless the runs show more", () => {
     // Four runs whose levels agree as independent trials would: too few to rule out a day effect.
     const four = strata(2, runsOf([3, 3], [2, 3], [2, 3], [3, 3]));
