@@ -21,7 +21,7 @@ import { scenarioKey } from "../results/scenario-key.js";
 import type { Direction } from "../results/trial-metrics.js";
 import { findMetric, PASS_RATE, readTrialValues } from "../results/trial-metrics.js";
 import type { Report, RunSummary, ScenarioReport, TrialReport } from "../results/types.js";
-import { broadDropPower } from "../stats/decision-simulation.js";
+import { broadDropPower } from "../stats/broad-drop-power.js";
 import {
   CONCLUSIVE_POWER,
   collapsePower,

@@ -14,6 +14,7 @@
  * from the base runs, as `decide()` does). The same draws feed the fixed design that extends every
  * scenario, so each PR checks that the adaptive design never flags what the fixed one would not.
  */
+
 import { collapsePower, inconclusiveGrounds } from "./detection-power.js";
 import { decideImprovement } from "./improvement.js";
 import {
@@ -24,26 +25,18 @@ import {
   type ScenarioCounts,
   screenForExtraTrials,
 } from "./regression-decision.js";
-import {
-  assumeRunVariation,
-  type ClusteredSuiteInput,
-  clusteredSuiteTest,
-  DEFAULT_BASELINE_RUNS,
-  type RunCount,
-  type SuiteForm,
-} from "./run-clusters.js";
-import { createRng, DEFAULT_SEED, deriveSeed, type Rng } from "./stats.js";
+import { assumeRunVariation, DEFAULT_BASELINE_RUNS, type RunCount, type SuiteForm } from "./run-clusters.js";
+import { binomial, drawRunRates, type RunWorld } from "./simulated-runs.js";
+import { createRng, DEFAULT_SEED, deriveSeed } from "./stats.js";
 
-/** How a run's pass rates differ from the scenario's long-run rate. */
-export interface RunWorld {
-  label: string;
-  /** Intra-run correlation: each run's rate ~ Beta with this ICC around the scenario's. */
-  icc: number;
-  /** Standard deviation of a suite-wide run effect on the logit scale. */
-  runEffectSd: number;
-  /** Change of every rate over 8 runs, linear in run order, the head last (−0.05: −5 points every 8 runs). */
-  drift: number;
-}
+// What the bench and the tests import from here, defined where the decision ships them.
+export {
+  BROAD_DROP_DRAWS,
+  type BroadDropDesign,
+  broadDropPower,
+  PLANNED_BROAD_DROP,
+} from "./broad-drop-power.js";
+export { DRIFT_WINDOW, type RunWorld } from "./simulated-runs.js";
 
 export const IID: RunWorld = { label: "i.i.d.", icc: 0, runEffectSd: 0, drift: 0 };
 
@@ -286,105 +279,6 @@ export function runDecisionSimulation(options: DecisionSimulationOptions = {}): 
   return { settings, falseFailures, worlds, power };
 }
 
-/** One run's pass rate for each scenario, `position` runs after the oldest base run (the head is last). */
-function drawRunRates(rng: Rng, means: readonly number[], world: RunWorld, position: number, runs: number) {
-  const effect = world.runEffectSd > 0 ? world.runEffectSd * normal(rng) : 0;
-  const shift = (world.drift * (position - runs)) / DRIFT_WINDOW;
-  return means.map((mean) => {
-    let rate = clamp(mean + shift, 0, 1);
-    if (effect !== 0 && rate > 0 && rate < 1)
-      rate = 1 / (1 + Math.exp(-(Math.log(rate / (1 - rate)) + effect)));
-    if (world.icc > 0 && rate > 0 && rate < 1) {
-      const scale = (1 - world.icc) / world.icc;
-      rate = betaDraw(rng, rate * scale, (1 - rate) * scale);
-    }
-    return rate;
-  });
-}
-
-/** The broad drop the bench judges a design by: every scenario 0.9 → 0.8 ("all 20: 0.9 → 0.8"). */
-export const PLANNED_BROAD_DROP = { baseRate: 0.9, headRate: 0.8 } as const;
-
-/** Simulated PRs behind a design's broad-drop power: its Monte Carlo error is at most ±3.5 points (one sd). */
-export const BROAD_DROP_DRAWS = 200;
-
-export interface BroadDropDesign {
-  scenarios: number;
-  /** Trials of each base run, oldest first. */
-  runTrials: readonly number[];
-  /** The head's first trials per scenario. */
-  headTrials: number;
-  /** Extra trials a screened scenario gets (0: no screen). */
-  extraTrials: number;
-  /** The ICC the tests assume; the simulated runs draw their rates at it too. */
-  icc: number;
-  /** The suite test's level (its share of α). */
-  suiteAlpha: number;
-  /**
-   * Only the draws whose base runs sent the suite test to its drift branch (a downward slope: it then
-   * compares the head with the trend's prediction, which sees less), as a PR whose test took that branch
-   * must be judged; absent: every draw.
-   */
-  trendBranch?: boolean;
-}
-
-const BROAD_DROP_CACHE = new Map<string, number>();
-
-/**
- * How often the suite test catches the broad drop (PLANNED_BROAD_DROP in every scenario) at this design:
- * seeded simulation of its draws — base runs and the head each a day at the design's ICC, the screen,
- * the extra trials as its second stage — through the suite test the decision runs. The per-scenario
- * family is left out: for a 10-point drop it adds little (BENCHMARKS.md, "Past the grid": at 12 base
- * runs the decision failed 52.5% of them, the suite test 51.0%). Deterministic: seeded by the design.
- */
-export function broadDropPower(design: BroadDropDesign): number {
-  const key = JSON.stringify(design);
-  const cached = BROAD_DROP_CACHE.get(key);
-  if (cached !== undefined) return cached;
-  const { scenarios, runTrials, headTrials, extraTrials, icc, suiteAlpha, trendBranch } = design;
-  const rng = createRng(deriveSeed(DEFAULT_SEED, `broad drop ${key}`));
-  const world: RunWorld = { label: "design", icc, runEffectSd: 0, drift: 0 };
-  const base = Array.from({ length: scenarios }, () => PLANNED_BROAD_DROP.baseRate);
-  const head = Array.from({ length: scenarios }, () => PLANNED_BROAD_DROP.headRate);
-  const clustered = icc > 0 || runTrials.length > 1;
-  let caught = 0;
-  let counted = 0;
-  // Conditioned on the branch, draw until BROAD_DROP_DRAWS took it (the drift branch is taken in about
-  // half of flat-base draws), within a bound for a branch the design almost never takes.
-  for (let draw = 0; counted < BROAD_DROP_DRAWS && draw < BROAD_DROP_DRAWS * 10; draw++) {
-    const runs: RunCount[][] = base.map(() => []);
-    runTrials.forEach((trials, r) => {
-      drawRunRates(rng, base, world, r, runTrials.length).forEach((rate, s) => {
-        runs[s]!.push({ passed: binomial(rng, trials, rate), trials });
-      });
-    });
-    const headRates = drawRunRates(rng, head, world, runTrials.length, runTrials.length);
-    const first = runs.map((r, s) => ({
-      basePassed: r.reduce((sum, c) => sum + c.passed, 0),
-      baseTrials: r.reduce((sum, c) => sum + c.trials, 0),
-      headPassed: binomial(rng, headTrials, headRates[s]!),
-      headTrials,
-    }));
-    const screened = extraTrials > 0 ? screenForExtraTrials(first) : first.map(() => false);
-    const strata: ClusteredSuiteInput[] = first.map((c, s) => ({
-      ...c,
-      baseRuns: runs[s]!,
-      ...(screened[s] ? { extraTrials, extraPassed: binomial(rng, extraTrials, headRates[s]!) } : {}),
-    }));
-    const suite = clusteredSuiteTest(strata, icc, clustered ? "clustered" : "exact");
-    if (trendBranch !== undefined && (suite.method === "trend") !== trendBranch) continue;
-    counted++;
-    if (suite.pValue <= suiteAlpha) caught++;
-  }
-  const power = counted > 0 ? caught / counted : 0;
-  if (BROAD_DROP_CACHE.size > 1000) BROAD_DROP_CACHE.clear();
-  BROAD_DROP_CACHE.set(key, power);
-  return power;
-}
-
-/** Runs over which a world's `drift` accrues (−5 points every 8 runs, however many are pooled). */
-export const DRIFT_WINDOW = 8;
-
 const POWER_CACHE = new Map<string, number | null>();
 
 /** Whether a PR that did not fail would be called conclusive: decide()'s rule (inconclusiveGrounds). */
@@ -514,45 +408,6 @@ function simulateCell(
     },
     flagged: tally.flagged / runs,
   };
-}
-
-function binomial(rng: Rng, n: number, p: number): number {
-  let passed = 0;
-  for (let i = 0; i < n; i++) if (rng() < p) passed++;
-  return passed;
-}
-
-function clamp(x: number, low: number, high: number): number {
-  return Math.min(high, Math.max(low, x));
-}
-
-/** A standard normal draw (Box–Muller). */
-function normal(rng: Rng): number {
-  return Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
-}
-
-/** A Gamma(shape, 1) draw (Marsaglia & Tsang 2000; shape < 1 by the boost u^(1/shape)). */
-function gammaDraw(rng: Rng, shape: number): number {
-  if (shape < 1) return gammaDraw(rng, shape + 1) * (1 - rng()) ** (1 / shape);
-  const d = shape - 1 / 3;
-  const c = 1 / Math.sqrt(9 * d);
-  for (;;) {
-    let x: number;
-    let v: number;
-    do {
-      x = normal(rng);
-      v = 1 + c * x;
-    } while (v <= 0);
-    v = v * v * v;
-    const u = 1 - rng();
-    if (u < 1 - 0.0331 * x ** 4 || Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v;
-  }
-}
-
-function betaDraw(rng: Rng, a: number, b: number): number {
-  const x = gammaDraw(rng, a);
-  const y = gammaDraw(rng, b);
-  return x / (x + y);
 }
 
 const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
