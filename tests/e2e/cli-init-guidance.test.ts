@@ -16,6 +16,7 @@ import {
   type RecordedRequest,
   scriptByTurn,
   startModelServer,
+  systemOf,
 } from "../support/model-server.js";
 import { runCli } from "../support/run-cli.js";
 import { makeTempDir } from "../support/temp-dirs.js";
@@ -23,13 +24,6 @@ import { makeTempDir } from "../support/temp-dirs.js";
 const CANARY_KEY = "sk-ant-canary-init-guidance-93b7";
 const STUB_LINE = "- `git --help` lists the commands and options.";
 const EDITED_LINE = "- Run `git --version` once and save its output as it is.";
-
-/** The system prompt of a request, as one string (the API takes text blocks). */
-function systemOf(request: RecordedRequest | undefined): string {
-  const system = request?.body.system as string | { text: string }[] | undefined;
-  if (system === undefined) return "";
-  return typeof system === "string" ? system : system.map((block) => block.text).join("\n");
-}
 
 describe("init's starter with the default agent: the AGENTS.md stub reaches the model", () => {
   let server: ModelServer;

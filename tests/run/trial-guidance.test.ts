@@ -15,13 +15,7 @@ import { createOpenAiClient } from "../../src/model/openai-client.js";
 import { defaultRunOptions } from "../../src/run/options.js";
 import { MAX_WORK_DIR_GUIDANCE_BYTES } from "../../src/run/trial.js";
 import type { GuidanceMode, Scenario } from "../../src/scenario/types.js";
-import {
-  bashCall,
-  finalText,
-  type RecordedRequest,
-  scriptByTurn,
-  startModelServer,
-} from "../support/model-server.js";
+import { bashCall, finalText, scriptByTurn, startModelServer, systemOf } from "../support/model-server.js";
 import {
   openAiBashCall,
   openAiScriptByTurn,
@@ -34,13 +28,6 @@ import { makeTempDir } from "../support/temp-dirs.js";
 
 const CANARY_KEY = "sk-ant-canary-guidance-context-5e1a";
 const GUIDANCE = "# Using mytool\n\nAlways pass --json to mytool; it has no `list` subcommand.\n";
-
-/** The system prompt of a request, as one string (the API takes text blocks). */
-function systemOf(request: RecordedRequest | undefined): string {
-  const system = request?.body.system as string | { text: string }[] | undefined;
-  if (system === undefined) return "";
-  return typeof system === "string" ? system : system.map((block) => block.text).join("\n");
-}
 
 async function guidanceScenario(mode: GuidanceMode, text = GUIDANCE): Promise<Scenario> {
   const dir = makeTempDir("trial-guidance-scenario-");

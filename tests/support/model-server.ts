@@ -125,6 +125,13 @@ export function scriptByTurn(
   };
 }
 
+/** The system prompt of a request, as one string (the API takes text blocks). */
+export function systemOf(request: RecordedRequest | undefined): string {
+  const system = request?.body.system as string | { text: string }[] | undefined;
+  if (system === undefined) return "";
+  return typeof system === "string" ? system : system.map((block) => block.text).join("\n");
+}
+
 /** The first user message's text: a handy key for `scriptByTurn`. */
 export function firstUserText(request: RecordedRequest): string {
   const first = request.body?.messages?.[0];
