@@ -22,7 +22,12 @@ import type { EventSink, TokenUsage } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
 import { type CliBinarySpec, isExecutableFile, resolveCliBinary } from "./cli-binary.js";
 import { PLACEHOLDER_API_KEY } from "./credential-proxy.js";
-import { prepareAgentCli, runAgentCliBehindProxy, stderrHead } from "./external-agent-run.js";
+import {
+  describeOtherToolCall,
+  prepareAgentCli,
+  runAgentCliBehindProxy,
+  stderrHead,
+} from "./external-agent-run.js";
 import type { Agent, AgentContext, AgentOutcome } from "./types.js";
 
 export const CLAUDE_BIN_ENV = "LLM_TOOL_TEST_CLAUDE_BIN";
@@ -348,8 +353,7 @@ function emitToolCall(stream: StreamState, toolUse: ToolUse): void {
   if (toolUse.name !== "Bash") {
     // A tool call of its own kind: it runs no command (a file edit), or Claude Code refuses it.
     stream.otherToolCalls.set(toolUse.id, toolUse.name);
-    const input = JSON.stringify(toolUse.input) ?? "";
-    const command = `${toolUse.name} ${input.length > 200 ? `${input.slice(0, 200)}…` : input}`;
+    const command = describeOtherToolCall(toolUse.name, toolUse.input);
     stream.events.emit({ type: "tool_call", call_id: toolUse.id, turn, command, tool: toolUse.name });
     return;
   }

@@ -208,6 +208,15 @@ export async function runAgentCliBehindProxy(
   return withCapNote(run.finish(result, refusals), refusals);
 }
 
+/**
+ * A `tool_call`'s `command` for a call of another tool than the shell (a file edit, a read, a tool
+ * the CLI refuses): the tool's name and its input as JSON, cut at 200 characters.
+ */
+export function describeOtherToolCall(name: string, input: unknown): string {
+  const json = JSON.stringify(input) ?? "";
+  return `${name} ${json.length > 200 ? `${json.slice(0, 200)}…` : json}`;
+}
+
 /** The start of a CLI's stderr, where most CLIs say what went wrong. */
 export function stderrHead(text: string): string {
   const trimmed = text.trim();

@@ -30,7 +30,12 @@ import type { EventSink, TokenUsage } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
 import { type CliBinarySpec, isReadableFile, resolveCliBinary } from "./cli-binary.js";
 import { PLACEHOLDER_API_KEY } from "./credential-proxy.js";
-import { prepareAgentCli, runAgentCliBehindProxy, stderrTail } from "./external-agent-run.js";
+import {
+  describeOtherToolCall,
+  prepareAgentCli,
+  runAgentCliBehindProxy,
+  stderrTail,
+} from "./external-agent-run.js";
 import type { Agent, AgentContext, AgentOutcome } from "./types.js";
 
 /** What the action installs and the tests run against (the devDependency's exact version). */
@@ -423,8 +428,7 @@ function emitToolCall(state: StreamState, toolUse: PendingTurn["toolUses"][numbe
   if (toolUse.name !== GEMINI_SHELL_TOOL) {
     // A tool call of its own kind: a file edit or read, or a tool the CLI refuses.
     state.otherToolCalls.set(toolUse.id, toolUse.name);
-    const input = JSON.stringify(toolUse.input) ?? "";
-    const command = `${toolUse.name} ${input.length > 200 ? `${input.slice(0, 200)}…` : input}`;
+    const command = describeOtherToolCall(toolUse.name, toolUse.input);
     state.events.emit({
       type: "tool_call",
       call_id: toolUse.id,
