@@ -10,24 +10,14 @@ import {
   describeUnknownAgent,
   resolveAgentName,
 } from "../../src/agents/registry.js";
-import { ConfigError } from "../../src/errors.js";
 import type { ModelClient } from "../../src/model/model-client.js";
+import { configErrorOf } from "../support/config-error.js";
 
 const modelClient: ModelClient = {
   createMessage: async () => {
     throw new Error("not called");
   },
 };
-
-function configErrorOf(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error("expected a ConfigError");
-}
 
 describe("createAgent", () => {
   it("builds each available agent by name", () => {

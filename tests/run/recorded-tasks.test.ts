@@ -9,11 +9,11 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/command.js";
-import { ConfigError } from "../../src/errors.js";
 import { readRecordings } from "../../src/results/read-recordings.js";
 import { checkRecordedTasks } from "../../src/run/recorded-tasks.js";
 import { loadScenarios } from "../../src/scenario/load.js";
 import { runMain } from "../cli/run-main.js";
+import { configErrorOf } from "../support/config-error.js";
 import { makeTempDir } from "../support/temp-dirs.js";
 
 const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/bashkit-eval");
@@ -25,16 +25,6 @@ const HAIKU_0209 = path.join(FIXTURES, "results/haiku-4-5-2026-02-09-json-to-csv
 // The tasks as the 05-26 runs had them, and the dataset as it is now (json_to_csv_export tightened).
 const TASKS_0526 = path.join(FIXTURES, "replay/haiku-4-5.tasks.jsonl");
 const DATASET_NOW = path.join(FIXTURES, "eval-tasks.jsonl");
-
-function configErrorOf(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error("expected a ConfigError");
-}
 
 describe("a replay's recorded tasks against the task file given", () => {
   it("accepts the tasks the run was recorded on", async () => {
