@@ -35,6 +35,7 @@ import {
   type ScenarioReport,
   type TrialReport,
 } from "../results/types.js";
+import { differenceInterval } from "../stats/difference-interval.js";
 import {
   adjustPValues,
   bootstrapMeanInterval,
@@ -45,14 +46,9 @@ import {
   fisherExactTest,
   type Interval,
   mcnemarExactTest,
-  meanInterval,
-  moverInterval,
   newcombeInterval,
   permutationTest,
-  poissonMeanInterval,
   signFlipTest,
-  welchInterval,
-  wilsonIntervalForRate,
 } from "../stats/stats.js";
 import {
   findMetric,
@@ -71,7 +67,6 @@ import {
   type ComparisonWarning,
   type Direction,
   type MetricComparison,
-  type MetricKind,
   type RenamedScenario,
   type RunRef,
   type ScenarioComparison,
@@ -463,41 +458,6 @@ interface SampleSizes {
   baseN: number;
   headN: number;
   min: number;
-}
-
-/**
- * 95% interval of mean(head) − mean(base). Welch's t interval when both sides vary. A side whose
- * values all came out equal proves less than its zero-width t interval claims (five trials without a
- * help call do not show the rate is zero), so such a side gets a boundary-aware interval instead:
- * Wilson for rates (values in [0, 1]), Poisson score for counts, and the two sides are combined
- * with MOVER. Amounts (tokens, cost, time) keep the t interval. null when a side has < 2 values.
- */
-function differenceInterval(
-  head: readonly number[],
-  base: readonly number[],
-  kind: MetricKind,
-): Interval | null {
-  if (head.length < 2 || base.length < 2) return null;
-  if (hasSpread(head) && hasSpread(base)) return welchInterval(head, base);
-  return moverInterval(
-    computeMean(head)!,
-    sideInterval(head, kind),
-    computeMean(base)!,
-    sideInterval(base, kind),
-  );
-}
-
-function hasSpread(values: readonly number[]): boolean {
-  return values.some((v) => v !== values[0]);
-}
-
-function sideInterval(values: readonly number[], kind: MetricKind): Interval {
-  const mean = computeMean(values)!;
-  if (!hasSpread(values)) {
-    if (kind === "rate" && mean >= 0 && mean <= 1) return wilsonIntervalForRate(mean, values.length);
-    if (kind === "count" && mean >= 0) return poissonMeanInterval(mean * values.length, values.length);
-  }
-  return meanInterval(values) ?? { low: mean, high: mean };
 }
 
 /** Adjusts the p-values of the tests that have enough samples to count, then sets every verdict. */
