@@ -12,6 +12,7 @@ import { diffRegressedBehaviour } from "./behaviour-diff.js";
 import { compareReports } from "./compare.js";
 import { type Decision, decide, defaultFailOn, type FailOn } from "./decision.js";
 import type { BaselinePooling } from "./pool-baselines.js";
+import type { ToleranceGates } from "./tolerance-gates.js";
 import type { CompareOptions, Comparison } from "./types.js";
 
 /** How a run is decided: the user's `fail-on` and `gate-metrics`, and how the reports are compared. */
@@ -19,6 +20,8 @@ export interface DecisionPolicy {
   /** Null: `regression` when a baseline was compared, else `outcome`. */
   failOn: FailOn | null;
   gateMetrics: readonly string[];
+  /** The suite's tolerance gates (`tolerance-gates`); a scenario's own override them. None by default. */
+  toleranceGates?: ToleranceGates;
   /** Alpha, the names of the two sides, tolerances; default as compareReports. */
   compareOptions?: CompareOptions;
 }
@@ -87,6 +90,7 @@ export function decideRun({
     baseline: comparison ? (baseline?.report ?? null) : null,
     failOn: policy.failOn ?? defaultFailOn(comparison !== null),
     gateMetrics: policy.gateMetrics,
+    ...(policy.toleranceGates ? { toleranceGates: policy.toleranceGates } : {}),
     // Also without a usable report: the scenarios left out because they changed are then listed.
     ...(baseline?.pooling ? { pooling: baseline.pooling } : {}),
     ...(designExtraTrials !== undefined ? { extraTrials: designExtraTrials } : {}),

@@ -8,6 +8,9 @@
  *   metrics the user names (gate metrics) add one family each, one-sided in the metric's bad
  *   direction, Holm over scenarios; alpha is split equally (Bonferroni) between the pass-rate
  *   decision and each named metric, so an unchanged PR fails at most alpha of the time.
+ * - Tolerance gates (tolerance-gates.ts: "no more than +20% input tokens than the base"): one family
+ *   per metric over the scenarios that set one, the one-sided test of stats/difference-interval.ts,
+ *   Holm over those scenarios; each family takes its equal share of alpha like a gate metric.
  * - Improvements (src/stats/improvement.ts): the same tests mirrored, their own alpha; reported as
  *   🟢 improved, never read by `failed`, the exit status or fail-on.
  * - Each scenario and the suite carry one verdict word (`verdict`, `suite_verdict`) that every
@@ -30,6 +33,7 @@ import {
   inconclusiveGrounds,
   PLANNED_COLLAPSE,
 } from "../stats/detection-power.js";
+import { toleranceTest } from "../stats/difference-interval.js";
 import { decideImprovement } from "../stats/improvement.js";
 import {
   DEFAULT_ALPHA,
@@ -67,6 +71,7 @@ import {
   type TreatmentChanges,
 } from "./pairing.js";
 import type { BaselinePooling, ExcludedBaseline } from "./pool-baselines.js";
+import { checkToleranceGates, gatesOfScenario, type ToleranceGates } from "./tolerance-gates.js";
 import type { ScenarioStatus } from "./types.js";
 
 export type FailOn =
@@ -212,10 +217,17 @@ export interface MetricFinding {
   p_value: number | null;
   adjusted_p: number | null;
   regressed: boolean;
+  /**
+   * A tolerance gate's: the largest increase over the base's mean allowed (0.2: +20%); p_value is then
+   * that the head exceeds it. Absent in a gate metric's family and where the scenario has no gate.
+   */
+  tolerance?: number;
 }
 
 export interface MetricFamily {
   metric: string;
+  /** True for a tolerance gate's family (tolerance-gates.ts); absent for a gate metric's. */
+  tolerance_gate?: true;
   direction: Direction;
   /** The level each scenario's adjusted p is compared with, after the split (see the module comment). */
   alpha: number;
@@ -368,6 +380,8 @@ export interface DecisionInput {
   pooling?: BaselinePooling;
   failOn?: FailOn;
   gateMetrics?: readonly string[];
+  /** The suite's tolerance gates; a head scenario's own (`tolerance_gates`) override them per metric. */
+  toleranceGates?: ToleranceGates;
   alpha?: number;
   /** The suite test's part of alpha; default half of it (0.025 of 0.05). */
   suiteAlpha?: number;
@@ -409,6 +423,7 @@ export function decide(input: DecisionInput): Decision {
   const failOn = input.failOn ?? { kind: "regression" };
   const alpha = input.alpha ?? DEFAULT_ALPHA;
   const gateMetrics = checkGateMetrics(input.gateMetrics ?? [], "gate-metrics");
+  checkToleranceGates(input.toleranceGates ?? {}, "tolerance-gates");
   const head = input.head;
   const run = {
     outcome: head.summary.outcome,
@@ -467,8 +482,16 @@ function decideRegressionAgainst(
   { paired, notCompared }: Pairing,
 ): Decision {
   const { alpha, gateMetrics } = context;
-  // Bonferroni between the pass-rate decision and each gate metric's family.
-  const parts = 1 + gateMetrics.length;
+  const suiteTolerances = input.toleranceGates ?? {};
+  const tolerancesOf = new Map(
+    paired.map(({ head }) => [
+      scenarioKey(head),
+      gatesOfScenario(suiteTolerances, head.tolerance_gates, scenarioKey(head)),
+    ]),
+  );
+  const toleranceMetrics = [...new Set([...tolerancesOf.values()].flatMap((g) => Object.keys(g)))];
+  // Bonferroni between the pass-rate decision and each gate's family (gate metrics, tolerance gates).
+  const parts = 1 + gateMetrics.length + toleranceMetrics.length;
   const passAlpha = alpha / parts;
   // Half of alpha to the suite test by default, whatever alpha is (docs/statistics.md, "The α split").
   const suiteShare =
@@ -526,9 +549,14 @@ function decideRegressionAgainst(
   });
   const notComparedKeys = new Set(notCompared.map((s) => s.key));
 
-  const secondary = gateMetrics.map((metric) =>
-    testMetricFamily(metric, paired, { alpha: alpha / parts, scale, seed: input.seed ?? 20240501 }),
-  );
+  const secondary = [
+    ...gateMetrics.map((metric) =>
+      testMetricFamily(metric, paired, { alpha: alpha / parts, scale, seed: input.seed ?? 20240501 }),
+    ),
+    ...toleranceMetrics.map((metric) =>
+      testToleranceFamily(metric, paired, tolerancesOf, { alpha: alpha / parts, scale }),
+    ),
+  ];
   const scenarios: DecisionScenario[] = rows.map((r, i) => {
     const d = result.scenarios[i]!;
     const up = improvement.scenarios[i]!;
@@ -678,6 +706,54 @@ function testMetricFamily(
       regressed: false,
     };
   });
+  holmWithinFamily(findings, settings);
+  return { metric, direction: definition.direction, alpha: settings.alpha, scenarios: findings };
+}
+
+/**
+ * A tolerance gate's family: per scenario with a gate on the metric, the one-sided test that the
+ * head's mean exceeds (1 + tolerance) × the base's (stats/difference-interval.ts, the interval the
+ * metrics table shows), Holm over those scenarios, at the family's share of alpha.
+ */
+function testToleranceFamily(
+  metric: string,
+  paired: ReadonlyArray<{ head: ScenarioReport; base: ScenarioReport | null }>,
+  tolerancesOf: ReadonlyMap<string, ToleranceGates>,
+  settings: { alpha: number; scale: number },
+): MetricFamily {
+  const definition = findMetric(metric, "tolerance-gates");
+  const findings: MetricFinding[] = paired.map(({ head, base }) => {
+    const key = scenarioKey(head);
+    const headValues = readTrialValues(head.trials, definition);
+    const baseValues = base ? readTrialValues(base.trials, definition) : [];
+    const baseMean = computeMean(baseValues);
+    const headMean = computeMean(headValues);
+    const tolerance = tolerancesOf.get(key)?.[metric];
+    const test =
+      tolerance === undefined ? null : toleranceTest(headValues, baseValues, definition.kind, tolerance);
+    return {
+      key,
+      base_mean: baseMean,
+      head_mean: headMean,
+      delta: baseMean !== null && headMean !== null ? headMean - baseMean : null,
+      p_value: test?.p_value ?? null,
+      adjusted_p: null,
+      regressed: false,
+      ...(tolerance === undefined ? {} : { tolerance }),
+    };
+  });
+  holmWithinFamily(findings, settings);
+  return {
+    metric,
+    tolerance_gate: true,
+    direction: definition.direction,
+    alpha: settings.alpha,
+    scenarios: findings,
+  };
+}
+
+/** Holm over a family's tested findings; adjusted_p on alpha's scale, regressed at the family's level. */
+function holmWithinFamily(findings: MetricFinding[], settings: { alpha: number; scale: number }): void {
   const tested = findings.flatMap((f, i) => (f.p_value === null ? [] : [i]));
   const adjusted = adjustPValues(
     tested.map((i) => findings[i]!.p_value!),
@@ -688,7 +764,6 @@ function testMetricFamily(
     finding.adjusted_p = Math.min(1, adjusted[j]! * settings.scale);
     finding.regressed = adjusted[j]! <= settings.alpha;
   });
-  return { metric, direction: definition.direction, alpha: settings.alpha, scenarios: findings };
 }
 
 /** Each base run's counts for a scenario: the pooled runs', or the baseline as one run. */

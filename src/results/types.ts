@@ -210,6 +210,11 @@ export interface ScenarioReport {
   /** What a pull request is meant to change, by content. Absent in reports of earlier versions. */
   treatment?: ReportTreatment;
   /**
+   * The scenario's own tolerance gates (its YAML's `tolerance_gates`): metric → the largest increase
+   * over the base's mean allowed, as a fraction (0.2: +20%). Absent when it sets none.
+   */
+  tolerance_gates?: Record<string, number>;
+  /**
    * The trials planned for the scenario before any extra ones (n): trials 1..n are its first
    * trials. Counted over the whole run, also in a shard's report. Absent in reports of earlier
    * versions and in pooled baselines.

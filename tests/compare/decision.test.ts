@@ -425,6 +425,61 @@ describe("decide: fail-on regression", () => {
   });
 });
 
+describe("decide: tolerance gates on tokens, cost and turns", () => {
+  /** Every trial passes; input tokens vary ±5% around `mean`, as real runs' do. */
+  const tokensAround = (id: string, mean: number, n: number, gates?: Record<string, number>) =>
+    makeScenarioReport({
+      id,
+      ...(gates ? { tolerance_gates: gates } : {}),
+      trials: trialsFrom(
+        Array.from({ length: n }, (_, i) => ({ input_tokens: mean * (1 + ((i % 3) - 1) * 0.05) })),
+      ),
+    });
+  const baseline = makeReport([tokensAround("s0", 10_000, 24), tokensAround("s1", 10_000, 24)]);
+
+  it("fails a scenario whose tokens clearly exceed +20%, passes one within it, and splits alpha with it", () => {
+    const head = makeReport([tokensAround("s0", 20_000, 3), tokensAround("s1", 11_000, 3)]);
+    const decision = decide({ head, baseline, toleranceGates: { input_tokens: 0.2 } });
+    expect(decision.regressed).toEqual([]);
+    expect(decision.regressed_metrics).toEqual([{ metric: "input_tokens", scenarios: ["s0"] }]);
+    expect(decision.failed).toBe(true);
+    expect(decision.scenarios.map((s) => s.verdict)).toEqual(["regressed", "no_clear_change"]);
+    const family = decision.secondary[0]!;
+    expect(family).toMatchObject({ metric: "input_tokens", tolerance_gate: true, alpha: 0.025 });
+    expect(family.scenarios[0]).toMatchObject({ tolerance: 0.2, regressed: true });
+    expect(family.scenarios[1]).toMatchObject({ tolerance: 0.2, regressed: false, p_value: 1 });
+    // Within the tolerance everywhere: nothing fails.
+    const within = decide({
+      head: makeReport([tokensAround("s0", 11_000, 3), tokensAround("s1", 9_000, 3)]),
+      baseline,
+      toleranceGates: { input_tokens: 0.2 },
+    });
+    expect(within.failed).toBe(false);
+  });
+
+  it("takes a scenario's own gate over the suite's, and gates only the scenarios that set one", () => {
+    const head = makeReport([
+      tokensAround("s0", 20_000, 3, { input_tokens: 1.5 }),
+      tokensAround("s1", 20_000, 3, { input_tokens: 0.2 }),
+    ]);
+    const own = decide({ head, baseline });
+    expect(own.regressed_metrics).toEqual([{ metric: "input_tokens", scenarios: ["s1"] }]);
+    expect(own.secondary[0]!.scenarios[0]!.tolerance).toBe(1.5);
+    const suite = decide({ head, baseline, toleranceGates: { input_tokens: 0.1 } });
+    expect(suite.secondary[0]!.scenarios.map((f) => f.tolerance)).toEqual([1.5, 0.2]);
+  });
+
+  it("refuses a gate on a metric it cannot gate, or a negative tolerance, naming where", () => {
+    const head = makeReport([tokensAround("s0", 10_000, 3)]);
+    expect(() => decide({ head, baseline, toleranceGates: { error_rate: 0.2 } })).toThrow(
+      /tolerance-gates\.error_rate: "error_rate" cannot have a tolerance gate/,
+    );
+    expect(() =>
+      decide({ head: makeReport([tokensAround("s0", 10_000, 3, { turns: -1 })]), baseline }),
+    ).toThrow(/scenario "s0" tolerance_gates\.turns: must be a fraction >= 0/);
+  });
+});
+
 describe("decide: a saved report's design", () => {
   it("states the power of the extra trials the run was configured with (run.extra_trials), not a guess", () => {
     const eight = pooledBaseline(10, 8);
