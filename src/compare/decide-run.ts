@@ -7,12 +7,12 @@
  * that nothing else calls decide()).
  */
 import { describeError } from "../errors.js";
+import type { ToleranceGates } from "../results/tolerance-gates.js";
 import type { Report } from "../results/types.js";
 import { diffRegressedBehaviour } from "./behaviour-diff.js";
 import { compareReports } from "./compare.js";
 import { type Decision, decide, defaultFailOn, type FailOn } from "./decision.js";
 import type { BaselinePooling } from "./pool-baselines.js";
-import type { ToleranceGates } from "./tolerance-gates.js";
 import type { CompareOptions, Comparison } from "./types.js";
 
 /** How a run is decided: the user's `fail-on` and `gate-metrics`, and how the reports are compared. */

@@ -21,6 +21,7 @@
 import { ConfigError } from "../errors.js";
 import { judgeRun } from "../results/run-outcome.js";
 import { scenarioKey } from "../results/scenario-key.js";
+import { checkToleranceGates, gatesOfScenario, type ToleranceGates } from "../results/tolerance-gates.js";
 import type { Direction } from "../results/trial-metrics.js";
 import { findMetric, PASS_RATE, readTrialValues } from "../results/trial-metrics.js";
 import type { Report, RunSummary, ScenarioReport, TrialReport } from "../results/types.js";
@@ -71,7 +72,6 @@ import {
   type TreatmentChanges,
 } from "./pairing.js";
 import type { BaselinePooling, ExcludedBaseline } from "./pool-baselines.js";
-import { checkToleranceGates, gatesOfScenario, type ToleranceGates } from "./tolerance-gates.js";
 import type { ScenarioStatus } from "./types.js";
 
 export type FailOn =

@@ -100,6 +100,7 @@ export function scenarioMetaOf(
     content_hash: scenario.contentHash,
     measurement_hash: scenario.measurementHash,
     treatment: reportTreatmentOf(scenario, variant, guidanceIntake),
+    ...(scenario.toleranceGates ? { tolerance_gates: { ...scenario.toleranceGates } } : {}),
   };
 }
 

@@ -41,6 +41,8 @@ export async function computeMeasurementHash(scenario: UnhashedScenario): Promis
     category: _category,
     tier: _tier,
     trials: _trials,
+    // A setting of the decision: adding a tolerance gate does not change what the base runs measured.
+    toleranceGates: _toleranceGates,
     ...rest
   } = scenario;
   const normalized = JSON.parse(JSON.stringify(rest)) as Record<string, unknown>;

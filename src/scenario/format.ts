@@ -8,6 +8,7 @@
  * sum to 1, a duration's value) the loader checks beside (yaml-scenario.ts, gates.ts, rubric.ts).
  */
 import { DEFAULT_LOOP_REPEATS, GATES, type GateDefinition, type GateParamKind } from "../evaluate/gates.js";
+import { TOLERANCE_METRICS, TOLERANCE_PATTERN } from "../results/tolerance-gates.js";
 import type { GateType } from "./types.js";
 
 /** The part of JSON Schema (draft-07) the formats use. */
@@ -222,6 +223,24 @@ export const EVALUATION = {
   },
 } as const satisfies ObjectSchema;
 
+export const TOLERANCE_GATES = {
+  type: "object",
+  description:
+    'Tolerance gates (opt-in): the largest increase over the base runs\' mean this scenario may show, e.g. `input_tokens: "+20%"`. The check fails when the one-sided bound shows the increase exceeds it (docs/statistics.md, "Tolerance gates"). Over the suite\'s `tolerance-gates`, metric by metric.',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: Object.fromEntries(
+    TOLERANCE_METRICS.map((metric) => [
+      metric,
+      {
+        description: `Largest increase of the mean ${metric.replaceAll("_", " ")} over the base's, in percent ("+20%").`,
+        type: "string",
+        pattern: TOLERANCE_PATTERN.source,
+      },
+    ]),
+  ),
+} as const satisfies ObjectSchema;
+
 export const SCENARIO = {
   type: "object",
   additionalProperties: false,
@@ -275,6 +294,7 @@ export const SCENARIO = {
       oneOf: [NON_BLANK_STRING, { type: "array", minItems: 1, items: NON_BLANK_STRING }],
     },
     evaluation: ref("evaluation"),
+    tolerance_gates: ref("tolerance_gates"),
     trials: {
       description: "Trials per scenario (default from the command line / action).",
       type: "integer",

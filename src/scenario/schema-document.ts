@@ -17,6 +17,7 @@ import {
   RUBRIC,
   SCENARIO,
   TARGET,
+  TOLERANCE_GATES,
   VARIANT,
 } from "./format.js";
 
@@ -49,6 +50,7 @@ export function buildScenarioSchema(): Record<string, unknown> {
       judge: JUDGE,
       composite: COMPOSITE,
       evaluation: EVALUATION,
+      tolerance_gates: TOLERANCE_GATES,
     },
   };
 }

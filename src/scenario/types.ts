@@ -186,6 +186,11 @@ export interface Scenario {
   /** Oracle solution: one entry = one bash call. */
   solution?: string[];
   evaluation: Evaluation;
+  /**
+   * Tolerance gates on what a change costs: metric → the largest increase over the base's mean, as
+   * a fraction (0.2: +20%). A setting of the decision, not of the measurement (not in measurementHash).
+   */
+  toleranceGates?: Record<string, number>;
   trials?: number;
   /** Absent: the run's setting (default auto). */
   sandbox?: SandboxSetting;

@@ -3,6 +3,7 @@ import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { describeError } from "../errors.js";
 import { patternSyntaxError } from "../evaluate/regex.js";
+import { parseTolerance, TOLERANCE_PATTERN } from "../results/tolerance-gates.js";
 import { parseDuration } from "./duration.js";
 import {
   AGENT,
@@ -18,6 +19,7 @@ import {
   OPTION_NAME_PATTERN,
   SCENARIO,
   TARGET,
+  TOLERANCE_GATES,
   VARIANT,
 } from "./format.js";
 import { type GateReadingContext, readGate } from "./gates.js";
@@ -128,6 +130,9 @@ export async function buildYamlScenario(
     readEvaluation(reader, node, "evaluation", dir, io, { hasTargetBinary: target.binary !== undefined }),
   )) ?? { gates: [] };
   const trials = value("trials");
+  const toleranceGates = optional("tolerance_gates", (node, field) =>
+    readToleranceGates(reader, node, field),
+  );
 
   if (reader.problems.length > 0 || id === undefined || task === undefined) return undefined;
   const scenario: ScenarioWithoutHash = {
@@ -150,9 +155,32 @@ export async function buildYamlScenario(
   if (guidance !== undefined) scenario.guidance = guidance;
   if (solution !== undefined) scenario.solution = solution;
   if (trials !== undefined) scenario.trials = trials;
+  if (toleranceGates !== undefined) scenario.toleranceGates = toleranceGates;
   if (sandbox !== undefined) scenario.sandbox = sandbox;
   if (network !== undefined) scenario.network = network;
   return scenario;
+}
+
+/** `tolerance_gates`: metric → "+N%", each read as a fraction (tolerance-gates.ts's syntax). */
+function readToleranceGates(
+  reader: NodeReader,
+  node: YamlNode,
+  field: string,
+): Record<string, number> | undefined {
+  const entries = reader.readObject(node, field, TOLERANCE_GATES);
+  if (!entries) return undefined;
+  const gates: Record<string, number> = {};
+  for (const [metric, entry] of entries) {
+    const at = joinField(field, metric);
+    const text = reader.readString(entry.value, at);
+    if (text === undefined) continue;
+    if (!TOLERANCE_PATTERN.test(text)) {
+      reader.report(entry.value.line, at, `expected an increase in percent such as "+20%", got "${text}"`);
+      continue;
+    }
+    gates[metric] = parseTolerance(text, at);
+  }
+  return gates;
 }
 
 async function optionalAsync<T>(

@@ -58,6 +58,8 @@ describe("measurementHash", () => {
       ["s.yaml", text.replace("file: AGENTS.md", "file: other.md")],
       ["s.yaml", text.replace("description: d", "description: e").replace("tags: [a]", "tags: [b]")],
       ["s.yaml", text.replace("trials: 3", "trials: 5").replace("tier: 1", "tier: 2")],
+      // A tolerance gate is the decision's setting: the base runs measured the same thing.
+      ["s.yaml", `${text}tolerance_gates: {input_tokens: "+20%"}\n`],
     ];
     for (const [file, content] of treatmentEdits) {
       await writeFile(path.join(dir, file), content);

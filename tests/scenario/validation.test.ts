@@ -43,6 +43,17 @@ const cases: Case[] = [
       "s.yaml:3: target.zzzzzz: unknown key `zzzzzz` for target (expected one of: binary, command_pattern, global_options, env)",
   },
   {
+    name: "tolerance gates: an unknown metric, a bare number and a decrease, each named",
+    files: {
+      "s.yaml": 'task: t\ntolerance_gates:\n  input_token: "+20%"\n  turns: 0.2\n  cost_usd: "-5%"\n',
+    },
+    error: [
+      "s.yaml:3: tolerance_gates.input_token: unknown key `input_token` (did you mean `input_tokens`?)",
+      "s.yaml:4: tolerance_gates.turns: expected a string, found a number (0.2)",
+      's.yaml:5: tolerance_gates.cost_usd: expected an increase in percent such as "+20%", got "-5%"',
+    ].join("\n"),
+  },
+  {
     name: "a key from another format gets a hint",
     files: { "s.yaml": "name: a\nprompt: do it\n" },
     error: [

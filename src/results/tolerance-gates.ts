@@ -1,7 +1,7 @@
 /**
  * Tolerance gates (opt-in): "no more than +20% input tokens than the base". Set for the suite (the
  * action's `tolerance-gates`, the CLI's `--tolerance-gates`) or per scenario (`tolerance_gates` in
- * its YAML, over the suite's); decided in decision.ts with the other gates (docs/statistics.md,
+ * its YAML, over the suite's); decided in compare/decision.ts with the other gates (docs/statistics.md,
  * "Tolerance gates"). This module reads and writes the setting; the test is stats/difference-interval.ts's.
  */
 import { ConfigError } from "../errors.js";

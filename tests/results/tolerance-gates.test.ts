@@ -6,7 +6,7 @@ import {
   gatesOfScenario,
   parseToleranceGates,
   TOLERANCE_METRICS,
-} from "../../src/compare/tolerance-gates.js";
+} from "../../src/results/tolerance-gates.js";
 import { configErrorOf } from "../support/config-error.js";
 
 describe("tolerance gates: the setting", () => {
