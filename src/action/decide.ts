@@ -18,11 +18,12 @@ export interface ActionResult {
   message: string | null;
 }
 
-/** `fail-on`, `gate-metrics` and `alpha`, and how the comparison names the two reports. */
+/** `fail-on`, `gate-metrics`, `tolerance-gates` and `alpha`, and how the comparison names the two reports. */
 export function decisionPolicyOf(settings: ActionSettings): DecisionPolicy {
   return {
     failOn: settings.failOn,
     gateMetrics: settings.gateMetrics,
+    toleranceGates: settings.toleranceGates,
     compareOptions: {
       alpha: settings.alpha,
       sources: { base: "the baseline report", head: "this run's report" },

@@ -15,6 +15,7 @@ import { DEFAULT_BASELINE_RUNS } from "../compare/pool-baselines.js";
 import { ConfigError } from "../errors.js";
 import { OPENAI_APIS, type OpenAiApiChoice } from "../model/openai-client.js";
 import { API_KEY_VARIABLES, type ProviderName, parseModelId } from "../model/provider.js";
+import { parseToleranceGates, type ToleranceGates } from "../results/tolerance-gates.js";
 import {
   type AgentEndpoints,
   endpointsByAgent,
@@ -105,6 +106,8 @@ export interface ActionSettings {
   failOn: FailOn;
   /** Layer-1 metrics that also decide under fail-on regression. */
   gateMetrics: string[];
+  /** Tolerance gates on cost, tokens and turns (`tolerance-gates`); a scenario's own override them. */
+  toleranceGates: ToleranceGates;
   maxCostUsd: number | null;
   /** Explicit or derived from commentKey. */
   artifactName: string;
@@ -402,6 +405,10 @@ export function readActionSettings(read: ReadInput): ActionSettings {
     commentKey,
     failOn: parseFailOn(read("fail-on").trim() || "regression", 'input "fail-on"'),
     gateMetrics: checkGateMetrics(readList(read, "gate-metrics", /[\s,]+/), 'input "gate-metrics"'),
+    toleranceGates: parseToleranceGates(
+      readList(read, "tolerance-gates", /[\s,]+/),
+      'input "tolerance-gates"',
+    ),
     maxCostUsd: readPositiveNumber(read, "max-cost-usd"),
     artifactName: readArtifactName(read, commentKey),
     workingDirectory: read("working-directory").trim() || ".",

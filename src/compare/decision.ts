@@ -104,7 +104,7 @@ export function formatFailOn(failOn: FailOn): string {
   return failOn.kind === "pass_rate_below" ? `pass-rate<${failOn.threshold}` : failOn.kind;
 }
 
-/** Figures that describe a run's economy and pace: shown, never tested, never gating. */
+/** Figures that describe a run's economy and pace: shown, never gate metrics; cost, tokens and turns may have a tolerance gate. */
 export const DESCRIPTIVE_METRICS: readonly string[] = [
   "input_tokens",
   "output_tokens",
@@ -125,7 +125,7 @@ export function checkGateMetrics(names: readonly string[], where: string): strin
     }
     if (DESCRIPTIVE_METRICS.includes(name)) {
       throw new ConfigError(
-        `${name} is descriptive (tokens, cost, duration and turns are shown, never gated); name a layer-1 metric such as error_rate`,
+        `${name} is descriptive (tokens, cost, duration and turns are not tested like layer-1 metrics); name a layer-1 metric such as error_rate, or give cost, tokens or turns a tolerance (tolerance-gates, e.g. ${name}:+20%)`,
         where,
       );
     }

@@ -55,6 +55,7 @@ describe("readActionSettings", () => {
       commentKey: "llm-tool-test",
       failOn: { kind: "regression" },
       gateMetrics: [],
+      toleranceGates: {},
       maxCostUsd: null,
       artifactName: "llm-tool-test-report",
       workingDirectory: ".",
@@ -86,6 +87,7 @@ describe("readActionSettings", () => {
       "comment-key": "nightly.v2",
       "fail-on": "pass-rate < 0.8",
       "gate-metrics": "error_rate, help_invocations",
+      "tolerance-gates": "input_tokens:+20%,\n cost_usd:+12.5%",
       "max-cost-usd": "2.50",
       "working-directory": "tools/cli",
       "base-url": " https://gateway.example.com/anthropic ",
@@ -111,6 +113,7 @@ describe("readActionSettings", () => {
       commentKey: "nightly.v2",
       failOn: { kind: "pass_rate_below", threshold: 0.8 },
       gateMetrics: ["error_rate", "help_invocations"],
+      toleranceGates: { input_tokens: 0.2, cost_usd: 0.125 },
       maxCostUsd: 2.5,
       artifactName: "llm-tool-test-report-nightly.v2",
       workingDirectory: "tools/cli",
@@ -172,7 +175,11 @@ describe("readActionSettings", () => {
     ],
     [
       { "gate-metrics": "cost_usd" },
-      'input "gate-metrics": cost_usd is descriptive (tokens, cost, duration and turns are shown, never gated); name a layer-1 metric such as error_rate',
+      'input "gate-metrics": cost_usd is descriptive (tokens, cost, duration and turns are not tested like layer-1 metrics); name a layer-1 metric such as error_rate, or give cost, tokens or turns a tolerance (tolerance-gates, e.g. cost_usd:+20%)',
+    ],
+    [
+      { "tolerance-gates": "input_tokens:+20%, turns+5%" },
+      'input "tolerance-gates": expected METRIC:+N% (e.g. input_tokens:+20%), got "turns+5%"',
     ],
     [
       { "max-cost-usd": "$5" },

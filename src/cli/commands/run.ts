@@ -23,6 +23,7 @@ import { loadPriceTable } from "../../model/pricing.js";
 import { API_KEY_VARIABLES, parseModelId } from "../../model/provider.js";
 import { renderComparisonTerminal } from "../../render/comparison-markdown.js";
 import { renderTerminalSummary } from "../../render/terminal.js";
+import { parseToleranceGates } from "../../results/tolerance-gates.js";
 import type { Report } from "../../results/types.js";
 import {
   type AgentEndpoints,
@@ -103,6 +104,7 @@ const RUN_OPTIONS: OptionSpec = {
   "extra-trials": { type: "string" },
   "fail-on": { type: "string" },
   "gate-metrics": { type: "string", multiple: true },
+  "tolerance-gates": { type: "string", multiple: true },
   resume: { type: "string" },
   variant: { type: "string", multiple: true },
   "agent-command": { type: "string" },
@@ -184,6 +186,9 @@ ${describeAgents()}                         repeat it (or a,b) for an agent matr
   --fail-on RULE         regression (the default with --baseline) | outcome | never | pass-rate<X;
                          without --baseline or --fail-on the exit status is the run's own (below)
   --gate-metrics LIST    with --baseline: layer-1 metrics that also decide, e.g. error_rate
+  --tolerance-gates LIST with --baseline: the largest increase in cost, tokens or turns a scenario
+                         may show, e.g. input_tokens:+20%,cost_usd:+25% (a scenario's own
+                         tolerance_gates override them)
   --variant NAME=FILE    run every scenario once per guidance file (repeat: --variant v1=AGENTS.md
                          --variant v2=AGENTS-new.md); report.md compares them side by side
   --resume DIR           finish the interrupted run in DIR (same scenarios and flags)
@@ -304,7 +309,8 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   const failOnText = readString(values, "fail-on");
   const failOn = failOnText ? parseFailOn(failOnText, "--fail-on") : null;
   const gateMetrics = checkGateMetrics(readList(values, "gate-metrics"), "--gate-metrics");
-  const policy: DecisionPolicy = { failOn, gateMetrics };
+  const toleranceGates = parseToleranceGates(readList(values, "tolerance-gates"), "--tolerance-gates");
+  const policy: DecisionPolicy = { failOn, gateMetrics, toleranceGates };
 
   // prepare → settle → run → decide → write → print, and the exit status from the decision.
   const prepared = await prepareCliRun(
