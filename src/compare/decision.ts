@@ -292,6 +292,11 @@ export interface Design {
   baseline_trials: number;
   /** Head trials actually run in this PR (extra ones included). */
   head_trials_spent: number;
+  /**
+   * What this PR's run cost: the head report's known costs (agent and judge, from its tokens and the
+   * price table) and the trials whose cost is unknown (a model with no price), never counted as $0.
+   */
+  cost: { total_cost_usd: number; trials_cost_unknown: number };
   /** Null when only the suite test decides (one trial per scenario); at `variation.icc_used`. */
   power: DesignPower | null;
 }
@@ -819,6 +824,10 @@ function describeDesign(
     baseline_runs: input.pooling?.runs.length ?? 1,
     baseline_trials: baselineTrials,
     head_trials_spent: rows.reduce((sum, r) => sum + r.head.trials, 0),
+    cost: {
+      total_cost_usd: input.head.summary.total_cost_usd,
+      trials_cost_unknown: input.head.summary.trials_cost_unknown ?? 0,
+    },
     power,
   };
 }

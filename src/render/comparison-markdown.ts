@@ -23,6 +23,7 @@ import type {
   SideSummary,
   SuiteMetricComparison,
 } from "../compare/types.js";
+import { formatTolerance } from "../results/tolerance-gates.js";
 import { SCENARIO_TEST_RUNS } from "../stats/run-clusters.js";
 import { fisherExactTest } from "../stats/stats.js";
 import {
@@ -403,9 +404,17 @@ function renderMetricRow(
   alpha: number,
 ): string {
   const finding = family?.scenarios.find((s) => s.key === key);
-  const change = family
-    ? `${formatMetricDelta(m, m.delta)}${finding?.adjusted_p != null ? `, ${formatPStatement("adjusted p", finding.adjusted_p, { alpha, rejected: finding.regressed })}` : ""}${finding?.regressed ? " 🔴 regressed" : ""}`
-    : formatDeltaWithInterval(m, m.delta, m.ci_low, m.ci_high);
+  const verdict = { alpha, rejected: finding?.regressed === true };
+  // A tolerance gate is read off the interval shown: the interval, then the limit and the gate's p.
+  const change = family?.tolerance_gate
+    ? `${formatDeltaWithInterval(m, m.delta, m.ci_low, m.ci_high)}${
+        finding?.tolerance !== undefined && finding.adjusted_p !== null
+          ? ` · limit ${formatTolerance(finding.tolerance)}, ${formatPStatement("adjusted p", finding.adjusted_p, verdict)}${finding.regressed ? " 🔴 regressed" : ""}`
+          : ""
+      }`
+    : family
+      ? `${formatMetricDelta(m, m.delta)}${finding?.adjusted_p != null ? `, ${formatPStatement("adjusted p", finding.adjusted_p, { alpha, rejected: finding.regressed })}` : ""}${finding?.regressed ? " 🔴 regressed" : ""}`
+      : formatDeltaWithInterval(m, m.delta, m.ci_low, m.ci_high);
   const cells = [
     markdownText(metricLabel(m.metric)),
     formatMetricValue(m, m.base_mean),
@@ -444,11 +453,17 @@ function renderLegend(decision: Decision | null): string {
   if (!isDecided(decision)) {
     return "<sub>Changes are head − base with their 95% intervals: estimates, not tests; no pass/fail decision was made from them.</sub>";
   }
-  const gates = decision.secondary.map((f) => markdownText(f.metric.replaceAll("_", " ")));
+  const names = (families: readonly MetricFamily[]) =>
+    families.map((f) => markdownText(f.metric.replaceAll("_", " "))).join(", ");
+  const gates = decision.secondary.filter((f) => !f.tolerance_gate);
+  const tolerances = decision.secondary.filter((f) => f.tolerance_gate);
   const gateText =
-    gates.length > 0
-      ? ` Gate metrics (${gates.join(", ")}): one one-sided family each over the scenarios, Holm, α split equally with the pass rate.`
-      : "";
+    (gates.length > 0
+      ? ` Gate metrics (${names(gates)}): one one-sided family each over the scenarios, Holm, α split equally with the pass rate.`
+      : "") +
+    (tolerances.length > 0
+      ? ` Tolerance gates (${names(tolerances)}): a scenario fails when the one-sided bound shows its mean exceeds the base's by more than the limit; one family each, Holm, α split equally.`
+      : "");
   return (
     `<sub>Pass/fail: each scenario's pass counts, one-sided exact test (Boschloo), Holm over the scenarios, ` +
     `and a stratified suite test (CMH); α = ${decision.alpha} in all.${gateText} ` +

@@ -9,6 +9,7 @@
 import type {
   Decision,
   DecisionScenario,
+  Design,
   MetricFinding,
   PassCount,
   ScenarioVerdict,
@@ -16,13 +17,14 @@ import type {
 } from "../compare/decision.js";
 import type { NotComparedScenario, TreatmentFileChange, UnseenGuidance } from "../compare/pairing.js";
 import { scenarioKey } from "../results/scenario-key.js";
+import { formatTolerance } from "../results/tolerance-gates.js";
 import { findMetric } from "../results/trial-metrics.js";
 import type { Report, RunSummary, ScenarioReport } from "../results/types.js";
 import { CONCLUSIVE_POWER } from "../stats/detection-power.js";
 import { MIN_RUNS_FOR_VARIATION, roundIccUp, SCENARIO_TEST_RUNS } from "../stats/run-clusters.js";
 import { renderBehaviourBrief } from "./behaviour.js";
 import { escapeHtml, escapePlainText, markdownCode, markdownText } from "./escape.js";
-import { formatMetricValue, formatPStatement, formatRate } from "./format.js";
+import { formatMetricValue, formatPStatement, formatRate, formatRunCost } from "./format.js";
 
 /** Words, and names that came from a report (scenario keys, metric names). */
 type Piece = string | { name: string };
@@ -175,7 +177,9 @@ function metricPart(decision: Decision, metric: string, keys: readonly string[])
   const findings = keys.map((key) => family?.scenarios.find((s) => s.key === key) ?? null);
   const describe = (f: MetricFinding, separator = ": "): Sentence => {
     const verdict = { alpha: decision.alpha, rejected: f.regressed };
-    const p = f.adjusted_p === null ? "" : ` (${formatPStatement("adjusted p", f.adjusted_p, verdict)})`;
+    const limit = f.tolerance === undefined ? "" : `limit ${formatTolerance(f.tolerance)}, `;
+    const p =
+      f.adjusted_p === null ? "" : ` (${limit}${formatPStatement("adjusted p", f.adjusted_p, verdict)})`;
     return [
       { name: f.key },
       `${separator}${metricValue(metric, f.base_mean)} → ${metricValue(metric, f.head_mean)}${p}`,
@@ -452,7 +456,7 @@ export function renderDesignLine(decision: Decision): string {
       : "";
   const against = `against ${runs} (${plural(d.baseline_trials, "trial")} a scenario${window})`;
   const variation = describeVariation(decision);
-  const after = variation ? ` ${variation}` : "";
+  const after = ` ${[variation, describeRunCost(d)].filter(Boolean).join(" ")}`;
   if (decision.suite_only) {
     return `${plural(d.scenarios, "scenario")}, ${plural(d.head_trials, "trial")} per scenario ${against}: only the suite test can decide (no per-scenario verdicts).${after}`;
   }
@@ -463,6 +467,13 @@ export function renderDesignLine(decision: Decision): string {
     `${design}: catches a 90% → 10% collapse in one scenario with ${describePower(d.power.collapse)} power; ` +
     `a 90% → 50% drop with ${describePower(d.power.half)}.${after}`
   );
+}
+
+/** "Run cost $0.42.", or which trials' cost is unknown (a model with no price): never $0 for them. */
+function describeRunCost(design: Design): string {
+  const cost = formatRunCost(design.cost);
+  const why = design.cost.trials_cost_unknown > 0 ? " (no price for their model)" : "";
+  return `Run ${cost}${why}.`;
 }
 
 function formatIcc(icc: number): string {

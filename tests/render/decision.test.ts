@@ -307,7 +307,7 @@ describe("renderDesignLine", () => {
     expect(configured.design?.head_trials_spent).toBe(30);
     const line = renderDesignLine(configured);
     expect(line).toBe(
-      `10 scenarios × 3 (+8) trials against 8 baseline runs (24 trials a scenario): catches a 90% → 10% collapse in one scenario with ${powerText(configured.design!.power!.collapse)} power; a 90% → 50% drop with ${powerText(configured.design!.power!.half)}. Run-to-run variation: 8 base runs, ICC 0.00.`,
+      `10 scenarios × 3 (+8) trials against 8 baseline runs (24 trials a scenario): catches a 90% → 10% collapse in one scenario with ${powerText(configured.design!.power!.collapse)} power; a 90% → 50% drop with ${powerText(configured.design!.power!.half)}. Run-to-run variation: 8 base runs, ICC 0.00. Run cost $1.50.`,
     );
     expect(configured.design!.power!.collapse).toBeGreaterThanOrEqual(0.8);
     // Another configured design states its own extra trials.
@@ -376,14 +376,14 @@ describe("renderDesignLine", () => {
     // Below three runs the tests assume the prior, and the line says so.
     const one = decideAndCompare(suiteOf(repeat(10, 3, 3)), suiteOf(repeat(10, 3, 3))).decision;
     expect(renderDesignLine(one)).toMatch(
-      /\. Run-to-run variation: 1 base run, too few to measure it; tests and power assume ICC 0\.10\.$/,
+      /\. Run-to-run variation: 1 base run, too few to measure it; tests and power assume ICC 0\.10\. Run cost \$[\d.]+\.$/,
     );
     const two = pooledBaseline(10, 2);
     const twoRuns = decideAndCompare(adaptiveHead(repeat(10, 3, 3)), two.report, {
       pooling: two.pooling,
     }).decision;
     expect(renderDesignLine(twoRuns)).toMatch(
-      /\. Run-to-run variation: 2 base runs, too few to measure it; tests and power assume ICC 0\.10\.$/,
+      /\. Run-to-run variation: 2 base runs, too few to measure it; tests and power assume ICC 0\.10\. Run cost \$[\d.]+\.$/,
     );
   });
 
@@ -413,7 +413,27 @@ describe("renderDesignLine", () => {
   it("says that only the suite test decides with one trial per scenario", () => {
     const { decision } = decideAndCompare(suiteOf(repeat(10, 1, 1)), suiteOf(repeat(10, 4, 4)));
     expect(renderDesignLine(decision)).toBe(
-      "10 scenarios, 1 trial per scenario against 1 baseline run (4 trials a scenario): only the suite test can decide (no per-scenario verdicts). Run-to-run variation: 1 base run, too few to measure it; tests and power assume ICC 0.10.",
+      "10 scenarios, 1 trial per scenario against 1 baseline run (4 trials a scenario): only the suite test can decide (no per-scenario verdicts). Run-to-run variation: 1 base run, too few to measure it; tests and power assume ICC 0.10. Run cost $0.50.",
+    );
+  });
+
+  it("states the PR's cost, and says which trials' cost is unknown rather than counting them as $0", () => {
+    const head = suiteOf(repeat(10, 1, 1));
+    const unpriced = makeReport(
+      head.scenarios.map((sc, i) =>
+        i < 2
+          ? makeScenarioReport({
+              ...sc,
+              trials: sc.trials.map((t) => ({ ...t, execution: { ...t.execution, cost_usd: null } })),
+            })
+          : sc,
+      ),
+    );
+    const { decision } = decideAndCompare(unpriced, suiteOf(repeat(10, 4, 4)));
+    expect(decision.design!.cost.trials_cost_unknown).toBe(2);
+    expect(decision.design!.cost.total_cost_usd).toBeCloseTo(0.4, 9);
+    expect(renderDesignLine(decision)).toMatch(
+      / Run cost \$0\.40, and unknown for 2 trials \(no price for their model\)\.$/,
     );
   });
 

@@ -84,7 +84,7 @@ describe("renderComment", () => {
     expect(lines[1]).toBe(`## ${renderDecisionHeadline(decision, { summary: head.summary })}`);
     expect(lines[1]).toMatch(/^## 🔴 Regression in `create-note`: 10\/10 → 0\/10 \(adjusted p = 0\.\d+\)/u);
     expect(lines[2]).toMatch(
-      /^9 scenarios × 5 trials against 1 baseline run \(5 trials a scenario\): catches .*\. Run-to-run variation: 1 base run, too few to measure it; tests and power assume ICC 0\.10\.$/,
+      /^9 scenarios × 5 trials against 1 baseline run \(5 trials a scenario\): catches .*\. Run-to-run variation: 1 base run, too few to measure it; tests and power assume ICC 0\.10\. Run cost \$[\d.]+\.$/,
     );
     // What was not compared, then the cause, visible: the regressed scenario's first failed gate.
     expect(lines[3]).toBe("");
@@ -125,7 +125,7 @@ describe("renderComment", () => {
     );
     // The configured design (+8), though no scenario needed extra trials, and the runs' variation.
     expect(lines[2]).toMatch(
-      /^30 scenarios × 3 \(\+8\) trials against 8 baseline runs \(24 trials a scenario\): catches a 90% → 10% collapse in one scenario with (~\d+%|>99%) power; .*\. Run-to-run variation: 8 base runs, ICC 0\.00\.$/,
+      /^30 scenarios × 3 \(\+8\) trials against 8 baseline runs \(24 trials a scenario\): catches a 90% → 10% collapse in one scenario with (~\d+%|>99%) power; .*\. Run-to-run variation: 8 base runs, ICC 0\.00\. Run cost \$4\.50\.$/,
     );
     expect(lines).toContain("| commands | 4 → 4 | 0 [0, 0] |");
     // Completion closes the suite table of the seed's layer-1 metrics (issue 14, point 8).
