@@ -51,7 +51,8 @@ function readDetails(text: string, keys: readonly string[]): Verdicts {
   const rows = readEach(
     text,
     keys,
-    (k) => new RegExp(`<summary><code>${k}</code> · [^<]*?(?:🔴 |🟢 )?${WORD}`, "u"),
+    // A gate's regression names the gate: "🔴 <code>input_tokens</code> regressed".
+    (k) => new RegExp(`<summary><code>${k}</code> · [^<]*?(?:🔴 |🟢 )?(?:<code>[^<]*</code> )?${WORD}`, "u"),
   );
   return new Map([...markdownScope(text, keys), ...rows]);
 }
@@ -126,7 +127,7 @@ const EXTRACTORS: Record<FormatName, Extractor> = {
   "comparison-md": { read: readDetails },
 };
 
-/** Base runs: s0–s4 at 3/3 in each of 8 runs except s1 (0/3: the head fixes it). The head adds s6, which no base run has. */
+/** Base runs: s0–s4 at 3/3 (12,000 input tokens a trial) in each of 8 runs except s1 (0/3: the head fixes it). The head adds s6, which no base run has. */
 function buildFixture() {
   const base = pooledBaseline(6, 8, 3, (scenario) => (scenario === 1 ? 0 : 3));
   const errored = makeScenarioReport({
@@ -138,7 +139,8 @@ function buildFixture() {
     scenarioWith("s1", 3, 3), // improved: 0/24 → 3/3
     scenarioWith("s2", 3, 3), // unchanged
     scenarioWith("s3", 2, 3), // a shrug: 24/24 → 2/3, no clear change
-    scenarioWith("s4", 3, 3),
+    // regressed by its own tolerance gate: passes as before, with 2.5× the base's input tokens.
+    scenarioWith("s4", 3, 3, { input_tokens: 30_000 }, { tolerance_gates: { input_tokens: 0.2 } }),
     errored, // not tested: no evaluated head trial
     scenarioWith("s6", 1, 3), // not compared: not in the base runs
   ]);
@@ -216,7 +218,7 @@ describe("one decision, the same verdict in every rendering", () => {
       s1: "improved",
       s2: "no_clear_change",
       s3: "no_clear_change",
-      s4: "no_clear_change",
+      s4: "regressed",
       s5: "not_tested",
       s6: "not_compared",
     });
@@ -238,6 +240,8 @@ describe("one decision, the same verdict in every rendering", () => {
       // The regression and the improvement are shown everywhere; the files list every scenario.
       expect(found.get("s0")).toBe("regressed");
       expect(found.get("s1")).toBe("improved");
+      if (surface.name !== "compare (terminal)")
+        expect(found.get("s4"), "the tolerance gate").toBe("regressed");
       if (surface.name !== "compare (terminal)") {
         expect([...found.keys()].sort(), "every scenario has a verdict here").toEqual(
           keys.filter((k) => surface.name !== "html" || k !== "s6" || found.has(k)).sort(),
@@ -250,6 +254,23 @@ describe("one decision, the same verdict in every rendering", () => {
       }
     });
   }
+
+  it("the tolerance gate that failed s4 is named with its limit where the decision is explained", () => {
+    expect(decision.regressed_metrics).toEqual([{ metric: "input_tokens", scenarios: ["s4"] }]);
+    const layout = layoutOf(head, decision, comparison);
+    for (const [name, text] of [
+      ["comment", renderComment({ key: "suite", ...layout })],
+      [
+        "comparison-md",
+        OUTPUT_FORMATS["comparison-md"].render({ report: head, decision, comparison, events: {} }),
+      ],
+    ] as const) {
+      expect(text, name).toMatch(/in `input_tokens` of `s4`: 12k → 30k \(limit \+20%, adjusted p/);
+      expect(text, name).toMatch(
+        /\| input tokens \| 12k \| 30k \| \+18k \[[^\]]+\] · limit \+20%, adjusted p [^|]*🔴 regressed \|/u,
+      );
+    }
+  });
 
   it("the action's decision output carries the same verdicts and improvements", () => {
     const outputs = buildOutputs({
