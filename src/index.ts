@@ -51,6 +51,11 @@ export { renderTerminalSummary } from "./render/terminal.js";
 export { mergeShardReports } from "./results/merge.js";
 export { readReportFile } from "./results/read-report.js";
 export { loadTrialEvents } from "./results/read-trial-events.js";
+export {
+  parseToleranceGates,
+  TOLERANCE_METRICS,
+  type ToleranceGates,
+} from "./results/tolerance-gates.js";
 export type * from "./results/types.js";
 export { defaultRunOptions, type RunOptions } from "./run/options.js";
 export {
