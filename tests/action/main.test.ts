@@ -1023,6 +1023,25 @@ describe("bashkit datasets", () => {
   });
 });
 
+describe("tolerance-gates", () => {
+  it("refuses a gate on a metric it cannot gate before running anything, naming the input", async () => {
+    const result = await run(
+      await createDeps({
+        agent: "oracle",
+        "working-directory": "head",
+        scenarios: ".",
+        baseline: "../reports/base.json",
+        "tolerance-gates": "input_tokens:+20%,error_rate:+5%",
+      }),
+    );
+    expect(result.status).toBe("config_error");
+    expect(recorded.failed[0]).toMatch(
+      /^input "tolerance-gates": "error_rate" cannot have a tolerance gate; one of cost_usd, /,
+    );
+    expect(recorded.uploads).toEqual([]);
+  });
+});
+
 describe("the setup shared with the CLI names the action's inputs, not the CLI's flags", () => {
   it("a judge that is the model under test: input judge-model, and no --force-judge to offer", async () => {
     const folder = makeTempDir("action-judged-");
