@@ -164,6 +164,31 @@ describe("compare", () => {
     expect(text.stdout).toBe(`${renderComparisonTerminal(compareReports(base, head), decision)}\n`);
   });
 
+  it("takes --tolerance-gates: comparison.json's decision has a family for each, and a bad one is a usage error naming the flag", async () => {
+    const json = await runMain([
+      "compare",
+      BASE_REPORT,
+      HEAD_REPORT,
+      "--format",
+      "json",
+      "--tolerance-gates",
+      "input_tokens:+20%,turns:+50%",
+    ]);
+    const decided = JSON.parse(json.stdout) as {
+      decision: {
+        secondary: Array<{ metric: string; tolerance_gate?: true; scenarios: Array<{ tolerance?: number }> }>;
+      };
+    };
+    expect(decided.decision.secondary.map((f) => [f.metric, f.tolerance_gate])).toEqual([
+      ["input_tokens", true],
+      ["turns", true],
+    ]);
+    expect(decided.decision.secondary[1]!.scenarios.every((f) => f.tolerance === 0.5)).toBe(true);
+    const bad = await runMain(["compare", BASE_REPORT, HEAD_REPORT, "--tolerance-gates", "tokens:+20%"]);
+    expect(bad.code).toBe(EXIT.usage);
+    expect(bad.stderr).toMatch(/--tolerance-gates: "tokens" cannot have a tolerance gate; one of cost_usd, /);
+  });
+
   it("pools several --baseline reports for HEAD, and lists the ones left out", async () => {
     const files = await writeReports({
       head: reportOf(["fail", "fail", "fail"]),
