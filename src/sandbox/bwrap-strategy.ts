@@ -36,7 +36,7 @@ import {
 import { runProcess } from "./exec.js";
 import { createBwrapGateRoom } from "./gate-room.js";
 import { openLoopbackBridge, SANDBOX_BRIDGE_DIR } from "./loopback-bridge.js";
-import { shellLauncherArgs } from "./persistent-shell.js";
+import { shellLauncher } from "./persistent-shell.js";
 import { collectProgramBinds } from "./program-binds.js";
 import { assertInsideRoot } from "./sandbox-paths.js";
 import type { ProcessSettings, SandboxStrategy, SandboxStrategyOptions } from "./sandbox-strategy.js";
@@ -234,14 +234,18 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
               : shellArgs;
           return runBwrap([...args, "--", host.bash, "-c", command], run);
         },
+        shellBash: host.bash,
         // One sandbox for the shell's whole life: its control folder read-only (the FIFOs in it stay
-        // writable, and cannot be replaced or chmodded back).
+        // writable, and cannot be replaced or chmodded back). The runner is its pid 1: no process
+        // of bwrap's waits beside it, open to the agent's (persistent-shell.ts, the runner's memory),
+        // and no signal from inside ends it.
         startShell: (controlDir, { shimmed, ...run }) => {
           const args = buildArgs(options.network, run.hostPaths ?? [], [
             ...shimBinds(shimmed),
             { from: controlDir, to: SANDBOX_SHELL_DIR },
           ]);
-          const exited = runBwrap([...args, "--", host.bash, ...shellLauncherArgs(SANDBOX_SHELL_DIR)], run);
+          const launcher = shellLauncher(SANDBOX_SHELL_DIR, host.bash);
+          const exited = runBwrap([...args, "--as-pid-1", "--", launcher.file, ...launcher.args], run);
           return { visibleDir: SANDBOX_SHELL_DIR, exited };
         },
         // An external agent (a CLI) gets the scenario's network, as every command does: without it,

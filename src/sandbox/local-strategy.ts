@@ -20,7 +20,7 @@ import {
 } from "./agent-account.js";
 import { runProcess } from "./exec.js";
 import { createLocalGateRoom } from "./gate-room.js";
-import { shellLauncherArgs } from "./persistent-shell.js";
+import { shellLauncher } from "./persistent-shell.js";
 import type { ProcessSettings, SandboxStrategy, SandboxStrategyOptions } from "./sandbox-strategy.js";
 import { resolveRealBinary } from "./shim.js";
 
@@ -86,10 +86,11 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
         userName: "agent",
         basePath: parentPath,
         runShell: (command, settings) => run(shell, ["-c", command], settings),
-        startShell: (controlDir, settings) => ({
-          visibleDir: controlDir,
-          exited: run(shell, shellLauncherArgs(controlDir), settings),
-        }),
+        shellBash: shell,
+        startShell: (controlDir, settings) => {
+          const launcher = shellLauncher(controlDir, shell);
+          return { visibleDir: controlDir, exited: run(launcher.file, launcher.args, settings) };
+        },
         gateRoom: gateRoom.paths,
         runGateShell: async (command, settings) => {
           await gateRoom.renew();

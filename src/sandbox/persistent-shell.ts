@@ -4,7 +4,7 @@
  * sandbox for the shell's whole life (not one per command), so background processes keep running.
  *
  * How a call runs. A runner (RUNNER_SCRIPT: bash code of the harness's that never runs the agent's
- * code itself) is the shell's first process. For each call the harness writes the call (the
+ * code itself, in a bash of its own: see "The runner's memory" below) is the shell's first process. For each call the harness writes the call (the
  * command, and the state's functions) and the prelude (the state given back, shell-state.ts) to
  * the control folder, and the call's random nonce to the FIFO `in`. The runner starts the call's
  * child (a fork of itself that sources the prelude, or with functions in the state a bash of its
@@ -30,6 +30,19 @@
  * harness's own user, who owns the FIFOs and could change their modes back (as with the shim's
  * channel, shim-channel.ts); bwrap and agent accounts cannot.
  *
+ * The runner's memory. The agent's processes run as the runner's user, and without Yama such a
+ * process may read and write another's memory (/proc/<pid>/mem) or trace it (ptrace): rewrite the
+ * status line, or read the next call's nonce. So the runner is a bash the kernel marks not
+ * dumpable: a copy of bash in the control folder that nobody may read (mode 0111, SEALED_BASH),
+ * which the kernel then lets only a tracer with CAP_SYS_PTRACE over it touch (and the agent has no
+ * capability). It must be started by a process without capabilities (bwrap still holds some in its
+ * namespace when it runs the command, and could read the copy): a readable copy (LAUNCHER_BASH)
+ * runs first and execs it. Both are the harness's copies in the control folder, which the agent
+ * cannot change (read-only in bwrap, the harness's elsewhere), not the system's bash, which a
+ * scenario with writable system folders lets it replace. A call's fork inherits the mark (it holds
+ * the runner's memory); in bwrap the runner is the sandbox's pid 1 (bwrap-strategy.ts), so no
+ * process of bwrap's own, readable by the agent, waits in the sandbox to report the shell's exit.
+ *
  * What differs from one long-lived bash: `exit` and `set -e` end the call, not the shell (the state
  * stays); `$$` is the runner's in a fork (as in a subshell), each call's own in a bash; traps, `$!` and the jobs table are not carried (a background
  * process keeps running, but is not the next call's job). See shell-state.ts for the state kept.
@@ -43,11 +56,11 @@
  * starts afresh, without the state.
  */
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, readSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
-import { InfraError } from "../errors.js";
+import { describeError, InfraError } from "../errors.js";
 import { TIMEOUT_EXIT_CODE } from "./exec.js";
 import { makeFifos, openFifo } from "./fifos.js";
 import { createOutputCollector } from "./output-collector.js";
@@ -68,7 +81,7 @@ const P = HARNESS_PREFIX;
 /** How a sandbox mode starts the shell: `bash` with `launcherArgs`, seeing `controlDir` at `visibleDir`. */
 export interface ShellStarter {
   /**
-   * Starts `bash launcherArgs(visibleDir)` in the work dir with the agent's environment, the
+   * Starts `shellLauncher(visibleDir, …)` in the work dir with the agent's environment, the
    * control folder (host path `controlDir`) visible at the returned `visibleDir`. The promise
    * settles when the process is gone; `signal` kills its process group (and, bwrap, its sandbox).
    */
@@ -77,6 +90,8 @@ export interface ShellStarter {
 
 export interface AgentShellOptions {
   starter: ShellStarter;
+  /** The host's bash, copied into each shell's control folder to run its runner (see above). */
+  bash: string;
   /** Host folder under which each shell's control folder is made (the trial's temp dir). */
   baseDir: string;
   /** Where mkfifo is looked up. */
@@ -100,6 +115,11 @@ export interface AgentShell {
   close(): Promise<void>;
 }
 
+/** The runner's bash in the control folder: a copy nobody may read, so its process is not dumpable. */
+const SEALED_BASH = "bash";
+/** The bash that starts it (a readable copy: any process that runs it gives up capabilities). */
+const LAUNCHER_BASH = "launch";
+
 /**
  * The runner: a bash of the harness's own that never runs the agent's code itself. It reads each
  * call's nonce from `in`, the call from the control folder's `call` file (written by the harness,
@@ -112,12 +132,13 @@ export interface AgentShell {
  * and gives the state back, then runs the command with `eval` (both words parsed here, before the
  * agent had any alias). With functions, it is a bash of its own started by env(1) with nothing but
  * the state's functions in its environment (bash's own import: see shell-state.ts), the prelude as
- * BASH_ENV. What those need is held before any call: env(1) on descriptor 7, bash as
- * /proc/<runner>/exe, so a call still runs after the agent removed /bin or /usr/bin.
+ * BASH_ENV. What those need is held before any call: env(1) on descriptor 7, bash as the sealed
+ * copy in the control folder, so a call still runs after the agent removed /bin or /usr/bin.
+ * BASH is the system's bash ($2), as in any shell, not the copy.
  */
 const RUNNER_SCRIPT = [
   'exec <"$1/in" 4>"$1/status" 5>"$1/out" 6>"$1/err" >/dev/null 2>&1 || exit 126',
-  `${P}dir=$1; ${P}self=/proc/$$/exe; hash env && exec 7<"\${BASH_CMDS[env]}" || exit 126`,
+  `${P}dir=$1; ${P}self=$1/${SEALED_BASH}; BASH=$2; hash env && exec 7<"\${BASH_CMDS[env]}" || exit 126`,
   // The harness's first line: the runner is up, with its descriptors open.
   `IFS= read -r ${P}nonce || exit 0; printf "%s 0\\n" "$${P}nonce" >&4`,
   `while IFS= read -r ${P}nonce; do`,
@@ -134,9 +155,37 @@ const RUNNER_SCRIPT = [
   "done",
 ].join("\n");
 
-/** bash's own arguments: the runner (above), given the control folder as seen inside. */
-export function shellLauncherArgs(visibleDir: string): string[] {
-  return ["--noprofile", "--norc", "-c", RUNNER_SCRIPT, "bash", visibleDir];
+/**
+ * How a sandbox mode starts the shell: `file` with `args`, given the control folder as seen inside
+ * (`visibleDir`) and the system's bash there (`bash`, what the agent's $BASH says).
+ */
+export function shellLauncher(visibleDir: string, bash: string): { file: string; args: string[] } {
+  return {
+    file: path.posix.join(visibleDir, LAUNCHER_BASH),
+    args: [
+      ...["--noprofile", "--norc", "-c", 'exec "$@"', "bash"],
+      ...[path.posix.join(visibleDir, SEALED_BASH), "--noprofile", "--norc", "-c", RUNNER_SCRIPT],
+      ...["bash", visibleDir, bash],
+    ],
+  };
+}
+
+/** The runner's two copies of the host's `bash` in the control folder `dir` (see above). */
+function copyBash(bash: string, dir: string): void {
+  for (const [name, mode] of [
+    [LAUNCHER_BASH, 0o555],
+    [SEALED_BASH, 0o111],
+  ] as const) {
+    const file = path.join(dir, name);
+    try {
+      copyFileSync(bash, file);
+    } catch (error) {
+      throw new InfraError(
+        `could not copy ${bash} for the agent's shell to ${file}: ${describeError(error)}`,
+      );
+    }
+    chmodSync(file, mode);
+  }
 }
 
 /** The FIFOs of a shell's control folder. */
@@ -227,6 +276,7 @@ async function openSession(options: AgentShellOptions, index: number): Promise<S
   const dir = path.join(options.baseDir, `shell-${index}`);
   mkdirSync(dir, { mode: 0o755 });
   chmodSync(dir, 0o755);
+  copyBash(options.bash, dir);
   const files = Object.fromEntries(FIFOS.map((name) => [name, path.join(dir, name)])) as Record<
     (typeof FIFOS)[number],
     string

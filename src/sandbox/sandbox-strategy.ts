@@ -68,8 +68,10 @@ export interface SandboxInterior {
   basePath: string;
   /** A `bash -c` command in the work dir. */
   runShell(command: string, run: RunSettings): Promise<ExecResult>;
+  /** The host's bash the agent's persistent shell runs (copies of it: persistent-shell.ts). */
+  shellBash: string;
   /**
-   * The agent's persistent shell: `bash shellLauncherArgs(dir)` in the work dir, the host folder
+   * The agent's persistent shell: `shellLauncher(dir, …)` in the work dir, the host folder
    * `controlDir` (its FIFOs) visible inside at `dir` (bwrap: bound read-only), until it exits or
    * `run.signal` ends it (bwrap: one sandbox for the whole shell).
    */

@@ -361,6 +361,7 @@ function assembleSandbox(parts: {
           signal,
         }),
     },
+    bash: interior.shellBash,
     baseDir: layout.base,
     searchPath: options.parentEnv.PATH ?? SANDBOX_PATH,
     outputCapBytes: agentCap,

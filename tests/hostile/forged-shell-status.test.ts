@@ -53,8 +53,10 @@ const FAKE_LINES = [
  * shell's runner holds the FIFO `in`), as a hostile command would; fails the call if not.
  */
 const CONTROL_DIR =
+  // The runner's descriptors are closed to the agent (it is not dumpable), its command line is not:
+  // the folder of its program, the sealed bash in the control folder.
   // biome-ignore lint/suspicious/noTemplateCurlyInString: bash ${...}, on purpose
-  'd=; for f in /proc/[0-9]*/fd/*; do t=$(readlink "$f" 2>/dev/null); case $t in */in) d=${t%/in};; esac; done; [ -p "$d/status" ] || exit 99';
+  'd=; for f in $(grep -l "IFS= read -r" /proc/[0-9]*/cmdline 2>/dev/null); do a=$(tr "\\0" "\\n" < "$f" 2>/dev/null | head -1); [ -p "${a%/*}/status" ] && d=${a%/*}; done; [ -p "$d/status" ] || exit 99';
 
 for (const mode of ["local", "bwrap"] as const) {
   describe.skipIf(mode === "bwrap" && bwrapProblem !== null)(`forged status lines (${mode})`, () => {

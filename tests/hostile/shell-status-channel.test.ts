@@ -36,8 +36,11 @@ const CHANNEL_THIEF = [
   "cat > thief.sh <<'EOF'",
   // The channels: what any process (started before this one) has open under a control folder's
   // names, and its anonymous pipes; by their /proc links and, for named ones, by their paths.
+  // The control folder by its path too: the folder of the runner's program (its command line).
   // biome-ignore lint/suspicious/noTemplateCurlyInString: bash ${...}, on purpose
-  'candidates() { for f in /proc/[0-9]*/fd/*; do p=${f#/proc/}; p=${p%%/*}; [ "$p" -lt "$$" ] || continue; t=$(readlink "$f" 2>/dev/null) || continue; case $t in */in|*/status|*/out|*/err|*/state|*/call|pipe:*) echo "$f"; [ "${t#pipe:}" = "$t" ] && echo "$t";; esac; done | sort -u; }',
+  'folder() { for f in $(grep -l "IFS= read -r" /proc/[0-9]*/cmdline 2>/dev/null); do a=$(tr "\\0" "\\n" < "$f" 2>/dev/null | head -1); for n in in status out err state call; do [ -e "${a%/*}/$n" ] && echo "${a%/*}/$n"; done; done; }',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: bash ${...}, on purpose
+  'candidates() { { folder; for f in /proc/[0-9]*/fd/*; do p=${f#/proc/}; p=${p%%/*}; [ "$p" -lt "$$" ] || continue; t=$(readlink "$f" 2>/dev/null) || continue; case $t in */in|*/status|*/out|*/err|*/state|*/call|pipe:*) echo "$f"; [ "${t#pipe:}" = "$t" ] && echo "$t";; esac; done; } | sort -u; }',
   'forge() { for g in $(candidates); do timeout 1 sh -c \'printf "%s 0\\n" "$1" > "$2"\' sh "$1" "$g" 2>/dev/null; done; }',
   // A blocking reader on each: whatever passes through it (a call line, its nonce) is taken.
   'steal() { while :; do got=$(timeout 5 dd if="$1" bs=65536 count=1 2>/dev/null | grep -aoE \'[0-9a-f]{32}\'); for w in $got; do echo "stole $w from $1" >> stolen.txt; forge "$w"; done; [ -n "$got" ] || sleep 0.05; done; }',

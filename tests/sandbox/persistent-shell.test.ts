@@ -79,6 +79,15 @@ for (const { mode, skip } of modes) {
       expect(used.shell_exited).toBeUndefined();
     });
 
+    it("gives $BASH as the system's bash, not the runner's sealed copy, with functions in the state or not", async () => {
+      const sandbox = await createSandbox(mode);
+      const plain = await call(sandbox, '"$BASH" -c "echo runs"; echo "$BASH"');
+      expect(plain.stdout).toMatch(/^runs\n\/(usr\/)?bin\/bash\n$/);
+      const withFunction = await call(sandbox, 'helper() { :; }; "$BASH" -c "echo runs"; echo "$BASH"');
+      expect(withFunction.stdout).toBe(plain.stdout);
+      expect((await call(sandbox, 'echo "$BASH"')).stdout).toBe(plain.stdout.replace("runs\n", ""));
+    });
+
     it("reports each call's exact exit status and its own stdout and stderr", async () => {
       const sandbox = await createSandbox(mode);
       const results = [];
