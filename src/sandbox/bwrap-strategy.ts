@@ -5,8 +5,8 @@
  * is bound read-only at /run/llm-tool-test/bin and its record channel's folder (read-only too; the
  * FIFO in it stays writable) at /run/llm-tool-test/log. Every command, an agent CLI's too, has the
  * scenario's network: without it, an agent CLI reaches only the host loopback ports it names (its
- * credential proxy), bridged in by loopback-bridge.ts. The target itself runs only in a broker
- * sandbox beside the agent's (shim-broker.ts), where the recording shim covers it; the agent's
+ * credential proxy), bridged in by loopback-bridge.ts. The target itself runs only in the trial's
+ * broker sandbox beside the agent's (shim-broker.ts: one for the trial, its server forking each call), where the recording shim covers it; the agent's
  * commands find a requester at each of its paths (and its call channel beside the records).
  */
 import { mkdir, realpath, writeFile } from "node:fs/promises";

@@ -1,9 +1,10 @@
 /**
  * In bwrap, the real target binary is not in the agent's sandbox at all: every path of it there is
  * a *requester*, a small script that asks the harness to run the target and relays its input,
- * output and exit status. The harness runs each request in a sandbox of its own next to the
- * agent's (the same root, work dir and /tmp, the scenario's network) where the real binary is
- * bound, through the recording shim (shim.ts). So however the agent calls the target (its path, a
+ * output and exit status. The harness hands each request to the trial's broker server, which
+ * runs in one sandbox of its own next to the agent's for the trial's whole life (the same root,
+ * work dir and /tmp, the scenario's network) where the real binary is bound, and forks each call
+ * there, through the recording shim (shim.ts). So however the agent calls the target (its path, a
  * changed PATH, a clean environment, a script, a path read from the requester or the mount table),
  * the binary runs only through the harness and every run is recorded: an agent that runs as the
  * shim's own user and reads whatever the shim reads finds nothing to run around it, because the
@@ -17,7 +18,8 @@
  * A request is a folder in the sandbox's /tmp holding FIFOs (`in`, `out`, `err`, `status`) and the
  * call (`argv`, `env`: NUL-separated; `cwd`), named by one line `c1 <folder>` written to the call
  * channel (a FIFO the harness reads, bound read-only like the record channel); `k1 <folder> <signal>`
- * asks for the run to be signalled (the requester forwards TERM, INT and HUP). Nothing the agent
+ * asks for the run to be signalled (the requester forwards TERM, INT and HUP; the call forwards it
+ * to the shim, which forwards it to the target). Nothing the agent
  * writes in the folder can run anything but the shim: the broker takes the arguments as arguments,
  * only NAME=value pairs from `env`, and the folder's name only when it has the requester's shape.
  */
