@@ -5,8 +5,8 @@
  * is bound read-only at /run/llm-tool-test/bin and its record channel's folder (read-only too; the
  * FIFO in it stays writable) at /run/llm-tool-test/log. Every command, an agent CLI's too, has the
  * scenario's network: without it, an agent CLI reaches only the host loopback ports it names (its
- * credential proxy), bridged in by loopback-bridge.ts. The target itself runs only in a broker
- * sandbox beside the agent's (shim-broker.ts), where the recording shim covers it; the agent's
+ * credential proxy), bridged in by loopback-bridge.ts. The target itself runs only in the trial's
+ * broker sandbox beside the agent's (shim-broker.ts: one for the trial, its server forking each call), where the recording shim covers it; the agent's
  * commands find a requester at each of its paths (and its call channel beside the records).
  */
 import { mkdir, realpath, writeFile } from "node:fs/promises";
@@ -24,6 +24,7 @@ import {
   probeBwrap,
   probeSystemOverlays,
   renderIdentityFiles,
+  SANDBOX_BROKER_DIR,
   SANDBOX_HOME,
   SANDBOX_LOG_DIR,
   SANDBOX_PATH,
@@ -42,18 +43,14 @@ import { assertInsideRoot } from "./sandbox-paths.js";
 import type { ProcessSettings, SandboxStrategy, SandboxStrategyOptions } from "./sandbox-strategy.js";
 import { resolveRealBinary } from "./shim.js";
 import {
-  BROKER_SCRIPT,
+  BROKER_SERVER_SCRIPT,
   CALLS_FIFO,
-  type CallChannel,
-  MAX_CALLS_IN_FLIGHT,
-  openCallChannel,
+  openShimBroker,
   renderRequesterScript,
-  STATUS_GIVEN,
   STATUS_WRITER_SCRIPT,
 } from "./shim-broker.js";
 import { planShimCover } from "./shim-cover.js";
 import { locateTrustedBwrap } from "./trusted-bwrap.js";
-import type { ExecResult } from "./types.js";
 
 /** Checks that bwrap runs here (a ConfigError saying how to fix it otherwise), then the strategy. */
 export async function createBwrapStrategy(options: SandboxStrategyOptions): Promise<SandboxStrategy> {
@@ -190,34 +187,50 @@ export async function createBwrapStrategy(options: SandboxStrategyOptions): Prom
         });
       };
 
-      const broker = brokered
-        ? openBroker({
+      // One broker sandbox for the trial's calls of the target: its server forks each call there.
+      const opened = brokered
+        ? await openShimBroker({
             logDir: layout.logDir,
-            parentPath,
-            run: runBwrap,
-            brokerArgs: (dir) => [
-              ...buildArgs(options.network, [], realShimBinds()),
-              "--",
-              host.bash,
-              "-c",
-              BROKER_SCRIPT,
-              "llm-tool-test-broker",
-              dir,
-              path.posix.join(SANDBOX_SHIM_DIR, targetName),
-            ],
-            statusArgs: (dir, status) => [
-              ...buildArgs(options.network, []),
-              "--",
-              host.bash,
-              "-c",
-              STATUS_WRITER_SCRIPT,
-              "llm-tool-test-status",
-              dir,
-              String(status),
-            ],
+            baseDir: layout.base,
+            searchPath: parentPath,
+            beforeCall: () => ensureRootLinks(layout.root, host),
+            startServer: (controlDir, signal) =>
+              runBwrap(
+                [
+                  ...buildArgs(
+                    options.network,
+                    [],
+                    [...realShimBinds(), { from: controlDir, to: SANDBOX_BROKER_DIR }],
+                  ),
+                  "--",
+                  host.bash,
+                  "--noprofile",
+                  "--norc",
+                  "-c",
+                  BROKER_SERVER_SCRIPT,
+                  "llm-tool-test-broker",
+                  SANDBOX_BROKER_DIR,
+                  path.posix.join(SANDBOX_SHIM_DIR, targetName),
+                ],
+                { env: { PATH: SANDBOX_PATH }, timeoutMs: 0, outputCapBytes: 4096, signal },
+              ),
+            giveStatus: async (dir, status) => {
+              await runBwrap(
+                [
+                  ...buildArgs(options.network, []),
+                  "--",
+                  host.bash,
+                  "-c",
+                  STATUS_WRITER_SCRIPT,
+                  "llm-tool-test-status",
+                  dir,
+                  String(status),
+                ],
+                { env: { PATH: SANDBOX_PATH }, timeoutMs: 10_000, outputCapBytes: 4096 },
+              );
+            },
           })
         : null;
-      const opened = await broker;
 
       return {
         workDir,
@@ -332,70 +345,4 @@ async function openSystemOverlays(
   if (!(await probeSystemOverlays(launcher, found.bwrapPath, found.mapsUser))) return null;
   const overlays = await prepareSystemOverlays(host, layout.root, path.join(layout.base, "overlay"));
   return overlays ? { launcher, overlays } : null;
-}
-
-/** How long one brokered run of the target may take: the agent's command ends it sooner. */
-const BROKER_RUN_TIMEOUT_MS = 24 * 60 * 60 * 1000;
-const SIGNAL_STATUS: Record<string, number> = { HUP: 129, INT: 130, TERM: 143 };
-/** The status a requester gets when its run could not start. */
-const NOT_RUN_STATUS = 126;
-
-/**
- * Listens on the call channel and runs each request in a broker sandbox; a run that ended without
- * giving its requester a status (it could not start, or was signalled) gets one from a small run
- * in a sandbox like the agent's. Closing ends every run in flight.
- */
-async function openBroker(options: {
-  logDir: string;
-  parentPath: string;
-  run: (args: string[], settings: ProcessSettings) => Promise<ExecResult>;
-  brokerArgs: (dir: string) => string[];
-  statusArgs: (dir: string, status: number) => string[];
-}): Promise<CallChannel> {
-  const inFlight = new Map<string, { controller: AbortController; signal: string | null }>();
-  const settings = (timeoutMs: number, signal?: AbortSignal): ProcessSettings => ({
-    env: { PATH: SANDBOX_PATH },
-    timeoutMs,
-    outputCapBytes: 4096,
-    ...(signal ? { signal } : {}),
-  });
-  const serve = async (dir: string) => {
-    const entry = { controller: new AbortController(), signal: null as string | null };
-    inFlight.set(dir, entry);
-    let given = false;
-    try {
-      const result = await options.run(
-        options.brokerArgs(dir),
-        settings(BROKER_RUN_TIMEOUT_MS, entry.controller.signal),
-      );
-      given = result.stdout.includes(STATUS_GIVEN);
-    } catch {
-      // Could not start: the requester is told below.
-    }
-    if (!given && !closed) {
-      const status = entry.signal ? (SIGNAL_STATUS[entry.signal] ?? NOT_RUN_STATUS) : NOT_RUN_STATUS;
-      await options.run(options.statusArgs(dir, status), settings(10_000)).catch(() => undefined);
-    }
-    inFlight.delete(dir);
-  };
-  let closed = false;
-  const channel = await openCallChannel(options.logDir, options.parentPath, (request) => {
-    if (closed) return;
-    if (request.kind === "signal") {
-      const entry = inFlight.get(request.dir);
-      if (!entry) return;
-      entry.signal = request.signal;
-      entry.controller.abort();
-      return;
-    }
-    if (inFlight.has(request.dir) || inFlight.size >= MAX_CALLS_IN_FLIGHT) return;
-    void serve(request.dir);
-  });
-  return {
-    close() {
-      closed = true;
-      channel.close();
-      for (const entry of inFlight.values()) entry.controller.abort();
-    },
-  };
 }

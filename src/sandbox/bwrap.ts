@@ -24,6 +24,8 @@ export const SANDBOX_SHIM_DIR = "/run/llm-tool-test/bin";
 export const SANDBOX_LOG_DIR = "/run/llm-tool-test/log";
 /** Where the agent's persistent shell sees its control folder (its FIFOs: persistent-shell.ts). */
 export const SANDBOX_SHELL_DIR = "/run/llm-tool-test/shell";
+/** Where the shim broker's server sees its control folder (its FIFOs: shim-broker.ts), in its sandbox only. */
+export const SANDBOX_BROKER_DIR = "/run/llm-tool-test/broker";
 export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 const SANDBOX_UID = 1000;
 const SANDBOX_GID = 1000;

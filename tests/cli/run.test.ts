@@ -345,7 +345,7 @@ describe("run with the oracle agent, in process", () => {
       ["count_adults", 2, undefined],
       ["extract_names", 2, undefined],
     ]);
-    // Four runs in bwrap, each call of the target in a sandbox of its own (shim-broker.ts): longer
+    // Four runs in bwrap, each call of the target through the trial's broker (shim-broker.ts): longer
     // than the default timeout on a loaded machine.
   });
 

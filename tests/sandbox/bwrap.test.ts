@@ -16,7 +16,7 @@ import { buildBwrapArgs, type HostSystem } from "../../src/sandbox/bwrap.js";
 import { createTrialSandbox, type TrialSandboxOptions } from "../../src/sandbox/trial-sandbox.js";
 import type { TrialSandbox } from "../../src/sandbox/types.js";
 import { createEventRecorder } from "../support/event-builder.js";
-import { findBwrapProblem, waitForNoProcess } from "../support/processes.js";
+import { findBwrapProblem, findLiveProcesses, waitForNoProcess } from "../support/processes.js";
 import { makeScenario } from "../support/scenario-factory.js";
 import { FAKE_TOOL } from "./fake-tool.js";
 
@@ -28,6 +28,12 @@ const toolDir = path.join(dir, "tools");
 const tmpRoot = path.join(dir, "tmp-root");
 mkdirSync(toolDir, { recursive: true });
 writeFileSync(path.join(toolDir, "fake-tool"), FAKE_TOOL, { mode: 0o755 });
+// Handles TERM and leaves no child holding its output (fake-tool's wait-signal leaves a sleep 30).
+writeFileSync(
+  path.join(toolDir, "signal-tool"),
+  "#!/bin/sh\ntrap 'echo got-term; exit 42' TERM\necho ready\nwhile :; do sleep 0.1; done\n",
+  { mode: 0o755 },
+);
 const CANARY = "sk-ant-BWRAP-CANARY-77e1";
 const parentEnv = {
   PATH: `${toolDir}:${process.env.PATH ?? "/usr/bin:/bin"}`,
@@ -189,6 +195,44 @@ describe.skipIf(bwrapProblem !== null)("createTrialSandbox (bwrap)", () => {
       [["fake-tool", "upper"], 0, "/home/eval/sub"],
       [["fake-tool", "fail", "5"], 5, "/home/eval/sub"],
     ]);
+  });
+
+  it("forwards a signal to a brokered target, which handles it; its status, stdout and cwd exact", async () => {
+    const sandbox = await createSandbox({
+      scenario: makeScenario({ target: { binary: "signal-tool", env: {} } }),
+    });
+    const result = await run(
+      sandbox,
+      [
+        "mkdir -p sub && cd sub",
+        "signal-tool > got.txt & pid=$!",
+        // Signalled only once the target runs (it says so), however slow the machine.
+        "until grep -q ready got.txt 2>/dev/null; do sleep 0.05; done",
+        'kill -TERM "$pid"; wait "$pid"; echo "status $?"; cat got.txt',
+      ].join("\n"),
+      60_000,
+    );
+    expect(result.stdout).toBe("status 42\nready\ngot-term\n");
+    const invocations = await sandbox.readTargetInvocations();
+    expect(invocations.map((record) => [record.argv, record.exit_code, record.cwd])).toEqual([
+      [["signal-tool"], 42, "/home/eval/sub"],
+    ]);
+  });
+
+  it("ends the broker's sandbox, and a target still running in it, with the trial", async () => {
+    const sandbox = await createSandbox({
+      scenario: makeScenario({ target: { binary: "fake-tool", env: {} } }),
+    });
+    const started = await run(sandbox, "(fake-tool nap 100.0717 &) ; echo started");
+    expect(started.stdout).toBe("started\n");
+    // The target runs in the broker's sandbox, not the agent's shell: there until the trial ends.
+    for (let tries = 0; tries < 200 && findLiveProcesses("sleep 100.0717").length === 0; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(findLiveProcesses("sleep 100.0717")).not.toEqual([]);
+    await sandbox.endAgentProcesses();
+    await sandbox.dispose();
+    expect(await waitForNoProcess("sleep 100.0717")).toEqual([]);
+    expect(await waitForNoProcess("llm-tool-test-broker")).toEqual([]);
   });
 
   it("makes an npm-installed target (a .bin symlink into node_modules) usable inside", async () => {
