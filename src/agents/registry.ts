@@ -94,7 +94,7 @@ export function apiKeyRemedy(provider: ProviderName): string {
 }
 
 /** The remedy for Anthropic's models (bare model ids), unless a front end has its own. */
-export const API_KEY_REMEDY = apiKeyRemedy("anthropic");
+const API_KEY_REMEDY = apiKeyRemedy("anthropic");
 
 /** The one "needs an API key" message; `remedy` says how to give one where the user is. */
 export function describeMissingApiKey(name: AgentName, remedy?: string): string {

@@ -38,15 +38,6 @@ import { compilePattern } from "./regex.js";
  * - LLM_TOOL_TEST_MODEL: the tested model ("" when the agent has none);
  * - LLM_TOOL_TEST_TRIAL: the trial number (1-based).
  */
-export const SCRIPT_ENV_NAMES = [
-  "LLM_TOOL_TEST_WORK_DIR",
-  "LLM_TOOL_TEST_EVENTS",
-  "LLM_TOOL_TEST_SCENARIO",
-  "LLM_TOOL_TEST_SCENARIO_DIR",
-  "LLM_TOOL_TEST_MODEL",
-  "LLM_TOOL_TEST_TRIAL",
-] as const;
-
 export function buildScriptEnv(input: {
   workDir: string;
   eventsPath: string;
@@ -77,7 +68,7 @@ export interface GateContext {
    * (ExtractedInvocations.recordedCalls).
    */
   recordedCalls: readonly Invocation[];
-  /** Extra env of `script` gates; see SCRIPT_ENV_NAMES. */
+  /** Extra env of `script` gates; see buildScriptEnv. */
   scriptEnv: Record<string, string>;
   /** Timeout of each gate command; a gate of any kind is given up this long plus GATE_GRACE_MS after it started. */
   gateTimeoutMs: number;
@@ -179,14 +170,14 @@ export function scoreGates(results: readonly GateResult[]): {
   return { score, max_score: maxScore, gates_passed: passed, gates_total: results.length };
 }
 
-export interface GateOutcome {
+interface GateOutcome {
   passed: boolean;
   message: string;
   metrics?: Record<string, number>;
 }
 
 /** A tool call of the agent with its result (null: none was recorded). */
-export interface ToolCall {
+interface ToolCall {
   command: string;
   result: EventOf<"tool_result"> | null;
 }
@@ -198,7 +189,7 @@ const NO_FINAL_ANSWER = "the agent gave no final answer (no text in its last mes
  * claude-code, replay); for an agent whose transcript is its stdout (`command`), that stdout, the
  * cut's marker left out. Null when there is none.
  */
-export function finalAnswerOf(events: readonly TrialEvent[]): string | null {
+function finalAnswerOf(events: readonly TrialEvent[]): string | null {
   let last: string | null = null;
   let sawResponse = false;
   const output: string[] = [];
@@ -943,7 +934,7 @@ function runCommand(context: GateContext, command: string): Promise<ExecResult> 
 }
 
 /** `cmd` exited N (timed out) — stdout "…" stderr "…" */
-export function describeRun(command: string, run: ExecResult): string {
+function describeRun(command: string, run: ExecResult): string {
   const timedOut = run.timed_out ? ` (timed out after ${run.duration_ms} ms)` : "";
   const cut = run.truncated ? " (output cut at the cap)" : "";
   const parts = [`\`${truncate(command, 200)}\` exited ${run.exit_code}${timedOut}${cut}`];

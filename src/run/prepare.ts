@@ -113,7 +113,7 @@ export interface RunSettings {
   describeNoMatch(loaded: number): string;
 }
 
-export interface OpenAiSettings {
+interface OpenAiSettings {
   /** OPENAI_API_KEY (null: `openai:` models cannot run). */
   apiKey: string | null;
   /** The real OpenAI-compatible base URL, for agents that call the API themselves (codex); null: OpenAI's. */
@@ -762,7 +762,7 @@ function refuseMatrixJudge(scenarioId: string, tested: string[], names: SettingN
 }
 
 /** The models this run will pay for (agent and judge) that the price table does not know. */
-export function unpricedModels(
+function unpricedModels(
   scenarios: readonly Scenario[],
   options: { model: string; models?: string[]; prices: Readonly<PriceTable> },
   agentUsesModel: boolean,

@@ -30,7 +30,7 @@ import {
 } from "./bwrap.js";
 
 /** HOME in the bwrap gate room: a fresh empty folder beside the work dir (/home/eval). */
-export const GATE_ROOM_HOME = "/home/gate";
+const GATE_ROOM_HOME = "/home/gate";
 
 /** A gate room's HOME and TMPDIR as its commands see them. */
 export interface GateRoomPaths {
@@ -42,7 +42,7 @@ export interface GateRoomPaths {
  * Refuses (throws) when a folder between the trial's temp dir `base` and the work dir (both
  * included below `base`) is not a directory: the agent replaced it with a link.
  */
-export async function assertWorkDirIntact(base: string, workDir: string): Promise<void> {
+async function assertWorkDirIntact(base: string, workDir: string): Promise<void> {
   const relative = path.relative(base, workDir);
   let current = base;
   for (const part of relative.split(path.sep).filter(Boolean)) {

@@ -82,7 +82,7 @@ export interface RegressionDecisionOptions {
   extrasStage?: boolean;
 }
 
-export interface ScenarioDecision {
+interface ScenarioDecision {
   /** The one-sided p-value of the scenario's own data; null when a side has no trials. */
   pValue: number | null;
   /**
@@ -100,7 +100,7 @@ export interface ScenarioDecision {
   testedBase?: { passed: number; trials: number };
 }
 
-export interface SuiteDecision {
+interface SuiteDecision {
   /** One-sided p-value for "the head passes less often"; 1 when no scenario is informative. */
   pValue: number;
   /** Observed minus expected head passes over informative scenarios (negative: head worse). */
