@@ -1,5 +1,5 @@
 /**
- * The clean room a gate's command runs in (README "Sandbox"). Gates judge the agent, so nothing the agent
+ * The clean room a gate's command runs in (docs/sandbox.md). Gates judge the agent, so nothing the agent
  * wrote may shape them but its work dir, which they exist to look at: not its /etc (an
  * `/etc/ld.so.preload` naming a library it built would run in every gate program), not its copies
  * of the system folders, not its HOME (`~/.jq`, `~/.sqliterc`, `~/.gitconfig` change what a gate's
