@@ -5,7 +5,7 @@
  * levels; anything past MAX_JSON_DEPTH is refused where it is read, with its line.
  */
 
-export const MAX_JSON_DEPTH = 100;
+const MAX_JSON_DEPTH = 100;
 
 /**
  * The 1-based line (counted within `text`) where JSON nesting first exceeds `maxDepth`, or null.

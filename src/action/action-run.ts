@@ -44,7 +44,7 @@ export interface ActionDeps {
   environmentWarning?: string | undefined;
 }
 
-export interface ModelClientRequest {
+interface ModelClientRequest {
   provider: ProviderName;
   apiKey: string;
   /** Bounds the calls in flight (lowered on rate limits). */

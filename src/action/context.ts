@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import type { RepoRef } from "../github/types.js";
 
-export interface PullRequestInfo {
+interface PullRequestInfo {
   number: number;
   baseRef: string;
   baseSha: string;

@@ -18,7 +18,7 @@ import type { Report } from "../results/types.js";
 /** A report artifact is a few MiB at most; this bounds a hostile zip before it is extracted. */
 export const FORK_ARTIFACT_MAX_BYTES = 512 * 1024 * 1024;
 /** report.json itself: read whole, so bounded. */
-export const FORK_REPORT_MAX_BYTES = 64 * 1024 * 1024;
+const FORK_REPORT_MAX_BYTES = 64 * 1024 * 1024;
 
 const SHA = /^[0-9a-f]{40}$/;
 const REPOSITORY = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/;
@@ -113,7 +113,7 @@ export async function readForkReport(dir: string, runId: number): Promise<Report
  * was paid for. Null for a report that claims none; else the first claim found, for the refusal.
  * (A replay's recorded figures, marked `recorded`, are the recording's, not claims of this run.)
  */
-export function findForkModelClaim(report: Report): string | null {
+function findForkModelClaim(report: Report): string | null {
   const agents = [report.run.agent, ...(report.run.agents ?? [])];
   const keyed = agents.find((agent) => isAgentName(agent) && AGENTS[agent].needsApiKey);
   if (keyed !== undefined) return `it ran the ${keyed} agent, which needs an API key`;

@@ -32,8 +32,6 @@ import { parseDuration } from "../scenario/duration.js";
 import { SANDBOX_SETTINGS } from "../scenario/keys.js";
 import type { SandboxSetting } from "../scenario/types.js";
 
-export { DEFAULT_BASELINE_RUNS };
-
 /** The input that gives each provider's key. */
 export const KEY_INPUTS: Readonly<Record<ProviderName, string>> = {
   anthropic: "anthropic-api-key",
@@ -47,12 +45,12 @@ export function actionKeyRemedy(provider: ProviderName): string {
 }
 
 /** `post-fork-comment`: a `workflow_run` follow-up posting the comment of a fork's run (fork-follow-up.ts). */
-export type ActionMode = "run" | "merge" | "post-fork-comment";
-export const ACTION_MODES: readonly ActionMode[] = ["run", "merge", "post-fork-comment"];
-export type BaselineSetting = { kind: "auto" } | { kind: "none" } | { kind: "path"; path: string };
+type ActionMode = "run" | "merge" | "post-fork-comment";
+const ACTION_MODES: readonly ActionMode[] = ["run", "merge", "post-fork-comment"];
+type BaselineSetting = { kind: "auto" } | { kind: "none" } | { kind: "path"; path: string };
 /** A pull request without secrets (a fork's, Dependabot's): replay the baseline's transcripts, or skip. */
-export type ForkMode = "replay" | "skip";
-export const FORK_MODES: readonly ForkMode[] = ["replay", "skip"];
+type ForkMode = "replay" | "skip";
+const FORK_MODES: readonly ForkMode[] = ["replay", "skip"];
 
 export interface ActionSettings {
   mode: ActionMode;
@@ -128,7 +126,7 @@ export interface ActionSettings {
 /** The `core.getInput` shape: the raw value, "" when unset. */
 export type ReadInput = (name: string) => string;
 
-export const DEFAULT_COMMENT_KEY = "llm-tool-test";
+const DEFAULT_COMMENT_KEY = "llm-tool-test";
 const COMMENT_KEY_PATTERN = /^[A-Za-z0-9._-]{1,100}$/;
 /** Characters the artifact service refuses in names. */
 const ARTIFACT_NAME_FORBIDDEN = /["':<>|*?\r\n\\/]/;

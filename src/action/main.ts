@@ -34,9 +34,8 @@ import { runScenarios } from "./run-scenarios.js";
 import { checkSecrets, prepareFolders, settleRunSource } from "./run-source.js";
 import { createInputReader, lendServiceVariables, withServiceVariablesSync } from "./runner-environment.js";
 
-export type { ActionCore, ActionDeps, ModelClientRequest } from "./action-run.js";
+export type { ActionCore, ActionDeps } from "./action-run.js";
 export type { ActionResult } from "./decide.js";
-export { actionKeyRemedy } from "./inputs.js";
 
 function createDefaultDeps(overrides: Partial<ActionDeps>): ActionDeps {
   const env = overrides.env ?? process.env;

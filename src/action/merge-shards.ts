@@ -17,10 +17,7 @@ export function formatShardArtifactName(name: string, shard: { index: number; co
   return `${name}-shard-${shard.index}-of-${shard.count}`;
 }
 
-export function parseShardArtifactName(
-  name: string,
-  artifactName: string,
-): { index: number; count: number } | null {
+function parseShardArtifactName(name: string, artifactName: string): { index: number; count: number } | null {
   if (!name.startsWith(`${artifactName}-shard-`)) return null;
   const match = /^(\d+)-of-(\d+)$/.exec(name.slice(artifactName.length + "-shard-".length));
   return match ? { index: Number(match[1]), count: Number(match[2]) } : null;

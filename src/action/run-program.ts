@@ -6,7 +6,7 @@
 import { describeError } from "../errors.js";
 import { runProcess } from "../sandbox/exec.js";
 
-export interface ProgramRequest {
+interface ProgramRequest {
   file: string;
   args: string[];
   /** The program's complete environment: never merged with the action's (which holds its secrets). */

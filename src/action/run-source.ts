@@ -8,7 +8,7 @@ import path from "node:path";
 import { GEMINI_API_KEY_ENV } from "../agents/gemini-cli.js";
 import { AGENTS, type AgentName, agentApiKeyVariable, describeMissingApiKey } from "../agents/registry.js";
 import { ConfigError } from "../errors.js";
-import { type ProviderName, parseModelId } from "../model/provider.js";
+import { PROVIDER_LABELS, type ProviderName, parseModelId } from "../model/provider.js";
 import { modelsOfAgent, runAgents } from "../run/plan.js";
 import type { ActionFolders, ActionRun, ForkReplay } from "./action-run.js";
 import { labelBaseline, lookUpBaseline, replayBaseline, SHARD_BASELINE } from "./baseline.js";
@@ -26,8 +26,6 @@ export type SecretsCheck =
 
 /** The input of the gemini-cli agent's key. */
 const GEMINI_KEY_INPUT = "gemini-api-key";
-
-const PROVIDER_LABELS: Readonly<Record<ProviderName, string>> = { anthropic: "Anthropic", openai: "OpenAI" };
 
 /**
  * A run that needs an API key and lacks one: on a pull request from a fork or Dependabot (which get

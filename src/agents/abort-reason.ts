@@ -1,7 +1,7 @@
 import type { EndReason } from "../transcript/events.js";
 
 /** The `signal.reason` with which the harness aborts a trial because the run was cancelled. */
-export const CANCELLED_REASON = "cancelled";
+const CANCELLED_REASON = "cancelled";
 
 /**
  * Why an aborted trial ended: the harness aborts with `"cancelled"` when the run is interrupted

@@ -21,8 +21,8 @@ import type { ExecResult } from "../sandbox/types.js";
 import { classifyAbort } from "./abort-reason.js";
 import type { Agent, AgentContext, AgentOutcome } from "./types.js";
 
-export const DEFAULT_MAX_TOKENS = 4096;
-export const BASH_TOOL_NAME = "bash";
+const DEFAULT_MAX_TOKENS = 4096;
+const BASH_TOOL_NAME = "bash";
 /** What a restarted shell means for the next call. */
 const FRESH_SHELL =
   "the next command runs in a fresh shell in the work dir (files stay; the current directory, variables, functions and aliases are reset).";
@@ -272,7 +272,7 @@ function endedDuringModelCall(
   };
 }
 
-export function describeBashTool(commandTimeoutMs: number): ToolDefinition {
+function describeBashTool(commandTimeoutMs: number): ToolDefinition {
   const seconds = Math.max(1, Math.round(commandTimeoutMs / 1000));
   return {
     name: BASH_TOOL_NAME,

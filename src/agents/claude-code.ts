@@ -31,9 +31,9 @@ import {
 import type { Agent, AgentContext, AgentOutcome } from "./types.js";
 
 export const CLAUDE_BIN_ENV = "LLM_TOOL_TEST_CLAUDE_BIN";
-export const DEFAULT_CLAUDE_TOOLS: readonly string[] = ["Bash"];
+const DEFAULT_CLAUDE_TOOLS: readonly string[] = ["Bash"];
 const DEFAULT_BASE_URL = "https://api.anthropic.com";
-export const DEFAULT_CLAUDE_MAX_RETRIES = 4;
+const DEFAULT_CLAUDE_MAX_RETRIES = 4;
 /** The npm package's bin is a small placeholder until its postinstall links the native binary. */
 const PLACEHOLDER_MAX_BYTES = 4096;
 /** Claude Code's stdout streamed before its middle is cut (head and tail kept). */
@@ -158,7 +158,7 @@ export function buildClaudeArgs(context: AgentContext, tools: readonly string[])
   return args;
 }
 
-export function buildClaudeEnv(
+function buildClaudeEnv(
   context: AgentContext,
   settings: { proxyUrl: string; configDir: string; maxRetries: number },
 ): Record<string, string> {

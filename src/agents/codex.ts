@@ -42,7 +42,7 @@ export const CODEX_VERSION = "0.171.0";
 export const CODEX_BINARY_NAME = "codex";
 export const CODEX_BIN_ENV = "LLM_TOOL_TEST_CODEX_BIN";
 const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
-export const DEFAULT_CODEX_MAX_RETRIES = 4;
+const DEFAULT_CODEX_MAX_RETRIES = 4;
 /** Codex's stdout streamed before its middle is cut (head and tail kept). */
 const CODEX_STREAM_CAP_BYTES = 32 * 1024 * 1024;
 /** Its provider entry: the proxy at the root, so `/responses` goes to the upstream's `/v1/responses`. */
@@ -193,10 +193,7 @@ function tomlString(text: string): string {
   return JSON.stringify(text);
 }
 
-export function buildCodexArgs(
-  context: AgentContext,
-  settings: { proxyUrl: string; maxRetries: number },
-): string[] {
+function buildCodexArgs(context: AgentContext, settings: { proxyUrl: string; maxRetries: number }): string[] {
   const retries = Math.max(0, Math.floor(settings.maxRetries));
   const provider = [
     `name=${tomlString("llm-tool-test proxy")}`,
@@ -243,7 +240,7 @@ export function buildCodexArgs(
   return args;
 }
 
-export function buildCodexEnv(codexHome: string): Record<string, string> {
+function buildCodexEnv(codexHome: string): Record<string, string> {
   return {
     OPENAI_API_KEY: PLACEHOLDER_API_KEY,
     CODEX_HOME: codexHome,

@@ -21,7 +21,7 @@ import { classifyAbort } from "./abort-reason.js";
 import { emitOutputCut } from "./output-cut.js";
 import type { Agent, AgentContext, AgentOutcome } from "./types.js";
 
-export const COMMAND_PLACEHOLDERS = ["prompt", "workdir", "model", "system"] as const;
+const COMMAND_PLACEHOLDERS = ["prompt", "workdir", "model", "system"] as const;
 type Placeholder = (typeof COMMAND_PLACEHOLDERS)[number];
 /** `{name}` not preceded by `$` (a shell `${VAR}` is left alone). */
 const PLACEHOLDER_PATTERN = /(?<!\$)\{([a-z_]+)\}/g;
@@ -184,7 +184,7 @@ export function expandCommandTemplate(template: string, values: Record<Placehold
 }
 
 /** An empty template or an unknown `{placeholder}` (a typo) is the user's to fix. */
-export function validateTemplate(template: string): void {
+function validateTemplate(template: string): void {
   if (template.length === 0) {
     throw new ConfigError(
       "the command agent needs a command: pass --agent-command 'my-agent --task {prompt}'",

@@ -32,7 +32,7 @@ import { createHttpDispatcher, type ProxyEnv } from "../model/http-dispatcher.js
 export const PLACEHOLDER_API_KEY = "sk-ant-llm-tool-test-proxy-placeholder";
 
 /** The model APIs the proxy speaks: which endpoints it forwards and how it sends the key. */
-export type ProxiedApi = "anthropic" | "openai" | "gemini";
+type ProxiedApi = "anthropic" | "openai" | "gemini";
 
 export interface CredentialProxyOptions {
   apiKey: string;
@@ -60,7 +60,7 @@ export interface CredentialProxyOptions {
   uncompressed?: boolean;
 }
 
-export interface UpstreamAnswer {
+interface UpstreamAnswer {
   /** `METHOD /path` as allowed. */
   endpoint: string;
   status: number;
@@ -77,7 +77,7 @@ export interface ProxyRefusal {
 }
 
 /** Per trial: far above what a real trial needs (a turn is one or two calls), low enough to stop a loop. */
-export const DEFAULT_MAX_PROXY_REQUESTS = 1000;
+const DEFAULT_MAX_PROXY_REQUESTS = 1000;
 
 interface ApiProfile {
   /** The endpoints forwarded, as the refusal names them. */

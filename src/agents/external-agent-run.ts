@@ -73,7 +73,7 @@ export async function prepareAgentCli(
  * Where agent CLIs read a project's own configuration in their work dir (settings, tools, MCP
  * servers, turn limits), over the harness's settings.
  */
-export const AGENT_CONFIG_PATHS = [
+const AGENT_CONFIG_PATHS = [
   ".gemini",
   ".codex",
   ".claude",
@@ -127,7 +127,7 @@ async function removeUndeclaredAgentConfig(
 }
 
 /** How the CLI is started once its proxy listens. */
-export interface AgentLaunch {
+interface AgentLaunch {
   file: string;
   args: string[];
   extraEnv: Record<string, string>;

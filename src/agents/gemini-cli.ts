@@ -45,10 +45,10 @@ export const GEMINI_BIN_NAME = "gemini";
 export const GEMINI_BIN_ENV = "LLM_TOOL_TEST_GEMINI_BIN";
 /** The variable the front ends read the Gemini API key from. */
 export const GEMINI_API_KEY_ENV = "GEMINI_API_KEY";
-export const GEMINI_SHELL_TOOL = "run_shell_command";
-export const DEFAULT_GEMINI_TOOLS: readonly string[] = [GEMINI_SHELL_TOOL];
-export const DEFAULT_GEMINI_BASE_URL = "https://generativelanguage.googleapis.com";
-export const DEFAULT_GEMINI_MAX_RETRIES = 4;
+const GEMINI_SHELL_TOOL = "run_shell_command";
+const DEFAULT_GEMINI_TOOLS: readonly string[] = [GEMINI_SHELL_TOOL];
+const DEFAULT_GEMINI_BASE_URL = "https://generativelanguage.googleapis.com";
+const DEFAULT_GEMINI_MAX_RETRIES = 4;
 
 const GEMINI_BINARY: CliBinarySpec = {
   agent: "gemini-cli",
@@ -213,7 +213,7 @@ export function buildGeminiSettings(
   };
 }
 
-export function buildGeminiEnv(settings: { proxyUrl: string; home: string }): Record<string, string> {
+function buildGeminiEnv(settings: { proxyUrl: string; home: string }): Record<string, string> {
   return {
     GOOGLE_GEMINI_BASE_URL: settings.proxyUrl,
     GEMINI_API_KEY: PLACEHOLDER_API_KEY,

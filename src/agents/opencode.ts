@@ -36,7 +36,7 @@ export const OPENCODE_PACKAGE = "opencode-ai";
 export const OPENCODE_VERSION = "1.18.33";
 export const OPENCODE_BINARY = "opencode";
 export const OPENCODE_BIN_ENV = "LLM_TOOL_TEST_OPENCODE_BIN";
-export const DEFAULT_OPENCODE_TOOLS: readonly string[] = ["bash"];
+const DEFAULT_OPENCODE_TOOLS: readonly string[] = ["bash"];
 const DEFAULT_BASE_URL = "https://api.anthropic.com";
 /** OpenCode's provider for the models it runs here (the model id's own provider must be Anthropic). */
 const PROVIDER_ID = "anthropic";
@@ -129,7 +129,7 @@ printf '{"lockfileVersion":3,"packages":{"":{"dependencies":{"${PLUGIN_PACKAGE}"
 printf '%s\\n' "$state"`;
 
 /** The model id OpenCode is given: the provider's own id, under OpenCode's Anthropic provider. */
-export function openCodeModel(model: string): string {
+function openCodeModel(model: string): string {
   return `${PROVIDER_ID}/${providerOfModel(model)?.model ?? model}`;
 }
 
@@ -182,7 +182,7 @@ export function buildOpenCodeConfig(
   };
 }
 
-export function buildOpenCodeEnv(
+function buildOpenCodeEnv(
   context: AgentContext,
   settings: { proxyUrl: string; stateDir: string; tools: readonly string[] },
 ): Record<string, string> {

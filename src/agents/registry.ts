@@ -6,7 +6,7 @@
 import { suggestKey } from "../did-you-mean.js";
 import { ConfigError } from "../errors.js";
 import type { ModelClient } from "../model/model-client.js";
-import { API_KEY_VARIABLES, type ProviderName } from "../model/provider.js";
+import { API_KEY_VARIABLES, PROVIDER_LABELS, type ProviderName, parseModelId } from "../model/provider.js";
 import type { RecordingSet } from "../results/read-recordings.js";
 import { type AnthropicAgentOptions, createAnthropicAgent } from "./anthropic.js";
 import { type ClaudeCodeAgentOptions, createClaudeCodeAgent } from "./claude-code.js";
@@ -73,6 +73,8 @@ export interface AgentDescriptor {
    * (Gemini CLI's): its model ids are passed to it as written. Absent: the model's provider's key.
    */
   apiKeyVariable?: string;
+  /** The providers whose models it runs (claude-code: Anthropic's); absent: any provider's. */
+  providers?: readonly ProviderName[];
   /** How its model is shown a scenario's guidance (README "Guidance: what each agent is shown"). */
   guidance: GuidanceIntake;
   /** One line for `run --help` (at most 60 characters). */
@@ -92,7 +94,7 @@ export function apiKeyRemedy(provider: ProviderName): string {
 }
 
 /** The remedy for Anthropic's models (bare model ids), unless a front end has its own. */
-export const API_KEY_REMEDY = apiKeyRemedy("anthropic");
+const API_KEY_REMEDY = apiKeyRemedy("anthropic");
 
 /** The one "needs an API key" message; `remedy` says how to give one where the user is. */
 export function describeMissingApiKey(name: AgentName, remedy?: string): string {
@@ -161,6 +163,7 @@ export const AGENTS = {
     guidance: CLI_LOADS_WORK_DIR_FILE,
     usesModel: true,
     needsApiKey: true,
+    providers: ["anthropic"],
     apis: ["anthropic"],
     aliases: ["claude", "claude-cli"],
     description: "the Claude Code CLI, the key reaching it via a local proxy",
@@ -179,6 +182,7 @@ export const AGENTS = {
     guidance: CLI_LOADS_WORK_DIR_FILE,
     usesModel: true,
     needsApiKey: true,
+    providers: ["openai"],
     apis: ["openai"],
     aliases: ["codex-cli", "openai-codex"],
     description: "OpenAI's Codex CLI, the key reaching it via a local proxy",
@@ -220,6 +224,7 @@ export const AGENTS = {
     guidance: CLI_LOADS_WORK_DIR_FILE,
     usesModel: true,
     needsApiKey: true,
+    providers: ["anthropic"],
     apis: ["anthropic"],
     aliases: ["opencode-cli", "sst-opencode"],
     description: "the OpenCode CLI, the key reaching it via a local proxy",
@@ -307,6 +312,23 @@ export function describeUnknownAgent(typed: string): string {
   const suggestion = closest === undefined ? undefined : AGENT_BY_TYPED_NAME.get(closest);
   const hint = suggestion ? ` (did you mean "${suggestion}"?)` : "";
   return `unknown agent "${typed}"${hint}; expected one of: ${AGENT_NAMES.join(", ")}`;
+}
+
+/**
+ * Why `name` cannot run `model`, for a ConfigError, or null when it can: an agent runs only its
+ * descriptor's providers' models (a bare id being Anthropic's, another provider's needs its
+ * prefix). `model` null: none was given and the default, Anthropic's, would be taken.
+ */
+export function describeModelRefusal(name: AgentName, model: string | null): string | null {
+  const descriptor: AgentDescriptor = AGENTS[name];
+  const { provider, model: bare } = parseModelId(model ?? "");
+  if (!descriptor.providers || descriptor.providers.includes(provider)) return null;
+  const labels = descriptor.providers.map((p) => PROVIDER_LABELS[p]).join(" or ");
+  const [only] = descriptor.providers;
+  const prefix = descriptor.providers.length === 1 && only !== "anthropic" ? `${only}:` : "";
+  if (model === null) return `the ${name} agent runs ${labels} models only: pass --model ${prefix}MODEL`;
+  const hint = prefix ? `: name them with the ${prefix} prefix (${prefix}${bare})` : "";
+  return `the ${name} agent runs ${labels} models only, not "${model}"${hint}`;
 }
 
 /** Agents that talk to a model (and so have a model worth recording). */

@@ -105,7 +105,7 @@ export function formatFailOn(failOn: FailOn): string {
 }
 
 /** Figures that describe a run's economy and pace: shown, never gate metrics; cost, tokens and turns may have a tolerance gate. */
-export const DESCRIPTIVE_METRICS: readonly string[] = [
+const DESCRIPTIVE_METRICS: readonly string[] = [
   "input_tokens",
   "output_tokens",
   "cache_read_tokens",
@@ -199,7 +199,7 @@ export interface DecisionScenario {
 }
 
 /** The improvement decision's own levels and suite test; it never gates. */
-export interface ImprovementDecision {
+interface ImprovementDecision {
   alpha: number;
   primary_alpha: number;
   suite_alpha: number;
@@ -234,7 +234,7 @@ export interface MetricFamily {
   scenarios: MetricFinding[];
 }
 
-export interface DesignPower {
+interface DesignPower {
   /** Power to flag one scenario whose pass rate collapses 0.9 → 0.1, at this design. */
   collapse: number;
   /** … whose pass rate drops 0.9 → 0.5. */
@@ -257,7 +257,7 @@ export interface DesignPower {
  * What the base runs showed of run-to-run variation (runs are clusters; docs/statistics.md), and what
  * the tests assumed.
  */
-export interface RunVariation {
+interface RunVariation {
   /** Base runs pooled. */
   runs: number;
   /** The intra-run correlation the base runs show (method of moments); null below two runs. */
@@ -273,14 +273,14 @@ export interface RunVariation {
 }
 
 /** Why a run that did not regress is not called a pass, and what would make it conclusive. */
-export interface Inconclusive {
+interface Inconclusive {
   /** Plain sentences, e.g. "only 2 base-branch runs: run-to-run variation cannot be estimated (3 needed)". */
   reasons: string[];
   /** Plain sentences, e.g. "3 more base-branch runs". */
   needs: string[];
 }
 
-export interface Design {
+interface Design {
   scenarios: number;
   /** Head trials per scenario before extra ones (the median over scenarios). */
   head_trials: number;
@@ -301,7 +301,7 @@ export interface Design {
   power: DesignPower | null;
 }
 
-export type DecisionBasis =
+type DecisionBasis =
   | "regression"
   | "no_regression"
   | "inconclusive"

@@ -5,7 +5,6 @@ import type { ScenarioReport } from "../results/types.js";
 
 export {
   findMetric,
-  KNOWN_METRICS,
   type MetricDefinition,
   PASS_RATE,
 } from "../results/trial-metrics.js";

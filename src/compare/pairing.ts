@@ -21,7 +21,7 @@ import {
 import type { PassCount } from "./decision.js";
 import { type ExcludedBaseline, MEASUREMENT_CHANGED, sameMeasurement } from "./pool-baselines.js";
 
-export type NotComparedReason = "measurement_changed" | "not_in_baseline";
+type NotComparedReason = "measurement_changed" | "not_in_baseline";
 
 export interface NotComparedScenario {
   key: string;
@@ -31,9 +31,9 @@ export interface NotComparedScenario {
   head: PassCount;
 }
 
-export type TreatmentKind = "guidance" | "tool";
+type TreatmentKind = "guidance" | "tool";
 /** `changed`: other contents; `mode`: the same contents given another way (workdir, system); `added`/`removed`. */
-export type TreatmentChangeKind = "changed" | "mode" | "added" | "removed";
+type TreatmentChangeKind = "changed" | "mode" | "added" | "removed";
 
 /** One file of the treatment that differs between baseline and head, and the compared scenarios it concerns. */
 export interface TreatmentFileChange {
@@ -44,7 +44,7 @@ export interface TreatmentFileChange {
   scenarios: string[];
 }
 
-export interface ScenarioTreatmentChange {
+interface ScenarioTreatmentChange {
   key: string;
   changes: Array<{ kind: TreatmentKind; path: string; change: TreatmentChangeKind }>;
 }

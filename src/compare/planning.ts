@@ -34,7 +34,7 @@ export interface PlanOptions {
   tests?: number;
 }
 
-export interface ScenarioPlan {
+interface ScenarioPlan {
   key: string;
   /** Values observed (evaluated trials with a value). */
   n: number;
@@ -214,14 +214,14 @@ export interface DesignPlanOptions {
 }
 
 /** The drops the comment's design line and the targets speak of. */
-export const PLANNED_DROPS: ReadonlyArray<{ from: number; to: number }> = [
+const PLANNED_DROPS: ReadonlyArray<{ from: number; to: number }> = [
   { from: 0.9, to: 0.1 },
   { from: 0.9, to: 0.5 },
   { from: 1, to: 0.7 },
 ];
 
 /** The power the baseline-runs search aims at, for the first drop (the collapse). */
-export const TARGET_POWER = 0.9;
+const TARGET_POWER = 0.9;
 /** The search for baseline runs stops here: the per-scenario tests pool no more (SCENARIO_TEST_RUNS). */
 export const MAX_PLANNED_BASELINE_RUNS = SCENARIO_TEST_RUNS;
 /** The pass rate at which the cost of the screen is estimated. */

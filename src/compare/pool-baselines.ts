@@ -96,7 +96,7 @@ export type ScenarioHashes = Pick<ScenarioReport, "id" | "variant" | "agent" | "
   Partial<Pick<ScenarioReport, "measurement_hash">>;
 
 /** The reason a base run that ran none of the head's scenarios (variant and model included) is left out. */
-export const NO_SCENARIO_IN_COMMON = "it ran none of this run's scenarios";
+const NO_SCENARIO_IN_COMMON = "it ran none of this run's scenarios";
 
 /** The reason a base scenario whose measurement differs from the head's is left out. */
 export const MEASUREMENT_CHANGED = "the scenario changed since this run";

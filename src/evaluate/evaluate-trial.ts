@@ -29,7 +29,7 @@ export interface EvaluateTrialInput {
   /** Markdown transcript of the trial, for the judge. */
   transcript: string;
   gateTimeoutMs: number;
-  /** `script` gate variables (see SCRIPT_ENV_NAMES in gates.ts). */
+  /** `script` gate variables (see buildScriptEnv in gates.ts). */
   scriptEnv: Record<string, string>;
   /** The run's cancellation: ends the gate in progress (the rest are not run) and the judge's call. */
   signal?: AbortSignal;

@@ -1,5 +1,5 @@
 /**
- * What file gates see: the agent's own files and nothing else (README "What gates see"). The harness reads them
+ * What file gates see: the agent's own files and nothing else (docs/sandbox.md "What gates see"). The harness reads them
  * on the host, so a path is walked one component at a time with lstat, never handed to the kernel
  * to resolve: a symbolic link is followed only while every step stays inside the sandbox's tree
  * (its target read as the agent's commands read it), `..` cannot climb out of it, and the last

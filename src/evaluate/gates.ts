@@ -38,15 +38,6 @@ import { compilePattern } from "./regex.js";
  * - LLM_TOOL_TEST_MODEL: the tested model ("" when the agent has none);
  * - LLM_TOOL_TEST_TRIAL: the trial number (1-based).
  */
-export const SCRIPT_ENV_NAMES = [
-  "LLM_TOOL_TEST_WORK_DIR",
-  "LLM_TOOL_TEST_EVENTS",
-  "LLM_TOOL_TEST_SCENARIO",
-  "LLM_TOOL_TEST_SCENARIO_DIR",
-  "LLM_TOOL_TEST_MODEL",
-  "LLM_TOOL_TEST_TRIAL",
-] as const;
-
 export function buildScriptEnv(input: {
   workDir: string;
   eventsPath: string;
@@ -77,13 +68,20 @@ export interface GateContext {
    * (ExtractedInvocations.recordedCalls).
    */
   recordedCalls: readonly Invocation[];
-  /** Extra env of `script` gates; see SCRIPT_ENV_NAMES. */
+  /** Extra env of `script` gates; see buildScriptEnv. */
   scriptEnv: Record<string, string>;
   /** Timeout of each gate command; a gate of any kind is given up this long plus GATE_GRACE_MS after it started. */
   gateTimeoutMs: number;
   /** The run's cancellation: the gate in progress is ended and the rest are not run. */
   signal?: AbortSignal;
 }
+
+/** `no_loops` without `repeats`: the same failing call a third time fails the gate. */
+export const DEFAULT_LOOP_REPEATS = 3;
+
+/** How the gates' docs describe a regex parameter. */
+const RE2_PATTERN =
+  "Regular expression in RE2 syntax, JavaScript spellings accepted (linear-time matching: no backreferences or lookaround)";
 
 /** How much of a command's output or a file a message quotes. */
 const HEAD_CHARS = 300;
@@ -172,14 +170,14 @@ export function scoreGates(results: readonly GateResult[]): {
   return { score, max_score: maxScore, gates_passed: passed, gates_total: results.length };
 }
 
-export interface GateOutcome {
+interface GateOutcome {
   passed: boolean;
   message: string;
   metrics?: Record<string, number>;
 }
 
 /** A tool call of the agent with its result (null: none was recorded). */
-export interface ToolCall {
+interface ToolCall {
   command: string;
   result: EventOf<"tool_result"> | null;
 }
@@ -191,7 +189,7 @@ const NO_FINAL_ANSWER = "the agent gave no final answer (no text in its last mes
  * claude-code, replay); for an agent whose transcript is its stdout (`command`), that stdout, the
  * cut's marker left out. Null when there is none.
  */
-export function finalAnswerOf(events: readonly TrialEvent[]): string | null {
+function finalAnswerOf(events: readonly TrialEvent[]): string | null {
   let last: string | null = null;
   let sawResponse = false;
   const output: string[] = [];
@@ -250,6 +248,11 @@ export type GateParamKind =
 export interface GateDefinition<T extends GateType> {
   /** Its parameters, required unless listed in `optional`, and how the scenario loader validates each. */
   params: { readonly [K in GateParamName<T>]-?: GateParamKind };
+  /**
+   * Its docs, in the scenario schema (scenario/format.ts) and so the editor; the docs' gate table
+   * is checked against them (tests/evaluate/gates-contract.test.ts).
+   */
+  docs: { description: string; params: { readonly [K in GateParamName<T>]-?: string } };
   /** Parameters that may be left out. */
   optional?: readonly GateParamName<T>[];
   /** Of these (optional) parameters, a scenario must give at least one. */
@@ -271,11 +274,15 @@ export interface GateDefinition<T extends GateType> {
  * The mapped type makes a gate type of GateSpec without an entry here a compile error (and so do
  * parameters that do not match its fields; tests/evaluate/gate-exhaustiveness.test.ts proves it).
  *
- * To add a gate: its member of GateSpec (src/scenario/types.ts), its entry here, its GATE_DOCS
- * entry (src/scenario/format.ts; then `npm run schemas`) and its row in the README's gate table.
+ * To add a gate: its member of GateSpec (src/scenario/types.ts) and its entry here, docs included
+ * (then `npm run schemas`); tests/evaluate/gates-contract.test.ts asks for its row in the gate table.
  */
 export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
   command_succeeds: {
+    docs: {
+      description: "Run a shell command in the work dir after the agent stops; passes when it exits 0.",
+      params: { command: "Shell command run with bash in the trial's work dir." },
+    },
     params: { command: "command" },
     async evaluate(gate, context) {
       const run = await runCommand(context, gate.command);
@@ -283,6 +290,13 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
     },
   },
   command_output_contains: {
+    docs: {
+      description: "Run a command; passes when its stdout contains the substring.",
+      params: {
+        command: "Shell command run with bash in the trial's work dir.",
+        substring: "Text that stdout must contain (case-sensitive).",
+      },
+    },
     params: { command: "command", substring: "text" },
     async evaluate(gate, context) {
       const run = await runCommand(context, gate.command);
@@ -294,6 +308,13 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
     },
   },
   command_output_matches: {
+    docs: {
+      description: "Run a command; passes when its stdout matches the regex.",
+      params: {
+        command: "Shell command run with bash in the trial's work dir.",
+        pattern: `${RE2_PATTERN}; checked when the scenario loads.`,
+      },
+    },
     params: { command: "command", pattern: "regex" },
     async evaluate(gate, context) {
       const regex = compilePattern(gate.pattern);
@@ -306,10 +327,25 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
     },
   },
   command_json_path: {
+    docs: {
+      description:
+        "Run a command, parse its stdout as JSON and apply an assertion to the value at a JSONPath.",
+      params: {
+        command: "Shell command whose stdout is JSON.",
+        path: "JSONPath starting with $, e.g. $.items[0].name; checked when the scenario loads.",
+        assertion:
+          "One of: exists, equals <json>, contains <text>, len >= N, len == N, len > N, len <= N, len < N.",
+      },
+    },
     params: { command: "command", path: "jsonpath", assertion: "assertion" },
     evaluate: (gate, context) => evaluateJsonPathGate(gate, context),
   },
   file_exists: {
+    docs: {
+      description:
+        "Passes when the path exists, a regular file or a directory (relative to the work dir; a symbolic link is followed only inside the sandbox).",
+      params: { path: "Path relative to the work dir (absolute inside the bwrap sandbox root)." },
+    },
     params: { path: "path" },
     async evaluate(gate, context) {
       const entry = await lookUpGatePath(context.sandbox.gateFiles, gate.path);
@@ -321,6 +357,13 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
     },
   },
   file_contains: {
+    docs: {
+      description: "Passes when the file contains the substring.",
+      params: {
+        path: "Path relative to the work dir (absolute inside the bwrap sandbox root).",
+        substring: "Text the file must contain (case-sensitive).",
+      },
+    },
     params: { path: "path", substring: "text" },
     async evaluate(gate, context) {
       const file = await readGateFile(context, gate.path);
@@ -333,6 +376,13 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
     },
   },
   file_matches: {
+    docs: {
+      description: "Passes when the file's content matches the regex.",
+      params: {
+        path: "Path relative to the work dir (absolute inside the bwrap sandbox root).",
+        pattern: `${RE2_PATTERN}.`,
+      },
+    },
     params: { path: "path", pattern: "regex" },
     async evaluate(gate, context) {
       const regex = compilePattern(gate.pattern);
@@ -346,6 +396,11 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
     },
   },
   final_answer_contains: {
+    docs: {
+      description:
+        "Passes when the agent's final answer (the text of its last message; a command agent's stdout) contains the substring.",
+      params: { substring: "Text the final answer must contain (case-sensitive)." },
+    },
     params: { substring: "text" },
     evaluate(gate, context) {
       const answer = finalAnswerOf(context.events);
@@ -358,6 +413,11 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
     },
   },
   final_answer_matches: {
+    docs: {
+      description:
+        "Passes when the agent's final answer (the text of its last message; a command agent's stdout) matches the regex.",
+      params: { pattern: `${RE2_PATTERN}.` },
+    },
     params: { pattern: "regex" },
     evaluate(gate, context) {
       const regex = compilePattern(gate.pattern);
@@ -371,15 +431,35 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
     },
   },
   no_transcript_errors: {
+    docs: {
+      description: "Passes when no invocation of the target tool exited non-zero.",
+      params: {},
+    },
     params: {},
     evaluate: (_gate, context) => evaluateNoTranscriptErrors(context.invocations),
   },
   script: {
+    docs: {
+      description:
+        "Run a script; exit 0 passes. If it prints JSON {passed, message, metrics} on stdout, that wins. It gets LLM_TOOL_TEST_* variables.",
+      params: { command: "Shell command or script path run in the work dir." },
+    },
     params: { command: "command" },
     evaluate: (gate, context) => evaluateScriptGate(gate.command, context),
   },
   // behaviour gates, from the shim's record of the target's calls
   forbidden_commands: {
+    docs: {
+      description:
+        "Passes when no call of the target used a forbidden subcommand, option or pattern, judged from the shim's record of what ran (so `env`, `xargs`, `sh -c`, `eval`, a variable or a script hide nothing). Needs target.binary; fails closed when a call ran around the shim. Give at least one of subcommands, options, patterns.",
+      params: {
+        subcommands:
+          "Subcommands that must never be called (as layer 1 reads them: command_pattern's group 1, else the first non-option argument).",
+        options:
+          'Option names that must never be used, as the tool spells them (e.g. "--force"); `--force=yes` uses `--force`; a cluster such as `-rf` is one option as typed (use a pattern for it).',
+        patterns: `${RE2_PATTERN}, searched in each call's command line: the binary's name and its arguments, shell-quoted, joined with spaces (e.g. "^mlr .* --ojson"); checked when the scenario loads.`,
+      },
+    },
     params: { subcommands: "subcommands", options: "options", patterns: "regexes" },
     optional: ["subcommands", "options", "patterns"],
     atLeastOne: ["subcommands", "options", "patterns"],
@@ -387,6 +467,14 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
     evaluate: (gate, context) => evaluateForbiddenCommands(gate, context),
   },
   max_invocations: {
+    docs: {
+      description:
+        "Passes when the target was called at most `total` times, and each listed subcommand at most its number of times, judged from the shim's record. Needs target.binary; fails closed when a call ran around the shim. Give total, subcommands or both.",
+      params: {
+        total: "Most calls of the target in the trial, all subcommands together.",
+        subcommands: "Most calls per subcommand, e.g. {sort: 3}.",
+      },
+    },
     params: { total: "count", subcommands: "count_map" },
     optional: ["total", "subcommands"],
     atLeastOne: ["total", "subcommands"],
@@ -394,6 +482,13 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
     evaluate: (gate, context) => evaluateMaxInvocations(gate, context),
   },
   no_loops: {
+    docs: {
+      description:
+        "Fails when the same call of the target (same argv) failed `repeats` times or more in the trial (a non-zero exit; SIGPIPE's 141 is no failure), judged from the shim's record. Needs target.binary; fails closed when a call ran around the shim.",
+      params: {
+        repeats: `How many identical failing calls fail the gate (default ${DEFAULT_LOOP_REPEATS}, at least 2).`,
+      },
+    },
     params: { repeats: "repeats" },
     optional: ["repeats"],
     needsShim: true,
@@ -401,6 +496,10 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
   },
   // bashkit-eval checks
   exit_code: {
+    docs: {
+      description: "bashkit-eval: the agent's last tool call exited with this code (no tool calls: fails).",
+      params: { code: "Expected exit code." },
+    },
     params: { code: "exit_code" },
     evaluate(gate, _context, toolCalls) {
       const last = toolCalls.at(-1);
@@ -423,6 +522,10 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
     },
   },
   stdout_contains: {
+    docs: {
+      description: "bashkit-eval: some tool call's stdout contains the text.",
+      params: { substring: "Text some tool call's stdout must contain (case-sensitive)." },
+    },
     params: { substring: "text" },
     evaluate(gate, _context, toolCalls) {
       const index = toolCalls.findIndex((call) => call.result?.stdout.includes(gate.substring));
@@ -430,6 +533,10 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
     },
   },
   stdout_regex: {
+    docs: {
+      description: "bashkit-eval: some tool call's stdout matches the regex.",
+      params: { pattern: `${RE2_PATTERN}.` },
+    },
     params: { pattern: "regex" },
     evaluate(gate, _context, toolCalls) {
       const regex = compilePattern(gate.pattern);
@@ -438,6 +545,7 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
     },
   },
   stderr_empty: {
+    docs: { description: "bashkit-eval: every tool call's stderr is empty.", params: {} },
     params: {},
     evaluate(_gate, _context, toolCalls) {
       const offenders = toolCalls.filter((call) => call.result !== null && call.result.stderr !== "");
@@ -452,6 +560,10 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
     },
   },
   dir_exists: {
+    docs: {
+      description: "bashkit-eval: the path is a directory after the run.",
+      params: { path: "Directory path (relative to the work dir, or absolute inside the bwrap root)." },
+    },
     params: { path: "path" },
     async evaluate(gate, context) {
       const entry = await lookUpGatePath(context.sandbox.gateFiles, gate.path);
@@ -463,6 +575,13 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
     },
   },
   file_line_regex: {
+    docs: {
+      description: "bashkit-eval: some single line of the file matches the regex.",
+      params: {
+        path: "File path (relative to the work dir, or absolute inside the bwrap root).",
+        pattern: "Regular expression matched against each line.",
+      },
+    },
     params: { path: "path", pattern: "regex" },
     async evaluate(gate, context) {
       const regex = compilePattern(gate.pattern);
@@ -479,6 +598,10 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
     },
   },
   tool_calls_min: {
+    docs: {
+      description: "bashkit-eval: the agent made at least this many tool calls.",
+      params: { count: "Minimum number of tool calls." },
+    },
     params: { count: "count" },
     evaluate(gate, _context, toolCalls) {
       const count = countToolCalls(toolCalls);
@@ -489,6 +612,10 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
     },
   },
   tool_calls_max: {
+    docs: {
+      description: "bashkit-eval: the agent made at most this many tool calls.",
+      params: { count: "Maximum number of tool calls." },
+    },
     params: { count: "count" },
     evaluate(gate, _context, toolCalls) {
       const count = countToolCalls(toolCalls);
@@ -496,6 +623,11 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
     },
   },
   llm_judge: {
+    docs: {
+      description:
+        "bashkit-eval's llm_judge stub: always passes, weight 0. Use evaluation.judge for a real judge.",
+      params: { prompt: "The judge prompt (informational)." },
+    },
     params: { prompt: "text" },
     evaluate: () => ({
       passed: true,
@@ -504,6 +636,11 @@ export const GATES: { readonly [T in GateType]: GateDefinition<T> } = {
     }),
   },
   unsupported_check: {
+    docs: {
+      description:
+        "What a bashkit-eval check of an unknown type becomes: it always fails, naming the check (bashkit-eval fails unknown checks too).",
+      params: { check: "The check string, as the dataset wrote it." },
+    },
     params: { check: "text" },
     evaluate(gate) {
       const colon = gate.check.indexOf(":");
@@ -614,8 +751,6 @@ function evaluateNoTranscriptErrors(invocations: readonly Invocation[]): GateOut
   };
 }
 
-/** `no_loops` without `repeats`: the same failing call a third time fails the gate. */
-export const DEFAULT_LOOP_REPEATS = 3;
 /** How many offending calls (or subcommands, or repeated calls) a behaviour gate's message lists. */
 const LISTED_OFFENDERS = 3;
 /** How much of one call's command line a behaviour gate's message quotes, and of a subcommand's name. */
@@ -799,7 +934,7 @@ function runCommand(context: GateContext, command: string): Promise<ExecResult> 
 }
 
 /** `cmd` exited N (timed out) — stdout "…" stderr "…" */
-export function describeRun(command: string, run: ExecResult): string {
+function describeRun(command: string, run: ExecResult): string {
   const timedOut = run.timed_out ? ` (timed out after ${run.duration_ms} ms)` : "";
   const cut = run.truncated ? " (output cut at the cap)" : "";
   const parts = [`\`${truncate(command, 200)}\` exited ${run.exit_code}${timedOut}${cut}`];

@@ -646,7 +646,7 @@ function expandsInShell(word: string): boolean {
 }
 
 /** Every match of `command_pattern` in `agent_output` text; exit codes and durations unknown. */
-export function extractTranscriptInvocations(events: readonly TrialEvent[], target: Target): Invocation[] {
+function extractTranscriptInvocations(events: readonly TrialEvent[], target: Target): Invocation[] {
   const pattern = compileTargetPattern(target);
   if (!pattern) return [];
   const invocations: Invocation[] = [];

@@ -21,10 +21,10 @@ import type { Rubric, Scenario } from "../scenario/types.js";
 import type { TrialEvent } from "../transcript/events.js";
 
 export const JUDGE_TOOL_NAME = "submit_verdict";
-export const JUDGE_ENV_VAR = "LLM_TOOL_TEST_JUDGE";
+const JUDGE_ENV_VAR = "LLM_TOOL_TEST_JUDGE";
 /** Used when nothing names a judge; the fallback when the tested model is this one. */
-export const DEFAULT_JUDGE_MODEL = "claude-haiku-4-5";
-export const FALLBACK_JUDGE_MODEL = "claude-sonnet-4-5";
+const DEFAULT_JUDGE_MODEL = "claude-haiku-4-5";
+const FALLBACK_JUDGE_MODEL = "claude-sonnet-4-5";
 /** About 20k tokens of transcript: enough for a long trial, cheap for a small judge. */
 export const TRANSCRIPT_BUDGET_CHARS = 80_000;
 const JUDGE_MAX_TOKENS = 2048;
@@ -104,7 +104,7 @@ export async function runJudge(input: JudgeInput): Promise<JudgeVerdict> {
 }
 
 /** The rubric as the tool's input schema: one required 0..1 number per criterion. */
-export function buildVerdictTool(rubric: Rubric): ToolDefinition {
+function buildVerdictTool(rubric: Rubric): ToolDefinition {
   const scoreProperties: Record<string, unknown> = {};
   for (const criterion of rubric.criteria) {
     scoreProperties[criterion.id] = {
@@ -142,7 +142,7 @@ export function buildVerdictTool(rubric: Rubric): ToolDefinition {
 }
 
 /** Checks the tool input against the rubric and recomputes the weighted score. */
-export function parseVerdict(
+function parseVerdict(
   input: unknown,
   rubric: Rubric,
 ): { response: JudgeResponse; notes: string[] } | { error: string } {

@@ -4,7 +4,7 @@ import path from "node:path";
 import type { ArtifactClient, RepoRef } from "./types.js";
 
 /** Every regular file under `dir` (sorted, so the archive's order is stable). */
-export async function listFilesUnder(dir: string): Promise<string[]> {
+async function listFilesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
   return entries
     .filter((entry) => entry.isFile())

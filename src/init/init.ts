@@ -33,7 +33,7 @@ const PROBE_TIMEOUT_MS = 5_000;
 const BINARY_PATTERN = /^[\w.+@/-]+$/;
 
 /** Runs `file args` and returns its exit code (anything that fails to start: non-zero). */
-export type ProbeBinary = (file: string, args: string[]) => Promise<number>;
+type ProbeBinary = (file: string, args: string[]) => Promise<number>;
 
 export interface ScaffoldOptions {
   /** The tool: a command name looked up on PATH, or a path to it (relative to `cwd`). */

@@ -11,7 +11,7 @@ export const ACTION_REF = "llm-tool-test/llm-tool-test@v1";
 export const WORKFLOW_INPUTS = ["scenarios", "anthropic-api-key", "model", "trials", "fail-on"] as const;
 
 /** A YAML scalar: plain when that reads back as the same string, else double-quoted (JSON is YAML). */
-export function formatYamlString(value: string): string {
+function formatYamlString(value: string): string {
   const plain =
     /^[A-Za-z0-9_./][\w./-]*$/.test(value) && !/^(true|false|null|yes|no|on|off|[-+.\d]+)$/i.test(value);
   return plain ? value : JSON.stringify(value);
@@ -34,7 +34,7 @@ export interface ScenarioTemplate {
 }
 
 /** The file the agent writes for the starter task. */
-export function outputFileFor(flag: ScenarioTemplate["flag"]): string {
+function outputFileFor(flag: ScenarioTemplate["flag"]): string {
   return flag === "--version" ? "version.txt" : "help.txt";
 }
 

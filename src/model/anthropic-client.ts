@@ -27,7 +27,7 @@ import {
   type SdkFailure,
 } from "./retrying-call.js";
 
-export const DEFAULT_BASE_URL = "https://api.anthropic.com";
+const DEFAULT_BASE_URL = "https://api.anthropic.com";
 
 export interface AnthropicClientOptions extends RetryingClientOptions {
   /** Where HTTPS_PROXY / HTTP_PROXY / NO_PROXY are read; defaults to process.env. */

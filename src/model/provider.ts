@@ -24,6 +24,12 @@ export const API_KEY_VARIABLES: Readonly<Record<ProviderName, string>> = {
   openai: "OPENAI_API_KEY",
 };
 
+/** Each provider's name in sentences ("runs OpenAI models only"). */
+export const PROVIDER_LABELS: Readonly<Record<ProviderName, string>> = {
+  anthropic: "Anthropic",
+  openai: "OpenAI",
+};
+
 /** The provider and the provider's own id; a ConfigError (with a did-you-mean) for an unknown prefix. */
 export function parseModelId(id: string, where?: string): ProviderModel {
   const { prefix, model } = splitModelId(id);

@@ -18,7 +18,7 @@ const BRIEF_STDERR_CHARS = 120;
 /** Help lookups per trial that moved less than this are not named in the comment. */
 const NOTABLE_HELP_CHANGE = 0.5;
 
-export const BASE_NOT_AVAILABLE =
+const BASE_NOT_AVAILABLE =
   "not available in the base runs (their reports predate per-call options); the head's calls are in the report";
 
 /**

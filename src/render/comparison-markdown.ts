@@ -53,7 +53,7 @@ import {
 import { STATUS_LABEL } from "./labels.js";
 
 /** Room left under GitHub's 65,536-character comment limit for the rest of the comment. */
-export const DEFAULT_MAX_CHARS = 60_000;
+const DEFAULT_MAX_CHARS = 60_000;
 
 const METRIC_LABEL: Record<string, string> = {
   error_rate: "error rate",
@@ -88,7 +88,7 @@ export interface MarkdownOptions {
 // ---------------------------------------------------------------------------------------------
 
 /** A matched scenario: the decision's counts and verdicts when it has them, the comparison's otherwise. */
-export interface ScenarioLine {
+interface ScenarioLine {
   key: string;
   status: ScenarioStatus;
   base: PassCount;
@@ -124,15 +124,14 @@ const MOVED_LEVEL = 0.05;
  * scenario in an unchanged suite at most about one time in twenty, and a 24/24 → 2/3 not at all.
  * A description, not a verdict: only the decision fails the check.
  */
-export function isClearChange(base: PassCount, head: PassCount): boolean {
+function isClearChange(base: PassCount, head: PassCount): boolean {
   if (base.trials === 0 || head.trials === 0) return false;
   const p = fisherExactTest(head.passed, head.trials - head.passed, base.passed, base.trials - base.passed);
   return p <= MOVED_LEVEL;
 }
 
 /** The bar above, as the comment states it. */
-export const MOVED_BAR =
-  "its pass counts differ by Fisher's exact test at p ≤ 0.05, two-sided and unadjusted";
+const MOVED_BAR = "its pass counts differ by Fisher's exact test at p ≤ 0.05, two-sided and unadjusted";
 
 function sideCount(side: SideSummary): PassCount {
   return { passed: side.passed, trials: side.passed + side.failed };
@@ -144,7 +143,7 @@ function rateChange(line: ScenarioLine): number {
   return line.head.passed / line.head.trials - line.base.passed / line.base.trials;
 }
 
-export function collectScenarioLines(comparison: Comparison, decision: Decision | null): ScenarioLine[] {
+function collectScenarioLines(comparison: Comparison, decision: Decision | null): ScenarioLine[] {
   const decided = new Map<string, DecisionScenario>((decision?.scenarios ?? []).map((s) => [s.key, s]));
   // A scenario the decision did not compare (its measurement changed) is listed apart, not as moved.
   const notCompared = new Set((decision?.not_compared ?? []).map((s) => s.key));
@@ -323,7 +322,7 @@ function renderSuiteTable(comparison: Comparison, decision: Decision | null): st
 }
 
 /** Under the suite table when some scenario got extra trials. */
-export const FIRST_TRIALS_NOTE =
+const FIRST_TRIALS_NOTE =
   "Suite rows count each scenario's first trials only: extra trials, run only where the head started worse than the baseline, would bias them towards the head. Scenario rows count all trials.";
 
 /** The decision's verdict on a gate metric: where it regressed, or that it did not. */

@@ -6,7 +6,7 @@
 import { splitModelId } from "../model-id.js";
 
 /** For an agent without a model (oracle, null): the harness itself answered, no provider did. */
-export const NO_MODEL_PROVIDER = "llm_tool_test";
+const NO_MODEL_PROVIDER = "llm_tool_test";
 
 /**
  * Agents whose model ids are their own, passed to their CLI as written rather than read as

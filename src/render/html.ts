@@ -39,7 +39,7 @@ export interface HtmlReportInput {
   maxOutputChars?: number;
 }
 
-export const DEFAULT_HTML_MAX_OUTPUT_CHARS = 20_000;
+const DEFAULT_HTML_MAX_OUTPUT_CHARS = 20_000;
 
 function hashForCsp(text: string): string {
   return `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;

@@ -29,7 +29,7 @@ export const CORRECTION_NAME: Record<Correction, string> = {
 };
 
 /** ", model `a`" or ", models `a`, `b`, `c`" (every model of a matrix, not its first); "" for none. */
-export function describeModels(models: readonly string[], code: (text: string) => string): string {
+function describeModels(models: readonly string[], code: (text: string) => string): string {
   if (models.length === 0) return "";
   return `, model${models.length === 1 ? "" : "s"} ${models.map(code).join(", ")}`;
 }

@@ -26,7 +26,7 @@ import type { Report, ScenarioReport, TrialReport } from "../results/types.js";
 import type { EventOf, TokenUsage, TrialEvent } from "../transcript/events.js";
 import { exportedModel } from "./genai-model.js";
 
-export const GENAI_SEMCONV_VERSION = "1.41.0";
+const GENAI_SEMCONV_VERSION = "1.41.0";
 const SCHEMA_URL = `https://opentelemetry.io/schemas/${GENAI_SEMCONV_VERSION}`;
 
 type AttributeValue =

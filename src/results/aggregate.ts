@@ -18,7 +18,7 @@ import type {
 } from "./types.js";
 
 /** Trials that count towards rates: evaluated ones (not errors, not skipped). */
-export function isEvaluated(trial: TrialReport): boolean {
+function isEvaluated(trial: TrialReport): boolean {
   return trial.outcome === "pass" || trial.outcome === "fail";
 }
 
@@ -33,7 +33,7 @@ function trialCost(trial: TrialReport): number {
 }
 
 /** True when the agent's or the judge's cost could not be computed (a model with no known price). */
-export function hasUnknownCost(trial: TrialReport): boolean {
+function hasUnknownCost(trial: TrialReport): boolean {
   return (
     trial.execution.cost_usd === null || (trial.judge_usage !== null && trial.judge_usage.cost_usd === null)
   );

@@ -13,7 +13,7 @@ import { matrixEntryLabel, scenarioKey } from "./scenario-key.js";
 import type { MatrixEntryInfo, Report, RunSummary, ScenarioReport } from "./types.js";
 
 /** A scenario's state for one model: the scenario passed (every evaluated trial), failed, or could not say. */
-export type ModelCellState = "pass" | "fail" | "incomplete";
+type ModelCellState = "pass" | "fail" | "incomplete";
 
 export type MatrixClass = "all_fail" | "some_fail" | "all_unreliable" | "all_pass" | "incomplete";
 
@@ -58,7 +58,7 @@ export interface ModelMatrix {
   counts: Record<MatrixClass, number>;
 }
 
-export const MATRIX_CLASS_LABELS: Record<MatrixClass, string> = {
+const MATRIX_CLASS_LABELS: Record<MatrixClass, string> = {
   all_fail: "every model fails every trial: likely the tool or its guidance",
   some_fail: "some models fail, others pass: model capability",
   all_unreliable:
@@ -68,7 +68,7 @@ export const MATRIX_CLASS_LABELS: Record<MatrixClass, string> = {
 };
 
 /** The same classes in an agent matrix, whose entries are agents with their models. */
-export const AGENT_MATRIX_CLASS_LABELS: Record<MatrixClass, string> = {
+const AGENT_MATRIX_CLASS_LABELS: Record<MatrixClass, string> = {
   all_fail: "every agent · model fails every trial: likely the tool or its guidance",
   some_fail: "some agents · models fail, others pass: agent or model capability",
   all_unreliable:

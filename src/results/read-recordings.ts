@@ -26,7 +26,7 @@ export interface RecordedCall {
  * What the recorded trial measured of its model, which a replay cannot measure (it calls no model):
  * the replay carries these figures into its report, marked as recorded.
  */
-export type RecordedFigures = Omit<
+type RecordedFigures = Omit<
   Extract<TrialEvent, { type: "recorded_execution" }>,
   "type" | "model" | "ts" | "t_ms"
 >;

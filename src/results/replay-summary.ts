@@ -1,7 +1,7 @@
 /** A replayed trial, from its events: how far the recorded calls ran and where they first diverged. */
 import type { ReplayDifference, TrialEvent } from "../transcript/events.js";
 
-export interface ReplayDivergence {
+interface ReplayDivergence {
   /** 1-based position in the recorded sequence. */
   index: number;
   command: string;

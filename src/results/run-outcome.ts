@@ -5,7 +5,7 @@
  */
 import type { Report } from "./types.js";
 
-export type RunOutcome = "pass" | "fail" | "incomplete";
+type RunOutcome = "pass" | "fail" | "incomplete";
 
 export interface JudgedRun {
   /** `fail` when a trial failed; else `incomplete` when the run has no verdict of its own; else `pass`. */

@@ -78,7 +78,7 @@ export const METRIC_DEFINITIONS: readonly MetricDefinition[] = [
 
 const BY_NAME = new Map(METRIC_DEFINITIONS.map((d) => [d.name, d]));
 
-export const KNOWN_METRICS: readonly string[] = METRIC_DEFINITIONS.map((d) => d.name);
+const KNOWN_METRICS: readonly string[] = METRIC_DEFINITIONS.map((d) => d.name);
 
 /** The definition of a metric, or a ConfigError naming `where` and the known metrics. */
 export function findMetric(name: string, where = "metrics"): MetricDefinition {

@@ -144,7 +144,7 @@ export function settleBaseline(
 }
 
 /** The baseline's evaluated trials and passes for each target scenario whose measurement it measured too. */
-export function countsFor(report: Report, target: PoolTarget): Record<string, BaselineCounts> {
+function countsFor(report: Report, target: PoolTarget): Record<string, BaselineCounts> {
   const wanted = new Map(target.scenarios.map((s) => [scenarioKey(s), s]));
   const counts: Record<string, BaselineCounts> = {};
   for (const scenario of report.scenarios) {

@@ -3,7 +3,7 @@ import { trialCost } from "../results/trial-cost.js";
 import type { Report, TrialReport } from "../results/types.js";
 import type { PlannedTrial } from "./plan.js";
 
-export type Admission = "go" | "wait" | "over";
+type Admission = "go" | "wait" | "over";
 
 export interface Budget {
   /** Estimated cost of the given trials, or null when nothing is known to estimate from. */

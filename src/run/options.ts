@@ -10,14 +10,14 @@ import { DEFAULT_EXTRA_TRIALS } from "../stats/regression-decision.js";
 export { DEFAULT_EXTRA_TRIALS };
 
 export const DEFAULT_MODEL = "claude-haiku-4-5";
-export const DEFAULT_MAX_TURNS = 20;
-export const DEFAULT_TRIAL_TIMEOUT_MS = 300_000;
-export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
-export const DEFAULT_GATE_TIMEOUT_MS = 60_000;
-export const DEFAULT_OUTPUT_CAP_BYTES = 256 * 1024;
+const DEFAULT_MAX_TURNS = 20;
+const DEFAULT_TRIAL_TIMEOUT_MS = 300_000;
+const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
+const DEFAULT_GATE_TIMEOUT_MS = 60_000;
+const DEFAULT_OUTPUT_CAP_BYTES = 256 * 1024;
 export const DEFAULT_TRIALS = 3;
 /** bwrap where it works here, else local with a warning that the agent was not isolated. */
-export const DEFAULT_SANDBOX: SandboxSetting = "auto";
+const DEFAULT_SANDBOX: SandboxSetting = "auto";
 
 /** A scenario's sandbox setting in a run: the run's override, else the scenario's, else the default. */
 export function sandboxSettingOf(
@@ -50,7 +50,7 @@ export interface BaselineCounts {
   trials: number;
 }
 
-export const DEFAULT_MODEL_TIMEOUT_MS = DEFAULT_ATTEMPT_TIMEOUT_MS;
+const DEFAULT_MODEL_TIMEOUT_MS = DEFAULT_ATTEMPT_TIMEOUT_MS;
 
 /** Everything that decides what a run does, read once by the CLI or the action. */
 export interface RunOptions {

@@ -16,6 +16,7 @@ import {
   apiKeyRemedy,
   createAgent,
   describeMissingApiKey,
+  describeModelRefusal,
 } from "../agents/registry.js";
 import type { Agent, AgentName } from "../agents/types.js";
 import type { PoolTarget } from "../compare/pool-baselines.js";
@@ -112,7 +113,7 @@ export interface RunSettings {
   describeNoMatch(loaded: number): string;
 }
 
-export interface OpenAiSettings {
+interface OpenAiSettings {
   /** OPENAI_API_KEY (null: `openai:` models cannot run). */
   apiKey: string | null;
   /** The real OpenAI-compatible base URL, for agents that call the API themselves (codex); null: OpenAI's. */
@@ -587,15 +588,8 @@ export function checkModelProviders(
     for (const model of callsModels ? (scenario.agent.model ? [scenario.agent.model] : runModels) : []) {
       const where = scenario.agent.model ? `${scenario.id}: agent.model` : modelsOption;
       const { provider } = parseModelId(model, where);
-      if ((agent === "claude-code" || agent === "opencode") && provider !== "anthropic") {
-        throw new ConfigError(`the ${agent} agent runs Anthropic models only, not "${model}"`, where);
-      }
-      if (agent === "codex" && provider !== "openai") {
-        throw new ConfigError(
-          `the codex agent runs OpenAI models only, not "${model}": name them with the openai: prefix (openai:${parseModelId(model).model})`,
-          where,
-        );
-      }
+      const refusal = describeModelRefusal(agent, model);
+      if (refusal) throw new ConfigError(refusal, where);
       if (!keys[provider]) throw new ConfigError(describeMissingApiKey(agent, keyRemedy(provider)), where);
     }
     const judge = scenario.evaluation.judge;
@@ -768,7 +762,7 @@ function refuseMatrixJudge(scenarioId: string, tested: string[], names: SettingN
 }
 
 /** The models this run will pay for (agent and judge) that the price table does not know. */
-export function unpricedModels(
+function unpricedModels(
   scenarios: readonly Scenario[],
   options: { model: string; models?: string[]; prices: Readonly<PriceTable> },
   agentUsesModel: boolean,

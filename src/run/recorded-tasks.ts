@@ -23,7 +23,7 @@ const PARTS: ReadonlyArray<[string, (scenario: Compared) => unknown]> = [
 ];
 
 /** The parts in which two versions of a task differ (empty: the same task); key order never counts. */
-export function describeTaskDifferences(given: Compared, recorded: Compared): string[] {
+function describeTaskDifferences(given: Compared, recorded: Compared): string[] {
   return PARTS.filter(([, part]) => stringifySorted(part(given)) !== stringifySorted(part(recorded))).map(
     ([name]) => name,
   );

@@ -47,7 +47,7 @@ export interface AgentAccount {
 }
 
 /** A process as it must be spawned to run as the account. */
-export interface AccountCommand {
+interface AccountCommand {
   file: string;
   args: string[];
   env: Record<string, string>;
@@ -514,7 +514,7 @@ async function lookUpAccount(name: string): Promise<AgentAccount | null> {
  * a process that made itself non-dumpable still shows its uids there), again until none is left,
  * so that a fork racing the kill is caught by the next round.
  */
-export async function killProcessesOf(uid: number): Promise<void> {
+async function killProcessesOf(uid: number): Promise<void> {
   for (let round = 0; round < KILL_ROUNDS; round += 1) {
     const pids = await findProcessesOf(uid);
     if (pids.length === 0) return;

@@ -1,5 +1,5 @@
 /**
- * The clean room a gate's command runs in (README "Sandbox"). Gates judge the agent, so nothing the agent
+ * The clean room a gate's command runs in (docs/sandbox.md). Gates judge the agent, so nothing the agent
  * wrote may shape them but its work dir, which they exist to look at: not its /etc (an
  * `/etc/ld.so.preload` naming a library it built would run in every gate program), not its copies
  * of the system folders, not its HOME (`~/.jq`, `~/.sqliterc`, `~/.gitconfig` change what a gate's
@@ -30,7 +30,7 @@ import {
 } from "./bwrap.js";
 
 /** HOME in the bwrap gate room: a fresh empty folder beside the work dir (/home/eval). */
-export const GATE_ROOM_HOME = "/home/gate";
+const GATE_ROOM_HOME = "/home/gate";
 
 /** A gate room's HOME and TMPDIR as its commands see them. */
 export interface GateRoomPaths {
@@ -42,7 +42,7 @@ export interface GateRoomPaths {
  * Refuses (throws) when a folder between the trial's temp dir `base` and the work dir (both
  * included below `base`) is not a directory: the agent replaced it with a link.
  */
-export async function assertWorkDirIntact(base: string, workDir: string): Promise<void> {
+async function assertWorkDirIntact(base: string, workDir: string): Promise<void> {
   const relative = path.relative(base, workDir);
   let current = base;
   for (const part of relative.split(path.sep).filter(Boolean)) {

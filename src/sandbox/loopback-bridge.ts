@@ -115,7 +115,7 @@ async function closeAll(servers: readonly net.Server[], sockets: Set<net.Socket>
  * stderr its own, passes on SIGTERM, SIGINT and SIGHUP, and exits with its status (128+n when it
  * was killed by signal n). CommonJS without dependencies, so any node runs it.
  */
-export const FORWARDER_SCRIPT = `"use strict";
+const FORWARDER_SCRIPT = `"use strict";
 const net = require("node:net");
 const { spawn } = require("node:child_process");
 const argv = process.argv.slice(2);

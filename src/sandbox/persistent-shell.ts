@@ -79,7 +79,7 @@ export { quoteForBash } from "./shell-state.js";
 const P = HARNESS_PREFIX;
 
 /** How a sandbox mode starts the shell: `bash` with `launcherArgs`, seeing `controlDir` at `visibleDir`. */
-export interface ShellStarter {
+interface ShellStarter {
   /**
    * Starts `shellLauncher(visibleDir, …)` in the work dir with the agent's environment, the
    * control folder (host path `controlDir`) visible at the returned `visibleDir`. The promise
@@ -100,7 +100,7 @@ export interface AgentShellOptions {
   outputCapBytes: number;
 }
 
-export interface AgentShellCall {
+interface AgentShellCall {
   timeoutMs: number;
   /** The trial's signal: ends the call (and the shell). */
   signal?: AbortSignal;

@@ -62,7 +62,7 @@ export function findTree(pid) {
  * @param {readonly number[]} roots
  * @returns {TreeMember[]}
  */
-export function findDescendants(roots) {
+function findDescendants(roots) {
   /** @type {string[]} */
   let names;
   try {
@@ -99,7 +99,7 @@ export function findDescendants(roots) {
  * Whether `member` is still the process it was (same pid, same start time) and alive.
  * @param {TreeMember} member
  */
-export function isSameProcess(member) {
+function isSameProcess(member) {
   return readStat(String(member.pid))?.startTime === member.startTime;
 }
 

@@ -18,7 +18,7 @@ import { findSameUserReason, sameUserWarning } from "./agent-account.js";
 import { probeBwrap } from "./bwrap.js";
 import { locateTrustedBwrap } from "./trusted-bwrap.js";
 
-export interface SandboxSelection {
+interface SandboxSelection {
   mode: SandboxMode;
   /** Set when `auto` fell back to local: why, and what that means (for the log, report and comment). */
   warning: string | null;

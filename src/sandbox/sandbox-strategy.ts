@@ -24,7 +24,7 @@ export interface TrialLayout {
   logDir: string;
 }
 
-export interface RunSettings {
+interface RunSettings {
   /** The complete environment: never merged with the parent's. */
   env: Record<string, string>;
   timeoutMs: number;

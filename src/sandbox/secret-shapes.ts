@@ -11,7 +11,7 @@
 
 export const REDACTED = "[REDACTED]";
 
-export interface SecretShape {
+interface SecretShape {
   name: string;
   /** Global; `\b` on the left so a prefix inside a longer word (`task-`, `desk-`) never starts one. */
   pattern: RegExp;
@@ -24,7 +24,7 @@ function looksRandom(text: string): boolean {
   return /[0-9]/.test(text) && /[A-Za-z]/.test(text);
 }
 
-export const SECRET_SHAPES: readonly SecretShape[] = [
+const SECRET_SHAPES: readonly SecretShape[] = [
   { name: "Anthropic API key", pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/g, accept: looksRandom },
   {
     name: "OpenAI API key",

@@ -9,8 +9,6 @@
  */
 import { findUrlPasswords, hasTokenShape, REDACTED, redactSecretShapes } from "./secret-shapes.js";
 
-export { REDACTED };
-
 const SECRET_PREFIXES = ["ANTHROPIC_", "OPENAI_", "ACTIONS_", "AWS_"];
 const SECRET_NAMES = new Set(["GITHUB_TOKEN", "GH_TOKEN"]);
 const SECRET_PARTS = [
@@ -29,7 +27,7 @@ const SECRET_PARTS = [
 ];
 
 /** Shorter values would redact ordinary words and numbers all over the output. */
-export const MIN_SECRET_LENGTH = 6;
+const MIN_SECRET_LENGTH = 6;
 /** Shorter values' reversed and encoded forms would match ordinary text. */
 const MIN_ENCODED_SECRET_LENGTH = 8;
 

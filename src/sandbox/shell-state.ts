@@ -23,7 +23,7 @@
  * `$!` and the jobs table (a background process keeps running but is not the next call's job).
  */
 
-export interface ShellVariable {
+interface ShellVariable {
   name: string;
   /** bash's attribute letters (`${name@a}`): a, A, i, l, r, t, u, x. */
   attributes: string;
@@ -31,7 +31,7 @@ export interface ShellVariable {
   value: string | [string, string][];
 }
 
-export interface ShellFunction {
+interface ShellFunction {
   name: string;
   /** Its definition as `declare -f` prints it, from the line after `name () `. */
   body: string;
@@ -91,7 +91,7 @@ export const MAX_STATE_BYTES = 8 * 1024 * 1024;
 
 const P = HARNESS_PREFIX;
 /** Every variable name bash has, without a fork: `${!A@}` lists those starting with A. */
-export const ALL_VARIABLE_NAMES = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"]
+const ALL_VARIABLE_NAMES = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"]
   .map((letter) => `"\${!${letter}@}"`)
   .join(" ");
 
@@ -370,10 +370,6 @@ function renderLateFunctions(late: ShellFunction[]): string[] {
     `${text}=$'\\n'${parts.join("")}; \\unset -f ${imported(late)}`,
     `${text}=\${${text}//$'\\n${P}f_'/$'\\nfunction '}; \\eval "$${text}"`,
   ];
-}
-
-export function hasState(text: string): boolean {
-  return text.includes(START);
 }
 
 /** `$'...'`: any text as one bash word, every byte but NUL (refused before) kept. */

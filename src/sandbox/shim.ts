@@ -53,7 +53,7 @@ export async function writeShim(options: ShimOptions): Promise<string> {
   return shimPath;
 }
 
-export function renderShimScript(options: ShimOptions): string {
+function renderShimScript(options: ShimOptions): string {
   const platform = options.platform ?? process.platform;
   const base64 = platform === "darwin" ? "base64 | tr -d '\\n'" : "base64 -w 0";
   const maxLine = maxRecordLine(platform);

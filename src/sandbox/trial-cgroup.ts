@@ -216,7 +216,7 @@ async function makeCgroup(parent: string): Promise<string | null> {
 }
 
 /** Writes `cgroup.kill`, waits until the cgroup is empty, removes it. Best effort. */
-export async function killCgroup(dir: string): Promise<void> {
+async function killCgroup(dir: string): Promise<void> {
   await writeFile(path.join(dir, "cgroup.kill"), "1").catch(() => undefined);
   for (let attempt = 0; attempt < REMOVE_ATTEMPTS; attempt += 1) {
     try {

@@ -39,11 +39,11 @@ import { openShimChannel, type ShimChannel } from "./shim-channel.js";
 import { createTrialCgroup, warmTrialRunners } from "./trial-cgroup.js";
 import type { ExecResult, TargetInvocationRecord, TrialSandbox } from "./types.js";
 
-export const DEFAULT_OUTPUT_CAP_BYTES = 128 * 1024;
-export const DEFAULT_GATE_OUTPUT_CAP_BYTES = 8 * 1024 * 1024;
+const DEFAULT_OUTPUT_CAP_BYTES = 128 * 1024;
+const DEFAULT_GATE_OUTPUT_CAP_BYTES = 8 * 1024 * 1024;
 /** An external agent's streamed stdout (its transcript) before the middle is cut. */
 const DEFAULT_AGENT_STREAM_CAP_BYTES = 1024 * 1024;
-export const DEFAULT_SETUP_TIMEOUT_MS = 300_000;
+const DEFAULT_SETUP_TIMEOUT_MS = 300_000;
 const STDERR_HEAD_CHARS = 800;
 
 export interface TrialSandboxOptions {

@@ -13,7 +13,7 @@ import { ConfigError } from "../errors.js";
 
 export const SYSTEM_BWRAP = "/usr/bin/bwrap";
 /** Names another bwrap than /usr/bin/bwrap; trusted only if only root can change it. */
-export const BWRAP_OVERRIDE_VARIABLE = "LLM_TOOL_TEST_BWRAP";
+const BWRAP_OVERRIDE_VARIABLE = "LLM_TOOL_TEST_BWRAP";
 
 const INSTALL_HINT = "install it (sudo apt-get install -y bubblewrap) or use the local sandbox";
 

@@ -182,7 +182,7 @@ export interface TrialSandbox {
   dispose(): Promise<void>;
 }
 
-/** The agent's files as file gates see them: nothing outside `root` (README "Sandbox"). */
+/** The agent's files as file gates see them: nothing outside `root` (docs/sandbox.md). */
 export interface GateFileTree {
   /** Host folder the agent's absolute paths name (bwrap: the sandbox's `/`; local: the work dir). */
   root: string;

@@ -26,9 +26,9 @@ import type { YamlNode } from "./yaml-node.js";
 type ScenarioWithoutHash = UnhashedScenario;
 
 /** bashkit-eval's default `--max-turns`; a task's own `max_turns` wins. */
-export const BASHKIT_MAX_TURNS = 10;
+const BASHKIT_MAX_TURNS = 10;
 /** The sandbox as bashkit-eval's interpreter presents it (its tasks check `hostname`, write /lib...). */
-export const BASHKIT_MACHINE: Readonly<Required<Omit<MachineProfile, "home">>> = {
+const BASHKIT_MACHINE: Readonly<Required<Omit<MachineProfile, "home">>> = {
   hostname: "bashkit-eval",
   writableSystemDirs: true,
 };

@@ -30,7 +30,7 @@ export async function hashScenario(scenario: UnhashedScenario, cache?: Treatment
  * rubric and judge settings, limits, target (binary name or path, env, command pattern), variants'
  * names and env, sandbox and machine, the oracle's solution.
  */
-export async function computeMeasurementHash(scenario: UnhashedScenario): Promise<string> {
+async function computeMeasurementHash(scenario: UnhashedScenario): Promise<string> {
   const base = path.dirname(scenario.source.file);
   const relative = (file: string): string => path.relative(base, file).split(path.sep).join("/");
   const {
@@ -69,7 +69,7 @@ export async function computeMeasurementHash(scenario: UnhashedScenario): Promis
 }
 
 /** Unchanged since the first versions: reports keep comparing with those of earlier versions. */
-export async function computeContentHash(scenario: UnhashedScenario): Promise<string> {
+async function computeContentHash(scenario: UnhashedScenario): Promise<string> {
   const base = path.dirname(scenario.source.file);
   const relative = (file: string): string => path.relative(base, file).split(path.sep).join("/");
   const { source: _source, ...rest } = scenario;

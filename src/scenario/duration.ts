@@ -9,7 +9,7 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
 const DURATION = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h))+$/;
 const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
 /** The longest delay `setTimeout` honours, 2^31 - 1 ms (about 596 hours). */
-export const MAX_DURATION_MS = 2_147_483_647;
+const MAX_DURATION_MS = 2_147_483_647;
 
 /** Milliseconds for a duration, or an Error saying what is accepted. */
 export function parseDuration(value: string | number): number {

@@ -79,8 +79,6 @@ const NON_BLANK_STRING = { type: "string", minLength: 1, pattern: NOT_BLANK.sour
 
 const text = (description: string) => ({ description, ...NON_BLANK_STRING }) as const;
 const weight = (description: string) => ({ description, type: "number", minimum: 0 }) as const;
-const RE2_PATTERN =
-  "Regular expression in RE2 syntax, JavaScript spellings accepted (linear-time matching: no backreferences or lookaround)";
 
 export const DURATION = {
   description: 'A duration: "1500ms", "300s", "5m", "1h", "1m30s", or a number of seconds.',
@@ -372,150 +370,10 @@ export const CHECK_GATE = {
   },
 } as const satisfies ObjectSchema;
 
-type ParamsOf<T extends GateType> = keyof (typeof GATES)[T]["params"];
-
-/** Each gate type's description and its parameters' (a gate missing here fails `tsc`). */
-export const GATE_DOCS: {
-  readonly [T in GateType]: { description: string; params: { readonly [K in ParamsOf<T>]: string } };
-} = {
-  command_succeeds: {
-    description: "Run a shell command in the work dir after the agent stops; passes when it exits 0.",
-    params: { command: "Shell command run with bash in the trial's work dir." },
-  },
-  command_output_contains: {
-    description: "Run a command; passes when its stdout contains the substring.",
-    params: {
-      command: "Shell command run with bash in the trial's work dir.",
-      substring: "Text that stdout must contain (case-sensitive).",
-    },
-  },
-  command_output_matches: {
-    description: "Run a command; passes when its stdout matches the regex.",
-    params: {
-      command: "Shell command run with bash in the trial's work dir.",
-      pattern: `${RE2_PATTERN}; checked when the scenario loads.`,
-    },
-  },
-  command_json_path: {
-    description: "Run a command, parse its stdout as JSON and apply an assertion to the value at a JSONPath.",
-    params: {
-      command: "Shell command whose stdout is JSON.",
-      path: "JSONPath starting with $, e.g. $.items[0].name; checked when the scenario loads.",
-      assertion:
-        "One of: exists, equals <json>, contains <text>, len >= N, len == N, len > N, len <= N, len < N.",
-    },
-  },
-  file_exists: {
-    description:
-      "Passes when the path exists, a regular file or a directory (relative to the work dir; a symbolic link is followed only inside the sandbox).",
-    params: { path: "Path relative to the work dir (absolute inside the bwrap sandbox root)." },
-  },
-  file_contains: {
-    description: "Passes when the file contains the substring.",
-    params: {
-      path: "Path relative to the work dir (absolute inside the bwrap sandbox root).",
-      substring: "Text the file must contain (case-sensitive).",
-    },
-  },
-  file_matches: {
-    description: "Passes when the file's content matches the regex.",
-    params: {
-      path: "Path relative to the work dir (absolute inside the bwrap sandbox root).",
-      pattern: `${RE2_PATTERN}.`,
-    },
-  },
-  final_answer_contains: {
-    description:
-      "Passes when the agent's final answer (the text of its last message; a command agent's stdout) contains the substring.",
-    params: { substring: "Text the final answer must contain (case-sensitive)." },
-  },
-  final_answer_matches: {
-    description:
-      "Passes when the agent's final answer (the text of its last message; a command agent's stdout) matches the regex.",
-    params: { pattern: `${RE2_PATTERN}.` },
-  },
-  no_transcript_errors: {
-    description: "Passes when no invocation of the target tool exited non-zero.",
-    params: {},
-  },
-  script: {
-    description:
-      "Run a script; exit 0 passes. If it prints JSON {passed, message, metrics} on stdout, that wins. It gets LLM_TOOL_TEST_* variables.",
-    params: { command: "Shell command or script path run in the work dir." },
-  },
-  forbidden_commands: {
-    description:
-      "Passes when no call of the target used a forbidden subcommand, option or pattern, judged from the shim's record of what ran (so `env`, `xargs`, `sh -c`, `eval`, a variable or a script hide nothing). Needs target.binary; fails closed when a call ran around the shim. Give at least one of subcommands, options, patterns.",
-    params: {
-      subcommands:
-        "Subcommands that must never be called (as layer 1 reads them: command_pattern's group 1, else the first non-option argument).",
-      options:
-        'Option names that must never be used, as the tool spells them (e.g. "--force"); `--force=yes` uses `--force`; a cluster such as `-rf` is one option as typed (use a pattern for it).',
-      patterns: `${RE2_PATTERN}, searched in each call's command line: the binary's name and its arguments, shell-quoted, joined with spaces (e.g. "^mlr .* --ojson"); checked when the scenario loads.`,
-    },
-  },
-  max_invocations: {
-    description:
-      "Passes when the target was called at most `total` times, and each listed subcommand at most its number of times, judged from the shim's record. Needs target.binary; fails closed when a call ran around the shim. Give total, subcommands or both.",
-    params: {
-      total: "Most calls of the target in the trial, all subcommands together.",
-      subcommands: "Most calls per subcommand, e.g. {sort: 3}.",
-    },
-  },
-  no_loops: {
-    description:
-      "Fails when the same call of the target (same argv) failed `repeats` times or more in the trial (a non-zero exit; SIGPIPE's 141 is no failure), judged from the shim's record. Needs target.binary; fails closed when a call ran around the shim.",
-    params: {
-      repeats: `How many identical failing calls fail the gate (default ${DEFAULT_LOOP_REPEATS}, at least 2).`,
-    },
-  },
-  exit_code: {
-    description: "bashkit-eval: the agent's last tool call exited with this code (no tool calls: fails).",
-    params: { code: "Expected exit code." },
-  },
-  stdout_contains: {
-    description: "bashkit-eval: some tool call's stdout contains the text.",
-    params: { substring: "Text some tool call's stdout must contain (case-sensitive)." },
-  },
-  stdout_regex: {
-    description: "bashkit-eval: some tool call's stdout matches the regex.",
-    params: { pattern: `${RE2_PATTERN}.` },
-  },
-  stderr_empty: { description: "bashkit-eval: every tool call's stderr is empty.", params: {} },
-  dir_exists: {
-    description: "bashkit-eval: the path is a directory after the run.",
-    params: { path: "Directory path (relative to the work dir, or absolute inside the bwrap root)." },
-  },
-  file_line_regex: {
-    description: "bashkit-eval: some single line of the file matches the regex.",
-    params: {
-      path: "File path (relative to the work dir, or absolute inside the bwrap root).",
-      pattern: "Regular expression matched against each line.",
-    },
-  },
-  tool_calls_min: {
-    description: "bashkit-eval: the agent made at least this many tool calls.",
-    params: { count: "Minimum number of tool calls." },
-  },
-  tool_calls_max: {
-    description: "bashkit-eval: the agent made at most this many tool calls.",
-    params: { count: "Maximum number of tool calls." },
-  },
-  llm_judge: {
-    description:
-      "bashkit-eval's llm_judge stub: always passes, weight 0. Use evaluation.judge for a real judge.",
-    params: { prompt: "The judge prompt (informational)." },
-  },
-  unsupported_check: {
-    description:
-      "What a bashkit-eval check of an unknown type becomes: it always fails, naming the check (bashkit-eval fails unknown checks too).",
-    params: { check: "The check string, as the dataset wrote it." },
-  },
-};
-
 /** Each gate type's mapping: `type` as a constant, the common keys, then its own parameters. */
 function gateSchema(type: GateType): ObjectSchema {
-  const doc = GATE_DOCS[type];
+  const definition = GATES[type] as GateDefinition<GateType>;
+  const doc = definition.docs;
   const descriptions: Readonly<Record<string, string>> = doc.params;
   const properties: Record<string, FieldSchema> = {
     type: { description: doc.description, const: type },
@@ -524,7 +382,6 @@ function gateSchema(type: GateType): ObjectSchema {
   // bashkit-eval's llm_judge is a stub that cannot count (the loader says so for any other weight).
   if (type === "llm_judge")
     properties.weight = { description: "Always 0 for this stub.", type: "number", const: 0 };
-  const definition = GATES[type] as GateDefinition<GateType>;
   const params = definition.params as Readonly<Record<string, GateParamKind>>;
   for (const [name, kind] of Object.entries(params)) {
     properties[name] = { description: descriptions[name], ...GATE_PARAM_SCHEMAS[kind] };

@@ -119,7 +119,7 @@ export async function parseYamlFile(file: string, options: LoadOptions = {}): Pr
 }
 
 /** Parses YAML into a tree that keeps the line of every value; syntax errors become problems. */
-export function parseYamlTree(text: string, file: string): { tree?: YamlNode; problems: Problem[] } {
+function parseYamlTree(text: string, file: string): { tree?: YamlNode; problems: Problem[] } {
   const lineCounter = new LineCounter();
   let doc: Document;
   try {

@@ -11,7 +11,7 @@ import { glob, isDynamicPattern } from "tinyglobby";
 import { ConfigError } from "../errors.js";
 
 /** What both front ends run when no path is given (or only exclusions are). */
-export const DEFAULT_SCENARIO_PATH = "scenarios";
+const DEFAULT_SCENARIO_PATH = "scenarios";
 
 /** Never worth walking, and never scenarios. */
 const ALWAYS_IGNORED = ["**/node_modules", "**/.git"];

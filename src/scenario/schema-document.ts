@@ -24,7 +24,7 @@ import {
 const JSON_SCHEMA_DRAFT = "http://json-schema.org/draft-07/schema#";
 const SCHEMA_BASE = "https://github.com/llm-tool-test/llm-tool-test/schema";
 
-export function buildScenarioSchema(): Record<string, unknown> {
+function buildScenarioSchema(): Record<string, unknown> {
   const gates = Object.fromEntries(GATE_TYPES.map((type) => [`gate_${type}`, GATE_SCHEMAS[type]]));
   return {
     $schema: JSON_SCHEMA_DRAFT,
@@ -55,7 +55,7 @@ export function buildScenarioSchema(): Record<string, unknown> {
   };
 }
 
-export function buildRubricSchema(): Record<string, unknown> {
+function buildRubricSchema(): Record<string, unknown> {
   return {
     $schema: JSON_SCHEMA_DRAFT,
     $id: `${SCHEMA_BASE}/rubric.schema.json`,

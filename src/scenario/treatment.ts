@@ -19,7 +19,7 @@ import type {
 } from "./types.js";
 
 /** A tool's build bigger than this is not hashed (its sha256 stays null): a hash is not worth a minute. */
-export const MAX_TOOL_BYTES = 512 * 1024 * 1024;
+const MAX_TOOL_BYTES = 512 * 1024 * 1024;
 
 /**
  * What one load has already worked out: every scenario of a suite usually names the same guidance

@@ -38,7 +38,7 @@ export function describeYamlNode(node: YamlNode): string {
   return describeScalar(node.value);
 }
 
-export function describeScalar(value: YamlScalar): string {
+function describeScalar(value: YamlScalar): string {
   if (value === null) return "nothing (null)";
   const shown = typeof value === "string" ? JSON.stringify(value) : String(value);
   const short = shown.length > 40 ? `${shown.slice(0, 37)}...` : shown;

@@ -9,10 +9,10 @@ import { binomial, drawRunRates, type RunWorld } from "./simulated-runs.js";
 import { createRng, DEFAULT_SEED, deriveSeed } from "./stats.js";
 
 /** The broad drop the bench judges a design by: every scenario 0.9 → 0.8 ("all 20: 0.9 → 0.8"). */
-export const PLANNED_BROAD_DROP = { baseRate: 0.9, headRate: 0.8 } as const;
+const PLANNED_BROAD_DROP = { baseRate: 0.9, headRate: 0.8 } as const;
 
 /** Simulated PRs behind a design's broad-drop power: its Monte Carlo error is at most ±3.5 points (one sd). */
-export const BROAD_DROP_DRAWS = 200;
+const BROAD_DROP_DRAWS = 200;
 
 export interface BroadDropDesign {
   scenarios: number;

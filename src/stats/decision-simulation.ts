@@ -30,12 +30,7 @@ import { binomial, drawRunRates, type RunWorld } from "./simulated-runs.js";
 import { createRng, DEFAULT_SEED, deriveSeed } from "./stats.js";
 
 // What the bench and the tests import from here, defined where the decision ships them.
-export {
-  BROAD_DROP_DRAWS,
-  type BroadDropDesign,
-  broadDropPower,
-  PLANNED_BROAD_DROP,
-} from "./broad-drop-power.js";
+export { broadDropPower } from "./broad-drop-power.js";
 export { DRIFT_WINDOW, type RunWorld } from "./simulated-runs.js";
 
 export const IID: RunWorld = { label: "i.i.d.", icc: 0, runEffectSd: 0, drift: 0 };
@@ -84,7 +79,7 @@ export interface DecisionSimulationOptions {
   broadDropWorld?: RunWorld;
 }
 
-export interface CellOutcome {
+interface CellOutcome {
   /** Share of simulated PRs whose decision failed. */
   failedRate: number;
   /** Share in which some scenario was flagged by the primary family. */
@@ -105,7 +100,7 @@ export interface CellOutcome {
   improvedRate: number;
 }
 
-export interface FalseFailureCell extends CellOutcome {
+interface FalseFailureCell extends CellOutcome {
   scenarios: number;
   headTrials: number;
   passRate: number;

@@ -23,7 +23,7 @@ import {
 } from "./regression-decision.js";
 import type { RunCount } from "./run-clusters.js";
 
-export interface ScenarioImprovement {
+interface ScenarioImprovement {
   /** One-sided p of "the head passes more often" (first trials); null when a side has no trials. */
   pValue: number | null;
   /** On alpha's scale: improved exactly when adjustedP ≤ alpha. null when not in the family. */

@@ -21,7 +21,7 @@
  *   weights (run-clusters.ts, extrasStage): its level does not depend on what the screen picked (stage 2
  *   is a normal approximation given the first trials; the simulation measures its level).
  */
-import { boschlooOneSidedP, fisherMinimumP, fisherOneSidedP, type PassCounts } from "./exact-2x2.js";
+import { boschlooOneSidedP, type PassCounts } from "./exact-2x2.js";
 import {
   clusteredSuiteTest,
   clusteredUnconditionalP,
@@ -32,7 +32,6 @@ import {
   scenarioTestRuns,
 } from "./run-clusters.js";
 import { adjustPValues } from "./stats.js";
-import { taroneHolm } from "./tarone.js";
 
 export const DEFAULT_ALPHA = 0.05;
 /**
@@ -60,15 +59,11 @@ export interface ScenarioCounts extends PassCounts {
   baseRuns?: readonly RunCount[];
 }
 
-export type PrimaryTest = "boschloo" | "fisher-tarone";
-
 export interface RegressionDecisionOptions {
   /** Overall level: the chance of failing when nothing changed is at most this. Default 0.05. */
   alpha?: number;
   /** The suite test's share of alpha. Default 0.025; 0 turns the suite test off. */
   suiteAlpha?: number;
-  /** Default "boschloo"; "fisher-tarone" is Fisher's test with Tarone–Holm, kept for comparison. */
-  primaryTest?: PrimaryTest;
   /**
    * Only the suite test decides, at the full alpha. Default: when no scenario's head ran more than
    * one first trial, where a single trial per scenario cannot carry a per-scenario verdict.
@@ -82,7 +77,7 @@ export interface RegressionDecisionOptions {
   extrasStage?: boolean;
 }
 
-export interface ScenarioDecision {
+interface ScenarioDecision {
   /** The one-sided p-value of the scenario's own data; null when a side has no trials. */
   pValue: number | null;
   /**
@@ -100,7 +95,7 @@ export interface ScenarioDecision {
   testedBase?: { passed: number; trials: number };
 }
 
-export interface SuiteDecision {
+interface SuiteDecision {
   /** One-sided p-value for "the head passes less often"; 1 when no scenario is informative. */
   pValue: number;
   /** Observed minus expected head passes over informative scenarios (negative: head worse). */
@@ -173,7 +168,6 @@ export function decideRegression(
     alpha,
     primaryAlpha: suiteOnly ? 0 : primaryAlpha,
     adaptive,
-    test: options.primaryTest ?? "boschloo",
     icc,
   });
   tested.forEach((t, i) => {
@@ -249,13 +243,11 @@ interface PrimarySettings {
   alpha: number;
   primaryAlpha: number;
   adaptive: boolean;
-  test: PrimaryTest;
   icc: number;
 }
 
 /** One scenario's p: Boschloo's test where trials are independent, its clustered form otherwise. */
-export function scenarioPValue(c: ScenarioCounts, icc: number, test: PrimaryTest = "boschloo"): number {
-  if (test === "fisher-tarone") return fisherOneSidedP(c);
+export function scenarioPValue(c: ScenarioCounts, icc: number): number {
   if (icc <= 0) return boschlooOneSidedP(c);
   return clusteredUnconditionalP({
     baseRunTrials: (c.baseRuns ?? [{ passed: c.basePassed, trials: c.baseTrials }])
@@ -269,9 +261,9 @@ export function scenarioPValue(c: ScenarioCounts, icc: number, test: PrimaryTest
 }
 
 function decidePrimary(counts: readonly ScenarioCounts[], settings: PrimarySettings): ScenarioDecision[] {
-  const { alpha, primaryAlpha, adaptive, test, icc } = settings;
+  const { alpha, primaryAlpha, adaptive, icc } = settings;
   const decisions: ScenarioDecision[] = counts.map((c) => ({
-    pValue: c.baseTrials > 0 && c.headTrials > 0 ? scenarioPValue(c, icc, test) : null,
+    pValue: c.baseTrials > 0 && c.headTrials > 0 ? scenarioPValue(c, icc) : null,
     adjustedP: null,
     tested: false,
     regressed: false,
@@ -282,39 +274,13 @@ function decidePrimary(counts: readonly ScenarioCounts[], settings: PrimarySetti
   const family = decisions.flatMap((d, i) => (d.pValue === null ? [] : [i]));
   const screenedOut = (i: number) => adaptive && counts[i]!.extended !== true;
   const familyP = family.map((i) => (screenedOut(i) ? 1 : decisions[i]!.pValue!));
-  if (test === "boschloo") {
-    const adjusted = adjustPValues(familyP, "holm");
-    family.forEach((i, j) => {
-      decisions[i]!.tested = !screenedOut(i);
-      decisions[i]!.adjustedP = Math.min(1, (adjusted[j]! * alpha) / primaryAlpha);
-      decisions[i]!.regressed = adjusted[j]! <= primaryAlpha;
-    });
-    return decisions;
-  }
-  const minimum = family.map((i) => {
-    const c = counts[i]!;
-    return screenedOut(i) ? 0 : fisherMinimumP(c.baseTrials, c.headTrials, c.basePassed + c.headPassed);
-  });
-  const result = taroneHolm(familyP, minimum, primaryAlpha);
-  // Tarone's levels depend on alpha, so there is no adjusted p-value valid at every level; this one
-  // is p × alpha / (the level α/K it was compared with), made monotone in p as Holm's is, so that
-  // regressed ⇔ adjustedP ≤ alpha at this alpha.
-  const order = family.map((_, j) => j).sort((a, b) => familyP[a]! - familyP[b]!);
-  let running = 0;
-  for (const j of order) {
-    const i = family[j]!;
-    running = Math.max(running, Math.min(1, (familyP[j]! * alpha) / result.level[j]!));
+  const adjusted = adjustPValues(familyP, "holm");
+  family.forEach((i, j) => {
     decisions[i]!.tested = !screenedOut(i);
-    decisions[i]!.adjustedP = result.rejected[j]
-      ? Math.min(running, alpha)
-      : Math.max(running, nextAbove(alpha));
-    decisions[i]!.regressed = result.rejected[j]!;
-  }
+    decisions[i]!.adjustedP = Math.min(1, (adjusted[j]! * alpha) / primaryAlpha);
+    decisions[i]!.regressed = adjusted[j]! <= primaryAlpha;
+  });
   return decisions;
-}
-
-function nextAbove(x: number): number {
-  return x + Number.EPSILON * Math.max(1, x);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ export const PRIOR_ICC = 0.1;
  * The suite-wide run effect (standard deviation on the logit scale) the suite test assumes when fewer
  * than three base runs cannot show it: the largest day effect the design is built for.
  */
-export const PRIOR_RUN_EFFECT_SD = 0.5;
+const PRIOR_RUN_EFFECT_SD = 0.5;
 /** Base runs needed to estimate run-to-run variation at all (and for a conclusive "no regression"). */
 export const MIN_RUNS_FOR_VARIATION = 3;
 /**
@@ -37,7 +37,7 @@ export const MIN_RUNS_FOR_VARIATION = 3;
  * effect of sd 0.5 hides in it too often (docs/statistics.md). Below this, unless the
  * runs show a larger spread, the design's largest day effect (PRIOR_RUN_EFFECT_SD) is assumed.
  */
-export const MIN_RUNS_FOR_DAY_EFFECT = 8;
+const MIN_RUNS_FOR_DAY_EFFECT = 8;
 /**
  * Base runs the per-scenario tests pool: the newest 8. They model no drift, so every run further back
  * compares the head with an older base branch — with 12 or 16 runs a drift of −5 points every 8 runs

@@ -203,7 +203,7 @@ export function normalQuantile(p: number): number {
 }
 
 /** Regularized incomplete beta I_x(a, b) (continued fraction, modified Lentz). */
-export function incompleteBeta(x: number, a: number, b: number): number {
+function incompleteBeta(x: number, a: number, b: number): number {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
   const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log1p(-x));
@@ -434,7 +434,7 @@ export function computeVariance(values: readonly number[]): number | null {
 }
 
 /** Quantile of already-sorted values, linear interpolation (R type 7, numpy's default). */
-export function quantileSorted(sorted: readonly number[], q: number): number | null {
+function quantileSorted(sorted: readonly number[], q: number): number | null {
   if (sorted.length === 0) return null;
   const h = (sorted.length - 1) * q;
   const lo = Math.floor(h);

@@ -65,7 +65,7 @@ export interface BoundGrid {
   sweeps: number;
 }
 
-export const DEFAULT_BOUND_GRID: BoundGrid = { d: 160, slope: 36, spread: 28, dayCells: 8, sweeps: 6 };
+const DEFAULT_BOUND_GRID: BoundGrid = { d: 160, slope: 36, spread: 28, dayCells: 8, sweeps: 6 };
 
 interface Law {
   d: Float64Array;

@@ -60,7 +60,7 @@ export async function readActionDefaults(): Promise<Record<string, string>> {
 }
 
 /** The runner's file command format: `name<<DELIMITER\nvalue\nDELIMITER`. */
-export function parseOutputFile(text: string): Record<string, string> {
+function parseOutputFile(text: string): Record<string, string> {
   const outputs: Record<string, string> = {};
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i += 1) {

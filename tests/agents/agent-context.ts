@@ -10,7 +10,7 @@ import { createEventRecorder } from "../support/event-builder.js";
 import { makeScenario } from "../support/scenario-factory.js";
 
 /** Runs a command with real bash in `cwd`, as the sandbox would (minus isolation). */
-export function runBash(command: string, cwd: string): Promise<ExecResult> {
+function runBash(command: string, cwd: string): Promise<ExecResult> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn("bash", ["-c", command], { cwd, stdio: ["ignore", "pipe", "pipe"] });

@@ -17,7 +17,7 @@ import {
 import type { Comparison } from "../../src/compare/types.js";
 import { renderComparisonTerminal } from "../../src/render/comparison-markdown.js";
 import { renderCostPlan } from "../../src/render/cost-plan.js";
-import { buildComparisonJson } from "../../src/render/formats.js";
+import { buildComparisonJson, FORMAT_NAMES } from "../../src/render/formats.js";
 import { renderJunitXml } from "../../src/render/junit.js";
 import { renderReportMarkdown } from "../../src/render/report-markdown.js";
 import { readReportFile } from "../../src/results/read-report.js";
@@ -119,7 +119,7 @@ describe("report", () => {
     const result = await runMain(["report", HEAD_REPORT, "--format", "htm"]);
     expect(result.code).toBe(EXIT.usage);
     expect(result.stderr).toBe(
-      'llm-tool-test: --format must be one of json, md, junit, html, terminal, atif, otel-json, comparison-json, comparison-md; got "htm" (did you mean html?)\n',
+      `llm-tool-test: --format must be one of ${FORMAT_NAMES.join(", ")}; got "htm" (did you mean html?)\n`,
     );
   });
 

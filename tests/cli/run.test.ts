@@ -4,13 +4,17 @@ import { beforeAll, describe, expect, it } from "vitest";
 import {
   AGENT_NAMES,
   AGENTS,
+  type AgentDescriptor,
+  type AgentName,
   apiKeyRemedy,
   createAgent,
   describeMissingApiKey,
+  describeModelRefusal,
 } from "../../src/agents/registry.js";
 import { EXIT } from "../../src/cli/main.js";
 import type { Comparison } from "../../src/compare/types.js";
 import { ConfigError } from "../../src/errors.js";
+import type { ProviderName } from "../../src/model/provider.js";
 import type { Report } from "../../src/results/types.js";
 import { sampleAgentAccount } from "../../src/sandbox/agent-account.js";
 import { withEveryTrialPassing } from "../support/report-factory.js";
@@ -40,12 +44,14 @@ describe("run: the agents come from the registry", () => {
 
   it("says the same thing about a missing key as the library, for every agent that needs one", async () => {
     const needingKey = AGENT_NAMES.filter((name) => AGENTS[name].needsApiKey);
-    expect(needingKey).toEqual(["anthropic", "claude-code", "codex", "gemini-cli", "opencode"]);
     for (const name of needingKey) {
-      // codex runs OpenAI's models, with OpenAI's key; gemini-cli names its own key (the default remedy).
-      const message =
-        name === "codex" ? describeMissingApiKey(name, apiKeyRemedy("openai")) : describeMissingApiKey(name);
-      const modelFlags = name === "codex" ? ["--model", "openai:gpt-5.2"] : [];
+      // An agent running only another provider's models than the default's is given one, and asks for that key.
+      const providers = providersOf(name);
+      const foreign = providers.includes("anthropic") ? undefined : providers[0];
+      const message = foreign
+        ? describeMissingApiKey(name, apiKeyRemedy(foreign))
+        : describeMissingApiKey(name);
+      const modelFlags = foreign ? ["--model", `${foreign}:some-model`] : [];
       const result = await runMain(["run", SUITE, "--agent", name, ...modelFlags]);
       expect(result.code, name).toBe(EXIT.usage);
       expect(result.stderr, name).toBe(`llm-tool-test: ${message}\n`);
@@ -53,14 +59,25 @@ describe("run: the agents come from the registry", () => {
     }
   });
 
-  it("says that codex runs OpenAI models only, before asking for a key", async () => {
-    const result = await runMain(["run", SUITE, "--agent", "codex"]);
-    expect(result.code).toBe(EXIT.usage);
-    expect(result.stderr).toBe(
-      "llm-tool-test: --model: the codex agent runs OpenAI models only: pass --model openai:MODEL (e.g. openai:gpt-5.2)\n",
+  it("says that an agent runs its providers' models only, before asking for a key", async () => {
+    const refusing = AGENT_NAMES.filter((name) => describeModelRefusal(name, null) !== null);
+    expect(refusing.length).toBeGreaterThan(0);
+    for (const name of refusing) {
+      const result = await runMain(["run", SUITE, "--agent", name]);
+      expect(result.code, name).toBe(EXIT.usage);
+      expect(result.stderr, name).toBe(`llm-tool-test: --model: ${describeModelRefusal(name, null)}\n`);
+    }
+    expect(describeModelRefusal("codex", null)).toBe(
+      "the codex agent runs OpenAI models only: pass --model openai:MODEL",
     );
   });
 });
+
+/** The providers whose models an agent runs only (none: any provider's). */
+function providersOf(name: AgentName): readonly ProviderName[] {
+  const descriptor: AgentDescriptor = AGENTS[name];
+  return descriptor.providers ?? [];
+}
 
 describe("run: configuration errors exit 2 with one clear line", () => {
   it.each([

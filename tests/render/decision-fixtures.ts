@@ -94,7 +94,7 @@ export function adaptiveHead(counts: Counts, first = 3): Report {
 }
 
 /** The same report with each trial's calls replaced by `calls(trial)`; the scenarios' summaries follow. */
-export function withCalls(
+function withCalls(
   report: Report,
   calls: (trial: TrialReport) => { subcommand: string; behaviour: TrialBehaviour } | null,
 ): Report {

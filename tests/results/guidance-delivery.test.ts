@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { AGENT_NAMES, agentGuidanceIntake, createAgent } from "../../src/agents/registry.js";
+import type { GuidanceIntake } from "../../src/agents/types.js";
 import { guidanceDelivery, harnessLoadsWorkDirGuidance } from "../../src/results/guidance-delivery.js";
 import { GUIDANCE_DELIVERIES } from "../../src/results/types.js";
 import type { GuidanceMode } from "../../src/scenario/types.js";
@@ -15,21 +16,29 @@ function deliveries(agent: Parameters<typeof agentGuidanceIntake>[0]) {
 }
 
 describe("how the guidance reaches each agent's model", () => {
-  it("per agent and mode, as README's guidance section says", () => {
-    const table = Object.fromEntries(AGENT_NAMES.map((name) => [name, deliveries({ name })]));
+  it("per kind of intake and mode, as the guidance section says; every agent's intake is one of these", () => {
     const cli = { workdir: "cli_context_file", system: "system_prompt", both: "system_prompt" };
     const none = { workdir: "not_shown", system: "not_shown", both: "not_shown" };
-    expect(table).toEqual({
-      anthropic: { workdir: "system_prompt", system: "system_prompt", both: "system_prompt" },
-      oracle: none,
-      replay: none,
-      null: none,
-      "claude-code": cli,
-      codex: cli,
-      "gemini-cli": cli,
-      opencode: cli,
-      command: { workdir: "work_dir_only", system: "not_shown", both: "work_dir_only" },
-    });
+    const byIntake: Array<[GuidanceIntake, Record<GuidanceMode, string>]> = [
+      [
+        { systemPrompt: true, workDirFile: "harness" },
+        { workdir: "system_prompt", system: "system_prompt", both: "system_prompt" },
+      ],
+      [{ systemPrompt: true, workDirFile: "cli" }, cli],
+      [{ systemPrompt: false, workDirFile: "none" }, none],
+      [
+        { systemPrompt: false, workDirFile: "unknown" },
+        { workdir: "work_dir_only", system: "not_shown", both: "work_dir_only" },
+      ],
+    ];
+    for (const name of AGENT_NAMES) {
+      const intake = agentGuidanceIntake({ name });
+      const known = byIntake.find(([kind]) => JSON.stringify(kind) === JSON.stringify(intake));
+      expect(known, `${name}: a kind of intake the table does not have`).toBeDefined();
+      expect(deliveries({ name }), name).toEqual(known?.[1]);
+    }
+    expect(deliveries({ name: "anthropic" }).workdir).toBe("system_prompt");
+    expect(deliveries({ name: "oracle" })).toEqual(none);
   });
 
   it("the command agent's model gets the system prompt only when its template passes {system}", () => {

@@ -4,6 +4,7 @@
  */
 import path from "node:path";
 import { describe, expect, test } from "vitest";
+import { GATE_TYPES } from "../../src/scenario/format.js";
 import { loadRubric, loadScenarios } from "../../src/scenario/load.js";
 import { configErrorOf, makeTree } from "./helpers.js";
 
@@ -288,8 +289,7 @@ const cases: Case[] = [
   {
     name: "gate without a type",
     files: { "s.yaml": "task: t\nevaluation:\n  gates:\n    - command: ls\n" },
-    error:
-      "s.yaml:4: evaluation.gates[0]: missing required key `type` (one of: command_succeeds, command_output_contains, command_output_matches, command_json_path, file_exists, file_contains, file_matches, final_answer_contains, final_answer_matches, no_transcript_errors, script, forbidden_commands, max_invocations, no_loops, exit_code, stdout_contains, stdout_regex, stderr_empty, dir_exists, file_line_regex, tool_calls_min, tool_calls_max, llm_judge, unsupported_check)",
+    error: `s.yaml:4: evaluation.gates[0]: missing required key \`type\` (one of: ${GATE_TYPES.join(", ")})`,
   },
   {
     name: "a behaviour gate without target.binary (only the shim's record can judge it)",

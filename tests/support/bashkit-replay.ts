@@ -24,7 +24,7 @@ import {
   turnOf,
 } from "./model-server.js";
 
-export const REPLAY_DIR = path.resolve(import.meta.dirname, "../fixtures/bashkit-eval/replay");
+const REPLAY_DIR = path.resolve(import.meta.dirname, "../fixtures/bashkit-eval/replay");
 
 interface RecordedBlock {
   type: "text" | "tool_use";
@@ -34,7 +34,7 @@ interface RecordedBlock {
   input?: { commands?: string };
 }
 
-export interface RecordedTask {
+interface RecordedTask {
   id: string;
   /** Assistant messages, in order. */
   turns: RecordedBlock[][];
@@ -48,7 +48,7 @@ export interface RecordedTask {
   score: { score: number; max_score: number; checks: { check: string; passed: boolean; detail: string }[] };
 }
 
-export interface RecordedRun {
+interface RecordedRun {
   model: string;
   max_turns: number;
   tasks: RecordedTask[];
@@ -100,7 +100,7 @@ function toReply(task: RecordedTask, turn: number): ScriptedReply {
 }
 
 /** When each recording was made (its results file's `timestamp`): its bashkit's home layout. */
-export const RECORDED_AT: Record<string, string> = {
+const RECORDED_AT: Record<string, string> = {
   "haiku-4-5": "2026-05-26T01:25:23Z",
   "opus-4-7": "2026-05-26T02:07:42Z",
 };

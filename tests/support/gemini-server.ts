@@ -31,7 +31,7 @@ export interface GeminiScriptedUsage {
   thoughtsTokenCount?: number;
 }
 
-export type GeminiPart = { text: string } | { functionCall: { name: string; args: Record<string, unknown> } };
+type GeminiPart = { text: string } | { functionCall: { name: string; args: Record<string, unknown> } };
 
 export type GeminiScriptedReply =
   | { kind: "answer"; parts: GeminiPart[]; finishReason?: string; usage?: GeminiScriptedUsage }
@@ -49,7 +49,7 @@ export interface GeminiServer {
   close(): Promise<void>;
 }
 
-export const DEFAULT_GEMINI_USAGE: Required<GeminiScriptedUsage> = {
+const DEFAULT_GEMINI_USAGE: Required<GeminiScriptedUsage> = {
   promptTokenCount: 1000,
   candidatesTokenCount: 40,
   cachedContentTokenCount: 0,

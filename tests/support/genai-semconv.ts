@@ -10,7 +10,7 @@ import type { OtlpSpan } from "../../src/render/otel-json.js";
 type AttributeType = "string" | "int" | "string[]";
 
 /** The attribute registry: every attribute the export may set, with its type. */
-export const GENAI_ATTRIBUTES: Readonly<Record<string, AttributeType>> = {
+const GENAI_ATTRIBUTES: Readonly<Record<string, AttributeType>> = {
   "gen_ai.operation.name": "string",
   "gen_ai.provider.name": "string",
   "gen_ai.agent.name": "string",

@@ -18,7 +18,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { inflateRawSync } from "node:zlib";
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   path: string;
   query: Record<string, string>;
@@ -26,7 +26,7 @@ export interface RecordedRequest {
   body: Buffer;
 }
 
-export interface FakeRun {
+interface FakeRun {
   id: number;
   run_number: number;
   workflow_id: number;
@@ -38,7 +38,7 @@ export interface FakeRun {
   created_at: string;
 }
 
-export interface FakeArtifact {
+interface FakeArtifact {
   id: number;
   name: string;
   runId: number;
@@ -48,12 +48,12 @@ export interface FakeArtifact {
 }
 
 /** A comment's author as REST shows it (`user.login`, `user.type`). */
-export interface FakeUser {
+interface FakeUser {
   login: string;
   type: "User" | "Bot";
 }
 
-export interface FakeComment {
+interface FakeComment {
   id: number;
   issueNumber: number;
   body: string;
@@ -63,7 +63,7 @@ export interface FakeComment {
 }
 
 /** A pull request: its head (branch, commit, repository) and base. */
-export interface FakePull {
+interface FakePull {
   number: number;
   state: "open" | "closed";
   head: { ref: string; sha: string; repo: string | null };

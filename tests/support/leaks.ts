@@ -25,7 +25,7 @@ export function leakForms(canary: string): { form: string; text: string }[] {
 }
 
 /** Every file under `dir`, recursively. */
-export async function listFilesDeep(dir: string): Promise<string[]> {
+async function listFilesDeep(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
   return entries.filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
 }

@@ -74,7 +74,7 @@ export interface ModelServer {
   close(): Promise<void>;
 }
 
-export function text(value: string): ScriptedBlock {
+function text(value: string): ScriptedBlock {
   return { type: "text", text: value };
 }
 

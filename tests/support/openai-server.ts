@@ -30,7 +30,7 @@ export interface OpenAiScriptedUsage {
   cache_write_tokens?: number;
 }
 
-export interface OpenAiScriptedToolCall {
+interface OpenAiScriptedToolCall {
   id?: string;
   name: string;
   /** An object is sent as its JSON; a string as is (to script malformed arguments). */

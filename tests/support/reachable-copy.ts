@@ -14,7 +14,7 @@ import { ROOT } from "./run-cli.js";
 import { makeTempDir } from "./temp-dirs.js";
 
 /** Whether a user who owns nothing here can pass through every folder down to `file` and read it. */
-export function isReachableByOthers(file: string): boolean {
+function isReachableByOthers(file: string): boolean {
   const target = path.resolve(file);
   for (let current = target; ; current = path.dirname(current)) {
     let mode: number;

@@ -180,7 +180,7 @@ function behaviourOf(trials: readonly TrialReport[]): { behaviour?: BehaviourSum
   return behaviour ? { behaviour } : {};
 }
 
-export function makeRunInfo(overrides: Partial<RunInfo> = {}): RunInfo {
+function makeRunInfo(overrides: Partial<RunInfo> = {}): RunInfo {
   return {
     id: "run-base",
     started_at: "2025-01-01T00:00:00.000Z",

@@ -9,7 +9,7 @@ import type http from "node:http";
 import { startLoopbackServer } from "./loopback-server.js";
 import { readRequestBody } from "./model-server.js";
 
-export interface ResponsesRequest {
+interface ResponsesRequest {
   method: string;
   path: string;
   headers: http.IncomingHttpHeaders;
@@ -55,7 +55,7 @@ export function runCommand(command: string, usage?: ResponsesUsage): ResponsesRe
  * The model's answers already in the conversation (so, which one this request asks for): a run of
  * assistant messages, reasoning and function calls is one answer.
  */
-export function responsesTurnOf(request: ResponsesRequest): number {
+function responsesTurnOf(request: ResponsesRequest): number {
   const items: any[] = request.body?.input ?? [];
   let turns = 0;
   let inAnswer = false;

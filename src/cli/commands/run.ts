@@ -10,6 +10,7 @@ import {
   agentApiKeyVariable,
   apiKeyRemedy,
   describeMissingApiKey,
+  describeModelRefusal,
   describeUnknownAgent,
   resolveAgentName,
 } from "../../agents/registry.js";
@@ -502,12 +503,8 @@ function chooseAgent(
   const { agent, reason }: { agent: AgentName; reason: string | null } = chosen
     ? { agent: chosen, reason: null }
     : chooseDefaultAgent(modelKey, provider);
-  if (agent === "codex" && provider !== "openai") {
-    throw new ConfigError(
-      "the codex agent runs OpenAI models only: pass --model openai:MODEL (e.g. openai:gpt-5.2)",
-      "--model",
-    );
-  }
+  const refusal = describeModelRefusal(agent, scoped.models.length > 0 ? firstModel : null);
+  if (refusal) throw new ConfigError(refusal, "--model");
   if (AGENTS[agent].needsApiKey && !modelKey) {
     throw new ConfigError(describeMissingApiKey(agent, apiKeyRemedy(provider)));
   }

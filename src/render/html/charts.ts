@@ -99,7 +99,7 @@ export interface DeltaRow {
 }
 
 /** A change on one scale: rates in percentage points, everything else in % of the baseline mean. */
-export function scaleDelta(kind: MetricKind, value: number | null, baseMean: number | null): number | null {
+function scaleDelta(kind: MetricKind, value: number | null, baseMean: number | null): number | null {
   if (value === null) return null;
   if (kind === "rate") return value * 100;
   if (baseMean === null || baseMean === 0) return null;

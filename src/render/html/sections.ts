@@ -52,7 +52,7 @@ function header(label: string, type: "num" | "text", title?: string): string {
   return `<th${cls} data-type="${type}" scope="col" tabindex="0"${tip}>${esc(label)}</th>`;
 }
 
-export function describeScenarioOutcome(scenario: ScenarioReport): {
+function describeScenarioOutcome(scenario: ScenarioReport): {
   label: string;
   cls: string;
   rank: number;

@@ -44,7 +44,7 @@ export type TimelineStep =
   | { kind: "agent_output"; text: string }
   | { kind: "end"; reason: string; error: string | null; turns: number; duration_ms: number };
 
-export interface InvocationRow {
+interface InvocationRow {
   argv: string[];
   exit_code: number;
   duration_ms: number;
@@ -103,7 +103,7 @@ export function labelScenario(scenario: Pick<ScenarioReport, "id" | "variant">):
  * Text for the page: control characters a terminal would act on (ESC of colour codes, NUL...) are
  * shown as their Unicode control pictures (␛, ␀) instead of blank boxes; tab and line breaks stay.
  */
-export function showControls(text: string): string {
+function showControls(text: string): string {
   return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, (c) =>
     String.fromCharCode(c === "\u007F" ? 0x2421 : 0x2400 + c.charCodeAt(0)),
   );

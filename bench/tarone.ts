@@ -1,5 +1,5 @@
 /**
- * Multiplicity for discrete tests: Tarone's exclusion of tests that cannot reach significance,
+ * Research only (not shipped; the decision uses Boschloo with Holm, docs/statistics.md). Multiplicity for discrete tests: Tarone's exclusion of tests that cannot reach significance,
  * combined with Holm's step-down.
  *
  * With few trials many per-scenario tests cannot reject at any outcome: 3/3 → 0/3 against Fisher's

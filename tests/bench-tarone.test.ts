@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { adjustPValues } from "../../src/stats/stats.js";
-import { holmRejections, taroneFamilySize, taroneHolm } from "../../src/stats/tarone.js";
+import { holmRejections, taroneFamilySize, taroneHolm } from "../bench/tarone.js";
+import { adjustPValues } from "../src/stats/stats.js";
 
 describe("Tarone's family size", () => {
   it("is the smallest K with at most K tests able to reach alpha / K", () => {
