@@ -280,7 +280,7 @@ interface Inconclusive {
   needs: string[];
 }
 
-interface Design {
+export interface Design {
   scenarios: number;
   /** Head trials per scenario before extra ones (the median over scenarios). */
   head_trials: number;

@@ -31,7 +31,7 @@ export function parseTolerance(text: string, where: string): number {
   return Number(match[1]) / 100;
 }
 
-export function checkToleranceMetric(metric: string, where: string): void {
+function checkToleranceMetric(metric: string, where: string): void {
   if (!TOLERANCE_METRICS.includes(metric)) {
     throw new ConfigError(
       `"${metric}" cannot have a tolerance gate; one of ${TOLERANCE_METRICS.join(", ")} (pass rate and layer-1 metrics are gated by fail-on and gate-metrics)`,

@@ -33,7 +33,7 @@ import type { ExecResult } from "./types.js";
 /** The call channel's name in the shim's log folder. */
 export const CALLS_FIFO = "calls";
 /** Requests in flight at once per trial; more wait in their requester until its command ends. */
-export const MAX_CALLS_IN_FLIGHT = 64;
+const MAX_CALLS_IN_FLIGHT = 64;
 const CALL_DIR = /^\/tmp\/\.ltt-call\.[A-Za-z0-9]{6,32}$/;
 const SIGNALS = new Set(["TERM", "INT", "HUP"]);
 
@@ -163,7 +163,7 @@ export const STATUS_WRITER_SCRIPT = [
   'exec 3> "$dir/status" && printf "%s\\n" "$2" >&3',
 ].join("\n");
 
-export interface CallChannel {
+interface CallChannel {
   close(): void;
 }
 
@@ -171,7 +171,7 @@ export interface CallChannel {
  * Makes `<dir>/calls` (a FIFO, write-only once open) and calls `onRequest` for each request line
  * written to it. Lines beyond a bounded length are dropped.
  */
-export async function openCallChannel(
+async function openCallChannel(
   dir: string,
   searchPath: string,
   onRequest: (request: BrokerRequest) => void,
