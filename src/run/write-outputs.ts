@@ -32,19 +32,20 @@ export async function writeRunOutputs(
 
 /**
  * Writes every output format that has a file (render/formats.ts) into `outDir`: report.json,
- * report.md, junit.xml, report.html (with the trials' events) and, given a comparison,
- * comparison.json and comparison.md.
+ * report.md, junit.xml, report.html (with the trials' events), given a comparison,
+ * comparison.json and comparison.md, and given the base-branch runs, history.html.
  */
 export async function writeReportFiles(
   report: Report,
   outDir: string,
   redact: (text: string) => string,
-  options: Pick<FormatInput, "comparison" | "decision" | "repositoryRoot"> = {},
+  options: Pick<FormatInput, "comparison" | "decision" | "repositoryRoot" | "baseRuns"> = {},
 ) {
   const input: FormatInput = { report, ...options };
   for (const name of FORMAT_NAMES) {
     const format: OutputFormat = OUTPUT_FORMATS[name];
     if (format.file === null || (format.needsComparison && !options.comparison)) continue;
+    if (format.needsBaseRuns && (options.baseRuns ?? []).length === 0) continue;
     if (format.needsEvents && input.events === undefined)
       input.events = await loadTrialEvents(report, outDir);
     await writeFile(path.join(outDir, format.file), redact(format.render(input)));

@@ -29,6 +29,7 @@ describe("the output formats", () => {
       "otel-json",
       "comparison-json",
       "comparison-md",
+      "history",
     ]);
     const files = FORMAT_NAMES.map((name) => OUTPUT_FORMATS[name].file).filter((f) => f !== null);
     expect(new Set(files).size).toBe(files.length);
@@ -66,6 +67,14 @@ describe("the output formats", () => {
       JSON.parse(JSON.stringify(comparison)),
     );
     expect(await readFile(path.join(dir, "report.html"), "utf8")).toContain('id="comparison"');
+
+    // Given the base-branch runs one by one, the history page too.
+    await writeReportFiles(report, dir, (text) => text, {
+      comparison,
+      baseRuns: [{ label: "run #7", report: loadFixture("base") }],
+    });
+    expect((await readdir(dir)).sort()).toContain("history.html");
+    expect(await readFile(path.join(dir, "history.html"), "utf8")).toContain("run #7");
   });
 
   it("carry the decision: comparison.json as a top-level object with failed, regressed and reason, comparison.md on its first line", () => {
