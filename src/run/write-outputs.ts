@@ -15,18 +15,21 @@ export interface OutputFolder {
   redact: (text: string) => string;
   /** What junit.xml's `file` attributes are relative to (the git root, or the working directory). */
   repositoryRoot?: string | undefined;
+  /** The base-branch runs one by one: history.html is written when there are some. */
+  baseRuns?: FormatInput["baseRuns"];
 }
 
 /** Writes the decided run's files: its report's formats, and with a comparison the comparison's. */
 export async function writeRunOutputs(
   report: Report,
   { comparison, decision }: Pick<DecidedRun, "comparison" | "decision">,
-  { outDir, redact, repositoryRoot }: OutputFolder,
+  { outDir, redact, repositoryRoot, baseRuns }: OutputFolder,
 ): Promise<void> {
   await writeReportFiles(report, outDir, redact, {
     ...(comparison ? { comparison } : {}),
     decision,
     ...(repositoryRoot ? { repositoryRoot } : {}),
+    ...(baseRuns ? { baseRuns } : {}),
   });
 }
 

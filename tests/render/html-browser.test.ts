@@ -37,6 +37,9 @@ const title = available
 interface Openable {
   open: boolean;
 }
+interface BrowserStyle {
+  getComputedStyle(element: unknown): { stroke: string };
+}
 interface BrowserXml {
   DOMParser: new () => {
     parseFromString(
@@ -133,7 +136,11 @@ describe.skipIf(!available)(title, () => {
     for (let i = 0; i < 3; i++) {
       const marker = suiteMarkers.nth(i);
       expect((await marker.boundingBox())?.height).toBeGreaterThan(100);
-      expect(await marker.evaluate((line) => getComputedStyle(line).stroke)).toMatch(/^rgb/);
+      expect(
+        await marker.evaluate(
+          (line) => (globalThis as unknown as BrowserStyle).getComputedStyle(line).stroke,
+        ),
+      ).toMatch(/^rgb/);
     }
     const rows = page.locator("#history-scenarios tbody tr:not([hidden])");
     expect(await rows.count()).toBe(head.scenarios.length);
