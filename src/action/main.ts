@@ -22,7 +22,7 @@ import { writeRunOutputs } from "../run/write-outputs.js";
 import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
 import { projectRootOf } from "../scenario/repository-root.js";
 import type { ActionDeps, ActionRun } from "./action-run.js";
-import { decisionBaselineOf, noteBaseline } from "./baseline.js";
+import { decisionBaselineOf, labelBaseline, noteBaseline } from "./baseline.js";
 import { readRunContext } from "./context.js";
 import { type ActionResult, decisionPolicyOf, exitFromDecision } from "./decide.js";
 import { KEY_INPUTS, readActionSettings } from "./inputs.js";
@@ -149,6 +149,15 @@ async function runAction(run: ActionRun): Promise<ActionResult> {
     outDir: folders.outDir,
     redact: produced.redact,
     repositoryRoot: await projectRootOf(settings.mode === "merge" ? deps.cwd : folders.workDir),
+    // The base-branch runs `baseline: auto` downloaded, one by one: history.html in the artifact.
+    ...(produced.baseline.status === "found" && produced.baseline.pool
+      ? {
+          baseRuns: produced.baseline.candidates.map((c) => ({
+            label: labelBaseline(c.source),
+            report: c.report,
+          })),
+        }
+      : {}),
   });
   // Publish.
   const baselineNote = noteBaseline(produced.baseline, settled, decided, run.context, run);

@@ -227,7 +227,8 @@ export function poolBaselines(
         entry.trials.push(...renumber(firstTrialsOf(scenario), offset));
         entry.runs += 1;
       } else {
-        pooled.set(key, { first: scenario, trials: firstTrialsOf(scenario), runs: 1 });
+        // A copy: the later runs' trials are added to it, and the run's own report must stay as it was.
+        pooled.set(key, { first: scenario, trials: [...firstTrialsOf(scenario)], runs: 1 });
       }
       contributed = true;
       const byKey = contributions.get(label) ?? new Map<string, RunCount>();

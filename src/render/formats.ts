@@ -5,12 +5,15 @@
  */
 import type { Decision } from "../compare/decision.js";
 import { PASS_RATE } from "../compare/metrics.js";
+import type { BaselineCandidate } from "../compare/pool-baselines.js";
+import { buildRunHistory } from "../compare/run-history.js";
 import type { Comparison } from "../compare/types.js";
 import type { Report } from "../results/types.js";
 import type { TrialEvent } from "../transcript/events.js";
 import { renderAtifJsonLines } from "./atif.js";
 import { renderComparisonMarkdown } from "./comparison-markdown.js";
 import { renderDecisionReason } from "./decision.js";
+import { renderHistoryHtml } from "./history-html.js";
 import { renderReportHtml } from "./html.js";
 import { renderJunitXml } from "./junit.js";
 import { renderOtelJson } from "./otel-json.js";
@@ -29,6 +32,8 @@ export interface FormatInput {
   color?: boolean;
   /** The repository root that junit's `file` attributes are relative to (render/junit.ts). */
   repositoryRoot?: string;
+  /** The base-branch runs one by one (not pooled), for a format that `needsBaseRuns`. */
+  baseRuns?: readonly BaselineCandidate[];
 }
 
 export interface OutputFormat {
@@ -38,6 +43,8 @@ export interface OutputFormat {
   needsComparison: boolean;
   /** Wants the trials' events loaded into `input.events`. */
   needsEvents: boolean;
+  /** Rendered only when base-branch runs are given (`input.baseRuns`, at least one). */
+  needsBaseRuns?: true;
   render(input: FormatInput): string;
 }
 
@@ -147,6 +154,17 @@ export const OUTPUT_FORMATS = {
     needsComparison: true,
     needsEvents: false,
     render: (i) => renderComparisonMarkdown(requireComparison(i), i.decision ?? null),
+  },
+  // The base-branch runs one by one beside the head, for the action's artifact and `report --format history`.
+  history: {
+    file: "history.html",
+    needsComparison: false,
+    needsEvents: false,
+    needsBaseRuns: true,
+    render: (i) =>
+      renderHistoryHtml({
+        history: buildRunHistory({ head: i.report, base: i.baseRuns ?? [], decision: i.decision }),
+      }),
   },
 } as const satisfies Record<string, OutputFormat>;
 

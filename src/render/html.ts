@@ -45,12 +45,15 @@ function hashForCsp(text: string): string {
   return `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
 }
 
-/** The page's Content-Security-Policy: nothing may load, only this page's own style and script run. */
-export function buildContentSecurityPolicy(): string {
+/**
+ * A page's Content-Security-Policy: nothing may load, only its own style and script run (the
+ * report's by default; the history page passes its own).
+ */
+export function buildContentSecurityPolicy(style = PAGE_STYLE, script = PAGE_SCRIPT): string {
   return [
     "default-src 'none'",
-    `style-src ${hashForCsp(PAGE_STYLE)}`,
-    `script-src ${hashForCsp(PAGE_SCRIPT)}`,
+    `style-src ${hashForCsp(style)}`,
+    `script-src ${hashForCsp(script)}`,
     "img-src data:",
     "base-uri 'none'",
     "form-action 'none'",

@@ -15,36 +15,40 @@ export interface OutputFolder {
   redact: (text: string) => string;
   /** What junit.xml's `file` attributes are relative to (the git root, or the working directory). */
   repositoryRoot?: string | undefined;
+  /** The base-branch runs one by one: history.html is written when there are some. */
+  baseRuns?: FormatInput["baseRuns"];
 }
 
 /** Writes the decided run's files: its report's formats, and with a comparison the comparison's. */
 export async function writeRunOutputs(
   report: Report,
   { comparison, decision }: Pick<DecidedRun, "comparison" | "decision">,
-  { outDir, redact, repositoryRoot }: OutputFolder,
+  { outDir, redact, repositoryRoot, baseRuns }: OutputFolder,
 ): Promise<void> {
   await writeReportFiles(report, outDir, redact, {
     ...(comparison ? { comparison } : {}),
     decision,
     ...(repositoryRoot ? { repositoryRoot } : {}),
+    ...(baseRuns ? { baseRuns } : {}),
   });
 }
 
 /**
  * Writes every output format that has a file (render/formats.ts) into `outDir`: report.json,
- * report.md, junit.xml, report.html (with the trials' events) and, given a comparison,
- * comparison.json and comparison.md.
+ * report.md, junit.xml, report.html (with the trials' events), given a comparison,
+ * comparison.json and comparison.md, and given the base-branch runs, history.html.
  */
 export async function writeReportFiles(
   report: Report,
   outDir: string,
   redact: (text: string) => string,
-  options: Pick<FormatInput, "comparison" | "decision" | "repositoryRoot"> = {},
+  options: Pick<FormatInput, "comparison" | "decision" | "repositoryRoot" | "baseRuns"> = {},
 ) {
   const input: FormatInput = { report, ...options };
   for (const name of FORMAT_NAMES) {
     const format: OutputFormat = OUTPUT_FORMATS[name];
     if (format.file === null || (format.needsComparison && !options.comparison)) continue;
+    if (format.needsBaseRuns && (options.baseRuns ?? []).length === 0) continue;
     if (format.needsEvents && input.events === undefined)
       input.events = await loadTrialEvents(report, outDir);
     await writeFile(path.join(outDir, format.file), redact(format.render(input)));

@@ -203,7 +203,7 @@ export function normalQuantile(p: number): number {
 }
 
 /** Regularized incomplete beta I_x(a, b) (continued fraction, modified Lentz). */
-function incompleteBeta(x: number, a: number, b: number): number {
+export function incompleteBeta(x: number, a: number, b: number): number {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
   const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log1p(-x));

@@ -246,6 +246,13 @@ describe("run", () => {
     // count_items passed in both good runs and fails here: the check still gates.
     expect(result.status).toBe("failed");
     expect(JSON.parse(recorded.outputs.decision!)).toMatchObject({ failed: true });
+    // The downloaded base runs one by one, beside the report: history.html in the artifact.
+    const history = await readFile(
+      path.join(path.dirname(recorded.outputs["report-path"]!), "history.html"),
+      "utf8",
+    );
+    expect(history).toContain("llm-tool-test history");
+    expect(history).toMatch(/2 base-branch run\(s\), oldest first/);
     // Listed with the pool's exclusions, with why (comparison.json's decision).
     const { decision } = JSON.parse(
       await readFile(path.join(path.dirname(recorded.outputs["report-path"]!), "comparison.json"), "utf8"),

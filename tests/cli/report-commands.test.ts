@@ -23,6 +23,7 @@ import { renderReportMarkdown } from "../../src/render/report-markdown.js";
 import { readReportFile } from "../../src/results/read-report.js";
 import type { Report } from "../../src/results/types.js";
 import { writeReportFiles } from "../../src/run/write-outputs.js";
+import { HISTORY_BASE_RUNS, makeExampleHistory } from "../support/history-runs.js";
 import {
   makeReport,
   makeScenarioReport,
@@ -139,6 +140,38 @@ describe("report", () => {
     ]);
     expect(compared.code).toBe(EXIT.ok);
     expect(JSON.parse(compared.stdout).scenarios.length).toBeGreaterThan(0);
+  });
+
+  it("renders the history page from a head report and one --baseline per base run, and asks for them when missing", async () => {
+    const missing = await runMain(["report", HEAD_REPORT, "--format", "history"]);
+    expect(missing.code).toBe(EXIT.usage);
+    expect(missing.stderr).toContain(
+      "history shows the base-branch runs: add --baseline BASE.json, once for each run",
+    );
+
+    const { base, head } = await makeExampleHistory();
+    const files = await writeReports({
+      head,
+      ...Object.fromEntries(base.map(({ report }, i) => [`base${i}`, report])),
+    });
+    const baselines = base.flatMap((_, i) => ["--baseline", files[`base${i}`]!]);
+    const out = path.join(path.dirname(files.head!), "history.html");
+    const result = await runMain(["report", files.head!, "--format", "history", ...baselines, "--out", out]);
+    expect(result.code).toBe(EXIT.ok);
+    const html = await readFile(out, "utf8");
+    // Given newest first, shown oldest first: the run table's dates rise, the head last.
+    const started = [...html.matchAll(/<td>(2026-11-\d\dT09:00:00\.000Z)<\/td>/g)].map((m) => m[1]);
+    expect(started).toEqual([...started].sort());
+    expect(started).toHaveLength(HISTORY_BASE_RUNS + 1);
+    // Three changes in the suite chart: the tool (run 7), the terse guidance (run 10), the head's tool.
+    const suiteChart = html.slice(html.indexOf("<h2>Suite</h2>"), html.indexOf("<h3>Per-trial metrics</h3>"));
+    expect(suiteChart.match(/class="marker [a-z ]+"/g)).toEqual([
+      'class="marker tool"',
+      'class="marker guidance"',
+      'class="marker tool"',
+    ]);
+    // The pooled decision's ICC gives the run-level band.
+    expect(html).toMatch(/under the decision&#39;s model of runs: ICC 0\.\d+/);
   });
 });
 

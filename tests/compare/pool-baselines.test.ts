@@ -24,6 +24,21 @@ function head() {
 }
 
 describe("poolBaselines", () => {
+  it("leaves the reports it pools as they were (the history shows each run's own trials after)", () => {
+    const newest = makeReport([buildScenario("a", [pass, fail])], { evaluation_hash: "e1" });
+    const older = makeReport([buildScenario("a", [pass, pass])], { evaluation_hash: "e1" });
+    const before = JSON.stringify([newest, older]);
+    const pooled = poolBaselines(
+      [
+        { label: "run #2", report: newest },
+        { label: "run #1", report: older },
+      ],
+      head(),
+    );
+    expect(pooled.report?.scenarios[0]?.trials).toHaveLength(4);
+    expect(JSON.stringify([newest, older])).toBe(before);
+  });
+
   it("pools the calls' behaviour of the first trials only; a run without it adds nothing", () => {
     const calls = (options: Record<string, number>) => ({
       options,

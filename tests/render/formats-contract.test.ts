@@ -24,7 +24,11 @@ let alone: string;
 beforeAll(async () => {
   withComparison = await mkdtemp(path.join(tmpdir(), "ltt-format-contract-"));
   alone = await mkdtemp(path.join(tmpdir(), "ltt-format-contract-"));
-  await writeReportFiles(head, withComparison, (text) => text, { comparison, decision });
+  await writeReportFiles(head, withComparison, (text) => text, {
+    comparison,
+    decision,
+    baseRuns: [{ report: base, label: "base" }],
+  });
   await writeReportFiles(head, alone, (text) => text);
 });
 afterAll(async () => {
@@ -48,7 +52,7 @@ describe.each(FORMAT_NAMES)("the format %s", (name) => {
   });
 
   it.runIf(format.file !== null)(
-    "is written by a run under its own file name, only when it has what it needs",
+    "is written by a run under its own file name, only when it has what it needs (a comparison, base runs)",
     async () => {
       const written = await readdir(withComparison);
       const writtenAlone = await readdir(alone);
@@ -56,7 +60,7 @@ describe.each(FORMAT_NAMES)("the format %s", (name) => {
       const sharing = FORMAT_NAMES.filter((other) => OUTPUT_FORMATS[other].file === format.file);
       expect(sharing).toEqual([name]);
       expect(written).toContain(format.file);
-      expect(writtenAlone.includes(format.file)).toBe(!format.needsComparison);
+      expect(writtenAlone.includes(format.file)).toBe(!format.needsComparison && !format.needsBaseRuns);
       const text = await readFile(path.join(withComparison, format.file), "utf8");
       expect(text.length).toBeGreaterThan(0);
     },

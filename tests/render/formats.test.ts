@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -42,6 +42,14 @@ describe("the output formats", () => {
       JSON.parse(JSON.stringify(comparison)),
     );
     expect(await readFile(path.join(dir, "report.html"), "utf8")).toContain('id="comparison"');
+
+    // Given the base-branch runs one by one, the history page too.
+    await writeReportFiles(report, dir, (text) => text, {
+      comparison,
+      baseRuns: [{ label: "run #7", report: loadFixture("base") }],
+    });
+    expect((await readdir(dir)).sort()).toContain("history.html");
+    expect(await readFile(path.join(dir, "history.html"), "utf8")).toContain("run #7");
   });
 
   it("carry the decision: comparison.json as a top-level object with failed, regressed and reason, comparison.md on its first line", () => {

@@ -10,9 +10,12 @@ import { pathToFileURL } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareReports } from "../../src/compare/compare.js";
+import { buildRunHistory } from "../../src/compare/run-history.js";
 import { formatDuration, formatTokens, formatUsd } from "../../src/render/format.js";
+import { renderHistoryHtml } from "../../src/render/history-html.js";
 import { renderReportHtml } from "../../src/render/html.js";
 import { renderJunitXml } from "../../src/render/junit.js";
+import { makeExampleHistory } from "../support/history-runs.js";
 import {
   CDATA_END,
   makeBaselineReport,
@@ -33,6 +36,9 @@ const title = available
 /** The few DOM shapes used inside page callbacks (the project compiles without the DOM library). */
 interface Openable {
   open: boolean;
+}
+interface BrowserStyle {
+  getComputedStyle(element: unknown): { stroke: string };
 }
 interface BrowserXml {
   DOMParser: new () => {
@@ -115,6 +121,34 @@ describe.skipIf(!available)(title, () => {
     page.$$eval("#scenario-table tbody tr:not([hidden]) .scenario-id", (cells) =>
       cells.map((c) => c.textContent),
     );
+
+  it("renders the history page: the treatment markers visible, the scenario filter working, nothing loaded", async () => {
+    const { base, head } = await makeExampleHistory();
+    const watch = await openPage(
+      renderHistoryHtml({ history: buildRunHistory({ head, base }) }),
+      "history.html",
+    );
+    const { page } = watch;
+    expect(await page.textContent("h1")).toContain("llm-tool-test history");
+    const suiteMarkers = page.locator("svg.rate-chart").first().locator("line.marker");
+    expect(await suiteMarkers.count()).toBe(3);
+    // A vertical line has no width, so Playwright's isVisible() says no: check its height and its stroke.
+    for (let i = 0; i < 3; i++) {
+      const marker = suiteMarkers.nth(i);
+      expect((await marker.boundingBox())?.height).toBeGreaterThan(100);
+      expect(
+        await marker.evaluate(
+          (line) => (globalThis as unknown as BrowserStyle).getComputedStyle(line).stroke,
+        ),
+      ).toMatch(/^rgb/);
+    }
+    const rows = page.locator("#history-scenarios tbody tr:not([hidden])");
+    expect(await rows.count()).toBe(head.scenarios.length);
+    await page.fill("#history-filter", "terse");
+    expect(await rows.count()).toBe(head.scenarios.filter((s) => s.variant === "terse").length);
+    expectClean(watch);
+    await page.close();
+  });
 
   it("renders, sorts, filters and opens a failing trial's transcript without running its markup", async () => {
     const report = makeSampleReport();

@@ -75,6 +75,9 @@ const EXTRACTORS: Record<FormatName, Extractor> = {
   json: { none: "the report alone: the decision and its verdicts are comparison.json's" },
   atif: { none: "trial trajectories, one per trial: no comparison" },
   "otel-json": { none: "trial spans, one per trial: no comparison" },
+  history: {
+    none: "each run's pass rate and the treatment changes: the decision's verdicts are the report's",
+  },
   md: {
     read: (text, keys) =>
       new Map([

@@ -281,7 +281,7 @@ describe("directories", () => {
   test("an explicit YAML file without task is an error even though a directory scan would skip it", async () => {
     const dir = await makeTree({ "suite/r.yaml": "criteria: []\n" });
     expect(await configErrorOf(() => loadScenarios(["suite/r.yaml"], { cwd: dir }))).toBe(
-      "suite/r.yaml:1: criteria: unknown key `criteria` (expected one of: name, description, category, tags, tier, task, system, fixture, files, setup, guidance, variants, target, agent, solution, evaluation, trials, sandbox, network)\n" +
+      "suite/r.yaml:1: criteria: unknown key `criteria` (expected one of: name, description, category, tags, tier, task, system, fixture, files, setup, guidance, variants, target, agent, solution, evaluation, tolerance_gates, trials, sandbox, network)\n" +
         "suite/r.yaml:1: task: missing required key `task` (the message given to the agent)",
     );
   });
