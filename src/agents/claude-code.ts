@@ -19,14 +19,19 @@ import path from "node:path";
 import { ConfigError } from "../errors.js";
 import type { ExecResult } from "../sandbox/types.js";
 import type { EventSink, TokenUsage } from "../transcript/events.js";
-import { classifyAbort } from "./abort-reason.js";
 import { type CliBinarySpec, isExecutableFile, resolveCliBinary } from "./cli-binary.js";
 import { PLACEHOLDER_API_KEY } from "./credential-proxy.js";
 import {
+  type AgentCliOptions,
+  asRecord,
+  cutShort,
   describeOtherToolCall,
+  outcomeAfter,
   prepareAgentCli,
+  readJsonLine,
+  resolveAgentCliOptions,
   runAgentCliBehindProxy,
-  stderrHead,
+  stderrPart,
 } from "./external-agent-run.js";
 import type { Agent, AgentContext, AgentOutcome } from "./types.js";
 
@@ -36,42 +41,26 @@ const DEFAULT_BASE_URL = "https://api.anthropic.com";
 const DEFAULT_CLAUDE_MAX_RETRIES = 4;
 /** The npm package's bin is a small placeholder until its postinstall links the native binary. */
 const PLACEHOLDER_MAX_BYTES = 4096;
-/** Claude Code's stdout streamed before its middle is cut (head and tail kept). */
-const CLAUDE_STREAM_CAP_BYTES = 32 * 1024 * 1024;
 
-export interface ClaudeCodeAgentOptions {
-  /** The real API key; it reaches only the proxy, never the agent's environment. */
-  apiKey: string;
-  /** The real API's base URL; default https://api.anthropic.com. */
-  baseURL?: string;
-  /** Path of the `claude` binary; default: resolved by resolveClaudeBinary. */
-  binary?: string;
-  /**
-   * For resolving the binary (LLM_TOOL_TEST_CLAUDE_BIN, PATH) and the proxy's upstream proxy
-   * (HTTPS_PROXY...); default process.env. Never passed to Claude Code: it gets the agent's own.
-   */
-  env?: Record<string, string | undefined>;
+/** Base URL default https://api.anthropic.com; the binary's search is resolveClaudeBinary's. */
+export interface ClaudeCodeAgentOptions extends AgentCliOptions {
   /** Claude Code tools offered to the model; default ["Bash"]. */
   tools?: readonly string[];
   /** Claude Code's retries of a failed API call (it would retry even a 401 ten times); default 4. */
   maxRetries?: number;
-  /** Milliseconds, for turn and tool durations. */
-  now?: () => number;
-  /** API requests the credential proxy forwards per trial at most; default DEFAULT_MAX_PROXY_REQUESTS. */
-  maxApiRequests?: number;
 }
 
 export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
-  if (!options.apiKey) {
-    throw new ConfigError(
-      "the claude-code agent needs an API key: set ANTHROPIC_API_KEY (it reaches Claude Code only through a local proxy)",
-      "--agent",
-    );
-  }
-  const env = options.env ?? process.env;
-  const binary = options.binary ?? resolveClaudeBinary(env);
+  const { env, binary, now } = resolveAgentCliOptions(
+    options,
+    resolveClaudeBinary,
+    () =>
+      new ConfigError(
+        "the claude-code agent needs an API key: set ANTHROPIC_API_KEY (it reaches Claude Code only through a local proxy)",
+        "--agent",
+      ),
+  );
   const tools = options.tools ?? DEFAULT_CLAUDE_TOOLS;
-  const now = options.now ?? (() => performance.now());
 
   async function run(context: AgentContext): Promise<AgentOutcome> {
     const prepared = await prepareAgentCli(
@@ -95,8 +84,6 @@ export function createClaudeCodeAgent(options: ClaudeCodeAgentOptions): Agent {
           configDir,
           maxRetries: options.maxRetries ?? DEFAULT_CLAUDE_MAX_RETRIES,
         }),
-        // stream-json with partial messages is verbose: a long session legitimately runs to megabytes.
-        streamCapBytes: CLAUDE_STREAM_CAP_BYTES,
       }),
       finish: (result) => mapper.finish(result, context.signal),
       // After an abort no process can run here any more, so the link then stays in the work dir.
@@ -267,15 +254,9 @@ export function createClaudeStreamMapper(events: EventSink, now: () => number): 
   };
   return {
     push(raw) {
-      const text = raw.trim();
-      if (text.length === 0) return;
-      let line: Record<string, unknown>;
-      try {
-        line = asRecord(JSON.parse(text));
-      } catch {
-        events.emit({ type: "agent_output", text: raw });
-        return;
-      }
+      const read = readJsonLine(raw, (event) => events.emit(event));
+      if (!read) return;
+      const { line, text } = read;
       switch (line.type) {
         case "stream_event":
           handleStreamEvent(stream, asRecord(line.event));
@@ -541,17 +522,12 @@ function decideOutcome(
   exec: Pick<ExecResult, "exit_code" | "stderr" | "timed_out">,
   signal: AbortSignal,
 ): AgentOutcome {
-  const outcome = (reason: AgentOutcome["reason"], error?: string): AgentOutcome =>
-    error === undefined ? { reason, turns } : { reason, error, turns };
-  if (signal.aborted) return outcome(classifyAbort(signal));
-  if (exec.timed_out) return outcome("timeout");
-  const stderr = stderrHead(exec.stderr);
-  const stderrPart = stderr ? `; stderr: ${stderr}` : "";
+  const outcome = outcomeAfter(turns);
+  const cut = cutShort(exec, signal);
+  if (cut) return outcome(cut);
+  const stderr = stderrPart(exec.stderr);
   if (!final) {
-    return outcome(
-      "agent_crash",
-      `claude exited with code ${exec.exit_code} without a result line${stderrPart}`,
-    );
+    return outcome("agent_crash", `claude exited with code ${exec.exit_code} without a result line${stderr}`);
   }
   if (final.subtype === "error_max_turns") return outcome("turn_limit");
   if (final.subtype === "success" && !final.is_error && exec.exit_code === 0) return outcome("natural_stop");
@@ -561,7 +537,7 @@ function decideOutcome(
   }
   return outcome(
     "agent_crash",
-    `claude ended with ${final.subtype}${final.is_error ? " (error)" : ""} and exit code ${exec.exit_code}: ${message}${stderrPart}`,
+    `claude ended with ${final.subtype}${final.is_error ? " (error)" : ""} and exit code ${exec.exit_code}: ${message}${stderr}`,
   );
 }
 
@@ -595,10 +571,4 @@ function readToolResultText(content: unknown): string {
       return typeof record.text === "string" ? record.text : "";
     })
     .join("\n");
-}
-
-function asRecord(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
 }

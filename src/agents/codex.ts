@@ -30,10 +30,19 @@ import { ConfigError } from "../errors.js";
 import { providerOfModel } from "../model/provider.js";
 import type { ExecResult } from "../sandbox/types.js";
 import type { EventInput, EventSink, TokenUsage } from "../transcript/events.js";
-import { classifyAbort } from "./abort-reason.js";
 import { type CliBinarySpec, isExecutableFile, resolveCliBinary } from "./cli-binary.js";
 import { PLACEHOLDER_API_KEY } from "./credential-proxy.js";
-import { prepareAgentCli, runAgentCliBehindProxy, stderrHead } from "./external-agent-run.js";
+import {
+  type AgentCliOptions,
+  asRecord,
+  cutShort,
+  outcomeAfter,
+  prepareAgentCli,
+  readJsonLine,
+  resolveAgentCliOptions,
+  runAgentCliBehindProxy,
+  stderrPart,
+} from "./external-agent-run.js";
 import type { Agent, AgentContext, AgentOutcome } from "./types.js";
 
 /** What the action installs when no `codex` is found: the version the tests run against. */
@@ -43,8 +52,6 @@ export const CODEX_BINARY_NAME = "codex";
 export const CODEX_BIN_ENV = "LLM_TOOL_TEST_CODEX_BIN";
 const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
 const DEFAULT_CODEX_MAX_RETRIES = 4;
-/** Codex's stdout streamed before its middle is cut (head and tail kept). */
-const CODEX_STREAM_CAP_BYTES = 32 * 1024 * 1024;
 /** Its provider entry: the proxy at the root, so `/responses` goes to the upstream's `/v1/responses`. */
 const PROVIDER_ID = "llm_tool_test";
 const RESPONSES_ENDPOINT = "POST /responses";
@@ -72,36 +79,25 @@ const DISABLED_FEATURES: readonly string[] = [
   "enable_request_compression",
 ];
 
-export interface CodexAgentOptions {
-  /** The real OpenAI key; it reaches only the proxy, never the agent's environment. */
-  apiKey: string;
-  /** The real Responses API's base URL (ending in /v1, as the OpenAI SDK's); default https://api.openai.com/v1. */
-  baseURL?: string;
-  /** Path of the `codex` binary; default: resolved by resolveCodexBinary. */
-  binary?: string;
-  /**
-   * For resolving the binary (LLM_TOOL_TEST_CODEX_BIN, PATH) and the proxy's upstream proxy
-   * (HTTPS_PROXY...); default process.env. Never passed to Codex: it gets the agent's own.
-   */
-  env?: Record<string, string | undefined>;
+/**
+ * The key is OpenAI's; the base URL the Responses API's (ending in /v1, as the OpenAI SDK's),
+ * default https://api.openai.com/v1; the binary's search is resolveCodexBinary's.
+ */
+export interface CodexAgentOptions extends AgentCliOptions {
   /** Codex's retries of a failed request and of a dropped stream; default 4. */
   maxRetries?: number;
-  /** Milliseconds, for turn and tool durations. */
-  now?: () => number;
-  /** API requests the credential proxy forwards per trial at most; default DEFAULT_MAX_PROXY_REQUESTS. */
-  maxApiRequests?: number;
 }
 
 export function createCodexAgent(options: CodexAgentOptions): Agent {
-  if (!options.apiKey) {
-    throw new ConfigError(
-      "the codex agent needs an OpenAI API key: set OPENAI_API_KEY (it reaches Codex only through a local proxy)",
-      "--agent",
-    );
-  }
-  const env = options.env ?? process.env;
-  const binary = options.binary ?? resolveCodexBinary(env);
-  const now = options.now ?? (() => performance.now());
+  const { env, binary, now } = resolveAgentCliOptions(
+    options,
+    resolveCodexBinary,
+    () =>
+      new ConfigError(
+        "the codex agent needs an OpenAI API key: set OPENAI_API_KEY (it reaches Codex only through a local proxy)",
+        "--agent",
+      ),
+  );
 
   async function run(context: AgentContext): Promise<AgentOutcome> {
     const shadowing = findShadowingHelper(binary, context.scenario.target.binary);
@@ -160,7 +156,6 @@ export function createCodexAgent(options: CodexAgentOptions): Agent {
           maxRetries: options.maxRetries ?? DEFAULT_CODEX_MAX_RETRIES,
         }),
         extraEnv: buildCodexEnv(codexHome),
-        streamCapBytes: CODEX_STREAM_CAP_BYTES,
       }),
       finish: (result, refusals) =>
         mapper.finish(result, context.signal, {
@@ -404,16 +399,8 @@ export function createCodexStreamMapper(
   };
   return {
     push(raw) {
-      const text = raw.trim();
-      if (text.length === 0) return;
-      let line: Record<string, unknown>;
-      try {
-        line = asRecord(JSON.parse(text));
-      } catch {
-        emit(stream, { type: "agent_output", text: raw });
-        return;
-      }
-      handleLine(stream, line, text);
+      const read = readJsonLine(raw, (event) => emit(stream, event));
+      if (read) handleLine(stream, read.line, read.text);
     },
     answerItem(answer, item) {
       const items = stream.answerItems.get(answer) ?? { commands: [], texts: [] };
@@ -732,20 +719,16 @@ function decideOutcome(
   signal: AbortSignal,
   ends: { turnLimit: boolean },
 ): AgentOutcome {
-  const turns = stream.emitted;
-  const outcome = (reason: AgentOutcome["reason"], error?: string): AgentOutcome =>
-    error === undefined ? { reason, turns } : { reason, error, turns };
-  if (signal.aborted) return outcome(classifyAbort(signal));
-  if (exec.timed_out) return outcome("timeout");
+  const outcome = outcomeAfter(stream.emitted);
+  const cut = cutShort(exec, signal);
+  if (cut) return outcome(cut);
   if (ends.turnLimit) return outcome("turn_limit");
-  const stderr = stderrHead(exec.stderr);
-  const stderrPart = stderr ? `; stderr: ${stderr}` : "";
   const end = stream.end;
   if (end?.kind === "completed" && exec.exit_code === 0) return outcome("natural_stop");
   if (end?.kind === "failed") return outcome("infra_error", `Codex's turn failed: ${end.message}`);
   return outcome(
     "agent_crash",
-    `codex exited with code ${exec.exit_code}${end ? "" : " without turn.completed"}${stderrPart}`,
+    `codex exited with code ${exec.exit_code}${end ? "" : " without turn.completed"}${stderrPart(exec.stderr)}`,
   );
 }
 
@@ -901,10 +884,4 @@ export function splitShellWords(text: string): string[] | null {
   }
   if (word !== null) words.push(word);
   return words;
-}
-
-function asRecord(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
 }

@@ -7,6 +7,7 @@
  */
 import { describeError } from "../errors.js";
 import type { ExecResult } from "../sandbox/types.js";
+import type { EndReason, EventInput } from "../transcript/events.js";
 import { classifyAbort } from "./abort-reason.js";
 import {
   type CredentialProxy,
@@ -21,6 +22,45 @@ type RunProcess = NonNullable<AgentContext["runProcess"]>;
 
 /** How much of a CLI's stderr an error quotes. */
 const STDERR_CHARS = 800;
+/** A CLI's stdout streamed before its middle is cut (head and tail kept): a long session runs to megabytes. */
+const STREAM_CAP_BYTES = 32 * 1024 * 1024;
+
+/** The options every agent CLI takes; each adds its own (tools, retries). */
+export interface AgentCliOptions {
+  /** The real API key; it reaches only the proxy, never the agent's environment. */
+  apiKey: string;
+  /** The real API's base URL; default the CLI's provider's. */
+  baseURL?: string;
+  /** Path of the CLI's program; default: resolved by the CLI's binary search (cli-binary.ts). */
+  binary?: string;
+  /**
+   * For resolving the program (its LLM_TOOL_TEST_..._BIN, PATH) and the proxy's upstream proxy
+   * (HTTPS_PROXY...); default process.env. Never passed to the CLI: it gets the agent's own.
+   */
+  env?: Record<string, string | undefined>;
+  /** Milliseconds, for turn and tool durations. */
+  now?: () => number;
+  /** API requests the credential proxy forwards per trial at most; default DEFAULT_MAX_PROXY_REQUESTS. */
+  maxApiRequests?: number;
+}
+
+/**
+ * The options' defaults, one way for every CLI: `missingKey` is thrown without a key, the program
+ * is found by `resolveBinary` unless given, the clock is the performance clock.
+ */
+export function resolveAgentCliOptions(
+  options: AgentCliOptions,
+  resolveBinary: (env: Record<string, string | undefined>) => string,
+  missingKey: () => Error,
+): { env: Record<string, string | undefined>; binary: string; now: () => number } {
+  if (!options.apiKey) throw missingKey();
+  const env = options.env ?? process.env;
+  return {
+    env,
+    binary: options.binary ?? resolveBinary(env),
+    now: options.now ?? (() => performance.now()),
+  };
+}
 
 export interface AgentPreparation {
   /** A bash script run in the work dir; what it prints is the state it made. */
@@ -131,8 +171,6 @@ interface AgentLaunch {
   file: string;
   args: string[];
   extraEnv: Record<string, string>;
-  /** Its stdout streamed before the middle is cut (head and tail kept). */
-  streamCapBytes: number;
   programs?: string[];
   stop?: AbortSignal;
 }
@@ -186,7 +224,7 @@ export async function runAgentCliBehindProxy(
       extraEnv: launch.extraEnv,
       onStdoutLine: (line) => mapper.push(line),
       onStdoutCut: (droppedBytes) => emitOutputCut(context.events, droppedBytes),
-      streamCapBytes: launch.streamCapBytes,
+      streamCapBytes: STREAM_CAP_BYTES,
       // Its one way out when the scenario has no network.
       loopbackPorts: [proxy.port],
       ...(launch.programs ? { programs: launch.programs } : {}),
@@ -217,8 +255,50 @@ export function describeOtherToolCall(name: string, input: unknown): string {
   return `${name} ${json.length > 200 ? `${json.slice(0, 200)}…` : json}`;
 }
 
+/**
+ * A CLI's stdout line as a JSON object, and its trimmed text; null for a blank line, and for a
+ * line that is not JSON, which is kept in the transcript as it came (`emit`).
+ */
+export function readJsonLine(
+  raw: string,
+  emit: (event: EventInput) => void,
+): { line: Record<string, unknown>; text: string } | null {
+  const text = raw.trim();
+  if (text.length === 0) return null;
+  try {
+    return { line: asRecord(JSON.parse(text)), text };
+  } catch {
+    emit({ type: "agent_output", text: raw });
+    return null;
+  }
+}
+
+/** A JSON value as an object; anything else as an empty one. */
+export function asRecord(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
+/** An outcome after `turns` turns, with an error when there is one. */
+export function outcomeAfter(turns: number): (reason: EndReason, error?: string) => AgentOutcome {
+  return (reason, error) => (error === undefined ? { reason, turns } : { reason, error, turns });
+}
+
+/** How a CLI's run was cut short, whatever it printed: the trial aborted (its reason), or timed out; else null. */
+export function cutShort(exec: Pick<ExecResult, "timed_out">, signal: AbortSignal): EndReason | null {
+  if (signal.aborted) return classifyAbort(signal);
+  return exec.timed_out ? "timeout" : null;
+}
+
+/** `; stderr: <its head>` for an error message, or nothing when the CLI said nothing there. */
+export function stderrPart(stderr: string): string {
+  const head = stderrHead(stderr);
+  return head ? `; stderr: ${head}` : "";
+}
+
 /** The start of a CLI's stderr, where most CLIs say what went wrong. */
-export function stderrHead(text: string): string {
+function stderrHead(text: string): string {
   const trimmed = text.trim();
   return trimmed.length > STDERR_CHARS ? `${trimmed.slice(0, STDERR_CHARS)}…` : trimmed;
 }

@@ -27,12 +27,17 @@ import { constants as osConstants } from "node:os";
 import path from "node:path";
 import type { ExecResult, HostFile } from "../sandbox/types.js";
 import type { EventSink, TokenUsage } from "../transcript/events.js";
-import { classifyAbort } from "./abort-reason.js";
 import { type CliBinarySpec, isReadableFile, resolveCliBinary } from "./cli-binary.js";
 import { PLACEHOLDER_API_KEY } from "./credential-proxy.js";
 import {
+  type AgentCliOptions,
+  asRecord,
+  cutShort,
   describeOtherToolCall,
+  outcomeAfter,
   prepareAgentCli,
+  readJsonLine,
+  resolveAgentCliOptions,
   runAgentCliBehindProxy,
   stderrTail,
 } from "./external-agent-run.js";
@@ -63,44 +68,27 @@ const GEMINI_BINARY: CliBinarySpec = {
     return isReadableFile(bin) ? realpathSync(bin) : null;
   },
 };
-/** Gemini CLI's stdout streamed before its middle is cut (head and tail kept). */
-const GEMINI_STREAM_CAP_BYTES = 32 * 1024 * 1024;
 /** Exit code of a shell call the CLI refused to run (its own policy) or could not start. */
 const NOT_RUN_EXIT_CODE = 1;
 
-export interface GeminiCliAgentOptions {
-  /** The real API key; it reaches only the proxy, never the agent's environment. */
-  apiKey: string;
-  /** The real API's base URL; default https://generativelanguage.googleapis.com. */
-  baseURL?: string;
-  /** Path of the `gemini` program; default: resolved by resolveGeminiBinary. */
-  binary?: string;
-  /**
-   * For resolving the program (LLM_TOOL_TEST_GEMINI_BIN, PATH) and the proxy's upstream proxy
-   * (HTTPS_PROXY...); default process.env. Never passed to Gemini CLI: it gets the agent's own.
-   */
-  env?: Record<string, string | undefined>;
+/** Base URL default https://generativelanguage.googleapis.com; the program's search is resolveGeminiBinary's. */
+export interface GeminiCliAgentOptions extends AgentCliOptions {
   /** Gemini CLI tools offered to the model; default ["run_shell_command"]. */
   tools?: readonly string[];
   /** Gemini CLI's retries of a failed API call; default 4. */
   maxRetries?: number;
-  /** Milliseconds, for turn and tool durations. */
-  now?: () => number;
-  /** API requests the credential proxy forwards per trial at most; default DEFAULT_MAX_PROXY_REQUESTS. */
-  maxApiRequests?: number;
 }
 
 export function createGeminiCliAgent(options: GeminiCliAgentOptions): Agent {
-  if (!options.apiKey) {
-    // The registry says which variable; this guards the library's direct callers.
-    throw new Error("createGeminiCliAgent needs a non-empty apiKey");
-  }
-  const env = options.env ?? process.env;
-  const binary = options.binary ?? resolveGeminiBinary(env);
+  // The registry says which variable; this guards the library's direct callers.
+  const { env, binary, now } = resolveAgentCliOptions(
+    options,
+    resolveGeminiBinary,
+    () => new Error("createGeminiCliAgent needs a non-empty apiKey"),
+  );
   const launch = launchCommand(binary);
   const tools = options.tools ?? DEFAULT_GEMINI_TOOLS;
   const maxRetries = options.maxRetries ?? DEFAULT_GEMINI_MAX_RETRIES;
-  const now = options.now ?? (() => performance.now());
 
   async function run(context: AgentContext): Promise<AgentOutcome> {
     const settings = JSON.stringify(buildGeminiSettings(context, { tools, maxRetries }), null, 2);
@@ -138,7 +126,6 @@ export function createGeminiCliAgent(options: GeminiCliAgentOptions): Agent {
         file: launch.file,
         args: [...launch.args, ...buildGeminiArgs(context)],
         extraEnv: buildGeminiEnv({ proxyUrl: proxy.url, home }),
-        streamCapBytes: GEMINI_STREAM_CAP_BYTES,
         // The CLI is a Node script: its package (and node_modules) must be visible in bwrap.
         programs: launch.programs,
       }),
@@ -307,16 +294,8 @@ export function createGeminiStreamMapper(events: EventSink, now: () => number): 
   };
   return {
     push(raw) {
-      const text = raw.trim();
-      if (text.length === 0) return;
-      let line: Record<string, unknown>;
-      try {
-        line = asRecord(JSON.parse(text));
-      } catch {
-        events.emit({ type: "agent_output", text: raw });
-        return;
-      }
-      handleLine(state, line, text);
+      const read = readJsonLine(raw, (event) => events.emit(event));
+      if (read) handleLine(state, read.line, read.text);
     },
     turns: () => state.turns + (state.current && !state.current.emitted ? 1 : 0),
     flush() {
@@ -574,10 +553,9 @@ function decideOutcome(
   exec: Pick<ExecResult, "exit_code" | "stderr" | "timed_out">,
   signal: AbortSignal,
 ): AgentOutcome {
-  const outcome = (reason: AgentOutcome["reason"], error?: string): AgentOutcome =>
-    error === undefined ? { reason, turns } : { reason, error, turns };
-  if (signal.aborted) return outcome(classifyAbort(signal));
-  if (exec.timed_out) return outcome("timeout");
+  const outcome = outcomeAfter(turns);
+  const cut = cutShort(exec, signal);
+  if (cut) return outcome(cut);
   if (!final) {
     const stderr = stderrTail(exec.stderr);
     return outcome(
@@ -597,10 +575,4 @@ function decideOutcome(
     "agent_crash",
     `gemini ended with ${final.errorType ?? final.status} and exit code ${exec.exit_code}: ${message}`,
   );
-}
-
-function asRecord(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
 }

@@ -25,10 +25,19 @@ import { ConfigError } from "../errors.js";
 import { providerOfModel } from "../model/provider.js";
 import type { ExecResult } from "../sandbox/types.js";
 import type { EventSink, TokenUsage } from "../transcript/events.js";
-import { classifyAbort } from "./abort-reason.js";
 import { type CliBinarySpec, isExecutableFile, resolveCliBinary } from "./cli-binary.js";
 import { PLACEHOLDER_API_KEY } from "./credential-proxy.js";
-import { prepareAgentCli, runAgentCliBehindProxy, stderrHead } from "./external-agent-run.js";
+import {
+  type AgentCliOptions,
+  asRecord,
+  cutShort,
+  outcomeAfter,
+  prepareAgentCli,
+  readJsonLine,
+  resolveAgentCliOptions,
+  runAgentCliBehindProxy,
+  stderrPart,
+} from "./external-agent-run.js";
 import type { Agent, AgentContext, AgentOutcome } from "./types.js";
 
 /** The npm package the action installs, at the version the tests run against. */
@@ -42,42 +51,26 @@ const DEFAULT_BASE_URL = "https://api.anthropic.com";
 const PROVIDER_ID = "anthropic";
 /** The npm package's bin before its postinstall links the native binary is a small placeholder. */
 const PLACEHOLDER_MAX_BYTES = 4096;
-/** OpenCode's stdout streamed before its middle is cut (head and tail kept). */
-const OPENCODE_STREAM_CAP_BYTES = 32 * 1024 * 1024;
 /** The package OpenCode installs into each config dir unless it is there already. */
 const PLUGIN_PACKAGE = "@opencode-ai/plugin";
 
-export interface OpenCodeAgentOptions {
-  /** The real API key; it reaches only the proxy, never the agent's environment. */
-  apiKey: string;
-  /** The real API's base URL; default https://api.anthropic.com. */
-  baseURL?: string;
-  /** Path of the `opencode` binary; default: resolved by resolveOpenCodeBinary. */
-  binary?: string;
-  /**
-   * For resolving the binary (LLM_TOOL_TEST_OPENCODE_BIN, PATH) and the proxy's upstream proxy
-   * (HTTPS_PROXY...); default process.env. Never passed to OpenCode: it gets the agent's own.
-   */
-  env?: Record<string, string | undefined>;
+/** Base URL default https://api.anthropic.com; the binary's search is resolveOpenCodeBinary's. */
+export interface OpenCodeAgentOptions extends AgentCliOptions {
   /** OpenCode tools offered to the model (their permission ids); default ["bash"]. */
   tools?: readonly string[];
-  /** Milliseconds, for turn durations. */
-  now?: () => number;
-  /** API requests the credential proxy forwards per trial at most; default DEFAULT_MAX_PROXY_REQUESTS. */
-  maxApiRequests?: number;
 }
 
 export function createOpenCodeAgent(options: OpenCodeAgentOptions): Agent {
-  if (!options.apiKey) {
-    throw new ConfigError(
-      "the opencode agent needs an API key: set ANTHROPIC_API_KEY (it reaches OpenCode only through a local proxy)",
-      "--agent",
-    );
-  }
-  const env = options.env ?? process.env;
-  const binary = options.binary ?? resolveOpenCodeBinary(env);
+  const { env, binary, now } = resolveAgentCliOptions(
+    options,
+    resolveOpenCodeBinary,
+    () =>
+      new ConfigError(
+        "the opencode agent needs an API key: set ANTHROPIC_API_KEY (it reaches OpenCode only through a local proxy)",
+        "--agent",
+      ),
+  );
   const tools = options.tools ?? DEFAULT_OPENCODE_TOOLS;
-  const now = options.now ?? (() => performance.now());
 
   async function run(context: AgentContext): Promise<AgentOutcome> {
     // The system prompt goes in as a file OpenCode reads as instructions.
@@ -103,7 +96,6 @@ export function createOpenCodeAgent(options: OpenCodeAgentOptions): Agent {
         file: binary,
         args: buildOpenCodeArgs(context),
         extraEnv: buildOpenCodeEnv(context, { proxyUrl: proxy.url, stateDir, tools }),
-        streamCapBytes: OPENCODE_STREAM_CAP_BYTES,
         stop: stop.signal,
       }),
       finish: (result) => mapper.finish(result, context.signal),
@@ -408,15 +400,9 @@ export function createOpenCodeStreamMapper(
 
   return {
     push(raw) {
-      const text = raw.trim();
-      if (text.length === 0) return;
-      let line: Record<string, unknown>;
-      try {
-        line = asRecord(JSON.parse(text));
-      } catch {
-        events.emit({ type: "agent_output", text: raw });
-        return;
-      }
+      const read = readJsonLine(raw, (event) => events.emit(event));
+      if (!read) return;
+      const { line, text } = read;
       if (line.type === "error") {
         const error = readError(line.error);
         errors.push(error);
@@ -437,31 +423,26 @@ export function createOpenCodeStreamMapper(
       const open = step as Step | null;
       if (open && (open.texts.length > 0 || open.tools.length > 0)) finishStep({ reason: null });
       step = null;
-      const turns = emitted;
-      const outcome = (reason: AgentOutcome["reason"], error?: string): AgentOutcome =>
-        error === undefined ? { reason, turns } : { reason, error, turns };
-      if (signal.aborted) return outcome(classifyAbort(signal));
-      if (turnLimit) return outcome("turn_limit");
-      if (exec.timed_out) return outcome("timeout");
-      const stderr = stderrHead(exec.stderr);
-      const stderrPart = stderr ? `; stderr: ${stderr}` : "";
+      const outcome = outcomeAfter(emitted);
+      // Ended past the turn limit: its kill is no timeout (the trial's abort still comes first).
+      if (turnLimit && !signal.aborted) return outcome("turn_limit");
+      const cut = cutShort(exec, signal);
+      if (cut) return outcome(cut);
+      const stderr = stderrPart(exec.stderr);
       const apiError = errors.find((error) => error.status !== null);
       if (apiError) {
         return outcome("infra_error", `the model API answered ${apiError.status}: ${apiError.message}`);
       }
       if (errors.length > 0) {
         const messages = errors.map((error) => `${error.name}: ${error.message}`).join("; ");
-        return outcome(
-          "agent_crash",
-          `opencode reported ${messages} (exit code ${exec.exit_code})${stderrPart}`,
-        );
+        return outcome("agent_crash", `opencode reported ${messages} (exit code ${exec.exit_code})${stderr}`);
       }
       if (exec.exit_code !== 0) {
-        return outcome("agent_crash", `opencode exited with code ${exec.exit_code}${stderrPart}`);
+        return outcome("agent_crash", `opencode exited with code ${exec.exit_code}${stderr}`);
       }
-      if (emitted === 0) return outcome("agent_crash", `opencode ran no step${stderrPart}`);
+      if (emitted === 0) return outcome("agent_crash", `opencode ran no step${stderr}`);
       if (lastReason === "tool-calls") {
-        return outcome("agent_crash", `opencode stopped after a step that called tools${stderrPart}`);
+        return outcome("agent_crash", `opencode stopped after a step that called tools${stderr}`);
       }
       return outcome("natural_stop");
     },
@@ -528,10 +509,4 @@ function readUsage(value: unknown): TokenUsage {
     cache_read_tokens: count(cache.read),
     cache_write_tokens: count(cache.write),
   };
-}
-
-function asRecord(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
 }
