@@ -98,8 +98,10 @@ exit "\${__ltt_status:-126}"
  * requester has the status, `<id> 0` when it gave none (the harness then gives one:
  * STATUS_WRITER_SCRIPT).
  *
- * A call's child runs the shim with the call's arguments, its NAME=value pairs as the whole
- * environment, its folder's cwd and the FIFOs as stdio. Each file of the folder is checked once
+ * A call's child runs the shim with the call's arguments, its folder's cwd and the FIFOs as stdio.
+ * The call's NAME=value pairs are the target's whole environment, but never the shim's: the agent's
+ * BASH_ENV, LD_PRELOAD or PATH would run its own code in the bash that records the call. The shim
+ * gets them as values (`__ltt_env_<n>`) and exports them only in the child that becomes the target. Each file of the folder is checked once
  * open to be the folder's own: neither it nor the folder a link, and the file at its path the one
  * opened (no link to the real binary: its bytes must not reach the agent through a redirection).
  * The checks are builtins: a call forks only the shim.
@@ -108,7 +110,7 @@ export const BROKER_SERVER_SCRIPT = [
   'exec <"$1/in" 4>"$1/out" >/dev/null 2>&1 || exit 126',
   // env(1) from the system folders (read-only), not from the root the agent can change.
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion.
-  "shim=$2; hash env && envp=${BASH_CMDS[env]} || exit 126; declare -A pids",
+  "shim=$2; hash env bash && envp=${BASH_CMDS[env]} && bashp=${BASH_CMDS[bash]} || exit 126; declare -A pids",
   // Ignored here, so a call's child cannot die of one before its traps are set (it sets them first).
   "trap '' TERM INT HUP",
   "own() { [[ ! -L $dir && ! -L $dir/$2 && $dir/$2 -ef /proc/$BASHPID/fd/$1 ]]; }",
@@ -119,14 +121,17 @@ export const BROKER_SERVER_SCRIPT = [
   '  forward() { trapped=1; if [[ -n $child ]]; then kill -s "$1" "$child" 2>/dev/null; else pending=$1; fi; }',
   '  if exec 3< "$dir/argv" 5< "$dir/env" 6< "$dir/cwd" && own 3 argv && own 5 env && own 6 cwd; then',
   '    while IFS= read -r -d "" arg; do args+=("$arg"); done <&3',
-  '    while IFS= read -r -d "" pair; do [[ $pair =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] && pairs+=("$pair"); done <&5',
+  // Handed over as __ltt_env_<n> (the shim's own environment is PATH alone); names of ours are dropped.
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion.
+  '    while IFS= read -r -d "" pair; do [[ $pair =~ ^[A-Za-z_][A-Za-z0-9_]*= && $pair != __ltt_* ]] && pairs+=("__ltt_env_${#pairs[@]}=$pair"); done <&5',
   "    IFS= read -r -d '' cwd <&6; exec 3<&- 5<&- 6<&-",
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion.
   '    cd -- "${cwd:-/}" 2>/dev/null || cd /',
   '    if exec 0< "$dir/in" 1> "$dir/out" 2> "$dir/err" && own 0 in && own 1 out && own 2 err; then',
   // <&0: an asynchronous command's stdin would be /dev/null; trap -: it would ignore INT and QUIT.
+  // The shim runs by the system's bash, not by the first `bash` on the agent's PATH (its shebang).
   // biome-ignore lint/suspicious/noTemplateCurlyInString: shell array expansions.
-  '      ( trap - INT QUIT; exec "$envp" -i "${pairs[@]}" "$shim" "${args[@]}" ) <&0 4>&- &',
+  '      ( trap - INT QUIT; exec "$envp" -i PATH=/usr/bin:/bin __ltt_handed=1 "${pairs[@]}" "$bashp" "$shim" "${args[@]}" ) <&0 4>&- &',
   "      child=$!",
   '      [[ -n $pending ]] && kill -s "$pending" "$child" 2>/dev/null',
   // wait returns early when a trapped signal arrives: wait again until the shim is gone.

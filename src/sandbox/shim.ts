@@ -83,7 +83,18 @@ trap '__ltt_forward INT' INT
 trap '__ltt_forward HUP' HUP
 # In the background so the traps run while it works. <&0 keeps stdin (bash would give it /dev/null);
 # trap - restores SIGINT/SIGQUIT, which bash ignores in background jobs (unless ignored on entry).
-( trap - INT QUIT; exec -a "$__ltt_argv0" "$__ltt_real" "$@" ) <&0 &
+(
+  trap - INT QUIT
+  set -- "$__ltt_argv0" "$__ltt_real" "$@"
+  # From the broker (shim-broker.ts), the agent's environment comes as values: the target's, not ours.
+  if [[ \${__ltt_handed-} == 1 ]]; then
+    unset -v PATH PWD OLDPWD SHLVL __ltt_handed
+    for __ltt_v in "\${!__ltt_env_@}"; do
+      __ltt_p=\${!__ltt_v}; unset -v "$__ltt_v"; export -- "$__ltt_p" 2>/dev/null
+    done
+  fi
+  exec -a "$1" "$2" "\${@:3}"
+) <&0 &
 __ltt_child=$!
 [[ -n $__ltt_pending ]] && kill -s "$__ltt_pending" "$__ltt_child" 2>/dev/null
 __ltt_code=

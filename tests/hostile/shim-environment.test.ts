@@ -1,0 +1,107 @@
+/**
+ * The shim's record is the measurement, so the environment the agent hands a target call must not
+ * reach the bash that records it. In bwrap the broker runs the shim for each call with the agent's
+ * environment for the target: a BASH_ENV that redefines `wait` (the shim's exit status), or a PATH
+ * whose first `bash` is the agent's (the shim's `#!/usr/bin/env bash`), made a failing call read as
+ * a success, or left no record at all while the agent's own program ran beside the real binary.
+ * Every call must be recorded with the status the target gave, and the target must still get the
+ * agent's environment.
+ */
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Report } from "../../src/results/types.js";
+import { runMain } from "../cli/run-main.js";
+import { findBwrapProblem } from "../support/processes.js";
+import { makeTempDir } from "../support/temp-dirs.js";
+
+/** Fails with its first argument as the status, and says what its environment held. */
+const TOOL = `#!/bin/bash
+echo "target saw MARK=\${MARK-unset} BASH_ENV=\${BASH_ENV-unset}"
+exit "$1"
+`;
+
+const SOLUTION = [
+  // A BASH_ENV that makes every `wait` succeed, and announces itself where the shim's variables are
+  // (the requester, the agent's own side, sources it too: that is the agent's business).
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion.
+  'printf \'wait() { builtin wait "$@"; [ -z "${__ltt_log-}" ] || echo sourced-$((6*7)) >&2; return 0; }\\n\' > evil.sh',
+  'MARK=one BASH_ENV="$PWD/evil.sh" fail-tool 3; echo "status after BASH_ENV: $?"',
+  // A bash of the agent's first on PATH, for the shim's `#!/usr/bin/env bash`.
+  "mkdir -p fake && printf '#!/bin/sh\\necho fake-bash-$((6*7)) >&2\\nexit 0\\n' > fake/bash && chmod +x fake/bash",
+  'MARK=two PATH="$PWD/fake:$PATH" fail-tool 4; echo "status after PATH: $?"',
+];
+
+function writeScenario(dir: string, tool: string): void {
+  mkdirSync(dir, { recursive: true });
+  const yaml = [
+    "name: environment",
+    "description: hands the shim a hostile environment",
+    "task: Run the tool.",
+    "target:",
+    `  binary: ${JSON.stringify(tool)}`,
+    "solution:",
+    ...SOLUTION.map((command) => `  - ${JSON.stringify(command)}`),
+    "evaluation:",
+    "  gates:",
+    "    - type: no_transcript_errors",
+  ].join("\n");
+  writeFileSync(path.join(dir, "environment.yaml"), `${yaml}\n`);
+}
+
+const bwrapProblem = findBwrapProblem();
+
+describe.skipIf(bwrapProblem !== null)("the agent's environment and the shim (bwrap)", () => {
+  let report: Report;
+  let events: string;
+
+  beforeAll(async () => {
+    const dir = makeTempDir("ltt-hostile-shim-env-");
+    mkdirSync(path.join(dir, ".git"));
+    const tool = path.join(dir, "bin", "fail-tool");
+    mkdirSync(path.dirname(tool));
+    writeFileSync(tool, TOOL);
+    chmodSync(tool, 0o755);
+    writeScenario(path.join(dir, "scenarios"), tool);
+    const out = path.join(dir, "out");
+    const result = await runMain(
+      [
+        "run",
+        path.join(dir, "scenarios"),
+        "--agent",
+        "oracle",
+        "--sandbox",
+        "bwrap",
+        "--out",
+        out,
+        "--trials",
+        "1",
+      ],
+      { cwd: dir },
+    );
+    expect(result.stderr).not.toContain("unexpected error");
+    report = JSON.parse(readFileSync(path.join(out, "report.json"), "utf8")) as Report;
+    events = readFileSync(path.join(out, "trials", "environment", "trial-1", "events.jsonl"), "utf8");
+  }, 120_000);
+
+  it("records both calls with the status the target gave, and the caller gets it", () => {
+    const trial = report.scenarios[0]!.trials[0]!;
+    expect(trial.invocation_source).toBe("shim");
+    expect(trial.interaction.total_commands).toBe(2);
+    expect(trial.interaction.error_count).toBe(2);
+    expect(events).toContain("status after BASH_ENV: 3");
+    expect(events).toContain("status after PATH: 4");
+  });
+
+  it("runs none of the agent's code in the recording shim", () => {
+    // The commands name neither: only code that ran prints them.
+    expect(events).not.toContain("sourced-42");
+    expect(events).not.toContain("fake-bash-42");
+  });
+
+  it("still hands the target the agent's environment", () => {
+    expect(events).toContain(`target saw MARK=one BASH_ENV=`);
+    expect(events).toMatch(/target saw MARK=one BASH_ENV=\S*evil\.sh/);
+    expect(events).toContain("target saw MARK=two");
+  });
+});
