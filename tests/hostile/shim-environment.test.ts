@@ -7,7 +7,7 @@
  * Every call must be recorded with the status the target gave, and the target must still get the
  * agent's environment.
  */
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
@@ -21,7 +21,7 @@ echo "target saw MARK=\${MARK-unset} BASH_ENV=\${BASH_ENV-unset}"
 exit "$1"
 `;
 
-const SOLUTION = [
+const BASE_SOLUTION = [
   // A BASH_ENV that makes every `wait` succeed, and announces itself where the shim's variables are
   // (the requester, the agent's own side, sources it too: that is the agent's business).
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion.
@@ -32,7 +32,37 @@ const SOLUTION = [
   'MARK=two PATH="$PWD/fake:$PATH" fail-tool 4; echo "status after PATH: $?"',
 ];
 
-function writeScenario(dir: string, tool: string): void {
+/**
+ * A library of the agent's preloaded into every program of the call: it announces itself in the
+ * shim (its command line names the shim's folder, and its parent is the broker's server: not the
+ * requester, which the agent's shell starts). Built in the sandbox by the system's compiler.
+ */
+const PRELOAD_SOLUTION = [
+  [
+    "cat > p.c <<'C'",
+    "#include <stdio.h>",
+    "#include <string.h>",
+    "#include <unistd.h>",
+    "static int has(const char *file, const char *text) {",
+    '  char b[16384] = {0}; FILE *f = fopen(file, "r"); if (!f) return 0;',
+    "  size_t n = fread(b, 1, sizeof b - 1, f); fclose(f);",
+    "  for (size_t i = 0; i < n; i++) if (!b[i]) b[i] = ' ';",
+    "  return strstr(b, text) != NULL;",
+    "}",
+    "__attribute__((constructor)) static void mark(void) {",
+    '  char parent[64]; snprintf(parent, sizeof parent, "/proc/%d/cmdline", (int)getppid());',
+    '  if (has("/proc/self/cmdline", "/run/llm-tool-test/bin/") && has(parent, "llm-tool-test-broker"))',
+    '    fprintf(stderr, "preloaded-%d\\n", 6 * 7);',
+    "}",
+    "C",
+    "gcc -shared -fPIC -o p.so p.c",
+  ].join("\n"),
+  'MARK=three LD_PRELOAD="$PWD/p.so" fail-tool 5; echo "status after LD_PRELOAD: $?"',
+];
+
+const withCompiler = existsSync("/usr/bin/gcc");
+
+function writeScenario(dir: string, tool: string, solution: string[]): void {
   mkdirSync(dir, { recursive: true });
   const yaml = [
     "name: environment",
@@ -41,7 +71,7 @@ function writeScenario(dir: string, tool: string): void {
     "target:",
     `  binary: ${JSON.stringify(tool)}`,
     "solution:",
-    ...SOLUTION.map((command) => `  - ${JSON.stringify(command)}`),
+    ...solution.map((command) => `  - ${JSON.stringify(command)}`),
     "evaluation:",
     "  gates:",
     "    - type: no_transcript_errors",
@@ -62,7 +92,10 @@ describe.skipIf(bwrapProblem !== null)("the agent's environment and the shim (bw
     mkdirSync(path.dirname(tool));
     writeFileSync(tool, TOOL);
     chmodSync(tool, 0o755);
-    writeScenario(path.join(dir, "scenarios"), tool);
+    writeScenario(path.join(dir, "scenarios"), tool, [
+      ...BASE_SOLUTION,
+      ...(withCompiler ? PRELOAD_SOLUTION : []),
+    ]);
     const out = path.join(dir, "out");
     const result = await runMain(
       [
@@ -87,21 +120,25 @@ describe.skipIf(bwrapProblem !== null)("the agent's environment and the shim (bw
   it("records both calls with the status the target gave, and the caller gets it", () => {
     const trial = report.scenarios[0]!.trials[0]!;
     expect(trial.invocation_source).toBe("shim");
-    expect(trial.interaction.total_commands).toBe(2);
-    expect(trial.interaction.error_count).toBe(2);
+    const calls = withCompiler ? 3 : 2;
+    expect(trial.interaction.total_commands).toBe(calls);
+    expect(trial.interaction.error_count).toBe(calls);
     expect(events).toContain("status after BASH_ENV: 3");
     expect(events).toContain("status after PATH: 4");
+    if (withCompiler) expect(events).toContain("status after LD_PRELOAD: 5");
   });
 
   it("runs none of the agent's code in the recording shim", () => {
     // The commands name neither: only code that ran prints them.
     expect(events).not.toContain("sourced-42");
     expect(events).not.toContain("fake-bash-42");
+    expect(events).not.toContain("preloaded-42");
   });
 
   it("still hands the target the agent's environment", () => {
     expect(events).toContain(`target saw MARK=one BASH_ENV=`);
     expect(events).toMatch(/target saw MARK=one BASH_ENV=\S*evil\.sh/);
     expect(events).toContain("target saw MARK=two");
+    if (withCompiler) expect(events).toContain("target saw MARK=three");
   });
 });
