@@ -351,6 +351,8 @@ function gridLaws(headTrials: number, baseRunTrials: readonly number[], icc: num
  */
 const DISPERSION_PRETEST = 0.5;
 const TREND_PRETEST = 0.5;
+/** The measured variant follows an upward trend only when the spread about it is below this upper point. */
+const UPWARD_TREND_SPREAD_PRETEST = 0.1;
 
 export type SuiteMethod = "exact" | "design-effect" | "prior" | "runs" | "trend";
 
@@ -416,9 +418,12 @@ export interface ClusteredSuiteResult {
  */
 /**
  * Which corrections the suite test may make: all of them (the default), or fewer, which the
- * simulation uses to show what each costs and buys (docs/statistics.md, "The frontier").
+ * simulation uses to show what each costs and buys (docs/statistics.md, "The frontier"); or
+ * "upward-trend-arcsine", measured and not the default: the default, also following an upward trend
+ * when the spread about it shows no day effect, with the trend's t on the arcsine scale
+ * (docs/statistics.md, "Past the grid").
  */
-export type SuiteForm = "clustered" | "no-trend" | "design-effect" | "exact";
+export type SuiteForm = "clustered" | "no-trend" | "design-effect" | "exact" | "upward-trend-arcsine";
 
 export function clusteredSuiteTest(
   strata: readonly ClusteredSuiteInput[],
@@ -515,16 +520,22 @@ function firstStageSuiteTest(
   // The residual spread of K levels can come out at (or, in floating point, near) zero when the runs
   // happen to agree, e.g. every run 14/15: a trend "known exactly" would fail any head a pass below it
   // (p = 1e-30). No run's level is known better than its binomial sampling, so that is the floor.
-  trend = k >= 4 ? fitTrend(levels, runLevelSamplingVariance(shared, icc), shared, icc) : null;
+  const samplingVariance = runLevelSamplingVariance(shared, icc);
+  trend = k >= 4 ? fitTrend(levels, samplingVariance, shared, icc, LEVEL_SCALE) : null;
+  const upward = form === "upward-trend-arcsine";
   if (
-    form === "clustered" &&
+    (form === "clustered" || upward) &&
     trend &&
     trend.standardError > 0 &&
-    trend.slope / trend.standardError < -normalQuantile(1 - TREND_PRETEST)
+    followsTrend(trend, samplingVariance, k, upward)
   ) {
+    // The measured variant takes the t-test on the arcsine scale, where the levels' skew near the
+    // ceiling is smaller (docs/statistics.md, "Past the grid"); its second stage stays on the level scale.
+    const scale = upward ? ARCSINE_SCALE : LEVEL_SCALE;
+    const fitted = upward ? fitTrend(levels, samplingVariance, shared, icc, ARCSINE_SCALE) : trend;
     const next = k - (k - 1) / 2; // the head's position relative to the runs' mean position
-    const predicted = trend.mean + trend.slope * next;
-    const t = (headLevel - predicted) / Math.sqrt(trendPredictionVariance(trend, k));
+    const predicted = fitted.mean + fitted.slope * next;
+    const t = (scale.transform(headLevel) - predicted) / Math.sqrt(trendPredictionVariance(fitted, k));
     return result(studentTCdf(t, k - 2), "trend", { ...context, trend: trend.slope });
   }
   const context2 = { ...context, trend: trend?.slope ?? null };
@@ -574,6 +585,8 @@ interface Trend {
   standardError: number;
   /** The base runs' residual variance about the line (at least one run's sampling variance). */
   residualVariance: number;
+  /** The same before the floor: the spread the runs show about the line. */
+  spread: number;
   sxx: number;
   /**
    * The head run's own variance of its level, at the rates the trend predicts for it: the residual
@@ -605,34 +618,98 @@ function fitTrend(
   varianceFloor: number,
   shared: readonly ClusteredSuiteInput[],
   icc: number,
+  scale: LevelScale,
 ): Trend {
   const k = levels.length;
   const center = (k - 1) / 2;
-  const mean = levels.reduce((s, v) => s + v, 0) / k;
-  const sxx = levels.reduce((s, _, r) => s + (r - center) ** 2, 0);
-  const slope = levels.reduce((s, v, r) => s + (r - center) * (v - mean), 0) / sxx;
-  const spread =
-    levels.reduce((s, v, r) => s + (v - mean - slope * (r - center)) ** 2, 0) / Math.max(1, k - 2);
-  const residualVariance = Math.max(varianceFloor, spread);
-  // Each run's sampling variance (g) and day-effect factor (h) at the rates the trend fits for it.
-  const at = (position: number) => levelVarianceFactors(shared, icc, slope * (position - center));
+  const line = leastSquares(levels);
+  const { mean, slope, spread, sxx } =
+    scale === LEVEL_SCALE ? line : leastSquares(levels.map(scale.transform));
+  // A variance on the level scale, at level L, is g'(L)² times it on the transformed one (delta method).
+  const squaredDerivative = (level: number) => scale.derivative(level) ** 2;
+  const residualVariance = Math.max(varianceFloor * squaredDerivative(line.mean), spread);
+  // Each run's sampling variance (g) and day-effect factor (h) at the rates the trend fits for it,
+  // moved along the level-scale line, and taken to the test's scale at the level the line fits there.
+  const at = (position: number) => {
+    const shift = line.slope * (position - center);
+    const factors = levelVarianceFactors(shared, icc, shift);
+    const derivative = squaredDerivative(line.mean + shift);
+    return { sampling: factors.sampling * derivative, day: factors.day * derivative };
+  };
   const runs = levels.map((_, r) => at(r));
   const meanSampling = runs.reduce((s, f) => s + f.sampling, 0) / k;
   const meanDay = runs.reduce((s, f) => s + f.day, 0) / k;
   const tau2 = meanDay > 0 ? Math.max(0, (residualVariance - meanSampling) / meanDay) : 0;
   const head = at(k);
   const baseVariance = meanSampling + tau2 * meanDay;
-  const scale = baseVariance > 0 ? residualVariance / baseVariance : 1;
+  const ratio = baseVariance > 0 ? residualVariance / baseVariance : 1;
   return {
     mean,
     slope,
     standardError: Math.sqrt(residualVariance / sxx),
     residualVariance,
+    spread,
     sxx,
-    headVariance: baseVariance > 0 ? scale * (head.sampling + tau2 * head.day) : residualVariance,
-    headDayVariance: scale * tau2 * head.day,
-    baseDayVariance: scale * tau2 * meanDay,
+    headVariance: baseVariance > 0 ? ratio * (head.sampling + tau2 * head.day) : residualVariance,
+    headDayVariance: ratio * tau2 * head.day,
+    baseDayVariance: ratio * tau2 * meanDay,
   };
+}
+
+/** Least squares of values on their run index 0..K−1: the mean, the slope, the residual variance (K − 2 df). */
+function leastSquares(values: readonly number[]): {
+  mean: number;
+  slope: number;
+  spread: number;
+  sxx: number;
+} {
+  const k = values.length;
+  const center = (k - 1) / 2;
+  const mean = values.reduce((s, v) => s + v, 0) / k;
+  const sxx = values.reduce((s, _, r) => s + (r - center) ** 2, 0);
+  const slope = values.reduce((s, v, r) => s + (r - center) * (v - mean), 0) / sxx;
+  const spread =
+    values.reduce((s, v, r) => s + (v - mean - slope * (r - center)) ** 2, 0) / Math.max(1, k - 2);
+  return { mean, slope, spread, sxx };
+}
+
+/** The scale a trend is fitted on: a transform of the level and its derivative. */
+interface LevelScale {
+  transform: (level: number) => number;
+  derivative: (level: number) => number;
+}
+
+const LEVEL_SCALE: LevelScale = { transform: (level) => level, derivative: () => 1 };
+
+/**
+ * arcsin √L, the variance-stabilising scale of a proportion (Bartlett 1936, Anscombe 1948): its derivative is
+ * 1 / (2√(L(1 − L))), taken at L at least half a trial's step from 0 and 1 so that a level at the
+ * ceiling keeps a finite variance.
+ */
+const ARCSINE_SCALE: LevelScale = {
+  transform: (level) => Math.asin(Math.sqrt(clamp01(level))),
+  derivative: (level) => {
+    const p = Math.min(1 - ARCSINE_EDGE, Math.max(ARCSINE_EDGE, level));
+    return 1 / (2 * Math.sqrt(p * (1 - p)));
+  },
+};
+const ARCSINE_EDGE = 1e-3;
+
+/**
+ * Whether the suite test follows the base runs' trend to the head's run. Downward: on any negative
+ * slope (the drift pretest at 0.5). Upward, in the measured variant only (`upward`): when the residual
+ * spread about the line is within what sampling gives (below the 90% point of χ²_{K−2}/(K − 2) times
+ * one run's sampling variance), so no day effect shows. On an improving base branch the runs' mean lags
+ * the branch as it is now and a broad drop hides behind it; but on a flat base a chance upward slope is
+ * followed too, and unchanged PRs fail more (docs/statistics.md, "Past the grid": not the default).
+ */
+function followsTrend(trend: Trend, samplingVariance: number, k: number, upward: boolean): boolean {
+  if (trend.slope / trend.standardError < -normalQuantile(1 - TREND_PRETEST)) return true;
+  return (
+    upward &&
+    trend.slope > 0 &&
+    trend.spread <= samplingVariance * chiSquareUpperRatio(k - 2, UPWARD_TREND_SPREAD_PRETEST)
+  );
 }
 
 /** The variance of the head's level about the trend's prediction for it: its own, and the line's error. */

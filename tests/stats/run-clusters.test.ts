@@ -192,6 +192,27 @@ describe("clusteredSuiteTest", () => {
         baseRuns: rotated,
       };
     });
+  /**
+   * 20 scenarios × 3 trials, one base run per entry of `failures` with that many failures dealt round
+   * the scenarios (so each run's level is exact and the failures spread evenly); the head fails one
+   * trial in each of its first `headFailures` scenarios.
+   */
+  const dealtFailures = (failures: readonly number[], headFailures: number) => {
+    const runs: RunCount[][] = Array.from({ length: 20 }, () => []);
+    let dealt = 0;
+    for (const count of failures) {
+      const failed = new Array<number>(20).fill(0);
+      for (let i = 0; i < count; i++) failed[dealt++ % 20]!++;
+      for (const [s, f] of failed.entries()) runs[s]!.push({ passed: 3 - f, trials: 3 });
+    }
+    return runs.map((r, s) => ({
+      basePassed: r.reduce((sum, c) => sum + c.passed, 0),
+      baseTrials: 3 * failures.length,
+      headPassed: s < headFailures ? 2 : 3,
+      headTrials: 3,
+      baseRuns: r,
+    }));
+  };
   // Every scenario shares the pattern: each run is one day for all of them.
   const together = (headPassed: number, runs: RunCount[]) =>
     strata(headPassed, runs).map((stratum) => ({ ...stratum, baseRuns: runs }));
@@ -256,25 +277,31 @@ describe("clusteredSuiteTest", () => {
     // below the 0.875 the trend predicts. The residual spread is that of runs at 0.94 on average, but
     // the head runs at 0.875, where binomial sampling varies 1.4 times as much: with the runs' average
     // variance the head failed (p = 0.0137 at the suite's 0.025); with its own it is 0.040.
-    const failures = [0, 1, 1, 2, 3, 3, 4, 4, 5, 6, 6, 7];
-    const runs: RunCount[][] = Array.from({ length: 20 }, () => []);
-    let dealt = 0;
-    for (const count of failures) {
-      const failed = new Array<number>(20).fill(0);
-      for (let i = 0; i < count; i++) failed[dealt++ % 20]!++;
-      for (const [s, f] of failed.entries()) runs[s]!.push({ passed: 3 - f, trials: 3 });
-    }
-    const input = runs.map((r, s) => ({
-      basePassed: r.reduce((sum, c) => sum + c.passed, 0),
-      baseTrials: 36,
-      headPassed: s < 13 ? 2 : 3,
-      headTrials: 3,
-      baseRuns: r,
-    }));
+    const input = dealtFailures([0, 1, 1, 2, 3, 3, 4, 4, 5, 6, 6, 7], 13);
     const result = clusteredSuiteTest(input, 0);
     expect(result.method).toBe("trend");
     expect(result.pValue).toBeGreaterThan(0.025);
     expect(result.pValue).toBeCloseTo(0.0405, 3);
+  });
+
+  it("follows an upward trend only in the measured variant, and only where the spread about it shows no day effect", () => {
+    // Levels rising from 48/60 to 55/60 over 12 runs, close to the line; the head at 51/60, the
+    // runs' mean. The default compares it with that mean (nothing); the variant ("Past the grid")
+    // with the line's 56/60 for the next run.
+    const rising = dealtFailures([12, 11, 11, 10, 9, 9, 8, 8, 7, 6, 6, 5], 9);
+    const flat = clusteredSuiteTest(rising, 0);
+    expect(flat.method).toBe("exact");
+    expect(flat.pValue).toBeGreaterThan(0.4);
+    const followed = clusteredSuiteTest(rising, 0, "upward-trend-arcsine");
+    expect(followed.method).toBe("trend");
+    expect(followed.trend!).toBeGreaterThan(0);
+    expect(followed.pValue).toBeLessThan(0.1);
+    // The same rise with levels swinging by 5 to 10 failures from run to run (a day effect): not followed.
+    const swinging = dealtFailures([14, 8, 13, 6, 11, 4, 12, 3, 9, 2, 8, 1], 9);
+    const variant = clusteredSuiteTest(swinging, 0, "upward-trend-arcsine");
+    expect(variant.trend!).toBeGreaterThan(0);
+    expect(variant.method).toBe("runs");
+    expect(variant.pValue).toBe(clusteredSuiteTest(swinging, 0).pValue);
   });
 
   it("from three to seven base runs assumes the design's largest day effect unless the runs show more", () => {
