@@ -311,7 +311,7 @@ describe("codex agent with the real codex binary", () => {
   it("kills Codex's process group, its commands included, when the trial times out", async () => {
     // Unique per test process: the check looks for the marker machine-wide.
     const marker = `sleep 49.${process.pid}`;
-    const scenario = jqScenario({ agent: { timeoutMs: 6_000 }, evaluation: { gates: [] } });
+    const scenario = jqScenario({ agent: { timeoutMs: 20_000 }, evaluation: { gates: [] } });
     const trial = await runCodexTrial(scenario, responsesScript([runCommand(`${marker}; echo never`)]));
     expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("timeout");
     expect(eventsOf(trial.events, "tool_call").map((c) => c.command)).toEqual([`${marker}; echo never`]);

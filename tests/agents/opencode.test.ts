@@ -338,7 +338,7 @@ describe("opencode agent with the real opencode binary", () => {
 
   it("kills OpenCode's processes, its bash children included, when the trial times out", async () => {
     const marker = `sleep 57.${process.pid}`;
-    const scenario = jqScenario({ agent: { timeoutMs: 8_000 }, evaluation: { gates: [] } });
+    const scenario = jqScenario({ agent: { timeoutMs: 20_000 }, evaluation: { gates: [] } });
     const started = Date.now();
     const trial = await runOpenCodeTrial(scenario, openCodeScript([bash(`${marker}; echo never`)]));
     expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("timeout");
