@@ -133,6 +133,10 @@ describe("the examples of the README and docs/ work", () => {
     expect(block).toContain("`scripts/readme-comment-example.mjs` regenerates it");
   });
 
+  it("the README stays an overview a newcomer reads in ten minutes: at most 400 lines, the reference in docs/", () => {
+    expect(readme.trimEnd().split("\n").length).toBeLessThanOrEqual(400);
+  });
+
   it("the README's quick start installs the package and then uses only its CLI, in at most five commands", () => {
     // tests/e2e/installed-package.test.ts runs these very lines against the packed package.
     const section = readme.slice(readme.indexOf("## Quick start"));
