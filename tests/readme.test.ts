@@ -11,22 +11,25 @@ import {
 } from "../src/evaluate/invocations.js";
 import { applyJsonPathAssertion, parseJsonPathAssertion, queryJsonPath } from "../src/evaluate/json-path.js";
 import { loadScenarios } from "../src/scenario/load.js";
-import { ROOT, runCli } from "./support/run-cli.js";
+import { readUserDocs } from "./support/docs-text.js";
+import { ROOT, runCli, runCommand } from "./support/run-cli.js";
 import { makeTempDir } from "./support/temp-dirs.js";
 
 const readme = await readFile(path.join(ROOT, "README.md"), "utf8");
+/** The README then docs/*.md: the reference's examples moved from the README into the docs pages. */
+const userDocs = readUserDocs();
 const action = parse(await readFile(path.join(ROOT, "action.yml"), "utf8")) as {
   inputs: Record<string, unknown>;
 };
 
-function codeBlocks(language: string): string[] {
-  return [...readme.matchAll(new RegExp("```" + language + "\\n([\\s\\S]*?)```", "g"))].map(
+function codeBlocks(language: string, text = userDocs): string[] {
+  return [...text.matchAll(new RegExp("```" + language + "\\n([\\s\\S]*?)```", "g"))].map(
     (m) => m[1] as string,
   );
 }
 
-describe("the README's examples work", () => {
-  it("its workflows use only inputs that action.yml declares, with the permissions the action needs", () => {
+describe("the examples of the README and docs/ work", () => {
+  it("their workflows use only inputs that action.yml declares; the README's first has the permissions the action needs", () => {
     const workflows = codeBlocks("yaml").filter((block) => block.includes("uses: llm-tool-test/"));
     expect(workflows.length).toBeGreaterThanOrEqual(2);
     for (const text of workflows) {
@@ -40,7 +43,9 @@ describe("the README's examples work", () => {
         }
       }
     }
-    const main = parse(workflows[0] as string) as {
+    const main = parse(
+      codeBlocks("yaml", readme).find((block) => block.includes("uses: llm-tool-test/")) as string,
+    ) as {
       on: Record<string, unknown>;
       permissions: Record<string, string>;
     };
@@ -48,7 +53,7 @@ describe("the README's examples work", () => {
     expect(main.permissions).toEqual({ contents: "read", "pull-requests": "write", actions: "read" });
   });
 
-  it("its scenario example, with every field, loads", async () => {
+  it("docs/scenarios.md's scenario example, with every field, loads", async () => {
     const example = codeBlocks("yaml").find((block) => block.includes("name: create_and_link")) as string;
     const dir = makeTempDir("ltt-readme-");
     await mkdir(path.join(dir, "fixtures/empty-store"), { recursive: true });
@@ -83,7 +88,7 @@ describe("the README's examples work", () => {
     });
   });
 
-  it("lists every CLI command with the synopses its --help gives", async () => {
+  it("docs/cli.md lists every CLI command with the synopses its --help gives", async () => {
     const cli = codeBlocks("text").find((block) => block.includes("llm-tool-test run")) as string;
     const lines = cli.trim().split("\n");
     const commands = [...new Set(lines.map((line) => /^llm-tool-test (\w+)/.exec(line)?.[1]))];
@@ -104,7 +109,7 @@ describe("the README's examples work", () => {
     expect(ci).toContain("npm test");
   });
 
-  it("its comment example reads like the renderer's comment: the decision, the design, the suite, what moved", () => {
+  it("the README's comment example reads like the renderer's comment: the decision, the design, the suite, what moved", () => {
     const block =
       /<!-- comment-example:start -->\n([\s\S]*?)<!-- comment-example:end -->/.exec(readme)?.[1] ?? "";
     const lines = block.split("\n").map((line) => line.replace(/^> ?/, ""));
@@ -128,7 +133,11 @@ describe("the README's examples work", () => {
     expect(block).toContain("`scripts/readme-comment-example.mjs` regenerates it");
   });
 
-  it("its quick start installs the package and then uses only its CLI, in at most five commands", () => {
+  it("the README stays an overview a newcomer reads in ten minutes: at most 400 lines, the reference in docs/", () => {
+    expect(readme.trimEnd().split("\n").length).toBeLessThanOrEqual(400);
+  });
+
+  it("the README's quick start installs the package and then uses only its CLI, in at most five commands", () => {
     // tests/e2e/installed-package.test.ts runs these very lines against the packed package.
     const section = readme.slice(readme.indexOf("## Quick start"));
     const quickStart = (/```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? "").trim().split("\n");
@@ -137,7 +146,26 @@ describe("the README's examples work", () => {
     for (const line of quickStart.slice(1)) expect(line).toMatch(/^npx llm-tool-test (init|validate|run)\b/);
   });
 
-  it("its behaviour gates example loads and means what it says about recorded calls", async () => {
+  it("the README's minimal scenario is sound: in a repository with an AGENTS.md, the real jq passes `validate --oracle`", async () => {
+    const section = readme.slice(readme.indexOf("## A minimal scenario"));
+    const example = codeBlocks("yaml", section)[0] as string;
+    const file = /^# (scenarios\/[\w-]+\.yaml)$/m.exec(example)?.[1] as string;
+    expect(file).toBeDefined();
+    const dir = makeTempDir("ltt-readme-minimal-");
+    const git = await runCommand("git", ["init", "-q"], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+    });
+    expect(git.code, git.stderr).toBe(0);
+    await writeFile(path.join(dir, "AGENTS.md"), "# jq\n");
+    await mkdir(path.join(dir, "scenarios"));
+    await writeFile(path.join(dir, file), example);
+    const result = await runCli(["validate", "--oracle", file], { cwd: dir });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain("All checked scenarios are satisfiable and not vacuous (1 checked).");
+  });
+
+  it("docs/scenarios.md's behaviour gates example loads and means what it says about recorded calls", async () => {
     const example = codeBlocks("yaml").find((block) => block.includes("type: forbidden_commands")) as string;
     const dir = makeTempDir("ltt-readme-behaviour-");
     await writeFile(path.join(dir, "scenario.yaml"), `task: t\n${example}`);
@@ -183,7 +211,7 @@ describe("the README's examples work", () => {
     ]);
   });
 
-  it("its JSONPath example means what it says: a filter yields a list, a plain path one value", () => {
+  it("docs/scenarios.md's JSONPath example means what it says: a filter yields a list, a plain path one value", () => {
     const example = codeBlocks("yaml").find((block) => block.includes("type: command_json_path")) as string;
     const gates = parse(example) as { path: string; assertion: string }[];
     const output = {

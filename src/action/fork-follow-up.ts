@@ -45,7 +45,7 @@ export type ForkRunEvent =
 
 function refuse(what: string): never {
   throw new ConfigError(
-    `input "mode": post-fork-comment ${what} (see the README, "Pull requests from forks", for the workflow)`,
+    `input "mode": post-fork-comment ${what} (see docs/action.md, "Pull requests from forks", for the workflow)`,
   );
 }
 

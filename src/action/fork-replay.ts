@@ -63,7 +63,7 @@ export function renderReplayPreamble(input: {
 }): string {
   const comment = input.commented
     ? ""
-    : ' A pull request from a fork gets a read-only token, so this result is here and in the step\'s outputs, not in a comment; a `workflow_run` follow-up workflow can post it (README: "Pull requests from forks").';
+    : ' A pull request from a fork gets a read-only token, so this result is here and in the step\'s outputs, not in a comment; a `workflow_run` follow-up workflow can post it (docs/action.md: "Pull requests from forks").';
   return [
     "## 🔁 llm-tool-test: replay of the baseline's recorded calls",
     "",

@@ -121,7 +121,7 @@ async function postComment(
     if (pr.fromFork) {
       // Expected, not a fault: GitHub gives a fork's `pull_request` run a read-only token.
       log.info(
-        `The pull request comment was not posted (${describeHttpError(error)}): a pull request from a fork gets a read-only token. The result is in the job summary and the step's outputs; a workflow_run follow-up with "mode: post-fork-comment" posts it (README: "Pull requests from forks").`,
+        `The pull request comment was not posted (${describeHttpError(error)}): a pull request from a fork gets a read-only token. The result is in the job summary and the step's outputs; a workflow_run follow-up with "mode: post-fork-comment" posts it (docs/action.md: "Pull requests from forks").`,
       );
       return null;
     }

@@ -75,7 +75,7 @@ export interface AgentDescriptor {
   apiKeyVariable?: string;
   /** The providers whose models it runs (claude-code: Anthropic's); absent: any provider's. */
   providers?: readonly ProviderName[];
-  /** How its model is shown a scenario's guidance (README "Guidance: what each agent is shown"). */
+  /** How its model is shown a scenario's guidance (docs/agents.md "Guidance: what each agent is shown"). */
   guidance: GuidanceIntake;
   /** One line for `run --help` (at most 60 characters). */
   description: string;

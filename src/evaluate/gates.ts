@@ -1,5 +1,5 @@
 /**
- * Layer 2 (README "Gates (layer 2)"): every gate runs, in declaration order, after the agent stopped; none
+ * Layer 2 (docs/scenarios.md "Gates (layer 2)"): every gate runs, in declaration order, after the agent stopped; none
  * short-circuits, and a gate that throws becomes a failed result carrying the error. Gate commands
  * run through the sandbox in a clean room (the work dir, the scenario env, no shim: not counted in
  * layer 1; nothing else the agent wrote: see gate-room.ts). File gates read only the agent's own

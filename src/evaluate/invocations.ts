@@ -1,5 +1,5 @@
 /**
- * Target invocations for layer 1 (README "Metrics (layer 1)"), from the best source a trial offers:
+ * Target invocations for layer 1 (docs/metrics.md), from the best source a trial offers:
  * 1. `shim`: the PATH shim's `target_invocation` records, exact argv and exit code. Used whenever
  *    the scenario names `target.binary`. The shim only sees calls that find the binary through
  *    PATH, so the agent's tool calls are cross-checked: an invocation typed with a path

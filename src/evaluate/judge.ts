@@ -1,5 +1,5 @@
 /**
- * Layer 3 (README "Judge (layer 3)"): one model call, forced to answer through the `submit_verdict` tool whose
+ * Layer 3 (docs/scenarios.md "Judge (layer 3)"): one model call, forced to answer through the `submit_verdict` tool whose
  * input schema is built from the rubric, so the reply is structured. The weighted score is
  * recomputed from the criterion scores with the rubric's weights; the model's own arithmetic is
  * never trusted. A failed call (after the client's own bounded retries) or an unusable answer is a

@@ -1,5 +1,5 @@
 /**
- * Layer 1 (README "Metrics (layer 1)") and bashkit-eval's execution figures, computed in one pass over arrays.
+ * Layer 1 (docs/metrics.md) and bashkit-eval's execution figures, computed in one pass over arrays.
  *
  * A failure is a known non-zero exit code other than 141 (killed by SIGPIPE because its reader
  * closed the pipe: not an error, see invocations.ts). Unknown exit codes (null: transcript-regex

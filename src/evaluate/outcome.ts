@@ -1,5 +1,5 @@
 /**
- * The trial outcome (README "Outcome") and the optional composite score.
+ * The trial outcome (docs/scenarios.md "Outcome") and the optional composite score.
  * - error: the trial could not be evaluated (infrastructure error, cancelled run, judge call failed
  *   or judge enabled without a verdict). Errors are reported apart and excluded from pass rates.
  * - fail: a gate failed or the judge scored below its threshold; the reason lists each cause.

@@ -80,7 +80,7 @@ evaluation:
       command: test -s ${output}
     - type: no_transcript_errors
     # How the agent used the tool, from the shim's record: the same failing call 3 times fails.
-    # See also forbidden_commands and max_invocations (README, "Behaviour gates").
+    # See also forbidden_commands and max_invocations (docs/scenarios.md, "Behaviour gates").
     - type: no_loops
   # A second model grades the transcript against the rubric. Off so that the oracle agent runs
   # without an API key; set enabled: true once ANTHROPIC_API_KEY is available.

@@ -600,7 +600,7 @@ function treatmentSentence(decision: Decision): Sentence | null {
 const UNSEEN_WHY: Record<UnseenGuidance["delivery"], { shown: string; so: string }> = {
   not_shown: {
     shown: "was not shown to the agent",
-    so: "this agent reads no guidance, so the change cannot show in these results; run with an agent that does (README, Guidance)",
+    so: "this agent reads no guidance, so the change cannot show in these results; run with an agent that does (docs/agents.md, Guidance)",
   },
   work_dir_only: {
     shown: "was only put in the work dir",

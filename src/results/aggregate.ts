@@ -236,7 +236,7 @@ function ratio(numerator: number, denominator: number): number | null {
 }
 
 /**
- * Per run and per category, in one scope (README "Run totals"): spend — tokens, cost, duration —
+ * Per run and per category, in one scope (docs/metrics.md "Run totals"): spend — tokens, cost, duration —
  * and the end reasons cover every trial that ran, errors included, because they were paid for;
  * everything else (tasks, score, turns, tool calls, every rate and per-task average) covers the
  * evaluated trials, bashkit-eval's "tasks" (one trial = one run of a task).

@@ -13,7 +13,7 @@ export type Outcome = "pass" | "fail" | "error" | "skipped";
 /** Where the target invocations of layer 1 came from, best first. */
 export type InvocationSource = "shim" | "tool_events" | "transcript_regex" | "none";
 
-/** Layer 1 (README "Metrics (layer 1)"). Rates are null when there is nothing to divide by. */
+/** Layer 1 (docs/metrics.md). Rates are null when there is nothing to divide by. */
 export interface InteractionMetrics {
   total_commands: number;
   unique_commands: number;
@@ -347,7 +347,7 @@ export interface RunSummary {
   /** passed / (passed + failed). */
   pass_rate: number | null;
   /*
-   * Scope of every figure below (README "Run totals"): spend — tokens, cost, duration — and the
+   * Scope of every figure below (docs/metrics.md "Run totals"): spend — tokens, cost, duration — and the
    * count of end reasons cover every trial that ran, errors included, because they were paid for.
    * Everything else — tasks, score, turns, tool calls, and every rate and per-task average — covers
    * evaluated trials only (pass or fail), as bashkit-eval's EvalSummary counts its tasks.

@@ -14,7 +14,7 @@
  * - local: the host is all there is. HOME and TMPDIR are fresh empty folders and the environment
  *   is the scenario's; the system folders, /etc and the user's own home (where some tools look
  *   whatever HOME says) are the host's, which an agent running as the harness's user, or with sudo,
- *   could have changed. That is what local mode cannot take back (README, Safety).
+ *   could have changed. That is what local mode cannot take back (docs/sandbox.md).
  *
  * Either way the work dir must still be a directory: replaced by a symbolic link, it would take the
  * room (bwrap's bind, local mode's cwd) wherever the link points, so the gate command is refused.

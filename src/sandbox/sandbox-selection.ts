@@ -122,7 +122,7 @@ function refuseFallback(error: unknown): ConfigError {
   return new ConfigError(
     `sandbox "auto" cannot use bwrap here (${describeProbeFailure(error)}), and in CI it does not fall back to the local sandbox, where the agent runs on the runner itself. ` +
       "Either make bwrap work (install bubblewrap and allow it user namespaces; the action's sandbox-setup does this on GitHub-hosted Ubuntu runners), " +
-      "or choose the local sandbox explicitly (the action's `sandbox: local`, the CLI's `--sandbox local`, or `sandbox: local` in the scenario) to accept what it leaves in the agent's reach (README: Sandbox).",
+      "or choose the local sandbox explicitly (the action's `sandbox: local`, the CLI's `--sandbox local`, or `sandbox: local` in the scenario) to accept what it leaves in the agent's reach (docs/sandbox.md).",
   );
 }
 

@@ -1,4 +1,4 @@
-/** Builds a Scenario from one parsed scenario YAML file (README "Scenarios"; the format is format.ts's), collecting every problem. */
+/** Builds a Scenario from one parsed scenario YAML file (docs/scenarios.md; the format is format.ts's), collecting every problem. */
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { describeError } from "../errors.js";

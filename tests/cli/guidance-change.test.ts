@@ -182,7 +182,7 @@ describe("a pull request that edits only AGENTS.md", () => {
     expect(guidanceLine).toBe("Guidance changed: `AGENTS.md` (3 scenarios) — the change under test.");
     // The oracle reads no guidance (its solution copies the file): the comment says so under the change.
     expect(warningLine).toBe(
-      "⚠️ The changed guidance `AGENTS.md` was not shown to the agent (3 scenarios): this agent reads no guidance, so the change cannot show in these results; run with an agent that does (README, Guidance).",
+      "⚠️ The changed guidance `AGENTS.md` was not shown to the agent (3 scenarios): this agent reads no guidance, so the change cannot show in these results; run with an agent that does (docs/agents.md, Guidance).",
     );
   });
 });

@@ -159,7 +159,7 @@ describe("a guidance change the head's agent was not shown", () => {
     ]);
     expect(renderScopeLines(decision)).toEqual([
       "Guidance changed: `AGENTS.md` (3 scenarios); guidance changed: `docs/tool.md` (1 scenario) — the change under test.",
-      "⚠️ The changed guidance `AGENTS.md` was not shown to the agent (2 scenarios): this agent reads no guidance, so the change cannot show in these results; run with an agent that does (README, Guidance).",
+      "⚠️ The changed guidance `AGENTS.md` was not shown to the agent (2 scenarios): this agent reads no guidance, so the change cannot show in these results; run with an agent that does (docs/agents.md, Guidance).",
       "⚠️ The changed guidance `docs/tool.md` was only put in the work dir (1 scenario): whether this agent reads it is not known, so the change may not show in these results.",
     ]);
   });

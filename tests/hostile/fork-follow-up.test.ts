@@ -195,11 +195,11 @@ async function poisonReport(folder: string, edit: (report: Report) => void): Pro
   await writeFile(file, JSON.stringify(report));
 }
 
-describe("the README's follow-up recipe", () => {
+describe("docs/action.md's follow-up recipe", () => {
   it("is the action's mode: no shell, gh or jq step sees the fork's artifact", async () => {
-    const readme = await readFile(path.join(FIXTURES, "../../../README.md"), "utf8");
+    const guide = await readFile(path.join(FIXTURES, "../../../docs/action.md"), "utf8");
     const recipe = /```yaml\n# \.github\/workflows\/llm-tool-test-comment\.yml\n([\s\S]*?)```/.exec(
-      readme,
+      guide,
     )?.[1];
     expect(recipe).toBeDefined();
     expect(recipe).toContain("mode: post-fork-comment");

@@ -97,7 +97,7 @@ describe("scenario schema", () => {
     }
   });
 
-  test("the behaviour gates' parameters, as the README shows them, load and validate", async () => {
+  test("the behaviour gates' parameters, as docs/scenarios.md shows them, load and validate", async () => {
     const text = [
       "task: t",
       "target: {binary: mlr}",

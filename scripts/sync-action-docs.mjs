@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Keeps the README's action inputs/outputs tables in step with action.yml.
-// `node scripts/sync-readme.mjs` rewrites them; `--check` fails (exit 1) when they differ.
+// Keeps the action's inputs/outputs tables in docs/action.md in step with action.yml.
+// `node scripts/sync-action-docs.mjs` rewrites them; `--check` fails (exit 1) when they differ.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,8 +8,8 @@ import { parse } from "yaml";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const action = parse(readFileSync(path.join(root, "action.yml"), "utf8"));
-const readmePath = path.join(root, "README.md");
-const readme = readFileSync(readmePath, "utf8");
+const guidePath = path.join(root, "docs/action.md");
+const guide = readFileSync(guidePath, "utf8");
 
 const cell = (text) =>
   String(text ?? "")
@@ -36,20 +36,20 @@ const outputs = [
 
 function replaceBlock(text, name, body) {
   const pattern = new RegExp(`(<!-- ${name}:start -->)[\\s\\S]*?(<!-- ${name}:end -->)`);
-  if (!pattern.test(text)) throw new Error(`README.md has no <!-- ${name}:start/end --> markers`);
+  if (!pattern.test(text)) throw new Error(`docs/action.md has no <!-- ${name}:start/end --> markers`);
   return text.replace(pattern, `$1\n${body}\n$2`);
 }
 
-const next = replaceBlock(replaceBlock(readme, "action-inputs", inputs), "action-outputs", outputs);
+const next = replaceBlock(replaceBlock(guide, "action-inputs", inputs), "action-outputs", outputs);
 if (process.argv.includes("--check")) {
-  if (next !== readme) {
+  if (next !== guide) {
     console.error(
-      "README.md's action tables differ from action.yml: run `node scripts/sync-readme.mjs` and commit.",
+      "docs/action.md's action tables differ from action.yml: run `node scripts/sync-action-docs.mjs` and commit.",
     );
     process.exit(1);
   }
-  console.log("README.md's action tables match action.yml.");
+  console.log("docs/action.md's action tables match action.yml.");
 } else {
-  writeFileSync(readmePath, next);
-  console.log("README.md's action tables updated from action.yml.");
+  writeFileSync(guidePath, next);
+  console.log("docs/action.md's action tables updated from action.yml.");
 }
