@@ -3,6 +3,7 @@ import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
   AGENT_CLIS,
+  agentCliLockManifest,
   CLAUDE_CODE_PACKAGE,
   CLAUDE_CODE_VERSION,
   provideAgentCli,
@@ -37,7 +38,7 @@ function fakeNpm(install: "binary" | "nothing" | "fail"): RunProgram {
     calls.push({ file, args, env });
     if (install === "fail")
       return { exitCode: 1, stdout: "", stderr: "npm error code E403\nnpm error 403 Forbidden" };
-    if (install === "binary") await writeExecutable(path.join(installDir, "bin", "claude"));
+    if (install === "binary") await writeExecutable(path.join(installDir, "node_modules", ".bin", "claude"));
     return { exitCode: 0, stdout: "added 3 packages", stderr: "" };
   };
 }
@@ -80,7 +81,7 @@ describe("provideAgentCli: Claude Code", () => {
     expect(calls).toEqual([]);
   });
 
-  it("installs the pinned version with npm into its folder when none is found, without the secrets", async () => {
+  it("installs the pinned version with npm ci from the action's lock into its folder when none is found, without the secrets", async () => {
     const env = {
       PATH: "/nonexistent",
       HOME: "/home/runner",
@@ -89,19 +90,17 @@ describe("provideAgentCli: Claude Code", () => {
       GITHUB_TOKEN: "ghs_canary_9b2c",
     };
     const found = await provide(env, fakeNpm("binary"));
-    expect(found).toBe(path.join(installDir, "bin", "claude"));
+    expect(found).toBe(path.join(installDir, "node_modules", ".bin", "claude"));
+    // npm ci's project: a copy of the lock the action ships.
+    for (const file of ["package.json", "package-lock.json"]) {
+      expect(await readFile(path.join(installDir, file), "utf8")).toBe(
+        await readFile(path.join(ROOT, "agent-cli-locks", "claude-code", file), "utf8"),
+      );
+    }
     expect(calls).toEqual([
       {
         file: "npm",
-        args: [
-          "install",
-          "--global",
-          "--prefix",
-          installDir,
-          "--no-audit",
-          "--no-fund",
-          `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`,
-        ],
+        args: ["ci", "--prefix", installDir, "--no-audit", "--no-fund"],
         env: {
           PATH: "/nonexistent",
           HOME: "/home/runner",
@@ -110,14 +109,14 @@ describe("provideAgentCli: Claude Code", () => {
       },
     ]);
     expect(log).toEqual([
-      `Claude Code: no \`claude\` on PATH; installing @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION} with npm into ${installDir}.`,
-      `Claude Code: using ${found} (@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}, installed by the action).`,
+      `Claude Code: no \`claude\` on PATH; installing @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION} with npm ci from the action's lock (every package's sha512 pinned) into ${installDir}.`,
+      `Claude Code: using ${found} (@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}, installed by the action from its lock).`,
     ]);
   });
 
   it("fails with npm's words when the install fails, or leaves no binary", async () => {
     await expect(provide({ PATH: "" }, fakeNpm("fail"))).rejects.toThrow(
-      `could not install @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION} for "agent: claude-code" (npm exited with 1): npm error code E403\nnpm error 403 Forbidden; install it in an earlier step or set LLM_TOOL_TEST_CLAUDE_BIN`,
+      `could not install Claude Code (@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}) for "agent: claude-code": npm exited with 1: npm error code E403\nnpm error 403 Forbidden; install it in an earlier step or set LLM_TOOL_TEST_CLAUDE_BIN`,
     );
     await expect(provide({ PATH: "" }, fakeNpm("nothing"))).rejects.toThrow(
       /^npm installed @anthropic-ai\/claude-code@[\d.]+ into .*, but no `claude` binary is there/,
@@ -127,7 +126,7 @@ describe("provideAgentCli: Claude Code", () => {
 
 describe("provideAgentCli: every CLI the action installs", () => {
   for (const [agent, cli] of Object.entries(AGENT_CLIS)) {
-    it(`${agent}: pins the version the tests run against, and installs it with npm when none is found`, async () => {
+    it(`${agent}: pins the version the tests run against, and installs it with npm ci from its lock when none is found`, async () => {
       const installed = JSON.parse(
         await readFile(
           path.join(ROOT, "node_modules", ...cli.packageName.split("/"), "package.json"),
@@ -138,7 +137,7 @@ describe("provideAgentCli: every CLI the action installs", () => {
 
       const npm: RunProgram = async ({ file, args, env }) => {
         calls.push({ file, args, env });
-        await writeExecutable(path.join(installDir, "bin", cli.command));
+        await writeExecutable(path.join(installDir, "node_modules", ".bin", cli.command));
         return { exitCode: 0, stdout: "added 1 package", stderr: "" };
       };
       const found = await provideAgentCli(cli, {
@@ -148,10 +147,13 @@ describe("provideAgentCli: every CLI the action installs", () => {
         log: (m) => log.push(m),
         searchFrom: [],
       });
-      expect(found).toBe(path.join(installDir, "bin", cli.command));
-      expect(calls.map((c) => c.args.at(-1))).toEqual([`${cli.packageName}@${cli.version}`]);
+      expect(found).toBe(path.join(installDir, "node_modules", ".bin", cli.command));
+      expect(calls.map((c) => c.args)).toEqual([["ci", "--prefix", installDir, "--no-audit", "--no-fund"]]);
+      expect(JSON.parse(await readFile(path.join(installDir, "package.json"), "utf8"))).toEqual(
+        agentCliLockManifest(agent, cli),
+      );
       expect(log.at(-1)).toBe(
-        `${cli.label}: using ${found} (${cli.packageName}@${cli.version}, installed by the action).`,
+        `${cli.label}: using ${found} (${cli.packageName}@${cli.version}, installed by the action from its lock).`,
       );
     });
   }
@@ -185,7 +187,7 @@ describe("provideAgentCli: never the pull request's program", () => {
     const cli = AGENT_CLIS.codex;
     const npm: RunProgram = async ({ file, args, env }) => {
       calls.push({ file, args, env });
-      await writeExecutable(path.join(installDir, "bin", cli.command));
+      await writeExecutable(path.join(installDir, "node_modules", ".bin", cli.command));
       return { exitCode: 0, stdout: "added 1 package", stderr: "" };
     };
     for (const where of [
@@ -201,20 +203,10 @@ describe("provideAgentCli: never the pull request's program", () => {
         log: (m) => log.push(m),
         workspace,
       });
-      expect(found).toBe(path.join(installDir, "bin", cli.command));
+      expect(found).toBe(path.join(installDir, "node_modules", ".bin", cli.command));
       expect(found).not.toBe(fake);
-      expect(calls.map((c) => c.args)).toEqual([
-        [
-          "install",
-          "--global",
-          "--prefix",
-          installDir,
-          "--no-audit",
-          "--no-fund",
-          `${cli.packageName}@${cli.version}`,
-        ],
-      ]);
-      // npm gets nothing of the workspace's settings (it runs in "/": createProgramRunner).
+      expect(calls.map((c) => c.args)).toEqual([["ci", "--prefix", installDir, "--no-audit", "--no-fund"]]);
+      // npm gets nothing of the workspace's settings (its project is the install folder, run from "/").
       expect(JSON.stringify(calls)).not.toContain("evil.example");
       expect(log[0]).toMatch(/^Codex: ignoring .*: it is in the workspace, which the pull request controls/);
     }
