@@ -1,15 +1,21 @@
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
   AGENT_CLIS,
+  type AgentCli,
   agentCliLockManifest,
   CLAUDE_CODE_PACKAGE,
   CLAUDE_CODE_VERSION,
   provideAgentCli,
 } from "../../src/action/agent-cli-install.js";
-import type { RunProgram } from "../../src/action/run-program.js";
+import { createProgramRunner, type RunProgram } from "../../src/action/run-program.js";
+import { isExecutableFile, resolveCliBinary } from "../../src/agents/cli-binary.js";
 import { ConfigError } from "../../src/errors.js";
+import { startLoopbackServer } from "../support/loopback-server.js";
 import { makeTempDir } from "../support/temp-dirs.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -209,6 +215,147 @@ describe("provideAgentCli: never the pull request's program", () => {
       // npm gets nothing of the workspace's settings (its project is the install folder, run from "/").
       expect(JSON.stringify(calls)).not.toContain("evil.example");
       expect(log[0]).toMatch(/^Codex: ignoring .*: it is in the workspace, which the pull request controls/);
+    }
+  });
+});
+
+/** A package as a registry serves it: `package/` tarred and gzipped by the real tar. */
+async function packFakeCli(root: string, greeting: string): Promise<Buffer> {
+  const folder = path.join(root, "package");
+  await mkdir(path.join(folder, "bin"), { recursive: true });
+  await writeFile(
+    path.join(folder, "package.json"),
+    JSON.stringify({ name: FAKE_PACKAGE, version: "1.0.0", bin: { "fake-cli": "bin/fake-cli" } }),
+  );
+  await writeFile(path.join(folder, "bin", "fake-cli"), `#!/bin/sh\necho ${greeting}\n`);
+  await chmod(path.join(folder, "bin", "fake-cli"), 0o755);
+  const tarball = path.join(root, "fake-cli.tgz");
+  execFileSync("tar", ["-czf", tarball, "package"], { cwd: root });
+  return readFile(tarball);
+}
+
+const sha512 = (bytes: Buffer) => `sha512-${createHash("sha512").update(bytes).digest("base64")}`;
+
+const FAKE_PACKAGE = "llm-tool-test-fake-cli";
+const fakeCli: AgentCli = {
+  label: "Fake CLI",
+  packageName: FAKE_PACKAGE,
+  version: "1.0.0",
+  command: "fake-cli",
+  envVar: "LLM_TOOL_TEST_FAKE_CLI_BIN",
+  resolve: (env, searchFrom) =>
+    resolveCliBinary(
+      {
+        agent: "fake-cli",
+        label: "the fake CLI",
+        envVar: "LLM_TOOL_TEST_FAKE_CLI_BIN",
+        command: "fake-cli",
+        packageName: FAKE_PACKAGE,
+        findInNodeModules: (nodeModules) => {
+          const bin = path.join(nodeModules, FAKE_PACKAGE, "bin", "fake-cli");
+          return isExecutableFile(bin) ? bin : null;
+        },
+      },
+      env,
+      searchFrom,
+    ),
+};
+
+describe("provideAgentCli: npm ci against a registry on 127.0.0.1", () => {
+  it("refuses a tarball whose bytes differ from the lock's sha512, and installs the locked one", async () => {
+    const locked = await packFakeCli(path.join(dir, "good"), "locked-fake-cli");
+    const tampered = await packFakeCli(path.join(dir, "evil"), "tampered-fake-cli");
+    // A compromised registry: the same name and version, other bytes, a packument that agrees with them.
+    let served = tampered;
+    const requests: string[] = [];
+    const tarballPath = `/${FAKE_PACKAGE}/-/${FAKE_PACKAGE}-1.0.0.tgz`;
+    const registry = await startLoopbackServer((request, response) => {
+      requests.push(request.url ?? "");
+      if (request.url === tarballPath) {
+        response.writeHead(200, { "content-type": "application/octet-stream" }).end(served);
+      } else if (request.url === `/${FAKE_PACKAGE}`) {
+        const dist = { tarball: `${registry.url}${tarballPath}`, integrity: sha512(served) };
+        response.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            name: FAKE_PACKAGE,
+            "dist-tags": { latest: "1.0.0" },
+            versions: {
+              "1.0.0": { name: FAKE_PACKAGE, version: "1.0.0", bin: { "fake-cli": "bin/fake-cli" }, dist },
+            },
+          }),
+        );
+      } else response.writeHead(404).end("{}");
+    });
+    const closed = await startLoopbackServer(() => {});
+    const deadProxy = closed.url;
+    await closed.close();
+    try {
+      // The action's lock, as scripts/lock-agent-clis.mjs writes one, for the bytes it was made from.
+      const lockDir = path.join(dir, "lock");
+      await mkdir(lockDir);
+      const manifest = { name: "fake-lock", private: true, dependencies: { [FAKE_PACKAGE]: "1.0.0" } };
+      await writeFile(path.join(lockDir, "package.json"), JSON.stringify(manifest));
+      await writeFile(
+        path.join(lockDir, "package-lock.json"),
+        JSON.stringify({
+          name: "fake-lock",
+          lockfileVersion: 3,
+          requires: true,
+          packages: {
+            "": { name: "fake-lock", dependencies: manifest.dependencies },
+            [`node_modules/${FAKE_PACKAGE}`]: {
+              version: "1.0.0",
+              // As in the action's locks: npm fetches it from the registry configured (a mirror, here 127.0.0.1).
+              resolved: `https://registry.npmjs.org${tarballPath}`,
+              integrity: sha512(locked),
+              bin: { "fake-cli": "bin/fake-cli" },
+            },
+          },
+        }),
+      );
+      await mkdir(path.join(dir, "home"));
+      await mkdir(path.join(dir, "tmp"));
+      const env = {
+        PATH: process.env.PATH,
+        HOME: path.join(dir, "home"),
+        TMPDIR: path.join(dir, "tmp"),
+        // A cache of its own (npm's cache is keyed by integrity), and no machine's or user's npmrc.
+        npm_config_cache: path.join(dir, "npm-cache"),
+        npm_config_userconfig: path.join(dir, "no-user-npmrc"),
+        npm_config_globalconfig: path.join(dir, "no-global-npmrc"),
+        npm_config_registry: `${registry.url}/`,
+        npm_config_update_notifier: "false",
+        // npm retries a download that fails its integrity check, the second time after 10 s or more.
+        npm_config_fetch_retries: "0",
+        // Should npm still ask registry.npmjs.org, it would meet a closed port, never the network.
+        npm_config_https_proxy: deadProxy,
+        npm_config_proxy: deadProxy,
+        npm_config_noproxy: "127.0.0.1",
+      };
+      const install = (installDir: string) =>
+        provideAgentCli(fakeCli, {
+          env,
+          installDir,
+          lockDir,
+          runProgram: createProgramRunner(),
+          log: (m) => log.push(m),
+          searchFrom: [],
+        });
+
+      const refused = install(path.join(dir, "install-tampered"));
+      await expect(refused).rejects.toThrow(ConfigError);
+      await expect(refused).rejects.toThrow(
+        /^could not install Fake CLI \(llm-tool-test-fake-cli@1\.0\.0\) for "agent: fake-cli": a downloaded tarball does not match the sha512 in the action's lock \(npm EINTEGRITY\).*; install it in an earlier step or set LLM_TOOL_TEST_FAKE_CLI_BIN$/s,
+      );
+      expect(requests).toContain(tarballPath);
+      expect(existsSync(path.join(dir, "install-tampered", "node_modules", FAKE_PACKAGE))).toBe(false);
+
+      served = locked;
+      const found = await install(path.join(dir, "install-locked"));
+      expect(found).toBe(path.join(dir, "install-locked", "node_modules", ".bin", "fake-cli"));
+      expect(execFileSync(found, { encoding: "utf8" })).toBe("locked-fake-cli\n");
+    } finally {
+      await registry.close();
     }
   });
 });
