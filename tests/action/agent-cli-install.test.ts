@@ -7,10 +7,12 @@ import { beforeEach, describe, expect, it } from "vitest";
 import {
   AGENT_CLIS,
   type AgentCli,
+  agentCliLockDir,
   agentCliLockManifest,
   CLAUDE_CODE_PACKAGE,
   CLAUDE_CODE_VERSION,
   provideAgentCli,
+  readAgentCliLock,
 } from "../../src/action/agent-cli-install.js";
 import { createProgramRunner, type RunProgram } from "../../src/action/run-program.js";
 import { isExecutableFile, resolveCliBinary } from "../../src/agents/cli-binary.js";
@@ -163,6 +165,76 @@ describe("provideAgentCli: every CLI the action installs", () => {
       );
     });
   }
+});
+
+/** Where each CLI with a native binary per platform keeps the linux x64 one (GitHub's ubuntu runners). */
+const LINUX_X64_PACKAGES: Record<string, string> = {
+  "claude-code": "@anthropic-ai/claude-code-linux-x64",
+  codex: "@openai/codex-linux-x64",
+  opencode: "opencode-linux-x64",
+};
+
+describe("the action's locks (agent-cli-locks/)", () => {
+  for (const [agent, cli] of Object.entries(AGENT_CLIS)) {
+    it(`${agent}: locks ${cli.packageName} at the pinned version, every package with its address and sha512`, async () => {
+      const lockDir = agentCliLockDir(agent);
+      expect(lockDir).toBe(path.join(ROOT, "agent-cli-locks", agent));
+      expect(JSON.parse(await readFile(path.join(lockDir, "package.json"), "utf8"))).toEqual(
+        agentCliLockManifest(agent, cli),
+      );
+      const lock = JSON.parse(await readFile(path.join(lockDir, "package-lock.json"), "utf8")) as {
+        lockfileVersion: number;
+        packages: Record<string, { version: string; resolved?: string; integrity?: string }>;
+      };
+      expect(lock.lockfileVersion).toBe(3);
+      expect(lock.packages[`node_modules/${cli.packageName}`]?.version).toBe(cli.version);
+      const entries = Object.entries(lock.packages).filter(([key]) => key !== "");
+      for (const [key, entry] of entries) {
+        expect(entry.resolved, key).toMatch(/^https:\/\/registry\.npmjs\.org\//);
+        expect(entry.integrity, key).toMatch(/^sha512-[A-Za-z0-9+/]{86}==$/);
+      }
+      const linux = LINUX_X64_PACKAGES[agent];
+      if (linux) expect(Object.keys(lock.packages)).toContain(`node_modules/${linux}`);
+      // The check provideAgentCli runs before npm does.
+      expect(readAgentCliLock(lockDir, cli)).toBe(entries.length);
+    });
+  }
+
+  it("refuses a lock made for another version (a bump without re-locking), an entry without integrity, a missing lock", async () => {
+    const cli = AGENT_CLIS.codex;
+    const bumped = { ...cli, version: "0.999.0" };
+    const lockDir = agentCliLockDir("codex");
+    expect(() => readAgentCliLock(lockDir, bumped)).toThrow(
+      `${path.join(lockDir, "package-lock.json")}: locks @openai/codex@${cli.version}, but the action runs 0.999.0; run \`npm run lock-agent-clis\` (scripts/lock-agent-clis.mjs)`,
+    );
+    // provideAgentCli stops there, before npm runs.
+    await expect(
+      provideAgentCli(bumped, {
+        env: { PATH: "/nowhere" },
+        installDir,
+        runProgram: fakeNpm("binary"),
+        log: (m) => log.push(m),
+        searchFrom: [],
+      }),
+    ).rejects.toThrow(/locks @openai\/codex@[\d.]+, but the action runs 0\.999\.0/);
+    expect(calls).toEqual([]);
+
+    const edited = path.join(dir, "edited");
+    await mkdir(edited);
+    await writeFile(path.join(edited, "package.json"), await readFile(path.join(lockDir, "package.json")));
+    const lock = JSON.parse(await readFile(path.join(lockDir, "package-lock.json"), "utf8"));
+    delete lock.packages["node_modules/@openai/codex-linux-x64"].integrity;
+    await writeFile(path.join(edited, "package-lock.json"), JSON.stringify(lock));
+    expect(() => readAgentCliLock(edited, cli)).toThrow(
+      `${path.join(edited, "package-lock.json")}: "node_modules/@openai/codex-linux-x64" has no https download address or no sha512 integrity`,
+    );
+
+    const missing = path.join(dir, "missing");
+    expect(() => readAgentCliLock(missing, cli)).toThrow(ConfigError);
+    expect(() => readAgentCliLock(missing, cli)).toThrow(
+      new RegExp(`^${path.join(missing, "package.json")}: Codex's lock cannot be read \\(ENOENT`),
+    );
+  });
 });
 
 describe("provideAgentCli: never the pull request's program", () => {
