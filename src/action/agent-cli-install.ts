@@ -10,7 +10,7 @@
  * workflow needs no setup step. Either way the log says which binary runs.
  */
 import { existsSync, readFileSync, realpathSync } from "node:fs";
-import { copyFile, mkdir } from "node:fs/promises";
+import { copyFile, mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CLAUDE_BIN_ENV, resolveClaudeBinary } from "../agents/claude-code.js";
@@ -139,6 +139,8 @@ export async function provideAgentCli(cli: AgentCli, input: ProvideAgentCliInput
   log(
     `${cli.label}: no \`${cli.command}\` on PATH; installing ${spec} with npm ci from the action's lock (every package's sha512 pinned) into ${input.installDir}.`,
   );
+  // npm's project holds the lock and nothing else: no .npmrc or node_modules left there by an earlier step.
+  await rm(input.installDir, { recursive: true, force: true });
   await mkdir(input.installDir, { recursive: true });
   for (const file of LOCK_FILES) await copyFile(path.join(lockDir, file), path.join(input.installDir, file));
   const result = await input.runProgram({

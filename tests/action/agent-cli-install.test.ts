@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { chmod, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
@@ -265,9 +265,14 @@ describe("provideAgentCli: never the pull request's program", () => {
     const cli = AGENT_CLIS.codex;
     const npm: RunProgram = async ({ file, args, env }) => {
       calls.push({ file, args, env });
+      // npm's project (--prefix) is the lock alone.
+      expect((await readdir(installDir)).sort()).toEqual(["package-lock.json", "package.json"]);
       await writeExecutable(path.join(installDir, "node_modules", ".bin", cli.command));
       return { exitCode: 0, stdout: "added 1 package", stderr: "" };
     };
+    // What an earlier step may have left where the action installs: settings npm would read, a package.
+    await mkdir(path.join(installDir, "node_modules", "@openai", "codex"), { recursive: true });
+    await writeFile(path.join(installDir, ".npmrc"), "registry=https://evil.example/\n");
     for (const where of [
       { env: { PATH: "/nowhere", HOME: dir }, searchFrom: [workspace] },
       { env: { PATH: path.join(workspace, "node_modules", ".bin"), HOME: dir }, searchFrom: [] },
