@@ -10,14 +10,22 @@
  * npm resolves the tree with `--package-lock-only` in a temp folder (nothing is downloaded but the
  * packuments, no script runs) from the public registry, whatever the user's .npmrc says. The lock
  * keeps every platform's optional packages (Codex's, OpenCode's, Claude Code's native binaries);
- * `npm ci` installs the runner's. Then each lock is checked as the action checks it.
+ * `npm ci` installs the runner's. An optional package the registry does not have at that version
+ * (npm leaves it out of the lock silently, and npm ci would then refuse the lock) is dropped from
+ * its parent's entry, with a warning: no runner can install it anyway. Then each lock is checked as
+ * the action checks it.
  */
 import { execFileSync } from "node:child_process";
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { AGENT_CLIS, agentCliLockManifest, readAgentCliLock } from "../src/action/agent-cli-install.ts";
+import {
+  AGENT_CLIS,
+  agentCliLockManifest,
+  lockedDependency,
+  readAgentCliLock,
+} from "../src/action/agent-cli-install.ts";
 
 const REGISTRY = "https://registry.npmjs.org/";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -46,6 +54,7 @@ for (const [agent, cli] of Object.entries(AGENT_CLIS)) {
       ],
       { cwd: work, stdio: ["ignore", "inherit", "inherit"] },
     );
+    await dropUnpublishedOptionals(path.join(work, "package-lock.json"), agent);
     const count = readAgentCliLock(work, cli);
     const target = path.join(root, "agent-cli-locks", agent);
     await mkdir(target, { recursive: true });
@@ -56,4 +65,19 @@ for (const [agent, cli] of Object.entries(AGENT_CLIS)) {
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/** Drops from each entry of the lock the optional dependencies npm could not resolve, saying which. */
+async function dropUnpublishedOptionals(lockFile, agent) {
+  const lock = JSON.parse(await readFile(lockFile, "utf8"));
+  for (const [key, entry] of Object.entries(lock.packages)) {
+    for (const name of Object.keys(entry.optionalDependencies ?? {})) {
+      if (lockedDependency(lock.packages, key, name)) continue;
+      console.warn(
+        `agent-cli-locks/${agent}: ${key || "(root)"}'s optional ${name} is not on the registry at ${entry.optionalDependencies[name]}: left out`,
+      );
+      delete entry.optionalDependencies[name];
+    }
+  }
+  await writeFile(lockFile, `${JSON.stringify(lock, null, 2)}\n`);
 }

@@ -200,10 +200,27 @@ export function agentCliLockManifest(agent: string, cli: AgentCli): Record<strin
   };
 }
 
-interface LockedPackage {
+export interface LockedPackage {
   version?: string;
   resolved?: string;
   integrity?: string;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+}
+
+/**
+ * The lock's entry a package at `key` gets for `name`, as Node resolves it: in its own node_modules,
+ * else in each folder's above it.
+ */
+export function lockedDependency(
+  packages: Record<string, LockedPackage>,
+  key: string,
+  name: string,
+): boolean {
+  for (let at = key; ; at = at.slice(0, Math.max(0, at.lastIndexOf("/node_modules/")))) {
+    if (packages[at ? `${at}/node_modules/${name}` : `node_modules/${name}`]) return true;
+    if (!at) return false;
+  }
 }
 
 /**
@@ -244,6 +261,15 @@ export function readAgentCliLock(lockDir: string, cli: AgentCli): number {
     ) {
       throw new ConfigError(
         `"${key}" has no https download address or no sha512 integrity; ${fix}`,
+        lockFile,
+      );
+    }
+    // npm ci refuses a lock that leaves out a dependency, even an optional one for another platform.
+    const wanted = { ...entry.dependencies, ...entry.optionalDependencies };
+    const missing = Object.keys(wanted).filter((name) => !lockedDependency(lock.packages ?? {}, key, name));
+    if (missing.length > 0) {
+      throw new ConfigError(
+        `"${key}" depends on ${missing.join(", ")}, which the lock leaves out (npm ci would refuse it); ${fix}`,
         lockFile,
       );
     }

@@ -200,7 +200,7 @@ describe("the action's locks (agent-cli-locks/)", () => {
     });
   }
 
-  it("refuses a lock made for another version (a bump without re-locking), an entry without integrity, a missing lock", async () => {
+  it("refuses a lock made for another version (a bump without re-locking), an entry without integrity, a dependency left out, a missing lock", async () => {
     const cli = AGENT_CLIS.codex;
     const bumped = { ...cli, version: "0.999.0" };
     const lockDir = agentCliLockDir("codex");
@@ -227,6 +227,14 @@ describe("the action's locks (agent-cli-locks/)", () => {
     await writeFile(path.join(edited, "package-lock.json"), JSON.stringify(lock));
     expect(() => readAgentCliLock(edited, cli)).toThrow(
       `${path.join(edited, "package-lock.json")}: "node_modules/@openai/codex-linux-x64" has no https download address or no sha512 integrity`,
+    );
+
+    // npm ci refuses a lock that leaves out an optional package for another platform.
+    const lockWithGap = JSON.parse(await readFile(path.join(lockDir, "package-lock.json"), "utf8"));
+    delete lockWithGap.packages["node_modules/@openai/codex-win32-x64"];
+    await writeFile(path.join(edited, "package-lock.json"), JSON.stringify(lockWithGap));
+    expect(() => readAgentCliLock(edited, cli)).toThrow(
+      `${path.join(edited, "package-lock.json")}: "node_modules/@openai/codex" depends on @openai/codex-win32-x64, which the lock leaves out (npm ci would refuse it)`,
     );
 
     const missing = path.join(dir, "missing");
