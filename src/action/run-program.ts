@@ -28,7 +28,7 @@ export type RunProgram = (request: ProgramRequest) => Promise<ProgramOutcome>;
 /** Enough for npm's and apt-get's logs; only their ends are reported. */
 const OUTPUT_CAP_BYTES = 1024 * 1024;
 
-/** The action's: the programs run in "/" (none needs a folder; npm --global ignores a project's .npmrc). */
+/** The action's: the programs run in "/" (none needs a folder; npm ci's project is its --prefix, never the workspace). */
 export function createProgramRunner(): RunProgram {
   return async ({ file, args, env, stdin, timeoutMs }) => {
     try {
