@@ -15,21 +15,29 @@ import { projectRootOf } from "../../scenario/repository-root.js";
 import { parseCommandArgs, readChoice, readRepeated, readString } from "../args.js";
 import { readBaselineFiles } from "../baseline-files.js";
 import { type CliCommand, type CliIo, displayPath, EXIT } from "../command.js";
+import {
+  readToleranceGates,
+  TOLERANCE_GATES_HELP,
+  TOLERANCE_GATES_OPTION,
+} from "../tolerance-gates-option.js";
 
 const REPORT_HELP =
-  `Usage: llm-tool-test report REPORT.json [--format ${FORMAT_NAMES.join("|")}] [--out FILE] [--baseline BASE.json ...]\n\n` +
+  `Usage: llm-tool-test report REPORT.json [--format ${FORMAT_NAMES.join("|")}] [--out FILE] [--baseline BASE.json ...]\n` +
+  "       [--tolerance-gates LIST]\n\n" +
   "Re-renders a saved report. html is one self-contained file with charts and a transcript viewer\n" +
   "(run it from the report's folder so the transcripts are found); junit is JUnit XML for CI dashboards;\n" +
   "the comparison-* formats need --baseline, unless the run was compared: then the decision and\n" +
   "comparison it saved beside the report (comparison.json) are shown as they were. history is one\n" +
   "self-contained page of every --baseline run (repeat it; pooled for the decision, as `compare` does)\n" +
-  "and this report, in the order they ran, with the tool's and the guidance's changes marked.\n";
+  "and this report, in the order they ran, with the tool's and the guidance's changes marked.\n\n" +
+  TOLERANCE_GATES_HELP;
 
 async function commandReport(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs("report", argv, {
     format: { type: "string", short: "f" },
     out: { type: "string", short: "o" },
     baseline: { type: "string", multiple: true },
+    ...TOLERANCE_GATES_OPTION,
     help: { type: "boolean", short: "h" },
     debug: { type: "boolean" },
   });
@@ -44,6 +52,13 @@ async function commandReport(argv: string[], io: CliIo): Promise<number> {
   const name = readChoice(values, "format", FORMAT_NAMES) ?? "md";
   const format: OutputFormat = OUTPUT_FORMATS[name];
   const baseline = await readBaselines(readRepeated(values, "baseline"), report, io.cwd);
+  const toleranceGates = readToleranceGates(values);
+  if (Object.keys(toleranceGates).length > 0 && !baseline) {
+    throw new ConfigError(
+      "a tolerance gate compares with a baseline: add --baseline BASE.json (the report is decided anew against it)",
+      "--tolerance-gates",
+    );
+  }
   if (format.needsBaseRuns && !baseline) {
     throw new ConfigError(
       `${name} shows the base-branch runs: add --baseline BASE.json, once for each run`,
@@ -61,7 +76,7 @@ async function commandReport(argv: string[], io: CliIo): Promise<number> {
     decideRun({
       report,
       baseline: baseline?.decided ?? null,
-      policy: { failOn: null, gateMetrics: [] },
+      policy: { failOn: null, gateMetrics: [], toleranceGates },
       incomparable: "throw",
     });
   const text = format.render({
