@@ -1,19 +1,17 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { type DecidedRun, type DecisionBaseline, decideRun } from "../../compare/decide-run.js";
+import { type DecidedRun, decideRun } from "../../compare/decide-run.js";
 import { type Decision, judgeScenario, type ScenarioVerdict } from "../../compare/decision.js";
-import type { BaselineCandidate } from "../../compare/pool-baselines.js";
 import type { Comparison } from "../../compare/types.js";
 import { ConfigError } from "../../errors.js";
 import { FORMAT_NAMES, OUTPUT_FORMATS, type OutputFormat } from "../../render/formats.js";
 import { readReportFile } from "../../results/read-report.js";
 import { loadTrialEvents } from "../../results/read-trial-events.js";
 import type { Report } from "../../results/types.js";
-import { settleBaseline } from "../../run/baseline.js";
 import { checkOutputPath } from "../../run/output-path.js";
 import { projectRootOf } from "../../scenario/repository-root.js";
 import { parseCommandArgs, readChoice, readRepeated, readString } from "../args.js";
-import { readBaselineFiles } from "../baseline-files.js";
+import { readDecisionBaselines } from "../baseline-files.js";
 import { type CliCommand, type CliIo, displayPath, EXIT } from "../command.js";
 import {
   readToleranceGates,
@@ -51,7 +49,7 @@ async function commandReport(argv: string[], io: CliIo): Promise<number> {
   const report = await readReportFile(file);
   const name = readChoice(values, "format", FORMAT_NAMES) ?? "md";
   const format: OutputFormat = OUTPUT_FORMATS[name];
-  const baseline = await readBaselines(readRepeated(values, "baseline"), report, io.cwd);
+  const baseline = await readDecisionBaselines(readRepeated(values, "baseline"), report, io.cwd);
   const toleranceGates = readToleranceGates(values);
   if (Object.keys(toleranceGates).length > 0 && !baseline) {
     throw new ConfigError(
@@ -95,39 +93,6 @@ async function commandReport(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(text);
   }
   return EXIT.ok;
-}
-
-interface ReportBaselines {
-  /** What the decision compares with: one file as given, several pooled. */
-  decided: DecisionBaseline;
-  /** Each file's run, for the history. */
-  runs: BaselineCandidate[];
-}
-
-/**
- * The --baseline files: one is compared as given (whatever agent or model made it); several are
- * pooled over the runs that measured what the report measures, as `compare` and `run` pool them.
- */
-async function readBaselines(files: string[], report: Report, cwd: string): Promise<ReportBaselines | null> {
-  if (files.length === 0) return null;
-  if (files.length === 1) {
-    const absolute = path.resolve(cwd, files[0] as string);
-    const base = await readReportFile(absolute);
-    return { decided: { report: base }, runs: [{ label: displayPath(cwd, absolute), report: base }] };
-  }
-  const { candidates, rejected } = await readBaselineFiles(files, cwd);
-  const settled = settleBaseline(candidates, report, { pool: true, rejected });
-  return {
-    decided: {
-      report: settled.report,
-      pooling: {
-        runs: settled.used,
-        excluded: settled.excluded,
-        ...(settled.runCounts ? { runCounts: settled.runCounts } : {}),
-      },
-    },
-    runs: candidates,
-  };
 }
 
 /** The file a compared run writes beside report.json: the comparison, its decision inside. */
