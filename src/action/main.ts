@@ -17,6 +17,7 @@ import { getOctokit } from "@actions/github";
 import { GEMINI_API_KEY_ENV } from "../agents/gemini-cli.js";
 import { decideRun } from "../compare/decide-run.js";
 import { describeError, isConfigError } from "../errors.js";
+import { OUTPUT_FORMATS } from "../render/formats.js";
 import { createRunModelClient } from "../run/prepare.js";
 import { writeRunOutputs } from "../run/write-outputs.js";
 import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
@@ -145,27 +146,29 @@ async function runAction(run: ActionRun): Promise<ActionResult> {
     designExtraTrials: produced.designExtraTrials,
   });
   // Write.
-  await writeRunOutputs(report, decided, {
+  // The base-branch runs `baseline: auto` downloaded, one by one: history.html in the artifact.
+  const baseRuns =
+    produced.baseline.status === "found" && produced.baseline.pool
+      ? produced.baseline.candidates.map((c) => ({ label: labelBaseline(c.source), report: c.report }))
+      : [];
+  const written = await writeRunOutputs(report, decided, {
     outDir: folders.outDir,
     redact: produced.redact,
     repositoryRoot: await projectRootOf(settings.mode === "merge" ? deps.cwd : folders.workDir),
-    // The base-branch runs `baseline: auto` downloaded, one by one: history.html in the artifact.
-    ...(produced.baseline.status === "found" && produced.baseline.pool
-      ? {
-          baseRuns: produced.baseline.candidates.map((c) => ({
-            label: labelBaseline(c.source),
-            report: c.report,
-          })),
-        }
-      : {}),
+    ...(baseRuns.length > 0 ? { baseRuns } : {}),
   });
+  const historyFile = OUTPUT_FORMATS.history.file;
+  const history =
+    historyFile !== null && written.includes(historyFile)
+      ? { file: historyFile, baseRuns: baseRuns.length }
+      : null;
   // Publish.
   const baselineNote = noteBaseline(produced.baseline, settled, decided, run.context, run);
   const forkReplay =
     produced.replayedLabel && secrets.kind === "replay"
       ? { sender: secrets.sender, label: produced.replayedLabel }
       : source.forkReplay;
-  const outputs = await publish(run, { report, decided, baselineNote, folders, forkReplay });
+  const outputs = await publish(run, { report, decided, baselineNote, folders, forkReplay, history });
   if (folders.sharded) {
     // A failing shard would keep the merge job (`needs:`) from running: the merge decides.
     log.info(`Shard done (${report.summary.outcome}); the merge job decides the check's status.`);

@@ -11,7 +11,12 @@ import { formatArtifactUrl, formatRunUrl, uploadReportArtifact } from "../github
 import { upsertComment } from "../github/comment.js";
 import { describeHttpError } from "../github/describe-http-error.js";
 import { renderJobSummary, renderSkippedSummary, SUMMARY_MAX_BYTES } from "../render/job-summary.js";
-import { type BaselineNote, formatCommentMarker, renderComment } from "../render/pr-comment.js";
+import {
+  type ArtifactHistory,
+  type BaselineNote,
+  formatCommentMarker,
+  renderComment,
+} from "../render/pr-comment.js";
 import type { Report } from "../results/types.js";
 import type { ActionCore, ActionFolders, ActionRun, ForkReplay, Log } from "./action-run.js";
 import type { ActionResult } from "./decide.js";
@@ -25,6 +30,8 @@ export interface Publication {
   baselineNote: BaselineNote;
   folders: ActionFolders;
   forkReplay: ForkReplay | null;
+  /** The history page written into the artifact (only when there were base runs). */
+  history: ArtifactHistory | null;
 }
 
 /** Publishes the report and sets the outputs, which link to what was published. */
@@ -45,6 +52,7 @@ export async function publish(run: ActionRun, what: Publication): Promise<Action
     baseline: what.baselineNote,
     runUrl,
     artifactUrl,
+    history: what.history,
     headSha: pr?.headSha ?? context.sha,
     now: deps.now(),
   });

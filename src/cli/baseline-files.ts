@@ -1,9 +1,12 @@
-/** The `--baseline FILE` flags of `run` and `compare`: each file read as a report to pool. */
+/** The `--baseline FILE` flags of `run`, `compare`, `report` and `merge`: each file read as a report to pool. */
 import { access, constants } from "node:fs/promises";
 import path from "node:path";
+import type { DecisionBaseline } from "../compare/decide-run.js";
 import type { BaselineCandidate, ExcludedBaseline } from "../compare/pool-baselines.js";
 import { ConfigError, isConfigError } from "../errors.js";
 import { readReportFile } from "../results/read-report.js";
+import type { Report } from "../results/types.js";
+import { settleBaseline } from "../run/baseline.js";
 import { displayPath } from "./command.js";
 
 export interface BaselineFiles {
@@ -49,4 +52,41 @@ export async function readBaselineFiles(files: readonly string[], cwd: string): 
     );
   }
   return { candidates, rejected };
+}
+
+export interface DecisionBaselines {
+  /** What the decision compares with: one file as given, several pooled. */
+  decided: DecisionBaseline;
+  /** Each file's run, for the history page. */
+  runs: BaselineCandidate[];
+}
+
+/**
+ * The --baseline files: one is compared as given (whatever agent or model made it); several are
+ * pooled over the runs that measured what the report measures, as `compare` and `run` pool them.
+ */
+export async function readDecisionBaselines(
+  files: string[],
+  report: Report,
+  cwd: string,
+): Promise<DecisionBaselines | null> {
+  if (files.length === 0) return null;
+  if (files.length === 1) {
+    const absolute = path.resolve(cwd, files[0] as string);
+    const base = await readReportFile(absolute);
+    return { decided: { report: base }, runs: [{ label: displayPath(cwd, absolute), report: base }] };
+  }
+  const { candidates, rejected } = await readBaselineFiles(files, cwd);
+  const settled = settleBaseline(candidates, report, { pool: true, rejected });
+  return {
+    decided: {
+      report: settled.report,
+      pooling: {
+        runs: settled.used,
+        excluded: settled.excluded,
+        ...(settled.runCounts ? { runCounts: settled.runCounts } : {}),
+      },
+    },
+    runs: candidates,
+  };
 }

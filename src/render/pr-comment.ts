@@ -50,6 +50,11 @@ export interface CommentInput {
   baseline: BaselineNote;
   runUrl: string | null;
   artifactUrl: string | null;
+  /**
+   * The history page the artifact holds (written only when there were base runs): its file name and
+   * how many base-branch runs it shows beside this one. Said in the footer, below the fold.
+   */
+  history?: ArtifactHistory | null;
   /** The commit this run measured. */
   headSha: string | null;
   /** For the baseline's age (epoch ms). */
@@ -60,6 +65,11 @@ export interface CommentInput {
    */
   unverifiedFork?: string;
   maxChars?: number;
+}
+
+export interface ArtifactHistory {
+  file: string;
+  baseRuns: number;
 }
 
 export interface LayoutOptions {
@@ -306,10 +316,19 @@ export function formatAge(ms: number): string {
 function renderFooter(input: Omit<CommentInput, "key" | "maxChars">): string {
   const links = [
     input.runUrl ? `[Workflow run](${input.runUrl})` : null,
-    input.artifactUrl ? `[Report artifact](${input.artifactUrl})` : "Report artifact: not uploaded",
+    input.artifactUrl
+      ? `[Report artifact](${input.artifactUrl})${renderHistoryNote(input.history)}`
+      : "Report artifact: not uploaded",
   ].filter((link): link is string => link !== null);
   const measured = input.headSha ? ` · measured on ${markdownCode(input.headSha.slice(0, 7))}` : "";
   return `${links.join(" · ")}\n\n<sub>llm-tool-test ${markdownText(input.report.run.harness_version)}${measured}</sub>`;
+}
+
+/** Where the artifact's history page is and what it shows, after the artifact's link. */
+function renderHistoryNote(history: ArtifactHistory | null | undefined): string {
+  if (!history) return "";
+  const runs = `${history.baseRuns} base-branch run${history.baseRuns === 1 ? "" : "s"}`;
+  return ` (with ${markdownCode(history.file)}: this run beside the ${runs}, one by one)`;
 }
 
 /** The report's own H1 repeats the headline. */

@@ -19,13 +19,16 @@ export interface OutputFolder {
   baseRuns?: FormatInput["baseRuns"];
 }
 
-/** Writes the decided run's files: its report's formats, and with a comparison the comparison's. */
+/**
+ * Writes the decided run's files: its report's formats, and with a comparison the comparison's.
+ * Returns the names of the files written (the comment says which the artifact holds).
+ */
 export async function writeRunOutputs(
   report: Report,
   { comparison, decision }: Pick<DecidedRun, "comparison" | "decision">,
   { outDir, redact, repositoryRoot, baseRuns }: OutputFolder,
-): Promise<void> {
-  await writeReportFiles(report, outDir, redact, {
+): Promise<string[]> {
+  return writeReportFiles(report, outDir, redact, {
     ...(comparison ? { comparison } : {}),
     decision,
     ...(repositoryRoot ? { repositoryRoot } : {}),
@@ -43,8 +46,9 @@ export async function writeReportFiles(
   outDir: string,
   redact: (text: string) => string,
   options: Pick<FormatInput, "comparison" | "decision" | "repositoryRoot" | "baseRuns"> = {},
-) {
+): Promise<string[]> {
   const input: FormatInput = { report, ...options };
+  const written: string[] = [];
   for (const name of FORMAT_NAMES) {
     const format: OutputFormat = OUTPUT_FORMATS[name];
     if (format.file === null || (format.needsComparison && !options.comparison)) continue;
@@ -52,5 +56,7 @@ export async function writeReportFiles(
     if (format.needsEvents && input.events === undefined)
       input.events = await loadTrialEvents(report, outDir);
     await writeFile(path.join(outDir, format.file), redact(format.render(input)));
+    written.push(format.file);
   }
+  return written;
 }

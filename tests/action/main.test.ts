@@ -342,6 +342,11 @@ describe("run", () => {
     expect(fake.comments[0]?.body).toMatch(
       /Compared with `aaaaaaa` on `main` \(\[run #101\]\([^)]*\/actions\/runs\/101\), 5 hours old\) and 1 more run, pooled\./,
     );
+    // The artifact's history page, said in the footer (written because there were base runs).
+    expect(fake.comments[0]?.body).toMatch(
+      /\[Report artifact\]\([^)]+\) \(with `history\.html`: this run beside the 2 base-branch runs, one by one\)/,
+    );
+    expect(recorded.uploads[0]?.files).toContain("history.html");
   });
 
   it("runs the command agent on globbed scenarios less the excluded ones, its judge through base-url", async () => {

@@ -173,6 +173,54 @@ describe("report", () => {
     // The pooled decision's ICC gives the run-level band.
     expect(html).toMatch(/under the decision&#39;s model of runs: ICC 0\.\d+/);
   });
+
+  it("decides --baseline with --tolerance-gates, report.html showing each gate's limit and verdict", async () => {
+    // `heavy` reads about three times the base's tokens at the head; `steady` about the same.
+    const tokens = [2000, 2200, 1800, 2100, 1900, 2050];
+    const side = (id: string, factor: number) =>
+      makeReport(
+        ["heavy", "steady"].map((key) =>
+          makeScenarioReport({
+            id: key,
+            content_hash: `sha256:${key}`,
+            trials: trialsFrom(
+              tokens.map((t) => ({ input_tokens: Math.round(t * (key === "heavy" ? factor : 1.02)) })),
+            ),
+          }),
+        ),
+        { id, evaluation_hash: "e1" },
+      );
+    const files = await writeReports({ base: side("run-base", 1), head: side("run-pr", 3) });
+    const args = ["report", files.head!, "--baseline", files.base!, "--tolerance-gates", "input_tokens:+20%"];
+
+    const json = await runMain([...args, "--format", "comparison-json"]);
+    expect(json.code, json.stderr).toBe(EXIT.ok);
+    const { decision } = JSON.parse(json.stdout) as DecidedComparison;
+    const family = decision.secondary.find((f) => f.tolerance_gate && f.metric === "input_tokens")!;
+    expect(family.scenarios.map((f) => [f.key, f.tolerance, f.regressed])).toEqual([
+      ["heavy", 0.2, true],
+      ["steady", 0.2, false],
+    ]);
+
+    const html = (await runMain([...args, "--format", "html"])).stdout;
+    const table = html.slice(html.indexOf('<table id="tolerance-gates">'));
+    const rows = table.slice(0, table.indexOf("</table>")).split("<tr>").slice(2);
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatch(
+      /heavy<\/span>.*<td class="num">\+20%<\/td>.*adjusted p (?:= |&lt; |≤ )[\d.]+<\/td>.*>regressed<\/td>/,
+    );
+    expect(rows[1]).toMatch(
+      /steady<\/span>.*<td class="num">\+20%<\/td>.*adjusted p (?:= |&gt; |≥ )[\d.]+<\/td>.*>within the limit<\/td>/,
+    );
+    // Without the gate: no such table.
+    const plain = await runMain(["report", files.head!, "--baseline", files.base!, "--format", "html"]);
+    expect(plain.stdout).not.toContain('id="tolerance-gates"');
+
+    // A gate needs something to compare with.
+    const alone = await runMain(["report", files.head!, "--tolerance-gates", "input_tokens:+20%"]);
+    expect(alone.code).toBe(EXIT.usage);
+    expect(alone.stderr).toMatch(/--tolerance-gates: .*add --baseline BASE\.json/);
+  });
 });
 
 describe("compare", () => {

@@ -9,9 +9,9 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
+import { chromiumAvailable, launchChromium } from "../support/chromium.js";
 import {
   type CommandResult,
   createEmptyProject,
@@ -26,7 +26,6 @@ import {
 
 const INSTALL_TIMEOUT = 300_000;
 const FOOTPRINT_LIMIT_BYTES = 50e6;
-const CHROMIUM = process.env.LLM_TOOL_TEST_CHROMIUM ?? "/usr/bin/chromium";
 /** The README's stand-in for the user's tool; here a tool every machine has. */
 const PLACEHOLDER_TOOL = "my-tool";
 const TOOL = "git";
@@ -145,14 +144,11 @@ describe.skipIf(offline)(
       expect(report.run.agent_reason).toBe("no ANTHROPIC_API_KEY set; this run used no model");
     }, 120_000);
 
-    it.skipIf(!existsSync(CHROMIUM))(
+    it.skipIf(!chromiumAvailable)(
       "report.html shows the run's outcome and a trial's transcript in Chromium",
       async () => {
         expect(runReport).not.toBe("");
-        const browser = await chromium.launch({
-          executablePath: CHROMIUM,
-          args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
-        });
+        const browser = await launchChromium();
         try {
           const page = await browser.newPage();
           const errors: string[] = [];

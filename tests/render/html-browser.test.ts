@@ -3,11 +3,10 @@
  * playwright-core): it renders, runs without console or page errors, loads nothing but itself,
  * sorts, filters, opens a trial's transcript, and never runs the agent's markup.
  */
-import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareReports } from "../../src/compare/compare.js";
 import { buildRunHistory } from "../../src/compare/run-history.js";
@@ -15,6 +14,7 @@ import { formatDuration, formatTokens, formatUsd } from "../../src/render/format
 import { renderHistoryHtml } from "../../src/render/history-html.js";
 import { renderReportHtml } from "../../src/render/html.js";
 import { renderJunitXml } from "../../src/render/junit.js";
+import { chromiumAvailable as available, CHROMIUM_MISSING, launchChromium } from "../support/chromium.js";
 import { makeExampleHistory } from "../support/history-runs.js";
 import {
   CDATA_END,
@@ -25,13 +25,11 @@ import {
   SCRIPT_PAYLOAD,
 } from "../support/sample-report.js";
 
-const CHROMIUM = process.env.LLM_TOOL_TEST_CHROMIUM ?? "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
 const ARTIFACTS = path.resolve("test-artifacts");
 
 const title = available
   ? "HTML report in headless Chromium"
-  : `HTML report in headless Chromium — SKIPPED: no Chromium at ${CHROMIUM} (install it with \`apt-get install -y chromium\`, or set LLM_TOOL_TEST_CHROMIUM)`;
+  : `HTML report in headless Chromium — SKIPPED: ${CHROMIUM_MISSING}`;
 
 /** The few DOM shapes used inside page callbacks (the project compiles without the DOM library). */
 interface Openable {
@@ -65,18 +63,7 @@ describe.skipIf(!available)(title, () => {
 
   beforeAll(async () => {
     await mkdir(ARTIFACTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

@@ -390,6 +390,30 @@ describe("renderComment", () => {
     expect(renderComment(input({ artifactUrl: null }))).toContain("Report artifact: not uploaded");
   });
 
+  it("says the artifact holds history.html when it was written, in the footer below the fold", () => {
+    const eight = pooledBaseline(30, 8);
+    const report = adaptiveHead(repeat(30, 3, 3));
+    const { decision: same, comparison: c } = decideAndCompare(report, eight.report, {
+      pooling: eight.pooling,
+      extraTrials: 8,
+    });
+    const view = input({ report, decision: same, comparison: c });
+    const without = renderComment(view);
+    const body = renderComment({ ...view, history: { file: "history.html", baseRuns: 8 } });
+    expect(body).toContain(
+      `[Report artifact](${ARTIFACT_URL}) (with \`history.html\`: this run beside the 8 base-branch runs, one by one)`,
+    );
+    // Nothing above the fold moves: the 15 lines stay as they were.
+    expect(aboveTheFold(body)).toEqual(aboveTheFold(without));
+    expect(aboveTheFold(body).length).toBeLessThanOrEqual(15);
+    expect(without).not.toContain("history.html");
+    expect(renderComment({ ...view, history: null })).toBe(without);
+    // No artifact uploaded: no page to point to.
+    expect(
+      renderComment({ ...view, artifactUrl: null, history: { file: "history.html", baseRuns: 8 } }),
+    ).not.toContain("history.html");
+  });
+
   it.each([65_000, 20_000, 6_000, 2_500, 1_800])(
     "fits %i characters by dropping detail, never the decision",
     (maxChars) => {

@@ -13,11 +13,15 @@ import { ConfigError } from "../../errors.js";
 import { renderComparisonMarkdown, renderComparisonTerminal } from "../../render/comparison-markdown.js";
 import { buildComparisonJson } from "../../render/formats.js";
 import { readReportFile } from "../../results/read-report.js";
-import { parseToleranceGates } from "../../results/tolerance-gates.js";
 import type { Report } from "../../results/types.js";
 import { parseCommandArgs, readChoice, readList, readNumber, readRepeated, readString } from "../args.js";
 import { readBaselineFiles } from "../baseline-files.js";
 import { type CliCommand, type CliIo, EXIT } from "../command.js";
+import {
+  readToleranceGates,
+  TOLERANCE_GATES_HELP,
+  TOLERANCE_GATES_OPTION,
+} from "../tolerance-gates-option.js";
 
 const COMPARE_HELP = `Usage: llm-tool-test compare BASE.json HEAD.json [options]
        llm-tool-test compare HEAD.json --baseline A.json [--baseline B.json ...] [options]
@@ -27,9 +31,7 @@ const COMPARE_HELP = `Usage: llm-tool-test compare BASE.json HEAD.json [options]
                          listed). BASE.json is compared whatever agent or model made it.
   --fail-on RULE         regression (default) | outcome | never | pass-rate<X: what makes the exit status 1
   --gate-metrics LIST    layer-1 metrics that also decide, e.g. error_rate,help_invocations
-  --tolerance-gates LIST the largest increase in cost, tokens or turns a scenario may show, e.g.
-                         input_tokens:+20%,cost_usd:+25% (HEAD's scenarios' own override them)
-  -f, --format FMT       md | terminal | json (default terminal); json carries the decision as "decision"
+${TOLERANCE_GATES_HELP}  -f, --format FMT       md | terminal | json (default terminal); json carries the decision as "decision"
   --alpha X              the chance of failing when nothing changed (default 0.05)
 
 Scenarios are compared only where the measurement is HEAD's (task, files, gates, rubric, limits,
@@ -103,7 +105,7 @@ async function commandCompare(argv: string[], io: CliIo): Promise<number> {
     alpha: { type: "string" },
     "fail-on": { type: "string" },
     "gate-metrics": { type: "string", multiple: true },
-    "tolerance-gates": { type: "string", multiple: true },
+    ...TOLERANCE_GATES_OPTION,
     help: { type: "boolean", short: "h" },
     debug: { type: "boolean" },
   });
@@ -122,7 +124,7 @@ async function commandCompare(argv: string[], io: CliIo): Promise<number> {
     policy: {
       failOn: failOnText ? parseFailOn(failOnText, "--fail-on") : { kind: "regression" },
       gateMetrics: readList(values, "gate-metrics"),
-      toleranceGates: parseToleranceGates(readList(values, "tolerance-gates"), "--tolerance-gates"),
+      toleranceGates: readToleranceGates(values),
       compareOptions,
     },
     incomparable: "throw",

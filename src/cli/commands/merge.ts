@@ -1,7 +1,9 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { decideRun } from "../../compare/decide-run.js";
-import { exitCodeForReport } from "../../compare/exit-status.js";
+import { exitCodeForDecision, exitCodeForReport } from "../../compare/exit-status.js";
+import { ConfigError } from "../../errors.js";
+import { renderDecisionReason } from "../../render/decision.js";
 import { renderTerminalSummary } from "../../render/terminal.js";
 import { mergeShardReports } from "../../results/merge.js";
 import { copyShardTrialFolders } from "../../results/merge-trial-files.js";
@@ -9,17 +11,29 @@ import { readReportFile } from "../../results/read-report.js";
 import { checkOutputPath } from "../../run/output-path.js";
 import { writeRunOutputs } from "../../run/write-outputs.js";
 import { projectRootOf } from "../../scenario/repository-root.js";
-import { parseCommandArgs, readString } from "../args.js";
+import { parseCommandArgs, readRepeated, readString } from "../args.js";
+import { readDecisionBaselines } from "../baseline-files.js";
 import { type CliCommand, type CliIo, displayPath, EXIT } from "../command.js";
+import {
+  readToleranceGates,
+  TOLERANCE_GATES_HELP,
+  TOLERANCE_GATES_OPTION,
+} from "../tolerance-gates-option.js";
 
 const MERGE_HELP =
-  "Usage: llm-tool-test merge REPORT.json... --out DIR\n\n" +
+  "Usage: llm-tool-test merge REPORT.json... --out DIR [--baseline BASE.json ...] [--tolerance-gates LIST]\n\n" +
   "Combines the shard reports of one run (--shard i/n) into one report in DIR, with every shard's\n" +
-  "trial folders (events, transcripts) copied next to it so report.html shows the transcripts.\n";
+  "trial folders (events, transcripts) copied next to it so report.html shows the transcripts.\n" +
+  "With --baseline (repeat it to pool several runs, as `run` does) the merged run is decided against\n" +
+  "it like a run: comparison.json, comparison.md and history.html are written, and the exit status\n" +
+  "is the decision's (fail on a regression).\n\n" +
+  TOLERANCE_GATES_HELP;
 
 async function commandMerge(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs("merge", argv, {
     out: { type: "string", short: "o" },
+    baseline: { type: "string", multiple: true },
+    ...TOLERANCE_GATES_OPTION,
     help: { type: "boolean", short: "h" },
     debug: { type: "boolean" },
   });
@@ -38,25 +52,37 @@ async function commandMerge(argv: string[], io: CliIo): Promise<number> {
   const merged = mergeShardReports(inputs);
   await mkdir(outDir, { recursive: true });
   await copyShardTrialFolders(inputs, outDir);
-  // No baseline here (`compare` compares the merged report): the run's own outcome decides, and a
-  // sharded run had no adaptive design.
+  const baseline = await readDecisionBaselines(readRepeated(values, "baseline"), merged, io.cwd);
+  const toleranceGates = readToleranceGates(values);
+  if (Object.keys(toleranceGates).length > 0 && !baseline) {
+    throw new ConfigError(
+      "a tolerance gate compares with a baseline: add --baseline BASE.json (once for each base run)",
+      "--tolerance-gates",
+    );
+  }
+  // Without a baseline the run's own outcome decides; with one, a regression fails, as in `run`.
+  // A sharded run had no adaptive design.
   const decided = decideRun({
     report: merged,
-    baseline: null,
-    policy: { failOn: null, gateMetrics: [] },
+    baseline: baseline?.decided ?? null,
+    policy: { failOn: baseline ? { kind: "regression" } : null, gateMetrics: [], toleranceGates },
     designExtraTrials: 0,
+    incomparable: "throw",
   });
   // The shards' outputs were redacted when they were written.
   await writeRunOutputs(merged, decided, {
     outDir,
     redact: (text) => text,
     repositoryRoot: await projectRootOf(io.cwd),
+    ...(baseline ? { baseRuns: baseline.runs } : {}),
   });
   io.stdout.write(`${renderTerminalSummary(merged, { color: Boolean(io.stdout.isTTY) })}\n`);
   io.stdout.write(
     `Merged ${inputs.length} report(s) into ${displayPath(io.cwd, path.join(outDir, "report.json"))}\n`,
   );
-  return exitCodeForReport(merged);
+  if (!baseline) return exitCodeForReport(merged);
+  io.stdout.write(`Decision: ${renderDecisionReason(decided.decision, { summary: merged.summary })}\n`);
+  return exitCodeForDecision(decided.decision);
 }
 
 export const mergeCommand: CliCommand = {

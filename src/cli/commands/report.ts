@@ -1,35 +1,41 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { type DecidedRun, type DecisionBaseline, decideRun } from "../../compare/decide-run.js";
+import { type DecidedRun, decideRun } from "../../compare/decide-run.js";
 import { type Decision, judgeScenario, type ScenarioVerdict } from "../../compare/decision.js";
-import type { BaselineCandidate } from "../../compare/pool-baselines.js";
 import type { Comparison } from "../../compare/types.js";
 import { ConfigError } from "../../errors.js";
 import { FORMAT_NAMES, OUTPUT_FORMATS, type OutputFormat } from "../../render/formats.js";
 import { readReportFile } from "../../results/read-report.js";
 import { loadTrialEvents } from "../../results/read-trial-events.js";
 import type { Report } from "../../results/types.js";
-import { settleBaseline } from "../../run/baseline.js";
 import { checkOutputPath } from "../../run/output-path.js";
 import { projectRootOf } from "../../scenario/repository-root.js";
 import { parseCommandArgs, readChoice, readRepeated, readString } from "../args.js";
-import { readBaselineFiles } from "../baseline-files.js";
+import { readDecisionBaselines } from "../baseline-files.js";
 import { type CliCommand, type CliIo, displayPath, EXIT } from "../command.js";
+import {
+  readToleranceGates,
+  TOLERANCE_GATES_HELP,
+  TOLERANCE_GATES_OPTION,
+} from "../tolerance-gates-option.js";
 
 const REPORT_HELP =
-  `Usage: llm-tool-test report REPORT.json [--format ${FORMAT_NAMES.join("|")}] [--out FILE] [--baseline BASE.json ...]\n\n` +
+  `Usage: llm-tool-test report REPORT.json [--format ${FORMAT_NAMES.join("|")}] [--out FILE] [--baseline BASE.json ...]\n` +
+  "       [--tolerance-gates LIST]\n\n" +
   "Re-renders a saved report. html is one self-contained file with charts and a transcript viewer\n" +
   "(run it from the report's folder so the transcripts are found); junit is JUnit XML for CI dashboards;\n" +
   "the comparison-* formats need --baseline, unless the run was compared: then the decision and\n" +
   "comparison it saved beside the report (comparison.json) are shown as they were. history is one\n" +
   "self-contained page of every --baseline run (repeat it; pooled for the decision, as `compare` does)\n" +
-  "and this report, in the order they ran, with the tool's and the guidance's changes marked.\n";
+  "and this report, in the order they ran, with the tool's and the guidance's changes marked.\n\n" +
+  TOLERANCE_GATES_HELP;
 
 async function commandReport(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs("report", argv, {
     format: { type: "string", short: "f" },
     out: { type: "string", short: "o" },
     baseline: { type: "string", multiple: true },
+    ...TOLERANCE_GATES_OPTION,
     help: { type: "boolean", short: "h" },
     debug: { type: "boolean" },
   });
@@ -43,7 +49,14 @@ async function commandReport(argv: string[], io: CliIo): Promise<number> {
   const report = await readReportFile(file);
   const name = readChoice(values, "format", FORMAT_NAMES) ?? "md";
   const format: OutputFormat = OUTPUT_FORMATS[name];
-  const baseline = await readBaselines(readRepeated(values, "baseline"), report, io.cwd);
+  const baseline = await readDecisionBaselines(readRepeated(values, "baseline"), report, io.cwd);
+  const toleranceGates = readToleranceGates(values);
+  if (Object.keys(toleranceGates).length > 0 && !baseline) {
+    throw new ConfigError(
+      "a tolerance gate compares with a baseline: add --baseline BASE.json (the report is decided anew against it)",
+      "--tolerance-gates",
+    );
+  }
   if (format.needsBaseRuns && !baseline) {
     throw new ConfigError(
       `${name} shows the base-branch runs: add --baseline BASE.json, once for each run`,
@@ -61,7 +74,7 @@ async function commandReport(argv: string[], io: CliIo): Promise<number> {
     decideRun({
       report,
       baseline: baseline?.decided ?? null,
-      policy: { failOn: null, gateMetrics: [] },
+      policy: { failOn: null, gateMetrics: [], toleranceGates },
       incomparable: "throw",
     });
   const text = format.render({
@@ -80,39 +93,6 @@ async function commandReport(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(text);
   }
   return EXIT.ok;
-}
-
-interface ReportBaselines {
-  /** What the decision compares with: one file as given, several pooled. */
-  decided: DecisionBaseline;
-  /** Each file's run, for the history. */
-  runs: BaselineCandidate[];
-}
-
-/**
- * The --baseline files: one is compared as given (whatever agent or model made it); several are
- * pooled over the runs that measured what the report measures, as `compare` and `run` pool them.
- */
-async function readBaselines(files: string[], report: Report, cwd: string): Promise<ReportBaselines | null> {
-  if (files.length === 0) return null;
-  if (files.length === 1) {
-    const absolute = path.resolve(cwd, files[0] as string);
-    const base = await readReportFile(absolute);
-    return { decided: { report: base }, runs: [{ label: displayPath(cwd, absolute), report: base }] };
-  }
-  const { candidates, rejected } = await readBaselineFiles(files, cwd);
-  const settled = settleBaseline(candidates, report, { pool: true, rejected });
-  return {
-    decided: {
-      report: settled.report,
-      pooling: {
-        runs: settled.used,
-        excluded: settled.excluded,
-        ...(settled.runCounts ? { runCounts: settled.runCounts } : {}),
-      },
-    },
-    runs: candidates,
-  };
 }
 
 /** The file a compared run writes beside report.json: the comparison, its decision inside. */

@@ -24,7 +24,6 @@ import { loadPriceTable } from "../../model/pricing.js";
 import { API_KEY_VARIABLES, parseModelId } from "../../model/provider.js";
 import { renderComparisonTerminal } from "../../render/comparison-markdown.js";
 import { renderTerminalSummary } from "../../render/terminal.js";
-import { parseToleranceGates } from "../../results/tolerance-gates.js";
 import type { Report } from "../../results/types.js";
 import {
   type AgentEndpoints,
@@ -75,6 +74,11 @@ import { type BaselineFiles, readBaselineFiles } from "../baseline-files.js";
 import { type CliCommand, type CliIo, displayPath, EXIT } from "../command.js";
 import { createProgressReporter } from "../progress.js";
 import { FILTER_OPTIONS, readFilterFlags, readScenarioPatterns } from "../scenario-selection.js";
+import {
+  readToleranceGates,
+  TOLERANCE_GATES_HELP,
+  TOLERANCE_GATES_OPTION,
+} from "../tolerance-gates-option.js";
 
 const RUN_OPTIONS: OptionSpec = {
   ...COMMON_OPTIONS,
@@ -105,7 +109,7 @@ const RUN_OPTIONS: OptionSpec = {
   "extra-trials": { type: "string" },
   "fail-on": { type: "string" },
   "gate-metrics": { type: "string", multiple: true },
-  "tolerance-gates": { type: "string", multiple: true },
+  ...TOLERANCE_GATES_OPTION,
   resume: { type: "string" },
   variant: { type: "string", multiple: true },
   "agent-command": { type: "string" },
@@ -187,10 +191,7 @@ ${describeAgents()}                         repeat it (or a,b) for an agent matr
   --fail-on RULE         regression (the default with --baseline) | outcome | never | pass-rate<X;
                          without --baseline or --fail-on the exit status is the run's own (below)
   --gate-metrics LIST    with --baseline: layer-1 metrics that also decide, e.g. error_rate
-  --tolerance-gates LIST with --baseline: the largest increase in cost, tokens or turns a scenario
-                         may show, e.g. input_tokens:+20%,cost_usd:+25% (a scenario's own
-                         tolerance_gates override them)
-  --variant NAME=FILE    run every scenario once per guidance file (repeat: --variant v1=AGENTS.md
+${TOLERANCE_GATES_HELP}  --variant NAME=FILE    run every scenario once per guidance file (repeat: --variant v1=AGENTS.md
                          --variant v2=AGENTS-new.md); report.md compares them side by side
   --resume DIR           finish the interrupted run in DIR (same scenarios and flags)
   --keep-workdirs        keep each trial's work dir for inspection
@@ -310,7 +311,7 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   const failOnText = readString(values, "fail-on");
   const failOn = failOnText ? parseFailOn(failOnText, "--fail-on") : null;
   const gateMetrics = checkGateMetrics(readList(values, "gate-metrics"), "--gate-metrics");
-  const toleranceGates = parseToleranceGates(readList(values, "tolerance-gates"), "--tolerance-gates");
+  const toleranceGates = readToleranceGates(values);
   const policy: DecisionPolicy = { failOn, gateMetrics, toleranceGates };
 
   // prepare → settle → run → decide → write → print, and the exit status from the decision.

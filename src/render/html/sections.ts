@@ -8,6 +8,8 @@ import type {
   Verdict,
 } from "../../compare/types.js";
 import { judgeRun } from "../../results/run-outcome.js";
+import { formatTolerance } from "../../results/tolerance-gates.js";
+import { findMetric } from "../../results/trial-metrics.js";
 import type { Report, ScenarioReport, TrialReport } from "../../results/types.js";
 import { wilsonInterval } from "../../stats/stats.js";
 import {
@@ -24,7 +26,9 @@ import {
   formatDuration,
   formatMetricDelta,
   formatMetricInterval,
+  formatMetricValue,
   formatNumber,
+  formatPStatement,
   formatRate,
   formatRateRange,
   formatRunCost,
@@ -532,6 +536,37 @@ function renderScenarioComparisons(comparison: Comparison, decision: Decision | 
   );
 }
 
+/**
+ * Each tolerance gate's family: per scenario the base and head means, the limit, the gate's adjusted
+ * p and its verdict, as comparison.md's metric rows show them.
+ */
+function renderToleranceGates(decision: Decision | undefined): string {
+  const families = (decision?.secondary ?? []).filter((f) => f.tolerance_gate);
+  if (!decision || families.length === 0) return "";
+  const rows = families.flatMap((family) =>
+    family.scenarios.map((f) => {
+      const value = (v: number | null) =>
+        formatMetricValue({ metric: family.metric, kind: findMetric(family.metric).kind }, v);
+      const tested = f.tolerance !== undefined && f.adjusted_p !== null;
+      const verdict = !tested ? "not tested" : f.regressed ? "regressed" : "within the limit";
+      const tone = !tested ? "" : f.regressed ? "status-bad" : "status-good";
+      return (
+        `<tr><td>${esc(describeMetric(family.metric))}</td><td><span class="scenario-id">${esc(f.key)}</span></td>` +
+        `<td class="num">${esc(`${value(f.base_mean)} → ${value(f.head_mean)}`)}</td>` +
+        `<td class="num">${f.tolerance === undefined ? "–" : esc(formatTolerance(f.tolerance))}</td>` +
+        `<td class="num">${f.adjusted_p === null ? "–" : esc(formatPStatement("adjusted p", f.adjusted_p, { alpha: decision.alpha, rejected: f.regressed }))}</td>` +
+        `<td class="tolerance-verdict ${tone}">${esc(verdict)}</td></tr>`
+      );
+    }),
+  );
+  return (
+    `<h3>Tolerance gates</h3>` +
+    `<p class="legend">A scenario fails its gate when the one-sided bound shows its mean exceeds the base's by more than the limit; one family per metric, Holm, α split equally.</p>` +
+    `<div class="table-wrap"><table id="tolerance-gates"><thead><tr><th>Metric</th><th>Scenario</th><th class="num">Base → head (mean per trial)</th>` +
+    `<th class="num">Limit</th><th class="num">Test</th><th>Verdict</th></tr></thead><tbody>${rows.join("")}</tbody></table></div>`
+  );
+}
+
 export function renderComparisonSection(comparison: Comparison, decision?: Decision): string {
   const base = comparison.base;
   const c = comparison.counts;
@@ -564,6 +599,7 @@ export function renderComparisonSection(comparison: Comparison, decision?: Decis
     `${c.regressed} with a regressed metric · ${c.improved} with an improved metric · ${c.added} added · ${c.removed} removed · ${c.renamed} renamed. ` +
     `<span class="muted">Tests: ${esc(CORRECTION_NAME[comparison.settings.correction])} correction over ${comparison.settings.family_size} test(s), alpha ${comparison.settings.alpha}.</span></p>` +
     renderSuiteDeltas(comparison, decision) +
+    renderToleranceGates(decision) +
     renderScenarioComparisons(comparison, decision) +
     listRefs(
       "Added (no baseline)",
