@@ -12,7 +12,7 @@ import { checkOutputPath } from "../../run/output-path.js";
 import { projectRootOf } from "../../scenario/repository-root.js";
 import { parseCommandArgs, readChoice, readRepeated, readString } from "../args.js";
 import { readDecisionBaselines } from "../baseline-files.js";
-import { type CliCommand, type CliIo, displayPath, EXIT } from "../command.js";
+import { type CliCommand, type CliIo, EXIT } from "../command.js";
 import {
   readToleranceGates,
   TOLERANCE_GATES_HELP,
