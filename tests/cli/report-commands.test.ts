@@ -55,6 +55,25 @@ async function writeReports(reports: Record<string, Report>): Promise<Record<str
   return files;
 }
 
+/** `heavy` reads about three times the base's tokens at the head; `steady` about the same. */
+function tokenReports(): { base: Report; head: Report } {
+  const tokens = [2000, 2200, 1800, 2100, 1900, 2050];
+  const side = (id: string, factor: number) =>
+    makeReport(
+      ["heavy", "steady"].map((key) =>
+        makeScenarioReport({
+          id: key,
+          content_hash: `sha256:${key}`,
+          trials: trialsFrom(
+            tokens.map((t) => ({ input_tokens: Math.round(t * (key === "heavy" ? factor : 1.02)) })),
+          ),
+        }),
+      ),
+      { id, evaluation_hash: "e1" },
+    );
+  return { base: side("run-base", 1), head: side("run-pr", 3) };
+}
+
 describe("report", () => {
   it("re-renders a saved report in the chosen format, to stdout or a file", async () => {
     const head = await readReportFile(HEAD_REPORT);
@@ -175,22 +194,7 @@ describe("report", () => {
   });
 
   it("decides --baseline with --tolerance-gates, report.html showing each gate's limit and verdict", async () => {
-    // `heavy` reads about three times the base's tokens at the head; `steady` about the same.
-    const tokens = [2000, 2200, 1800, 2100, 1900, 2050];
-    const side = (id: string, factor: number) =>
-      makeReport(
-        ["heavy", "steady"].map((key) =>
-          makeScenarioReport({
-            id: key,
-            content_hash: `sha256:${key}`,
-            trials: trialsFrom(
-              tokens.map((t) => ({ input_tokens: Math.round(t * (key === "heavy" ? factor : 1.02)) })),
-            ),
-          }),
-        ),
-        { id, evaluation_hash: "e1" },
-      );
-    const files = await writeReports({ base: side("run-base", 1), head: side("run-pr", 3) });
+    const files = await writeReports(tokenReports());
     const args = ["report", files.head!, "--baseline", files.base!, "--tolerance-gates", "input_tokens:+20%"];
 
     const json = await runMain([...args, "--format", "comparison-json"]);
@@ -600,5 +604,27 @@ describe("merge", () => {
     const result = await runMain(["merge", HEAD_REPORT, HEAD_REPORT, "--out", out]);
     expect(result.code).toBe(EXIT.usage);
     expect(result.stderr).toMatch(/^llm-tool-test: /);
+  });
+
+  it("decides the merged run against --baseline with --tolerance-gates, as `run` would", async () => {
+    const files = await writeReports(tokenReports());
+    const out = makeTempDir("ltt-merge-");
+    const args = ["merge", files.head!, "--out", out, "--baseline", files.base!];
+    const result = await runMain([...args, "--tolerance-gates", "input_tokens:+20%"]);
+    expect(result.code, result.stderr).toBe(EXIT.failed);
+    const { decision } = JSON.parse(
+      await readFile(path.join(out, "comparison.json"), "utf8"),
+    ) as DecidedComparison;
+    const family = decision.secondary.find((f) => f.tolerance_gate && f.metric === "input_tokens")!;
+    expect(family.scenarios.map((f) => [f.key, f.regressed])).toEqual([
+      ["heavy", true],
+      ["steady", false],
+    ]);
+    expect(await readFile(path.join(out, "history.html"), "utf8")).toContain("<html");
+
+    // Without the gate, the same tokens are report-only: nothing regressed.
+    const plainOut = makeTempDir("ltt-merge-");
+    const plain = await runMain(["merge", files.head!, "--out", plainOut, "--baseline", files.base!]);
+    expect(plain.code, plain.stderr).toBe(EXIT.ok);
   });
 });
