@@ -626,5 +626,17 @@ describe("merge", () => {
     const plainOut = makeTempDir("ltt-merge-");
     const plain = await runMain(["merge", files.head!, "--out", plainOut, "--baseline", files.base!]);
     expect(plain.code, plain.stderr).toBe(EXIT.ok);
+
+    // A gate needs something to compare with.
+    const alone = await runMain([
+      "merge",
+      files.head!,
+      "--out",
+      makeTempDir("ltt-merge-"),
+      "--tolerance-gates",
+      "input_tokens:+20%",
+    ]);
+    expect(alone.code).toBe(EXIT.usage);
+    expect(alone.stderr).toMatch(/--tolerance-gates: .*add --baseline BASE\.json/);
   });
 });

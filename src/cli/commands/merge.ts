@@ -2,7 +2,6 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { decideRun } from "../../compare/decide-run.js";
 import { exitCodeForDecision, exitCodeForReport } from "../../compare/exit-status.js";
-import { ConfigError } from "../../errors.js";
 import { renderDecisionReason } from "../../render/decision.js";
 import { renderTerminalSummary } from "../../render/terminal.js";
 import { mergeShardReports } from "../../results/merge.js";
@@ -53,13 +52,7 @@ async function commandMerge(argv: string[], io: CliIo): Promise<number> {
   await mkdir(outDir, { recursive: true });
   await copyShardTrialFolders(inputs, outDir);
   const baseline = await readDecisionBaselines(readRepeated(values, "baseline"), merged, io.cwd);
-  const toleranceGates = readToleranceGates(values);
-  if (Object.keys(toleranceGates).length > 0 && !baseline) {
-    throw new ConfigError(
-      "a tolerance gate compares with a baseline: add --baseline BASE.json (once for each base run)",
-      "--tolerance-gates",
-    );
-  }
+  const toleranceGates = readToleranceGates(values, { baseline: baseline !== null });
   // Without a baseline the run's own outcome decides; with one, a regression fails, as in `run`.
   // A sharded run had no adaptive design.
   const decided = decideRun({

@@ -50,13 +50,7 @@ async function commandReport(argv: string[], io: CliIo): Promise<number> {
   const name = readChoice(values, "format", FORMAT_NAMES) ?? "md";
   const format: OutputFormat = OUTPUT_FORMATS[name];
   const baseline = await readDecisionBaselines(readRepeated(values, "baseline"), report, io.cwd);
-  const toleranceGates = readToleranceGates(values);
-  if (Object.keys(toleranceGates).length > 0 && !baseline) {
-    throw new ConfigError(
-      "a tolerance gate compares with a baseline: add --baseline BASE.json (the report is decided anew against it)",
-      "--tolerance-gates",
-    );
-  }
+  const toleranceGates = readToleranceGates(values, { baseline: baseline !== null });
   if (format.needsBaseRuns && !baseline) {
     throw new ConfigError(
       `${name} shows the base-branch runs: add --baseline BASE.json, once for each run`,
