@@ -70,6 +70,9 @@ target:
 # proves that it passes every gate and that an agent doing nothing fails one.
 solution:
   - ${t.command} ${t.flag} > ${output}
+# Opt-in, against the base-branch runs: fail a pull request whose agents clearly spend more than
+# 20% more input tokens here (also cost_usd, output_tokens, turns; docs/scenarios.md).
+# tolerance_gates: { input_tokens: "+20%" }
 evaluation:
   # Run in the work dir after the agent stops, in order; all must pass.
   gates:
