@@ -312,7 +312,13 @@ describe("codex agent with the real codex binary", () => {
     // Unique per test process: the check looks for the marker machine-wide.
     const marker = `sleep 49.${process.pid}`;
     const scenario = jqScenario({ agent: { timeoutMs: 20_000 }, evaluation: { gates: [] } });
-    const trial = await runCodexTrial(scenario, responsesScript([runCommand(`${marker}; echo never`)]));
+    // Codex hands a command back to the model after its yield time (10 s by default): asked to wait
+    // longer than the trial's timeout, it is still waiting when the timeout cuts it.
+    const call = {
+      kind: "answer" as const,
+      commands: [{ cmd: `${marker}; echo never`, yield_time_ms: 60_000 }],
+    };
+    const trial = await runCodexTrial(scenario, responsesScript([call]));
     expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("timeout");
     expect(eventsOf(trial.events, "tool_call").map((c) => c.command)).toEqual([`${marker}; echo never`]);
     expect(findLiveProcesses(marker)).toEqual([]);

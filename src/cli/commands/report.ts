@@ -20,8 +20,7 @@ import {
 } from "../tolerance-gates-option.js";
 
 const REPORT_HELP =
-  `Usage: llm-tool-test report REPORT.json [--format ${FORMAT_NAMES.join("|")}] [--out FILE] [--baseline BASE.json ...]\n` +
-  "       [--tolerance-gates LIST]\n\n" +
+  `Usage: llm-tool-test report REPORT.json [--format ${FORMAT_NAMES.join("|")}] [--out FILE] [--baseline BASE.json ...] [--tolerance-gates LIST]\n\n` +
   "Re-renders a saved report. html is one self-contained file with charts and a transcript viewer\n" +
   "(run it from the report's folder so the transcripts are found); junit is JUnit XML for CI dashboards;\n" +
   "the comparison-* formats need --baseline, unless the run was compared: then the decision and\n" +
