@@ -15,7 +15,7 @@ import {
 import { escapeHtml } from "./escape.js";
 import { formatNumber, formatRate, formatRateRange, formatUsd } from "./format.js";
 import { PAGE_STYLE } from "./html/page-style.js";
-import { buildContentSecurityPolicy } from "./html.js";
+import { renderPageHead } from "./html.js";
 
 const HISTORY_STYLE = `${PAGE_STYLE}
 svg.history { display: block; max-width: 100%; height: auto; }
@@ -279,13 +279,8 @@ export function renderHistoryHtml({ history }: HistoryHtmlInput): string {
       : `<p class="banner">Not shown (measured something else than the head): ${history.left_out.map((e) => escapeHtml(`${e.label}: ${e.reason}`)).join("; ")}</p>`;
   return [
     "<!DOCTYPE html>",
-    `<html lang="en"><head><meta charset="utf-8">`,
-    `<meta http-equiv="Content-Security-Policy" content="${buildContentSecurityPolicy(HISTORY_STYLE, HISTORY_SCRIPT)}">`,
-    `<meta name="viewport" content="width=device-width, initial-scale=1">`,
-    `<meta name="referrer" content="no-referrer">`,
-    `<link rel="icon" href="data:,">`,
-    `<title>${escapeHtml(title)}</title>`,
-    `<style>${HISTORY_STYLE}</style></head><body><main>`,
+    renderPageHead(title, HISTORY_STYLE, HISTORY_SCRIPT),
+    "<body><main>",
     `<h1>llm-tool-test history</h1>`,
     `<p class="meta">${base} base-branch run(s), oldest first, then the head (red). Dots: each run's pass rate with its 95% Wilson interval; grey where the scenario measured something else than the head's. Dashed lines: the tool's build (T) or the guidance (G) changed before that run. ${escapeHtml(variation)}</p>`,
     leftOut,

@@ -60,6 +60,23 @@ export function buildContentSecurityPolicy(style = PAGE_STYLE, script = PAGE_SCR
   ].join("; ");
 }
 
+/**
+ * `<html>` and the `<head>` of a page of ours (the report, the history page): its title, its own
+ * style inline and a CSP that lets nothing else load or run.
+ */
+export function renderPageHead(title: string, style: string, script: string): string {
+  return [
+    `<html lang="en"><head><meta charset="utf-8">`,
+    // Our own constant, free of quotes and ampersands; written as is so it reads as a CSP.
+    `<meta http-equiv="Content-Security-Policy" content="${buildContentSecurityPolicy(style, script)}">`,
+    `<meta name="viewport" content="width=device-width, initial-scale=1">`,
+    `<meta name="referrer" content="no-referrer">`,
+    `<link rel="icon" href="data:,">`,
+    `<title>${escapeHtml(title)}</title>`,
+    `<style>${style}</style></head>`,
+  ].join("\n");
+}
+
 /** The whole report as one HTML document. Pure. */
 export function renderReportHtml(input: HtmlReportInput): string {
   const { report, comparison, decision } = input;
@@ -76,14 +93,8 @@ export function renderReportHtml(input: HtmlReportInput): string {
   const title = `llm-tool-test report · ${verdict} · ${report.run.started_at}`;
   return [
     "<!DOCTYPE html>",
-    `<html lang="en"><head><meta charset="utf-8">`,
-    // Our own constant, free of quotes and ampersands; written as is so it reads as a CSP.
-    `<meta http-equiv="Content-Security-Policy" content="${buildContentSecurityPolicy()}">`,
-    `<meta name="viewport" content="width=device-width, initial-scale=1">`,
-    `<meta name="referrer" content="no-referrer">`,
-    `<link rel="icon" href="data:,">`,
-    `<title>${escapeHtml(title)}</title>`,
-    `<style>${PAGE_STYLE}</style></head><body><main>`,
+    renderPageHead(title, PAGE_STYLE, PAGE_SCRIPT),
+    "<body><main>",
     renderHeadline(report, comparison, decision),
     renderFailureList(report, trialIndex),
     renderBehaviourHtml(decision),
