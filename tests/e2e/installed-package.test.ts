@@ -108,7 +108,12 @@ describe.skipIf(offline)(
       const shipped = (await readdir(path.join(modules, "llm-tool-test"))).filter(
         (f) => !/^LICEN[CS]E/i.test(f),
       );
-      expect(shipped.sort()).toEqual(["README.md", "bin", "lib", "package.json", "schema"]);
+      expect(shipped.sort()).toEqual(["README.md", "bin", "docs", "lib", "package.json", "schema"]);
+      // README.md's links into docs/ resolve in the installed package too.
+      const readme = await readFile(path.join(modules, "llm-tool-test/README.md"), "utf8");
+      const docLinks = [...readme.matchAll(/\]\((docs\/[^)#]+)/g)].map((m) => m[1] as string);
+      expect(docLinks.length).toBeGreaterThan(0);
+      for (const link of docLinks) expect(existsSync(path.join(modules, "llm-tool-test", link)), link).toBe(true);
       expect(existsSync(path.join(modules, "llm-tool-test/lib/cli/main.js"))).toBe(true);
       expect(existsSync(path.join(modules, "llm-tool-test/lib/index.js"))).toBe(true);
       expect(existsSync(path.join(modules, "llm-tool-test/lib/action"))).toBe(false);
