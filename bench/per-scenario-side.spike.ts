@@ -159,6 +159,8 @@ for (let pr = 0; pr < prs; pr++) {
     ["built", asBuilt, icc],
     ["ICC floor 0.02", asBuilt, Math.max(icc, 0.02)],
     ["ICC floor 0.03", asBuilt, Math.max(icc, 0.03)],
+    ["ICC floor 0.04", asBuilt, Math.max(icc, 0.04)],
+    ["ICC floor 0.05", asBuilt, Math.max(icc, 0.05)],
     ["ICC + τ²·p(1−p) when the spread shows a day", asBuilt, Math.min(0.99, roundIccUp(icc + tau2 * pq))],
     ["max(ICC, τ²·p(1−p))", asBuilt, Math.max(icc, roundIccUp(tau2 * pq))],
     ["oracle: the world's ICC (+ the day's τ²·p(1−p))", asBuilt, roundIccUp(trueIcc)],
