@@ -113,7 +113,8 @@ describe.skipIf(offline)(
       const readme = await readFile(path.join(modules, "llm-tool-test/README.md"), "utf8");
       const docLinks = [...readme.matchAll(/\]\((docs\/[^)#]+)/g)].map((m) => m[1] as string);
       expect(docLinks.length).toBeGreaterThan(0);
-      for (const link of docLinks) expect(existsSync(path.join(modules, "llm-tool-test", link)), link).toBe(true);
+      for (const link of docLinks)
+        expect(existsSync(path.join(modules, "llm-tool-test", link)), link).toBe(true);
       expect(existsSync(path.join(modules, "llm-tool-test/lib/cli/main.js"))).toBe(true);
       expect(existsSync(path.join(modules, "llm-tool-test/lib/index.js"))).toBe(true);
       expect(existsSync(path.join(modules, "llm-tool-test/lib/action"))).toBe(false);
