@@ -22,6 +22,8 @@ import { makeScenario } from "../support/scenario-factory.js";
 
 const descriptorOf = (name: (typeof AGENT_NAMES)[number]): AgentDescriptor => AGENTS[name];
 const docs = readUserDocs();
+/** The README's "## Agents" section: a newcomer's list of every agent. */
+const readmeAgents = /^## Agents\n([\s\S]*?)^## /m.exec(readRepositoryFile("README.md"))?.[1] ?? "";
 const agentInput = (parse(readRepositoryFile("action.yml")) as { inputs: { agent: { description: string } } })
   .inputs.agent.description;
 
@@ -112,5 +114,10 @@ describe.each(AGENT_NAMES)("the agent %s", (name) => {
     expect(agentRow?.join("|")).toContain(`\`${name}\``);
     const guidanceRows = markdownTableRows(docs, "agent").map((row) => row[0] ?? "");
     expect(guidanceRows.some((cell) => cell.includes(`\`${name}\``))).toBe(true);
+  });
+
+  it("is named in the README's Agents section", () => {
+    expect(readmeAgents.length, 'no "## Agents" section in README.md').toBeGreaterThan(0);
+    expect(readmeAgents).toContain(`\`${name}\``);
   });
 });
