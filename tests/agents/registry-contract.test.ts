@@ -14,12 +14,19 @@ import {
   describeModelRefusal,
   resolveAgentName,
 } from "../../src/agents/registry.js";
+import type { ModelClient } from "../../src/model/model-client.js";
 import { API_KEY_VARIABLES, PROVIDERS } from "../../src/model/provider.js";
 import { checkModelProviders } from "../../src/run/prepare.js";
 import { configErrorOf } from "../support/config-error.js";
 import { markdownTableRows, readRepositoryFile, readUserDocs } from "../support/docs-text.js";
 import { makeScenario } from "../support/scenario-factory.js";
 
+/** A model client the agents are built with and never call here. */
+const unusedModelClient: ModelClient = {
+  createMessage: async () => {
+    throw new Error("not called");
+  },
+};
 const descriptorOf = (name: (typeof AGENT_NAMES)[number]): AgentDescriptor => AGENTS[name];
 const docs = readUserDocs();
 /** The README's "## Agents" section: a newcomer's list of every agent. */
@@ -73,6 +80,14 @@ describe.each(AGENT_NAMES)("the agent %s", (name) => {
     // Only an agent that needs nothing is built from nothing.
     expect(descriptor.needsApiKey).toBe(false);
     expect((created as { name: string }).name).toBe(name);
+  });
+
+  it("is built from the harness's model client alone exactly when its descriptor says it calls models through it", () => {
+    if (!descriptor.needsApiKey) return;
+    const fromClient = () =>
+      createAgent(name, { modelClient: unusedModelClient, env: { PATH: "/nonexistent" } });
+    if (descriptor.harnessModelClient) expect(fromClient().name).toBe(name);
+    else expect(fromClient).toThrow(`the ${name} agent needs an API key`);
   });
 
   it("runs the models of its providers and refuses the others' with a clear error", () => {
