@@ -71,8 +71,15 @@ export interface AgentDescriptor {
   /**
    * The variable of the agent's own key, for an agent whose models are not among the providers'
    * (Gemini CLI's): its model ids are passed to it as written. Absent: the model's provider's key.
+   * Only Gemini's key is carried to an agent (the `gemini-api-key` input, GEMINI_API_KEY, the
+   * `gemini` settings of run/prepare.ts), so another variable is a compile error until it is too.
    */
-  apiKeyVariable?: string;
+  apiKeyVariable?: typeof GEMINI_API_KEY_ENV;
+  /**
+   * Talks to its models through the harness's ModelClient (model/, `deps.modelClient`) rather than
+   * a CLI of its own, so base URLs given to it alone build it model clients of its own (run/prepare.ts).
+   */
+  harnessModelClient?: true;
   /** The providers whose models it runs (claude-code: Anthropic's); absent: any provider's. */
   providers?: readonly ProviderName[];
   /** How its model is shown a scenario's guidance (docs/agents.md "Guidance: what each agent is shown"). */
@@ -119,6 +126,7 @@ export const AGENTS = {
     guidance: { systemPrompt: true, workDirFile: "harness" },
     usesModel: true,
     needsApiKey: true,
+    harnessModelClient: true,
     apis: ["anthropic", "openai"],
     aliases: ["built-in", "builtin"],
     description: "the built-in loop: a bash tool, Anthropic or OpenAI models",
@@ -343,6 +351,12 @@ export function agentUsesModel(name: AgentName): boolean {
 export function agentApiKeyVariable(name: AgentName): string | undefined {
   const descriptor: AgentDescriptor = AGENTS[name];
   return descriptor.apiKeyVariable;
+}
+
+/** Whether the agent's models are called through the harness's ModelClient (AgentDescriptor.harnessModelClient). */
+export function agentUsesHarnessModelClient(name: AgentName): boolean {
+  const descriptor: AgentDescriptor = AGENTS[name];
+  return descriptor.harnessModelClient === true;
 }
 
 /** The APIs an agent calls itself, so whose base URL it takes (AgentApi). */

@@ -12,6 +12,7 @@ import {
   AGENTS,
   type AgentDeps,
   agentApiKeyVariable,
+  agentUsesHarnessModelClient,
   agentUsesModel,
   apiKeyRemedy,
   createAgent,
@@ -397,8 +398,8 @@ function checkAgentMatrix(agents: readonly AgentName[], settings: RunSettings, n
 
 /**
  * One agent of a matrix: the run's dependencies with the base URLs given to it alone, and its own
- * binary. The built-in agent with a base URL of its own gets model clients of its own (the judge
- * keeps the run's).
+ * binary. An agent calling its models through the harness (the registry's harnessModelClient)
+ * with a base URL of its own gets model clients of its own (the judge keeps the run's).
  */
 function depsOfMatrixAgent(
   name: AgentName,
@@ -416,7 +417,7 @@ function depsOfMatrixAgent(
     ...(own.gemini ? { geminiBaseURL: own.gemini } : {}),
     ...(binary ? { agentBinary: binary } : {}),
   };
-  if (name === "anthropic" && (own.anthropic || own.openai)) {
+  if (agentUsesHarnessModelClient(name) && (own.anthropic || own.openai)) {
     const baseURLs: Record<ProviderName, string | undefined> = {
       anthropic: own.anthropic,
       openai: own.openai,

@@ -147,10 +147,7 @@ describe("readActionSettings", () => {
     [{ concurrency: "four" }, 'input "concurrency" must be a whole number >= 1, got "four"'],
     [{ tier: "-1" }, 'input "tier" must be a whole number >= 0, got "-1"'],
     [{ tier: "high" }, 'input "tier" must be a whole number >= 0, got "high"'],
-    [
-      { agent: "gpt" },
-      'input "agent": unknown agent "gpt"; expected one of: anthropic, oracle, replay, null, claude-code, codex, gemini-cli, opencode, command',
-    ],
+    [{ agent: "gpt" }, `input "agent": unknown agent "gpt"; expected one of: ${AGENT_NAMES.join(", ")}`],
     [
       { agent: "command" },
       'input "agent-command" is required with "agent: command": the command template, e.g. "my-agent --model {model} --task {prompt}"',

@@ -14,14 +14,23 @@ import {
   describeModelRefusal,
   resolveAgentName,
 } from "../../src/agents/registry.js";
+import type { ModelClient } from "../../src/model/model-client.js";
 import { API_KEY_VARIABLES, PROVIDERS } from "../../src/model/provider.js";
 import { checkModelProviders } from "../../src/run/prepare.js";
 import { configErrorOf } from "../support/config-error.js";
 import { markdownTableRows, readRepositoryFile, readUserDocs } from "../support/docs-text.js";
 import { makeScenario } from "../support/scenario-factory.js";
 
+/** A model client the agents are built with and never call here. */
+const unusedModelClient: ModelClient = {
+  createMessage: async () => {
+    throw new Error("not called");
+  },
+};
 const descriptorOf = (name: (typeof AGENT_NAMES)[number]): AgentDescriptor => AGENTS[name];
 const docs = readUserDocs();
+/** The README's "## Agents" section: a newcomer's list of every agent. */
+const readmeAgents = /^## Agents\n([\s\S]*?)^## /m.exec(readRepositoryFile("README.md"))?.[1] ?? "";
 const agentInput = (parse(readRepositoryFile("action.yml")) as { inputs: { agent: { description: string } } })
   .inputs.agent.description;
 
@@ -73,6 +82,14 @@ describe.each(AGENT_NAMES)("the agent %s", (name) => {
     expect((created as { name: string }).name).toBe(name);
   });
 
+  it("is built from the harness's model client alone exactly when its descriptor says it calls models through it", () => {
+    if (!descriptor.needsApiKey) return;
+    const fromClient = () =>
+      createAgent(name, { modelClient: unusedModelClient, env: { PATH: "/nonexistent" } });
+    if (descriptor.harnessModelClient) expect(fromClient().name).toBe(name);
+    else expect(fromClient).toThrow(`the ${name} agent needs an API key`);
+  });
+
   it("runs the models of its providers and refuses the others' with a clear error", () => {
     const keys = { anthropic: "k", openai: "k" };
     const scenario = makeScenario({ id: "s" });
@@ -112,5 +129,10 @@ describe.each(AGENT_NAMES)("the agent %s", (name) => {
     expect(agentRow?.join("|")).toContain(`\`${name}\``);
     const guidanceRows = markdownTableRows(docs, "agent").map((row) => row[0] ?? "");
     expect(guidanceRows.some((cell) => cell.includes(`\`${name}\``))).toBe(true);
+  });
+
+  it("is named in the README's Agents section", () => {
+    expect(readmeAgents.length, 'no "## Agents" section in README.md').toBeGreaterThan(0);
+    expect(readmeAgents).toContain(`\`${name}\``);
   });
 });

@@ -5,6 +5,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { AGENT_NAMES, AGENTS } from "../../src/agents/registry.js";
 import { ConfigError } from "../../src/errors.js";
 import { JUDGE_TOOL_NAME } from "../../src/evaluate/judge.js";
 import type { Report } from "../../src/results/types.js";
@@ -78,10 +79,10 @@ describe("checkModelProviders", () => {
     ).toThrow(/^judged: the judge: the judge model "claude-haiku-4-5" needs ANTHROPIC_API_KEY/);
   });
 
-  it("leaves the models of agents that call no model with a key to them (command, oracle)", () => {
+  it("leaves the models of agents that call no model with a key to them (command, oracle, every keyless agent)", () => {
     const noKeys = { anthropic: null, openai: null };
     // The command agent hands {model} to its own CLI, which may name providers this harness does not know.
-    for (const agent of ["command", "oracle", "replay", "null"] as const) {
+    for (const agent of AGENT_NAMES.filter((name) => !AGENTS[name].needsApiKey)) {
       expect(() => checkModelProviders([scenario("a")], ["ollama:qwen3"], agent, noKeys)).not.toThrow();
     }
     expect(() => checkModelProviders([scenario("a")], ["ollama:qwen3"], "anthropic", noKeys)).toThrow(
