@@ -86,12 +86,11 @@ trap '__ltt_forward HUP' HUP
 (
   trap - INT QUIT
   set -- "$__ltt_argv0" "$__ltt_real" "$@"
-  # From the broker (shim-broker.ts), the agent's environment comes as values: the target's, not ours.
+  # From the broker (shim-broker.ts, which sources this), the agent's environment comes as values
+  # in an array (no environment carries one): the target's, never ours.
   if [[ \${__ltt_handed-} == 1 ]]; then
     unset -v PATH PWD OLDPWD SHLVL __ltt_handed
-    for __ltt_v in "\${!__ltt_env_@}"; do
-      __ltt_p=\${!__ltt_v}; unset -v "$__ltt_v"; export -- "$__ltt_p" 2>/dev/null
-    done
+    for __ltt_p in "\${__ltt_env[@]}"; do export -- "$__ltt_p" 2>/dev/null; done
   fi
   exec -a "$1" "$2" "\${@:3}"
 ) <&0 &
