@@ -30,6 +30,8 @@ import path from "node:path";
 import { makeFifos, openFifo } from "./fifos.js";
 import type { ExecResult } from "./types.js";
 
+/** Where Debian and Ubuntu's bash-builtins package puts bash's loadable builtins. */
+const LOADABLES_DIR = "/usr/lib/bash";
 /** The call channel's name in the shim's log folder. */
 export const CALLS_FIFO = "calls";
 /** Requests in flight at once per trial; more wait in their requester until its command ends. */
@@ -51,15 +53,25 @@ export function parseBrokerRequest(line: string): BrokerRequest | null {
 /**
  * The requester the agent finds at every path of the target. `callsFile` is the call channel as
  * seen inside. It runs with whatever PATH the agent gave it (even none): its own commands are
- * found on the system folders, and the environment it passes on is the agent's.
+ * builtins (loaded from `loadablesDir` where there) or found on the system folders, and the
+ * environment it passes on is the agent's.
  */
-export function renderRequesterScript(name: string, callsFile: string, bash: string): string {
+export function renderRequesterScript(
+  name: string,
+  callsFile: string,
+  bash: string,
+  loadablesDir = LOADABLES_DIR,
+): string {
   return `#!${bash}
 # Written by llm-tool-test: ${name} runs outside this sandbox, recorded; this asks for it and relays.
 __ltt_calls=${quoteShell(callsFile)}
 __ltt_path=\${PATH-}
 PATH=/usr/local/bin:/usr/bin:/bin
-__ltt_dir=$(mktemp -d /tmp/.ltt-call.XXXXXXXXXX) || exit 126
+# Builtins from Debian's bash-builtins where installed (no process start); else the system's commands.
+for __ltt_b in mkfifo rm tee; do enable -f ${quoteShell(loadablesDir)}/$__ltt_b $__ltt_b 2>/dev/null; done
+# The builtin mktemp sets a variable (no command substitution: no fork); it prints the name too.
+if enable -f ${quoteShell(loadablesDir)}/mktemp mktemp 2>/dev/null; then mktemp -d -v __ltt_dir /tmp/.ltt-call.XXXXXXXXXX > /dev/null || exit 126
+else __ltt_dir=$(mktemp -d /tmp/.ltt-call.XXXXXXXXXX) || exit 126; fi
 mkfifo -m 600 "$__ltt_dir/in" "$__ltt_dir/out" "$__ltt_dir/err" "$__ltt_dir/status" || exit 126
 # printf repeats its format at least once: with no arguments it would write one empty one.
 if (($#)); then printf '%s\\0' "$@" > "$__ltt_dir/argv"; else : > "$__ltt_dir/argv"; fi
@@ -75,11 +87,12 @@ trap '__ltt_forward TERM' TERM
 trap '__ltt_forward INT' INT
 trap '__ltt_forward HUP' HUP
 printf 'c1\\t%s\\n' "$__ltt_dir" >> "$__ltt_calls"
-cat <&0 > "$__ltt_dir/in" 2>/dev/null &
+# The relays: tee without files copies its input to its output, as cat would.
+tee <&0 > "$__ltt_dir/in" 2>/dev/null &
 __ltt_in=$!
-cat "$__ltt_dir/err" >&2 &
+tee < "$__ltt_dir/err" >&2 &
 __ltt_err=$!
-cat "$__ltt_dir/out" &
+tee < "$__ltt_dir/out" &
 __ltt_out=$!
 # wait returns early when a trapped signal arrives: wait again until the output is done.
 while kill -0 "$__ltt_out" 2>/dev/null; do wait "$__ltt_out"; done
