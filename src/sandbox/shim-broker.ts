@@ -31,7 +31,7 @@ import { makeFifos, openFifo } from "./fifos.js";
 import type { ExecResult } from "./types.js";
 
 /** Where Debian and Ubuntu's bash-builtins package puts bash's loadable builtins. */
-const LOADABLES_DIR = "/usr/lib/bash";
+export const LOADABLES_DIR = "/usr/lib/bash";
 /** The call channel's name in the shim's log folder. */
 export const CALLS_FIFO = "calls";
 /** Requests in flight at once per trial; more wait in their requester until its command ends. */
