@@ -88,18 +88,21 @@ trap '__ltt_forward INT' INT
 trap '__ltt_forward HUP' HUP
 printf 'c1\\t%s\\n' "$__ltt_dir" >> "$__ltt_calls"
 # The relays: tee without files copies its input to its output, as cat would.
-tee <&0 > "$__ltt_dir/in" 2>/dev/null &
-__ltt_in=$!
 tee < "$__ltt_dir/err" >&2 &
 __ltt_err=$!
 tee < "$__ltt_dir/out" &
 __ltt_out=$!
+# Input from /dev/null (an agent's command's) needs no relay: opening \`in\` and closing it ends the
+# target's input. (A signal meanwhile is forwarded once the server has opened it.)
+__ltt_in=
+if [[ /dev/stdin -ef /dev/null ]]; then : > "$__ltt_dir/in"
+else tee <&0 > "$__ltt_dir/in" 2>/dev/null & __ltt_in=$!; fi
 # wait returns early when a trapped signal arrives: wait again until the output is done.
 while kill -0 "$__ltt_out" 2>/dev/null; do wait "$__ltt_out"; done
 while kill -0 "$__ltt_err" 2>/dev/null; do wait "$__ltt_err"; done
 __ltt_status=
 while [[ -z $__ltt_status ]]; do read -r __ltt_status < "$__ltt_dir/status" || break; done
-kill "$__ltt_in" 2>/dev/null
+[[ -z $__ltt_in ]] || kill "$__ltt_in" 2>/dev/null
 rm -rf "$__ltt_dir"
 exit "\${__ltt_status:-126}"
 `;
