@@ -8,6 +8,9 @@
  * probe again. What cannot be fixed is a warning; the run then stops (`auto` does not fall back in
  * CI: sandbox-selection.ts) unless the sandbox is `local`.
  *
+ * Once bwrap works, bash's loadable builtins are installed if missing (the brokered target's calls
+ * start fewer processes with them; nothing depends on them).
+ *
  * Only the distribution's `/usr/bin/bwrap` is trusted (never whichever `bwrap` is first on PATH:
  * a folder earlier on PATH could hold any program, which the profile would then let create user
  * namespaces unconfined). The runner is left as it was found: `restoreSandboxSetup` removes the
@@ -16,6 +19,7 @@
  * Every command goes through the injected RunProgram (tests use a fake; nothing here needs root).
  */
 import { bwrapProbeArgs } from "../sandbox/bwrap.js";
+import { LOADABLES_DIR } from "../sandbox/shim-broker.js";
 // The bubblewrap package's binary: the only one the setup probes and the profile names, and the one the sandbox runs.
 import { SYSTEM_BWRAP } from "../sandbox/trusted-bwrap.js";
 import type { ProgramOutcome, RunProgram } from "./run-program.js";
@@ -88,7 +92,9 @@ export async function setUpSandboxFor(
   platform: NodeJS.Platform = process.platform,
 ): Promise<SandboxSetupResult | null> {
   if (!settings.sandboxSetup || settings.sandbox === "local" || platform !== "linux") return null;
-  const result = await setUpSandbox(createSetupCommand(machine.runProgram, machine.env), log);
+  const run = createSetupCommand(machine.runProgram, machine.env);
+  const result = await setUpSandbox(run, log);
+  if (result.usable) await installLoadableBuiltins(run, log, result.changes);
   for (const change of result.changes) log.info(`Sandbox setup: ${change}.`);
   return result;
 }
@@ -175,6 +181,28 @@ async function setUpSandbox(run: SetupCommand, log: SandboxSetupLog): Promise<Sa
     `could not make bwrap work on this runner (${describeFailure(probe)}): the run stops unless the sandbox is local (set sandbox: local to accept an agent on the runner itself).`,
   );
   return { usable: false, changes, undo };
+}
+
+/**
+ * bash's loadable builtins (Debian's bash-builtins), which spare the broker's requester its process
+ * starts on each call of the target (shim-broker.ts). Without them it uses the system's commands,
+ * slower: a failed install is a note, not a warning.
+ */
+async function installLoadableBuiltins(
+  run: SetupCommand,
+  log: SandboxSetupLog,
+  changes: string[],
+): Promise<void> {
+  if ((await run("test", ["-e", `${LOADABLES_DIR}/mktemp`])).exitCode === 0) return;
+  const update = await run("sudo", ["-n", "apt-get", "update"]);
+  const install =
+    update.exitCode === 0 ? await run("sudo", ["-n", "apt-get", "install", "-y", "bash-builtins"]) : update;
+  if (install.exitCode === 0)
+    changes.push("installed the bash-builtins package (the target's calls start fewer processes)");
+  else
+    log.info(
+      `bash-builtins could not be installed (${describeFailure(install)}): each call of the target starts a few more processes.`,
+    );
 }
 
 /** The distribution's bwrap, if it is installed; never one found on PATH. */

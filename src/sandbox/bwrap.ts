@@ -11,6 +11,7 @@
  * overlay is the kernel's, mounted in a user and mount namespace of its own (`unshare`) just before
  * bwrap starts inside it; where that is not possible the directories stay read-only.
  */
+import { lstatSync } from "node:fs";
 import { chmod, lstat, mkdir, mkdtemp, readdir, readlink, realpath, rm, symlink } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -411,7 +412,9 @@ async function runOverlayProbe(
 export async function ensureRootLinks(root: string, host: HostSystem): Promise<void> {
   for (const link of host.systemLinks) {
     const where = path.join(root, link.path);
-    if (await lstat(where).catch(() => null)) continue;
+    // Synchronous: microseconds, where each await is a turn of the event loop before every call of
+    // the target (shim-broker.ts) on a busy machine.
+    if (lstatSync(where, { throwIfNoEntry: false })) continue;
     await symlink(link.target, where).catch(() => undefined);
   }
 }

@@ -30,6 +30,8 @@ import path from "node:path";
 import { makeFifos, openFifo } from "./fifos.js";
 import type { ExecResult } from "./types.js";
 
+/** Where Debian and Ubuntu's bash-builtins package puts bash's loadable builtins. */
+export const LOADABLES_DIR = "/usr/lib/bash";
 /** The call channel's name in the shim's log folder. */
 export const CALLS_FIFO = "calls";
 /** Requests in flight at once per trial; more wait in their requester until its command ends. */
@@ -51,39 +53,56 @@ export function parseBrokerRequest(line: string): BrokerRequest | null {
 /**
  * The requester the agent finds at every path of the target. `callsFile` is the call channel as
  * seen inside. It runs with whatever PATH the agent gave it (even none): its own commands are
- * found on the system folders, and the environment it passes on is the agent's.
+ * builtins (loaded from `loadablesDir` where there) or found on the system folders, and the
+ * environment it passes on is the agent's.
  */
-export function renderRequesterScript(name: string, callsFile: string, bash: string): string {
+export function renderRequesterScript(
+  name: string,
+  callsFile: string,
+  bash: string,
+  loadablesDir = LOADABLES_DIR,
+): string {
   return `#!${bash}
 # Written by llm-tool-test: ${name} runs outside this sandbox, recorded; this asks for it and relays.
 __ltt_calls=${quoteShell(callsFile)}
-__ltt_had_path=\${PATH+1}
 __ltt_path=\${PATH-}
 PATH=/usr/local/bin:/usr/bin:/bin
-__ltt_dir=$(mktemp -d /tmp/.ltt-call.XXXXXXXXXX) || exit 126
+# Builtins from Debian's bash-builtins where installed (no process start); else the system's commands.
+for __ltt_b in mkfifo rm tee; do enable -f ${quoteShell(loadablesDir)}/$__ltt_b $__ltt_b 2>/dev/null; done
+# The builtin mktemp sets a variable (no command substitution: no fork); it prints the name too.
+if enable -f ${quoteShell(loadablesDir)}/mktemp mktemp 2>/dev/null; then mktemp -d -v __ltt_dir /tmp/.ltt-call.XXXXXXXXXX > /dev/null || exit 126
+else __ltt_dir=$(mktemp -d /tmp/.ltt-call.XXXXXXXXXX) || exit 126; fi
 mkfifo -m 600 "$__ltt_dir/in" "$__ltt_dir/out" "$__ltt_dir/err" "$__ltt_dir/status" || exit 126
 # printf repeats its format at least once: with no arguments it would write one empty one.
 if (($#)); then printf '%s\\0' "$@" > "$__ltt_dir/argv"; else : > "$__ltt_dir/argv"; fi
-if [[ -n $__ltt_had_path ]]; then PATH=$__ltt_path "$(command -v env)" -0 > "$__ltt_dir/env"
-else (unset PATH; "$(PATH=/usr/bin:/bin command -v env)" -0) > "$__ltt_dir/env"; fi
+# The exported names, by builtins (through the file, not a pipe: no fork); PATH as the agent had it.
+compgen -e > "$__ltt_dir/env"
+mapfile -t __ltt_names < "$__ltt_dir/env"
+for __ltt_name in "\${__ltt_names[@]}"; do
+  if [[ $__ltt_name == PATH ]]; then printf 'PATH=%s\\0' "$__ltt_path"; else printf '%s=%s\\0' "$__ltt_name" "\${!__ltt_name}"; fi
+done > "$__ltt_dir/env"
 printf '%s' "$PWD" > "$__ltt_dir/cwd"
 __ltt_forward() { printf 'k1\\t%s\\t%s\\n' "$__ltt_dir" "$1" >> "$__ltt_calls"; }
 trap '__ltt_forward TERM' TERM
 trap '__ltt_forward INT' INT
 trap '__ltt_forward HUP' HUP
 printf 'c1\\t%s\\n' "$__ltt_dir" >> "$__ltt_calls"
-cat <&0 > "$__ltt_dir/in" 2>/dev/null &
-__ltt_in=$!
-cat "$__ltt_dir/err" >&2 &
+# The relays: tee without files copies its input to its output, as cat would.
+tee < "$__ltt_dir/err" >&2 &
 __ltt_err=$!
-cat "$__ltt_dir/out" &
+tee < "$__ltt_dir/out" &
 __ltt_out=$!
+# Input from /dev/null (an agent's command's) needs no relay: opening \`in\` and closing it ends the
+# target's input. (A signal meanwhile is forwarded once the server has opened it.)
+__ltt_in=
+if [[ /dev/stdin -ef /dev/null ]]; then : > "$__ltt_dir/in"
+else tee <&0 > "$__ltt_dir/in" 2>/dev/null & __ltt_in=$!; fi
 # wait returns early when a trapped signal arrives: wait again until the output is done.
 while kill -0 "$__ltt_out" 2>/dev/null; do wait "$__ltt_out"; done
 while kill -0 "$__ltt_err" 2>/dev/null; do wait "$__ltt_err"; done
 __ltt_status=
 while [[ -z $__ltt_status ]]; do read -r __ltt_status < "$__ltt_dir/status" || break; done
-kill "$__ltt_in" 2>/dev/null
+[[ -z $__ltt_in ]] || kill "$__ltt_in" 2>/dev/null
 rm -rf "$__ltt_dir"
 exit "\${__ltt_status:-126}"
 `;
@@ -98,19 +117,22 @@ exit "\${__ltt_status:-126}"
  * requester has the status, `<id> 0` when it gave none (the harness then gives one:
  * STATUS_WRITER_SCRIPT).
  *
- * A call's child runs the shim with the call's arguments, its folder's cwd and the FIFOs as stdio.
- * The call's NAME=value pairs are the target's whole environment, but never the shim's: the agent's
- * BASH_ENV, LD_PRELOAD or PATH would run its own code in the bash that records the call. The shim
- * gets them as values (`__ltt_env_<n>`) and exports them only in the child that becomes the target. Each file of the folder is checked once
- * open to be the folder's own: neither it nor the folder a link, and the file at its path the one
- * opened (no link to the real binary: its bytes must not reach the agent through a redirection).
- * The checks are builtins: a call forks only the shim.
+ * A call's child runs the shim with the call's arguments, its folder's cwd and the FIFOs as stdio:
+ * a fork of its own that sources the shim (no exec: nothing but the target is started). The server
+ * exports nothing (it un-exports its own environment first), so the call's NAME=value pairs are the
+ * target's whole environment, but never the shim's: the agent's BASH_ENV, LD_PRELOAD or PATH would
+ * run its own code in the bash that records the call. The shim gets them as values (the array
+ * `__ltt_env`, with the server's own names unset) and exports them only in the child that becomes
+ * the target. Each file of the folder is checked once open to be the folder's own: neither it nor
+ * the folder a link, and the file at its path the one opened (no link to the real binary: its bytes
+ * must not reach the agent through a redirection). The checks are builtins: a call forks only the
+ * shim, which forks the target.
  */
 export const BROKER_SERVER_SCRIPT = [
   'exec <"$1/in" 4>"$1/out" >/dev/null 2>&1 || exit 126',
-  // env(1) from the system folders (read-only), not from the root the agent can change.
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion.
-  "shim=$2; hash env bash && envp=${BASH_CMDS[env]} && bashp=${BASH_CMDS[bash]} || exit 126; declare -A pids",
+  // Nothing of the server's environment reaches a target (its own, PATH included, is the call's).
+  'for name in $(compgen -e); do export -n "$name"; done',
+  "shim=$2; declare -A pids",
   // Ignored here, so a call's child cannot die of one before its traps are set (it sets them first).
   "trap '' TERM INT HUP",
   "own() { [[ ! -L $dir && ! -L $dir/$2 && $dir/$2 -ef /proc/$BASHPID/fd/$1 ]]; }",
@@ -121,17 +143,19 @@ export const BROKER_SERVER_SCRIPT = [
   '  forward() { trapped=1; if [[ -n $child ]]; then kill -s "$1" "$child" 2>/dev/null; else pending=$1; fi; }',
   '  if exec 3< "$dir/argv" 5< "$dir/env" 6< "$dir/cwd" && own 3 argv && own 5 env && own 6 cwd; then',
   '    while IFS= read -r -d "" arg; do args+=("$arg"); done <&3',
-  // Handed over as __ltt_env_<n> (the shim's own environment is PATH alone); names of ours are dropped.
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion.
-  '    while IFS= read -r -d "" pair; do [[ $pair =~ ^[A-Za-z_][A-Za-z0-9_]*= && $pair != __ltt_* ]] && pairs+=("__ltt_env_${#pairs[@]}=$pair"); done <&5',
+  // Handed over as the array __ltt_env (the shim's own environment is empty); names of ours are dropped.
+  '    while IFS= read -r -d "" pair; do [[ $pair =~ ^[A-Za-z_][A-Za-z0-9_]*= && $pair != __ltt_* ]] && pairs+=("$pair"); done <&5',
   "    IFS= read -r -d '' cwd <&6; exec 3<&- 5<&- 6<&-",
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion.
   '    cd -- "${cwd:-/}" 2>/dev/null || cd /',
   '    if exec 0< "$dir/in" 1> "$dir/out" 2> "$dir/err" && own 0 in && own 1 out && own 2 err; then',
   // <&0: an asynchronous command's stdin would be /dev/null; trap -: it would ignore INT and QUIT.
-  // The shim runs by the system's bash, not by the first `bash` on the agent's PATH (its shebang).
+  // The shim is sourced by this bash (the harness's), not run by the first `bash` on the agent's
+  // PATH (its shebang); the server's names are unset first, so a pair named like one is the target's.
   // biome-ignore lint/suspicious/noTemplateCurlyInString: shell array expansions.
-  '      ( trap - INT QUIT; exec "$envp" -i PATH=/usr/bin:/bin __ltt_handed=1 "${pairs[@]}" "$bashp" "$shim" "${args[@]}" ) <&0 4>&- &',
+  '      ( trap - INT QUIT; __ltt_handed=1 __ltt_env=("${pairs[@]}") __ltt_shim=$shim; set -- "${args[@]}"',
+  "        unset -v name shim pids id dir child pending trapped code status given arg pair cwd args pairs",
+  '        unset -f own call forward; . "$__ltt_shim" ) <&0 4>&- &',
   "      child=$!",
   '      [[ -n $pending ]] && kill -s "$pending" "$child" 2>/dev/null',
   // wait returns early when a trapped signal arrives: wait again until the shim is gone.

@@ -18,8 +18,8 @@ import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { isUnderSystemDir, SANDBOX_PATH } from "./bwrap.js";
 
-/** What the shim script itself runs (its interpreter and its record encoding). */
-const SHIM_DEPENDENCIES = ["bash", "env", "base64"];
+/** What the shim script itself runs (its interpreter; its records start no process). */
+const SHIM_DEPENDENCIES = ["bash", "env"];
 
 /** Where the real binary's folders are bound inside the sandbox, for the shim alone to use. */
 export const SANDBOX_REAL_DIR = "/run/llm-tool-test/real";
@@ -36,7 +36,7 @@ export interface ShimCover {
 /**
  * The cover of the host binary `target` (absolute) in a sandbox whose temp dir is `sandboxBase`;
  * `pathDirs` are the sandbox's PATH folders besides the system ones (the target's own folder).
- * Null for a target the shim itself runs on (bash, env, base64): that one is not covered.
+ * Null for a target the shim itself runs on (bash, env): that one is not covered.
  */
 export async function planShimCover(
   target: string,

@@ -5,10 +5,12 @@
  * transparently: stdin, stdout and stderr pass through, the exit code is preserved,
  * SIGTERM/SIGINT/SIGHUP are forwarded.
  *
- * Record line (tab-separated, ASCII): `v1 start_us end_us exit_code argc cwd_b64 argv_b64`, where
- * argv_b64 is base64 of the binary's name and the arguments, each followed by a NUL byte (so any
- * bytes survive), argc counts them (a torn line decodes to fewer), and the times come from bash's
- * $EPOCHREALTIME (no fork of `date`). A line is written with one write(2) no longer than PIPE_BUF,
+ * Record line (tab-separated): `v2 start_us end_us exit_code argc cwd arg… .`, where the fields
+ * after argc are the cwd, then the binary's name and each argument, with `%`, tab and newline written
+ * `%25`, `%09`, `%0A` (any other byte as is: the line is bytes, read as latin1), and `.` ends a whole
+ * line (a torn one has fewer fields or no `.`). The escaping is bash's own substitution and the times
+ * come from $EPOCHREALTIME: a record starts no process. (`v1`, with base64 fields, is still read.)
+ * A line is written with one write(2) no longer than PIPE_BUF,
  * so concurrent invocations (a pipe) never interleave; a longer one (huge arguments) is sent as
  * numbered parts `v1c key index count text`, reassembled by the reader.
  *
@@ -54,9 +56,7 @@ export async function writeShim(options: ShimOptions): Promise<string> {
 }
 
 function renderShimScript(options: ShimOptions): string {
-  const platform = options.platform ?? process.platform;
-  const base64 = platform === "darwin" ? "base64 | tr -d '\\n'" : "base64 -w 0";
-  const maxLine = maxRecordLine(platform);
+  const maxLine = maxRecordLine(options.platform ?? process.platform);
   const part = maxLine - 100;
   return `#!/usr/bin/env bash
 # Written by llm-tool-test: records each invocation of ${options.binary}, then runs the real one.
@@ -86,12 +86,11 @@ trap '__ltt_forward HUP' HUP
 (
   trap - INT QUIT
   set -- "$__ltt_argv0" "$__ltt_real" "$@"
-  # From the broker (shim-broker.ts), the agent's environment comes as values: the target's, not ours.
+  # From the broker (shim-broker.ts, which sources this), the agent's environment comes as values
+  # in an array (no environment carries one): the target's, never ours.
   if [[ \${__ltt_handed-} == 1 ]]; then
     unset -v PATH PWD OLDPWD SHLVL __ltt_handed
-    for __ltt_v in "\${!__ltt_env_@}"; do
-      __ltt_p=\${!__ltt_v}; unset -v "$__ltt_v"; export -- "$__ltt_p" 2>/dev/null
-    done
+    for __ltt_p in "\${__ltt_env[@]}"; do export -- "$__ltt_p" 2>/dev/null; done
   fi
   exec -a "$1" "$2" "\${@:3}"
 ) <&0 &
@@ -109,8 +108,15 @@ while :; do
   [[ -n $__ltt_trapped ]] || break
 done
 __ltt_now; __ltt_end=$__ltt_t
+# Bytes from here on (lengths, escapes); nothing runs after this that would see it.
+LC_ALL=C
+__ltt_line="v2	$__ltt_start	$__ltt_end	$__ltt_code	$(($# + 1))"
+for __ltt_a in "$PWD" "$__ltt_name" "$@"; do
+  __ltt_a=\${__ltt_a//%/%25}; __ltt_a=\${__ltt_a//$'\\t'/%09}; __ltt_a=\${__ltt_a//$'\\n'/%0A}
+  __ltt_line+="	$__ltt_a"
+done
+__ltt_line+="	."
 {
-  __ltt_line="v1	$__ltt_start	$__ltt_end	$__ltt_code	$(($# + 1))	$(printf '%s' "$PWD" | ${base64})	$(printf '%s\\0' "$__ltt_name" "$@" | ${base64})"
   if (( \${#__ltt_line} <= ${maxLine} )); then
     printf '%s\\n' "$__ltt_line" >> "$__ltt_log"
   else
@@ -163,11 +169,12 @@ async function isExecutableFile(file: string): Promise<boolean> {
 
 /** Invocations in a record file (a shim writing to a plain file), in start order. */
 export async function readShimLog(logFile: string): Promise<TargetInvocationRecord[]> {
+  // latin1: each byte one character, as the channel reads them.
   return parseShimRecords((await readTextIfExists(logFile)) ?? "");
 }
 
 /**
- * The invocations in the shim's record text, in start order: whole lines, and long records
+ * The invocations in the shim's record text (its bytes as latin1 characters), in start order: whole lines, and long records
  * reassembled from their parts; torn, incomplete or foreign lines are skipped.
  */
 export function parseShimRecords(text: string): TargetInvocationRecord[] {
@@ -197,7 +204,26 @@ export function parseShimRecords(text: string): TargetInvocationRecord[] {
 const SHIM_PART = /^v1c\t(\d+\.\d+)\t(\d+)\t(\d+)\t(.*)$/;
 const SHIM_LINE = /^v1\t(\d+)\t(\d+)\t(\d+)\t(\d+)\t([A-Za-z0-9+/=]*)\t([A-Za-z0-9+/=]*)$/;
 
+const SHIM_LINE_V2 = /^v2\t(\d+)\t(\d+)\t(\d+)\t(\d+)\t(.*)$/;
+
+/** A line of the text (bytes read as latin1): v2, or v1 (base64 fields). */
 function parseShimLine(line: string): { record: TargetInvocationRecord; startUs: bigint } | null {
+  const v2 = SHIM_LINE_V2.exec(line);
+  if (v2) {
+    const [, start, end, code, argc, rest] = v2 as unknown as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    const fields = rest.split("\t");
+    // The cwd, the arguments and the end mark: a torn line has fewer, or no mark.
+    if (Number(argc) < 1 || fields.length !== Number(argc) + 2 || fields.pop() !== ".") return null;
+    const [cwd, ...argv] = fields.map(unescapeField) as [string, ...string[]];
+    return shimRecord(start, end, code, argv, cwd);
+  }
   const match = SHIM_LINE.exec(line);
   if (!match) return null;
   const [, start, end, code, argc, cwd, args] = match as unknown as [
@@ -213,18 +239,36 @@ function parseShimLine(line: string): { record: TargetInvocationRecord; startUs:
   const parts = splitNulTerminated(Buffer.from(args, "base64"));
   // A torn line decodes to fewer arguments than announced.
   if (count < 1 || parts.length !== count) return null;
+  return shimRecord(start, end, code, parts, Buffer.from(cwd, "base64").toString("utf8"));
+}
+
+function shimRecord(
+  start: string,
+  end: string,
+  code: string,
+  argv: string[],
+  cwd: string,
+): { record: TargetInvocationRecord; startUs: bigint } {
   const startUs = BigInt(start);
   const endUs = BigInt(end);
   return {
     startUs,
     record: {
-      argv: parts,
+      argv,
       exit_code: Number(code),
       duration_ms: Number(endUs - startUs) / 1000,
-      cwd: cwd.length > 0 ? Buffer.from(cwd, "base64").toString("utf8") : null,
+      cwd: cwd.length > 0 ? cwd : null,
       started_at_ms: Number(startUs / 1000n),
     },
   };
+}
+
+/** A v2 field: its bytes (latin1 characters) with `%XX` decoded, as UTF-8. */
+function unescapeField(field: string): string {
+  const bytes = field.replace(/%([0-9A-F]{2})/g, (_, hex: string) =>
+    String.fromCharCode(Number.parseInt(hex, 16)),
+  );
+  return Buffer.from(bytes, "latin1").toString("utf8");
 }
 
 function splitNulTerminated(buffer: Buffer): string[] {
@@ -241,7 +285,7 @@ function splitNulTerminated(buffer: Buffer): string[] {
 
 async function readTextIfExists(file: string): Promise<string | null> {
   try {
-    return await readFile(file, "utf8");
+    return await readFile(file, "latin1");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;

@@ -26,6 +26,10 @@ function fakeRunner(machine: {
   profileExists?: boolean;
   /** The sysctl's value before the setup ("" when it cannot be read). */
   sysctlBefore?: string;
+  /** Whether bash's loadable builtins are installed (default yes). */
+  builtins?: boolean;
+  /** Whether apt-get can install bash-builtins (default yes). */
+  builtinsInstallable?: boolean;
 }) {
   const commands: { line: string; stdin?: string; env: Record<string, string> }[] = [];
   let profile = false;
@@ -39,6 +43,8 @@ function fakeRunner(machine: {
     if (file === "sh") return ok("/home/runner/bin/bwrap\n");
     if (file === "test" && args[0] === "-x")
       return args[1] === "/usr/bin/bwrap" && machine.installed ? ok() : fail("");
+    if (file === "test" && args[0] === "-e" && args[1] === "/usr/lib/bash/mktemp")
+      return machine.builtins !== false ? ok() : fail("");
     if (file === "test" && args[0] === "-e") return machine.profileExists ? ok() : fail("");
     if (file === "sysctl" && args[0] === "-n")
       return machine.sysctlBefore === "" ? fail("permission denied") : ok(`${machine.sysctlBefore ?? "1"}\n`);
@@ -46,6 +52,11 @@ function fakeRunner(machine: {
       if (machine.sudoWorks === false) return fail("sudo: a password is required");
       const command = args.slice(1).join(" ");
       if (command === "apt-get install -y bubblewrap") machine.installed = true;
+      if (command === "apt-get install -y bash-builtins") {
+        if (machine.builtinsInstallable === false)
+          return fail("E: Unable to locate package bash-builtins", 100);
+        machine.builtins = true;
+      }
       if (command === `apparmor_parser -r ${BWRAP_APPARMOR_PROFILE_PATH}`) profile = true;
       if (command.startsWith("sysctl -w")) sysctl = true;
       return ok();
@@ -89,7 +100,11 @@ describe("the action's sandbox setup", () => {
       changes: [],
       undo: [],
     });
-    expect(machine.lines()).toEqual(["test -x /usr/bin/bwrap", "/usr/bin/bwrap"]);
+    expect(machine.lines()).toEqual([
+      "test -x /usr/bin/bwrap",
+      "/usr/bin/bwrap",
+      "test -e /usr/lib/bash/mktemp",
+    ]);
     expect(machine.commands.some((c) => c.line.startsWith("sudo"))).toBe(false);
     expect(log.entries).toEqual([]);
   });
@@ -109,6 +124,7 @@ describe("the action's sandbox setup", () => {
       `sudo -n tee ${BWRAP_APPARMOR_PROFILE_PATH}`,
       `sudo -n apparmor_parser -r ${BWRAP_APPARMOR_PROFILE_PATH}`,
       "/usr/bin/bwrap",
+      "test -e /usr/lib/bash/mktemp",
     ]);
     // The probe uses the namespaces the sandbox uses, user mapping included.
     expect(machine.commands[4]!.line).toContain("--unshare-user --uid 1000 --gid 1000 --unshare-all");
@@ -124,13 +140,48 @@ describe("the action's sandbox setup", () => {
     expect(log.warnings()).toEqual([]);
   });
 
+  it("installs bash's loadable builtins once bwrap works, if missing; a failure is a note", async () => {
+    const machine = fakeRunner({ installed: true, fixedBy: "nothing", builtins: false });
+    const log = recordingLog();
+    const result = await setUpSandboxFor(AUTO, machine.run, log.log, "linux");
+    expect(machine.lines().slice(-3)).toEqual([
+      "test -e /usr/lib/bash/mktemp",
+      "sudo -n apt-get update",
+      "sudo -n apt-get install -y bash-builtins",
+    ]);
+    expect(result).toEqual({
+      usable: true,
+      changes: ["installed the bash-builtins package (the target's calls start fewer processes)"],
+      undo: [],
+    });
+
+    const failing = fakeRunner({
+      installed: true,
+      fixedBy: "nothing",
+      builtins: false,
+      builtinsInstallable: false,
+    });
+    const failingLog = recordingLog();
+    expect((await setUpSandboxFor(AUTO, failing.run, failingLog.log, "linux"))?.usable).toBe(true);
+    expect(failingLog.warnings()).toEqual([]);
+    expect(failingLog.entries.map((entry) => entry.message)).toEqual([
+      "bash-builtins could not be installed (exit 100: E: Unable to locate package bash-builtins): each call of the target starts a few more processes.",
+    ]);
+
+    // Not where bwrap cannot work: the sandbox is not used.
+    const broken = fakeRunner({ installed: true, fixedBy: "never", builtins: false });
+    await setUpSandboxFor(AUTO, broken.run, recordingLog().log, "linux");
+    expect(broken.lines()).not.toContain("test -e /usr/lib/bash/mktemp");
+  });
+
   it("falls back to the sysctl when the profile does not help", async () => {
     const machine = fakeRunner({ installed: true, fixedBy: "sysctl" });
     const result = await setUpSandboxFor(AUTO, machine.run, recordingLog().log, "linux");
     expect(result?.usable).toBe(true);
-    expect(machine.lines().slice(-2)).toEqual([
+    expect(machine.lines().slice(-3)).toEqual([
       "sudo -n sysctl -w kernel.apparmor_restrict_unprivileged_userns=0",
       "/usr/bin/bwrap",
+      "test -e /usr/lib/bash/mktemp",
     ]);
   });
 

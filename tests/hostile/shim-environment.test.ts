@@ -18,6 +18,7 @@ import { makeTempDir } from "../support/temp-dirs.js";
 /** Fails with its first argument as the status, and says what its environment held. */
 const TOOL = `#!/bin/bash
 echo "target saw MARK=\${MARK-unset} BASH_ENV=\${BASH_ENV-unset}"
+[ "$2" = names ] && echo "target's names:" $(compgen -e) "."
 exit "$1"
 `;
 
@@ -30,6 +31,8 @@ const BASE_SOLUTION = [
   // A bash of the agent's first on PATH, for the shim's `#!/usr/bin/env bash`.
   "mkdir -p fake && printf '#!/bin/sh\\necho fake-bash-$((6*7)) >&2\\nexit 0\\n' > fake/bash && chmod +x fake/bash",
   'MARK=two PATH="$PWD/fake:$PATH" fail-tool 4; echo "status after PATH: $?"',
+  // Names the broker's server uses for its own variables, and one of the harness's (dropped).
+  'env -i MARK=four args=a dir=b shim=c status=d pids=e __ltt_x=f "$(command -v fail-tool)" 6 names',
 ];
 
 /**
@@ -120,7 +123,7 @@ describe.skipIf(bwrapProblem !== null)("the agent's environment and the shim (bw
   it("records both calls with the status the target gave, and the caller gets it", () => {
     const trial = report.scenarios[0]!.trials[0]!;
     expect(trial.invocation_source).toBe("shim");
-    const calls = withCompiler ? 3 : 2;
+    const calls = withCompiler ? 4 : 3;
     expect(trial.interaction.total_commands).toBe(calls);
     expect(trial.interaction.error_count).toBe(calls);
     expect(events).toContain("status after BASH_ENV: 3");
@@ -140,5 +143,10 @@ describe.skipIf(bwrapProblem !== null)("the agent's environment and the shim (bw
     expect(events).toMatch(/target saw MARK=one BASH_ENV=\S*evil\.sh/);
     expect(events).toContain("target saw MARK=two");
     if (withCompiler) expect(events).toContain("target saw MARK=three");
+  });
+
+  it("hands the target the agent's names and nothing of the broker's (bash adds PWD and SHLVL)", () => {
+    const names = /target's names: ([^.]*) \./.exec(events)?.[1]?.split(" ").sort();
+    expect(names).toEqual(["MARK", "PWD", "SHLVL", "args", "dir", "pids", "shim", "status"]);
   });
 });

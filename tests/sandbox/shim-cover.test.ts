@@ -35,8 +35,11 @@ describe("planShimCover", () => {
     ]);
   });
 
-  it("leaves uncovered what the shim itself runs on (bash, env, base64)", async () => {
+  it("leaves uncovered what the shim itself runs on (bash, env), and covers base64 (its records need none)", async () => {
     expect(await planShimCover("/usr/bin/env", "/tmp/llm-tool-test-x", [])).toBeNull();
     expect(await planShimCover("/bin/bash", "/tmp/llm-tool-test-x", [])).toBeNull();
+    expect((await planShimCover("/usr/bin/base64", "/tmp/llm-tool-test-x", []))?.coveredPaths).toContain(
+      "/usr/bin/base64",
+    );
   });
 });

@@ -1,4 +1,12 @@
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -117,11 +125,35 @@ describe("target shim", () => {
       "$HOME",
       "*",
       "back\\slash",
+      "100%25 %0A %",
     ];
     const quoted = args.map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(" ");
     const { result, calls } = await runRecorded(`fake-tool echo ${quoted}`);
     expect(result.stdout).toBe(`${args.join("\n")}\n`);
     expect(calls).toEqual([[["fake-tool", "echo", ...args], 0]]);
+  });
+
+  it("records without starting a process of its own: only bash and env on PATH", async () => {
+    const onlyDir = path.join(dir, "only-bash-env");
+    mkdirSync(onlyDir, { recursive: true });
+    for (const name of ["bash", "env"]) {
+      symlinkSync(await resolveRealBinary(name, hostPath), path.join(onlyDir, name));
+    }
+    rmSync(logDir, { recursive: true, force: true });
+    mkdirSync(logDir, { recursive: true });
+    const result = await runShell({
+      command: "fake-tool echo 'a\tb' && cd / && fake-tool",
+      cwd: workDir,
+      env: { PATH: `${shimDir}:${toolDir}:${onlyDir}`, LANG: "C.UTF-8" },
+      timeoutMs: 20_000,
+      outputCapBytes: 1024 * 1024,
+    });
+    expect(result.stdout).toBe("a\tb\nok \n");
+    const records = await readShimLog(logFile);
+    expect(records.map((record) => [record.argv, record.cwd])).toEqual([
+      [["fake-tool", "echo", "a\tb"], workDir],
+      [["fake-tool"], "/"],
+    ]);
   });
 
   it("records an invocation without arguments", async () => {
