@@ -528,9 +528,13 @@ function sharedTempFolders(): string[] {
 async function probePrivateTemp(found: Tools): Promise<NamespaceTools | { reason: string }> {
   const unshare = await resolveRealBinary("unshare", SYSTEM_FOLDERS).catch(() => null);
   const nsenter = await resolveRealBinary("nsenter", SYSTEM_FOLDERS).catch(() => null);
-  if (!unshare || !nsenter)
-    return { reason: `unshare or nsenter is not on ${SYSTEM_FOLDERS} (install util-linux)` };
-  const tools = { unshare, nsenter };
+  const env = await resolveRealBinary("env", SYSTEM_FOLDERS).catch(() => null);
+  if (!unshare || !nsenter || !env) {
+    return {
+      reason: `unshare, nsenter or env is not on ${SYSTEM_FOLDERS} (install util-linux and coreutils)`,
+    };
+  }
+  const tools = { unshare, nsenter, env };
   const keep = await mkdtemp(path.join(os.tmpdir(), "llm-tool-test-probe-"));
   try {
     const held = await openPrivateTemp({

@@ -23,6 +23,8 @@ import { InfraError } from "../errors.js";
 export interface NamespaceTools {
   unshare: string;
   nsenter: string;
+  /** Changes the working directory once inside (nsenter's own --wd opens it before entering: out of the namespace's reach). */
+  env: string;
 }
 
 /** A trial's namespace, held open until `close`. */
@@ -129,7 +131,7 @@ export async function openPrivateTemp(options: {
     );
   }
   return {
-    enter: (cwd) => [tools.nsenter, `--target=${pid}`, "--mount", `--wd=${cwd}`, "--"],
+    enter: (cwd) => [tools.nsenter, `--target=${pid}`, "--mount", "--", tools.env, `--chdir=${cwd}`, "--"],
     async close() {
       holder.stdin.end();
       await exited;

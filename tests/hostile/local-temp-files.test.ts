@@ -114,6 +114,8 @@ function concurrentScenarioYaml(): string {
   const tag = `${TAG}-at-once`;
   const probe = `tag=${tag}; me=$$
 count() { pgrep -fc -- "$tag-$1-" || true; }
+# Where the command runs, as the kernel says: the work dir, reachable from the trial's root.
+echo "CWD $(/bin/pwd -P 2>&1)"
 announce() { (exec -a "$tag-$1-$me" sleep 300) & }
 for d in ${folders.join(" ")}; do
   echo "secret of trial $me" > "$d/$tag-file-$me" && chmod 644 "$d/$tag-file-$me" && echo "LEFT $d"
@@ -197,6 +199,17 @@ describe.skipIf(!ownAccounts)("two local-mode trials at once, on two accounts", 
       expect(text).not.toContain("ALONE");
       expect(text).not.toContain("NEVER LOOKED");
       for (const folder of folders) expect(text).toContain(`LEFT ${folder}`);
+    }
+  });
+
+  it("ran each command in its work dir, as the host names it", () => {
+    for (const text of events) {
+      const workDir = /"work_dir":"([^"]+)"/.exec(
+        text.split("\n").find((line) => line.includes('"prompt"')) ?? "",
+      )?.[1];
+      expect(workDir).toMatch(/\/work$/);
+      // The JSON line escapes the newline.
+      expect(text).toContain(`CWD ${workDir}\\n`);
     }
   });
 
