@@ -7,7 +7,9 @@
  * (agent-account.ts: as root, or through passwordless sudo), every command of the trial (setup, agent, gates) runs as an account
  * of the trial's own: the work dir is handed to it, the trial's temp dir can be passed through but
  * not listed, and what the harness writes (the output folder, the shim's scripts and records) stays
- * out of its reach; what the account left in /tmp, /var/tmp and /dev/shm is removed when the trial ends. Elsewhere commands run as the harness's user, and the run says so.
+ * out of its reach; its commands see /tmp, /var/tmp and /dev/shm of the trial's own (private-temp.ts, where a
+ * mount namespace can be made), and what the account left in the host's is removed when the trial ends. Elsewhere
+ * commands run as the harness's user, and the run says so.
  */
 import { chmod, mkdir, stat } from "node:fs/promises";
 import path from "node:path";

@@ -101,9 +101,12 @@ export async function openPrivateTemp(options: {
     env: options.env,
     stdio: ["pipe", "pipe", "pipe"],
   });
+  let gone = false;
   const exited = new Promise<number | null>((resolve) => {
     holder.once("error", () => resolve(null));
     holder.once("close", (code) => resolve(code));
+  }).finally(() => {
+    gone = true;
   });
   let stderr = "";
   holder.stderr.setEncoding("utf8");
@@ -122,6 +125,7 @@ export async function openPrivateTemp(options: {
     timer.unref();
     void exited.then(() => resolve(null));
   });
+
   if (pid === null) {
     holder.stdin.end();
     holder.kill("SIGKILL");
@@ -131,7 +135,14 @@ export async function openPrivateTemp(options: {
     );
   }
   return {
-    enter: (cwd) => [tools.nsenter, `--target=${pid}`, "--mount", "--", tools.env, `--chdir=${cwd}`, "--"],
+    enter: (cwd) => {
+      // Its pid could be another process's by now: never enter whatever namespace that one has.
+      if (gone)
+        throw new InfraError(
+          `the trial's private /tmp ended early (its holder exited: ${stderr.trim() || "no message"})`,
+        );
+      return [tools.nsenter, `--target=${pid}`, "--mount", "--", tools.env, `--chdir=${cwd}`, "--"];
+    },
     async close() {
       holder.stdin.end();
       await exited;
