@@ -29,14 +29,15 @@
  * other user to be had: the agent runs as the harness's user, and the run says so (sameUserWarning).
  */
 import { randomUUID } from "node:crypto";
-import { statSync } from "node:fs";
-import { lchown, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { realpathSync, statSync } from "node:fs";
+import { lchown, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { describeError, InfraError } from "../errors.js";
 import { runProcess } from "./exec.js";
 import { findProcesses } from "./marked-processes.js";
+import { type NamespaceTools, openPrivateTemp, type PrivateTemp } from "./private-temp.js";
 import { resolveRealBinary } from "./shim.js";
 import type { HostFile } from "./types.js";
 
@@ -56,8 +57,11 @@ interface AccountCommand {
 /** An account held by one trial until released. */
 export interface AccountLease {
   account: AgentAccount;
-  /** How `file args` starts as the account with exactly `env`. */
-  start(file: string, args: string[], env: Record<string, string>): Promise<AccountCommand>;
+  /**
+   * How `file args` starts as the account with exactly `env`, in `cwd` (in the trial's private
+   * /tmp, /var/tmp and /dev/shm where it has them).
+   */
+  start(file: string, args: string[], env: Record<string, string>, cwd: string): Promise<AccountCommand>;
   /** Makes `dir` and everything in it the account's (symbolic links themselves, never followed). */
   handOver(dir: string): Promise<void>;
   /**
@@ -75,6 +79,11 @@ export interface AccountLease {
   removeStrayFiles(keep: string): Promise<void>;
   /** SIGKILLs every process of the account, again until none is left. */
   killProcesses(): Promise<void>;
+  /**
+   * Lets the trial's private /tmp, /var/tmp and /dev/shm go (once its processes are killed): what
+   * it left there is gone with them.
+   */
+  closePrivateTemp(): Promise<void>;
   /**
    * Frees the account for another trial, once the trial ended its processes (the next lease kills
    * what a holder that died left).
@@ -98,14 +107,17 @@ interface Tools {
   useradd: string;
   /** Sweeps the shared temp folders (removeStrayFiles). */
   find: string;
+  /** The bash root runs (the sudo route's environment loader, private-temp.ts's holder): the system's. */
+  bash: string;
   /** The harness is not root: every privileged step goes through this sudo. */
   sudo: SudoTools | null;
+  /** Private temp folders per trial (private-temp.ts), or why the machine cannot give them. */
+  privateTemp: NamespaceTools | { reason: string };
 }
 
 /** What the sudo route runs as root: system programs by full path only. */
 interface SudoTools {
   sudo: string;
-  bash: string;
   chown: string;
   rm: string;
 }
@@ -158,7 +170,10 @@ function findTools(searchPath: string): Promise<Tools | { reason: string }> {
     // Root runs it over folders every user writes: the system's, never one found on PATH.
     const find = await resolveRealBinary("find", SYSTEM_FOLDERS).catch(() => null);
     if (!find) return { reason: `find is not on ${SYSTEM_FOLDERS} (install findutils)` };
-    const found: Tools = { setpriv, useradd, find, sudo };
+    // The root-run bash of the sudo route and of the private temp folders' holder.
+    const bash = await resolveRealBinary("bash", SYSTEM_FOLDERS).catch(() => null);
+    if (!bash) return { reason: `bash is not on ${SYSTEM_FOLDERS}` };
+    const found: Tools = { setpriv, useradd, find, bash, sudo, privateTemp: { reason: "not probed" } };
     // The first account made and tried: a read-only /etc or a root without CAP_SETUID (some
     // containers) shows here, once, instead of failing every trial.
     try {
@@ -166,6 +181,7 @@ function findTools(searchPath: string): Promise<Tools | { reason: string }> {
     } catch (error) {
       return { reason: describeError(error) };
     }
+    found.privateTemp = await probePrivateTemp(found);
     return found;
   })();
   return tools;
@@ -178,9 +194,8 @@ async function findSudo(): Promise<SudoTools | { reason: string }> {
     return { reason: `${notRoot}, and without ${SYSTEM_SUDO} it cannot make or become another user` };
   }
   const find = (name: string) => resolveRealBinary(name, SYSTEM_FOLDERS).catch(() => null);
-  const [bash, chown, rm] = await Promise.all([find("bash"), find("chown"), find("rm")]);
-  if (!bash || !chown || !rm)
-    return { reason: `${notRoot}, and bash, chown or rm is missing from ${SYSTEM_FOLDERS}` };
+  const [chown, rm] = await Promise.all([find("chown"), find("rm")]);
+  if (!chown || !rm) return { reason: `${notRoot}, and chown or rm is missing from ${SYSTEM_FOLDERS}` };
   const probe = await runProcess({
     file: SYSTEM_SUDO,
     args: ["-n", "true"],
@@ -194,7 +209,7 @@ async function findSudo(): Promise<SudoTools | { reason: string }> {
       reason: `${notRoot}, and \`sudo -n true\` failed (exit ${probe.exit_code}: ${probe.stderr.trim().split("\n")[0] ?? ""}), so it cannot make or become another user`,
     };
   }
-  return { sudo: SYSTEM_SUDO, bash, chown, rm };
+  return { sudo: SYSTEM_SUDO, chown, rm };
 }
 
 /** `file args` as root: itself as root, else through sudo. */
@@ -309,11 +324,22 @@ export async function leaseAgentIdentity(searchPath: string, scratchDir: string)
     if (!claim) continue;
     try {
       const account = await verifyAccount(name, found);
-      const lease = createLease(account, found, claim, scratchDir);
       // What a harness that died while holding it may have left running, and its files.
-      await lease.killProcesses();
-      await lease.removeStrayFiles(scratchDir);
-      return { kind: "account", lease };
+      const leftovers = createLease(account, found, claim, scratchDir, null);
+      await leftovers.killProcesses();
+      await leftovers.removeStrayFiles(scratchDir);
+      const privateTemp =
+        "reason" in found.privateTemp
+          ? null
+          : await openPrivateTemp({
+              tools: found.privateTemp,
+              keep: scratchDir,
+              folders: sharedTempFolders(),
+              asRoot: (file, args) => asRoot(found, file, args),
+              bash: found.bash,
+              env: { PATH: SYSTEM_FOLDERS },
+            });
+      return { kind: "account", lease: createLease(account, found, claim, scratchDir, privateTemp) };
     } catch (error) {
       claim.close();
       throw error;
@@ -327,13 +353,21 @@ function createLease(
   found: Tools,
   claim: net.Server,
   scratchDir: string,
+  privateTemp: PrivateTemp | null,
 ): AccountLease {
   let released = false;
   const { sudo } = found;
+  const closePrivateTemp = () => privateTemp?.close() ?? Promise.resolve();
   return {
     account,
-    async start(file, args, env) {
-      const command = [found.setpriv, ...becomeAccount(account), file, ...args];
+    async start(file, args, env, cwd) {
+      const command = [
+        ...(privateTemp ? privateTemp.enter(cwd) : []),
+        found.setpriv,
+        ...becomeAccount(account),
+        file,
+        ...args,
+      ];
       if (!sudo) return { file: command[0] as string, args: command.slice(1), env };
       const envFile = path.join(scratchDir, `account-env-${randomUUID()}`);
       const pairs = Object.entries(env).map(([name, value]) => `${name}=${value}\0`);
@@ -343,7 +377,7 @@ function createLease(
         args: [
           "-n",
           "--",
-          sudo.bash,
+          found.bash,
           "-c",
           ENVIRONMENT_LOADER,
           "llm-tool-test-env",
@@ -380,7 +414,7 @@ function createLease(
       }
     },
     async removeStrayFiles(keep) {
-      const folders = SHARED_TEMP_FOLDERS.filter((folder) => isFolderSync(folder));
+      const folders = sharedTempFolders();
       if (folders.length === 0) return;
       const kept = escapeFindPattern(path.resolve(keep));
       // -delete works depth first and never follows a link; -xdev keeps to each folder's own file system.
@@ -390,9 +424,12 @@ function createLease(
       await runAsRoot(found, found.find, args).catch(() => undefined);
     },
     killProcesses: () => (sudo ? killProcessesThroughSudo(account, found) : killProcessesOf(account.uid)),
+    closePrivateTemp,
     release() {
       if (released) return;
       released = true;
+      // Already closed where the trial ended normally; a failed start lets it go here.
+      void closePrivateTemp();
       claim.close();
     },
   };
@@ -476,6 +513,66 @@ async function chownTree(dir: string, uid: number, gid: number): Promise<void> {
   }
 }
 
+/** The shared temp folders this machine has, each once (a /var/tmp that is a link to /tmp is /tmp). */
+function sharedTempFolders(): string[] {
+  const folders = SHARED_TEMP_FOLDERS.filter((folder) => isFolderSync(folder)).map((folder) =>
+    realpathSync(folder),
+  );
+  return [...new Set(folders)];
+}
+
+/**
+ * Whether this machine gives each trial private temp folders (a namespace made and let go once,
+ * over a throwaway folder), else why not.
+ */
+async function probePrivateTemp(found: Tools): Promise<NamespaceTools | { reason: string }> {
+  const unshare = await resolveRealBinary("unshare", SYSTEM_FOLDERS).catch(() => null);
+  const nsenter = await resolveRealBinary("nsenter", SYSTEM_FOLDERS).catch(() => null);
+  const env = await resolveRealBinary("env", SYSTEM_FOLDERS).catch(() => null);
+  if (!unshare || !nsenter || !env) {
+    return {
+      reason: `unshare, nsenter or env is not on ${SYSTEM_FOLDERS} (install util-linux and coreutils)`,
+    };
+  }
+  const tools = { unshare, nsenter, env };
+  const keep = await mkdtemp(path.join(os.tmpdir(), "llm-tool-test-probe-"));
+  try {
+    const held = await openPrivateTemp({
+      tools,
+      keep,
+      folders: sharedTempFolders(),
+      asRoot: (file, args) => asRoot(found, file, args),
+      bash: found.bash,
+      env: { PATH: SYSTEM_FOLDERS },
+    });
+    await held.close();
+    return tools;
+  } catch (error) {
+    return { reason: describeError(error) };
+  } finally {
+    await rm(keep, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/**
+ * Why trials of the local sandbox's agent accounts share the host's temp folders, or null where
+ * each has its own (or where the agent runs as the harness's user, sameUserWarning's case).
+ */
+export async function findSharedTempReason(searchPath: string): Promise<string | null> {
+  const found = await findTools(searchPath);
+  if ("reason" in found) return null;
+  return "reason" in found.privateTemp ? found.privateTemp.reason : null;
+}
+
+/** The warning of a local sandbox whose trials share /tmp, /var/tmp and /dev/shm (log, report, comment). */
+export function sharedTempWarning(reason: string): string {
+  return (
+    `local sandbox: trials share this machine's /tmp, /var/tmp and /dev/shm (no private mount namespace here: ${reason}). ` +
+    "Each trial's own TMPDIR is closed to the others and what its agent leaves in those folders is removed when it ends, " +
+    "but while two trials run at once, a file one of them makes readable by all there is readable by the other. Use bwrap, run one trial at a time (--concurrency 1), or run the harness where it may make mount namespaces (root with CAP_SYS_ADMIN)"
+  );
+}
+
 function isFolderSync(dir: string): boolean {
   try {
     return statSync(dir).isDirectory();
@@ -535,13 +632,12 @@ async function killProcessesOf(uid: number): Promise<void> {
  * which is every process of the account but itself.
  */
 async function killProcessesThroughSudo(account: AgentAccount, found: Tools): Promise<void> {
-  const sudo = found.sudo as SudoTools;
   for (let round = 0; round < KILL_ROUNDS; round += 1) {
     if ((await findProcessesOf(account.uid)).length === 0) return;
     await runAsRoot(
       found,
       found.setpriv,
-      [...becomeAccount(account), sudo.bash, "-c", "kill -KILL -1"],
+      [...becomeAccount(account), found.bash, "-c", "kill -KILL -1"],
       20_000,
     ).catch(() => undefined);
   }

@@ -7,7 +7,9 @@
  * (agent-account.ts: as root, or through passwordless sudo), every command of the trial (setup, agent, gates) runs as an account
  * of the trial's own: the work dir is handed to it, the trial's temp dir can be passed through but
  * not listed, and what the harness writes (the output folder, the shim's scripts and records) stays
- * out of its reach; what the account left in /tmp, /var/tmp and /dev/shm is removed when the trial ends. Elsewhere commands run as the harness's user, and the run says so.
+ * out of its reach; its commands see /tmp, /var/tmp and /dev/shm of the trial's own (private-temp.ts, where a
+ * mount namespace can be made), and what the account left in the host's is removed when the trial ends. Elsewhere
+ * commands run as the harness's user, and the run says so.
  */
 import { chmod, mkdir, stat } from "node:fs/promises";
 import path from "node:path";
@@ -21,7 +23,12 @@ import {
 import { runProcess } from "./exec.js";
 import { createLocalGateRoom } from "./gate-room.js";
 import { shellLauncher } from "./persistent-shell.js";
-import type { ProcessSettings, SandboxStrategy, SandboxStrategyOptions } from "./sandbox-strategy.js";
+import type {
+  ProcessSettings,
+  SandboxStrategy,
+  SandboxStrategyOptions,
+  TrialLayout,
+} from "./sandbox-strategy.js";
 import { resolveRealBinary } from "./shim.js";
 
 /** Where trial temp dirs go when the one asked for cannot be passed through by other users. */
@@ -58,7 +65,7 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
       if (lease) {
         try {
           // The whole root: a home layout's cwd and HOME are folders in it.
-          await handOver(layout.base, layout.root, lease);
+          await handOver(layout, lease);
         } catch (error) {
           // No command ran yet: nothing of the account's to end.
           lease.release();
@@ -67,7 +74,7 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
       }
       const run = async (file: string, args: string[], settings: ProcessSettings) => {
         const started = lease
-          ? await lease.start(file, args, settings.env)
+          ? await lease.start(file, args, settings.env, layout.workDir)
           : { file, args, env: settings.env };
         return runProcess({
           cwd: layout.workDir,
@@ -116,8 +123,13 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
               },
               close: async ({ keepFiles }) => {
                 try {
+                  // Its processes are gone: its private /tmp, /var/tmp and /dev/shm go with them.
+                  await lease.closePrivateTemp();
                   // Kept files become the harness's user's: the account's next trial must not reach them.
-                  if (keepFiles) await lease.takeBack(layout.root);
+                  if (keepFiles) {
+                    await lease.takeBack(layout.root);
+                    await lease.takeBack(layout.tmpDir);
+                  }
                   // Files of the account's that the harness's own user may not remove (sudo route).
                   else await lease.removeFiles(layout.base);
                   // What the trial left in /tmp, /var/tmp and /dev/shm goes with it.
@@ -134,10 +146,13 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
 }
 
 /**
- * The root (the work dir, the fixture, files and guidance in it) becomes the account's; the trial's temp dir
- * can be passed through (to the work dir, TMPDIR, the shim) but not listed or written.
+ * The root (the work dir, the fixture, files and guidance in it) and TMPDIR become the account's;
+ * the trial's temp dir can be passed through (to the work dir, TMPDIR, the shim) but not listed or
+ * written. TMPDIR is closed to every other user: another trial's account, which can see this
+ * trial's paths in its processes' command lines, must not read what it keeps there.
  */
-async function handOver(base: string, root: string, lease: AccountLease): Promise<void> {
+async function handOver(layout: TrialLayout, lease: AccountLease): Promise<void> {
+  const { base, root, tmpDir } = layout;
   if (!(await isPassableByOthers(path.dirname(base)))) {
     throw new InfraError(
       `the agent's account ${lease.account.name} cannot reach the trial's folder ${base}: a folder above it is closed to other users (give it o+x, or set TMPDIR to a folder others can pass through)`,
@@ -145,6 +160,8 @@ async function handOver(base: string, root: string, lease: AccountLease): Promis
   }
   await chmod(base, 0o711);
   await lease.handOver(root);
+  await chmod(tmpDir, 0o700);
+  await lease.handOver(tmpDir);
 }
 
 /** Whether every folder from `/` down to `dir` lets other users pass through (o+x). */

@@ -14,7 +14,12 @@
  */
 import { ConfigError, describeError } from "../errors.js";
 import type { SandboxMode, SandboxSetting } from "../scenario/types.js";
-import { findSameUserReason, sameUserWarning } from "./agent-account.js";
+import {
+  findSameUserReason,
+  findSharedTempReason,
+  sameUserWarning,
+  sharedTempWarning,
+} from "./agent-account.js";
 import { probeBwrap } from "./bwrap.js";
 import { locateTrustedBwrap } from "./trusted-bwrap.js";
 
@@ -77,10 +82,13 @@ export function createSandboxSelector(options: SandboxSelectorOptions): SandboxS
     })();
     return usability;
   };
-  // Where the local sandbox cannot run the agent as another user, every run using it says so.
+  // Where the local sandbox cannot run the agent as another user, or give its trials temp folders
+  // of their own, every run using it says so.
   const noteLocalUser = async () => {
     const reason = await findSameUserReason(options.searchPath);
     if (reason !== null) issued.add(sameUserWarning(reason));
+    const sharedTemp = await findSharedTempReason(options.searchPath);
+    if (sharedTemp !== null) issued.add(sharedTempWarning(sharedTemp));
   };
   const choose: Record<SandboxSetting, () => Promise<SandboxSelection>> = {
     local: async () => {

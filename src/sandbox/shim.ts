@@ -43,10 +43,22 @@ export interface ShimOptions {
   logFile: string;
   /** Platform whose base64 flavour to use; default this process's. */
   platform?: NodeJS.Platform;
+  /**
+   * The bash that runs the shim (its `#!`), by absolute path as seen where the shim runs: the one
+   * the harness found at setup, never one on the agent's PATH (which `#!/usr/bin/env bash` would
+   * take, and with it the record).
+   */
+  bash: string;
 }
 
 /** Write the shim script `<shimDir>/<name>` and return its path. */
 export async function writeShim(options: ShimOptions): Promise<string> {
+  // A `#!` line ends at the first blank and names its program by path.
+  if (!path.isAbsolute(options.bash) || /\s/.test(options.bash)) {
+    throw new InfraError(
+      `the shim cannot run by the bash at ${JSON.stringify(options.bash)}: it needs an absolute path without blanks (install bash in /usr/bin or /bin)`,
+    );
+  }
   const name = path.basename(options.binary);
   await mkdir(options.shimDir, { recursive: true });
   const shimPath = path.join(options.shimDir, name);
@@ -58,7 +70,9 @@ export async function writeShim(options: ShimOptions): Promise<string> {
 function renderShimScript(options: ShimOptions): string {
   const maxLine = maxRecordLine(options.platform ?? process.platform);
   const part = maxLine - 100;
-  return `#!/usr/bin/env bash
+  // -p: no BASH_ENV, no functions or SHELLOPTS from the environment in the shim itself (the target
+  // still gets them all: bash passes on what it does not import).
+  return `#!${options.bash} -p
 # Written by llm-tool-test: records each invocation of ${options.binary}, then runs the real one.
 __ltt_name=${quoteShell(options.binary)}
 __ltt_real=${quoteShell(options.realPath)}

@@ -331,6 +331,7 @@ async function installShim(
       ...(interior.targetArgv0 ? { argv0: interior.targetArgv0 } : {}),
       shimDir: layout.shimDir,
       logFile: path.posix.join(interior.logDir, path.basename(channel.file)),
+      bash: interior.shellBash,
     });
   } catch (error) {
     channel.close();

@@ -103,3 +103,121 @@ describe.skipIf(!ownAccounts)("a local-mode trial's files in /tmp, /var/tmp and 
     expect(leftovers()).toEqual([]);
   });
 });
+
+/**
+ * Two trials at once, on two accounts: each leaves a file readable by all in every shared temp
+ * folder, waits until the other has left its own (processes are seen across trials in local mode,
+ * so a process named after the step is the signal, through no file system), then tries to read the
+ * other's. Neither ends before the other has looked.
+ */
+function concurrentScenarioYaml(): string {
+  const tag = `${TAG}-at-once`;
+  const probe = `tag=${tag}; me=$$
+count() { pgrep -fc -- "$tag-$1-" || true; }
+# Where the command runs, as the kernel says: the work dir, reachable from the trial's root.
+echo "CWD $(/bin/pwd -P 2>&1)"
+announce() { (exec -a "$tag-$1-$me" sleep 300) & }
+for d in ${folders.join(" ")}; do
+  echo "secret of trial $me" > "$d/$tag-file-$me" && chmod 644 "$d/$tag-file-$me" && echo "LEFT $d"
+done
+announce written
+waited=0
+until [ "$(count written)" -ge 2 ]; do
+  waited=$((waited + 1)); [ "$waited" -gt 600 ] && { echo ALONE; break; }; sleep 0.1
+done
+for d in ${folders.join(" ")}; do
+  for f in "$d"/$tag-file-*; do
+    [ "$f" = "$d/$tag-file-$me" ] && continue
+    [ -e "$f" ] && echo "FOUND $f: $(cat "$f" 2>&1)"
+  done
+done
+echo PROBED
+announce probed
+# Until the other trial has looked too (or has ended, its written marker gone with it).
+waited=0
+until [ "$(count probed)" -ge 2 ] || [ "$(count written)" -lt 2 ]; do
+  waited=$((waited + 1)); [ "$waited" -gt 600 ] && { echo "NEVER LOOKED"; break; }; sleep 0.1
+done
+`;
+  return `name: temp_at_once
+description: Two trials at once, each trying to read the files the other leaves in the shared temp folders
+task: Write done into result.txt.
+agent:
+  command_timeout: 150s
+files:
+  probe.sh: ${JSON.stringify(probe)}
+solution:
+  - bash probe.sh
+  - echo done > result.txt
+evaluation:
+  gates:
+    - type: file_contains
+      path: result.txt
+      substring: done
+`;
+}
+
+describe.skipIf(!ownAccounts)("two local-mode trials at once, on two accounts", () => {
+  let events: string[];
+
+  beforeAll(async () => {
+    const root = makeTempDir("ltt-temp-at-once-");
+    writeFileSync(path.join(root, "temp-at-once.yaml"), concurrentScenarioYaml());
+    const out = path.join(root, "out");
+    const result = await runMain(
+      [
+        "run",
+        path.join(root, "temp-at-once.yaml"),
+        "--agent",
+        "oracle",
+        "--sandbox",
+        "local",
+        "--trials",
+        "2",
+        "--concurrency",
+        "2",
+        "--out",
+        out,
+      ],
+      { cwd: root },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(path.join(out, "report.json"), "utf8")) as Report;
+    events = (report.scenarios[0]?.trials ?? []).map((trial) =>
+      trial.events_path ? readFileSync(path.join(out, trial.events_path), "utf8") : "",
+    );
+  }, 240_000);
+
+  afterAll(() => {
+    for (const file of leftovers()) rmSync(file, { recursive: true, force: true });
+  });
+
+  it("ran both at once, each leaving a file readable by all in every folder (the attack ran)", () => {
+    expect(events).toHaveLength(2);
+    for (const text of events) {
+      expect(text).toContain("PROBED");
+      expect(text).not.toContain("ALONE");
+      expect(text).not.toContain("NEVER LOOKED");
+      for (const folder of folders) expect(text).toContain(`LEFT ${folder}`);
+    }
+  });
+
+  it("ran each command in its work dir, as the host names it", () => {
+    for (const text of events) {
+      const workDir = /"work_dir":"([^"]+)"/.exec(
+        text.split("\n").find((line) => line.includes('"prompt"')) ?? "",
+      )?.[1];
+      expect(workDir).toMatch(/\/work$/);
+      // The JSON line escapes the newline.
+      expect(text).toContain(`CWD ${workDir}\\n`);
+    }
+  });
+
+  it("let neither read the other's files while both ran", () => {
+    for (const text of events) expect(text).not.toContain("FOUND");
+  });
+
+  it("left nothing of either on the host", () => {
+    expect(leftovers()).toEqual([]);
+  });
+});

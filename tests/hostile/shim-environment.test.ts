@@ -150,3 +150,64 @@ describe.skipIf(bwrapProblem !== null)("the agent's environment and the shim (bw
     expect(names).toEqual(["MARK", "PWD", "SHLVL", "args", "dir", "pids", "shim", "status"]);
   });
 });
+
+/**
+ * Local mode runs the shim directly in the agent's process tree, with the agent's environment: a
+ * `bash` of the agent's first on PATH was the one `#!/usr/bin/env bash` ran, so the call went
+ * unrecorded and read as a success; a BASH_ENV of the agent's redefined the shim's `wait`. The shim
+ * runs by the bash the harness found at setup, in privileged mode (`-p`: no BASH_ENV, no imported
+ * functions), and the target still gets the agent's environment.
+ */
+describe("the agent's environment and the shim (local)", () => {
+  let report: Report;
+  let events: string;
+
+  beforeAll(async () => {
+    const dir = makeTempDir("ltt-hostile-shim-env-local-");
+    mkdirSync(path.join(dir, ".git"));
+    const tool = path.join(dir, "bin", "fail-tool");
+    mkdirSync(path.dirname(tool));
+    writeFileSync(tool, TOOL);
+    chmodSync(tool, 0o755);
+    writeScenario(path.join(dir, "scenarios"), tool, BASE_SOLUTION);
+    const out = path.join(dir, "out");
+    const result = await runMain(
+      [
+        "run",
+        path.join(dir, "scenarios"),
+        "--agent",
+        "oracle",
+        "--sandbox",
+        "local",
+        "--out",
+        out,
+        "--trials",
+        "1",
+      ],
+      { cwd: dir },
+    );
+    expect(result.stderr).not.toContain("unexpected error");
+    report = JSON.parse(readFileSync(path.join(out, "report.json"), "utf8")) as Report;
+    events = readFileSync(path.join(out, "trials", "environment", "trial-1", "events.jsonl"), "utf8");
+  }, 120_000);
+
+  it("records both calls with the status the target gave, and the caller gets it", () => {
+    const trial = report.scenarios[0]!.trials[0]!;
+    expect(trial.invocation_source).toBe("shim");
+    expect(trial.interaction.total_commands).toBe(2);
+    expect(trial.interaction.error_count).toBe(2);
+    expect(events).toContain("status after BASH_ENV: 3");
+    expect(events).toContain("status after PATH: 4");
+  });
+
+  it("runs none of the agent's code in the recording shim", () => {
+    // The commands name neither: only code that ran prints them.
+    expect(events).not.toContain("sourced-42");
+    expect(events).not.toContain("fake-bash-42");
+  });
+
+  it("still hands the target the agent's environment", () => {
+    expect(events).toMatch(/target saw MARK=one BASH_ENV=\S*evil\.sh/);
+    expect(events).toContain("target saw MARK=two");
+  });
+});

@@ -34,7 +34,7 @@ async function lease(): Promise<AccountLease> {
 }
 
 async function run(account: AccountLease, script: string) {
-  const started = await account.start("/bin/sh", ["-c", script], { PATH: searchPath });
+  const started = await account.start("/bin/sh", ["-c", script], { PATH: searchPath }, "/");
   return runProcess({
     ...started,
     cwd: "/",

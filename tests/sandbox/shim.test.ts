@@ -33,7 +33,8 @@ beforeAll(async () => {
   mkdirSync(logDir, { recursive: true });
   writeFileSync(path.join(toolDir, "fake-tool"), FAKE_TOOL, { mode: 0o755 });
   const realPath = await resolveRealBinary("fake-tool", `${toolDir}:${hostPath}`);
-  await writeShim({ binary: "fake-tool", realPath, shimDir, logFile });
+  const bash = await resolveRealBinary("bash", hostPath);
+  await writeShim({ binary: "fake-tool", realPath, shimDir, logFile, bash });
 });
 
 afterAll(async () => {
