@@ -194,8 +194,9 @@ describe("the agent's environment and the shim (local)", () => {
   it("records both calls with the status the target gave, and the caller gets it", () => {
     const trial = report.scenarios[0]!.trials[0]!;
     expect(trial.invocation_source).toBe("shim");
-    expect(trial.interaction.total_commands).toBe(2);
-    expect(trial.interaction.error_count).toBe(2);
+    // The two attacks' calls and the clean-environment call of the bwrap part's solution.
+    expect(trial.interaction.total_commands).toBe(3);
+    expect(trial.interaction.error_count).toBe(3);
     expect(events).toContain("status after BASH_ENV: 3");
     expect(events).toContain("status after PATH: 4");
   });

@@ -74,13 +74,14 @@ async function callThroughBroker(loadablesDir: string) {
   const tool = path.join(dir, "bin", "echo-tool");
   writeFileSync(tool, ECHO_TOOL, { mode: 0o755 });
   const records = path.join(dir, "records.log");
+  const bash = await resolveRealBinary("bash", hostPath);
   const shim = await writeShim({
     binary: "echo-tool",
     realPath: tool,
     shimDir: path.join(dir, "shim"),
     logFile: records,
+    bash,
   });
-  const bash = await resolveRealBinary("bash", hostPath);
   writeFileSync(
     path.join(dir, "requester", "echo-tool"),
     renderRequesterScript("echo-tool", path.join(logDir, CALLS_FIFO), bash, loadablesDir),
