@@ -114,6 +114,7 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
                 await lease.killProcesses();
                 return true;
               },
+              ending: () => lease.ending(),
               close: async ({ keepFiles }) => {
                 try {
                   // Kept files become the harness's user's: the account's next trial must not reach them.
