@@ -1,3 +1,4 @@
+import os from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
 
 /**
@@ -23,6 +24,10 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Vitest's default is one file at a time on 2 cores (CPUs − 1), where most files wait on
+    // sandboxes and child processes: six slow files took 284 s one at a time, 177 s two at a time,
+    // 167 s three (BENCHMARKS.md "The test suite").
+    maxWorkers: Math.max(2, os.availableParallelism() - 1),
     // Every file runs with a temp dir of its own and fails if it leaves anything in it.
     setupFiles: ["tests/support/temp-dir-check.ts"],
     projects: [

@@ -77,6 +77,11 @@ export interface AccountLease {
    * the account's next trial, or another account's, to read.
    */
   removeStrayFiles(keep: string): Promise<void>;
+  /**
+   * The trial ended: a lease taken from now on is given only once this one is released (its files
+   * in the shared temp folders swept), so no later trial meets them.
+   */
+  ending(): void;
   /** SIGKILLs every process of the account, again until none is left. */
   killProcesses(): Promise<void>;
   /**
@@ -99,6 +104,8 @@ const MAX_ACCOUNTS = 256;
 const KILL_ROUNDS = 50;
 const KILL_PAUSE_MS = 10;
 const NOLOGIN_SHELLS = ["/usr/sbin/nologin", "/sbin/nologin", "/bin/false"];
+/** Leases whose trial ended, until they are released: a new lease waits for them (AccountLease.ending). */
+const endedLeases = new Set<Promise<void>>();
 /** The folders every user may write, where a trial's files would outlive it and meet the next trial. */
 const SHARED_TEMP_FOLDERS = ["/tmp", "/var/tmp", "/dev/shm"];
 
@@ -328,6 +335,7 @@ export async function leaseAgentIdentity(searchPath: string, scratchDir: string)
       const leftovers = createLease(account, found, claim, scratchDir, null);
       await leftovers.killProcesses();
       await leftovers.removeStrayFiles(scratchDir);
+      await Promise.all(endedLeases);
       const privateTemp =
         "reason" in found.privateTemp
           ? null
@@ -356,6 +364,7 @@ function createLease(
   privateTemp: PrivateTemp | null,
 ): AccountLease {
   let released = false;
+  let settleEnded: (() => void) | undefined;
   const { sudo } = found;
   const closePrivateTemp = () => privateTemp?.close() ?? Promise.resolve();
   return {
@@ -417,22 +426,68 @@ function createLease(
       const folders = sharedTempFolders();
       if (folders.length === 0) return;
       const kept = escapeFindPattern(path.resolve(keep));
+      const uid = String(account.uid);
+      if (!(await mayHoldStrayFiles(found, folders, kept, uid))) return;
       // -delete works depth first and never follows a link; -xdev keeps to each folder's own file system.
-      const args = [...folders, "-xdev", "-mindepth", "1", "-user", String(account.uid)];
+      const args = [...folders, "-xdev", "-mindepth", "1", "-user", uid];
       args.push("!", "-path", kept, "!", "-path", `${kept}/*`, "-delete");
       // A file that went meanwhile, or one of another user's in the account's folder, fails find: what it could remove is gone.
       await runAsRoot(found, found.find, args).catch(() => undefined);
     },
     killProcesses: () => (sudo ? killProcessesThroughSudo(account, found) : killProcessesOf(account.uid)),
     closePrivateTemp,
+    ending() {
+      if (released || settleEnded) return;
+      const ended = new Promise<void>((resolve) => {
+        settleEnded = resolve;
+      });
+      endedLeases.add(ended);
+      void ended.then(() => endedLeases.delete(ended));
+    },
     release() {
       if (released) return;
       released = true;
       // Already closed where the trial ended normally; a failed start lets it go here.
       void closePrivateTemp();
       claim.close();
+      settleEnded?.();
     },
   };
+}
+
+/**
+ * Whether the shared temp folders may hold a file of the account's (outside `kept`). The full sweep
+ * stats every file there (a busy /tmp holds hundreds of thousands: seconds a trial, twice); this look
+ * skips the folders the account cannot enter (other users' private temp dirs, most of them), where
+ * it could not have made anything: it never owns them, and only their owner gives or takes their x
+ * bits (an ACL that lets it in shows as the group x bit). It stops at the first file found. The
+ * sweep cannot skip them itself: -delete works depth first, where -prune does nothing.
+ */
+async function mayHoldStrayFiles(
+  found: Tools,
+  folders: string[],
+  kept: string,
+  uid: string,
+): Promise<boolean> {
+  const closedToAccount = ["-type", "d", "!", "-user", uid, "!", "-perm", "-g=x", "!", "-perm", "-o=x"];
+  const args = [
+    ...folders,
+    "-xdev",
+    "-mindepth",
+    "1",
+    "(",
+    "-path",
+    kept,
+    "-o",
+    ...closedToAccount,
+    ")",
+    "-prune",
+  ];
+  args.push("-o", "-user", uid, "-print", "-quit");
+  const look = await runAsRoot(found, found.find, args).catch(() => null);
+  // find's exit 1 is a file that went while it looked (nothing of it left to remove); anything else, sweep.
+  if (!look || look.timed_out || (look.exit_code !== 0 && look.exit_code !== 1)) return true;
+  return look.stdout.trim() !== "";
 }
 
 /** setpriv's arguments before the command: the account's uid and gid, no other group, no_new_privs. */

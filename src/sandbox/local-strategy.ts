@@ -121,6 +121,7 @@ export function createLocalStrategy(options: SandboxStrategyOptions): SandboxStr
                 await lease.killProcesses();
                 return true;
               },
+              ending: () => lease.ending(),
               close: async ({ keepFiles }) => {
                 try {
                   // Its processes are gone: its private /tmp, /var/tmp and /dev/shm go with them.

@@ -96,6 +96,11 @@ export interface SandboxInterior {
    * `keepFiles` when the trial's folder is kept (else files only the account could remove go).
    */
   close?(options: { keepFiles: boolean }): Promise<void>;
+  /**
+   * Called as the sandbox's removal starts, before anything in it is awaited (the trial is returned
+   * while its removal goes on): local, a later trial's account waits until this one's files are gone.
+   */
+  ending?(): void;
 }
 
 /** One sandbox mode, already checked usable on this host. */

@@ -146,6 +146,8 @@ interface Cleanup {
   adopt(interior: SandboxInterior): void;
   /** Ends every process of the trial; later commands (gates) may still run. */
   endProcesses(): Promise<void>;
+  /** Says at once, before anything is awaited, that the sandbox goes (SandboxInterior.ending). */
+  ending(): void;
   dispose(): Promise<void>;
 }
 
@@ -184,6 +186,7 @@ async function createCleanup(
       interior = adopted;
     },
     endProcesses,
+    ending: () => interior?.ending?.(),
     async dispose() {
       if (disposed) return;
       disposed = true;
@@ -431,6 +434,7 @@ function assembleSandbox(parts: {
     readTargetInvocations: async (): Promise<TargetInvocationRecord[]> => shimChannel?.read() ?? [],
     endAgentProcesses,
     dispose: async () => {
+      cleanup.ending();
       await shell.close();
       await cleanup.dispose();
     },

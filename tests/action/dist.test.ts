@@ -355,8 +355,10 @@ describe("publishing problems", () => {
   it("trims a comment that would be too long, keeping the headline and the links", async () => {
     const workspace = makeTempDir("llm-tool-test-big-suite-");
     await mkdir(path.join(workspace, "suite"));
-    const count = 160;
-    const padding = "an unusually long explanation of what this gate checks and why it matters ".repeat(3);
+    // report.md gives each failed trial its gate's description: 48 long ones make it well past the
+    // 65,000 characters a comment may hold, as 160 short ones did, in a third of the trials.
+    const count = 48;
+    const padding = "an unusually long explanation of what this gate checks and why it matters ".repeat(16);
     for (let i = 0; i < count; i += 1) {
       const id = `scenario_with_a_rather_long_name_${String(i).padStart(3, "0")}`;
       await writeFile(
@@ -386,7 +388,7 @@ describe("publishing problems", () => {
       payload: prEvent(),
       workspace,
       inputs: { agent: "oracle", scenarios: "suite", concurrency: "8", "fail-on": "never", ...ONE_TRIAL },
-      // 160 sandboxed trials: ~60 s on a busy 2-core machine, more beside other jobs; a bound for hangs only.
+      // 48 sandboxed trials: a bound for hangs only.
       timeoutMs: 240_000,
     });
     expect(result.exitCode).toBe(0);

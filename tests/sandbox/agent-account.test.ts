@@ -4,6 +4,8 @@
  * leases are exclusive while held; killing the account's processes ends even those that left the
  * trial's session and cleared their environment, without a cgroup.
  */
+import { chmodSync, existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type AccountLease,
@@ -86,6 +88,34 @@ describe.skipIf(sameUserReason !== null)("agent accounts (as root)", () => {
     await account.killProcesses();
     expect(await findProcessesOf(account.account.uid)).toEqual([]);
     expect(sleeps.flatMap((sleep) => findLiveProcesses(sleep))).toEqual([]);
+  });
+
+  it("removes the account's files from the shared temp folders, below others' folders it may enter, but not the kept one", async () => {
+    const account = await lease();
+    // All three under the test file's TMPDIR, itself in /tmp. `open` is root's but passable, as is /tmp.
+    const shared = path.join(makeTempDir("ltt-stray-open-"), "shared");
+    const closed = makeTempDir("ltt-stray-closed-");
+    const kept = makeTempDir("ltt-stray-kept-");
+    mkdirSync(shared);
+    for (const dir of [shared, closed, kept]) chmodSync(dir, 0o777);
+    const first = await run(account, `echo c > ${closed}/file && echo d > ${kept}/file`);
+    expect(first.exit_code, first.stderr).toBe(0);
+    // Its owner (not the account) closes it: the account can make nothing in it since.
+    chmodSync(closed, 0o700);
+    await account.removeStrayFiles(kept);
+    // Not looked into, so nothing was found to sweep (what keeps a busy /tmp fast); its owner reads it anyway.
+    expect(existsSync(`${closed}/file`)).toBe(true);
+    const second = await run(
+      account,
+      `echo a > ${shared}/file && mkdir ${shared}/dir && echo b > ${shared}/dir/inner`,
+    );
+    expect(second.exit_code, second.stderr).toBe(0);
+    await account.removeStrayFiles(kept);
+    expect(existsSync(`${shared}/file`)).toBe(false);
+    expect(existsSync(`${shared}/dir`)).toBe(false);
+    // Found one: the sweep that followed took every file of the account's, in closed folders too.
+    expect(existsSync(`${closed}/file`)).toBe(false);
+    expect(existsSync(`${kept}/file`)).toBe(true);
   });
 });
 
