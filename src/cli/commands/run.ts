@@ -14,7 +14,7 @@ import {
   describeUnknownAgent,
   resolveAgentName,
 } from "../../agents/registry.js";
-import { type DecidedRun, type DecisionPolicy, decideRun } from "../../compare/decide-run.js";
+import type { DecidedRun, DecisionPolicy } from "../../compare/decide-run.js";
 import { checkGateMetrics, parseFailOn } from "../../compare/decision.js";
 import { exitCodeForDecision, exitCodeForReport } from "../../compare/exit-status.js";
 import { describeExclusions } from "../../compare/pool-baselines.js";
@@ -37,6 +37,7 @@ import {
 import { type RunBaseline, settleBaseline } from "../../run/baseline.js";
 import { DEFAULT_MODEL } from "../../run/options.js";
 import { checkOutputPath } from "../../run/output-path.js";
+import { decisionBaselineOf, type FrontEndPorts, produceSuiteRun, runPipeline } from "../../run/pipeline.js";
 import { settleModels } from "../../run/plan.js";
 import {
   chooseDefaultAgent,
@@ -46,11 +47,8 @@ import {
   poolTargetOfPrepared,
   prepareRun,
   type RunOptionSettings,
-  runPrepared,
 } from "../../run/prepare.js";
 import { CLI_SETTING_NAMES } from "../../run/setting-names.js";
-import { createRunRedactor, type SuiteRun } from "../../run/suite.js";
-import { writeRunOutputs } from "../../run/write-outputs.js";
 import { runProcess } from "../../sandbox/exec.js";
 import { parseBashkitHome } from "../../scenario/bashkit-home.js";
 import { SANDBOX_SETTINGS } from "../../scenario/keys.js";
@@ -314,42 +312,28 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   const toleranceGates = readToleranceGates(values);
   const policy: DecisionPolicy = { failOn, gateMetrics, toleranceGates };
 
-  // prepare → settle → run → decide → write → print, and the exit status from the decision.
-  const prepared = await prepareCliRun(
-    values,
-    positionals,
-    io,
-    access,
-    matrix,
-    { agent, agentReason },
-    outDir,
-  );
-  if (io.environmentWarning) io.stderr.write(`warning: ${io.environmentWarning}\n`);
-  const baseline = settleBaselineFlags(baselineFiles, prepared, io);
-  const run = await runSuiteUntilSignalled(prepared, baseline, io, Boolean(values.quiet));
-  const decided = decideRun({
-    report: run.report,
-    baseline: baseline && {
-      report: baseline.report,
-      pooling: {
-        runs: baseline.used,
-        excluded: baseline.excluded,
-        ...(baseline.runCounts ? { runCounts: baseline.runCounts } : {}),
-      },
-    },
-    policy,
-    designExtraTrials: run.designExtraTrials,
-  });
-  await writeRunOutputs(run.report, decided, {
-    outDir,
-    redact: createRunRedactor(prepared.scenarios, prepared.ports.env),
-    repositoryRoot: await projectRootOf(io.cwd),
-  });
+  // The pipeline (run/pipeline.ts): prepare → settle → run → decide → write, then printed here.
   // A baseline or an explicit --fail-on makes the decision govern; otherwise the run's own result does.
-  const governs = decided.comparison !== null || failOn !== null;
-  writeRunResult(run, decided, { governs, fallbackLine, outDir }, io);
-  writeResumeHint(run.report, outDir, io);
-  return governs ? exitCodeForDecision(decided.decision) : exitCodeForReport(run.report);
+  return runPipeline({
+    produce: () =>
+      produceSuiteRun<RunBaseline>({
+        prepare: () => prepareCliRun(values, positionals, io, access, matrix, { agent, agentReason }, outDir),
+        settle: (prepared) => {
+          if (io.environmentWarning) io.stderr.write(`warning: ${io.environmentWarning}\n`);
+          return settleBaselineFlags(baselineFiles, prepared, io);
+        },
+        decisionBaseline: (settled) => settled && decisionBaselineOf(settled),
+        ports: () => suitePortsUntilSignalled(io, Boolean(values.quiet)),
+      }),
+    policy,
+    output: async () => ({ outDir, repositoryRoot: await projectRootOf(io.cwd) }),
+    present: ({ report }, decided) => {
+      const governs = decided.comparison !== null || failOn !== null;
+      writeRunResult(report, decided, { governs, fallbackLine, outDir }, io);
+      writeResumeHint(report, outDir, io);
+      return governs ? exitCodeForDecision(decided.decision) : exitCodeForReport(report);
+    },
+  });
 }
 
 /**
@@ -560,36 +544,31 @@ async function prepareCliRun(
 }
 
 /**
- * Runs the suite with progress on stderr (unless quiet), the commit read from here; Ctrl-C or
- * SIGTERM stops it and keeps what ran.
+ * Progress on stderr (unless quiet), the commit read from here; Ctrl-C or SIGTERM stops the suite
+ * and keeps what ran.
  */
-async function runSuiteUntilSignalled(
-  prepared: PreparedRun,
-  baseline: RunBaseline | null,
-  io: CliIo,
-  quiet: boolean,
-): Promise<SuiteRun> {
+async function suitePortsUntilSignalled(io: CliIo, quiet: boolean): Promise<FrontEndPorts> {
+  const git = await readGit(io.cwd, io.env);
   const progress = createProgressReporter(io.stderr);
   const abort = new AbortController();
   const onSignal = () => abort.abort("cancelled");
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
-  try {
-    return await runPrepared(prepared, baseline, {
-      signal: abort.signal,
-      git: await readGit(io.cwd, io.env),
-      ...(quiet ? {} : { onProgress: progress.onProgress }),
-    });
-  } finally {
-    progress.finish();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-  }
+  return {
+    signal: abort.signal,
+    git,
+    ...(quiet ? {} : { onProgress: progress.onProgress }),
+    release: () => {
+      progress.finish();
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    },
+  };
 }
 
 /** The summary (and the comparison) on stdout, then where the report is. */
 function writeRunResult(
-  { report }: SuiteRun,
+  report: Report,
   { comparison, comparisonError, decision }: DecidedRun,
   how: { governs: boolean; fallbackLine: string; outDir: string },
   io: CliIo,
