@@ -10,6 +10,7 @@ import type { BaselineSource } from "../compare/types.js";
 import type { FoundBaseline } from "../github/find-baseline.js";
 import type { BaselineNote } from "../render/pr-comment.js";
 import { type RunBaseline, settleBaseline } from "../run/baseline.js";
+import { decisionBaselineOf as decisionBaselineOfRun } from "../run/pipeline.js";
 import type { ActionRun } from "./action-run.js";
 import type { RunContext } from "./context.js";
 import type { ReplaySource } from "./fork-replay.js";
@@ -89,15 +90,9 @@ export function settleActionBaseline(
  * because they changed are then listed.
  */
 export function decisionBaselineOf(settled: ActionBaseline | null): DecisionBaseline | null {
-  if (!settled) return null;
-  return {
-    report: settled.report,
-    pooling: {
-      runs: settled.used.map((found) => labelBaseline(found.source)),
-      excluded: settled.excluded,
-      ...(settled.runCounts ? { runCounts: settled.runCounts } : {}),
-    },
-  };
+  return (
+    settled && decisionBaselineOfRun({ ...settled, used: settled.used.map((c) => labelBaseline(c.source)) })
+  );
 }
 
 /** A shard has no baseline of its own: the merge job compares the merged report. */
