@@ -89,11 +89,7 @@ export interface ForkReplay {
   label: string;
 }
 
-/**
- * What the run stage (a run, or a merge of shards) hands to the pipeline's decide stage
- * (run/pipeline.ts): the report, the design it ran, the baseline settled for it, and what the
- * action publishes about that baseline.
- */
+/** What the run stage (a run, a merge of shards) hands to the pipeline, with what is published of its baseline. */
 export interface ProducedRun extends PipelineRun {
   /** The extra trials of the run's design (0 for merged shards: a sharded run gets none). */
   designExtraTrials: number;

@@ -1,10 +1,7 @@
 /**
- * The GitHub Action: read the inputs, then go through the stages every front end shares:
- * prepare (the folders, the baseline, a replay's recordings) → run (the suite, or a merge of the
- * shards of a matrix) with the baseline settled for it → decide (compare/decide-run.ts) → write
- * the report's files → publish (artifact, job summary, PR comment, outputs) → the check's status
- * from the decision. Publishing comes before failing, and a publishing step that fails is a
- * warning: the run's result is what matters.
+ * The GitHub Action: read the inputs, then the pipeline every front end shares (run/pipeline.ts),
+ * presented by publishing (artifact, job summary, PR comment, outputs) before the check's status:
+ * a publishing step that fails is a warning, the run's result is what matters.
  *
  * `run(deps)` takes its side effects as arguments; called without them (as the bundle's entry and
  * `@github/local-action` do) it wires the real `@actions/core`, Octokit and artifact client.
@@ -120,10 +117,7 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<ActionRe
   }
 }
 
-/**
- * Secrets → folders → baseline (and replay), then the pipeline (run/pipeline.ts): run or merge →
- * decide → write → publish → the check's status. A fork's follow-up goes through it too.
- */
+/** Secrets → folders → baseline (and replay), then the pipeline: run or merge → decide → write → publish. */
 async function runAction(run: ActionRun): Promise<ActionResult> {
   const { settings, deps, log } = run;
   if (settings.mode === "post-fork-comment") return postForkComment(run);
@@ -140,10 +134,11 @@ async function runAction(run: ActionRun): Promise<ActionResult> {
         ? mergeShards(run, folders, source.baseline)
         : runScenarios(run, source, folders),
     policy: decisionPolicyOf(settings),
+    // history.html is written only with base runs.
     output: async (produced) => ({
       outDir: folders.outDir,
       repositoryRoot: await projectRootOf(settings.mode === "merge" ? deps.cwd : folders.workDir),
-      ...(baseRunsOf(produced).length > 0 ? { baseRuns: baseRunsOf(produced) } : {}),
+      baseRuns: baseRunsOf(produced),
     }),
     present: async (produced, decided, written) => {
       const { report, settled } = produced;

@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import type { ActionFolders, ActionRun, ProducedRun } from "./action-run.js";
-import { decisionBaselineOf, labelBaseline, replayBaseline, settleActionBaseline } from "./baseline.js";
+import { labelBaseline, replayBaseline, settleActionBaseline } from "./baseline.js";
 import { findReplaySource } from "./fork-replay.js";
 import { formatShardArtifactName, mergeShardArtifacts } from "./merge-shards.js";
 import type { BaselineResolution } from "./resolve-baseline.js";
@@ -42,7 +42,6 @@ export async function mergeShards(
     designExtraTrials: 0,
     baseline,
     settled,
-    decisionBaseline: decisionBaselineOf(settled),
     // The shards' files were redacted when written; the merge redacts what it writes itself.
     redact: run.redact,
     ...(replayed?.status === "found" ? { replayedLabel: labelBaseline(replayed.candidate.source) } : {}),

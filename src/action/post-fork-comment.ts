@@ -21,13 +21,7 @@ import {
 import { formatCommentMarker, renderComment } from "../render/pr-comment.js";
 import { runPipeline } from "../run/pipeline.js";
 import type { ActionRun } from "./action-run.js";
-import {
-  decisionBaselineOf,
-  lookUpBaseline,
-  noteBaseline,
-  replayBaseline,
-  settleActionBaseline,
-} from "./baseline.js";
+import { lookUpBaseline, noteBaseline, replayBaseline, settleActionBaseline } from "./baseline.js";
 import type { RunContext } from "./context.js";
 import { type ActionResult, decisionPolicyOf } from "./decide.js";
 import {
@@ -87,7 +81,7 @@ export async function postForkComment(run: ActionRun): Promise<ActionResult> {
       const replayed = report.run.agent === "replay" ? await findReplaySource(looked, workDir) : null;
       const baseline = replayed?.status === "found" ? replayBaseline(replayed, false) : looked;
       const settled = settleActionBaseline(baseline, report, run);
-      return { report, baseline, settled, decisionBaseline: decisionBaselineOf(settled), redact };
+      return { report, baseline, settled, redact };
     },
     policy: decisionPolicyOf(settings),
     output: null,

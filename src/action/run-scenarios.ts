@@ -1,7 +1,6 @@
 /**
  * The run stage of `mode: run`: the runner's sandbox set up, the inputs turned into the run's
- * settings and prepared (run/prepare.ts, shared with the CLI), the baseline settled for what the
- * run measures, then the suite run with its progress in the log.
+ * settings, then the pipeline's run of scenarios (run/pipeline.ts) with its progress in the log.
  */
 import path from "node:path";
 import type { AgentName } from "../agents/types.js";
@@ -10,12 +9,12 @@ import { formatUsd } from "../render/format.js";
 import type { TrialReport } from "../results/types.js";
 import { produceSuiteRun } from "../run/pipeline.js";
 import { runAgents } from "../run/plan.js";
-import { type PreparedRun, poolTargetOfPrepared, prepareRun } from "../run/prepare.js";
+import { type PreparedRun, prepareRun } from "../run/prepare.js";
 import type { ProgressEvent } from "../run/suite.js";
 import { expandScenarioPatterns } from "../scenario/patterns.js";
 import type { ActionFolders, ActionRun, Log, ProducedRun } from "./action-run.js";
 import { agentCliOf, provideAgentCli } from "./agent-cli-install.js";
-import { type ActionBaseline, decisionBaselineOf, settleActionBaseline } from "./baseline.js";
+import { type ActionBaseline, settleActionBaseline } from "./baseline.js";
 import { ACTION_SETTING_NAMES, type ActionSettings, actionKeyRemedy } from "./inputs.js";
 import type { RunFrom } from "./run-source.js";
 import { restoreSandboxSetup, setUpSandboxFor } from "./sandbox-setup.js";
@@ -44,8 +43,7 @@ async function runWithSandboxSetUp(
   const { context, deps, log } = run;
   const produced = await produceSuiteRun<ActionBaseline>({
     prepare: () => prepareActionRun({ ...run, settings }, folders, replayFrom),
-    settle: (prepared) => settleActionBaseline(baseline, poolTargetOfPrepared(prepared), run),
-    decisionBaseline: decisionBaselineOf,
+    settle: (target) => settleActionBaseline(baseline, target, run),
     ports: async (prepared, settled) => {
       log.info(describeRunStart(settings, prepared.scenarios.length, Boolean(settled?.report)));
       return {

@@ -1,20 +1,15 @@
 /**
- * The one pipeline of a run, for every front end: a run produced → decided (compare/decide-run.ts)
- * → written (write-outputs.ts) → presented. A run is produced by running scenarios (prepare →
- * baseline settled for the plan → suite, `produceSuiteRun`) or otherwise (the action's merge of
- * shards, a fork's report read by its follow-up); presenting is the front end's own (the CLI
- * prints, the action publishes). Side effects come in as the steps and ports.
+ * The one pipeline of a run, for every front end: produced (by running scenarios, `produceSuiteRun`,
+ * or a merge of shards, a fork's report) → decided → written → presented as the front end's own
+ * (the CLI prints, the action publishes). Side effects come in as the steps and ports.
  */
-import {
-  type DecidedRun,
-  type DecisionBaseline,
-  type DecisionPolicy,
-  decideRun,
-} from "../compare/decide-run.js";
+import type { DecidedRun, DecisionBaseline, DecisionPolicy } from "../compare/decide-run.js";
+import { decideRun } from "../compare/decide-run.js";
+import type { PoolTarget } from "../compare/pool-baselines.js";
 import type { Report } from "../results/types.js";
-import type { RunBaseline } from "./baseline.js";
-import { type PreparedRun, runPrepared } from "./prepare.js";
-import { createRunRedactor, type SuitePorts } from "./suite.js";
+import { poolTargetOf, type RunBaseline } from "./baseline.js";
+import type { PreparedRun } from "./prepare.js";
+import { createRunRedactor, runSuite, type SuitePorts } from "./suite.js";
 import { type OutputFolder, writeRunOutputs } from "./write-outputs.js";
 
 /** What the decide stage takes from the run stage. */
@@ -22,8 +17,8 @@ export interface ProducedRun {
   report: Report;
   /** The extra trials of the run's design; unset: read from the report (a run not at hand). */
   designExtraTrials?: number;
-  /** The baseline settled for the run, as the decision takes it; null without one. */
-  decisionBaseline: DecisionBaseline | null;
+  /** The baseline settled for the run (run/baseline.ts); null without one. */
+  settled: Pick<RunBaseline, "report" | "used" | "excluded" | "runCounts"> | null;
   /** Redacts what is written: the run's secrets, the scenarios' included. */
   redact: (text: string) => string;
 }
@@ -42,31 +37,19 @@ export async function runPipeline<P extends ProducedRun, R>(steps: PipelineSteps
   const produced = await steps.produce();
   const decided = decideRun({
     report: produced.report,
-    baseline: produced.decisionBaseline,
+    baseline: produced.settled && decisionBaselineOf(produced.settled),
     policy: steps.policy,
     designExtraTrials: produced.designExtraTrials,
   });
-  const written = steps.output
-    ? await writeRunOutputs(produced.report, decided, {
-        ...(await steps.output(produced)),
-        redact: produced.redact,
-      })
-    : [];
+  const output = steps.output && { ...(await steps.output(produced)), redact: produced.redact };
+  const written = output ? await writeRunOutputs(produced.report, decided, output) : [];
   return steps.present(produced, decided, written);
 }
 
 /** A settled baseline as the decide stage takes it: its report and what the pool is made of. */
-export function decisionBaselineOf(
-  settled: Pick<RunBaseline, "report" | "used" | "excluded" | "runCounts">,
-): DecisionBaseline {
-  return {
-    report: settled.report,
-    pooling: {
-      runs: settled.used,
-      excluded: settled.excluded,
-      ...(settled.runCounts ? { runCounts: settled.runCounts } : {}),
-    },
-  };
+export function decisionBaselineOf(settled: NonNullable<ProducedRun["settled"]>): DecisionBaseline {
+  const { report, used, excluded, runCounts } = settled;
+  return { report, pooling: { runs: used, excluded, ...(runCounts ? { runCounts } : {}) } };
 }
 
 /** The suite's ports a front end brings: cancellation, the commit, progress, the clock; `release` once it ends. */
@@ -75,31 +58,35 @@ export type FrontEndPorts = Pick<SuitePorts, "signal" | "git" | "onProgress" | "
 };
 
 /** How a front end runs scenarios: its setup, its baseline settled for the plan, its ports. */
-export interface SuiteRunSteps<B extends Pick<RunBaseline, "report" | "counts">> {
+export interface SuiteRunSteps<B extends RunBaseline> {
   prepare(): Promise<PreparedRun>;
-  /** The baseline settled for what the prepared run measures (poolTargetOfPrepared); null: none. */
-  settle(prepared: PreparedRun): B | null;
-  /** Its decision form (decisionBaselineOf). */
-  decisionBaseline(settled: B | null): DecisionBaseline | null;
+  /** The baseline settled for what the run measures: its scenarios, settings and sandboxes; null: none. */
+  settle(target: PoolTarget): B | null;
   ports(prepared: PreparedRun, settled: B | null): Promise<FrontEndPorts>;
 }
 
-/** The run stage of a run of scenarios: prepare → settle the baseline → run the suite. */
-export async function produceSuiteRun<B extends Pick<RunBaseline, "report" | "counts">>(
+/**
+ * The run stage of a run of scenarios: prepare → settle the baseline → run the suite, whose
+ * baseline's counts screen scenarios for extra trials and whose costs estimate the budget.
+ */
+export async function produceSuiteRun<B extends RunBaseline>(
   steps: SuiteRunSteps<B>,
-): Promise<Required<ProducedRun> & { prepared: PreparedRun; settled: B | null }> {
+): Promise<Required<ProducedRun> & { settled: B | null }> {
   const prepared = await steps.prepare();
-  const settled = steps.settle(prepared);
+  const { scenarios, options } = prepared;
+  const settled = steps.settle(poolTargetOf(scenarios, options, prepared.ports.sandboxes.selected()));
   const { release, ...ports } = await steps.ports(prepared, settled);
   try {
-    const { report, designExtraTrials } = await runPrepared(prepared, settled, ports);
+    const { report, designExtraTrials } = await runSuite(
+      scenarios,
+      { ...options, baselineCounts: settled?.report ? settled.counts : null },
+      { ...prepared.ports, ...ports, baseline: settled?.report ?? null },
+    );
     return {
       report,
       designExtraTrials,
-      decisionBaseline: steps.decisionBaseline(settled),
       // prepared.ports.env holds the keys under secret names: redaction covers them.
-      redact: createRunRedactor(prepared.scenarios, prepared.ports.env),
-      prepared,
+      redact: createRunRedactor(scenarios, prepared.ports.env),
       settled,
     };
   } finally {

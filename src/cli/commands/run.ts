@@ -17,7 +17,7 @@ import {
 import type { DecidedRun, DecisionPolicy } from "../../compare/decide-run.js";
 import { checkGateMetrics, parseFailOn } from "../../compare/decision.js";
 import { exitCodeForDecision, exitCodeForReport } from "../../compare/exit-status.js";
-import { describeExclusions } from "../../compare/pool-baselines.js";
+import { describeExclusions, type PoolTarget } from "../../compare/pool-baselines.js";
 import { ConfigError } from "../../errors.js";
 import { OPENAI_APIS, type OpenAiApiChoice } from "../../model/openai-client.js";
 import { loadPriceTable } from "../../model/pricing.js";
@@ -37,14 +37,13 @@ import {
 import { type RunBaseline, settleBaseline } from "../../run/baseline.js";
 import { DEFAULT_MODEL } from "../../run/options.js";
 import { checkOutputPath } from "../../run/output-path.js";
-import { decisionBaselineOf, type FrontEndPorts, produceSuiteRun, runPipeline } from "../../run/pipeline.js";
+import { type FrontEndPorts, produceSuiteRun, runPipeline } from "../../run/pipeline.js";
 import { settleModels } from "../../run/plan.js";
 import {
   chooseDefaultAgent,
   createRunModelClient,
   type GuidanceVariantFile,
   type PreparedRun,
-  poolTargetOfPrepared,
   prepareRun,
   type RunOptionSettings,
 } from "../../run/prepare.js";
@@ -318,11 +317,10 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
     produce: () =>
       produceSuiteRun<RunBaseline>({
         prepare: () => prepareCliRun(values, positionals, io, access, matrix, { agent, agentReason }, outDir),
-        settle: (prepared) => {
+        settle: (target) => {
           if (io.environmentWarning) io.stderr.write(`warning: ${io.environmentWarning}\n`);
-          return settleBaselineFlags(baselineFiles, prepared, io);
+          return settleBaselineFlags(baselineFiles, target, io);
         },
-        decisionBaseline: (settled) => settled && decisionBaselineOf(settled),
         ports: () => suitePortsUntilSignalled(io, Boolean(values.quiet)),
       }),
     policy,
@@ -590,11 +588,11 @@ function writeRunResult(
  */
 function settleBaselineFlags(
   { candidates, rejected }: BaselineFiles,
-  prepared: PreparedRun,
+  target: PoolTarget,
   io: CliIo,
 ): RunBaseline | null {
   if (candidates.length === 0) return null;
-  const baseline = settleBaseline(candidates, poolTargetOfPrepared(prepared), { pool: true, rejected });
+  const baseline = settleBaseline(candidates, target, { pool: true, rejected });
   for (const line of describeExclusions(baseline.excluded))
     io.stderr.write(`note: left out of the baseline: ${line}\n`);
   if (!baseline.report) {
