@@ -7,7 +7,7 @@ import type { ArtifactClient, GitHubClient } from "../github/types.js";
 import type { ModelClient } from "../model/model-client.js";
 import type { OpenAiApiChoice } from "../model/openai-client.js";
 import type { ProviderName } from "../model/provider.js";
-import type { Report } from "../results/types.js";
+import type { ProducedRun as PipelineRun } from "../run/pipeline.js";
 import type { ActionBaseline } from "./baseline.js";
 import type { RunContext } from "./context.js";
 import type { ActionSettings } from "./inputs.js";
@@ -89,19 +89,13 @@ export interface ForkReplay {
   label: string;
 }
 
-/**
- * What the run stage (a run, or a merge of shards) hands to the decide stage: the report, the
- * design it ran, and the baseline settled for it.
- */
-export interface ProducedRun {
-  report: Report;
+/** What the run stage (a run, a merge of shards) hands to the pipeline, with what is published of its baseline. */
+export interface ProducedRun extends PipelineRun {
   /** The extra trials of the run's design (0 for merged shards: a sharded run gets none). */
   designExtraTrials: number;
   /** The baseline the report is compared with, as found (for the notes) and as settled. */
   baseline: BaselineResolution;
   settled: ActionBaseline | null;
-  /** Redacts what is written and published: the run's secrets, the scenarios' included. */
-  redact: (text: string) => string;
   /** Merged replayed shards: the baseline run they replayed, which the summary names. */
   replayedLabel?: string;
 }

@@ -4,7 +4,7 @@
  * the summary, the comment and the outputs.
  */
 import path from "node:path";
-import type { DecidedRun, DecisionBaseline } from "../compare/decide-run.js";
+import type { DecidedRun } from "../compare/decide-run.js";
 import { describeExclusions, type PoolTarget } from "../compare/pool-baselines.js";
 import type { BaselineSource } from "../compare/types.js";
 import type { FoundBaseline } from "../github/find-baseline.js";
@@ -16,9 +16,9 @@ import type { ReplaySource } from "./fork-replay.js";
 import { type BaselineResolution, resolveBaseline } from "./resolve-baseline.js";
 
 /** The baseline as settled for this run's scenarios, with the reports it is made of. */
-export interface ActionBaseline extends Omit<RunBaseline, "used"> {
-  /** The runs in `report`, newest first. */
-  used: FoundBaseline[];
+export interface ActionBaseline extends RunBaseline {
+  /** The runs in `report` (`used`), newest first. */
+  runs: FoundBaseline[];
 }
 
 /** "run #12 (`abc1234`)", or the file of a `baseline: <path>`. */
@@ -80,24 +80,7 @@ export function settleActionBaseline(
       `The baseline pools ${settled.used.length} of ${baseline.candidates.length} base-branch run(s).`,
     );
   }
-  return { ...settled, used: settled.used.map((label) => byLabel.get(label) as FoundBaseline) };
-}
-
-/**
- * The settled baseline as the decide stage takes it: its report and what the pool is made of (each
- * run's counts, for the run-to-run variation). Also without a usable report: the scenarios left out
- * because they changed are then listed.
- */
-export function decisionBaselineOf(settled: ActionBaseline | null): DecisionBaseline | null {
-  if (!settled) return null;
-  return {
-    report: settled.report,
-    pooling: {
-      runs: settled.used.map((found) => labelBaseline(found.source)),
-      excluded: settled.excluded,
-      ...(settled.runCounts ? { runCounts: settled.runCounts } : {}),
-    },
-  };
+  return { ...settled, runs: settled.used.map((label) => byLabel.get(label) as FoundBaseline) };
 }
 
 /** A shard has no baseline of its own: the merge job compares the merged report. */
@@ -127,7 +110,7 @@ export function noteBaseline(
   { log }: Pick<ActionRun, "log">,
 ): BaselineNote {
   const pr = context.pullRequest;
-  const [newest, ...older] = settled?.used ?? [];
+  const [newest, ...older] = settled?.runs ?? [];
   if (baseline.status !== "found") return baseline;
   if (!newest) {
     return {

@@ -1,10 +1,7 @@
 /**
- * The GitHub Action: read the inputs, then go through the stages every front end shares:
- * prepare (the folders, the baseline, a replay's recordings) → run (the suite, or a merge of the
- * shards of a matrix) with the baseline settled for it → decide (compare/decide-run.ts) → write
- * the report's files → publish (artifact, job summary, PR comment, outputs) → the check's status
- * from the decision. Publishing comes before failing, and a publishing step that fails is a
- * warning: the run's result is what matters.
+ * The GitHub Action: read the inputs, then the pipeline every front end shares (run/pipeline.ts),
+ * presented by publishing (artifact, job summary, PR comment, outputs) before the check's status:
+ * a publishing step that fails is a warning, the run's result is what matters.
  *
  * `run(deps)` takes its side effects as arguments; called without them (as the bundle's entry and
  * `@github/local-action` do) it wires the real `@actions/core`, Octokit and artifact client.
@@ -15,15 +12,15 @@ import { DefaultArtifactClient } from "@actions/artifact";
 import * as actionsCore from "@actions/core";
 import { getOctokit } from "@actions/github";
 import { GEMINI_API_KEY_ENV } from "../agents/gemini-cli.js";
-import { decideRun } from "../compare/decide-run.js";
 import { describeError, isConfigError } from "../errors.js";
 import { OUTPUT_FORMATS } from "../render/formats.js";
+import type { Report } from "../results/types.js";
+import { runPipeline } from "../run/pipeline.js";
 import { createRunModelClient } from "../run/prepare.js";
-import { writeRunOutputs } from "../run/write-outputs.js";
 import { collectSecretValues, createSecretRedactor } from "../sandbox/secrets.js";
 import { projectRootOf } from "../scenario/repository-root.js";
-import type { ActionDeps, ActionRun } from "./action-run.js";
-import { decisionBaselineOf, labelBaseline, noteBaseline } from "./baseline.js";
+import type { ActionDeps, ActionRun, ProducedRun } from "./action-run.js";
+import { labelBaseline, noteBaseline } from "./baseline.js";
 import { readRunContext } from "./context.js";
 import { type ActionResult, decisionPolicyOf, exitFromDecision } from "./decide.js";
 import { KEY_INPUTS, readActionSettings } from "./inputs.js";
@@ -120,61 +117,57 @@ export async function run(overrides: Partial<ActionDeps> = {}): Promise<ActionRe
   }
 }
 
-/** Secrets → folders → baseline (and replay) → run or merge → decide → write → publish → the check's status. */
+/** Secrets → folders → baseline (and replay), then the pipeline: run or merge → decide → write → publish. */
 async function runAction(run: ActionRun): Promise<ActionResult> {
   const { settings, deps, log } = run;
   if (settings.mode === "post-fork-comment") return postForkComment(run);
   const secrets = checkSecrets(settings, run.context);
   if (secrets.kind === "skip") return skip(run, secrets.reason);
   if (deps.environmentWarning && settings.mode === "run") log.warn(deps.environmentWarning);
-
-  // Prepare.
   const folders = await prepareFolders(settings, run.context);
   const source = await settleRunSource(run, folders, secrets);
   if (source.kind === "skip") return skip(run, source.reason);
-  // Run (or merge), with the baseline settled for what it measures.
-  const produced =
-    settings.mode === "merge"
-      ? await mergeShards(run, folders, source.baseline)
-      : await runScenarios(run, source, folders);
-  const { report, settled } = produced;
-  // Decide.
-  const decided = decideRun({
-    report,
-    baseline: decisionBaselineOf(settled),
+  return runPipeline({
+    // Run (or merge), with the baseline settled for what it measures.
+    produce: () =>
+      settings.mode === "merge"
+        ? mergeShards(run, folders, source.baseline)
+        : runScenarios(run, source, folders),
     policy: decisionPolicyOf(settings),
-    designExtraTrials: produced.designExtraTrials,
+    // history.html is written only with base runs.
+    output: async (produced) => ({
+      outDir: folders.outDir,
+      repositoryRoot: await projectRootOf(settings.mode === "merge" ? deps.cwd : folders.workDir),
+      baseRuns: baseRunsOf(produced),
+    }),
+    present: async (produced, decided, written) => {
+      const { report, settled } = produced;
+      const historyFile = OUTPUT_FORMATS.history.file;
+      const history =
+        historyFile !== null && written.includes(historyFile)
+          ? { file: historyFile, baseRuns: baseRunsOf(produced).length }
+          : null;
+      const baselineNote = noteBaseline(produced.baseline, settled, decided, run.context, run);
+      const forkReplay =
+        produced.replayedLabel && secrets.kind === "replay"
+          ? { sender: secrets.sender, label: produced.replayedLabel }
+          : source.forkReplay;
+      const outputs = await publish(run, { report, decided, baselineNote, folders, forkReplay, history });
+      if (folders.sharded) {
+        // A failing shard would keep the merge job (`needs:`) from running: the merge decides.
+        log.info(`Shard done (${report.summary.outcome}); the merge job decides the check's status.`);
+        return { status: "passed", outputs, message: null };
+      }
+      return exitFromDecision(run, { decision: decided.decision, report, baseline: baselineNote, outputs });
+    },
   });
-  // Write.
-  // The base-branch runs `baseline: auto` downloaded, one by one: history.html in the artifact.
-  const baseRuns =
-    produced.baseline.status === "found" && produced.baseline.pool
-      ? produced.baseline.candidates.map((c) => ({ label: labelBaseline(c.source), report: c.report }))
-      : [];
-  const written = await writeRunOutputs(report, decided, {
-    outDir: folders.outDir,
-    redact: produced.redact,
-    repositoryRoot: await projectRootOf(settings.mode === "merge" ? deps.cwd : folders.workDir),
-    ...(baseRuns.length > 0 ? { baseRuns } : {}),
-  });
-  const historyFile = OUTPUT_FORMATS.history.file;
-  const history =
-    historyFile !== null && written.includes(historyFile)
-      ? { file: historyFile, baseRuns: baseRuns.length }
-      : null;
-  // Publish.
-  const baselineNote = noteBaseline(produced.baseline, settled, decided, run.context, run);
-  const forkReplay =
-    produced.replayedLabel && secrets.kind === "replay"
-      ? { sender: secrets.sender, label: produced.replayedLabel }
-      : source.forkReplay;
-  const outputs = await publish(run, { report, decided, baselineNote, folders, forkReplay, history });
-  if (folders.sharded) {
-    // A failing shard would keep the merge job (`needs:`) from running: the merge decides.
-    log.info(`Shard done (${report.summary.outcome}); the merge job decides the check's status.`);
-    return { status: "passed", outputs, message: null };
-  }
-  return exitFromDecision(run, { decision: decided.decision, report, baseline: baselineNote, outputs });
+}
+
+/** The base-branch runs `baseline: auto` downloaded, one by one: history.html in the artifact. */
+function baseRunsOf({ baseline }: ProducedRun): { label: string; report: Report }[] {
+  return baseline.status === "found" && baseline.pool
+    ? baseline.candidates.map((c) => ({ label: labelBaseline(c.source), report: c.report }))
+    : [];
 }
 
 /** The environment without the runner's INPUT_* variables (the inputs are read into settings). */

@@ -1,20 +1,20 @@
 /**
  * The run stage of `mode: run`: the runner's sandbox set up, the inputs turned into the run's
- * settings and prepared (run/prepare.ts, shared with the CLI), the baseline settled for what the
- * run measures, then the suite run with its progress in the log.
+ * settings, then the pipeline's run of scenarios (run/pipeline.ts) with its progress in the log.
  */
 import path from "node:path";
 import type { AgentName } from "../agents/types.js";
 import type { ProviderName } from "../model/provider.js";
 import { formatUsd } from "../render/format.js";
 import type { TrialReport } from "../results/types.js";
+import { produceSuiteRun } from "../run/pipeline.js";
 import { runAgents } from "../run/plan.js";
-import { type PreparedRun, poolTargetOfPrepared, prepareRun, runPrepared } from "../run/prepare.js";
-import { createRunRedactor, type ProgressEvent } from "../run/suite.js";
+import { type PreparedRun, prepareRun } from "../run/prepare.js";
+import type { ProgressEvent } from "../run/suite.js";
 import { expandScenarioPatterns } from "../scenario/patterns.js";
 import type { ActionFolders, ActionRun, Log, ProducedRun } from "./action-run.js";
 import { agentCliOf, provideAgentCli } from "./agent-cli-install.js";
-import { settleActionBaseline } from "./baseline.js";
+import { type ActionBaseline, settleActionBaseline } from "./baseline.js";
 import { ACTION_SETTING_NAMES, type ActionSettings, actionKeyRemedy } from "./inputs.js";
 import type { RunFrom } from "./run-source.js";
 import { restoreSandboxSetup, setUpSandboxFor } from "./sandbox-setup.js";
@@ -41,23 +41,20 @@ async function runWithSandboxSetUp(
   folders: ActionFolders,
 ): Promise<ProducedRun> {
   const { context, deps, log } = run;
-  const prepared = await prepareActionRun({ ...run, settings }, folders, replayFrom);
-  const settled = settleActionBaseline(baseline, poolTargetOfPrepared(prepared), run);
-  log.info(describeRunStart(settings, prepared.scenarios.length, Boolean(settled?.report)));
-  // prepared.ports.env holds the key and token under secret names: the sandbox keeps them out, redaction covers them.
-  const { report, designExtraTrials } = await runPrepared(prepared, settled, {
-    now: deps.now,
-    ...(deps.signal ? { signal: deps.signal } : {}),
-    git: { sha: context.sha, ref: context.ref },
-    onProgress: createProgressLog(settings, log),
+  const produced = await produceSuiteRun<ActionBaseline>({
+    prepare: () => prepareActionRun({ ...run, settings }, folders, replayFrom),
+    settle: (target) => settleActionBaseline(baseline, target, run),
+    ports: async (prepared, settled) => {
+      log.info(describeRunStart(settings, prepared.scenarios.length, Boolean(settled?.report)));
+      return {
+        now: deps.now,
+        ...(deps.signal ? { signal: deps.signal } : {}),
+        git: { sha: context.sha, ref: context.ref },
+        onProgress: createProgressLog(settings, log),
+      };
+    },
   });
-  return {
-    report,
-    designExtraTrials,
-    baseline,
-    settled,
-    redact: createRunRedactor(prepared.scenarios, prepared.ports.env),
-  };
+  return { ...produced, baseline };
 }
 
 /** The inputs as the run's settings, the agent's CLI installed when it runs one, then the shared setup. */

@@ -7,6 +7,7 @@ import { ConfigError, isConfigError } from "../errors.js";
 import { readReportFile } from "../results/read-report.js";
 import type { Report } from "../results/types.js";
 import { settleBaseline } from "../run/baseline.js";
+import { decisionBaselineOf } from "../run/pipeline.js";
 import { displayPath } from "./command.js";
 
 export interface BaselineFiles {
@@ -78,15 +79,5 @@ export async function readDecisionBaselines(
   }
   const { candidates, rejected } = await readBaselineFiles(files, cwd);
   const settled = settleBaseline(candidates, report, { pool: true, rejected });
-  return {
-    decided: {
-      report: settled.report,
-      pooling: {
-        runs: settled.used,
-        excluded: settled.excluded,
-        ...(settled.runCounts ? { runCounts: settled.runCounts } : {}),
-      },
-    },
-    runs: candidates,
-  };
+  return { decided: decisionBaselineOf(settled), runs: candidates };
 }

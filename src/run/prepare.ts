@@ -20,7 +20,6 @@ import {
   describeModelRefusal,
 } from "../agents/registry.js";
 import type { Agent, AgentName } from "../agents/types.js";
-import type { PoolTarget } from "../compare/pool-baselines.js";
 import { ConfigError } from "../errors.js";
 import { isSameModel, resolveJudgeModel } from "../evaluate/judge.js";
 import { createAnthropicClient } from "../model/anthropic-client.js";
@@ -48,13 +47,12 @@ import { loadScenarios } from "../scenario/load.js";
 import { computeTreatment } from "../scenario/treatment.js";
 import type { Scenario } from "../scenario/types.js";
 import type { AgentEndpoints } from "./agent-scope.js";
-import { poolTargetOf, type RunBaseline } from "./baseline.js";
 import { DEFAULT_MODEL, defaultRunOptions, type RunOptions, sandboxSettingOf } from "./options.js";
 import { modelsOfAgent, runAgents, runModels } from "./plan.js";
 import { checkAgentAccountReach, checkSandbox, checkTargetBinaries } from "./preflight.js";
 import { checkRecordedTasks } from "./recorded-tasks.js";
 import { CLI_SETTING_NAMES, type SettingNames } from "./setting-names.js";
-import { runSuite, type SuitePorts, type SuiteRun } from "./suite.js";
+import type { SuitePorts } from "./suite.js";
 
 /** A guidance file every scenario runs with (the CLI's `--variant NAME=FILE`). */
 export interface GuidanceVariantFile {
@@ -153,34 +151,6 @@ export interface PreparedRun {
   options: RunOptions;
   ports: Required<Pick<SuitePorts, "agent" | "judgeClient" | "env" | "sandboxes">> &
     Pick<SuitePorts, "agents">;
-}
-
-/**
- * What a baseline must have measured to be compared with the prepared run: its scenarios, settings
- * and the sandboxes its preflight settled (run/baseline.ts). The CLI's `--baseline` and the
- * action's `baseline` input settle against it.
- */
-export function poolTargetOfPrepared(prepared: PreparedRun): PoolTarget {
-  return poolTargetOf(prepared.scenarios, prepared.options, prepared.ports.sandboxes.selected());
-}
-
-/**
- * Runs the prepared suite against its settled baseline (settleBaseline against
- * poolTargetOfPrepared): the baseline's counts screen scenarios for extra trials, its costs
- * estimate the budget. The front end adds its own ports (signal, progress, git), then decides the
- * run against the same baseline (compare/decide-run.ts).
- */
-export function runPrepared(
-  prepared: PreparedRun,
-  baseline: Pick<RunBaseline, "report" | "counts"> | null,
-  ports: Omit<SuitePorts, keyof PreparedRun["ports"] | "baseline">,
-): Promise<SuiteRun> {
-  const options = { ...prepared.options, baselineCounts: baseline?.report ? baseline.counts : null };
-  return runSuite(prepared.scenarios, options, {
-    ...prepared.ports,
-    ...ports,
-    baseline: baseline?.report ?? null,
-  });
 }
 
 /**

@@ -14,10 +14,10 @@ import {
   describeUnknownAgent,
   resolveAgentName,
 } from "../../agents/registry.js";
-import { type DecidedRun, type DecisionPolicy, decideRun } from "../../compare/decide-run.js";
+import type { DecidedRun, DecisionPolicy } from "../../compare/decide-run.js";
 import { checkGateMetrics, parseFailOn } from "../../compare/decision.js";
 import { exitCodeForDecision, exitCodeForReport } from "../../compare/exit-status.js";
-import { describeExclusions } from "../../compare/pool-baselines.js";
+import { describeExclusions, type PoolTarget } from "../../compare/pool-baselines.js";
 import { ConfigError } from "../../errors.js";
 import { OPENAI_APIS, type OpenAiApiChoice } from "../../model/openai-client.js";
 import { loadPriceTable } from "../../model/pricing.js";
@@ -37,20 +37,17 @@ import {
 import { type RunBaseline, settleBaseline } from "../../run/baseline.js";
 import { DEFAULT_MODEL } from "../../run/options.js";
 import { checkOutputPath } from "../../run/output-path.js";
+import { type FrontEndPorts, produceSuiteRun, runPipeline } from "../../run/pipeline.js";
 import { settleModels } from "../../run/plan.js";
 import {
   chooseDefaultAgent,
   createRunModelClient,
   type GuidanceVariantFile,
   type PreparedRun,
-  poolTargetOfPrepared,
   prepareRun,
   type RunOptionSettings,
-  runPrepared,
 } from "../../run/prepare.js";
 import { CLI_SETTING_NAMES } from "../../run/setting-names.js";
-import { createRunRedactor, type SuiteRun } from "../../run/suite.js";
-import { writeRunOutputs } from "../../run/write-outputs.js";
 import { runProcess } from "../../sandbox/exec.js";
 import { parseBashkitHome } from "../../scenario/bashkit-home.js";
 import { SANDBOX_SETTINGS } from "../../scenario/keys.js";
@@ -314,42 +311,27 @@ async function commandRun(argv: string[], io: CliIo): Promise<number> {
   const toleranceGates = readToleranceGates(values);
   const policy: DecisionPolicy = { failOn, gateMetrics, toleranceGates };
 
-  // prepare → settle → run → decide → write → print, and the exit status from the decision.
-  const prepared = await prepareCliRun(
-    values,
-    positionals,
-    io,
-    access,
-    matrix,
-    { agent, agentReason },
-    outDir,
-  );
-  if (io.environmentWarning) io.stderr.write(`warning: ${io.environmentWarning}\n`);
-  const baseline = settleBaselineFlags(baselineFiles, prepared, io);
-  const run = await runSuiteUntilSignalled(prepared, baseline, io, Boolean(values.quiet));
-  const decided = decideRun({
-    report: run.report,
-    baseline: baseline && {
-      report: baseline.report,
-      pooling: {
-        runs: baseline.used,
-        excluded: baseline.excluded,
-        ...(baseline.runCounts ? { runCounts: baseline.runCounts } : {}),
-      },
-    },
-    policy,
-    designExtraTrials: run.designExtraTrials,
-  });
-  await writeRunOutputs(run.report, decided, {
-    outDir,
-    redact: createRunRedactor(prepared.scenarios, prepared.ports.env),
-    repositoryRoot: await projectRootOf(io.cwd),
-  });
+  // The pipeline (run/pipeline.ts): prepare → settle → run → decide → write, then printed here.
   // A baseline or an explicit --fail-on makes the decision govern; otherwise the run's own result does.
-  const governs = decided.comparison !== null || failOn !== null;
-  writeRunResult(run, decided, { governs, fallbackLine, outDir }, io);
-  writeResumeHint(run.report, outDir, io);
-  return governs ? exitCodeForDecision(decided.decision) : exitCodeForReport(run.report);
+  return runPipeline({
+    produce: () =>
+      produceSuiteRun<RunBaseline>({
+        prepare: () => prepareCliRun(values, positionals, io, access, matrix, { agent, agentReason }, outDir),
+        settle: (target) => {
+          if (io.environmentWarning) io.stderr.write(`warning: ${io.environmentWarning}\n`);
+          return settleBaselineFlags(baselineFiles, target, io);
+        },
+        ports: () => suitePortsUntilSignalled(io, Boolean(values.quiet)),
+      }),
+    policy,
+    output: async () => ({ outDir, repositoryRoot: await projectRootOf(io.cwd) }),
+    present: ({ report }, decided) => {
+      const governs = decided.comparison !== null || failOn !== null;
+      writeRunResult(report, decided, { governs, fallbackLine, outDir }, io);
+      writeResumeHint(report, outDir, io);
+      return governs ? exitCodeForDecision(decided.decision) : exitCodeForReport(report);
+    },
+  });
 }
 
 /**
@@ -560,36 +542,31 @@ async function prepareCliRun(
 }
 
 /**
- * Runs the suite with progress on stderr (unless quiet), the commit read from here; Ctrl-C or
- * SIGTERM stops it and keeps what ran.
+ * Progress on stderr (unless quiet), the commit read from here; Ctrl-C or SIGTERM stops the suite
+ * and keeps what ran.
  */
-async function runSuiteUntilSignalled(
-  prepared: PreparedRun,
-  baseline: RunBaseline | null,
-  io: CliIo,
-  quiet: boolean,
-): Promise<SuiteRun> {
+async function suitePortsUntilSignalled(io: CliIo, quiet: boolean): Promise<FrontEndPorts> {
+  const git = await readGit(io.cwd, io.env);
   const progress = createProgressReporter(io.stderr);
   const abort = new AbortController();
   const onSignal = () => abort.abort("cancelled");
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
-  try {
-    return await runPrepared(prepared, baseline, {
-      signal: abort.signal,
-      git: await readGit(io.cwd, io.env),
-      ...(quiet ? {} : { onProgress: progress.onProgress }),
-    });
-  } finally {
-    progress.finish();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-  }
+  return {
+    signal: abort.signal,
+    git,
+    ...(quiet ? {} : { onProgress: progress.onProgress }),
+    release: () => {
+      progress.finish();
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    },
+  };
 }
 
 /** The summary (and the comparison) on stdout, then where the report is. */
 function writeRunResult(
-  { report }: SuiteRun,
+  report: Report,
   { comparison, comparisonError, decision }: DecidedRun,
   how: { governs: boolean; fallbackLine: string; outDir: string },
   io: CliIo,
@@ -611,11 +588,11 @@ function writeRunResult(
  */
 function settleBaselineFlags(
   { candidates, rejected }: BaselineFiles,
-  prepared: PreparedRun,
+  target: PoolTarget,
   io: CliIo,
 ): RunBaseline | null {
   if (candidates.length === 0) return null;
-  const baseline = settleBaseline(candidates, poolTargetOfPrepared(prepared), { pool: true, rejected });
+  const baseline = settleBaseline(candidates, target, { pool: true, rejected });
   for (const line of describeExclusions(baseline.excluded))
     io.stderr.write(`note: left out of the baseline: ${line}\n`);
   if (!baseline.report) {
