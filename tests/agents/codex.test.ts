@@ -28,9 +28,9 @@ import type { EventInput } from "../../src/transcript/events.js";
 import { runMain } from "../cli/run-main.js";
 import {
   AGENT_CLI_SANDBOXES,
-  AGENT_CLI_TEST_TIMEOUT_MS,
   type AgentCliWire,
   describeAgentCliContract,
+  HONEST_RUN_TEST_TIMEOUT_MS,
   useAgentCliTrials,
 } from "../support/agent-cli-trials.js";
 import { reachableProgramEnv } from "../support/reachable-copy.js";
@@ -144,7 +144,7 @@ describe.each(AGENT_CLI_SANDBOXES)("codex's own paths in the honest run, counted
       const cat = eventsOf(trial.events, "tool_call").find((call) => call.command === "cat notes.txt");
       expect(results.find((r) => r.call_id === cat?.call_id)?.stdout).toBe("hello\n");
     },
-    AGENT_CLI_TEST_TIMEOUT_MS,
+    HONEST_RUN_TEST_TIMEOUT_MS,
   );
 
   it(
@@ -161,7 +161,7 @@ describe.each(AGENT_CLI_SANDBOXES)("codex's own paths in the honest run, counted
       );
       expect(eventsOf(trial.events, "tool_call").map((call) => call.command)).not.toContain(LOGIN_SHELL_CALL);
     },
-    AGENT_CLI_TEST_TIMEOUT_MS,
+    HONEST_RUN_TEST_TIMEOUT_MS,
   );
 
   it(
@@ -182,7 +182,7 @@ describe.each(AGENT_CLI_SANDBOXES)("codex's own paths in the honest run, counted
         tool_calls_ok: calls.length - 3,
       });
     },
-    AGENT_CLI_TEST_TIMEOUT_MS,
+    HONEST_RUN_TEST_TIMEOUT_MS,
   );
 });
 

@@ -27,6 +27,12 @@ import { makeTempDir } from "./temp-dirs.js";
 
 /** A CLI start, its scripted API and the harness: two minutes even on a machine under `stress`. */
 export const AGENT_CLI_TEST_TIMEOUT_MS = 120_000;
+/**
+ * The honest run makes a dozen calls in one trial: its trial may take three minutes (a CLI took
+ * over 90 s for a few turns at a load of 20 on 2 cores), and a test waiting for it four.
+ */
+const HONEST_TRIAL_TIMEOUT_MS = 180_000;
+export const HONEST_RUN_TEST_TIMEOUT_MS = 240_000;
 
 export type AgentCliSandbox = "local" | "bwrap";
 
@@ -43,6 +49,8 @@ export interface AgentCliTrialOptions {
   maxRetries?: number;
   maxApiRequests?: number;
   model?: string;
+  /** Default 90 s. */
+  trialTimeoutMs?: number;
 }
 
 /** What the contract reads of a recorded request. */
@@ -201,7 +209,7 @@ export function useAgentCliTrials<Reply, Request extends WireRequest, Server ext
       agent: wire.agent,
       model: options.model ?? wire.model,
       maxTurns: options.maxTurns ?? 10,
-      trialTimeoutMs: 90_000,
+      trialTimeoutMs: options.trialTimeoutMs ?? 90_000,
       commandTimeoutMs: 30_000,
       sandbox: options.sandbox ?? "local",
     });
@@ -324,7 +332,7 @@ export function describeAgentCliContract<
       scenario,
       wire.script([...calls.map((call) => wire.shell(call)), ...contract.honest.replies, wire.text("Done.")]),
       // Room for every call of the script: the turn limit is another test's.
-      { sandbox, maxTurns: 30 },
+      { sandbox, maxTurns: 30, trialTimeoutMs: HONEST_TRIAL_TIMEOUT_MS },
     );
   }
 
@@ -342,7 +350,7 @@ export function describeAgentCliContract<
         );
         expect(trial.output.report.outcome).toBe("pass");
       },
-      timeout,
+      HONEST_RUN_TEST_TIMEOUT_MS,
     );
 
     it(
@@ -355,7 +363,7 @@ export function describeAgentCliContract<
           ),
         );
       },
-      timeout,
+      HONEST_RUN_TEST_TIMEOUT_MS,
     );
 
     it(
@@ -371,7 +379,7 @@ export function describeAgentCliContract<
           [...SHARED_HONEST_EXITS[sandbox]],
         );
       },
-      timeout,
+      HONEST_RUN_TEST_TIMEOUT_MS,
     );
 
     it(
@@ -398,7 +406,7 @@ export function describeAgentCliContract<
           ...contract.honest.misses,
         ]);
       },
-      timeout,
+      HONEST_RUN_TEST_TIMEOUT_MS,
     );
 
     it(
@@ -418,7 +426,7 @@ export function describeAgentCliContract<
         }
         expect(trials.trap().hits).toEqual([]);
       },
-      timeout,
+      HONEST_RUN_TEST_TIMEOUT_MS,
     );
 
     it(
@@ -429,7 +437,7 @@ export function describeAgentCliContract<
         expect(first).toContain(trials.guidanceMarker);
         expect(first).toContain(JQ_TASK);
       },
-      timeout,
+      HONEST_RUN_TEST_TIMEOUT_MS,
     );
 
     it.runIf(sandbox === "bwrap")(
@@ -443,7 +451,7 @@ export function describeAgentCliContract<
         expect(invocations[0]!.argv).toEqual(["jq", "-r", ".[].name", "data.json"]);
         expect(new Set(invocations.map((i) => i.cwd))).toEqual(new Set(["/home/eval"]));
       },
-      timeout,
+      HONEST_RUN_TEST_TIMEOUT_MS,
     );
   });
 
@@ -496,15 +504,15 @@ export function describeAgentCliContract<
         const marker = `sleep 47.${process.pid}`;
         const command = `${marker}; echo never`;
         // Long enough for the CLI to start and make its call on a busy machine (6 s was not; 20 s was
-        // not for Claude Code at a load of 13 on 2 cores).
-        const scenario = trials.jqScenario({ agent: { timeoutMs: 30_000 }, evaluation: { gates: [] } });
+        // not for Claude Code at a load of 13 on 2 cores, 30 s not for Gemini CLI at a load of 20).
+        const scenario = trials.jqScenario({ agent: { timeoutMs: 45_000 }, evaluation: { gates: [] } });
         const started = Date.now();
         const trial = await trials.runTrial(
           scenario,
           wire.script([contract.longShell?.(command) ?? wire.shell(command)]),
         );
         expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("timeout");
-        expect(Date.now() - started).toBeLessThan(60_000);
+        expect(Date.now() - started).toBeLessThan(90_000);
         if (contract.showsRunningCall) {
           expect(eventsOf(trial.events, "tool_call").map((c) => c.command)).toEqual([command]);
         }
