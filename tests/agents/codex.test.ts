@@ -30,6 +30,7 @@ import {
   AGENT_CLI_SANDBOXES,
   type AgentCliWire,
   describeAgentCliContract,
+  describeStreamMapperContract,
   HONEST_RUN_TEST_TIMEOUT_MS,
   useAgentCliTrials,
 } from "../support/agent-cli-trials.js";
@@ -649,19 +650,13 @@ describe("codex stream mapping", () => {
       mapLines([{ type: "turn.failed", error: { message: "403" } }], [2], undefined, { turnLimit: true })
         .outcome.reason,
     ).toBe("turn_limit");
-    const crashed = mapLines(["not json at all"], [0], {
-      exit_code: 2,
-      stderr: "error: bad flag",
-      timed_out: false,
-    });
-    expect(crashed.outcome).toEqual({
-      reason: "agent_crash",
-      error: "codex exited with code 2 without turn.completed; stderr: error: bad flag",
-      turns: 0,
-    });
-    expect(crashed.events).toEqual([{ type: "agent_output", text: "not json at all" }]);
-    expect(mapLines([], [], { exit_code: 124, stderr: "", timed_out: true }).outcome.reason).toBe("timeout");
   });
+
+  describeStreamMapperContract(
+    "codex",
+    (lines, exit) => mapLines(lines, [], exit),
+    (stderr) => `codex exited with code 2 without turn.completed; stderr: ${stderr}`,
+  );
 
   it("reads shell words as a POSIX shell does", () => {
     expect(splitShellWords(`a 'b c' "d \\"e\\" \\$f" g\\ h`)).toEqual(["a", "b c", 'd "e" $f', "g h"]);

@@ -6,7 +6,8 @@
  *
  * `useAgentCliTrials(wire)` gives a test file its trials; `describeAgentCliContract` runs what every
  * CLI shares (one honest run per sandbox read by many assertions, the turn limit, an API error, a
- * timeout, a cancellation) against that wire, so each agent's file keeps only what is its own.
+ * timeout, a cancellation) against that wire, so each agent's file keeps only what is its own;
+ * `describeStreamMapperContract` does the same for its stream mapper's ways to fail.
  */
 import { writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
@@ -14,11 +15,11 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PLACEHOLDER_API_KEY } from "../../src/agents/credential-proxy.js";
 import type { AgentName } from "../../src/agents/registry.js";
-import type { Agent } from "../../src/agents/types.js";
+import type { Agent, AgentOutcome } from "../../src/agents/types.js";
 import { defaultRunOptions } from "../../src/run/options.js";
 import type { TrialOutput } from "../../src/run/trial.js";
 import type { Scenario } from "../../src/scenario/types.js";
-import type { TrialEvent } from "../../src/transcript/events.js";
+import type { EventInput, TrialEvent } from "../../src/transcript/events.js";
 import { startLoopbackServer } from "./loopback-server.js";
 import { findBwrapProblem, findLiveProcesses } from "./processes.js";
 import { makeScenario } from "./scenario-factory.js";
@@ -556,4 +557,44 @@ export function describeAgentCliContract<
   });
 
   return { honestRun: (sandbox) => honestRuns[sandbox]() };
+}
+
+/** How a CLI's process ended, as its stream mapper is told. */
+export interface CliExit {
+  exit_code: number;
+  stderr: string;
+  timed_out: boolean;
+}
+
+/** A stream mapper fed `lines` (objects as JSON, strings as they are) and finished with `exit`. */
+export type MapLines = (lines: unknown[], exit: CliExit) => { events: EventInput[]; outcome: AgentOutcome };
+
+/**
+ * What every agent CLI's stream mapper does with a stream that went wrong, run against one mapper:
+ * `crashError(stderr)` is its outcome's error for a CLI that exited with code 2 without its end.
+ */
+export function describeStreamMapperContract(
+  agent: AgentName,
+  mapLines: MapLines,
+  crashError: (stderr: string) => string,
+): void {
+  describe(`${agent}'s stream mapper, as every agent CLI's`, () => {
+    it("keeps a line that is not JSON as it came, and calls an exit without the run's end a crash, quoting stderr", () => {
+      const crashed = mapLines(["not json at all"], {
+        exit_code: 2,
+        stderr: "Error: bad flag",
+        timed_out: false,
+      });
+      expect(crashed.outcome).toEqual({
+        reason: "agent_crash",
+        error: crashError("Error: bad flag"),
+        turns: 0,
+      });
+      expect(crashed.events).toEqual([{ type: "agent_output", text: "not json at all" }]);
+    });
+
+    it("ends as a timeout when the CLI was timed out", () => {
+      expect(mapLines([], { exit_code: 124, stderr: "", timed_out: true }).outcome.reason).toBe("timeout");
+    });
+  });
 }
