@@ -1,14 +1,13 @@
 /**
- * The claude-code agent with the real `claude` binary (the devDependency), through the real trial
- * harness (runTrial: sandbox, shim, events, gates), against the scripted Messages API on
- * 127.0.0.1 behind the credential proxy. A trap HTTP(S) proxy catches any request meant for
- * anywhere else.
+ * The claude-code agent with the real `claude` binary (the devDependency), through the shared
+ * agent-CLI scaffold (tests/support/agent-cli-trials.ts: the real trial harness against the scripted
+ * Messages API on 127.0.0.1 behind the credential proxy, a trap proxy for anything else). The
+ * contract runs what every agent CLI shares; this file keeps what is Claude Code's own.
  */
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   buildClaudeArgs,
   CLAUDE_BIN_ENV,
@@ -19,163 +18,175 @@ import {
 import { PLACEHOLDER_API_KEY } from "../../src/agents/credential-proxy.js";
 import { createAgent } from "../../src/agents/registry.js";
 import { ConfigError } from "../../src/errors.js";
-import { defaultRunOptions } from "../../src/run/options.js";
-import type { TrialOutput } from "../../src/run/trial.js";
-import type { Scenario } from "../../src/scenario/types.js";
-import type { EventInput, TrialEvent } from "../../src/transcript/events.js";
-import { startLoopbackServer } from "../support/loopback-server.js";
+import type { EventInput } from "../../src/transcript/events.js";
+import {
+  AGENT_CLI_SANDBOXES,
+  type AgentCliWire,
+  describeAgentCliContract,
+  describeStreamMapperContract,
+  HONEST_RUN_TEST_TIMEOUT_MS,
+  useAgentCliTrials,
+} from "../support/agent-cli-trials.js";
 import {
   bashCall,
   finalText,
   type ModelServer,
   type RecordedRequest,
-  type Responder,
   type ScriptedReply,
   type ScriptedUsage,
   startModelServer,
   toolUse,
   turnOf,
 } from "../support/model-server.js";
-import { findBwrapProblem, findLiveProcesses } from "../support/processes.js";
-import { makeScenario } from "../support/scenario-factory.js";
-import { eventsOf, runSingleTrial } from "../support/single-trial.js";
+import { eventsOf } from "../support/single-trial.js";
 import { makeContext } from "./agent-context.js";
 
 const CANARY_KEY = "sk-ant-canary-claude-code-9a8b7c6d5e4f";
 const MODEL = "claude-haiku-4-5";
-const GUIDANCE_MARKER = "GUIDANCE-MARKER-7f3c: prefer jq -r for raw strings.";
-
-let dir: string;
-let guidanceFile: string;
-let trap: { url: string; hits: string[]; close(): Promise<void> };
-const cleanups: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "claude-code-test-"));
-  guidanceFile = path.join(dir, "AGENTS.md");
-  await writeFile(guidanceFile, `# Tools\n\n${GUIDANCE_MARKER}\n`);
-  trap = await startTrapProxy();
-});
-
-afterAll(async () => {
-  await trap.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
-});
-
-/** An HTTP(S) proxy that records every request it gets and refuses it: nothing may leave the machine. */
-async function startTrapProxy(): Promise<{ url: string; hits: string[]; close(): Promise<void> }> {
-  const hits: string[] = [];
-  const trap = await startLoopbackServer((req, res) => {
-    hits.push(`${req.method} ${req.url}`);
-    res.writeHead(403).end();
-  });
-  trap.server.on("connect", (req, socket) => {
-    hits.push(`CONNECT ${req.url}`);
-    socket.end("HTTP/1.1 403 Forbidden\r\n\r\n");
-  });
-  return { url: trap.url, hits, close: trap.close };
-}
-
-/** Environment for the tool under test: any outbound HTTP(S) request goes to the trap. */
-function trapEnv(): Record<string, string> {
-  return {
-    HTTPS_PROXY: trap.url,
-    HTTP_PROXY: trap.url,
-    https_proxy: trap.url,
-    http_proxy: trap.url,
-    NO_PROXY: "127.0.0.1,localhost",
-    no_proxy: "127.0.0.1,localhost",
-  };
-}
 
 function offersBash(request: RecordedRequest): boolean {
   return (request.body?.tools ?? []).some((tool: { name?: string }) => tool.name === "Bash");
-}
-
-/** The script by turn for Claude Code's main loop; any other request (title, warm-up) gets "ok". */
-function claudeScript(replies: ScriptedReply[]): Responder {
-  return (request) => {
-    if (!offersBash(request)) return finalText("ok");
-    return replies[turnOf(request)] ?? finalText("(script exhausted)");
-  };
 }
 
 function bash(command: string, usage?: ScriptedUsage): ScriptedReply {
   return bashCall(command, { name: "Bash", ...(usage ? { usage } : {}) });
 }
 
-interface ClaudeTrial {
-  output: TrialOutput;
-  events: TrialEvent[];
-  eventsText: string;
-  server: ModelServer;
-}
+const claudeWire: AgentCliWire<ScriptedReply, RecordedRequest, ModelServer> = {
+  agent: "claude-code",
+  model: MODEL,
+  canaryKey: CANARY_KEY,
+  // The CLAUDE.md link and Claude Code's own files do not stay in the work dir.
+  ownFilesAbsent: "test ! -e CLAUDE.md && test -f AGENTS.md && test ! -e .claude && test ! -e .claude.json",
+  startServer: (respond) => startModelServer(respond),
+  createAgent: (server, options) =>
+    createAgent("claude-code", {
+      apiKey: CANARY_KEY,
+      baseURL: server.url,
+      // No claude on this PATH: the devDependency's binary is found.
+      env: { PATH: "/usr/bin:/bin" },
+      claudeCode: {
+        ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+        ...(options.maxApiRequests !== undefined ? { maxApiRequests: options.maxApiRequests } : {}),
+      },
+    }),
+  isMainLoop: offersBash,
+  // Claude Code's main loop by turn; any other request (title, warm-up) gets "ok".
+  script: (replies) => (request) =>
+    offersBash(request) ? (replies[turnOf(request)] ?? finalText("(script exhausted)")) : finalText("ok"),
+  shell: (command) => bash(command),
+  text: (text) => finalText(text),
+  keyOf: (request) => request.headers["x-api-key"] as string | undefined,
+};
 
-async function runClaudeTrial(
-  scenario: Scenario,
-  respond: Responder,
-  options: {
-    sandbox?: "local" | "bwrap";
-    maxTurns?: number;
-    signal?: AbortSignal;
-    maxRetries?: number;
-    maxApiRequests?: number;
-  } = {},
-): Promise<ClaudeTrial> {
-  const server = await startModelServer(respond);
-  cleanups.push(() => server.close());
-  const outDir = await mkdtemp(path.join(dir, "out-"));
-  const agent = createAgent("claude-code", {
-    apiKey: CANARY_KEY,
-    baseURL: server.url,
-    // No claude on this PATH: the devDependency's binary is found.
-    env: { PATH: "/usr/bin:/bin" },
-    claudeCode: {
-      ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
-      ...(options.maxApiRequests !== undefined ? { maxApiRequests: options.maxApiRequests } : {}),
-    },
-  });
-  const runOptions = defaultRunOptions({
-    outDir,
-    agent: "claude-code",
-    model: MODEL,
-    maxTurns: options.maxTurns ?? 10,
-    trialTimeoutMs: 90_000,
-    commandTimeoutMs: 30_000,
-    sandbox: options.sandbox ?? "local",
-  });
-  const { output, events, eventsText } = await runSingleTrial(scenario, runOptions, agent, {
-    canaryKey: CANARY_KEY,
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
-  return { output, events, eventsText, server };
-}
+const trials = useAgentCliTrials(claudeWire);
+const { jqScenario, runTrial } = trials;
+const claudeScript = claudeWire.script;
 
-function jqScenario(overrides: Partial<Scenario> = {}): Scenario {
-  return makeScenario({
-    id: "claude-jq",
-    task: "Write the names from data.json to names.txt, one per line.",
-    files: { "data.json": '[{"name":"ada"},{"name":"grace"}]\n' },
-    guidance: { file: guidanceFile, mode: "workdir" },
-    target: { binary: "jq", env: trapEnv() },
-    evaluation: {
-      gates: [
-        { type: "file_contains", path: "names.txt", substring: "ada\ngrace", weight: 1 },
-        // The CLAUDE.md link and Claude Code's own files do not stay in the work dir.
-        {
-          type: "command_succeeds",
-          command: "test ! -e CLAUDE.md && test -f AGENTS.md && test ! -e .claude && test ! -e .claude.json",
-          weight: 1,
-        },
-      ],
+/** A call of a tool Claude Code does not offer. */
+const WRITE: ScriptedReply = {
+  kind: "message",
+  content: [toolUse({ file_path: "names.txt", content: "ada\n" }, "Write")],
+  stop_reason: "tool_use",
+};
+
+/** A Bash run in the background, whose calls go on after its result; the next call waits for its end. */
+const BACKGROUND: ScriptedReply = {
+  kind: "message",
+  content: [
+    toolUse(
+      {
+        command:
+          "sleep 1; jq -r '.[0].name' data.json; jq -r '.[1].name' data.json; jq -r '.[' data.json; touch done",
+        run_in_background: true,
+      },
+      "Bash",
+    ),
+  ],
+  stop_reason: "tool_use",
+};
+
+const { honestRun } = describeAgentCliContract(trials, {
+  envShows: [`ANTHROPIC_API_KEY=${PLACEHOLDER_API_KEY}`, /ANTHROPIC_BASE_URL=http:\/\/127\.0\.0\.1:\d+/],
+  exactRequests: false,
+  honest: {
+    // The pattern misses `jq --help` and `--indent`: counted all the same and reported.
+    target: { globalOptions: ["--indent"] },
+    replies: [
+      bash("jq --help | head -1"),
+      bash("jq --indent 4 . data.json"),
+      WRITE,
+      BACKGROUND,
+      bash("until [ -e done ]; do sleep 0.1; done"),
+    ],
+    invocations: 5,
+    errors: 1,
+    misses: ["jq --help", "jq --indent 4 . data.json"],
+  },
+  showsRunningCall: true,
+  apiError: {
+    reply: { kind: "error", status: 401, type: "authentication_error", message: "invalid x-api-key" },
+    says: "401",
+    options: { maxRetries: 1 },
+    // Its retry is in the events as the API's error, bounded by maxRetries.
+    checks: (trial) =>
+      expect(eventsOf(trial.events, "model_error").map((e) => [e.status, e.attempt])).toEqual([[401, 1]]),
+  },
+});
+
+describe.each(AGENT_CLI_SANDBOXES)("claude-code's own calls in the honest run (%s)", (sandbox) => {
+  it(
+    "counts --help as help, and reads --indent's value as no filter",
+    async () => {
+      const report = (await honestRun(sandbox)).output.report;
+      expect(report.interaction).toMatchObject({ help_invocations: 1 });
+      // `--indent`'s value is not the filter: `.` twice, no `4`.
+      expect(report.by_subcommand?.["."]?.total_commands).toBe(2);
+      expect(report.by_subcommand?.["4"]).toBeUndefined();
     },
-    ...overrides,
-  });
-}
+    HONEST_RUN_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "records a call of a tool Claude Code does not offer (Write) as a refused tool call",
+    async () => {
+      const trial = await honestRun(sandbox);
+      const calls = eventsOf(trial.events, "tool_call");
+      const write = calls.filter((call) => call.tool !== undefined);
+      expect(write.map((call) => call.tool)).toEqual(["Write"]);
+      const result = eventsOf(trial.events, "tool_result").find((r) => r.call_id === write[0]!.call_id);
+      expect(result).toMatchObject({ exit_code: 1, not_run: true });
+      expect(result!.stderr).toMatch(/No such tool/);
+      // Shell calls: 6 shared (7 in bwrap) and 4 of its own; failed: two of jq's and the Write.
+      expect(calls).toHaveLength(sandbox === "bwrap" ? 12 : 11);
+      expect(trial.output.report.execution).toMatchObject({ tool_calls: calls.length, tool_calls_error: 3 });
+    },
+    HONEST_RUN_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "counts the calls of a Bash run in the background, which go on after its result",
+    async () => {
+      const trial = await honestRun(sandbox);
+      const background = eventsOf(trial.events, "tool_call").find((call) =>
+        call.command.includes("touch done"),
+      );
+      expect(
+        eventsOf(trial.events, "tool_result").find((r) => r.call_id === background?.call_id),
+      ).toMatchObject({
+        background: true,
+      });
+      // Its three calls of jq (one failing) are among the invocations the contract counts exactly.
+      const invocations = eventsOf(trial.events, "target_invocation").map((i) => i.argv.join(" "));
+      expect(invocations.slice(-3)).toEqual([
+        "jq -r .[0].name data.json",
+        "jq -r .[1].name data.json",
+        "jq -r .[ data.json",
+      ]);
+    },
+    HONEST_RUN_TEST_TIMEOUT_MS,
+  );
+});
 
 const USAGE = {
   input_tokens: 1200,
@@ -186,7 +197,7 @@ const USAGE = {
 
 describe("claude-code agent with the real claude binary", () => {
   it("drives Claude Code through a scenario: turns, Bash calls, shim invocations, gates, no key in its env", async () => {
-    const trial = await runClaudeTrial(
+    const trial = await runTrial(
       jqScenario(),
       claudeScript([
         {
@@ -273,7 +284,7 @@ describe("claude-code agent with the real claude binary", () => {
       expect(JSON.stringify(request.headers)).not.toContain(PLACEHOLDER_API_KEY);
     }
     // Nothing tried to reach anywhere but the loopback proxy.
-    expect(trap.hits).toEqual([]);
+    expect(trials.trap().hits).toEqual([]);
 
     // What Claude Code was asked: the model, Bash only, the harness's prompt, the guidance, the task.
     const main = messageRequests.filter(offersBash);
@@ -284,7 +295,7 @@ describe("claude-code agent with the real claude binary", () => {
     }
     const firstRequest = JSON.stringify(main[0]!.body);
     expect(JSON.stringify(main[0]!.body.system)).toContain("You are working in a sandboxed directory");
-    expect(firstRequest).toContain(GUIDANCE_MARKER);
+    expect(firstRequest).toContain(trials.guidanceMarker);
     expect(firstRequest).toContain("Write the names from data.json to names.txt");
 
     expect(eventsOf(events, "agent_output")[0]!.text).toMatch(
@@ -292,38 +303,8 @@ describe("claude-code agent with the real claude binary", () => {
     );
   }, 120_000);
 
-  it("stops at the turn limit", async () => {
-    const trial = await runClaudeTrial(
-      jqScenario({ evaluation: { gates: [] } }),
-      claudeScript([bash("echo one"), bash("echo two"), bash("echo three"), bash("echo four")]),
-      { maxTurns: 2 },
-    );
-    const end = eventsOf(trial.events, "trial_end")[0]!;
-    expect(end.reason).toBe("turn_limit");
-    expect(eventsOf(trial.events, "model_response")).toHaveLength(2);
-    expect(trial.output.report.interaction.completed).toBe(false);
-  }, 120_000);
-
-  it("reports an API error it gave up on as an infrastructure error, not a model turn", async () => {
-    const trial = await runClaudeTrial(
-      jqScenario({ evaluation: { gates: [] } }),
-      (request) =>
-        offersBash(request)
-          ? { kind: "error", status: 401, type: "authentication_error", message: "invalid x-api-key" }
-          : finalText("ok"),
-      { maxRetries: 1 },
-    );
-    const end = eventsOf(trial.events, "trial_end")[0]!;
-    expect(end.reason).toBe("infra_error");
-    expect(end.error).toContain("401");
-    expect(eventsOf(trial.events, "model_response")).toHaveLength(0);
-    // Its retry is in the events as the API's error, bounded by maxRetries.
-    expect(eventsOf(trial.events, "model_error").map((e) => [e.status, e.attempt])).toEqual([[401, 1]]);
-    expect(trial.output.report.outcome).toBe("error");
-  }, 120_000);
-
   it("ends at the proxy's request cap, the refusal in its events and the reason in its end", async () => {
-    const trial = await runClaudeTrial(
+    const trial = await runTrial(
       jqScenario({ evaluation: { gates: [] } }),
       claudeScript([bash("echo one"), bash("echo two"), bash("echo three"), finalText("done")]),
       { maxApiRequests: 2, maxRetries: 0 },
@@ -336,175 +317,6 @@ describe("claude-code agent with the real claude binary", () => {
     expect(end.reason).not.toBe("natural_stop");
     expect(end.error).toContain("cap of 2 API requests");
   }, 120_000);
-
-  it("kills Claude Code's process group, Bash children included, when the trial times out", async () => {
-    // Unique per test process: the check looks for the marker machine-wide.
-    const marker = `sleep 47.${process.pid}`;
-    // Long enough for Claude Code to start and make its call on a busy machine (6 s was not).
-    const scenario = jqScenario({ agent: { timeoutMs: 20_000 }, evaluation: { gates: [] } });
-    const started = Date.now();
-    const trial = await runClaudeTrial(scenario, claudeScript([bash(`${marker}; echo never`)]));
-    expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("timeout");
-    expect(Date.now() - started).toBeLessThan(45_000);
-    expect(eventsOf(trial.events, "tool_call").map((c) => c.command)).toEqual([`${marker}; echo never`]);
-    expect(findLiveProcesses(marker)).toEqual([]);
-  }, 120_000);
-
-  it("ends as cancelled, its processes killed, when the run is interrupted", async () => {
-    const marker = `sleep 48.${process.pid}`;
-    const controller = new AbortController();
-    const script = claudeScript([bash(marker)]);
-    const trial = await runClaudeTrial(
-      jqScenario({ evaluation: { gates: [] } }),
-      (request) => {
-        // Interrupt once Claude Code has asked for its first turn (its Bash call then starts).
-        if (offersBash(request)) setTimeout(() => controller.abort("cancelled"), 1500);
-        return script(request);
-      },
-      { signal: controller.signal },
-    );
-    expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("cancelled");
-    expect(trial.output.report.outcome).toBe("skipped");
-    expect(findLiveProcesses(marker)).toEqual([]);
-  }, 120_000);
-});
-
-const bwrapProblem = findBwrapProblem();
-if (bwrapProblem) console.warn(`skipping the claude-code bwrap test: ${bwrapProblem}`);
-
-describe.skipIf(bwrapProblem !== null)("claude-code agent in the bwrap sandbox", () => {
-  it("runs Claude Code inside bwrap: /home/eval as the work dir, the shim inside, the API through the proxy", async () => {
-    const trial = await runClaudeTrial(
-      jqScenario({
-        files: { "data.json": '[{"name":"ada"},{"name":"grace"}]\n', "/data/extra.txt": "absolute\n" },
-      }),
-      claudeScript([
-        bash("pwd; echo $HOME; cat /data/extra.txt; jq -r '.[].name' data.json > names.txt"),
-        bash("env"),
-        // The network is off: the host's loopback (the trap listens there) is out of reach.
-        bash(`curl -s -m 5 -o /dev/null -w 'http %{http_code}' ${trap.url}/ || true`),
-        finalText("Done."),
-      ]),
-      { sandbox: "bwrap" },
-    );
-    const { events, output } = trial;
-    expect(eventsOf(events, "trial_end")[0]).toMatchObject({ reason: "natural_stop", error: null });
-    expect(output.report.outcome).toBe("pass");
-    const results = eventsOf(events, "tool_result");
-    expect(results[0]!.stdout.trimEnd()).toBe("/home/eval\n/home/eval\nabsolute");
-    expect(results[1]!.stdout).not.toContain(CANARY_KEY);
-    expect(results[1]!.stdout).toContain(`ANTHROPIC_API_KEY=${PLACEHOLDER_API_KEY}`);
-    expect(eventsOf(events, "target_invocation").map((i) => [i.argv, i.exit_code, i.cwd])).toEqual([
-      [["jq", "-r", ".[].name", "data.json"], 0, "/home/eval"],
-    ]);
-    expect(results[2]!.stdout).toBe("http 000");
-    expect(trial.server.requests.every((request) => request.headers["x-api-key"] === CANARY_KEY)).toBe(true);
-    expect(trial.server.requests.length).toBeGreaterThanOrEqual(4);
-    expect(trap.hits).toEqual([]);
-  }, 120_000);
-});
-
-describe("claude-code's calls as layer 1 counts them (an honest agent)", () => {
-  const sandboxes = bwrapProblem === null ? (["local", "bwrap"] as const) : (["local"] as const);
-  it.each(sandboxes)(
-    "gives exact invocation counts and no forged flag (%s)",
-    async (sandbox) => {
-      // The pattern misses `jq --version`, `--help` and `--indent`: counted all the same and reported.
-      const scenario = jqScenario({
-        target: {
-          binary: "jq",
-          commandPattern: "jq\\s+-r\\s+(\\S+)",
-          globalOptions: ["--indent"],
-          env: trapEnv(),
-        },
-      });
-      const trial = await runClaudeTrial(
-        scenario,
-        claudeScript([
-          bash("jq -r '.[].name' data.json > names.txt"),
-          bash("jq . missing.json"),
-          bash("jq --version"),
-          bash("jq -r '.[0].name' data.json && jq -r '.[1].name' data.json"),
-          bash("jq -r '.[0].name' data.json; jq -r .broken[ data.json"),
-          bash("jq --help | head -1"),
-          bash("jq --indent 4 . data.json"),
-          finalText("Done."),
-        ]),
-        { sandbox },
-      );
-      const report = trial.output.report;
-      expect(eventsOf(trial.events, "target_invocation")).toHaveLength(9);
-      expect(report.invocation_source).toBe("shim");
-      expect(report.interaction).toMatchObject({ total_commands: 9, error_count: 2, help_invocations: 1 });
-      expect(report.shim_disagreements).toBeUndefined();
-      expect(report.command_pattern_misses).toEqual([
-        "jq . missing.json",
-        "jq --version",
-        "jq --help",
-        "jq --indent 4 . data.json",
-      ]);
-      // `--indent`'s value is not the filter: `.` twice, no `4`.
-      expect(report.by_subcommand?.["."]?.total_commands).toBe(2);
-      expect(report.by_subcommand?.["4"]).toBeUndefined();
-    },
-    120_000,
-  );
-
-  it("records a call of a tool Claude Code does not offer (Write) as a refused tool call", async () => {
-    const write: ScriptedReply = {
-      kind: "message",
-      content: [toolUse({ file_path: "names.txt", content: "ada\n" }, "Write")],
-      stop_reason: "tool_use",
-    };
-    const trial = await runClaudeTrial(
-      jqScenario({ evaluation: { gates: [] } }),
-      claudeScript([write, bash("jq -r '.[0].name' data.json"), finalText("Done.")]),
-    );
-    const calls = eventsOf(trial.events, "tool_call");
-    expect(calls.map((call) => call.tool ?? "shell")).toEqual(["Write", "shell"]);
-    const results = eventsOf(trial.events, "tool_result");
-    expect(results.map((result) => [result.exit_code, result.not_run ?? false])).toEqual([
-      [1, true],
-      [0, false],
-    ]);
-    expect(results[0]!.stderr).toMatch(/No such tool/);
-    const report = trial.output.report;
-    expect(report.execution).toMatchObject({ tool_calls: 2, tool_calls_error: 1 });
-    expect(report.interaction).toMatchObject({ total_commands: 1, error_count: 0 });
-    expect(report.shim_disagreements).toBeUndefined();
-  }, 120_000);
-
-  it.each(sandboxes)(
-    "counts the calls of a Bash run in the background, which go on after its result (%s)",
-    async (sandbox) => {
-      const background: ScriptedReply = {
-        kind: "message",
-        content: [
-          toolUse(
-            {
-              command:
-                "sleep 1; jq -r '.[0].name' data.json; jq -r '.[1].name' data.json; jq . missing.json; touch done",
-              run_in_background: true,
-            },
-            "Bash",
-          ),
-        ],
-        stop_reason: "tool_use",
-      };
-      const trial = await runClaudeTrial(
-        jqScenario({ evaluation: { gates: [] } }),
-        // The next call waits for the background run to end, after its result and before the trial's.
-        claudeScript([background, bash("until [ -e done ]; do sleep 0.1; done"), finalText("Done.")]),
-        { sandbox },
-      );
-      const report = trial.output.report;
-      expect(eventsOf(trial.events, "tool_result")[0]).toMatchObject({ background: true });
-      expect(eventsOf(trial.events, "target_invocation")).toHaveLength(3);
-      expect(report.interaction).toMatchObject({ total_commands: 3, error_count: 1 });
-      expect(report.shim_disagreements).toBeUndefined();
-    },
-    120_000,
-  );
 });
 
 describe("claude-code stream mapping", () => {
@@ -649,17 +461,6 @@ describe("claude-code stream mapping", () => {
     expect(crashed.reason).toBe("agent_crash");
     expect(crashed.error).toContain("tool exploded");
     expect(crashed.error).toContain("stderr: trace");
-    const noResult = mapLines(["not json at all"], {
-      exit_code: 2,
-      stderr: "Error: bad flag",
-      timed_out: false,
-    });
-    expect(noResult.outcome).toEqual({
-      reason: "agent_crash",
-      error: "claude exited with code 2 without a result line; stderr: Error: bad flag",
-      turns: 0,
-    });
-    expect(noResult.events).toEqual([{ type: "agent_output", text: "not json at all" }]);
     // success with a non-zero exit is not a natural stop
     expect(
       mapLines([result({ subtype: "success", is_error: false })], {
@@ -668,19 +469,26 @@ describe("claude-code stream mapping", () => {
         timed_out: false,
       }).outcome.reason,
     ).toBe("agent_crash");
-    expect(mapLines([], { exit_code: 124, stderr: "", timed_out: true }).outcome.reason).toBe("timeout");
   });
+
+  describeStreamMapperContract(
+    "claude-code",
+    mapLines,
+    (stderr) => `claude exited with code 2 without a result line; stderr: ${stderr}`,
+  );
 });
 
 describe("claude-code agent setup", () => {
   it("finds the devDependency's binary when no claude is on PATH, and honours LLM_TOOL_TEST_CLAUDE_BIN", async () => {
     const found = resolveClaudeBinary({ PATH: "/nonexistent" });
     expect(execFileSync(found, ["--version"], { encoding: "utf8" })).toMatch(/Claude Code/);
-    const fake = path.join(dir, "my-claude");
+    const fake = path.join(trials.dir, "my-claude");
     await writeFile(fake, "#!/bin/sh\n", { mode: 0o755 });
     expect(resolveClaudeBinary({ [CLAUDE_BIN_ENV]: fake, PATH: "/nonexistent" })).toBe(fake);
-    expect(() => resolveClaudeBinary({ [CLAUDE_BIN_ENV]: path.join(dir, "missing") })).toThrow(ConfigError);
-    expect(() => resolveClaudeBinary({ [CLAUDE_BIN_ENV]: path.join(dir, "missing") })).toThrow(
+    expect(() => resolveClaudeBinary({ [CLAUDE_BIN_ENV]: path.join(trials.dir, "missing") })).toThrow(
+      ConfigError,
+    );
+    expect(() => resolveClaudeBinary({ [CLAUDE_BIN_ENV]: path.join(trials.dir, "missing") })).toThrow(
       CLAUDE_BIN_ENV,
     );
   });
@@ -688,7 +496,7 @@ describe("claude-code agent setup", () => {
   it("says how to install Claude Code when it is nowhere", () => {
     const error = (() => {
       try {
-        resolveClaudeBinary({ PATH: "/nonexistent" }, [dir]);
+        resolveClaudeBinary({ PATH: "/nonexistent" }, [trials.dir]);
       } catch (caught) {
         return caught;
       }
@@ -705,7 +513,7 @@ describe("claude-code agent setup", () => {
   it("links CLAUDE.md to AGENTS.md, or says AGENTS.md is shadowed by a CLAUDE.md of the work dir's own", async () => {
     /** The prepare script's answer in a work dir holding `files` (a string: a file; `{ link }`: a symbolic link). */
     async function prepare(name: string, files: Record<string, string | { link: string }>) {
-      const work = path.join(dir, `prepare-${name}`);
+      const work = path.join(trials.dir, `prepare-${name}`);
       await mkdir(work);
       for (const [file, content] of Object.entries(files)) {
         if (typeof content === "string") await writeFile(path.join(work, file), content);
@@ -713,7 +521,7 @@ describe("claude-code agent setup", () => {
       }
       const stdout = execFileSync("bash", ["-c", CLAUDE_PREPARE_SCRIPT], {
         cwd: work,
-        env: { PATH: "/usr/bin:/bin", TMPDIR: dir },
+        env: { PATH: "/usr/bin:/bin", TMPDIR: trials.dir },
         encoding: "utf8",
       });
       const [linked, , shadowed] = stdout.split("\n");
@@ -740,7 +548,7 @@ describe("claude-code agent setup", () => {
 
   it("passes the model, turn limit, tools and the harness's system prompt", async () => {
     const test = await makeContext({ model: "claude-sonnet-4-5", maxTurns: 7, systemPrompt: "Be brief." });
-    cleanups.push(test.dispose);
+    trials.cleanups.push(test.dispose);
     const args = buildClaudeArgs(test.context, ["Bash", "Read"]);
     expect(args).toEqual(
       expect.arrayContaining([

@@ -1,13 +1,13 @@
 /**
- * The codex agent with the real `codex` binary (the devDependency), through the real trial harness
- * (runTrial: sandbox, shim, events, gates), against a scripted streaming Responses API on
- * 127.0.0.1 behind the credential proxy. A trap HTTP(S) proxy catches any request meant for
- * anywhere else.
+ * The codex agent with the real `codex` binary (the devDependency), through the shared agent-CLI
+ * scaffold (tests/support/agent-cli-trials.ts: the real trial harness against a scripted streaming
+ * Responses API on 127.0.0.1 behind the credential proxy, a trap proxy for anything else). The
+ * contract runs what every agent CLI shares; this file keeps what is Codex's own.
  */
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   CODEX_BIN_ENV,
   CODEX_PACKAGE,
@@ -23,139 +23,182 @@ import { PLACEHOLDER_API_KEY } from "../../src/agents/credential-proxy.js";
 import { createAgent } from "../../src/agents/registry.js";
 import { ConfigError } from "../../src/errors.js";
 import type { Report } from "../../src/results/types.js";
-import { defaultRunOptions } from "../../src/run/options.js";
 import { checkModelProviders } from "../../src/run/prepare.js";
-import type { TrialOutput } from "../../src/run/trial.js";
-import type { Scenario } from "../../src/scenario/types.js";
-import type { EventInput, TrialEvent } from "../../src/transcript/events.js";
+import type { EventInput } from "../../src/transcript/events.js";
 import { runMain } from "../cli/run-main.js";
-import { startLoopbackServer } from "../support/loopback-server.js";
-import { findBwrapProblem, findLiveProcesses } from "../support/processes.js";
+import {
+  AGENT_CLI_SANDBOXES,
+  type AgentCliWire,
+  describeAgentCliContract,
+  describeStreamMapperContract,
+  HONEST_RUN_TEST_TIMEOUT_MS,
+  useAgentCliTrials,
+} from "../support/agent-cli-trials.js";
 import { reachableProgramEnv } from "../support/reachable-copy.js";
 import {
   answerText,
-  type ResponsesResponder,
+  type ResponsesReply,
   type ResponsesServer,
   responsesScript,
   runCommand,
   startResponsesServer,
 } from "../support/responses-stream-server.js";
 import { makeScenario } from "../support/scenario-factory.js";
-import { eventsOf, runSingleTrial } from "../support/single-trial.js";
-import { makeTempDir } from "../support/temp-dirs.js";
+import { eventsOf } from "../support/single-trial.js";
 import { makeContext } from "./agent-context.js";
 
 const CANARY_KEY = "sk-proj-canary-codex-1f2e3d4c5b6a";
 const MODEL = "openai:gpt-5.2";
-const GUIDANCE_MARKER = "GUIDANCE-MARKER-c0d3: prefer jq -r for raw strings.";
 
-let dir: string;
-let guidanceFile: string;
-let trap: { url: string; hits: string[]; close(): Promise<void> };
-const cleanups: (() => Promise<void>)[] = [];
+type ResponsesRequest = ResponsesServer["requests"][number];
 
-beforeAll(async () => {
-  dir = makeTempDir("codex-test-");
-  guidanceFile = path.join(dir, "AGENTS.md");
-  await writeFile(guidanceFile, `# Tools\n\n${GUIDANCE_MARKER}\n`);
-  trap = await startTrapProxy();
-});
+const codexWire: AgentCliWire<ResponsesReply, ResponsesRequest, ResponsesServer> = {
+  agent: "codex",
+  model: MODEL,
+  canaryKey: CANARY_KEY,
+  // Codex's own files do not land in the work dir.
+  ownFilesAbsent: "test ! -e .codex && test -f AGENTS.md",
+  startServer: (respond) => startResponsesServer((request) => respond(request) as ResponsesReply),
+  createAgent: (server, options) =>
+    createAgent("codex", {
+      openaiApiKey: CANARY_KEY,
+      openaiBaseURL: server.url,
+      // No codex on this PATH: the devDependency's binary is found.
+      env: { PATH: "/usr/bin:/bin" },
+      codex: {
+        maxRetries: options.maxRetries ?? 0,
+        ...(options.maxApiRequests !== undefined ? { maxApiRequests: options.maxApiRequests } : {}),
+      },
+    }),
+  // Codex asks for nothing but its turns.
+  isMainLoop: () => true,
+  script: responsesScript,
+  shell: (command) => runCommand(command),
+  text: (text) => answerText(text),
+  keyOf: (request) => request.headers.authorization?.replace(/^Bearer /, ""),
+};
 
-afterAll(async () => {
-  await trap.close();
-});
+const trials = useAgentCliTrials(codexWire);
+const { jqScenario, runTrial } = trials;
 
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
-});
+const PATCH = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: notes.txt\n+hello\n*** End Patch\nEOF";
+const LOGIN_SHELL_CALL = "jq -r '.[0].name' data.json";
+const YIELDED_CALL = "sleep 30; jq -r '.[0].name' data.json";
 
-/** An HTTP(S) proxy that records every request it gets and refuses it: nothing may leave the machine. */
-async function startTrapProxy(): Promise<{ url: string; hits: string[]; close(): Promise<void> }> {
-  const hits: string[] = [];
-  const trap = await startLoopbackServer((req, res) => {
-    hits.push(`${req.method} ${req.url}`);
-    res.writeHead(403).end();
-  });
-  trap.server.on("connect", (req, socket) => {
-    hits.push(`CONNECT ${req.url}`);
-    socket.end("HTTP/1.1 403 Forbidden\r\n\r\n");
-  });
-  return { url: trap.url, hits, close: trap.close };
-}
-
-/** Environment for the tool under test: any outbound HTTP(S) request goes to the trap. */
-function trapEnv(): Record<string, string> {
-  return {
-    HTTPS_PROXY: trap.url,
-    HTTP_PROXY: trap.url,
-    https_proxy: trap.url,
-    http_proxy: trap.url,
-    NO_PROXY: "127.0.0.1,localhost",
-    no_proxy: "127.0.0.1,localhost",
-  };
-}
-
-interface CodexTrial {
-  output: TrialOutput;
-  events: TrialEvent[];
-  eventsText: string;
-  server: ResponsesServer;
-}
-
-async function runCodexTrial(
-  scenario: Scenario,
-  respond: ResponsesResponder,
-  options: { sandbox?: "local" | "bwrap"; maxTurns?: number; maxRetries?: number; signal?: AbortSignal } = {},
-): Promise<CodexTrial> {
-  const server = await startResponsesServer(respond);
-  cleanups.push(() => server.close());
-  const outDir = await mkdtemp(path.join(dir, "out-"));
-  const agent = createAgent("codex", {
-    openaiApiKey: CANARY_KEY,
-    openaiBaseURL: server.url,
-    // No codex on this PATH: the devDependency's binary is found.
-    env: { PATH: "/usr/bin:/bin" },
-    codex: { maxRetries: options.maxRetries ?? 0 },
-  });
-  const runOptions = defaultRunOptions({
-    outDir,
-    agent: "codex",
-    model: MODEL,
-    maxTurns: options.maxTurns ?? 10,
-    trialTimeoutMs: 90_000,
-    commandTimeoutMs: 30_000,
-    sandbox: options.sandbox ?? "local",
-  });
-  const { output, events, eventsText } = await runSingleTrial(scenario, runOptions, agent, {
-    canaryKey: CANARY_KEY,
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
-  return { output, events, eventsText, server };
-}
-
-function jqScenario(overrides: Partial<Scenario> = {}): Scenario {
-  return makeScenario({
-    id: "codex-jq",
-    task: "Write the names from data.json to names.txt, one per line.",
-    files: { "data.json": '[{"name":"ada"},{"name":"grace"}]\n' },
-    guidance: { file: guidanceFile, mode: "workdir" },
-    target: { binary: "jq", env: trapEnv() },
-    evaluation: {
-      gates: [
-        { type: "file_contains", path: "names.txt", substring: "ada\ngrace", weight: 1 },
-        // Codex's own files do not land in the work dir.
-        { type: "command_succeeds", command: "test ! -e .codex && test -f AGENTS.md", weight: 1 },
-      ],
+const { honestRun } = describeAgentCliContract(trials, {
+  envShows: [/CODEX_HOME=\S*codex-home/],
+  exactRequests: true,
+  honest: {
+    replies: [
+      runCommand(PATCH),
+      runCommand("cat notes.txt"),
+      // A login shell's profile would reset PATH past the shim: Codex refuses it.
+      { kind: "answer", commands: [{ cmd: LOGIN_SHELL_CALL, login: true }] },
+      // Codex answers at its yield time with the command still running; the run ends before it does.
+      { kind: "answer", commands: [{ cmd: YIELDED_CALL, yield_time_ms: 250 }] },
+    ],
+    gates: [{ type: "file_contains", path: "notes.txt", substring: "hello", weight: 1 }],
+    // None of its own calls runs jq: the login shell is refused, the yielded call never gets there.
+    invocations: 0,
+    errors: 0,
+    misses: [],
+  },
+  // Codex hands a command back to the model after its yield time (10 s by default): asked to wait
+  // 60 s, it still handed it back before a 45 s timeout (a cap of its own), so the contract's
+  // script asks for the call again.
+  longShell: (command) => ({ kind: "answer" as const, commands: [{ cmd: command, yield_time_ms: 60_000 }] }),
+  showsRunningCall: true,
+  apiError: {
+    reply: { kind: "error", status: 401, message: "Incorrect API key provided" },
+    says: "Incorrect API key provided",
+    checks: (trial) => expect(eventsOf(trial.events, "model_error").length).toBeGreaterThan(0),
+  },
+  turnLimit: {
+    // The proxy refuses the answer past the limit.
+    checks: (trial) => {
+      expect(trial.server.requests).toHaveLength(2);
+      expect(eventsOf(trial.events, "tool_result").map((r) => r.stdout)).toEqual(["one\n", "two\n"]);
+      const refusal = eventsOf(trial.events, "model_error").find((e) => e.status === 403);
+      expect(refusal?.message).toContain("limit of 2 model turns");
+      // Codex reports no tokens for a failed run; the answers' own usage still counts, and prices.
+      expect(trial.output.report.execution).toMatchObject({ input_tokens: 200, output_tokens: 20 });
+      expect(trial.output.report.execution.cost_usd).toBeGreaterThan(0);
     },
-    ...overrides,
-  });
-}
+  },
+});
+
+describe.each(AGENT_CLI_SANDBOXES)("codex's own paths in the honest run, counted exactly (%s)", (sandbox) => {
+  it(
+    "counts an apply_patch as a tool call of its own kind, with its result, and ends on an end_turn answer",
+    async () => {
+      const trial = await honestRun(sandbox);
+      const patches = eventsOf(trial.events, "tool_call").filter((call) => call.tool !== undefined);
+      expect(patches.map((call) => call.tool)).toEqual(["apply_patch"]);
+      expect(patches[0]!.command).toMatch(/^apply_patch: add .*notes\.txt$/);
+      const results = eventsOf(trial.events, "tool_result");
+      expect(results.find((r) => r.call_id === patches[0]!.call_id)?.exit_code).toBe(0);
+      const responses = eventsOf(trial.events, "model_response");
+      const asked = responses.find((r) => r.tool_uses.some((use) => use.id === patches[0]!.call_id));
+      expect(asked?.tool_uses.map((use) => use.name)).toEqual(["apply_patch"]);
+      expect(asked?.stop_reason).toBe("tool_use");
+      expect(responses.at(-1)!.stop_reason).toBe("end_turn");
+      // Every answer that ran a tool asked for it (the refused login shell's answer ran none).
+      const stops = responses.map((r) => [r.stop_reason, r.tool_uses.map((use) => use.name).join(",")]);
+      expect(
+        responses.filter((r) => r.tool_uses.length > 0).every((r) => r.stop_reason === "tool_use"),
+        JSON.stringify(stops),
+      ).toBe(true);
+      // What it wrote is there for the next command (and the notes.txt gate, which the contract checks).
+      const cat = eventsOf(trial.events, "tool_call").find((call) => call.command === "cat notes.txt");
+      expect(results.find((r) => r.call_id === cat?.call_id)?.stdout).toBe("hello\n");
+    },
+    HONEST_RUN_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "refuses the model's request for a login shell, whose profile would reset PATH past the shim",
+    async () => {
+      const trial = await honestRun(sandbox);
+      // Codex refuses the call before running anything (and reports no item for it): jq never ran.
+      // The last request holds the whole conversation: the refusal is in it once.
+      const refused = (trial.server.requests.at(-1)!.body.input as { type: string; output?: unknown }[])
+        .filter((item) => item.type === "function_call_output")
+        .map((item) => JSON.stringify(item.output));
+      expect(refused.filter((output) => output.includes("login shell is disabled by config"))).toHaveLength(
+        1,
+      );
+      expect(eventsOf(trial.events, "tool_call").map((call) => call.command)).not.toContain(LOGIN_SHELL_CALL);
+    },
+    HONEST_RUN_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "closes a command still running when the run ended (Codex answered at its yield_time_ms) as a background run",
+    async () => {
+      const trial = await honestRun(sandbox);
+      const calls = eventsOf(trial.events, "tool_call");
+      const yielded = calls.filter((call) => call.command === YIELDED_CALL);
+      expect(yielded).toHaveLength(1);
+      const results = eventsOf(trial.events, "tool_result").filter((r) => r.call_id === yielded[0]!.call_id);
+      expect(results).toEqual([expect.objectContaining({ exit_code: 1, background: true })]);
+      expect(results[0]!.stderr).toMatch(/no end of this command/);
+      // Shell calls: 6 shared (7 in bwrap), the patch, `cat` and the yielded one; failed: two of jq's
+      // and the yielded one. Its jq never ran: the contract's exact counts hold nothing of it.
+      expect(calls).toHaveLength(sandbox === "bwrap" ? 10 : 9);
+      expect(trial.output.report.execution).toMatchObject({
+        tool_calls: calls.length,
+        tool_calls_ok: calls.length - 3,
+      });
+    },
+    HONEST_RUN_TEST_TIMEOUT_MS,
+  );
+});
 
 const USAGE = { input_tokens: 1000, cached_tokens: 200, output_tokens: 50 };
 
 describe("codex agent with the real codex binary", () => {
   it("drives Codex through a scenario: turns, commands with exit codes, shim invocations, gates, no key in its env", async () => {
-    const trial = await runCodexTrial(
+    const trial = await runTrial(
       jqScenario(),
       responsesScript([
         {
@@ -241,7 +284,7 @@ describe("codex agent with the real codex binary", () => {
       expect(JSON.stringify(request.headers)).not.toContain(PLACEHOLDER_API_KEY);
     }
     // Nothing tried to reach anywhere but the loopback proxy.
-    expect(trap.hits).toEqual([]);
+    expect(trials.trap().hits).toEqual([]);
 
     // What Codex was asked: the model without its provider prefix, a shell tool, no web search,
     // the harness's prompt, the guidance (AGENTS.md, which Codex reads itself), the task.
@@ -252,98 +295,9 @@ describe("codex agent with the real codex binary", () => {
     expect(tools).not.toContain("web_search");
     const firstText = JSON.stringify(first.input);
     expect(firstText).toContain("You are working in a sandboxed directory");
-    expect(firstText).toContain(GUIDANCE_MARKER);
+    expect(firstText).toContain(trials.guidanceMarker);
     expect(firstText).toContain("Write the names from data.json to names.txt");
     expect(eventsOf(events, "agent_output")[0]!.text).toMatch(/^Codex started: thread \S+/);
-  }, 120_000);
-
-  it("stops at the turn limit: the proxy refuses the answer past it", async () => {
-    const trial = await runCodexTrial(
-      jqScenario({ evaluation: { gates: [] } }),
-      responsesScript([runCommand("echo one"), runCommand("echo two"), runCommand("echo three")]),
-      { maxTurns: 2 },
-    );
-    const end = eventsOf(trial.events, "trial_end")[0]!;
-    expect(end.reason).toBe("turn_limit");
-    expect(trial.server.requests).toHaveLength(2);
-    expect(eventsOf(trial.events, "model_response")).toHaveLength(2);
-    expect(eventsOf(trial.events, "tool_result").map((r) => r.stdout)).toEqual(["one\n", "two\n"]);
-    const refusal = eventsOf(trial.events, "model_error").find((e) => e.status === 403);
-    expect(refusal?.message).toContain("limit of 2 model turns");
-    expect(trial.output.report.interaction.completed).toBe(false);
-    // Codex reports no tokens for a failed run; the answers' own usage still counts, and prices.
-    expect(trial.output.report.execution).toMatchObject({ input_tokens: 200, output_tokens: 20 });
-    expect(trial.output.report.execution.cost_usd).toBeGreaterThan(0);
-  }, 120_000);
-
-  it("reports an API error it gave up on as an infrastructure error, not a model turn", async () => {
-    const trial = await runCodexTrial(jqScenario({ evaluation: { gates: [] } }), () => ({
-      kind: "error",
-      status: 401,
-      message: "Incorrect API key provided",
-    }));
-    const end = eventsOf(trial.events, "trial_end")[0]!;
-    expect(end.reason).toBe("infra_error");
-    expect(end.error).toContain("Incorrect API key provided");
-    expect(eventsOf(trial.events, "model_response")).toHaveLength(0);
-    expect(eventsOf(trial.events, "model_error").length).toBeGreaterThan(0);
-    expect(trial.output.report.outcome).toBe("error");
-  }, 120_000);
-
-  it("refuses the model's request for a login shell, whose profile would reset PATH past the shim", async () => {
-    const trial = await runCodexTrial(
-      jqScenario({ evaluation: { gates: [] } }),
-      responsesScript([
-        { kind: "answer", commands: [{ cmd: "jq -r '.[0].name' data.json", login: true }] },
-        answerText("Done."),
-      ]),
-    );
-    // Codex refuses the call before running anything (and reports no item for it): jq never ran.
-    const refused = trial.server.requests[1]!.body.input.find(
-      (item: { type: string }) => item.type === "function_call_output",
-    );
-    expect(refused.output).toContain("login shell is disabled by config");
-    expect(eventsOf(trial.events, "target_invocation")).toEqual([]);
-    expect(eventsOf(trial.events, "tool_call")).toEqual([]);
-    expect(eventsOf(trial.events, "trial_end")[0]).toMatchObject({ reason: "natural_stop", turns: 2 });
-  }, 120_000);
-
-  it("kills Codex's process group, its commands included, when the trial times out", async () => {
-    // Unique per test process: the check looks for the marker machine-wide.
-    const marker = `sleep 49.${process.pid}`;
-    const scenario = jqScenario({ agent: { timeoutMs: 20_000 }, evaluation: { gates: [] } });
-    // Codex hands a command back to the model after its yield time (10 s by default): asked to wait
-    // longer than the trial's timeout, it is still waiting when the timeout cuts it.
-    const call = {
-      kind: "answer" as const,
-      commands: [{ cmd: `${marker}; echo never`, yield_time_ms: 60_000 }],
-    };
-    const trial = await runCodexTrial(scenario, responsesScript([call]));
-    expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("timeout");
-    expect(eventsOf(trial.events, "tool_call").map((c) => c.command)).toEqual([`${marker}; echo never`]);
-    expect(findLiveProcesses(marker)).toEqual([]);
-  }, 120_000);
-});
-
-describe("codex agent cancelled", () => {
-  it("ends as cancelled, its processes killed, when the run is interrupted", async () => {
-    const marker = `sleep 51.${process.pid}`;
-    const controller = new AbortController();
-    const script = responsesScript([runCommand(marker)]);
-    const trial = await runCodexTrial(
-      jqScenario({ evaluation: { gates: [] } }),
-      (request) => {
-        // Interrupt once Codex has asked for its first turn (its command then starts).
-        setTimeout(() => controller.abort("cancelled"), 1500);
-        return script(request);
-      },
-      { signal: controller.signal },
-    );
-    expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("cancelled");
-    expect(trial.output.report.outcome).toBe("skipped");
-    // Its command had started; it went with Codex.
-    expect(eventsOf(trial.events, "tool_call").map((c) => c.command)).toEqual([marker]);
-    expect(findLiveProcesses(marker)).toEqual([]);
   }, 120_000);
 });
 
@@ -356,8 +310,8 @@ describe("codex in a model matrix, through the CLI", () => {
       ]);
       return script(request);
     });
-    cleanups.push(() => server.close());
-    const suite = path.join(dir, "matrix-suite");
+    trials.cleanups.push(() => server.close());
+    const suite = path.join(trials.dir, "matrix-suite");
     await mkdir(suite);
     await writeFile(
       path.join(suite, "names.yaml"),
@@ -376,7 +330,7 @@ describe("codex in a model matrix, through the CLI", () => {
         "",
       ].join("\n"),
     );
-    const out = path.join(dir, "matrix-out");
+    const out = path.join(trials.dir, "matrix-out");
     const result = await runMain(
       [
         "run",
@@ -397,7 +351,7 @@ describe("codex in a model matrix, through the CLI", () => {
         env: {
           OPENAI_API_KEY: CANARY_KEY,
           OPENAI_BASE_URL: server.url,
-          ...trapEnv(),
+          ...trials.trapEnv(),
           // The agent's account runs it: a copy where it cannot reach this checkout.
           ...reachableProgramEnv(CODEX_BIN_ENV, resolveCodexBinary({ PATH: "/nonexistent" })),
         },
@@ -423,134 +377,7 @@ describe("codex in a model matrix, through the CLI", () => {
       });
       expect(trial.execution.cost_usd).toBeGreaterThan(0);
     }
-    expect(trap.hits).toEqual([]);
-  }, 120_000);
-});
-
-const bwrapProblem = findBwrapProblem();
-if (bwrapProblem) console.warn(`skipping the codex bwrap test: ${bwrapProblem}`);
-
-describe.skipIf(bwrapProblem !== null)("codex agent in the bwrap sandbox", () => {
-  it("runs Codex inside bwrap: /home/eval as the work dir, the shim inside, the API through the proxy only", async () => {
-    const trial = await runCodexTrial(
-      jqScenario({
-        files: { "data.json": '[{"name":"ada"},{"name":"grace"}]\n', "/data/extra.txt": "absolute\n" },
-      }),
-      responsesScript([
-        runCommand("pwd; echo $HOME; cat /data/extra.txt; jq -r '.[].name' data.json > names.txt"),
-        runCommand("env"),
-        // The network is off: the host's loopback (the trap listens there) is out of reach.
-        runCommand(`curl -s -m 5 -o /dev/null -w 'http %{http_code}' ${trap.url}/ || true`),
-        runCommand("jq -r .missing data.json; jq -r '.[' data.json"),
-        answerText("Done."),
-      ]),
-      { sandbox: "bwrap" },
-    );
-    const { events, output } = trial;
-    expect(eventsOf(events, "trial_end")[0]).toMatchObject({ reason: "natural_stop", error: null });
-    expect(output.report.outcome).toBe("pass");
-    const results = eventsOf(events, "tool_result");
-    expect(results[0]!.stdout.trimEnd()).toBe("/home/eval\n/home/eval\nabsolute");
-    expect(results[1]!.stdout).not.toContain(CANARY_KEY);
-    expect(results[2]!.stdout).toBe("http 000");
-    expect(results.map((r) => r.exit_code)).toEqual([0, 0, 0, 3]);
-    expect(eventsOf(events, "target_invocation").map((i) => [i.argv, i.exit_code, i.cwd])).toEqual([
-      [["jq", "-r", ".[].name", "data.json"], 0, "/home/eval"],
-      [["jq", "-r", ".missing", "data.json"], 5, "/home/eval"],
-      [["jq", "-r", ".[", "data.json"], 3, "/home/eval"],
-    ]);
-    expect(output.report.shim_disagreements).toBeUndefined();
-    expect(trial.server.requests).toHaveLength(5);
-    expect(trial.server.requests.every((r) => r.headers.authorization === `Bearer ${CANARY_KEY}`)).toBe(true);
-    expect(trap.hits).toEqual([]);
-  }, 120_000);
-});
-
-describe("codex's calls as layer 1 counts them (an honest agent)", () => {
-  const sandboxes = bwrapProblem === null ? (["local", "bwrap"] as const) : (["local"] as const);
-  it.each(sandboxes)(
-    "gives exact invocation counts and no forged flag (%s)",
-    async (sandbox) => {
-      // The pattern misses `jq --version`: it is counted all the same and reported.
-      const scenario = jqScenario({
-        target: { binary: "jq", commandPattern: "jq\\s+-r\\s+(\\S+)", env: trapEnv() },
-      });
-      const trial = await runCodexTrial(
-        scenario,
-        responsesScript([
-          runCommand("jq -r '.[].name' data.json > names.txt"),
-          runCommand("jq . missing.json"),
-          runCommand("jq --version"),
-          runCommand("jq -r '.[0].name' data.json && jq -r '.[1].name' data.json"),
-          runCommand("jq -r '.[0].name' data.json; jq -r .broken[ data.json"),
-          answerText("Done."),
-        ]),
-        { sandbox },
-      );
-      const report = trial.output.report;
-      expect(eventsOf(trial.events, "target_invocation")).toHaveLength(7);
-      expect(report.invocation_source).toBe("shim");
-      expect(report.interaction).toMatchObject({ total_commands: 7, error_count: 2 });
-      expect(report.shim_disagreements).toBeUndefined();
-      expect(report.command_pattern_misses).toEqual(["jq . missing.json", "jq --version"]);
-      expect(eventsOf(trial.events, "tool_result").map((r) => r.exit_code)).toEqual([0, 2, 0, 0, 3]);
-    },
-    120_000,
-  );
-});
-
-describe("codex's other paths, counted exactly", () => {
-  it("counts an apply_patch as a tool call of its own kind, with its result, and ends on an end_turn answer", async () => {
-    const patch = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: notes.txt\n+hello\n*** End Patch\nEOF";
-    const trial = await runCodexTrial(
-      jqScenario({
-        evaluation: { gates: [{ type: "file_contains", path: "notes.txt", substring: "hello", weight: 1 }] },
-      }),
-      responsesScript([
-        runCommand(patch),
-        runCommand("jq -r '.[0].name' data.json"),
-        runCommand("cat notes.txt"),
-        answerText("Done."),
-      ]),
-    );
-    const calls = eventsOf(trial.events, "tool_call");
-    expect(calls.map((call) => call.tool ?? "shell")).toEqual(["apply_patch", "shell", "shell"]);
-    expect(calls[0]!.command).toMatch(/^apply_patch: add .*notes\.txt$/);
-    expect(eventsOf(trial.events, "tool_result").map((result) => result.exit_code)).toEqual([0, 0, 0]);
-    const responses = eventsOf(trial.events, "model_response");
-    expect(responses.map((response) => response.stop_reason)).toEqual([
-      "tool_use",
-      "tool_use",
-      "tool_use",
-      "end_turn",
-    ]);
-    expect(responses[0]!.tool_uses.map((use) => use.name)).toEqual(["apply_patch"]);
-    const report = trial.output.report;
-    expect(report.execution).toMatchObject({ tool_calls: 3, tool_calls_ok: 3 });
-    expect(report.interaction).toMatchObject({ total_commands: 1, error_count: 0 });
-    expect(report.shim_disagreements).toBeUndefined();
-    expect(report.outcome).toBe("pass");
-  }, 120_000);
-
-  it("closes a command still running when the run ended (Codex answered at its yield_time_ms) as a background run", async () => {
-    const trial = await runCodexTrial(
-      jqScenario({ evaluation: { gates: [] } }),
-      responsesScript([
-        { kind: "answer", commands: [{ cmd: "sleep 30; jq -r '.[0].name' data.json", yield_time_ms: 250 }] },
-        answerText("Done."),
-      ]),
-    );
-    const calls = eventsOf(trial.events, "tool_call");
-    const results = eventsOf(trial.events, "tool_result");
-    expect(calls).toHaveLength(1);
-    expect(results).toEqual([
-      expect.objectContaining({ call_id: calls[0]!.call_id, exit_code: 1, background: true }),
-    ]);
-    expect(results[0]!.stderr).toMatch(/no end of this command/);
-    expect(trial.output.report.execution).toMatchObject({ tool_calls: 1, tool_calls_ok: 0 });
-    // Its jq never ran: none counted, nothing claimed.
-    expect(trial.output.report.interaction).toMatchObject({ total_commands: 0 });
-    expect(trial.output.report.shim_disagreements).toBeUndefined();
+    expect(trials.trap().hits).toEqual([]);
   }, 120_000);
 });
 
@@ -830,19 +657,13 @@ describe("codex stream mapping", () => {
       mapLines([{ type: "turn.failed", error: { message: "403" } }], [2], undefined, { turnLimit: true })
         .outcome.reason,
     ).toBe("turn_limit");
-    const crashed = mapLines(["not json at all"], [0], {
-      exit_code: 2,
-      stderr: "error: bad flag",
-      timed_out: false,
-    });
-    expect(crashed.outcome).toEqual({
-      reason: "agent_crash",
-      error: "codex exited with code 2 without turn.completed; stderr: error: bad flag",
-      turns: 0,
-    });
-    expect(crashed.events).toEqual([{ type: "agent_output", text: "not json at all" }]);
-    expect(mapLines([], [], { exit_code: 124, stderr: "", timed_out: true }).outcome.reason).toBe("timeout");
   });
+
+  describeStreamMapperContract(
+    "codex",
+    (lines, exit) => mapLines(lines, [], exit),
+    (stderr) => `codex exited with code 2 without turn.completed; stderr: ${stderr}`,
+  );
 
   it("reads shell words as a POSIX shell does", () => {
     expect(splitShellWords(`a 'b c' "d \\"e\\" \\$f" g\\ h`)).toEqual(["a", "b c", 'd "e" $f', "g h"]);
@@ -860,12 +681,14 @@ describe("codex agent setup", () => {
     const found = resolveCodexBinary({ PATH: "/nonexistent" });
     expect(path.basename(found)).toBe("codex");
     expect(execFileSync(found, ["--version"], { encoding: "utf8" })).toContain(CODEX_VERSION);
-    const fake = path.join(dir, "my-codex");
+    const fake = path.join(trials.dir, "my-codex");
     await writeFile(fake, "#!/bin/sh\n", { mode: 0o755 });
     expect(resolveCodexBinary({ [CODEX_BIN_ENV]: fake, PATH: "/nonexistent" })).toBe(fake);
-    expect(() => resolveCodexBinary({ [CODEX_BIN_ENV]: path.join(dir, "missing") })).toThrow(CODEX_BIN_ENV);
+    expect(() => resolveCodexBinary({ [CODEX_BIN_ENV]: path.join(trials.dir, "missing") })).toThrow(
+      CODEX_BIN_ENV,
+    );
     // The npm launcher (a Node script) on PATH: its package's native binary runs instead.
-    const bin = path.join(dir, "npm-bin");
+    const bin = path.join(trials.dir, "npm-bin");
     await mkdir(bin);
     await symlink(path.resolve("node_modules/@openai/codex/bin/codex.js"), path.join(bin, "codex"));
     expect(resolveCodexBinary({ PATH: bin }, [])).toBe(found);
@@ -889,7 +712,7 @@ describe("codex agent setup", () => {
     expect(findShadowingHelper(found, "jq")).toBeNull();
     expect(findShadowingHelper(found, undefined)).toBeNull();
     const test = await makeContext({ scenario: makeScenario({ target: { binary: "rg", env: {} } }) });
-    cleanups.push(test.dispose);
+    trials.cleanups.push(test.dispose);
     const agent = createAgent("codex", { openaiApiKey: CANARY_KEY, env: { PATH: "/usr/bin:/bin" } });
     const outcome = await agent.run(test.context);
     expect(outcome).toMatchObject({ reason: "infra_error", fatal: true, turns: 0 });
@@ -897,8 +720,10 @@ describe("codex agent setup", () => {
   });
 
   it("says how to install Codex when it is nowhere", () => {
-    expect(() => resolveCodexBinary({ PATH: "/nonexistent" }, [dir])).toThrow(ConfigError);
-    expect(() => resolveCodexBinary({ PATH: "/nonexistent" }, [dir])).toThrow("npm install -g @openai/codex");
+    expect(() => resolveCodexBinary({ PATH: "/nonexistent" }, [trials.dir])).toThrow(ConfigError);
+    expect(() => resolveCodexBinary({ PATH: "/nonexistent" }, [trials.dir])).toThrow(
+      "npm install -g @openai/codex",
+    );
   });
 
   it("needs the OpenAI key, and runs OpenAI models only", () => {

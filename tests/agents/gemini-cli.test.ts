@@ -1,12 +1,13 @@
 /**
- * The gemini-cli agent with the real `gemini` program (the devDependency), through the real trial
- * harness (runTrial: sandbox, shim, events, gates), against the scripted Gemini API on 127.0.0.1
- * behind the credential proxy. A trap HTTP(S) proxy catches any request meant for anywhere else.
+ * The gemini-cli agent with the real `gemini` program (the devDependency), through the shared
+ * agent-CLI scaffold (tests/support/agent-cli-trials.ts: the real trial harness against the scripted
+ * Gemini API on 127.0.0.1 behind the credential proxy, a trap proxy for anything else). The contract
+ * runs what every agent CLI shares; this file keeps what is Gemini CLI's own.
  */
 import { execFileSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PLACEHOLDER_API_KEY } from "../../src/agents/credential-proxy.js";
 import {
   buildGeminiArgs,
@@ -20,12 +21,17 @@ import {
 } from "../../src/agents/gemini-cli.js";
 import { createAgent } from "../../src/agents/registry.js";
 import { ConfigError } from "../../src/errors.js";
-import { defaultRunOptions } from "../../src/run/options.js";
-import type { TrialOutput } from "../../src/run/trial.js";
-import type { Scenario } from "../../src/scenario/types.js";
-import type { EventInput, TrialEvent } from "../../src/transcript/events.js";
+import type { EventInput } from "../../src/transcript/events.js";
 import {
-  type GeminiResponder,
+  AGENT_CLI_SANDBOXES,
+  type AgentCliWire,
+  describeAgentCliContract,
+  describeStreamMapperContract,
+  HONEST_RUN_TEST_TIMEOUT_MS,
+  useAgentCliTrials,
+} from "../support/agent-cli-trials.js";
+import {
+  type GeminiRecordedRequest,
   type GeminiScriptedReply,
   type GeminiServer,
   geminiShellCall,
@@ -34,142 +40,51 @@ import {
   offersShell,
   startGeminiServer,
 } from "../support/gemini-server.js";
-import { startLoopbackServer } from "../support/loopback-server.js";
-import { findBwrapProblem, findLiveProcesses } from "../support/processes.js";
 import { reachableProgramEnv } from "../support/reachable-copy.js";
-import { makeScenario } from "../support/scenario-factory.js";
-import { eventsOf, runSingleTrial } from "../support/single-trial.js";
-import { makeTempDir } from "../support/temp-dirs.js";
+import { eventsOf } from "../support/single-trial.js";
 import { makeContext } from "./agent-context.js";
 
 const CANARY_KEY = "AIza-canary-gemini-cli-1b2c3d4e5f";
 const MODEL = "gemini-2.5-flash";
-const GUIDANCE_MARKER = "GUIDANCE-MARKER-4d1e: prefer jq -r for raw strings.";
 
-let dir: string;
-let guidanceFile: string;
-let trap: { url: string; hits: string[]; close(): Promise<void> };
-const cleanups: (() => Promise<void>)[] = [];
+const geminiWire: AgentCliWire<GeminiScriptedReply, GeminiRecordedRequest, GeminiServer> = {
+  agent: "gemini-cli",
+  model: MODEL,
+  canaryKey: CANARY_KEY,
+  // Gemini CLI's own files stay in its home in TMPDIR, not in the work dir.
+  ownFilesAbsent: "test ! -e .gemini && test -f AGENTS.md",
+  startServer: (respond) => startGeminiServer(respond),
+  createAgent: (server, options) =>
+    createAgent("gemini-cli", {
+      geminiApiKey: CANARY_KEY,
+      geminiBaseURL: server.url,
+      // No gemini on this PATH: the devDependency's program is found (a copy where the agent's
+      // account cannot reach this checkout).
+      env: {
+        PATH: "/usr/bin:/bin",
+        ...((options.sandbox ?? "local") === "local"
+          ? reachableProgramEnv(GEMINI_BIN_ENV, resolveGeminiBinary({ PATH: "/nonexistent" }))
+          : {}),
+      },
+      geminiCli: {
+        ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+        ...(options.maxApiRequests !== undefined ? { maxApiRequests: options.maxApiRequests } : {}),
+      },
+    }),
+  isMainLoop: offersShell,
+  // Gemini CLI's main loop by turn; any other request (a side check) gets "ok".
+  script: (replies) => (request) =>
+    offersShell(request)
+      ? (replies[geminiTurnOf(request)] ?? geminiText("(script exhausted)"))
+      : geminiText("ok"),
+  shell: (command) => geminiShellCall(command),
+  text: (text) => geminiText(text),
+  keyOf: (request) => request.headers["x-goog-api-key"] as string | undefined,
+};
 
-beforeAll(async () => {
-  dir = makeTempDir("gemini-cli-test-");
-  guidanceFile = path.join(dir, "AGENTS.md");
-  await writeFile(guidanceFile, `# Tools\n\n${GUIDANCE_MARKER}\n`);
-  trap = await startTrapProxy();
-});
-
-afterAll(async () => {
-  await trap.close();
-});
-
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
-});
-
-/** An HTTP(S) proxy that records every request it gets and refuses it: nothing may leave the machine. */
-async function startTrapProxy(): Promise<{ url: string; hits: string[]; close(): Promise<void> }> {
-  const hits: string[] = [];
-  const server = await startLoopbackServer((req, res) => {
-    hits.push(`${req.method} ${req.url}`);
-    res.writeHead(403).end();
-  });
-  server.server.on("connect", (req, socket) => {
-    hits.push(`CONNECT ${req.url}`);
-    socket.end("HTTP/1.1 403 Forbidden\r\n\r\n");
-  });
-  return { url: server.url, hits, close: server.close };
-}
-
-/** Environment for the agent and its commands: any outbound HTTP(S) request goes to the trap. */
-function trapEnv(): Record<string, string> {
-  return {
-    HTTPS_PROXY: trap.url,
-    HTTP_PROXY: trap.url,
-    https_proxy: trap.url,
-    http_proxy: trap.url,
-    NO_PROXY: "127.0.0.1,localhost",
-    no_proxy: "127.0.0.1,localhost",
-  };
-}
-
-/** The script by turn for Gemini CLI's main loop; any other request (a side check) gets "ok". */
-function geminiScript(replies: GeminiScriptedReply[]): GeminiResponder {
-  return (request) => {
-    if (!offersShell(request)) return geminiText("ok");
-    return replies[geminiTurnOf(request)] ?? geminiText("(script exhausted)");
-  };
-}
-
-interface GeminiTrial {
-  output: TrialOutput;
-  events: TrialEvent[];
-  eventsText: string;
-  server: GeminiServer;
-}
-
-async function runGeminiTrial(
-  scenario: Scenario,
-  respond: GeminiResponder,
-  options: {
-    sandbox?: "local" | "bwrap";
-    maxTurns?: number;
-    signal?: AbortSignal;
-    maxRetries?: number;
-    maxApiRequests?: number;
-  } = {},
-): Promise<GeminiTrial> {
-  const server = await startGeminiServer(respond);
-  cleanups.push(() => server.close());
-  const outDir = makeTempDir("gemini-out-");
-  const agent = createAgent("gemini-cli", {
-    geminiApiKey: CANARY_KEY,
-    geminiBaseURL: server.url,
-    // No gemini on this PATH: the devDependency's program is found (a copy where the agent's
-    // account cannot reach this checkout).
-    env: {
-      PATH: "/usr/bin:/bin",
-      ...((options.sandbox ?? "local") === "local"
-        ? reachableProgramEnv(GEMINI_BIN_ENV, resolveGeminiBinary({ PATH: "/nonexistent" }))
-        : {}),
-    },
-    geminiCli: {
-      ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
-      ...(options.maxApiRequests !== undefined ? { maxApiRequests: options.maxApiRequests } : {}),
-    },
-  });
-  const runOptions = defaultRunOptions({
-    outDir,
-    agent: "gemini-cli",
-    model: MODEL,
-    maxTurns: options.maxTurns ?? 10,
-    trialTimeoutMs: 90_000,
-    commandTimeoutMs: 30_000,
-    sandbox: options.sandbox ?? "local",
-  });
-  const { output, events, eventsText } = await runSingleTrial(scenario, runOptions, agent, {
-    canaryKey: CANARY_KEY,
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
-  return { output, events, eventsText, server };
-}
-
-function jqScenario(overrides: Partial<Scenario> = {}): Scenario {
-  return makeScenario({
-    id: "gemini-jq",
-    task: "Write the names from data.json to names.txt, one per line.",
-    files: { "data.json": '[{"name":"ada"},{"name":"grace"}]\n' },
-    guidance: { file: guidanceFile, mode: "workdir" },
-    target: { binary: "jq", env: trapEnv() },
-    evaluation: {
-      gates: [
-        { type: "file_contains", path: "names.txt", substring: "ada\ngrace", weight: 1 },
-        // Gemini CLI's own files stay in its home in TMPDIR, not in the work dir.
-        { type: "command_succeeds", command: "test ! -e .gemini && test -f AGENTS.md", weight: 1 },
-      ],
-    },
-    ...overrides,
-  });
-}
+const trials = useAgentCliTrials(geminiWire);
+const { jqScenario, runTrial } = trials;
+const geminiScript = geminiWire.script;
 
 const USAGE = {
   promptTokenCount: 1200,
@@ -178,9 +93,107 @@ const USAGE = {
   thoughtsTokenCount: 10,
 };
 
+const SUBSTITUTION = "echo $(jq -r '.[0].name' data.json)";
+const BACKTICKS = "name=`jq -r '.[1].name' data.json`; echo $name";
+
+const { honestRun } = describeAgentCliContract(trials, {
+  envShows: [`GEMINI_API_KEY=${PLACEHOLDER_API_KEY}`, /GOOGLE_GEMINI_BASE_URL=http:\/\/127\.0\.0\.1:\d+/],
+  exactRequests: false,
+  honest: {
+    replies: [
+      // A refused call ($(…)) beside one that runs, in one turn: the record is the second call's.
+      {
+        kind: "answer",
+        parts: [
+          { functionCall: { name: "run_shell_command", args: { command: SUBSTITUTION } } },
+          { functionCall: { name: "run_shell_command", args: { command: "jq -r '.[0].name' data.json" } } },
+        ],
+      },
+      // Refused too (backticks); the model's retry runs.
+      geminiShellCall(BACKTICKS),
+      geminiShellCall("jq -r '.[1].name' data.json"),
+      // A tool Gemini CLI does not offer.
+      {
+        kind: "answer",
+        parts: [{ functionCall: { name: "write_file", args: { file_path: "names.txt", content: "ada\n" } } }],
+      },
+    ],
+    // The calls it refused are no invocation; the one beside the first and the retry are.
+    invocations: 2,
+    errors: 0,
+    misses: [],
+  },
+  showsRunningCall: true,
+  apiError: {
+    reply: { kind: "error", status: 401, message: "API key not valid. Please pass a valid API key." },
+    says: "API key not valid",
+    options: { maxRetries: 1 },
+    checks: (trial) => expect(eventsOf(trial.events, "trial_end")[0]!.error).toContain("401"),
+  },
+  turnLimit: {
+    replies: ["one", "two", "three"].map((n) => geminiShellCall(`echo ${n}`, { usage: USAGE })),
+    checks: (trial) => {
+      // No final answer to carry the run's totals: they are in the transcript, not the counts.
+      expect(eventsOf(trial.events, "model_response").every((r) => r.usage.input_tokens === 0)).toBe(true);
+      expect(eventsOf(trial.events, "agent_output").map((e) => e.text)).toContainEqual(
+        expect.stringContaining(
+          `reported ${2 * 900} input (${2 * 300} more cached) and ${2 * 65} output tokens`,
+        ),
+      );
+      expect(eventsOf(trial.events, "tool_result").map((r) => [r.stdout, r.exit_code])).toEqual([
+        ["one", 0],
+        ["two", 0],
+      ]);
+    },
+  },
+});
+
+describe.each(AGENT_CLI_SANDBOXES)("gemini-cli's refused calls in the honest run (%s)", (sandbox) => {
+  it(
+    "records a refused command substitution or backticks as a call that did not run, and the model's retries as the ones that ran",
+    async () => {
+      const trial = await honestRun(sandbox);
+      const calls = eventsOf(trial.events, "tool_call");
+      const results = new Map(eventsOf(trial.events, "tool_result").map((r) => [r.call_id, r]));
+      const own = calls.slice(calls.findIndex((call) => call.command === SUBSTITUTION));
+      expect(
+        own.map((call) => [
+          call.command,
+          results.get(call.call_id)?.exit_code,
+          results.get(call.call_id)?.not_run ?? false,
+        ]),
+      ).toEqual([
+        [SUBSTITUTION, 1, true],
+        ["jq -r '.[0].name' data.json", 0, false],
+        [BACKTICKS, 1, true],
+        ["jq -r '.[1].name' data.json", 0, false],
+        [expect.stringMatching(/^write_file /), 1, true],
+      ]);
+      expect(results.get(own[0]!.call_id)!.stderr).toMatch(/command substitution/);
+    },
+    HONEST_RUN_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "records a call of a tool it does not offer (write_file) as a refused tool call; the refusals stay failed tool calls",
+    async () => {
+      const trial = await honestRun(sandbox);
+      const calls = eventsOf(trial.events, "tool_call");
+      expect(calls.filter((call) => call.tool !== undefined).map((call) => call.tool)).toEqual([
+        "write_file",
+      ]);
+      // Shell calls: 6 shared (7 in bwrap) and 4 of its own, then write_file; failed: two of jq's,
+      // the two refused and write_file. The model's call did not do what it asked.
+      expect(calls).toHaveLength(sandbox === "bwrap" ? 12 : 11);
+      expect(trial.output.report.execution).toMatchObject({ tool_calls: calls.length, tool_calls_error: 5 });
+    },
+    HONEST_RUN_TEST_TIMEOUT_MS,
+  );
+});
+
 describe("gemini-cli agent with the real gemini program", () => {
   it("drives Gemini CLI through a scenario: turns, shell calls with exit codes, shim invocations, gates, no key in its env", async () => {
-    const trial = await runGeminiTrial(
+    const trial = await runTrial(
       jqScenario(),
       geminiScript([
         geminiShellCall("jq -r '.[].name' data.json > names.txt", {
@@ -271,7 +284,7 @@ describe("gemini-cli agent with the real gemini program", () => {
       expect(request.query).not.toContain("key=");
     }
     // Nothing tried to reach anywhere but the loopback proxy.
-    expect(trap.hits).toEqual([]);
+    expect(trials.trap().hits).toEqual([]);
 
     // What Gemini CLI was asked: the model, the shell tool only, the harness's prompt, the guidance, the task.
     const main = generate.filter(offersShell);
@@ -287,84 +300,15 @@ describe("gemini-cli agent with the real gemini program", () => {
     const system = JSON.stringify(main[0]!.body.systemInstruction);
     expect(system).toContain("You are working in a sandboxed directory");
     const firstRequest = JSON.stringify(main[0]!.body);
-    expect(firstRequest).toContain(GUIDANCE_MARKER);
+    expect(firstRequest).toContain(trials.guidanceMarker);
     expect(firstRequest).toContain("Write the names from data.json to names.txt");
 
     expect(eventsOf(events, "agent_output")[0]!.text).toMatch(/^Gemini CLI started: model gemini-2\.5-flash/);
   }, 120_000);
 
-  it("records a refused command substitution as a call that did not run", async () => {
-    const trial = await runGeminiTrial(
-      jqScenario({ evaluation: { gates: [] } }),
-      geminiScript([geminiShellCall("echo $(jq -r '.[0].name' data.json)"), geminiText("Gave up.")]),
-    );
-    const results = eventsOf(trial.events, "tool_result");
-    expect(results).toHaveLength(1);
-    expect(results[0]!.exit_code).toBe(1);
-    expect(results[0]!.stderr).toMatch(/command substitution/);
-    expect(results[0]!.not_run).toBe(true);
-    expect(eventsOf(trial.events, "target_invocation")).toEqual([]);
-    expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("natural_stop");
-  }, 120_000);
-
-  it("records a call of a tool it does not offer (write_file) as a refused tool call", async () => {
-    const trial = await runGeminiTrial(
-      jqScenario({ evaluation: { gates: [] } }),
-      geminiScript([
-        {
-          kind: "answer",
-          parts: [
-            { functionCall: { name: "write_file", args: { file_path: "names.txt", content: "ada\n" } } },
-          ],
-        },
-        geminiShellCall("jq -r '.[0].name' data.json"),
-        geminiText("Done."),
-      ]),
-    );
-    const calls = eventsOf(trial.events, "tool_call");
-    expect(calls.map((call) => call.tool ?? "shell")).toEqual(["write_file", "shell"]);
-    const results = eventsOf(trial.events, "tool_result");
-    expect(results.map((result) => [result.exit_code, result.not_run ?? false])).toEqual([
-      [1, true],
-      [0, false],
-    ]);
-    const report = trial.output.report;
-    expect(report.execution).toMatchObject({ tool_calls: 2, tool_calls_error: 1 });
-    expect(report.interaction).toMatchObject({ total_commands: 1, error_count: 0 });
-    expect(report.shim_disagreements).toBeUndefined();
-  }, 120_000);
-
-  it("stops at the turn limit, the run's tokens said in its transcript", async () => {
-    const trial = await runGeminiTrial(
-      jqScenario({ evaluation: { gates: [] } }),
-      geminiScript([
-        geminiShellCall("echo one", { usage: USAGE }),
-        geminiShellCall("echo two", { usage: USAGE }),
-        geminiShellCall("echo three", { usage: USAGE }),
-      ]),
-      { maxTurns: 2 },
-    );
-    const end = eventsOf(trial.events, "trial_end")[0]!;
-    expect(end.reason).toBe("turn_limit");
-    const responses = eventsOf(trial.events, "model_response");
-    expect(responses).toHaveLength(2);
-    // No final answer to carry the run's totals: they are in the transcript, not the counts.
-    expect(responses.every((r) => r.usage.input_tokens === 0)).toBe(true);
-    expect(eventsOf(trial.events, "agent_output").map((e) => e.text)).toContainEqual(
-      expect.stringContaining(
-        `reported ${2 * 900} input (${2 * 300} more cached) and ${2 * 65} output tokens`,
-      ),
-    );
-    expect(eventsOf(trial.events, "tool_result").map((r) => [r.stdout, r.exit_code])).toEqual([
-      ["one", 0],
-      ["two", 0],
-    ]);
-    expect(trial.output.report.interaction.completed).toBe(false);
-  }, 120_000);
-
   it("lets a work dir's .gemini/settings.json apply, as in the user's project, and says so in the events", async () => {
     const workspaceSettings = { model: { maxSessionTurns: 100 } };
-    const trial = await runGeminiTrial(
+    const trial = await runTrial(
       jqScenario({
         files: { "data.json": "[]\n", ".gemini/settings.json": JSON.stringify(workspaceSettings) },
         evaluation: { gates: [] },
@@ -377,12 +321,12 @@ describe("gemini-cli agent with the real gemini program", () => {
     expect(eventsOf(trial.events, "agent_output").map((e) => e.text)).toContainEqual(
       expect.stringContaining("the work dir has .gemini/settings.json"),
     );
-    expect(trap.hits).toEqual([]);
+    expect(trials.trap().hits).toEqual([]);
   }, 120_000);
 
   it("removes a .gemini/settings.json and .mcp.json the scenario does not declare (made by its setup): the run's turn limit holds", async () => {
     const workspaceSettings = { model: { maxSessionTurns: 100 } };
-    const trial = await runGeminiTrial(
+    const trial = await runTrial(
       jqScenario({
         setup: [
           `mkdir -p .gemini && printf '%s' '${JSON.stringify(workspaceSettings)}' > .gemini/settings.json`,
@@ -402,26 +346,11 @@ describe("gemini-cli agent with the real gemini program", () => {
       ),
     );
     expect(notes.join("\n")).not.toContain("the work dir has .gemini/settings.json");
-    expect(trap.hits).toEqual([]);
-  }, 120_000);
-
-  it("reports an API error as an infrastructure error, not a model turn", async () => {
-    const trial = await runGeminiTrial(
-      jqScenario({ evaluation: { gates: [] } }),
-      () => ({ kind: "error", status: 401, message: "API key not valid. Please pass a valid API key." }),
-      { maxRetries: 1 },
-    );
-    const end = eventsOf(trial.events, "trial_end")[0]!;
-    expect(end.reason).toBe("infra_error");
-    expect(end.error).toContain("401");
-    expect(end.error).toContain("API key not valid");
-    expect(end.error).not.toContain(CANARY_KEY);
-    expect(eventsOf(trial.events, "model_response")).toHaveLength(0);
-    expect(trial.output.report.outcome).toBe("error");
+    expect(trials.trap().hits).toEqual([]);
   }, 120_000);
 
   it("ends at the proxy's request cap, the refusal in its events and the reason in its end", async () => {
-    const trial = await runGeminiTrial(
+    const trial = await runTrial(
       jqScenario({ evaluation: { gates: [] } }),
       geminiScript([geminiShellCall("echo one"), geminiShellCall("echo two"), geminiText("done")]),
       { maxApiRequests: 1, maxRetries: 0 },
@@ -434,153 +363,6 @@ describe("gemini-cli agent with the real gemini program", () => {
     expect(end.reason).not.toBe("natural_stop");
     expect(end.error).toContain("cap of 1 API requests");
   }, 120_000);
-
-  it("ends as cancelled, its process group and shell children killed, the running call in its events", async () => {
-    // Unique per test process: the check looks for the marker machine-wide.
-    const marker = `sleep 57.${process.pid}`;
-    const controller = new AbortController();
-    const trialDone = runGeminiTrial(
-      jqScenario({ evaluation: { gates: [] } }),
-      geminiScript([geminiShellCall(`${marker}; echo never`)]),
-      { signal: controller.signal },
-    );
-    // Interrupt once the shell call is running (a condition, not a guess at how long start-up takes).
-    let running = false;
-    trialDone.finally(() => {
-      running = true;
-    });
-    while (!running && findLiveProcesses(marker).length === 0) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    controller.abort("cancelled");
-    const trial = await trialDone;
-    expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("cancelled");
-    expect(trial.output.report.outcome).toBe("skipped");
-    expect(eventsOf(trial.events, "tool_call").map((c) => c.command)).toEqual([`${marker}; echo never`]);
-    expect(findLiveProcesses(marker)).toEqual([]);
-  }, 120_000);
-});
-
-const bwrapProblem = findBwrapProblem();
-if (bwrapProblem) console.warn(`skipping the gemini-cli bwrap test: ${bwrapProblem}`);
-
-describe.skipIf(bwrapProblem !== null)("gemini-cli agent in the bwrap sandbox", () => {
-  it("runs Gemini CLI inside bwrap: /home/eval as the work dir, the shim inside, the API through the proxy", async () => {
-    const trial = await runGeminiTrial(
-      jqScenario(),
-      geminiScript([
-        geminiShellCall("pwd; echo $HOME; jq -r '.[].name' data.json > names.txt"),
-        geminiShellCall("env"),
-        // The network is off: the host's loopback (the trap listens there) is out of reach.
-        geminiShellCall(`curl -s -m 5 -o /dev/null -w 'http %{http_code}' ${trap.url}/ || true`),
-        geminiShellCall("jq . missing.json"),
-        geminiText("Done."),
-      ]),
-      { sandbox: "bwrap" },
-    );
-    const { events, output } = trial;
-    expect(eventsOf(events, "trial_end")[0]).toMatchObject({ reason: "natural_stop", error: null });
-    expect(output.report.outcome).toBe("pass");
-    const results = eventsOf(events, "tool_result");
-    expect(results[0]!.stdout.trimEnd()).toBe("/home/eval\n/home/eval");
-    expect(results[1]!.stdout).not.toContain(CANARY_KEY);
-    expect(results[1]!.stdout).toContain(`GEMINI_API_KEY=${PLACEHOLDER_API_KEY}`);
-    expect(results[2]!.stdout).toBe("http 000");
-    expect(results.map((r) => r.exit_code)).toEqual([0, 0, 0, 2]);
-    expect(eventsOf(events, "target_invocation").map((i) => [i.argv, i.exit_code, i.cwd])).toEqual([
-      [["jq", "-r", ".[].name", "data.json"], 0, "/home/eval"],
-      [["jq", ".", "missing.json"], 2, "/home/eval"],
-    ]);
-    expect(output.report.shim_disagreements).toBeUndefined();
-    expect(trial.server.requests.every((request) => request.headers["x-goog-api-key"] === CANARY_KEY)).toBe(
-      true,
-    );
-    expect(trial.server.requests.length).toBeGreaterThanOrEqual(5);
-    expect(trap.hits).toEqual([]);
-  }, 120_000);
-});
-
-describe("gemini-cli's calls as layer 1 counts them (an honest agent)", () => {
-  const sandboxes = bwrapProblem === null ? (["local", "bwrap"] as const) : (["local"] as const);
-  it.each(sandboxes)(
-    "gives exact invocation counts and no forged flag (%s)",
-    async (sandbox) => {
-      // The pattern misses `jq --version`: it is counted all the same and reported.
-      const scenario = jqScenario({
-        target: { binary: "jq", commandPattern: "jq\\s+-r\\s+(\\S+)", env: trapEnv() },
-      });
-      const trial = await runGeminiTrial(
-        scenario,
-        geminiScript([
-          geminiShellCall("jq -r '.[].name' data.json > names.txt"),
-          geminiShellCall("jq . missing.json"),
-          geminiShellCall("jq --version"),
-          geminiShellCall("jq -r '.[0].name' data.json && jq -r '.[1].name' data.json"),
-          geminiShellCall("jq -r '.[0].name' data.json; jq -r .broken[ data.json"),
-          geminiText("Done."),
-        ]),
-        { sandbox },
-      );
-      const report = trial.output.report;
-      expect(eventsOf(trial.events, "target_invocation")).toHaveLength(7);
-      expect(eventsOf(trial.events, "tool_result").map((r) => r.exit_code)).toEqual([0, 2, 0, 0, 3]);
-      expect(report.invocation_source).toBe("shim");
-      const invocations = eventsOf(trial.events, "target_invocation").map((i) => [
-        i.argv.join(" "),
-        i.exit_code,
-      ]);
-      expect(report.interaction, JSON.stringify(invocations)).toMatchObject({
-        total_commands: 7,
-        error_count: 2,
-      });
-      expect(report.shim_disagreements).toBeUndefined();
-      expect(report.command_pattern_misses).toEqual(["jq . missing.json", "jq --version"]);
-    },
-    120_000,
-  );
-
-  it.each(sandboxes)(
-    "counts calls it refused ($(…), backticks) as no invocation, and the model's retries as the ones that ran (%s)",
-    async (sandbox) => {
-      const trial = await runGeminiTrial(
-        jqScenario({ evaluation: { gates: [] } }),
-        geminiScript([
-          // A refused call beside one that runs, in one turn: the record is the second call's.
-          {
-            kind: "answer",
-            parts: [
-              {
-                functionCall: {
-                  name: "run_shell_command",
-                  args: { command: "echo $(jq -r '.[0].name' data.json)" },
-                },
-              },
-              {
-                functionCall: { name: "run_shell_command", args: { command: "jq -r '.[0].name' data.json" } },
-              },
-            ],
-          },
-          geminiShellCall("name=`jq -r '.[1].name' data.json`; echo $name"),
-          geminiShellCall("jq -r '.[1].name' data.json"),
-          geminiText("Done."),
-        ]),
-        { sandbox },
-      );
-      const report = trial.output.report;
-      expect(eventsOf(trial.events, "tool_result").map((r) => [r.exit_code, r.not_run ?? false])).toEqual([
-        [1, true],
-        [0, false],
-        [1, true],
-        [0, false],
-      ]);
-      expect(eventsOf(trial.events, "target_invocation")).toHaveLength(2);
-      expect(report.interaction).toMatchObject({ total_commands: 2, error_count: 0 });
-      expect(report.shim_disagreements).toBeUndefined();
-      // The refusals stay failed tool calls: the model's call did not do what it asked.
-      expect(report.execution).toMatchObject({ tool_calls: 4, tool_calls_error: 2 });
-    },
-    120_000,
-  );
 });
 
 describe("gemini-cli stream mapping", () => {
@@ -693,19 +475,13 @@ describe("gemini-cli stream mapping", () => {
     expect(crashed.reason).toBe("agent_crash");
     expect(crashed.error).toContain("disk full");
     expect(end({ status: "success" }, 1).reason).toBe("agent_crash");
-    const noResult = mapLines(["not json at all"], {
-      exit_code: 2,
-      stderr: "Error: bad flag",
-      timed_out: false,
-    });
-    expect(noResult.outcome).toEqual({
-      reason: "agent_crash",
-      error: "gemini exited with code 2 without a result line; stderr ends: Error: bad flag",
-      turns: 0,
-    });
-    expect(noResult.events).toEqual([{ type: "agent_output", text: "not json at all" }]);
-    expect(mapLines([], { exit_code: 124, stderr: "", timed_out: true }).outcome.reason).toBe("timeout");
   });
+
+  describeStreamMapperContract(
+    "gemini-cli",
+    mapLines,
+    (stderr) => `gemini exited with code 2 without a result line; stderr ends: ${stderr}`,
+  );
 });
 
 describe("gemini-cli agent setup", () => {
@@ -720,11 +496,13 @@ describe("gemini-cli agent setup", () => {
       await readFile(path.resolve(import.meta.dirname, "../../package.json"), "utf8"),
     );
     expect(manifest.devDependencies[GEMINI_CLI_PACKAGE]).toBe(GEMINI_CLI_VERSION);
-    const fake = path.join(dir, "my-gemini");
+    const fake = path.join(trials.dir, "my-gemini");
     await writeFile(fake, "#!/bin/sh\n", { mode: 0o755 });
     expect(resolveGeminiBinary({ [GEMINI_BIN_ENV]: fake, PATH: "/nonexistent" })).toBe(fake);
-    expect(() => resolveGeminiBinary({ [GEMINI_BIN_ENV]: path.join(dir, "missing") })).toThrow(ConfigError);
-    expect(() => resolveGeminiBinary({ PATH: "/nonexistent" }, [dir])).toThrow(
+    expect(() => resolveGeminiBinary({ [GEMINI_BIN_ENV]: path.join(trials.dir, "missing") })).toThrow(
+      ConfigError,
+    );
+    expect(() => resolveGeminiBinary({ PATH: "/nonexistent" }, [trials.dir])).toThrow(
       /npm install -g @google\/gemini-cli@0\.61\.0\) or set LLM_TOOL_TEST_GEMINI_BIN/,
     );
   });
@@ -735,7 +513,7 @@ describe("gemini-cli agent setup", () => {
 
   it("passes the model, stream-json, YOLO and the settings: turn limit, tools, command timeout, nothing phoning home", async () => {
     const test = await makeContext({ model: "gemini-2.5-pro", maxTurns: 7, systemPrompt: "Be brief." });
-    cleanups.push(test.dispose);
+    trials.cleanups.push(test.dispose);
     const args = buildGeminiArgs(test.context);
     expect(args).toEqual(
       expect.arrayContaining(["--output-format", "stream-json", "--approval-mode", "yolo", "--debug"]),

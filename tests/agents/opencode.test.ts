@@ -1,13 +1,14 @@
 /**
  * The opencode agent with the real `opencode` binary (the devDependency, opencode-ai), through the
- * real trial harness (runTrial: sandbox, shim, events, gates), against the scripted Messages API
- * on 127.0.0.1 (streamed, as OpenCode's Anthropic provider asks for) behind the credential proxy.
- * A trap HTTP(S) proxy catches any request meant for anywhere else (models.dev, npm, sharing).
+ * shared agent-CLI scaffold (tests/support/agent-cli-trials.ts: the real trial harness against the
+ * scripted Messages API on 127.0.0.1, streamed as OpenCode's Anthropic provider asks, behind the
+ * credential proxy; a trap proxy for anything else: models.dev, npm, sharing). The contract runs
+ * what every agent CLI shares; this file keeps what is OpenCode's own.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PLACEHOLDER_API_KEY } from "../../src/agents/credential-proxy.js";
 import {
   buildOpenCodeArgs,
@@ -20,162 +21,92 @@ import {
 } from "../../src/agents/opencode.js";
 import { createAgent } from "../../src/agents/registry.js";
 import { ConfigError } from "../../src/errors.js";
-import { defaultRunOptions } from "../../src/run/options.js";
-import type { TrialOutput } from "../../src/run/trial.js";
-import type { Scenario } from "../../src/scenario/types.js";
-import type { EventInput, TrialEvent } from "../../src/transcript/events.js";
-import { startLoopbackServer } from "../support/loopback-server.js";
+import type { EventInput } from "../../src/transcript/events.js";
+import {
+  type AgentCliWire,
+  describeAgentCliContract,
+  describeStreamMapperContract,
+  useAgentCliTrials,
+} from "../support/agent-cli-trials.js";
 import {
   bashCall,
   finalText,
   type ModelServer,
   type RecordedRequest,
-  type Responder,
   type ScriptedReply,
   type ScriptedUsage,
   startModelServer,
   turnOf,
 } from "../support/model-server.js";
-import { findBwrapProblem, findLiveProcesses } from "../support/processes.js";
-import { makeScenario } from "../support/scenario-factory.js";
-import { eventsOf, runSingleTrial } from "../support/single-trial.js";
-import { makeTempDir } from "../support/temp-dirs.js";
+import { eventsOf } from "../support/single-trial.js";
 import { makeContext } from "./agent-context.js";
 
 const CANARY_KEY = "sk-ant-canary-opencode-1a2b3c4d5e6f";
 const MODEL = "claude-haiku-4-5";
-const GUIDANCE_MARKER = "GUIDANCE-MARKER-5d2e: prefer jq -r for raw strings.";
-
-let dir: string;
-let guidanceFile: string;
-let trap: { url: string; hits: string[]; close(): Promise<void> };
-const cleanups: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  dir = makeTempDir("opencode-test-");
-  guidanceFile = path.join(dir, "AGENTS.md");
-  await writeFile(guidanceFile, `# Tools\n\n${GUIDANCE_MARKER}\n`);
-  trap = await startTrapProxy();
-});
-
-afterAll(async () => {
-  await trap.close();
-});
-
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
-});
-
-/** An HTTP(S) proxy that records every request it gets and refuses it: nothing may leave the machine. */
-async function startTrapProxy(): Promise<{ url: string; hits: string[]; close(): Promise<void> }> {
-  const hits: string[] = [];
-  const trap = await startLoopbackServer((req, res) => {
-    hits.push(`${req.method} ${req.url}`);
-    res.writeHead(403).end();
-  });
-  trap.server.on("connect", (req, socket) => {
-    hits.push(`CONNECT ${req.url}`);
-    socket.on("error", () => undefined);
-    socket.end("HTTP/1.1 403 Forbidden\r\n\r\n");
-  });
-  return { url: trap.url, hits, close: trap.close };
-}
-
-/** Environment for the tool under test (and so OpenCode's): any outbound HTTP(S) request goes to the trap. */
-function trapEnv(): Record<string, string> {
-  return {
-    HTTPS_PROXY: trap.url,
-    HTTP_PROXY: trap.url,
-    https_proxy: trap.url,
-    http_proxy: trap.url,
-    NO_PROXY: "127.0.0.1,localhost",
-    no_proxy: "127.0.0.1,localhost",
-  };
-}
 
 function toolNames(request: RecordedRequest): string[] {
   return (request.body?.tools ?? []).map((tool: { name?: string }) => String(tool.name));
-}
-
-/** The script by turn; a request without the bash tool (none is expected) gets "ok". */
-function openCodeScript(replies: ScriptedReply[]): Responder {
-  return (request) => {
-    if (!toolNames(request).includes("bash")) return finalText("ok");
-    return replies[turnOf(request)] ?? finalText("(script exhausted)");
-  };
 }
 
 function bash(command: string, usage?: ScriptedUsage): ScriptedReply {
   return bashCall(command, usage ? { usage } : {});
 }
 
-interface OpenCodeTrial {
-  output: TrialOutput;
-  events: TrialEvent[];
-  eventsText: string;
-  server: ModelServer;
-}
+const offersBash = (request: RecordedRequest) => toolNames(request).includes("bash");
 
-async function runOpenCodeTrial(
-  scenario: Scenario,
-  respond: Responder,
-  options: {
-    sandbox?: "local" | "bwrap";
-    maxTurns?: number;
-    signal?: AbortSignal;
-    maxApiRequests?: number;
-    model?: string;
-  } = {},
-): Promise<OpenCodeTrial> {
-  const server = await startModelServer(respond);
-  cleanups.push(() => server.close());
-  const outDir = await mkdtemp(path.join(dir, "out-"));
-  const agent = createAgent("opencode", {
-    apiKey: CANARY_KEY,
-    baseURL: server.url,
-    // No opencode on this PATH: the devDependency's binary is found.
-    env: { PATH: "/usr/bin:/bin" },
-    openCode: {
-      ...(options.maxApiRequests !== undefined ? { maxApiRequests: options.maxApiRequests } : {}),
-    },
-  });
-  const runOptions = defaultRunOptions({
-    outDir,
-    agent: "opencode",
-    model: options.model ?? MODEL,
-    maxTurns: options.maxTurns ?? 10,
-    trialTimeoutMs: 90_000,
-    commandTimeoutMs: 30_000,
-    sandbox: options.sandbox ?? "local",
-  });
-  const { output, events, eventsText } = await runSingleTrial(scenario, runOptions, agent, {
-    canaryKey: CANARY_KEY,
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
-  return { output, events, eventsText, server };
-}
+const openCodeWire: AgentCliWire<ScriptedReply, RecordedRequest, ModelServer> = {
+  agent: "opencode",
+  model: MODEL,
+  canaryKey: CANARY_KEY,
+  // OpenCode's own files stay out of the work dir.
+  ownFilesAbsent: "test -f AGENTS.md && test ! -e .opencode && test ! -e .config && test ! -e .local",
+  startServer: (respond) => startModelServer(respond),
+  createAgent: (server, options) =>
+    createAgent("opencode", {
+      apiKey: CANARY_KEY,
+      baseURL: server.url,
+      // No opencode on this PATH: the devDependency's binary is found.
+      env: { PATH: "/usr/bin:/bin" },
+      openCode: {
+        ...(options.maxApiRequests !== undefined ? { maxApiRequests: options.maxApiRequests } : {}),
+      },
+    }),
+  isMainLoop: offersBash,
+  // The script by turn; a request without the bash tool (none is expected) gets "ok".
+  script: (replies) => (request) =>
+    offersBash(request) ? (replies[turnOf(request)] ?? finalText("(script exhausted)")) : finalText("ok"),
+  shell: (command) => bash(command),
+  text: (text) => finalText(text),
+  keyOf: (request) => request.headers["x-api-key"] as string | undefined,
+};
 
-function jqScenario(overrides: Partial<Scenario> = {}): Scenario {
-  return makeScenario({
-    id: "opencode-jq",
-    task: "Write the names from data.json to names.txt, one per line.",
-    files: { "data.json": '[{"name":"ada"},{"name":"grace"}]\n' },
-    guidance: { file: guidanceFile, mode: "workdir" },
-    target: { binary: "jq", env: trapEnv() },
-    evaluation: {
-      gates: [
-        { type: "file_contains", path: "names.txt", substring: "ada\ngrace", weight: 1 },
-        // OpenCode's own files stay out of the work dir.
-        {
-          type: "command_succeeds",
-          command: "test -f AGENTS.md && test ! -e .opencode && test ! -e .config && test ! -e .local",
-          weight: 1,
-        },
-      ],
+const trials = useAgentCliTrials(openCodeWire);
+const { jqScenario, runTrial } = trials;
+const openCodeScript = openCodeWire.script;
+
+describeAgentCliContract(trials, {
+  envShows: [PLACEHOLDER_API_KEY, "OPENCODE_DISABLE_MODELS_FETCH=1"],
+  exactRequests: true,
+  honest: {
+    // OpenCode reports a call once it has finished: its window is still where the command ran.
+    replies: [bash("jq -r '.[1].name' data.json && sleep 3")],
+    invocations: 1,
+    errors: 0,
+    misses: [],
+  },
+  showsRunningCall: false,
+  apiError: {
+    reply: { kind: "error", status: 401, type: "authentication_error", message: "invalid x-api-key" },
+    says: "401",
+  },
+  turnLimit: {
+    // OpenCode's own limit only asks the model: the harness ends it when it starts a step past it.
+    checks: (trial) => {
+      expect(eventsOf(trial.events, "trial_end")[0]!.turns).toBe(2);
+      expect(trial.output.report.execution.natural_stop).toBe(false);
     },
-    ...overrides,
-  });
-}
+  },
+});
 
 const USAGE = {
   input_tokens: 1200,
@@ -186,7 +117,7 @@ const USAGE = {
 
 describe("opencode agent with the real opencode binary", () => {
   it("drives OpenCode through a scenario: turns, bash calls, shim invocations, gates, no key in its env", async () => {
-    const trial = await runOpenCodeTrial(
+    const trial = await runTrial(
       jqScenario(),
       openCodeScript([
         {
@@ -274,7 +205,7 @@ describe("opencode agent with the real opencode binary", () => {
       expect(JSON.stringify(request.headers)).not.toContain(PLACEHOLDER_API_KEY);
     }
     // Nothing tried to reach anywhere but the loopback proxy.
-    expect(trap.hits).toEqual([]);
+    expect(trials.trap().hits).toEqual([]);
 
     // What OpenCode was asked: the model, bash only, the harness's prompt, the guidance, the task.
     for (const request of requests) {
@@ -284,14 +215,14 @@ describe("opencode agent with the real opencode binary", () => {
     }
     const system = JSON.stringify(requests[0]!.body.system);
     expect(system).toContain("You are working in a sandboxed directory");
-    expect(system).toContain(GUIDANCE_MARKER);
+    expect(system).toContain(trials.guidanceMarker);
     expect(JSON.stringify(requests[0]!.body.messages)).toContain(
       "Write the names from data.json to names.txt",
     );
   }, 120_000);
 
   it("runs a model its bundled list does not know, its cost then from the harness's price table", async () => {
-    const trial = await runOpenCodeTrial(
+    const trial = await runTrial(
       jqScenario({ evaluation: { gates: [] } }),
       openCodeScript([bash("true"), finalText("Done.")]),
       { model: "anthropic:claude-unlisted-9" },
@@ -306,114 +237,6 @@ describe("opencode agent with the real opencode binary", () => {
     // Not in our price table either: unknown, never 0.
     expect(trial.output.report.execution.cost_usd).toBeNull();
   }, 120_000);
-
-  it("ends OpenCode when it starts a step past the turn limit (its own limit only asks the model)", async () => {
-    const trial = await runOpenCodeTrial(
-      jqScenario({ evaluation: { gates: [] } }),
-      openCodeScript([bash("echo one"), bash("echo two"), bash("echo three"), bash("echo four")]),
-      { maxTurns: 2 },
-    );
-    const end = eventsOf(trial.events, "trial_end")[0]!;
-    expect(end.reason).toBe("turn_limit");
-    expect(end.turns).toBe(2);
-    expect(eventsOf(trial.events, "model_response")).toHaveLength(2);
-    expect(eventsOf(trial.events, "tool_call").map((c) => c.command)).toEqual(["echo one", "echo two"]);
-    expect(trial.output.report.interaction.completed).toBe(false);
-    expect(trial.output.report.execution.natural_stop).toBe(false);
-  }, 120_000);
-
-  it("reports an API error it gave up on as an infrastructure error, not a model turn", async () => {
-    const trial = await runOpenCodeTrial(jqScenario({ evaluation: { gates: [] } }), () => ({
-      kind: "error",
-      status: 401,
-      type: "authentication_error",
-      message: "invalid x-api-key",
-    }));
-    const end = eventsOf(trial.events, "trial_end")[0]!;
-    expect(end.reason).toBe("infra_error");
-    expect(end.error).toContain("401");
-    expect(eventsOf(trial.events, "tool_call")).toHaveLength(0);
-    expect(trial.output.report.outcome).toBe("error");
-  }, 120_000);
-
-  it("kills OpenCode's processes, its bash children included, when the trial times out", async () => {
-    const marker = `sleep 57.${process.pid}`;
-    const scenario = jqScenario({ agent: { timeoutMs: 20_000 }, evaluation: { gates: [] } });
-    const started = Date.now();
-    const trial = await runOpenCodeTrial(scenario, openCodeScript([bash(`${marker}; echo never`)]));
-    expect(eventsOf(trial.events, "trial_end")[0]!.reason).toBe("timeout");
-    expect(Date.now() - started).toBeLessThan(45_000);
-    expect(findLiveProcesses(marker)).toEqual([]);
-  }, 120_000);
-});
-
-const bwrapProblem = findBwrapProblem();
-if (bwrapProblem) console.warn(`skipping the opencode bwrap test: ${bwrapProblem}`);
-
-describe.skipIf(bwrapProblem !== null)("opencode agent in the bwrap sandbox", () => {
-  it("runs OpenCode inside bwrap: /home/eval as the work dir, the shim inside, the API through the proxy only", async () => {
-    const trial = await runOpenCodeTrial(
-      jqScenario({
-        files: { "data.json": '[{"name":"ada"},{"name":"grace"}]\n', "/data/extra.txt": "absolute\n" },
-      }),
-      openCodeScript([
-        bash("pwd; echo $HOME; cat /data/extra.txt; jq -r '.[].name' data.json > names.txt"),
-        bash("env"),
-        // The network is off: the host's loopback (the trap listens there) is out of reach.
-        bash(`curl -s -m 5 -o /dev/null -w 'http %{http_code}' ${trap.url}/ || true`),
-        finalText("Done."),
-      ]),
-      { sandbox: "bwrap" },
-    );
-    const { events, output } = trial;
-    expect(eventsOf(events, "trial_end")[0]).toMatchObject({ reason: "natural_stop", error: null });
-    expect(output.report.outcome).toBe("pass");
-    const results = eventsOf(events, "tool_result");
-    expect(results[0]!.stdout.trimEnd()).toBe("/home/eval\n/home/eval\nabsolute");
-    expect(results[1]!.stdout).not.toContain(CANARY_KEY);
-    expect(results[1]!.stdout).toContain(PLACEHOLDER_API_KEY);
-    expect(eventsOf(events, "target_invocation").map((i) => [i.argv, i.exit_code, i.cwd])).toEqual([
-      [["jq", "-r", ".[].name", "data.json"], 0, "/home/eval"],
-    ]);
-    expect(results[2]!.stdout).toBe("http 000");
-    expect(output.report.shim_disagreements).toBeUndefined();
-    expect(trial.server.requests.every((request) => request.headers["x-api-key"] === CANARY_KEY)).toBe(true);
-    expect(trial.server.requests).toHaveLength(4);
-    expect(trap.hits).toEqual([]);
-  }, 120_000);
-});
-
-describe("opencode's calls as layer 1 counts them (an honest agent)", () => {
-  const sandboxes = bwrapProblem === null ? (["local", "bwrap"] as const) : (["local"] as const);
-  it.each(sandboxes)(
-    "gives exact invocation counts and no forged flag (%s)",
-    async (sandbox) => {
-      const scenario = jqScenario({
-        target: { binary: "jq", commandPattern: "jq\\s+-r\\s+(\\S+)", env: trapEnv() },
-      });
-      const trial = await runOpenCodeTrial(
-        scenario,
-        openCodeScript([
-          bash("jq -r '.[].name' data.json > names.txt"),
-          bash("jq . missing.json"),
-          bash("jq --version"),
-          bash("jq -r '.[0].name' data.json && jq -r '.[1].name' data.json"),
-          bash("jq -r '.[0].name' data.json; jq -r .broken[ data.json"),
-          // OpenCode reports a call once it has finished: its window is still where the command ran.
-          bash("jq -r '.[1].name' data.json && sleep 3"),
-          finalText("Done."),
-        ]),
-        { sandbox },
-      );
-      const report = trial.output.report;
-      expect(eventsOf(trial.events, "target_invocation")).toHaveLength(8);
-      expect(report.invocation_source).toBe("shim");
-      expect(report.interaction).toMatchObject({ total_commands: 8, error_count: 2 });
-      expect(report.shim_disagreements).toBeUndefined();
-      expect(report.command_pattern_misses).toEqual(["jq . missing.json", "jq --version"]);
-    },
-    120_000,
-  );
 });
 
 describe("opencode stream mapping", () => {
@@ -636,23 +459,17 @@ describe("opencode stream mapping", () => {
       error: "the model API answered 401: invalid x-api-key",
       turns: 0,
     });
-    const crashed = mapLines(["not json at all"], {
-      exit_code: 2,
-      stderr: "Error: bad flag",
-      timed_out: false,
-    });
-    expect(crashed.outcome).toEqual({
-      reason: "agent_crash",
-      error: "opencode exited with code 2; stderr: Error: bad flag",
-      turns: 0,
-    });
-    expect(crashed.events).toEqual([{ type: "agent_output", text: "not json at all" }]);
     expect(mapLines([]).outcome.reason).toBe("agent_crash");
-    expect(mapLines([], { exit_code: 124, stderr: "", timed_out: true }).outcome.reason).toBe("timeout");
     const unknown = mapLines([{ type: "something_new", x: 1 }, stepStart(), stepFinish("stop")]);
     expect(unknown.events[0]).toEqual({ type: "agent_output", text: '{"type":"something_new","x":1}' });
     expect(unknown.outcome.reason).toBe("natural_stop");
   });
+
+  describeStreamMapperContract(
+    "opencode",
+    (lines, exit) => mapLines(lines, exit),
+    (stderr) => `opencode exited with code 2; stderr: ${stderr}`,
+  );
 });
 
 describe("opencode agent setup", () => {
@@ -661,16 +478,22 @@ describe("opencode agent setup", () => {
     // Its TMPDIR is the test's folder: Bun unpacks files there.
     const version = execFileSync(found, ["--version"], {
       encoding: "utf8",
-      env: { PATH: "/usr/bin:/bin", HOME: dir, TMPDIR: dir, XDG_CACHE_HOME: dir, XDG_CONFIG_HOME: dir },
+      env: {
+        PATH: "/usr/bin:/bin",
+        HOME: trials.dir,
+        TMPDIR: trials.dir,
+        XDG_CACHE_HOME: trials.dir,
+        XDG_CONFIG_HOME: trials.dir,
+      },
     });
     expect(version.trim()).toBe(OPENCODE_VERSION);
-    const fake = path.join(dir, "my-opencode");
+    const fake = path.join(trials.dir, "my-opencode");
     await writeFile(fake, "#!/bin/sh\n", { mode: 0o755 });
     expect(resolveOpenCodeBinary({ [OPENCODE_BIN_ENV]: fake, PATH: "/nonexistent" })).toBe(fake);
-    expect(() => resolveOpenCodeBinary({ [OPENCODE_BIN_ENV]: path.join(dir, "missing") })).toThrow(
+    expect(() => resolveOpenCodeBinary({ [OPENCODE_BIN_ENV]: path.join(trials.dir, "missing") })).toThrow(
       ConfigError,
     );
-    expect(() => resolveOpenCodeBinary({ [OPENCODE_BIN_ENV]: path.join(dir, "missing") })).toThrow(
+    expect(() => resolveOpenCodeBinary({ [OPENCODE_BIN_ENV]: path.join(trials.dir, "missing") })).toThrow(
       OPENCODE_BIN_ENV,
     );
   });
@@ -689,7 +512,7 @@ describe("opencode agent setup", () => {
   it("says how to install OpenCode when it is nowhere", () => {
     let error: unknown = null;
     try {
-      resolveOpenCodeBinary({ PATH: "/nonexistent" }, [dir]);
+      resolveOpenCodeBinary({ PATH: "/nonexistent" }, [trials.dir]);
     } catch (caught) {
       error = caught;
     }
@@ -707,7 +530,7 @@ describe("opencode agent setup", () => {
       maxTurns: 7,
       systemPrompt: "Be brief.",
     });
-    cleanups.push(test.dispose);
+    trials.cleanups.push(test.dispose);
     const args = buildOpenCodeArgs(test.context);
     expect(args.slice(0, 3)).toEqual(["run", "--format", "json"]);
     expect(args[args.indexOf("--model") + 1]).toBe("anthropic/claude-sonnet-4-5");
