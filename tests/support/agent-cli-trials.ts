@@ -121,11 +121,11 @@ async function startTrapProxy(): Promise<TrapProxy> {
   return { url: trap.url, hits, close: trap.close };
 }
 
-export const JQ_TASK = "Write the names from data.json to names.txt, one per line.";
-export const NAMES_JSON = '[{"name":"ada"},{"name":"grace"}]\n';
+const JQ_TASK = "Write the names from data.json to names.txt, one per line.";
+const NAMES_JSON = '[{"name":"ada"},{"name":"grace"}]\n';
 
 /** Runs `run` once, when a test first asks, and gives every later asker the same result. */
-export function once<T>(run: () => Promise<T>): () => Promise<T> {
+function once<T>(run: () => Promise<T>): () => Promise<T> {
   let result: Promise<T> | undefined;
   return () => {
     result ??= run();
@@ -246,7 +246,7 @@ function findFiles(dir: string, name: string, depth = 4): string[] {
 }
 
 /** What an agent's honest run adds to the shared script, and what layer 1 must count of it. */
-export interface HonestRunExtras<Reply> {
+interface HonestRunExtras<Reply> {
   /** Replies after the shared calls, before the final answer. */
   replies: Reply[];
   /** More of the target's settings (global options). */
@@ -593,7 +593,7 @@ export function describeAgentCliContract<
 }
 
 /** How a CLI's process ended, as its stream mapper is told. */
-export interface CliExit {
+interface CliExit {
   exit_code: number;
   stderr: string;
   timed_out: boolean;
