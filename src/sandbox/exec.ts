@@ -12,7 +12,7 @@
  * Once the process exits the runner waits only a short grace for its pipes to close: a background
  * child (`sleep 100 &`) may hold them open forever; it stays alive (tracked) until the trial ends.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { availableParallelism, constants as osConstants } from "node:os";
 import path from "node:path";
@@ -359,6 +359,18 @@ function pruneEmptyGroups(registry: ProcessGroupRegistry): void {
 /** Without a cut callback: the cut shows as a line of its own. */
 function describeCutAsLine(onLine: (line: string) => void): (droppedBytes: number) => void {
   return (droppedBytes) => onLine(describeStreamCut(droppedBytes));
+}
+
+/**
+ * A long-lived helper whose stdin, stdout and stderr the caller drives, started in `/` (the
+ * private temp folders' namespace holder: it answers on stdout and lives until stdin closes).
+ */
+export function startHeldProcess(
+  file: string,
+  args: string[],
+  env: Record<string, string>,
+): ChildProcessWithoutNullStreams {
+  return spawn(file, args, { cwd: "/", env, stdio: ["pipe", "pipe", "pipe"] });
 }
 
 export function describeStreamCut(droppedBytes: number): string {

@@ -14,10 +14,10 @@
  * processes are killed, the holder is told to go (its stdin closes, as it does when the harness
  * dies), and the kernel frees the namespace and its tmpfs: nothing of it stays on the host.
  */
-import { spawn } from "node:child_process";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { InfraError } from "../errors.js";
+import { startHeldProcess } from "./exec.js";
 
 /** The programs the namespace takes, from the system folders. */
 export interface NamespaceTools {
@@ -96,11 +96,7 @@ export async function openPrivateTemp(options: {
     scratch,
     ...options.folders,
   ]);
-  const holder = spawn(command.file, command.args, {
-    cwd: "/",
-    env: options.env,
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const holder = startHeldProcess(command.file, command.args, options.env);
   let gone = false;
   const exited = new Promise<number | null>((resolve) => {
     holder.once("error", () => resolve(null));

@@ -4,7 +4,7 @@
  * leases are exclusive while held; killing the account's processes ends even those that left the
  * trial's session and cleared their environment, without a cgroup.
  */
-import { chmodSync, existsSync, mkdirSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -92,24 +92,31 @@ describe.skipIf(sameUserReason !== null)("agent accounts (as root)", () => {
 
   it("removes the account's files from the shared temp folders, below others' folders it may enter, but not the kept one", async () => {
     const account = await lease();
+    const { uid, gid } = account.account;
+    // Files of the account's on the host, as a trial leaves them where no private /tmp could be
+    // made, or a harness that died: made here and given to the account (its own commands now
+    // write into the trial's private /tmp, which never reaches the host).
+    const leave = (file: string, dir = false) => {
+      if (dir) mkdirSync(file);
+      else writeFileSync(file, "x\n");
+      chownSync(file, uid, gid);
+    };
     // All three under the test file's TMPDIR, itself in /tmp. `open` is root's but passable, as is /tmp.
     const shared = path.join(makeTempDir("ltt-stray-open-"), "shared");
     const closed = makeTempDir("ltt-stray-closed-");
     const kept = makeTempDir("ltt-stray-kept-");
     mkdirSync(shared);
     for (const dir of [shared, closed, kept]) chmodSync(dir, 0o777);
-    const first = await run(account, `echo c > ${closed}/file && echo d > ${kept}/file`);
-    expect(first.exit_code, first.stderr).toBe(0);
+    leave(`${closed}/file`);
+    leave(`${kept}/file`);
     // Its owner (not the account) closes it: the account can make nothing in it since.
     chmodSync(closed, 0o700);
     await account.removeStrayFiles(kept);
     // Not looked into, so nothing was found to sweep (what keeps a busy /tmp fast); its owner reads it anyway.
     expect(existsSync(`${closed}/file`)).toBe(true);
-    const second = await run(
-      account,
-      `echo a > ${shared}/file && mkdir ${shared}/dir && echo b > ${shared}/dir/inner`,
-    );
-    expect(second.exit_code, second.stderr).toBe(0);
+    leave(`${shared}/file`);
+    leave(`${shared}/dir`, true);
+    leave(`${shared}/dir/inner`);
     await account.removeStrayFiles(kept);
     expect(existsSync(`${shared}/file`)).toBe(false);
     expect(existsSync(`${shared}/dir`)).toBe(false);
