@@ -31,22 +31,17 @@ import {
   bashCall,
   finalText,
   type ModelServer,
+  messagesApiWire,
   type RecordedRequest,
   type ScriptedReply,
   type ScriptedUsage,
-  startModelServer,
   toolUse,
-  turnOf,
 } from "../support/model-server.js";
 import { eventsOf } from "../support/single-trial.js";
 import { makeContext } from "./agent-context.js";
 
 const CANARY_KEY = "sk-ant-canary-claude-code-9a8b7c6d5e4f";
 const MODEL = "claude-haiku-4-5";
-
-function offersBash(request: RecordedRequest): boolean {
-  return (request.body?.tools ?? []).some((tool: { name?: string }) => tool.name === "Bash");
-}
 
 function bash(command: string, usage?: ScriptedUsage): ScriptedReply {
   return bashCall(command, { name: "Bash", ...(usage ? { usage } : {}) });
@@ -58,7 +53,7 @@ const claudeWire: AgentCliWire<ScriptedReply, RecordedRequest, ModelServer> = {
   canaryKey: CANARY_KEY,
   // The CLAUDE.md link and Claude Code's own files do not stay in the work dir.
   ownFilesAbsent: "test ! -e CLAUDE.md && test -f AGENTS.md && test ! -e .claude && test ! -e .claude.json",
-  startServer: (respond) => startModelServer(respond),
+  ...messagesApiWire("Bash"),
   createAgent: (server, options) =>
     createAgent("claude-code", {
       apiKey: CANARY_KEY,
@@ -70,13 +65,6 @@ const claudeWire: AgentCliWire<ScriptedReply, RecordedRequest, ModelServer> = {
         ...(options.maxApiRequests !== undefined ? { maxApiRequests: options.maxApiRequests } : {}),
       },
     }),
-  isMainLoop: offersBash,
-  // Claude Code's main loop by turn; any other request (title, warm-up) gets "ok".
-  script: (replies) => (request) =>
-    offersBash(request) ? (replies[turnOf(request)] ?? finalText("(script exhausted)")) : finalText("ok"),
-  shell: (command) => bash(command),
-  text: (text) => finalText(text),
-  keyOf: (request) => request.headers["x-api-key"] as string | undefined,
 };
 
 const trials = useAgentCliTrials(claudeWire);
@@ -287,7 +275,7 @@ describe("claude-code agent with the real claude binary", () => {
     expect(trials.trap().hits).toEqual([]);
 
     // What Claude Code was asked: the model, Bash only, the harness's prompt, the guidance, the task.
-    const main = messageRequests.filter(offersBash);
+    const main = messageRequests.filter(claudeWire.isMainLoop);
     expect(main).toHaveLength(4);
     for (const request of main) {
       expect(request.body.model).toBe(MODEL);

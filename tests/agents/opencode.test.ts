@@ -32,11 +32,10 @@ import {
   bashCall,
   finalText,
   type ModelServer,
+  messagesApiWire,
   type RecordedRequest,
   type ScriptedReply,
   type ScriptedUsage,
-  startModelServer,
-  turnOf,
 } from "../support/model-server.js";
 import { eventsOf } from "../support/single-trial.js";
 import { makeContext } from "./agent-context.js";
@@ -52,15 +51,13 @@ function bash(command: string, usage?: ScriptedUsage): ScriptedReply {
   return bashCall(command, usage ? { usage } : {});
 }
 
-const offersBash = (request: RecordedRequest) => toolNames(request).includes("bash");
-
 const openCodeWire: AgentCliWire<ScriptedReply, RecordedRequest, ModelServer> = {
   agent: "opencode",
   model: MODEL,
   canaryKey: CANARY_KEY,
   // OpenCode's own files stay out of the work dir.
   ownFilesAbsent: "test -f AGENTS.md && test ! -e .opencode && test ! -e .config && test ! -e .local",
-  startServer: (respond) => startModelServer(respond),
+  ...messagesApiWire("bash"),
   createAgent: (server, options) =>
     createAgent("opencode", {
       apiKey: CANARY_KEY,
@@ -71,13 +68,6 @@ const openCodeWire: AgentCliWire<ScriptedReply, RecordedRequest, ModelServer> = 
         ...(options.maxApiRequests !== undefined ? { maxApiRequests: options.maxApiRequests } : {}),
       },
     }),
-  isMainLoop: offersBash,
-  // The script by turn; a request without the bash tool (none is expected) gets "ok".
-  script: (replies) => (request) =>
-    offersBash(request) ? (replies[turnOf(request)] ?? finalText("(script exhausted)")) : finalText("ok"),
-  shell: (command) => bash(command),
-  text: (text) => finalText(text),
-  keyOf: (request) => request.headers["x-api-key"] as string | undefined,
 };
 
 const trials = useAgentCliTrials(openCodeWire);

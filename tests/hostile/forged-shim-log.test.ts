@@ -10,7 +10,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
-import { runMain } from "../cli/run-main.js";
+import { runOracle } from "../cli/run-main.js";
 import { FAKE_TOOL } from "../sandbox/fake-tool.js";
 import { findBwrapProblem } from "../support/processes.js";
 import { makeTempDir } from "../support/temp-dirs.js";
@@ -78,24 +78,10 @@ describe.each([
     writeFileSync(tool, FAKE_TOOL);
     chmodSync(tool, 0o755);
     writeScenario(path.join(dir, "scenarios"), tool);
-    const out = path.join(dir, "out");
-    const result = await runMain(
-      [
-        "run",
-        path.join(dir, "scenarios"),
-        "--agent",
-        "oracle",
-        "--sandbox",
-        mode,
-        "--out",
-        out,
-        "--trials",
-        "1",
-      ],
-      { cwd: dir },
-    );
-    expect(result.stderr).not.toContain("unexpected error");
-    report = JSON.parse(readFileSync(path.join(out, "report.json"), "utf8")) as Report;
+    const run = await runOracle(path.join(dir, "scenarios"), { cwd: dir, sandbox: mode });
+    const out = run.out;
+    expect(run.result.stderr).not.toContain("unexpected error");
+    report = run.report;
     markdown = readFileSync(path.join(out, "report.md"), "utf8");
     html = readFileSync(path.join(out, "report.html"), "utf8");
     events = readFileSync(path.join(out, "trials", "forger", "trial-1", "events.jsonl"), "utf8");

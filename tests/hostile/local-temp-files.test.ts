@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
 import { findSameUserReason } from "../../src/sandbox/agent-account.js";
-import { runMain } from "../cli/run-main.js";
+import { runOracle } from "../cli/run-main.js";
 import { makeTempDir } from "../support/temp-dirs.js";
 
 const ownAccounts = (await findSameUserReason(process.env.PATH ?? "")) === null;
@@ -60,26 +60,15 @@ describe.skipIf(!ownAccounts)("a local-mode trial's files in /tmp, /var/tmp and 
   beforeAll(async () => {
     const root = makeTempDir("ltt-temp-leftovers-");
     writeFileSync(path.join(root, "temp-leftovers.yaml"), scenarioYaml());
-    const out = path.join(root, "out");
-    const result = await runMain(
-      [
-        "run",
-        path.join(root, "temp-leftovers.yaml"),
-        "--agent",
-        "oracle",
-        "--sandbox",
-        "local",
-        "--trials",
-        "2",
-        "--concurrency",
-        "1",
-        "--out",
-        out,
-      ],
-      { cwd: root },
-    );
-    expect(result.code, result.stderr).toBe(0);
-    report = JSON.parse(readFileSync(path.join(out, "report.json"), "utf8")) as Report;
+    const run = await runOracle(path.join(root, "temp-leftovers.yaml"), {
+      cwd: root,
+      sandbox: "local",
+      trials: 2,
+      concurrency: 1,
+    });
+    const out = run.out;
+    expect(run.result.code, run.result.stderr).toBe(0);
+    report = run.report;
     events = (report.scenarios[0]?.trials ?? []).map((trial) =>
       trial.events_path ? readFileSync(path.join(out, trial.events_path), "utf8") : "",
     );
@@ -163,26 +152,13 @@ describe.skipIf(!ownAccounts)("two local-mode trials at once, on two accounts", 
   beforeAll(async () => {
     const root = makeTempDir("ltt-temp-at-once-");
     writeFileSync(path.join(root, "temp-at-once.yaml"), concurrentScenarioYaml());
-    const out = path.join(root, "out");
-    const result = await runMain(
-      [
-        "run",
-        path.join(root, "temp-at-once.yaml"),
-        "--agent",
-        "oracle",
-        "--sandbox",
-        "local",
-        "--trials",
-        "2",
-        "--concurrency",
-        "2",
-        "--out",
-        out,
-      ],
-      { cwd: root },
-    );
+    const { result, out, report } = await runOracle(path.join(root, "temp-at-once.yaml"), {
+      cwd: root,
+      sandbox: "local",
+      trials: 2,
+      concurrency: 2,
+    });
     expect(result.code, result.stderr).toBe(0);
-    const report = JSON.parse(readFileSync(path.join(out, "report.json"), "utf8")) as Report;
     events = (report.scenarios[0]?.trials ?? []).map((trial) =>
       trial.events_path ? readFileSync(path.join(out, trial.events_path), "utf8") : "",
     );

@@ -11,7 +11,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Report } from "../../src/results/types.js";
-import { runMain } from "../cli/run-main.js";
+import { runOracle } from "../cli/run-main.js";
 import { findBwrapProblem } from "../support/processes.js";
 import { makeTempDir } from "../support/temp-dirs.js";
 
@@ -84,40 +84,30 @@ function writeScenario(dir: string, tool: string, solution: string[]): void {
 
 const bwrapProblem = findBwrapProblem();
 
+/** The scenario's solution run by the oracle in `sandbox`: its report and its trial's events. */
+async function runEnvironmentScenario(sandbox: string, solution: string[]) {
+  const dir = makeTempDir(`ltt-hostile-shim-env-${sandbox}-`);
+  mkdirSync(path.join(dir, ".git"));
+  const tool = path.join(dir, "bin", "fail-tool");
+  mkdirSync(path.dirname(tool));
+  writeFileSync(tool, TOOL);
+  chmodSync(tool, 0o755);
+  writeScenario(path.join(dir, "scenarios"), tool, solution);
+  const { result, out, report } = await runOracle(path.join(dir, "scenarios"), { cwd: dir, sandbox });
+  expect(result.stderr).not.toContain("unexpected error");
+  const events = readFileSync(path.join(out, "trials", "environment", "trial-1", "events.jsonl"), "utf8");
+  return { report, events };
+}
+
 describe.skipIf(bwrapProblem !== null)("the agent's environment and the shim (bwrap)", () => {
   let report: Report;
   let events: string;
 
   beforeAll(async () => {
-    const dir = makeTempDir("ltt-hostile-shim-env-");
-    mkdirSync(path.join(dir, ".git"));
-    const tool = path.join(dir, "bin", "fail-tool");
-    mkdirSync(path.dirname(tool));
-    writeFileSync(tool, TOOL);
-    chmodSync(tool, 0o755);
-    writeScenario(path.join(dir, "scenarios"), tool, [
+    ({ report, events } = await runEnvironmentScenario("bwrap", [
       ...BASE_SOLUTION,
       ...(withCompiler ? PRELOAD_SOLUTION : []),
-    ]);
-    const out = path.join(dir, "out");
-    const result = await runMain(
-      [
-        "run",
-        path.join(dir, "scenarios"),
-        "--agent",
-        "oracle",
-        "--sandbox",
-        "bwrap",
-        "--out",
-        out,
-        "--trials",
-        "1",
-      ],
-      { cwd: dir },
-    );
-    expect(result.stderr).not.toContain("unexpected error");
-    report = JSON.parse(readFileSync(path.join(out, "report.json"), "utf8")) as Report;
-    events = readFileSync(path.join(out, "trials", "environment", "trial-1", "events.jsonl"), "utf8");
+    ]));
   }, 120_000);
 
   it("records both calls with the status the target gave, and the caller gets it", () => {
@@ -163,32 +153,7 @@ describe("the agent's environment and the shim (local)", () => {
   let events: string;
 
   beforeAll(async () => {
-    const dir = makeTempDir("ltt-hostile-shim-env-local-");
-    mkdirSync(path.join(dir, ".git"));
-    const tool = path.join(dir, "bin", "fail-tool");
-    mkdirSync(path.dirname(tool));
-    writeFileSync(tool, TOOL);
-    chmodSync(tool, 0o755);
-    writeScenario(path.join(dir, "scenarios"), tool, BASE_SOLUTION);
-    const out = path.join(dir, "out");
-    const result = await runMain(
-      [
-        "run",
-        path.join(dir, "scenarios"),
-        "--agent",
-        "oracle",
-        "--sandbox",
-        "local",
-        "--out",
-        out,
-        "--trials",
-        "1",
-      ],
-      { cwd: dir },
-    );
-    expect(result.stderr).not.toContain("unexpected error");
-    report = JSON.parse(readFileSync(path.join(out, "report.json"), "utf8")) as Report;
-    events = readFileSync(path.join(out, "trials", "environment", "trial-1", "events.jsonl"), "utf8");
+    ({ report, events } = await runEnvironmentScenario("local", BASE_SOLUTION));
   }, 120_000);
 
   it("records both calls with the status the target gave, and the caller gets it", () => {

@@ -99,6 +99,25 @@ export function finalText(value: string, usage?: ScriptedUsage): ScriptedReply {
   return { kind: "message", content: [text(value)], stop_reason: "end_turn", ...(usage ? { usage } : {}) };
 }
 
+/**
+ * What every agent CLI on the Messages API shares in its test wire (agent-cli-trials' AgentCliWire)
+ * when its shell tool is `shellTool`: the scripted server, the main loop told by that tool, replies
+ * by turn there and "ok" to any other request (title, warm-up), the key from `x-api-key`.
+ */
+export function messagesApiWire(shellTool: string) {
+  const isMainLoop = (request: RecordedRequest) =>
+    (request.body?.tools ?? []).some((tool: { name?: string }) => tool.name === shellTool);
+  return {
+    startServer: (respond: Responder) => startModelServer(respond),
+    isMainLoop,
+    script: (replies: ScriptedReply[]) => (request: RecordedRequest) =>
+      isMainLoop(request) ? (replies[turnOf(request)] ?? finalText("(script exhausted)")) : finalText("ok"),
+    shell: (command: string) => bashCall(command, { name: shellTool }),
+    text: (value: string) => finalText(value),
+    keyOf: (request: RecordedRequest) => request.headers["x-api-key"] as string | undefined,
+  };
+}
+
 export function apiError(status: number, retryAfterMs = 1): ScriptedReply {
   return { kind: "error", status, retryAfterMs };
 }
