@@ -177,7 +177,7 @@ describe("runShell", () => {
     }
   });
 
-  it("caps 50 MB of output, keeping head and tail, without holding it in memory", async () => {
+  it("caps 200 MB of output, keeping head and tail, without holding it in memory", async () => {
     setFlagsFromString("--expose-gc");
     const gc = runInNewContext("gc") as () => void;
     // The output streams through a process runner: it must not hold it either.
@@ -192,9 +192,9 @@ describe("runShell", () => {
       ...base,
       timeoutMs: 60_000,
       outputCapBytes: cap,
-      // 50 MiB: a head marker, 'x' lines, a tail marker.
+      // 200 MiB: a head marker, 'x' lines, a tail marker.
       command:
-        "echo HEAD-START; yes xxxxxxxxxxxxxxx | head -c 52428800; echo; echo TAIL-END; echo err-tail >&2",
+        "echo HEAD-START; yes xxxxxxxxxxxxxxx | head -c 209715200; echo; echo TAIL-END; echo err-tail >&2",
     });
     const retained = result.stdout;
     // Pipe buffers are released asynchronously: collect, let a macrotask run, collect again.
@@ -206,16 +206,18 @@ describe("runShell", () => {
     expect(result.truncated).toBe(true);
     expect(retained.startsWith("HEAD-START\nxxxxxxxxxxxxxxx\n")).toBe(true);
     expect(retained.endsWith("xxxxxxxxxxxxxxx\n\nTAIL-END\n")).toBe(true);
-    expect(retained).toMatch(/\n\[\.\.\. 49\.\d MB cut by llm-tool-test \.\.\.\]\n/);
+    expect(retained).toMatch(/\n\[\.\.\. 199\.\d MB cut by llm-tool-test \.\.\.\]\n/);
     expect(Buffer.byteLength(retained)).toBeLessThan(cap + 200);
     expect(result.stderr).toBe("err-tail\n");
-    // Loose, as memory figures are noisy: buffering the stream would retain 50+ MB.
+    // Loose, as memory figures are noisy: buffering the stream would retain 200+ MB.
     const growth = after.heapUsed + after.arrayBuffers - (before.heapUsed + before.arrayBuffers);
     expect(growth).toBeLessThan(35 * 1024 * 1024);
     const runnerPeakGrowth = Math.max(
       ...runners.map((pid, i) => peakResidentBytes(pid) - runnerPeaksBefore[i]!),
     );
-    expect(runnerPeakGrowth).toBeLessThan(35 * 1024 * 1024);
+    // A fresh runner's peak grows by about 60 MB for a flood of 50 or 200 MiB alike (pipe chunks
+    // awaiting collection); holding the flood would take 200+ MB.
+    expect(runnerPeakGrowth).toBeLessThan(100 * 1024 * 1024);
   });
 
   it("never splits a multi-byte character at the cut", async () => {
